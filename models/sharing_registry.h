@@ -1,0 +1,27 @@
+// The sharing models by the names scenario files use, filled in one explicit place
+// (sharing_registry.cc). Each model reads its own parameters from the scenario's
+// `sharing.params` object and declares them (value, unit, source) for reports.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/json_fields.h"
+#include "sim/sharing_model.h"
+
+namespace gpumux {
+
+struct SharingModelInfo {
+  std::string name;
+  std::string summary;
+};
+
+std::vector<SharingModelInfo> sharing_models();
+
+// Builds the model `name` with its parameters from `params` (which it finishes: unknown
+// parameters are errors). Throws InputError at `where` for an unknown name, listing valid ones.
+std::unique_ptr<SharingModel> make_sharing_model(const std::string& name, JsonObject& params,
+                                                 const std::string& where);
+
+}  // namespace gpumux

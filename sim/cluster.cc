@@ -1,0 +1,103 @@
+#include "sim/cluster.h"
+
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+
+namespace gpumux {
+
+namespace {
+
+std::vector<TopologyNode> topology_nodes(const std::vector<NodeSpec>& nodes) {
+  std::vector<TopologyNode> out;
+  out.reserve(nodes.size());
+  for (const auto& n : nodes) out.push_back(TopologyNode{n.rack, n.gpus, n.nvlink});
+  return out;
+}
+
+constexpr std::size_t kResidentReserve = 8;
+
+}  // namespace
+
+Cluster::Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes)
+    : devices_(std::move(devices)), nodes_(std::move(nodes)), topology_(topology_nodes(nodes_)) {
+  gpus_.resize(topology_.gpu_count());
+  empty_per_node_.resize(nodes_.size());
+  for (const auto& n : nodes_) max_gpus_per_node_ = std::max(max_gpus_per_node_, n.gpus);
+  const std::size_t words = (nodes_.size() + 63) / 64;
+  buckets_.assign(max_gpus_per_node_ + 1, std::vector<std::uint64_t>(words, 0));
+  for (NodeIndex n = 0; n < nodes_.size(); ++n) {
+    if (nodes_[n].device < 0 || static_cast<std::size_t>(nodes_[n].device) >= devices_.size()) {
+      throw std::logic_error("cluster: node device index out of range");
+    }
+    empty_per_node_[n] = nodes_[n].gpus;
+    empty_total_ += nodes_[n].gpus;
+    buckets_[nodes_[n].gpus][n / 64] |= std::uint64_t{1} << (n % 64);
+    for (int i = 0; i < nodes_[n].gpus; ++i) {
+      GpuState& g = gpus_[topology_.first_gpu(n) + i];
+      g.node = n;
+      g.device = nodes_[n].device;
+      g.residents.reserve(kResidentReserve);
+      g.rates.reserve(kResidentReserve);
+    }
+  }
+}
+
+void Cluster::move_bucket(NodeIndex n, int from, int to) {
+  const std::uint64_t bit = std::uint64_t{1} << (n % 64);
+  buckets_[from][n / 64] &= ~bit;
+  buckets_[to][n / 64] |= bit;
+}
+
+void Cluster::add_resident(GpuIndex g, JobSlot job, MemoryMiB memory) {
+  GpuState& gpu = gpus_[g];
+  if (gpu.residents.empty()) {
+    const int before = empty_per_node_[gpu.node]--;
+    --empty_total_;
+    move_bucket(gpu.node, before, before - 1);
+  }
+  gpu.residents.push_back(job);
+  gpu.rates.push_back(1.0);
+  gpu.memory_used += memory;
+}
+
+void Cluster::remove_resident(GpuIndex g, JobSlot job, MemoryMiB memory) {
+  GpuState& gpu = gpus_[g];
+  auto it = std::find(gpu.residents.begin(), gpu.residents.end(), job);
+  if (it == gpu.residents.end()) throw std::logic_error("cluster: job is not on this GPU");
+  gpu.rates.erase(gpu.rates.begin() + (it - gpu.residents.begin()));
+  gpu.residents.erase(it);
+  gpu.memory_used -= memory;
+  if (gpu.residents.empty()) {
+    const int before = empty_per_node_[gpu.node]++;
+    ++empty_total_;
+    move_bucket(gpu.node, before, before + 1);
+    gpu.load = GpuLoad{};
+  }
+}
+
+std::optional<NodeIndex> Cluster::lowest_in_bucket(int k) const {
+  const auto& words = buckets_[k];
+  for (std::size_t w = 0; w < words.size(); ++w) {
+    if (words[w] != 0) return static_cast<NodeIndex>(w * 64 + std::countr_zero(words[w]));
+  }
+  return std::nullopt;
+}
+
+std::optional<NodeIndex> Cluster::first_node_with_empty(int n) const {
+  std::optional<NodeIndex> best;
+  for (int k = std::max(n, 1); k <= max_gpus_per_node_; ++k) {
+    auto node = lowest_in_bucket(k);
+    if (node && (!best || *node < *best)) best = node;
+  }
+  return best;
+}
+
+std::optional<NodeIndex> Cluster::tightest_node_with_empty(int n) const {
+  for (int k = std::max(n, 1); k <= max_gpus_per_node_; ++k) {
+    if (auto node = lowest_in_bucket(k)) return node;
+  }
+  return std::nullopt;
+}
+
+}  // namespace gpumux

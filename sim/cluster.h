@@ -1,0 +1,80 @@
+// Cluster state: nodes, their GPUs, which jobs sit on each GPU, and an index of empty GPUs.
+//
+// Every GPU of a node has the node's device type. Per-GPU resident lists are reserved up front
+// so that placing and removing jobs does not allocate in steady state.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/device.h"
+#include "sim/sharing_model.h"
+#include "sim/topology.h"
+#include "sim/units.h"
+
+namespace gpumux {
+
+using JobSlot = std::uint32_t;  // index of an active job in the engine's job table
+
+struct NodeSpec {
+  std::string name;
+  int device = 0;  // index into the cluster's device list
+  int gpus = 0;
+  int rack = 0;
+  bool nvlink = false;
+};
+
+struct GpuState {
+  NodeIndex node = 0;
+  int device = 0;
+  std::vector<JobSlot> residents;  // in placement order
+  std::vector<double> rates;       // rate of each resident on this GPU, same order
+  MemoryMiB memory_used;
+  GpuLoad load;
+};
+
+class Cluster {
+ public:
+  // Precondition: every node has gpus >= 1 and a valid device index; racks are dense from 0.
+  Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes);
+
+  std::size_t gpu_count() const { return gpus_.size(); }
+  std::size_t node_count() const { return nodes_.size(); }
+  const Topology& topology() const { return topology_; }
+  const std::vector<DeviceProfile>& devices() const { return devices_; }
+  const NodeSpec& node(NodeIndex n) const { return nodes_[n]; }
+  const GpuState& gpu(GpuIndex g) const { return gpus_[g]; }
+  GpuState& gpu(GpuIndex g) { return gpus_[g]; }
+  const DeviceProfile& device_of(GpuIndex g) const { return devices_[gpus_[g].device]; }
+  int max_gpus_per_node() const { return max_gpus_per_node_; }
+
+  void add_resident(GpuIndex g, JobSlot job, MemoryMiB memory);
+  void remove_resident(GpuIndex g, JobSlot job, MemoryMiB memory);
+
+  // The empty-GPU index (GPUs with no resident), kept per node.
+  int empty_gpus(NodeIndex n) const { return empty_per_node_[n]; }
+  std::size_t empty_gpus_total() const { return empty_total_; }
+  // Lowest-index node with at least `n` empty GPUs.
+  std::optional<NodeIndex> first_node_with_empty(int n) const;
+  // The node with the fewest empty GPUs that still has at least `n` (lowest index on ties).
+  std::optional<NodeIndex> tightest_node_with_empty(int n) const;
+
+ private:
+  void move_bucket(NodeIndex n, int from, int to);
+  std::optional<NodeIndex> lowest_in_bucket(int k) const;
+
+  std::vector<DeviceProfile> devices_;
+  std::vector<NodeSpec> nodes_;
+  Topology topology_;
+  std::vector<GpuState> gpus_;
+  std::vector<int> empty_per_node_;
+  std::size_t empty_total_ = 0;
+  int max_gpus_per_node_ = 0;
+  // buckets_[k] is a bitmap over nodes with exactly k empty GPUs: finding a node for a gang of
+  // n is a scan of at most max_gpus_per_node bitmaps, without allocation.
+  std::vector<std::vector<std::uint64_t>> buckets_;
+};
+
+}  // namespace gpumux

@@ -1,0 +1,90 @@
+// The discrete-event loop: streams arrivals from a JobSource, lets the scheduler start jobs,
+// advances progress at the rates the sharing model gives, and finishes jobs.
+//
+// Contract with models (see sim/sharing_model.h): before any GPU's residents change, every job
+// on it is brought up to date at its old rate; afterwards the model gives new rates and each
+// affected job's completion event is rescheduled. A gang job progresses at the minimum of its
+// rates over its GPUs (synchronous training waits for its slowest member). Stale completion
+// events are recognised by a per-job version counter instead of being removed from the heap.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "sim/cluster.h"
+#include "sim/event_queue.h"
+#include "sim/job_source.h"
+#include "sim/job_table.h"
+#include "sim/observer.h"
+#include "sim/scheduler.h"
+#include "sim/sharing_model.h"
+
+namespace gpumux {
+
+struct EngineLimits {
+  Time horizon = Time::infinity();  // stop processing events after this time
+};
+
+struct EngineStats {
+  std::uint64_t arrived = 0;
+  std::uint64_t started = 0;
+  std::uint64_t finished = 0;
+  std::uint64_t rejected = 0;
+  std::uint64_t events = 0;
+  std::uint64_t stale_events = 0;
+  Time end_time;
+  bool hit_horizon = false;
+};
+
+class Engine : private Launcher {
+ public:
+  // The engine borrows everything; all must outlive run().
+  Engine(Cluster& cluster, const SharingModel& model, Scheduler& scheduler, JobSource& source,
+         EngineLimits limits = {});
+
+  void add_observer(EngineObserver* observer) { observers_.push_back(observer); }
+
+  // Runs until every job has finished or been rejected, or until the horizon.
+  // Throws InputError from the job source.
+  EngineStats run();
+
+ private:
+  void start(JobSlot job, std::span<const GpuIndex> gpus) override;
+  void on_arrival(Time now);
+  void on_completion(Time now, JobSlot slot);
+  bool pull_next_arrival();
+  // Why `job` can never run on this cluster, or nullptr when it can.
+  const char* unplaceable_reason(const JobSpec& job);
+  void advance(ActiveJob& job, Time now);
+  // Brings the GPU's jobs up to date and marks it for a rate refresh.
+  void touch(GpuIndex gpu, Time now);
+  // Recomputes rates on `touched_` GPUs and reschedules the completion of every job on them.
+  void refresh_touched(Time now);
+  void remove_running(JobSlot slot);
+
+  Cluster& cluster_;
+  const SharingModel& model_;
+  Scheduler& scheduler_;
+  JobSource& source_;
+  EngineLimits limits_;
+  std::vector<EngineObserver*> observers_;
+
+  EventQueue events_;
+  JobTable jobs_;
+  std::vector<JobSlot> running_;
+  JobSpec pending_;  // the next arrival, read ahead from the source
+  bool has_pending_ = false;
+  Time last_submit_;
+  Time now_;  // the instant being processed; start() is called back without it
+  EngineStats stats_;
+
+  // Scratch, reused across events.
+  std::vector<GpuIndex> touched_;
+  std::vector<std::uint8_t> gpu_touched_;
+  std::vector<JobSlot> affected_;
+  std::uint64_t refresh_epoch_ = 0;
+  std::vector<std::size_t> gpus_per_device_;
+};
+
+}  // namespace gpumux

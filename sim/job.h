@@ -1,0 +1,32 @@
+// What a trace says about a job: its demands and characteristics, fixed for its whole life.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "sim/units.h"
+
+namespace gpumux {
+
+enum class JobKind : std::uint8_t { kTraining, kInference };
+
+std::string_view job_kind_name(JobKind kind);
+
+struct JobSpec {
+  std::string id;         // unique within a trace
+  Time submit;            // arrival time
+  int gpus = 1;           // gang size: all GPUs are granted at once or none
+  Time runtime;           // runtime when running alone on exclusive GPUs (the job's work)
+  double sm_util = 1.0;   // duty cycle alone: fraction of time its kernels keep the GPU busy, (0,1]
+  double sm_share = 1.0;  // fraction of the GPU's SMs its kernels occupy while running, (0,1]
+  MemoryMiB memory;       // peak device memory per GPU
+  JobKind kind = JobKind::kTraining;
+  std::string mig_profile;  // requested MIG profile, empty when none
+  std::string tenant;       // empty when the trace has none
+  int priority = 0;         // larger is more important
+  Time kernel_length = Time::from_us(1000);  // mean kernel length; drives time-slice switching
+  Time checkpoint_interval;                  // zero: no checkpoints (a killed job restarts)
+};
+
+}  // namespace gpumux

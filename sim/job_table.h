@@ -1,0 +1,84 @@
+// The engine's table of jobs that have arrived and not yet left (queued or running).
+//
+// Slots are recycled, so a replay of millions of jobs keeps a table the size of the peak number
+// of jobs in the system, and a recycled slot reuses its vectors' and strings' storage.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "sim/cluster.h"
+#include "sim/job.h"
+#include "sim/sharing_model.h"
+#include "sim/topology.h"
+#include "sim/units.h"
+
+namespace gpumux {
+
+enum class JobPhase : std::uint8_t { kFree, kQueued, kRunning };
+
+struct ActiveJob {
+  JobSpec spec;
+  std::uint64_t ordinal = 0;  // arrival order, 0-based
+  JobPhase phase = JobPhase::kFree;
+  Time start;
+  Time last_update;           // when remaining_us was last brought up to date
+  Time expected_finish;       // of the pending completion event
+  double remaining_us = 0.0;  // exclusive-runtime microseconds of work still to do
+  double rate = 0.0;          // current progress rate, (0, 1]
+  std::uint32_t version = 0;  // bumped whenever a pending completion event becomes stale
+  std::uint32_t running_index = 0;  // position in the engine's running list
+  std::uint64_t refresh_mark = 0;   // engine bookkeeping: last rate refresh that saw this job
+  std::vector<GpuIndex> gpus;
+  LinkKind span = LinkKind::kSameGpu;
+};
+
+class JobTable {
+ public:
+  JobSlot acquire() {
+    if (!free_.empty()) {
+      JobSlot s = free_.back();
+      free_.pop_back();
+      return s;
+    }
+    slots_.emplace_back();
+    return static_cast<JobSlot>(slots_.size() - 1);
+  }
+  void release(JobSlot s) {
+    ActiveJob& j = slots_[s];
+    j.phase = JobPhase::kFree;
+    j.gpus.clear();
+    ++j.version;
+    free_.push_back(s);
+  }
+  ActiveJob& operator[](JobSlot s) { return slots_[s]; }
+  const ActiveJob& operator[](JobSlot s) const { return slots_[s]; }
+  std::size_t capacity() const { return slots_.size(); }
+
+ private:
+  std::vector<ActiveJob> slots_;
+  std::vector<JobSlot> free_;
+};
+
+// Builds the GpuView a sharing model sees, reusing one scratch buffer: a view is valid only
+// until the next call.
+class GpuViewBuilder {
+ public:
+  GpuViewBuilder(const Cluster& cluster, const JobTable& jobs) : cluster_(cluster), jobs_(jobs) {
+    scratch_.reserve(64);
+  }
+  GpuView view(GpuIndex g) {
+    const GpuState& gpu = cluster_.gpu(g);
+    scratch_.clear();
+    for (JobSlot s : gpu.residents) scratch_.push_back(&jobs_[s].spec);
+    return GpuView{cluster_.device_of(g), scratch_, gpu.memory_used};
+  }
+
+ private:
+  const Cluster& cluster_;
+  const JobTable& jobs_;
+  std::vector<const JobSpec*> scratch_;
+};
+
+}  // namespace gpumux

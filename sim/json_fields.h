@@ -1,0 +1,69 @@
+// Strict reading of JSON objects from input files, with errors that name the place.
+//
+// Every value is read through a JsonObject, which knows the file and the JSON pointer of the
+// object; a wrong type, a missing required key or a value out of range throws InputError with
+// "file#/json/pointer", the field and what was expected. finish() rejects keys nobody asked
+// for, listing the valid ones, so a typo in a scenario never passes silently.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/input_error.h"
+
+namespace gpumux {
+
+class JsonObject {
+ public:
+  // Throws InputError unless `value` is an object.
+  JsonObject(const nlohmann::json& value, std::string file, std::string pointer);
+
+  bool has(std::string_view key) const;
+  // The place of `key` inside this object, e.g. "a.json#/cluster/seed".
+  std::string where(std::string_view key) const;
+  std::string where() const;
+  const std::string& file() const { return file_; }
+  std::string pointer(std::string_view key) const;
+
+  std::string required_string(std::string_view key);
+  std::string optional_string(std::string_view key, std::string fallback);
+  std::int64_t required_int(std::string_view key, std::int64_t min, std::int64_t max);
+  std::int64_t optional_int(std::string_view key, std::int64_t fallback, std::int64_t min,
+                            std::int64_t max);
+  double required_number(std::string_view key, double min, double max);
+  double optional_number(std::string_view key, double fallback, double min, double max);
+  bool optional_bool(std::string_view key, bool fallback);
+  // The raw value of a key the caller interprets itself (it counts as known). Precondition: has().
+  const nlohmann::json& raw(std::string_view key);
+  JsonObject object(std::string_view key);
+  // Marks a key as valid without reading it (e.g. a documentation field).
+  void allow(std::string_view key) { known_.insert(std::string(key)); }
+
+  // Throws InputError naming the first key that no read asked for.
+  void finish() const;
+
+ private:
+  const nlohmann::json& get(std::string_view key, bool required);
+  [[noreturn]] void fail(std::string_view key, const std::string& expected,
+                         const nlohmann::json& got) const;
+
+  const nlohmann::json& value_;
+  std::string file_;
+  std::string pointer_;
+  std::set<std::string, std::less<>> known_;
+};
+
+// Parses a JSON document, turning syntax errors into InputError with "file:line:column".
+nlohmann::json parse_json_text(std::string_view text, const std::string& file);
+// Reads and parses a file; a missing or unreadable file is an InputError naming it.
+nlohmann::json read_json_file(const std::string& path);
+
+// A short description of a JSON value for error messages, e.g. `string "abc"`.
+std::string describe_json(const nlohmann::json& value);
+
+}  // namespace gpumux

@@ -1,0 +1,29 @@
+// Signals the engine emits for analysis. The engine, models and scheduler know nothing of
+// metrics; collectors subscribe to these instead.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "sim/cluster.h"
+#include "sim/job_table.h"
+#include "sim/units.h"
+
+namespace gpumux {
+
+class EngineObserver {
+ public:
+  virtual ~EngineObserver() = default;
+  virtual void on_job_arrived(Time /*now*/, const ActiveJob& /*job*/) {}
+  // The job can never run on this cluster (e.g. gang larger than the cluster); it is dropped
+  // from the queue and reported with `reason`.
+  virtual void on_job_rejected(Time /*now*/, const ActiveJob& /*job*/, std::string_view /*reason*/) {}
+  virtual void on_job_started(Time /*now*/, const ActiveJob& /*job*/) {}
+  virtual void on_job_finished(Time /*now*/, const ActiveJob& /*job*/) {}
+  // The GPU's residents or their rates changed at `now`; `gpu` holds the new state.
+  virtual void on_gpu_changed(Time /*now*/, GpuIndex /*index*/, const GpuState& /*gpu*/) {}
+  // The run ends at `now`; `unfinished` lists jobs still queued or running.
+  virtual void on_run_end(Time /*now*/, std::span<const ActiveJob* const> /*unfinished*/) {}
+};
+
+}  // namespace gpumux

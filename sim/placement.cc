@@ -1,0 +1,155 @@
+#include "sim/placement.h"
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+
+namespace gpumux {
+
+namespace {
+
+enum class FitMode { kFirst, kBest };
+
+class TopologyPlacement : public PlacementPolicy {
+ public:
+  explicit TopologyPlacement(FitMode mode) : mode_(mode) {}
+
+  std::string_view name() const override {
+    return mode_ == FitMode::kFirst ? "first-fit" : "best-fit";
+  }
+
+  bool place(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
+             const JobSpec& job, std::vector<GpuIndex>& out) override {
+    out.clear();
+    const int n = job.gpus;
+    const bool empty_only = model.requires_empty_gpu();
+    // Under empty-GPU admission the answer depends only on the device type: ask once per type.
+    bool all_devices_ok = true;
+    if (empty_only) {
+      device_ok_.assign(cluster.devices().size(), 0);
+      for (std::size_t d = 0; d < cluster.devices().size(); ++d) {
+        const GpuView empty{cluster.devices()[d], {}, MemoryMiB(0)};
+        device_ok_[d] = model.admits(empty, job) ? 1 : 0;
+        all_devices_ok = all_devices_ok && device_ok_[d];
+      }
+    }
+    if (empty_only && all_devices_ok) {
+      if (cluster.empty_gpus_total() < static_cast<std::size_t>(n)) return false;
+      if (n <= cluster.max_gpus_per_node()) {
+        auto node = mode_ == FitMode::kFirst ? cluster.first_node_with_empty(n)
+                                             : cluster.tightest_node_with_empty(n);
+        if (node) {
+          take_from_node(cluster, model, views, job, *node, n, empty_only, out);
+          return true;
+        }
+      }
+    }
+    count_usable(cluster, model, views, job, empty_only);
+    if (!(empty_only && all_devices_ok) && n <= cluster.max_gpus_per_node()) {
+      if (auto node = choose(usable_, n)) {
+        take_from_node(cluster, model, views, job, *node, n, empty_only, out);
+        return true;
+      }
+    }
+    // No single node: one rack, then the whole cluster.
+    const Topology& topo = cluster.topology();
+    rack_usable_.assign(topo.rack_count(), 0);
+    for (NodeIndex node = 0; node < cluster.node_count(); ++node) {
+      rack_usable_[topo.rack_of_node(node)] += usable_[node];
+    }
+    if (auto rack = choose(rack_usable_, n)) {
+      gather_nodes(topo.nodes_in_rack(static_cast<int>(*rack)));
+    } else {
+      long total = 0;
+      for (int u : rack_usable_) total += u;
+      if (total < n) return false;
+      nodes_.clear();
+      for (NodeIndex node = 0; node < cluster.node_count(); ++node) nodes_.push_back(node);
+      gather_nodes(nodes_);
+    }
+    int left = n;
+    for (NodeIndex node : order_) {
+      const int take = std::min(left, usable_[node]);
+      if (take == 0) continue;
+      take_from_node(cluster, model, views, job, node, take, empty_only, out);
+      left -= take;
+      if (left == 0) break;
+    }
+    return true;
+  }
+
+ private:
+  // usable_[node] = GPUs of the node that admit the job.
+  void count_usable(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
+                    const JobSpec& job, bool empty_only) {
+    usable_.assign(cluster.node_count(), 0);
+    for (NodeIndex node = 0; node < cluster.node_count(); ++node) {
+      if (empty_only) {
+        usable_[node] = device_ok_[cluster.node(node).device] ? cluster.empty_gpus(node) : 0;
+        continue;
+      }
+      const GpuIndex first = cluster.topology().first_gpu(node);
+      for (int i = 0; i < cluster.node(node).gpus; ++i) {
+        if (model.admits(views.view(first + i), job)) ++usable_[node];
+      }
+    }
+  }
+
+  // The index whose count is >= n: the lowest (first-fit) or the one with the smallest count
+  // (best-fit, lowest index on ties).
+  std::optional<std::size_t> choose(const std::vector<int>& counts, int n) const {
+    std::optional<std::size_t> pick;
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      if (counts[i] < n) continue;
+      if (mode_ == FitMode::kFirst) return i;
+      if (!pick || counts[i] < counts[*pick]) pick = i;
+    }
+    return pick;
+  }
+
+  // Orders candidate nodes by usable GPUs, most first, so a gang spans as few nodes as possible.
+  void gather_nodes(const std::vector<NodeIndex>& nodes) {
+    order_.assign(nodes.begin(), nodes.end());
+    std::stable_sort(order_.begin(), order_.end(),
+                     [&](NodeIndex a, NodeIndex b) { return usable_[a] > usable_[b]; });
+  }
+
+  void take_from_node(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
+                      const JobSpec& job, NodeIndex node, int count, bool empty_only,
+                      std::vector<GpuIndex>& out) {
+    const GpuIndex first = cluster.topology().first_gpu(node);
+    candidates_.clear();
+    for (int i = 0; i < cluster.node(node).gpus; ++i) {
+      const GpuIndex g = first + i;
+      const bool ok = empty_only ? cluster.gpu(g).residents.empty()
+                                 : model.admits(views.view(g), job);
+      if (ok) candidates_.push_back(g);
+    }
+    if (mode_ == FitMode::kBest && !empty_only) {
+      std::stable_sort(candidates_.begin(), candidates_.end(), [&](GpuIndex a, GpuIndex b) {
+        return cluster.gpu(a).memory_used > cluster.gpu(b).memory_used;
+      });
+    }
+    out.insert(out.end(), candidates_.begin(), candidates_.begin() + count);
+  }
+
+  FitMode mode_;
+  std::vector<std::uint8_t> device_ok_;
+  std::vector<int> usable_;
+  std::vector<int> rack_usable_;
+  std::vector<NodeIndex> nodes_;
+  std::vector<NodeIndex> order_;
+  std::vector<GpuIndex> candidates_;
+};
+
+}  // namespace
+
+std::vector<std::string> placement_policy_names() { return {"first-fit", "best-fit"}; }
+
+std::unique_ptr<PlacementPolicy> make_placement_policy(std::string_view name) {
+  if (name == "first-fit") return std::make_unique<TopologyPlacement>(FitMode::kFirst);
+  if (name == "best-fit") return std::make_unique<TopologyPlacement>(FitMode::kBest);
+  throw std::invalid_argument("unknown placement policy '" + std::string(name) + "'");
+}
+
+}  // namespace gpumux

@@ -1,0 +1,37 @@
+// Placement policies: which GPUs a job gets. Gang jobs get all their GPUs at once or none, and
+// every chosen GPU must admit the job under the sharing model.
+//
+// Both policies prefer the tightest group the topology offers: one node, else one rack, else
+// the whole cluster (taking the nodes with the most usable GPUs first, to span few nodes).
+// - first-fit: the lowest-numbered node (or rack) that can hold the job;
+// - best-fit: the node (or rack) with the fewest usable GPUs that still holds it, and within a
+//   node the GPUs already carrying the most memory, leaving whole nodes free for large gangs.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/cluster.h"
+#include "sim/job_table.h"
+#include "sim/sharing_model.h"
+
+namespace gpumux {
+
+class PlacementPolicy {
+ public:
+  virtual ~PlacementPolicy() = default;
+  virtual std::string_view name() const = 0;
+  // Chooses job.gpus GPUs that all admit `job`, writing them to `out`; returns false (and leaves
+  // `out` empty) when no such group exists now. Not const: policies keep scratch buffers.
+  virtual bool place(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
+                     const JobSpec& job, std::vector<GpuIndex>& out) = 0;
+};
+
+// Valid names: placement_policy_names(). Throws std::invalid_argument for an unknown name.
+std::unique_ptr<PlacementPolicy> make_placement_policy(std::string_view name);
+std::vector<std::string> placement_policy_names();
+
+}  // namespace gpumux

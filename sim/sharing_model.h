@@ -1,0 +1,66 @@
+// The contract between the engine and a GPU-sharing model.
+//
+// A model answers two questions about one GPU: may this job join the jobs already on it
+// (admission), and given the jobs on it, how fast does each progress (its rate, 1.0 = as fast
+// as alone on an exclusive GPU)? The engine owns time: models never see the clock; the engine
+// advances every job's progress by rate x elapsed time before it changes a GPU's residents and
+// asks for fresh rates afterwards.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/device.h"
+#include "sim/job.h"
+#include "sim/units.h"
+
+namespace gpumux {
+
+// The jobs on one GPU, as a model sees them. Valid only during the call it is passed to.
+struct GpuView {
+  const DeviceProfile& device;
+  std::span<const JobSpec* const> residents;  // in the order they were placed
+  MemoryMiB memory_used;                      // sum of the residents' peak memory
+};
+
+// What a GPU does with its time under the current residents, as fractions of wall time.
+struct GpuLoad {
+  double useful_busy = 0.0;  // SMs busy with residents' kernels, [0, 1]
+  double overhead = 0.0;     // lost to sharing (e.g. context switches), [0, 1 - useful_busy]
+};
+
+// A model parameter, declared by the model with its value, unit and where the value came from,
+// so that every report can state its assumptions.
+struct ModelParameter {
+  std::string name;
+  double value = 0.0;
+  std::string unit;
+  std::string source;  // "default (GPU-FACTS ...)", "scenario", "calibration FILE"...
+  std::string description;
+};
+
+class SharingModel {
+ public:
+  virtual ~SharingModel() = default;
+
+  // The name scenario files use for this model.
+  virtual std::string_view name() const = 0;
+
+  // True when `job` may be placed on a GPU that currently holds `gpu.residents`.
+  virtual bool admits(const GpuView& gpu, const JobSpec& job) const = 0;
+
+  // True when admission is exactly "the GPU is empty": lets placement use its free-GPU index
+  // instead of asking `admits` GPU by GPU.
+  virtual bool requires_empty_gpu() const { return false; }
+
+  // Writes the rate of each resident (same order as gpu.residents) into `rates`, each in (0, 1],
+  // and the GPU's load into `load`. Precondition: rates.size() == gpu.residents.size() >= 1.
+  // Must not allocate: it runs on every placement and completion.
+  virtual void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const = 0;
+
+  virtual std::vector<ModelParameter> parameters() const = 0;
+};
+
+}  // namespace gpumux
