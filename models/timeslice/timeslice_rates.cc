@@ -15,6 +15,7 @@ constexpr double kDamping = 0.5;
 constexpr int kInnerPasses = 20;
 constexpr int kNewtonIterations = 60;
 constexpr double kMinRate = 1e-9;
+constexpr double kAcceptableResidual = 1e-6;
 
 // How a burst of mean `k` is cut into holds of at most one slice `t` when others wait.
 struct Holds {
@@ -60,6 +61,61 @@ double gap_ends_within(double h, double g, BurstDistribution d) {
   if (g <= 0.0) return 1.0;
   if (d == BurstDistribution::kFixed) return 1.0 - std::exp(-h / g);
   return h / (h + g);
+}
+
+// Saturated-regime model used where the fixed point cannot be found (heavy ping-pong, many
+// jobs): the GPU serves contexts round-robin, one hold each per round, skipping those still in
+// their gap. A round lasts R = sum_j p_j(R) (s + h_j), where p_j(R), the share of turns at
+// which j is ready, grows with R; R is found by bisection.
+struct RoundRobin {
+  std::vector<double> rates;
+  double busy = 0.0, lost = 0.0;
+};
+
+RoundRobin round_robin(std::span<const TimeSliceJob> jobs, const std::vector<double>& g, const std::vector<double>& slow,
+                       const std::vector<Holds>& hold, const std::vector<bool>& continuous,
+                       double s, double t) {
+  const std::size_t n = jobs.size();
+  std::vector<double> p(n), h(n);
+  auto ready_share = [&](double round) {
+    double total = 0.0;
+    for (std::size_t j = 0; j < n; ++j) {
+      if (continuous[j]) {
+        p[j] = 1.0;
+        h[j] = t;
+      } else {
+        h[j] = hold[j].mean;
+        // After its last hold of a burst, j needs its gap to end before its next turn: the
+        // first comes R - s - h_j later, the following ones a round apart each.
+        const double first = std::max(0.0, round - s - h[j]);
+        const double skips = std::exp(-first / g[j]) / (1.0 - std::exp(-round / g[j]) + 1e-300);
+        p[j] = hold[j].count / (hold[j].count + skips);
+      }
+      total += p[j] * (s + h[j]);
+    }
+    return total;
+  };
+  double lo = 0.0, hi = 0.0;
+  for (std::size_t j = 0; j < n; ++j) hi += s + (continuous[j] ? t : hold[j].mean);
+  for (int it = 0; it < 200; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    if (ready_share(mid) > mid) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  const double round = std::max(hi, 1e-12);
+  ready_share(round);
+  RoundRobin out;
+  out.rates.resize(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    const double busy = p[j] * h[j] / round;
+    out.busy += busy;
+    out.lost += p[j] * s / round;
+    out.rates[j] = std::min(1.0, busy / (jobs[j].sm_util * slow[j]));
+  }
+  return out;
 }
 
 void check(bool ok, const char* what) {
@@ -250,6 +306,18 @@ TimeSliceRates timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSli
     if (res < best_res) best_res = res, best = cur;
   }
   r = best;
+  // A rate pinned at the floor is a degenerate fixed point (delay >= 1), not a solution.
+  const bool degenerate = *std::min_element(best.begin(), best.end()) <= 10.0 * kMinRate;
+  if (best_res > kAcceptableResidual || degenerate) {
+    const RoundRobin rr = round_robin(jobs, g, slow, hold, continuous, s, t);
+    out.rates = rr.rates;
+    out.busy_fraction = rr.busy;
+    out.switch_fraction = rr.lost;
+    out.iterations = it + 1;
+    out.residual = best_res;
+    out.round_robin = true;
+    return out;
+  }
   derive();
   double busy = 0.0, lost = 0.0;
   for (std::size_t j = 0; j < n; ++j) {

@@ -44,7 +44,8 @@ struct TimeSliceRates {
   double busy_fraction = 0.0;    // useful utilization: kernels running
   double switch_fraction = 0.0;  // lost to context switches; busy + switch <= 1
   int iterations = 0;            // solver iterations used
-  double residual = 0.0;         // max |F(r) - r| left at the returned rates
+  double residual = 0.0;         // max |F(r) - r| left by the fixed-point solver
+  bool round_robin = false;      // the saturated round-robin model answered (see above)
 };
 
 // Preconditions (else std::invalid_argument): each sm_util in (0, 1], mean_kernel_us > 0,
