@@ -1,0 +1,97 @@
+#include "models/timeslice/timeslice_rates.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "models/timeslice/validation_grid.h"
+
+namespace gpumux {
+namespace {
+
+TEST(TimeSliceRates, SingleJobIsUnaffected) {
+  for (double util : {0.05, 0.5, 1.0}) {
+    const std::vector<TimeSliceJob> jobs{{util, 30.0}};
+    const TimeSliceRates r = timeslice_rates(jobs, TimeSliceParams{});
+    EXPECT_DOUBLE_EQ(r.rates[0], 1.0);
+    EXPECT_NEAR(r.busy_fraction, util, 1e-12);
+    EXPECT_EQ(r.switch_fraction, 0.0);
+  }
+}
+
+TEST(TimeSliceRates, ExactSaturatedCases) {
+  TimeSliceParams p;
+  p.switch_cost_us = 0.0;
+  for (int n = 2; n <= 8; ++n) {
+    const std::vector<TimeSliceJob> jobs(n, TimeSliceJob{1.0, 100.0});
+    const TimeSliceRates r = timeslice_rates(jobs, p);
+    for (double rate : r.rates) EXPECT_NEAR(rate, 1.0 / n, 1e-6) << n;
+  }
+  p.switch_cost_us = 120.0;
+  const std::vector<TimeSliceJob> two(2, TimeSliceJob{1.0, 100.0});
+  const TimeSliceRates r = timeslice_rates(two, p);
+  const double each = p.time_slice_us / (2.0 * (p.time_slice_us + p.switch_cost_us));
+  EXPECT_NEAR(r.rates[0], each, 1e-6);
+  EXPECT_NEAR(r.switch_fraction, 120.0 / (p.time_slice_us + 120.0), 1e-6);
+}
+
+TEST(TimeSliceRates, PropertiesHoldOnTheGrid) {
+  for (BurstDistribution d : {BurstDistribution::kFixed, BurstDistribution::kExponential}) {
+    for (const GridCase& c : make_validation_grid(300, 5, d)) {
+      const TimeSliceRates r = timeslice_rates(c.jobs, c.params);
+      SCOPED_TRACE(describe(c));
+      ASSERT_EQ(r.rates.size(), c.jobs.size());
+      for (double rate : r.rates) {
+        EXPECT_GT(rate, 0.0);
+        EXPECT_LE(rate, 1.0);
+      }
+      EXPECT_GE(r.switch_fraction, 0.0);
+      EXPECT_LE(r.busy_fraction + r.switch_fraction, 1.0 + 1e-9);
+    }
+  }
+}
+
+TEST(TimeSliceRates, InterferenceSlowsCoRunnersOnly) {
+  TimeSliceParams p;
+  p.interference = 0.2;
+  const std::vector<TimeSliceJob> one{{0.3, 100.0}};
+  EXPECT_DOUBLE_EQ(timeslice_rates(one, p).rates[0], 1.0);
+  const std::vector<TimeSliceJob> two{{0.1, 100.0}, {0.1, 100.0}};
+  p.switch_cost_us = 0.0;
+  const double with = timeslice_rates(two, p).rates[0];
+  p.interference = 0.0;
+  EXPECT_LT(with, timeslice_rates(two, p).rates[0]);
+}
+
+TEST(TimeSliceRates, RejectsBadInput) {
+  const std::vector<TimeSliceJob> bad{{0.0, 10.0}};
+  EXPECT_THROW(timeslice_rates(bad, TimeSliceParams{}), std::invalid_argument);
+  TimeSliceParams p;
+  p.time_slice_us = 0.0;
+  const std::vector<TimeSliceJob> ok{{0.5, 10.0}};
+  EXPECT_THROW(timeslice_rates(ok, p), std::invalid_argument);
+  EXPECT_TRUE(timeslice_rates({}, TimeSliceParams{}).rates.empty());
+}
+
+// The fast model against the kernel-level reference on a random grid (1-8 jobs, sm_util
+// 0.05-1, kernels 10 us-10 ms, switch cost 0-200 us, exponential bursts). The bounds are the
+// errors measured on this grid (RESULTS.md) with a small margin, not targets.
+constexpr int kValidationCases = 60;
+constexpr double kMaxRateError = 0.65;  // measured 0.629 (RESULTS.md)
+constexpr double kMeanRateError = 0.025;  // measured 0.0224
+
+TEST(TimeSliceRates, MatchesTheKernelReferenceOnTheGrid) {
+  ReferenceConfig reference;
+  reference.min_cycles = 4000;
+  reference.max_events = 1e6;
+  const auto grid = make_validation_grid(kValidationCases, 2026, BurstDistribution::kExponential);
+  const GridError e = compare_on_grid(grid, reference);
+  RecordProperty("max_abs_rate_error", std::to_string(e.max_abs_rate_error));
+  EXPECT_LE(e.max_abs_rate_error, kMaxRateError)
+      << "worst: " << describe(grid[e.worst_case]) << " job " << e.worst_job << " reference "
+      << e.worst_reference << " fast " << e.worst_fast;
+  EXPECT_LE(e.mean_abs_rate_error, kMeanRateError);
+}
+
+}  // namespace
+}  // namespace gpumux
