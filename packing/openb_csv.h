@@ -1,0 +1,103 @@
+// Loaders for the Alibaba GPU cluster trace v2023 ("openb") node and pod lists.
+//
+// Field mapping (header names are matched, so column order does not matter; extra columns are
+// ignored):
+//
+//   node list  `sn, cpu_milli, memory_mib, gpu, model`
+//     sn          -> NodeSpec::name (non-empty)
+//     cpu_milli   -> NodeSpec::cpu_milli, integer >= 0, in 1/1000 CPU cores
+//     memory_mib  -> NodeSpec::memory, integer >= 0, MiB
+//     gpu         -> NodeSpec::num_gpus, integer 0..kMaxGpusPerNode; each GPU has 1000 milli
+//     model       -> NodeSpec::gpu_model (e.g. "T4", "V100M32"); must be non-empty when gpu > 0,
+//                    may be empty on CPU-only nodes
+//
+//   pod list   `name, cpu_milli, memory_mib, num_gpu, gpu_milli
+//               [, gpu_spec, qos, pod_phase, creation_time, deletion_time, scheduled_time]`
+//     name        -> PodSpec::name (non-empty)
+//     cpu_milli   -> PodSpec::cpu_milli, integer >= 0
+//     memory_mib  -> PodSpec::memory, integer >= 0, MiB
+//     num_gpu     -> PodSpec::num_gpus, integer >= 0
+//     gpu_milli   -> PodSpec::gpu_milli, integer 0..1000: the share of EACH requested GPU; a pod
+//                    with num_gpu == 1 and gpu_milli < 1000 shares one GPU with others
+//     gpu_spec    -> PodSpec::gpu_spec, optional: GPU models the pod accepts, separated by '|'
+//                    (e.g. "V100M16|V100M32"); empty tokens are ignored; empty = any model.
+//                    Kept only for GPU pods (num_gpu > 0), as the FGD study's converter does.
+//     qos, pod_phase, creation_time, deletion_time, scheduled_time: read-only context; the FGD
+//                    study treats the list as a snapshot and ignores them, so they are not
+//                    validated beyond the column count. `multigpu*` lists lack these columns.
+//
+// Malformed rows (wrong column count, a number that does not parse or is out of range, an empty
+// name) throw gpumux::InputError naming "file:line" and the field. Rows that are well formed but
+// cannot be represented are skipped and counted in LoadReport::skipped with their reason:
+//   - blank line
+//   - GPU pod with gpu_milli == 0          ("num_gpu > 0 with gpu_milli 0")
+//   - CPU pod with gpu_milli > 0           ("gpu_milli > 0 with num_gpu 0")
+//   - a fractional share of several GPUs   ("num_gpu > 1 with gpu_milli < 1000")
+// None of these occur in the published lists; the loader never drops a row silently.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <istream>
+#include <string>
+#include <vector>
+
+#include "sim/units.h"
+
+namespace gpumux::packing {
+
+inline constexpr int kGpuMilli = 1000;       // capacity of one GPU in milli-GPU
+inline constexpr int kMaxGpusPerNode = 16;   // node arrays are fixed-size for speed
+
+struct NodeSpec {
+  std::string name;
+  std::int64_t cpu_milli = 0;
+  MemoryMiB memory;
+  int num_gpus = 0;
+  std::string gpu_model;  // empty on CPU-only nodes
+};
+
+struct PodSpec {
+  std::string name;
+  std::int64_t cpu_milli = 0;
+  MemoryMiB memory;
+  int num_gpus = 0;
+  int gpu_milli = 0;                  // per GPU, 0..1000
+  std::vector<std::string> gpu_spec;  // accepted GPU models; empty = any
+};
+
+struct SkipCount {
+  std::string reason;
+  std::size_t rows = 0;
+};
+
+struct LoadReport {
+  std::size_t data_rows = 0;  // lines after the header, blank lines included
+  std::size_t loaded = 0;
+  std::vector<SkipCount> skipped;  // in order of first occurrence
+  std::size_t skipped_total() const;
+};
+
+struct NodeList {
+  std::vector<NodeSpec> nodes;
+  LoadReport report;
+};
+
+struct PodList {
+  std::vector<PodSpec> pods;
+  LoadReport report;
+};
+
+// Read a list from a file. Throws InputError when the file cannot be opened, the header lacks a
+// required column, or a row is malformed (see the mapping above).
+NodeList load_openb_nodes(const std::string& path);
+PodList load_openb_pods(const std::string& path);
+
+// Same, from a stream; `source_name` is used in error messages in place of the file name.
+NodeList load_openb_nodes(std::istream& in, const std::string& source_name);
+PodList load_openb_pods(std::istream& in, const std::string& source_name);
+
+// Joins a pod's gpu_spec with '|' ("" when any model is accepted).
+std::string gpu_spec_text(const PodSpec& pod);
+
+}  // namespace gpumux::packing
