@@ -1,0 +1,388 @@
+#include "scenarios/scenario.h"
+
+#include <filesystem>
+#include <map>
+
+#include "models/device_registry.h"
+#include "models/sharing_registry.h"
+#include "sim/json_fields.h"
+#include "sim/placement.h"
+#include "traces/csv_reader.h"
+#include "traces/trace_source.h"
+
+namespace gpumux {
+
+namespace fs = std::filesystem;
+
+std::size_t Scenario::gpu_count() const {
+  std::size_t n = 0;
+  for (const auto& node : nodes) n += node.gpus;
+  return n;
+}
+
+namespace {
+
+constexpr int kDefaultNodesPerRack = 8;
+
+std::string resolve_path(const std::string& base_dir, const std::string& path) {
+  if (path.empty() || fs::path(path).is_absolute() || base_dir.empty()) return path;
+  return (fs::path(base_dir) / path).lexically_normal().string();
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// Devices used by the cluster, in first-use order; returns the index of `name`.
+int device_index(Scenario& s, const DeviceRegistry& registry, const std::string& name,
+                 const std::string& where) {
+  for (std::size_t i = 0; i < s.devices.size(); ++i) {
+    if (s.devices[i].name == name) return static_cast<int>(i);
+  }
+  s.devices.push_back(registry.get(name, where));
+  return static_cast<int>(s.devices.size() - 1);
+}
+
+void parse_node_groups(Scenario& s, const DeviceRegistry& registry, JsonObject& cluster,
+                       nlohmann::json& echo) {
+  const auto& groups = cluster.raw("node_groups");
+  if (!groups.is_array() || groups.empty()) {
+    throw InputError(cluster.where("node_groups"), "node_groups",
+                     "expected a non-empty array of node groups");
+  }
+  int rack = 0;
+  echo["node_groups"] = nlohmann::json::array();
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    JsonObject g(groups[gi], cluster.file(), cluster.pointer("node_groups") + "/" + std::to_string(gi));
+    const std::string name = g.optional_string("name", "group" + std::to_string(gi));
+    const int nodes = static_cast<int>(g.required_int("nodes", 1, 1'000'000));
+    const int gpus = static_cast<int>(g.required_int("gpus_per_node", 1, 64));
+    const std::string device = g.required_string("device");
+    const int dev = device_index(s, registry, device, g.where("device"));
+    const bool nvlink = g.optional_bool("nvlink", true);
+    const int per_rack = static_cast<int>(
+        g.optional_int("nodes_per_rack", kDefaultNodesPerRack, 1, 1'000'000));
+    g.finish();
+    for (int n = 0; n < nodes; ++n) {
+      s.nodes.push_back(NodeSpec{name + "-" + std::to_string(n), dev, gpus, rack + n / per_rack, nvlink});
+    }
+    rack += (nodes + per_rack - 1) / per_rack;
+    echo["node_groups"].push_back({{"name", name},
+                                   {"nodes", nodes},
+                                   {"gpus_per_node", gpus},
+                                   {"device", device},
+                                   {"nvlink", nvlink},
+                                   {"nodes_per_rack", per_rack}});
+  }
+}
+
+// A nodes CSV: native columns `name,gpus,device[,rack][,nvlink]`, or the Alibaba openb node
+// list `sn,cpu_milli,memory_mib,gpu,model` (nodes without GPUs are counted and left out).
+void parse_nodes_csv(Scenario& s, const DeviceRegistry& registry, const std::string& path) {
+  CsvReader reader(path);
+  std::vector<std::string> header, row;
+  if (!reader.next(header)) throw InputError(path + ":1", "", "empty nodes file: no header");
+  std::map<std::string, int, std::less<>> col;
+  for (std::size_t i = 0; i < header.size(); ++i) col[header[i]] = static_cast<int>(i);
+  const bool openb = col.count("sn") && col.count("gpu") && col.count("model");
+  const char* name_col = openb ? "sn" : "name";
+  const char* gpus_col = openb ? "gpu" : "gpus";
+  const char* device_col = openb ? "model" : "device";
+  for (const char* c : {name_col, gpus_col, device_col}) {
+    if (!col.count(c)) {
+      throw InputError(reader.where(), c,
+                       "required column is missing (expected name,gpus,device[,rack][,nvlink] or "
+                       "the openb node list sn,cpu_milli,memory_mib,gpu,model)");
+    }
+  }
+  std::map<std::string, int, std::less<>> racks;
+  std::size_t index = 0;
+  while (reader.next(row)) {
+    const std::string where = reader.where();
+    if (row.size() != header.size()) {
+      throw InputError(where, "", "expected " + std::to_string(header.size()) + " fields, got " +
+                                      std::to_string(row.size()));
+    }
+    const int gpus = static_cast<int>(parse_int_cell(row[col[gpus_col]], where, gpus_col, 0, 64));
+    if (gpus == 0) {
+      ++s.skipped_node_rows;
+      continue;
+    }
+    const int dev = device_index(s, registry, row[col[device_col]], where);
+    int rack = static_cast<int>(index / kDefaultNodesPerRack);
+    if (!openb && col.count("rack")) {
+      auto [it, inserted] = racks.emplace(row[col["rack"]], static_cast<int>(racks.size()));
+      rack = it->second;
+    }
+    bool nvlink = !openb;
+    if (!openb && col.count("nvlink")) {
+      const std::string& v = row[col["nvlink"]];
+      if (v != "true" && v != "false" && v != "1" && v != "0") {
+        throw InputError(where, "nvlink", "expected true/false, got '" + v + "'");
+      }
+      nvlink = v == "true" || v == "1";
+    }
+    s.nodes.push_back(NodeSpec{row[col[name_col]], dev, gpus, rack, nvlink});
+    ++index;
+  }
+  if (s.nodes.empty()) throw InputError(path, "", "no node with GPUs in the nodes file");
+}
+
+void parse_cluster(Scenario& s, JsonObject& cluster, const std::string& base_dir) {
+  DeviceRegistry registry = DeviceRegistry::with_builtins();
+  nlohmann::json echo = nlohmann::json::object();
+  if (cluster.has("devices")) {
+    const auto& devices = cluster.raw("devices");
+    if (!devices.is_array()) {
+      throw InputError(cluster.where("devices"), "devices", "expected an array of device profiles");
+    }
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      JsonObject d(devices[i], cluster.file(), cluster.pointer("devices") + "/" + std::to_string(i));
+      registry.define(d);
+    }
+  } else {
+    cluster.allow("devices");
+  }
+  const bool groups = cluster.has("node_groups");
+  const bool csv = cluster.has("nodes_csv");
+  if (groups == csv) {
+    throw InputError(cluster.where(), "node_groups",
+                     "give exactly one of 'node_groups' or 'nodes_csv'");
+  }
+  if (groups) {
+    parse_node_groups(s, registry, cluster, echo);
+    cluster.allow("nodes_csv");
+  } else {
+    const std::string file = cluster.required_string("nodes_csv");
+    parse_nodes_csv(s, registry, resolve_path(base_dir, file));
+    echo["nodes_csv"] = file;
+    echo["nodes"] = s.nodes.size();
+    echo["skipped_node_rows_without_gpus"] = s.skipped_node_rows;
+    cluster.allow("node_groups");
+  }
+  cluster.finish();
+  echo["total_gpus"] = s.gpu_count();
+  echo["devices"] = nlohmann::json::array();
+  for (const auto& d : s.devices) echo["devices"].push_back(device_to_json(d));
+  s.resolved["cluster"] = echo;
+}
+
+void parse_sharing(Scenario& s, JsonObject& root) {
+  std::string model = "exclusive";
+  nlohmann::json params = nlohmann::json::object();
+  std::string params_pointer = "/sharing/params";
+  if (root.has("sharing")) {
+    JsonObject sharing = root.object("sharing");
+    model = sharing.optional_string("model", model);
+    if (sharing.has("params")) {
+      params = sharing.raw("params");
+    } else {
+      sharing.allow("params");
+    }
+    JsonObject p(params, root.file(), params_pointer);
+    s.model = make_sharing_model(model, p, sharing.where("model"));
+    sharing.finish();
+  } else {
+    root.allow("sharing");
+    JsonObject p(params, root.file(), params_pointer);
+    s.model = make_sharing_model(model, p, root.where("sharing"));
+  }
+  nlohmann::json declared = nlohmann::json::array();
+  for (const auto& p : s.model->parameters()) {
+    declared.push_back({{"name", p.name},
+                        {"value", p.value},
+                        {"unit", p.unit},
+                        {"source", p.source},
+                        {"description", p.description}});
+  }
+  s.resolved["sharing"] = {{"model", model}, {"params", params}, {"parameters", declared}};
+}
+
+void parse_scheduler(Scenario& s, JsonObject& root) {
+  std::string queue = "fifo";
+  if (root.has("scheduler")) {
+    JsonObject sch = root.object("scheduler");
+    queue = sch.optional_string("queue", queue);
+    try {
+      s.queue = parse_queue_policy(queue);
+    } catch (const std::invalid_argument&) {
+      throw InputError(sch.where("queue"), "queue",
+                       "unknown queue policy '" + queue + "' (valid: " + join(queue_policy_names()) + ")");
+    }
+    s.placement = sch.optional_string("placement", s.placement);
+    try {
+      make_placement_policy(s.placement);
+    } catch (const std::invalid_argument&) {
+      throw InputError(sch.where("placement"), "placement",
+                       "unknown placement policy '" + s.placement +
+                           "' (valid: " + join(placement_policy_names()) + ")");
+    }
+    s.backfill_depth = static_cast<int>(sch.optional_int("backfill_depth", s.backfill_depth, 1, 1'000'000));
+    sch.finish();
+  } else {
+    root.allow("scheduler");
+  }
+  s.resolved["scheduler"] = {{"queue", std::string(queue_policy_name(s.queue))},
+                             {"placement", s.placement},
+                             {"backfill_depth", s.backfill_depth}};
+}
+
+void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
+  JsonObject trace = root.object("trace");
+  nlohmann::json echo = nlohmann::json::object();
+  if (trace.has("defaults")) {
+    JsonObject d = trace.object("defaults");
+    s.trace.defaults.override_from(d);
+  } else {
+    trace.allow("defaults");
+  }
+  const bool file = trace.has("file");
+  const bool generator = trace.has("generator");
+  if (file == generator) {
+    throw InputError(trace.where(), "file", "give exactly one of 'file' or 'generator'");
+  }
+  if (file) {
+    const std::string path = trace.required_string("file");
+    s.trace.format = trace.optional_string("format", "csv");
+    const auto formats = trace_format_names();
+    if (std::find(formats.begin(), formats.end(), s.trace.format) == formats.end()) {
+      throw InputError(trace.where("format"), "format",
+                       "unknown trace format '" + s.trace.format + "' (valid: " + join(formats) + ")");
+    }
+    s.trace.path = resolve_path(base_dir, path);
+    if (!fs::is_regular_file(s.trace.path)) {
+      throw InputError(trace.where("file"), "file", "trace file not found: " + s.trace.path);
+    }
+    echo["file"] = path;
+    echo["format"] = s.trace.format;
+    trace.allow("generator");
+  } else {
+    JsonObject g = trace.object("generator");
+    s.trace.generated = true;
+    s.trace.generator = GeneratorSpec::parse(g);
+    echo["generator"] = s.trace.generator.to_json();
+    trace.allow("file");
+    trace.allow("format");
+  }
+  trace.finish();
+  nlohmann::json defaults = nlohmann::json::object();
+  for (const auto& f : job_fields()) {
+    if (f.required) continue;
+    defaults[std::string(f.name)] = {{"value", s.trace.defaults.value_json(f.field)},
+                                     {"source", s.trace.defaults.source(f.field)}};
+  }
+  echo["defaults"] = defaults;
+  s.resolved["trace"] = echo;
+}
+
+void parse_outputs(Scenario& s, JsonObject& root) {
+  s.outputs.dir = "out/" + s.name;
+  if (root.has("outputs")) {
+    JsonObject o = root.object("outputs");
+    s.outputs.dir = o.optional_string("dir", s.outputs.dir);
+    s.outputs.timeseries_interval =
+        Time::from_seconds(o.optional_number("timeseries_interval_s", 60.0, 1e-3, 1e9));
+    s.outputs.jobs_csv = o.optional_bool("jobs_csv", true);
+    s.outputs.timeseries_csv = o.optional_bool("timeseries_csv", true);
+    o.finish();
+  } else {
+    root.allow("outputs");
+  }
+  s.resolved["outputs"] = {{"dir", s.outputs.dir},
+                           {"timeseries_interval_s", s.outputs.timeseries_interval.seconds()},
+                           {"jobs_csv", s.outputs.jobs_csv},
+                           {"timeseries_csv", s.outputs.timeseries_csv}};
+}
+
+void parse_limits(Scenario& s, JsonObject& root) {
+  nlohmann::json echo = nlohmann::json::object();
+  if (root.has("limits")) {
+    JsonObject l = root.object("limits");
+    if (l.has("max_time_s")) {
+      const double t = l.required_number("max_time_s", 0.0, 1e12);
+      s.horizon = Time::from_seconds(t);
+      echo["max_time_s"] = t;
+    } else {
+      l.allow("max_time_s");
+    }
+    l.finish();
+  } else {
+    root.allow("limits");
+  }
+  if (echo.empty()) echo["max_time_s"] = nullptr;
+  s.resolved["limits"] = echo;
+}
+
+}  // namespace
+
+Scenario parse_scenario(const nlohmann::json& document, const std::string& file,
+                        const std::string& base_dir) {
+  Scenario s;
+  s.file = file;
+  JsonObject root(document, file, "");
+  s.name = root.optional_string("name", fs::path(file).stem().string());
+  if (s.name.empty() || s.name.find_first_of("/\\") != std::string::npos) {
+    throw InputError(root.where("name"), "name", "must be non-empty and contain no path separator");
+  }
+  s.description = root.optional_string("description", "");
+  s.seed = static_cast<std::uint64_t>(root.optional_int("seed", 1, 0, INT64_MAX));
+  s.resolved["name"] = s.name;
+  s.resolved["description"] = s.description;
+  s.resolved["seed"] = s.seed;
+  JsonObject cluster = root.object("cluster");
+  parse_cluster(s, cluster, base_dir);
+  parse_sharing(s, root);
+  parse_scheduler(s, root);
+  parse_trace(s, root, base_dir);
+  parse_outputs(s, root);
+  parse_limits(s, root);
+  root.finish();
+  return s;
+}
+
+void apply_override(nlohmann::json& document, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw InputError("--set " + assignment, "", "expected path=value, e.g. sharing.model=exclusive");
+  }
+  std::string path = assignment.substr(0, eq);
+  const std::string text = assignment.substr(eq + 1);
+  nlohmann::json value;
+  try {
+    value = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error&) {
+    value = text;  // a bare word is a string
+  }
+  if (path.front() != '/') {
+    std::string pointer;
+    std::size_t start = 0;
+    while (start <= path.size()) {
+      const auto dot = path.find('.', start);
+      pointer += "/" + path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    path = pointer;
+  }
+  try {
+    document[nlohmann::json::json_pointer(path)] = value;
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError("--set " + assignment, path, std::string("cannot set: ") + e.what());
+  }
+}
+
+Scenario load_scenario(const std::string& path, const ScenarioOverrides& overrides) {
+  nlohmann::json document = read_json_file(path);
+  for (const auto& a : overrides.sets) apply_override(document, a);
+  if (overrides.seed) document["seed"] = *overrides.seed;
+  if (overrides.out_dir) {
+    if (!document.is_object()) document = nlohmann::json::object();
+    document["outputs"]["dir"] = *overrides.out_dir;
+  }
+  const std::string base = fs::path(path).parent_path().string();
+  return parse_scenario(document, path, base);
+}
+
+}  // namespace gpumux

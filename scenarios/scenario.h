@@ -1,0 +1,77 @@
+// A scenario: the cluster, the sharing model, the scheduler, the trace, the seed and the
+// outputs of one run, read from a JSON file (README "Scenario format").
+//
+// Parsing is strict: unknown keys, wrong types, unknown names and impossible values throw
+// InputError naming the file, the JSON pointer and the field. Relative paths inside a scenario
+// are relative to the scenario file's folder.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/cluster.h"
+#include "sim/device.h"
+#include "sim/scheduler.h"
+#include "sim/sharing_model.h"
+#include "traces/generator.h"
+#include "traces/job_fields.h"
+
+namespace gpumux {
+
+struct TraceConfig {
+  bool generated = false;
+  std::string path;            // resolved file path (when not generated)
+  std::string format = "csv";  // csv | jsonl | tiresias
+  GeneratorSpec generator;     // when generated
+  TraceDefaults defaults;
+};
+
+struct OutputConfig {
+  std::string dir;
+  Time timeseries_interval = Time::from_seconds(60);
+  bool jobs_csv = true;
+  bool timeseries_csv = true;
+};
+
+struct Scenario {
+  std::string file;
+  std::string name;
+  std::string description;
+  std::uint64_t seed = 1;
+  std::vector<DeviceProfile> devices;  // the device types the cluster uses
+  std::vector<NodeSpec> nodes;
+  std::uint64_t skipped_node_rows = 0;  // nodes without GPUs in a nodes CSV (counted, reported)
+  std::shared_ptr<const SharingModel> model;
+  QueuePolicy queue = QueuePolicy::kFifo;
+  std::string placement = "first-fit";
+  int backfill_depth = 64;
+  TraceConfig trace;
+  OutputConfig outputs;
+  Time horizon = Time::infinity();
+  nlohmann::json resolved;  // the scenario echoed back with every default filled in
+
+  std::size_t gpu_count() const;
+};
+
+struct ScenarioOverrides {
+  std::vector<std::string> sets;     // "path.to.key=value" (value parsed as JSON, else a string)
+  std::optional<std::uint64_t> seed;
+  std::optional<std::string> out_dir;
+};
+
+// Reads, overrides and validates a scenario file. Throws InputError.
+Scenario load_scenario(const std::string& path, const ScenarioOverrides& overrides = {});
+
+// Validates a scenario already parsed from `file` (paths resolved against `base_dir`).
+Scenario parse_scenario(const nlohmann::json& document, const std::string& file,
+                        const std::string& base_dir);
+
+// Applies one "path=value" override to `document`. Throws InputError for a malformed override.
+void apply_override(nlohmann::json& document, const std::string& assignment);
+
+}  // namespace gpumux

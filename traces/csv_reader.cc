@@ -1,0 +1,113 @@
+#include "traces/csv_reader.h"
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+#include "sim/input_error.h"
+
+namespace gpumux {
+
+CsvReader::CsvReader(std::string path) : path_(std::move(path)), in_(path_, std::ios::binary) {
+  if (!in_) throw InputError(path_, "", "cannot open file");
+}
+
+bool CsvReader::next(std::vector<std::string>& fields) {
+  while (std::getline(in_, buffer_)) {
+    ++line_;
+    if (!buffer_.empty() && buffer_.back() == '\r') buffer_.pop_back();
+    const auto first = buffer_.find_first_not_of(" \t");
+    if (first == std::string::npos || buffer_[first] == '#') {
+      ++skipped_;
+      continue;
+    }
+    if (!split_csv_line(buffer_, fields)) {
+      throw InputError(where(), "", "unterminated double quote");
+    }
+    return true;
+  }
+  return false;
+}
+
+bool split_csv_line(std::string_view line, std::vector<std::string>& fields) {
+  fields.clear();
+  std::string current;
+  bool quoted = false;
+  bool was_quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"') {
+        if (i + 1 < line.size() && line[i + 1] == '"') {
+          current += '"';
+          ++i;
+        } else {
+          quoted = false;
+        }
+      } else {
+        current += c;
+      }
+    } else if (c == '"' && current.empty() && !was_quoted) {
+      quoted = was_quoted = true;
+    } else if (c == ',') {
+      fields.push_back(std::move(current));
+      current.clear();
+      was_quoted = false;
+    } else {
+      current += c;
+    }
+  }
+  if (quoted) return false;
+  fields.push_back(std::move(current));
+  return true;
+}
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::string range_text(double min, double max) {
+  std::ostringstream o;
+  o << "[" << min << ", " << max << "]";
+  return o.str();
+}
+
+}  // namespace
+
+double parse_number_cell(std::string_view text, const std::string& where, std::string_view field,
+                         double min, double max) {
+  const std::string_view t = trim(text);
+  double value = 0.0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
+  if (t.empty() || ec != std::errc() || end != t.data() + t.size() || !std::isfinite(value)) {
+    throw InputError(where, std::string(field), "expected a number, got '" + std::string(text) + "'");
+  }
+  if (value < min || value > max) {
+    throw InputError(where, std::string(field),
+                     "value " + std::string(t) + " is outside " + range_text(min, max));
+  }
+  return value;
+}
+
+std::int64_t parse_int_cell(std::string_view text, const std::string& where,
+                            std::string_view field, std::int64_t min, std::int64_t max) {
+  const std::string_view t = trim(text);
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
+  if (t.empty() || ec != std::errc() || end != t.data() + t.size()) {
+    throw InputError(where, std::string(field),
+                     "expected an integer, got '" + std::string(text) + "'");
+  }
+  if (value < min || value > max) {
+    throw InputError(where, std::string(field),
+                     "value " + std::string(t) + " is outside [" + std::to_string(min) + ", " +
+                         std::to_string(max) + "]");
+  }
+  return value;
+}
+
+}  // namespace gpumux

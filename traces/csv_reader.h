@@ -1,0 +1,46 @@
+// A streaming CSV reader that keeps line numbers for error messages.
+//
+// Supports the common dialect: comma separator, optional double quotes around a field ("" for a
+// quote inside), CRLF or LF line ends. A quoted field may not span lines (no trace needs it).
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpumux {
+
+class CsvReader {
+ public:
+  // Throws InputError when the file cannot be opened.
+  explicit CsvReader(std::string path);
+
+  // Reads the next non-blank, non-comment ('#') line into `fields`; returns false at the end.
+  // Skipped blank and comment lines are counted. Throws InputError on a malformed quote.
+  bool next(std::vector<std::string>& fields);
+
+  const std::string& path() const { return path_; }
+  std::uint64_t line() const { return line_; }  // 1-based number of the line last read
+  std::string where() const { return path_ + ":" + std::to_string(line_); }
+  std::uint64_t skipped_lines() const { return skipped_; }
+
+ private:
+  std::string path_;
+  std::ifstream in_;
+  std::string buffer_;
+  std::uint64_t line_ = 0;
+  std::uint64_t skipped_ = 0;
+};
+
+// Splits one CSV line into fields (see CsvReader). Returns false on an unterminated quote.
+bool split_csv_line(std::string_view line, std::vector<std::string>& fields);
+
+// Strict number parsing for trace cells; throw InputError at `where` naming `field`.
+double parse_number_cell(std::string_view text, const std::string& where, std::string_view field,
+                         double min, double max);
+std::int64_t parse_int_cell(std::string_view text, const std::string& where,
+                            std::string_view field, std::int64_t min, std::int64_t max);
+
+}  // namespace gpumux

@@ -1,0 +1,182 @@
+#include "traces/trace_source.h"
+
+#include <fstream>
+#include <map>
+
+#include "sim/json_fields.h"
+#include "traces/csv_reader.h"
+
+namespace gpumux {
+
+void TraceSource::complete(JobSpec& job, const std::array<bool, kJobFieldCount>& present,
+                           const std::string& where) {
+  for (const auto& f : job_fields()) {
+    const int i = static_cast<int>(f.field);
+    if (present[i]) continue;
+    if (f.required) {
+      throw InputError(where, std::string(f.name), "required field is missing or empty");
+    }
+    defaults_.fill(job, f.field, rng_);
+    ++stats_.defaults.rows[i];
+  }
+  if (job.submit < last_submit_) {
+    throw InputError(where, "submit_s",
+                     "submit time " + std::to_string(job.submit.seconds()) +
+                         " s is earlier than the previous row's " +
+                         std::to_string(last_submit_.seconds()) +
+                         " s: traces must be sorted by submit time");
+  }
+  last_submit_ = job.submit;
+  ++stats_.rows;
+}
+
+namespace {
+
+// A CSV dialect: how its columns map onto native fields. Columns in `ignored` are read past
+// (documented in the README); any other unknown column is an error.
+struct CsvDialect {
+  std::map<std::string, JobField, std::less<>> columns;
+  std::vector<std::string> ignored;
+};
+
+CsvDialect native_dialect() {
+  CsvDialect d;
+  for (const auto& f : job_fields()) d.columns.emplace(std::string(f.name), f.field);
+  return d;
+}
+
+CsvDialect tiresias_dialect() {
+  CsvDialect d;
+  d.columns = {{"job_id", JobField::kId},
+               {"num_gpu", JobField::kGpus},
+               {"submit_time", JobField::kSubmit},
+               {"duration", JobField::kRuntime}};
+  d.ignored = {"iterations", "model_name", "interval"};
+  return d;
+}
+
+class CsvTraceSource : public TraceSource {
+ public:
+  CsvTraceSource(const std::string& path, const CsvDialect& dialect, const TraceDefaults& defaults,
+                 std::uint64_t seed)
+      : TraceSource(defaults, seed), reader_(path) {
+    std::vector<std::string> header;
+    if (!reader_.next(header)) throw InputError(path + ":1", "", "empty trace: no header line");
+    const std::string where = reader_.where();
+    std::array<bool, kJobFieldCount> seen{};
+    for (const auto& name : header) {
+      auto it = dialect.columns.find(name);
+      if (it != dialect.columns.end()) {
+        const int i = static_cast<int>(it->second);
+        if (seen[i]) throw InputError(where, name, "column appears twice");
+        seen[i] = true;
+        column_field_.push_back(static_cast<int>(it->second));
+        continue;
+      }
+      if (std::find(dialect.ignored.begin(), dialect.ignored.end(), name) != dialect.ignored.end()) {
+        column_field_.push_back(-1);
+        continue;
+      }
+      std::string valid;
+      for (const auto& [n, f] : dialect.columns) valid += (valid.empty() ? "" : ", ") + n;
+      for (const auto& n : dialect.ignored) valid += ", " + n;
+      throw InputError(where, name, "unknown column (valid: " + valid + ")");
+    }
+    for (const auto& [n, f] : dialect.columns) {
+      if (job_field_info(f).required && !seen[static_cast<int>(f)]) {
+        throw InputError(where, n, "required column is missing from the header");
+      }
+    }
+  }
+
+  bool next(JobSpec& job) override {
+    if (!reader_.next(cells_)) {
+      stats_.skipped_lines = reader_.skipped_lines();
+      return false;
+    }
+    const std::string where = reader_.where();
+    if (cells_.size() != column_field_.size()) {
+      throw InputError(where, "", "expected " + std::to_string(column_field_.size()) +
+                                      " fields like the header, got " +
+                                      std::to_string(cells_.size()));
+    }
+    std::array<bool, kJobFieldCount> present{};
+    for (std::size_t c = 0; c < cells_.size(); ++c) {
+      const int f = column_field_[c];
+      if (f < 0 || cells_[c].empty()) continue;
+      set_job_field(job, static_cast<JobField>(f), cells_[c], where);
+      present[f] = true;
+    }
+    complete(job, present, where);
+    stats_.skipped_lines = reader_.skipped_lines();
+    return true;
+  }
+
+ private:
+  CsvReader reader_;
+  std::vector<int> column_field_;  // per column: field index, or -1 for an ignored column
+  std::vector<std::string> cells_;
+};
+
+class JsonlTraceSource : public TraceSource {
+ public:
+  JsonlTraceSource(const std::string& path, const TraceDefaults& defaults, std::uint64_t seed)
+      : TraceSource(defaults, seed), path_(path), in_(path, std::ios::binary) {
+    if (!in_) throw InputError(path, "", "cannot open file");
+  }
+
+  bool next(JobSpec& job) override {
+    while (std::getline(in_, line_)) {
+      ++line_number_;
+      const auto first = line_.find_first_not_of(" \t\r");
+      if (first == std::string::npos || line_[first] == '#') {
+        ++stats_.skipped_lines;
+        continue;
+      }
+      const std::string where = path_ + ":" + std::to_string(line_number_);
+      const nlohmann::json row = parse_json_text(line_, where);
+      JsonObject o(row, where, "");
+      std::array<bool, kJobFieldCount> present{};
+      for (const auto& f : job_fields()) {
+        const std::string key(f.name);
+        if (!o.has(key) || o.raw(key).is_null()) {
+          o.allow(key);
+          continue;
+        }
+        const auto& v = o.raw(key);
+        const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+        if (!v.is_string() && !v.is_number()) {
+          throw InputError(o.where(key), key, "expected a string or number, got " + describe_json(v));
+        }
+        set_job_field(job, f.field, text, where);
+        present[static_cast<int>(f.field)] = true;
+      }
+      o.finish();
+      complete(job, present, where);
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  std::string path_;
+  std::ifstream in_;
+  std::string line_;
+  std::uint64_t line_number_ = 0;
+};
+
+}  // namespace
+
+std::vector<std::string> trace_format_names() { return {"csv", "jsonl", "tiresias"}; }
+
+std::unique_ptr<TraceSource> open_trace(const std::string& path, const std::string& format,
+                                        const TraceDefaults& defaults, std::uint64_t seed) {
+  if (format == "csv") return std::make_unique<CsvTraceSource>(path, native_dialect(), defaults, seed);
+  if (format == "tiresias") {
+    return std::make_unique<CsvTraceSource>(path, tiresias_dialect(), defaults, seed);
+  }
+  if (format == "jsonl") return std::make_unique<JsonlTraceSource>(path, defaults, seed);
+  throw InputError(path, "format", "unknown trace format '" + format + "' (valid: csv, jsonl, tiresias)");
+}
+
+}  // namespace gpumux

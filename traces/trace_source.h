@@ -1,0 +1,54 @@
+// Job sources that stream trace files: the native format (CSV or JSON Lines, README "Trace
+// format") and adapters for public traces whose rows map one-to-one onto jobs.
+//
+// Every row becomes a job or an error: malformed rows throw InputError naming file:line and the
+// field; only blank and '#' comment lines are skipped, and they are counted. Rows must be
+// sorted by submit time (checked). Fields a trace lacks come from TraceDefaults, counted.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/job_source.h"
+#include "sim/rng.h"
+#include "traces/job_fields.h"
+
+namespace gpumux {
+
+struct TraceStats {
+  std::uint64_t rows = 0;           // rows turned into jobs
+  std::uint64_t skipped_lines = 0;  // blank or comment lines
+  DefaultUse defaults;              // per field, rows that used a default
+};
+
+class TraceSource : public JobSource {
+ public:
+  const TraceStats& stats() const { return stats_; }
+  std::uint64_t skipped_rows() const override { return stats_.skipped_lines; }
+
+ protected:
+  TraceSource(TraceDefaults defaults, std::uint64_t seed) : defaults_(std::move(defaults)), rng_(seed) {}
+  // Fills the fields not marked in `present`, checks order; `where` names the row.
+  void complete(JobSpec& job, const std::array<bool, kJobFieldCount>& present,
+                const std::string& where);
+
+  TraceStats stats_;
+
+ private:
+  TraceDefaults defaults_;
+  Rng rng_;
+  Time last_submit_;
+};
+
+// Known formats: "csv" and "jsonl" (native), "tiresias" (Tiresias simulator CSV:
+// job_id,num_gpu,submit_time,iterations,model_name,duration,interval; see README).
+std::vector<std::string> trace_format_names();
+
+// Opens `path` in `format`. `seed` seeds the draws for defaulted fields (a distribution in
+// trace.defaults). Throws InputError for a missing file, a bad header or an unknown format.
+std::unique_ptr<TraceSource> open_trace(const std::string& path, const std::string& format,
+                                        const TraceDefaults& defaults, std::uint64_t seed);
+
+}  // namespace gpumux

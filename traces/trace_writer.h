@@ -1,0 +1,23 @@
+// Writes jobs in the native CSV trace format (all columns), losslessly: times as seconds with
+// microsecond digits, fractions in shortest round-trip form, so reading the file back yields
+// the same jobs.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "sim/job.h"
+
+namespace gpumux {
+
+void write_trace_header(std::ostream& out);
+void write_trace_row(std::ostream& out, const JobSpec& job);
+
+// Seconds from integer microseconds, e.g. 1.5 -> "1.5", 2 -> "2" (exact, no rounding).
+std::string format_seconds(Time t);
+// Shortest text that reads back as the same double.
+std::string format_double(double x);
+// Quotes a CSV cell when it holds a comma, quote or line break.
+std::string csv_cell(const std::string& text);
+
+}  // namespace gpumux
