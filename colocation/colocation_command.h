@@ -1,0 +1,38 @@
+// The `fit` and `predict` commands over measured co-location pairs (colocation_model.h).
+//
+//   fit     --single S.csv --pairs P.csv -o params.json [--folds 5] [--seed 42]
+//           Fits the time-slicing model's parameters on all matched pairs, writes them as JSON
+//           (atomically), and prints the fit, the k-fold cross-validated MAE and the baselines.
+//   predict --single S.csv --pairs P.csv [--params params.json] [--model NAME] [--format F]
+//           Prints each pair's measured and predicted speeds (csv, or json), then as its LAST
+//           line "MAE <value>" over all predicted job speeds. Without --params the timeslice
+//           model uses its unfitted defaults and says so on `err`.
+// Pairs whose configs have no single row are never dropped silently: both commands report
+// their count and lines on `err`, and predict lists them with status "unmatched".
+// Return codes: 0 success, 2 bad input (the InputError message on `err`).
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace gpumux::colocation {
+
+struct FitCommand {
+  std::string single_csv, pairs_csv, out_json;
+  int folds = 5;
+  std::uint64_t seed = 42;
+};
+
+struct PredictCommand {
+  std::string single_csv, pairs_csv, params_json, model = "timeslice", format = "csv";
+};
+
+void configure_fit_command(CLI::App& sub, FitCommand& cmd);          // --single --pairs -o
+void configure_predict_command(CLI::App& sub, PredictCommand& cmd);  // --single --pairs ...
+int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err);
+int run_predict_command(const PredictCommand& cmd, std::ostream& out, std::ostream& err);
+
+}  // namespace gpumux::colocation

@@ -1,0 +1,48 @@
+// Lucid co-location measurements (shared/data/colocation, see its README): training configs
+// measured alone and pairs of them measured sharing one GPU.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpumux::colocation {
+
+// Identifies a training config; pairs refer to singles by it.
+struct ConfigKey {
+  std::string model, dataset;
+  int batchsize = 0;
+  int amp = 0;  // mixed precision on (1) or off (0)
+  auto operator<=>(const ConfigKey&) const = default;
+};
+
+// One row of lucid_single_data.csv: the config measured alone.
+struct SingleConfig {
+  ConfigKey key;
+  double speed = 0.0;       // iterations (or samples) per second alone; unused by the models
+  double gpu_util = 0.0;    // nvidia-smi utilization, percent [0, 100]
+  double gmem_util = 0.0;   // memory-controller utilization, percent [0, 100]
+  double gmem_mib = 0.0;    // device memory, MiB
+  int line = 0;
+};
+
+// One row of lucid_pairs_train.csv, joined to its two singles.
+struct Pair {
+  ConfigKey key1, key2;
+  double speed1 = 0.0, speed2 = 0.0;  // each job's speed relative to running alone
+  int line = 0;
+  const SingleConfig* job1 = nullptr;  // null when key1 has no single row (unmatched)
+  const SingleConfig* job2 = nullptr;
+  bool matched() const { return job1 != nullptr && job2 != nullptr; }
+};
+
+// Throws InputError("file:line", field, ...) for a missing file, a missing column, a row with
+// the wrong number of fields or a field that does not parse; duplicate keys are an error too.
+std::vector<SingleConfig> load_singles(const std::string& path);
+
+// Joins by (model, dataset, batchsize, amp), comparing batchsize and amp as integers so that
+// "32" and "32.0" match. Rows whose keys have no single stay in the result, unmatched; the
+// caller must report them. Also rejects gpu_num != 1 (these models are about one GPU).
+// `singles` must outlive the result.
+std::vector<Pair> load_pairs(const std::string& path, const std::vector<SingleConfig>& singles);
+
+}  // namespace gpumux::colocation
