@@ -69,7 +69,7 @@ FitReport levenberg_marquardt(Theta theta, const std::vector<const Pair*>& pairs
         const double gain = cost - ct;
         theta = t, r = rt, cost = ct;
         lambda = std::max(1e-7, lambda / 3.0);
-        if (gain < 1e-10 * cost) it = 1000;  // converged
+        if (gain < 1e-6 * cost) it = 1000;  // converged
       } else {
         lambda *= 4.0;
       }
@@ -193,11 +193,12 @@ nlohmann::json to_json(const ColocationParams& p) {
 ColocationParams params_from_json(const nlohmann::json& j, const std::string& where) {
   ColocationParams p;
   auto get = [&](const char* field, double& value, double lo, double hi) {
-    if (!j.contains(field)) throw InputError(where + "#/" + field, field, "missing");
-    if (!j[field].is_number()) throw InputError(where + "#/" + field, field, "expected a number");
+    const std::string pointer = where + "/" + field;
+    if (!j.contains(field)) throw InputError(pointer, field, "missing");
+    if (!j[field].is_number()) throw InputError(pointer, field, "expected a number");
     value = j[field].get<double>();
     if (!(value >= lo && value <= hi)) {
-      throw InputError(where + "#/" + field, field,
+      throw InputError(pointer, field,
                        "value outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     }
   };

@@ -75,7 +75,8 @@ CrossValidation cross_validate(const std::vector<const Pair*>& pairs, int folds,
                                std::uint64_t seed);
 
 nlohmann::json to_json(const ColocationParams& p);
-// Throws InputError(where + "#/field", field, ...) for a missing or non-numeric field.
+// `where` is the JSON pointer of `j` ("file#/params"). Throws InputError(where + "/field",
+// field, ...) for a missing, non-numeric or out-of-range field.
 ColocationParams params_from_json(const nlohmann::json& j, const std::string& where);
 
 }  // namespace gpumux::colocation
