@@ -1,0 +1,30 @@
+// A file that appears at its final path only when complete: written to a temporary file in the
+// same folder and renamed on commit(). Destroyed uncommitted, it removes the temporary, so a
+// failed run never leaves a truncated or partial result behind.
+#pragma once
+
+#include <fstream>
+#include <string>
+
+namespace gpumux {
+
+class AtomicFile {
+ public:
+  // Creates the folder if needed. Throws InputError when the file cannot be created.
+  explicit AtomicFile(std::string path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  std::ofstream& stream() { return out_; }
+  // Flushes, closes and renames into place. Throws InputError on a write failure.
+  void commit();
+
+ private:
+  std::string path_;
+  std::string temp_path_;
+  std::ofstream out_;
+  bool committed_ = false;
+};
+
+}  // namespace gpumux

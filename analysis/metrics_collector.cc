@@ -1,0 +1,170 @@
+#include "analysis/metrics_collector.h"
+
+#include <algorithm>
+
+#include "analysis/distribution_summary.h"
+#include "traces/trace_writer.h"
+
+namespace gpumux {
+
+MetricsCollector::MetricsCollector(std::size_t gpu_count, Time timeseries_interval,
+                                   std::ostream* jobs_csv, std::ostream* timeseries_csv)
+    : gpu_count_(gpu_count),
+      interval_(timeseries_interval),
+      jobs_csv_(jobs_csv),
+      timeseries_csv_(timeseries_csv),
+      allocated_(gpu_count, 0),
+      busy_(gpu_count, 0.0),
+      overhead_(gpu_count, 0.0) {
+  if (jobs_csv_) {
+    *jobs_csv_ << "id,state,submit_s,gpus,runtime_s,start_s,finish_s,queue_s,jct_s,slowdown,"
+                  "placement_span,first_gpu,reason\n";
+  }
+  if (timeseries_csv_) {
+    *timeseries_csv_ << "time_s,allocated_gpus,allocation_ratio,sm_busy,overhead,queued,running,"
+                        "finished\n";
+  }
+}
+
+void MetricsCollector::emit_samples(Time limit, bool inclusive) {
+  while (timeseries_csv_ && (next_sample_ < limit || (inclusive && next_sample_ == limit))) {
+    const double g = static_cast<double>(gpu_count_);
+    *timeseries_csv_ << format_seconds(next_sample_) << ',' << allocated_count_ << ','
+                     << format_double(static_cast<double>(allocated_count_) / g) << ','
+                     << format_double(busy_sum_ / g) << ',' << format_double(overhead_sum_ / g)
+                     << ',' << (arrived_ - rejected_ - started_) << ',' << (started_ - finished_)
+                     << ',' << finished_ << '\n';
+    next_sample_ += interval_;
+  }
+}
+
+void MetricsCollector::advance_to(Time now) {
+  if (!started_clock_) return;
+  emit_samples(now, false);
+  const double dt = static_cast<double>((now - last_time_).us());
+  allocated_integral_ += static_cast<double>(allocated_count_) * dt;
+  busy_integral_ += busy_sum_ * dt;
+  overhead_integral_ += overhead_sum_ * dt;
+  last_time_ = now;
+}
+
+void MetricsCollector::on_job_arrived(Time now, const ActiveJob&) {
+  if (!started_clock_) {
+    started_clock_ = true;
+    first_arrival_ = last_time_ = next_sample_ = now;
+  }
+  advance_to(now);
+  ++arrived_;
+}
+
+void MetricsCollector::on_job_rejected(Time now, const ActiveJob& job, std::string_view reason) {
+  advance_to(now);
+  ++rejected_;
+  write_job_row(job, "rejected", Time::zero(), reason);
+}
+
+void MetricsCollector::on_job_started(Time now, const ActiveJob&) {
+  advance_to(now);
+  ++started_;
+}
+
+void MetricsCollector::on_job_finished(Time now, const ActiveJob& job) {
+  advance_to(now);
+  ++finished_;
+  last_finish_ = std::max(last_finish_, now);
+  const double jct = (now - job.spec.submit).seconds();
+  jct_s_.push_back(jct);
+  queue_s_.push_back((job.start - job.spec.submit).seconds());
+  if (job.spec.runtime > Time::zero()) slowdown_.push_back(jct / job.spec.runtime.seconds());
+  work_done_gpu_s_ += job.spec.runtime.seconds() * job.spec.gpus;
+  write_job_row(job, "finished", now, "");
+}
+
+void MetricsCollector::on_gpu_changed(Time now, GpuIndex index, const GpuState& gpu) {
+  advance_to(now);
+  const bool allocated = !gpu.residents.empty();
+  if (allocated != static_cast<bool>(allocated_[index])) {
+    allocated_count_ += allocated ? 1 : -1;
+    allocated_[index] = allocated ? 1 : 0;
+    peak_allocated_ = std::max(peak_allocated_, allocated_count_);
+  }
+  const double busy = allocated ? gpu.load.useful_busy : 0.0;
+  const double overhead = allocated ? gpu.load.overhead : 0.0;
+  busy_sum_ += busy - busy_[index];
+  overhead_sum_ += overhead - overhead_[index];
+  busy_[index] = busy;
+  overhead_[index] = overhead;
+}
+
+void MetricsCollector::on_run_end(Time now, std::span<const ActiveJob* const> unfinished) {
+  advance_to(now);
+  end_ = now;
+  if (started_clock_) {
+    emit_samples(now, true);
+    // A closing sample at the end of the run, unless one just fell on it.
+    if (next_sample_ - interval_ != now) {
+      next_sample_ = now;
+      emit_samples(now, true);
+    }
+  }
+  for (const ActiveJob* job : unfinished) {
+    if (job->phase == JobPhase::kRunning) {
+      ++unfinished_running_;
+      write_job_row(*job, "running", Time::zero(), "run ended at the time limit");
+    } else {
+      ++unfinished_queued_;
+      write_job_row(*job, "queued", Time::zero(), "run ended at the time limit");
+    }
+  }
+}
+
+void MetricsCollector::write_job_row(const ActiveJob& job, std::string_view state, Time finish,
+                                     std::string_view reason) {
+  if (!jobs_csv_) return;
+  std::ostream& o = *jobs_csv_;
+  const JobSpec& s = job.spec;
+  const bool started = state == "finished" || state == "running";
+  o << csv_cell(s.id) << ',' << state << ',' << format_seconds(s.submit) << ',' << s.gpus << ','
+    << format_seconds(s.runtime) << ',';
+  if (started) o << format_seconds(job.start);
+  o << ',';
+  if (state == "finished") {
+    const double jct = (finish - s.submit).seconds();
+    o << format_seconds(finish) << ',' << format_seconds(job.start - s.submit) << ','
+      << format_seconds(finish - s.submit) << ',';
+    if (s.runtime > Time::zero()) o << format_double(jct / s.runtime.seconds());
+  } else {
+    o << ",,,";
+  }
+  o << ',';
+  if (started) o << link_kind_name(job.span) << ',' << job.gpus.front();
+  else o << ',';
+  o << ',' << csv_cell(std::string(reason)) << '\n';
+}
+
+nlohmann::json MetricsCollector::metrics() {
+  const double span_us = static_cast<double>((end_ - first_arrival_).us());
+  const double capacity = static_cast<double>(gpu_count_) * span_us;
+  auto ratio = [&](double integral) { return capacity > 0 ? integral / capacity : 0.0; };
+  return {
+      {"jobs",
+       {{"arrived", arrived_},
+        {"finished", finished_},
+        {"rejected", rejected_},
+        {"unfinished_queued", unfinished_queued_},
+        {"unfinished_running", unfinished_running_}}},
+      {"gpus", gpu_count_},
+      {"makespan_s", started_clock_ ? (end_ - first_arrival_).seconds() : 0.0},
+      {"gpu_allocation_ratio", ratio(allocated_integral_)},
+      {"sm_busy_utilization", ratio(busy_integral_)},
+      {"sharing_overhead", ratio(overhead_integral_)},
+      {"peak_allocated_gpus", peak_allocated_},
+      {"mean_allocated_gpus", span_us > 0 ? allocated_integral_ / span_us : 0.0},
+      {"finished_work_gpu_hours", work_done_gpu_s_ / 3600.0},
+      {"jct_s", summarize(jct_s_).to_json()},
+      {"queueing_delay_s", summarize(queue_s_).to_json()},
+      {"slowdown", summarize(slowdown_).to_json()},
+  };
+}
+
+}  // namespace gpumux

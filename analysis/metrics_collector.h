@@ -1,0 +1,75 @@
+// Turns engine signals into the run's metrics, per-job records and time series.
+//
+// GPU metrics are time-weighted over [first arrival, end of run]:
+// - allocation ratio: share of GPU-time with at least one job on the GPU;
+// - SM-busy utilization: share of GPU-time the SMs spend on jobs' kernels (useful work), as
+//   the sharing model reports it for each GPU;
+// - sharing overhead: share of GPU-time lost to sharing (e.g. context switches).
+// Job metrics: JCT = finish - submit, queueing delay = start - submit, slowdown = JCT /
+// exclusive runtime (jobs with zero runtime are left out of slowdown).
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/observer.h"
+
+namespace gpumux {
+
+class MetricsCollector : public EngineObserver {
+ public:
+  // `jobs_csv` / `timeseries_csv` may be null (not written). Rows are streamed as the run goes.
+  MetricsCollector(std::size_t gpu_count, Time timeseries_interval, std::ostream* jobs_csv,
+                   std::ostream* timeseries_csv);
+
+  void on_job_arrived(Time now, const ActiveJob& job) override;
+  void on_job_rejected(Time now, const ActiveJob& job, std::string_view reason) override;
+  void on_job_started(Time now, const ActiveJob& job) override;
+  void on_job_finished(Time now, const ActiveJob& job) override;
+  void on_gpu_changed(Time now, GpuIndex index, const GpuState& gpu) override;
+  void on_run_end(Time now, std::span<const ActiveJob* const> unfinished) override;
+
+  // Every metric, for summary.json (valid after on_run_end).
+  nlohmann::json metrics();
+
+ private:
+  void advance_to(Time now);  // integrates GPU state up to `now` and emits due samples
+  // Writes time-series rows for sample times before `limit` (or at it, when inclusive).
+  void emit_samples(Time limit, bool inclusive);
+  void write_job_row(const ActiveJob& job, std::string_view state, Time finish,
+                     std::string_view reason);
+
+  std::size_t gpu_count_;
+  Time interval_;
+  std::ostream* jobs_csv_;
+  std::ostream* timeseries_csv_;
+
+  bool started_clock_ = false;
+  Time first_arrival_;
+  Time last_time_;
+  Time end_;
+  Time next_sample_;
+
+  std::vector<std::uint8_t> allocated_;
+  std::vector<double> busy_;
+  std::vector<double> overhead_;
+  std::size_t allocated_count_ = 0;
+  std::size_t peak_allocated_ = 0;
+  double busy_sum_ = 0.0;
+  double overhead_sum_ = 0.0;
+  double allocated_integral_ = 0.0;  // GPU-microseconds
+  double busy_integral_ = 0.0;
+  double overhead_integral_ = 0.0;
+
+  std::uint64_t arrived_ = 0, rejected_ = 0, started_ = 0, finished_ = 0;
+  std::uint64_t unfinished_queued_ = 0, unfinished_running_ = 0;
+  std::vector<double> jct_s_, queue_s_, slowdown_;
+  double work_done_gpu_s_ = 0.0;  // exclusive GPU-seconds of finished jobs
+  Time last_finish_;
+};
+
+}  // namespace gpumux

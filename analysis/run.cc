@@ -1,0 +1,221 @@
+#include "analysis/run.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iomanip>
+#include <memory>
+#include <sstream>
+
+#include "analysis/atomic_file.h"
+#include "analysis/metrics_collector.h"
+#include "sim/placement.h"
+#include "traces/generator.h"
+#include "traces/trace_source.h"
+
+namespace gpumux {
+
+namespace {
+
+// Prints a line every few seconds of wall time: simulated time and job counts.
+class ProgressReporter : public EngineObserver {
+ public:
+  explicit ProgressReporter(std::ostream& out) : out_(out), last_(Clock::now()) {}
+  void on_job_finished(Time now, const ActiveJob&) override {
+    ++finished_;
+    if ((finished_ & 0x3fff) != 0) return;
+    const auto t = Clock::now();
+    if (t - last_ < std::chrono::seconds(2)) return;
+    last_ = t;
+    out_ << "[gpumux] simulated " << std::fixed << std::setprecision(1) << now.seconds() / 3600.0
+         << " h, " << finished_ << " jobs finished\n"
+         << std::flush;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::ostream& out_;
+  Clock::time_point last_;
+  std::uint64_t finished_ = 0;
+};
+
+std::string version() { return GPUMUX_VERSION; }
+
+}  // namespace
+
+RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  RunReport report;
+  report.out_dir = scenario.outputs.dir;
+  namespace fs = std::filesystem;
+
+  std::unique_ptr<TraceSource> trace;
+  std::unique_ptr<GeneratedJobs> generated;
+  JobSource* source = nullptr;
+  // Separate streams for the generator and defaulted fields, derived from the run's seed.
+  if (scenario.trace.generated) {
+    generated = std::make_unique<GeneratedJobs>(scenario.trace.generator, scenario.seed);
+    source = generated.get();
+  } else {
+    trace = open_trace(scenario.trace.path, scenario.trace.format, scenario.trace.defaults,
+                       scenario.seed ^ 0x9e3779b97f4a7c15ULL);
+    source = trace.get();
+  }
+
+  std::unique_ptr<AtomicFile> jobs_file, series_file;
+  if (options.write_outputs && scenario.outputs.jobs_csv) {
+    jobs_file = std::make_unique<AtomicFile>((fs::path(scenario.outputs.dir) / "jobs.csv").string());
+  }
+  if (options.write_outputs && scenario.outputs.timeseries_csv) {
+    series_file =
+        std::make_unique<AtomicFile>((fs::path(scenario.outputs.dir) / "timeseries.csv").string());
+  }
+
+  Cluster cluster(scenario.devices, scenario.nodes);
+  Scheduler scheduler(scenario.queue, make_placement_policy(scenario.placement),
+                      scenario.backfill_depth);
+  Engine engine(cluster, *scenario.model, scheduler, *source, EngineLimits{scenario.horizon});
+  MetricsCollector metrics(cluster.gpu_count(), scenario.outputs.timeseries_interval,
+                           jobs_file ? &jobs_file->stream() : nullptr,
+                           series_file ? &series_file->stream() : nullptr);
+  engine.add_observer(&metrics);
+  std::unique_ptr<ProgressReporter> progress;
+  if (options.progress) {
+    progress = std::make_unique<ProgressReporter>(*options.progress);
+    engine.add_observer(progress.get());
+  }
+  report.engine = engine.run();
+
+  nlohmann::json trace_json;
+  if (trace) {
+    const TraceStats& st = trace->stats();
+    nlohmann::json defaults_used = nlohmann::json::object();
+    for (const auto& f : job_fields()) {
+      const auto rows = st.defaults.rows[static_cast<int>(f.field)];
+      if (rows == 0 || f.required) continue;
+      defaults_used[std::string(f.name)] = {
+          {"rows", rows},
+          {"value", scenario.trace.defaults.value_json(f.field)},
+          {"source", scenario.trace.defaults.source(f.field)}};
+    }
+    trace_json = {{"rows", st.rows},
+                  {"skipped_lines", st.skipped_lines},
+                  {"skipped_reason", "blank or comment lines"},
+                  {"defaults_used", defaults_used}};
+  } else {
+    trace_json = {{"rows", report.engine.arrived}, {"generated", true}};
+  }
+  report.summary = {
+      {"gpumux_version", version()},
+      {"scenario", scenario.resolved},
+      {"trace", trace_json},
+      {"engine",
+       {{"events", report.engine.events},
+        {"stale_events", report.engine.stale_events},
+        {"stopped_at_time_limit", report.engine.hit_horizon},
+        {"end_time_s", report.engine.end_time.seconds()}}},
+      {"metrics", metrics.metrics()},
+  };
+
+  if (options.write_outputs) {
+    AtomicFile summary((fs::path(scenario.outputs.dir) / "summary.json").string());
+    summary.stream() << report.summary.dump(2) << '\n';
+    if (jobs_file) jobs_file->commit();
+    if (series_file) series_file->commit();
+    summary.commit();
+  }
+  report.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return report;
+}
+
+namespace {
+
+std::string fixed(double x, int digits) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(digits) << x;
+  return o.str();
+}
+
+std::string duration_text(double s) {
+  if (s < 120) return fixed(s, 1) + " s";
+  if (s < 7200) return fixed(s / 60, 1) + " min";
+  return fixed(s / 3600, 2) + " h";
+}
+
+}  // namespace
+
+void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& out) {
+  const auto& m = r.summary["metrics"];
+  const auto& sc = r.summary["scenario"];
+  out << "gpumux " << version() << "  scenario '" << s.name << "' (" << s.file << ")  seed "
+      << s.seed << "\n";
+  out << "cluster     " << s.gpu_count() << " GPUs on " << s.nodes.size() << " nodes (";
+  for (std::size_t i = 0; i < s.devices.size(); ++i) out << (i ? ", " : "") << s.devices[i].name;
+  out << ")\n";
+  out << "sharing     " << sc["sharing"]["model"].get<std::string>() << "\n";
+  for (const auto& p : sc["sharing"]["parameters"]) {
+    out << "            " << p["name"].get<std::string>() << " = " << p["value"] << " "
+        << p["unit"].get<std::string>() << "  (" << p["source"].get<std::string>() << ")\n";
+  }
+  out << "scheduler   " << sc["scheduler"]["queue"].get<std::string>() << " + "
+      << sc["scheduler"]["placement"].get<std::string>() << "\n";
+  const auto& tr = r.summary["trace"];
+  if (s.trace.generated) {
+    out << "trace       synthetic generator, " << tr["rows"] << " jobs\n";
+  } else {
+    out << "trace       " << s.trace.path << " (" << s.trace.format << "), " << tr["rows"]
+        << " rows, " << tr["skipped_lines"] << " blank/comment lines skipped\n";
+    // Defaults the scenario chose, one per line; built-in ones on one line.
+    std::string builtin;
+    for (const auto& [field, use] : tr["defaults_used"].items()) {
+      if (field == "mig_profile" || field == "tenant") continue;  // empty by default: no effect
+      if (use["source"] == "built-in default") {
+        builtin += (builtin.empty() ? "" : ", ") + field + "=" + use["value"].dump();
+        continue;
+      }
+      out << "  default   " << field << " ~ " << use["value"].dump() << " ("
+          << use["source"].get<std::string>() << ", " << use["rows"] << " rows)
+";
+    }
+    if (!builtin.empty()) out << "  default   " << builtin << " (built-in, not in the trace)\n";
+  }
+  const auto& jobs = m["jobs"];
+  out << "\n";
+  out << "  jobs finished / arrived      " << jobs["finished"] << " / " << jobs["arrived"];
+  if (jobs["rejected"].get<std::uint64_t>() > 0) out << "  (" << jobs["rejected"] << " rejected)";
+  const auto unfinished =
+      jobs["unfinished_queued"].get<std::uint64_t>() + jobs["unfinished_running"].get<std::uint64_t>();
+  if (unfinished > 0) out << "  (" << unfinished << " unfinished at the time limit)";
+  out << "\n";
+  out << "  makespan                     " << duration_text(m["makespan_s"].get<double>()) << "\n";
+  out << "  GPU allocation ratio         " << fixed(100 * m["gpu_allocation_ratio"].get<double>(), 1)
+      << " %\n";
+  out << "  SM-busy utilization          " << fixed(100 * m["sm_busy_utilization"].get<double>(), 1)
+      << " %\n";
+  out << "  sharing overhead             " << fixed(100 * m["sharing_overhead"].get<double>(), 1)
+      << " %\n";
+  out << "  GPUs in use (mean / peak)    " << fixed(m["mean_allocated_gpus"].get<double>(), 1)
+      << " / " << m["peak_allocated_gpus"] << " of " << m["gpus"] << "\n\n";
+  out << "  " << std::left << std::setw(22) << "" << std::right;
+  for (const char* h : {"mean", "p50", "p90", "p95", "p99", "max"}) out << std::setw(11) << h;
+  out << "\n";
+  auto row = [&](const char* label, const nlohmann::json& d, int digits) {
+    out << "  " << std::left << std::setw(22) << label << std::right;
+    for (const char* k : {"mean", "p50", "p90", "p95", "p99", "max"}) {
+      out << std::setw(11) << fixed(d[k].get<double>(), digits);
+    }
+    out << "\n";
+  };
+  row("JCT (s)", m["jct_s"], 1);
+  row("queueing delay (s)", m["queueing_delay_s"], 1);
+  row("slowdown (x)", m["slowdown"], 2);
+  if (!r.out_dir.empty()) {
+    out << "\noutputs     " << r.out_dir << "/{summary.json";
+    if (s.outputs.jobs_csv) out << ",jobs.csv";
+    if (s.outputs.timeseries_csv) out << ",timeseries.csv";
+    out << "}\n";
+  }
+}
+
+}  // namespace gpumux

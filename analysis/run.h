@@ -1,0 +1,34 @@
+// Runs one scenario end to end: builds the cluster, model, scheduler and job source, replays
+// the trace, and writes summary.json, jobs.csv and timeseries.csv atomically into the output
+// folder (nothing is left there if the run fails).
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "scenarios/scenario.h"
+#include "sim/engine.h"
+
+namespace gpumux {
+
+struct RunOptions {
+  bool write_outputs = true;
+  std::ostream* progress = nullptr;  // periodic progress lines on long runs, or none
+};
+
+struct RunReport {
+  nlohmann::json summary;  // exactly what summary.json holds
+  EngineStats engine;
+  double wall_seconds = 0.0;  // not in the summary: outputs must be byte-identical across runs
+  std::string out_dir;
+};
+
+// Throws InputError for bad trace rows (no output files are left behind).
+RunReport run_scenario(const Scenario& scenario, const RunOptions& options = {});
+
+// The human-readable summary printed by `gpumux run`.
+void print_summary_table(const Scenario& scenario, const RunReport& report, std::ostream& out);
+
+}  // namespace gpumux

@@ -1,0 +1,261 @@
+#include "apps/commands.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <optional>
+
+#include <CLI/CLI.hpp>
+
+#include "analysis/atomic_file.h"
+#include "analysis/run.h"
+#include "models/device_registry.h"
+#include "models/sharing_registry.h"
+#include "scenarios/scenario.h"
+#include "sim/input_error.h"
+#include "sim/placement.h"
+#include "sim/scheduler.h"
+#include "traces/generator.h"
+#include "traces/trace_source.h"
+#include "traces/trace_writer.h"
+#ifdef GPUMUX_HAVE_PACKING
+#include "packing/pack_command.h"
+#endif
+#ifdef GPUMUX_HAVE_COLOCATION
+#include "colocation/colocation_command.h"
+#endif
+
+namespace gpumux {
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitInternal = 1;
+constexpr int kExitBadInput = 2;
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+struct RunArgs {
+  std::string scenario;
+  std::optional<std::string> out_dir;
+  std::optional<std::uint64_t> seed;
+  std::vector<std::string> sets;
+  bool quiet = false;
+  bool progress = false;
+  bool no_outputs = false;
+};
+
+ScenarioOverrides overrides_of(const RunArgs& a) {
+  ScenarioOverrides o;
+  o.sets = a.sets;
+  o.seed = a.seed;
+  o.out_dir = a.out_dir;
+  return o;
+}
+
+void add_scenario_options(CLI::App* sub, RunArgs& a) {
+  sub->add_option("scenario", a.scenario, "scenario JSON file (README \"Scenario format\")")
+      ->required();
+  sub->add_option("--set", a.sets,
+                  "override a scenario value before validation, as path=value; the path is "
+                  "dotted (sharing.model) or a JSON pointer (/cluster/node_groups/0/nodes); the "
+                  "value is JSON, or a string. Repeatable.");
+  sub->add_option("--seed", a.seed, "override the scenario's seed");
+}
+
+int run_run(const RunArgs& a, std::ostream& out, std::ostream& err) {
+  const Scenario s = load_scenario(a.scenario, overrides_of(a));
+  RunOptions options;
+  options.write_outputs = !a.no_outputs;
+  if (a.progress || (!a.quiet && isatty(STDERR_FILENO))) options.progress = &err;
+  RunReport report = run_scenario(s, options);
+  if (a.no_outputs) report.out_dir.clear();
+  if (!a.quiet) print_summary_table(s, report, out);
+  err << "[gpumux] " << report.engine.events << " events in " << report.wall_seconds
+      << " s wall time\n";
+  return kExitOk;
+}
+
+int run_validate(const RunArgs& a, std::ostream& out) {
+  const Scenario s = load_scenario(a.scenario, overrides_of(a));
+  // Open the trace and read its header so that a bad trace file fails here too.
+  if (!s.trace.generated) open_trace(s.trace.path, s.trace.format, s.trace.defaults, s.seed);
+  out << "OK  " << s.file << ": scenario '" << s.name << "', " << s.gpu_count() << " GPUs on "
+      << s.nodes.size() << " nodes, model " << s.resolved["sharing"]["model"].get<std::string>()
+      << ", " << s.resolved["scheduler"]["queue"].get<std::string>() << " + " << s.placement
+      << ", trace " << (s.trace.generated ? "generated" : s.trace.path) << "\n";
+  return kExitOk;
+}
+
+struct GenerateArgs {
+  std::string config;
+  std::string output;
+  std::optional<std::uint64_t> jobs;
+  std::uint64_t seed = 1;
+};
+
+int run_generate(const GenerateArgs& a, std::ostream& out) {
+  nlohmann::json spec_json = nlohmann::json::object();
+  std::string file = "<defaults>";
+  std::string pointer;
+  if (!a.config.empty()) {
+    file = a.config;
+    nlohmann::json doc = read_json_file(a.config);
+    // Accept a generator object, or a scenario whose trace has a generator.
+    if (doc.is_object() && doc.contains("trace")) {
+      if (!doc["trace"].is_object() || !doc["trace"].contains("generator")) {
+        throw InputError(a.config + "#/trace", "generator", "scenario has no trace.generator");
+      }
+      spec_json = doc["trace"]["generator"];
+      pointer = "/trace/generator";
+    } else {
+      spec_json = doc;
+    }
+  }
+  if (a.jobs) {
+    if (!spec_json.is_object()) spec_json = nlohmann::json::object();
+    spec_json["jobs"] = *a.jobs;
+  }
+  JsonObject o(spec_json, file, pointer);
+  GeneratedJobs jobs(GeneratorSpec::parse(o), a.seed);
+  AtomicFile target(a.output);
+  write_trace_header(target.stream());
+  JobSpec job;
+  std::uint64_t n = 0;
+  while (jobs.next(job)) {
+    write_trace_row(target.stream(), job);
+    ++n;
+  }
+  target.commit();
+  out << "wrote " << n << " jobs to " << a.output << " (seed " << a.seed << ")\n";
+  return kExitOk;
+}
+
+int run_devices(bool as_json, std::ostream& out) {
+  const DeviceRegistry registry = DeviceRegistry::with_builtins();
+  if (as_json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& [name, d] : registry.all()) list.push_back(device_to_json(d));
+    out << list.dump(2) << "\n";
+    return kExitOk;
+  }
+  out << "name          memory_mib  SMs  arch       MPS clients  MIG profiles\n";
+  for (const auto& [name, d] : registry.all()) {
+    char line[160];
+    std::snprintf(line, sizeof line, "%-13s %10lld %4d  %-10s %11d  %zu\n", name.c_str(),
+                  static_cast<long long>(d.memory.mib()), d.sms, d.architecture.c_str(),
+                  d.mps_client_limit, d.mig_profiles.size());
+    out << line;
+  }
+  out << "(sources per device: gpumux devices --json)\n";
+  return kExitOk;
+}
+
+int run_models(std::ostream& out) {
+  out << "sharing models (scenario sharing.model):\n";
+  for (const auto& m : sharing_models()) out << "  " << m.name << "  " << m.summary << "\n";
+  out << "queue policies (scheduler.queue): " << join(queue_policy_names()) << "\n";
+  out << "placement policies (scheduler.placement): " << join(placement_policy_names()) << "\n";
+  out << "trace formats (trace.format): " << join(trace_format_names()) << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{
+      "gpumux: a discrete-event simulator of GPU clusters shared by many jobs.\n"
+      "Replays a job trace under a GPU-sharing model and reports utilization, latency and GPUs "
+      "used.\nStart with: gpumux run scenarios/examples/quickstart.json"};
+  app.set_version_flag("--version", std::string("gpumux ") + GPUMUX_VERSION);
+  app.require_subcommand(1);
+  app.footer("Exit codes: 0 ok, 2 bad input (the message names file, line or JSON pointer, "
+             "and field), 1 internal error.");
+  std::function<int()> action;
+
+  RunArgs run_args;
+  auto* run = app.add_subcommand("run", "run a scenario and write summary.json, jobs.csv, "
+                                        "timeseries.csv to its output folder");
+  add_scenario_options(run, run_args);
+  run->add_option("--out", run_args.out_dir, "output folder (default: the scenario's outputs.dir, "
+                                             "else out/<scenario name>)");
+  run->add_flag("--quiet", run_args.quiet, "print no summary table");
+  run->add_flag("--progress", run_args.progress, "print progress lines to stderr (default when "
+                                                 "stderr is a terminal)");
+  run->add_flag("--no-outputs", run_args.no_outputs, "write no files; print the summary only");
+  run->callback([&] { action = [&] { return run_run(run_args, out, err); }; });
+
+  RunArgs validate_args;
+  auto* validate = app.add_subcommand("validate", "check a scenario (and its trace header) "
+                                                  "without running it");
+  add_scenario_options(validate, validate_args);
+  validate->callback([&] { action = [&] { return run_validate(validate_args, out); }; });
+
+  GenerateArgs gen;
+  auto* generate = app.add_subcommand(
+      "generate", "write a synthetic trace in the native CSV format (README \"Synthetic "
+                  "generator\")");
+  generate->add_option("--config", gen.config,
+                       "generator JSON object, or a scenario whose trace has a generator "
+                       "(default: the documented generator defaults)");
+  generate->add_option("--jobs", gen.jobs, "number of jobs (overrides the config)");
+  generate->add_option("--seed", gen.seed, "random seed (default 1)");
+  generate->add_option("-o,--output", gen.output, "output CSV file")->required();
+  generate->callback([&] { action = [&] { return run_generate(gen, out); }; });
+
+  bool devices_json = false;
+  auto* devices = app.add_subcommand("devices", "list the built-in device profiles");
+  devices->add_flag("--json", devices_json, "print full profiles (MIG tables, sources) as JSON");
+  devices->callback([&] { action = [&] { return run_devices(devices_json, out); }; });
+
+  auto* models = app.add_subcommand("models", "list sharing models, policies and trace formats");
+  models->callback([&] { action = [&] { return run_models(out); }; });
+
+#ifdef GPUMUX_HAVE_PACKING
+  packing::PackCommand pack_args;
+  auto* pack = app.add_subcommand(
+      "pack", "fractional-GPU packing of openb pods (the FGD study's experiment): allocation "
+              "ratio at each arrived-workload percentage");
+  packing::configure_pack_command(*pack, pack_args);
+  pack->callback([&] { action = [&] { return packing::run_pack_command(pack_args, out, err); }; });
+#endif
+#ifdef GPUMUX_HAVE_COLOCATION
+  colocation::FitCommand fit_args;
+  colocation::PredictCommand predict_args;
+  auto* coloc = app.add_subcommand("colocation", "fit and check the co-location model on "
+                                                 "measured pairs");
+  coloc->require_subcommand(1);
+  auto* fit = coloc->add_subcommand("fit", "fit the model's free parameters by least squares");
+  colocation::configure_fit_command(*fit, fit_args);
+  fit->callback([&] { action = [&] { return colocation::run_fit_command(fit_args, out, err); }; });
+  auto* predict = coloc->add_subcommand("predict", "predicted vs measured speeds, then MAE");
+  colocation::configure_predict_command(*predict, predict_args);
+  predict->callback(
+      [&] { action = [&] { return colocation::run_predict_command(predict_args, out, err); }; });
+#endif
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e, out, err);
+    return code == 0 ? kExitOk : kExitBadInput;
+  }
+  try {
+    return action ? action() : kExitOk;
+  } catch (const InputError& e) {
+    err << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    err << "internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}
+
+}  // namespace gpumux
