@@ -175,8 +175,7 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
         continue;
       }
       out << "  default   " << field << " ~ " << use["value"].dump() << " ("
-          << use["source"].get<std::string>() << ", " << use["rows"] << " rows)
-";
+          << use["source"].get<std::string>() << ", " << use["rows"] << " rows)\n";
     }
     if (!builtin.empty()) out << "  default   " << builtin << " (built-in, not in the trace)\n";
   }
