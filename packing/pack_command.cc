@@ -58,6 +58,11 @@ void configure_pack_command(CLI::App& sub, PackCommand& cmd) {
   sub.add_option("--format", cmd.format,
                  "csv: rows arrived_pct,alloc_pct,frag_pct; json: the same curve plus a summary")
       ->check(CLI::IsMember({"csv", "json"}));
+  sub.add_option("--tie-break", cmd.tie_break,
+                 "how equal node scores are settled: node-order (default; the first node in a "
+                 "per-run random node order, which is what reproduces the study) or uniform "
+                 "(random per pod, as upstream Kubernetes)")
+      ->check(CLI::IsMember({"node-order", "uniform"}));
 }
 
 int run_pack_command(const PackCommand& cmd, std::ostream& out, std::ostream& err) {
@@ -73,6 +78,10 @@ int run_pack_command(const PackCommand& cmd, std::ostream& out, std::ostream& er
   if (cmd.format != "csv" && cmd.format != "json") {
     throw InputError("command line", "--format", "expected csv or json, got '" + cmd.format + "'");
   }
+  if (cmd.tie_break != "node-order" && cmd.tie_break != "uniform") {
+    throw InputError("command line", "--tie-break",
+                     "expected node-order or uniform, got '" + cmd.tie_break + "'");
+  }
   const NodeList nodes = load_openb_nodes(cmd.nodes_csv);
   report_load(err, "nodes", cmd.nodes_csv, nodes.report);
   const PodList pods = load_openb_pods(cmd.pods_csv);
@@ -83,6 +92,7 @@ int run_pack_command(const PackCommand& cmd, std::ostream& out, std::ostream& er
   opt.policy = *policy;
   opt.seed = cmd.seed;
   opt.arrive_to = cmd.arrive_to;
+  opt.tie_break = cmd.tie_break == "uniform" ? TieBreak::kUniform : TieBreak::kNodeOrder;
   const PackResult r = run_inflation(nodes.nodes, pods.pods, opt);
   if (r.total_gpus == 0) throw InputError(cmd.nodes_csv, "gpu", "the cluster has no GPUs");
   err << "pack: policy " << policy_name(*policy) << ", seed " << cmd.seed << ": "
@@ -104,6 +114,7 @@ int run_pack_command(const PackCommand& cmd, std::ostream& out, std::ostream& er
   j["policy"] = std::string(policy_name(*policy));
   j["seed"] = cmd.seed;
   j["arrive_to_pct"] = cmd.arrive_to;
+  j["tie_break"] = cmd.tie_break;
   j["nodes_csv"] = cmd.nodes_csv;
   j["pods_csv"] = cmd.pods_csv;
   j["total_gpus"] = r.total_gpus;

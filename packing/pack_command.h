@@ -15,10 +15,11 @@ struct PackCommand {
   std::string nodes_csv, pods_csv, policy, format = "csv";
   std::uint64_t seed = 42;
   int arrive_to = 130;
+  std::string tie_break = "node-order";  // or "uniform"; see TieBreak in packing_sim.h
 };
 
 // Adds options to `sub` (created by the caller as the "pack" subcommand): --nodes, --pods,
-// --policy, --seed, --arrive-to, --format csv|json.
+// --policy, --seed, --arrive-to, --format csv|json, --tie-break node-order|uniform.
 void configure_pack_command(CLI::App& sub, PackCommand& cmd);
 
 // Runs it: writes `arrived_pct,alloc_pct,frag_pct` rows for 0..arrive_to (CSV), or the same
