@@ -290,8 +290,9 @@ void parse_outputs(Scenario& s, JsonObject& root) {
   } else {
     root.allow("outputs");
   }
-  s.resolved["outputs"] = {{"dir", s.outputs.dir},
-                           {"timeseries_interval_s", s.outputs.timeseries_interval.seconds()},
+  // The output folder is left out: summary.json lives in it, and the same run written to two
+  // folders must give byte-identical files.
+  s.resolved["outputs"] = {{"timeseries_interval_s", s.outputs.timeseries_interval.seconds()},
                            {"jobs_csv", s.outputs.jobs_csv},
                            {"timeseries_csv", s.outputs.timeseries_csv}};
 }

@@ -22,7 +22,7 @@ Scheduler::Scheduler(QueuePolicy policy, std::unique_ptr<PlacementPolicy> placem
     : policy_(policy), placement_(std::move(placement)), backfill_depth_(backfill_depth) {}
 
 void Scheduler::schedule(Time now, const Cluster& cluster, const SharingModel& model,
-                         JobTable& jobs, std::span<const JobSlot> running, Launcher& launcher) {
+                         JobTable& jobs, const std::vector<JobSlot>& running, Launcher& launcher) {
   GpuViewBuilder views(cluster, jobs);
   // Start jobs from the head while they fit.
   while (!queue_.empty()) {
@@ -63,7 +63,7 @@ void Scheduler::schedule(Time now, const Cluster& cluster, const SharingModel& m
 
 Scheduler::Reservation Scheduler::reserve_for(const ActiveJob& head, const Cluster& cluster,
                                               const JobTable& jobs,
-                                              std::span<const JobSlot> running) {
+                                              const std::vector<JobSlot>& running) {
   // Counts whole empty GPUs: exact for exclusive placement, an estimate under sharing models.
   long empty = static_cast<long>(cluster.empty_gpus_total());
   Reservation r;

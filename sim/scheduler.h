@@ -47,9 +47,9 @@ class Scheduler {
   QueuePolicy policy() const { return policy_; }
 
   // Starts every job the policy allows at `now`. `running` lists the running jobs (for the
-  // backfill reservation).
+  // backfill reservation); it is read after launcher.start() calls, which may grow it.
   void schedule(Time now, const Cluster& cluster, const SharingModel& model, JobTable& jobs,
-                std::span<const JobSlot> running, Launcher& launcher);
+                const std::vector<JobSlot>& running, Launcher& launcher);
 
  private:
   // Earliest expected time at which `needed` more GPUs are empty, and how many GPUs beyond the
@@ -59,7 +59,7 @@ class Scheduler {
     long extra_gpus = 0;
   };
   Reservation reserve_for(const ActiveJob& head, const Cluster& cluster, const JobTable& jobs,
-                          std::span<const JobSlot> running);
+                          const std::vector<JobSlot>& running);
 
   QueuePolicy policy_;
   std::unique_ptr<PlacementPolicy> placement_;

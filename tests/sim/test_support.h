@@ -1,0 +1,81 @@
+// Small builders shared by the sim tests.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/exclusive_model.h"
+#include "sim/cluster.h"
+#include "sim/job_source.h"
+
+namespace gpumux::testing {
+
+inline DeviceProfile test_device(std::int64_t memory_mib = 16384) {
+  DeviceProfile d;
+  d.name = "TestGPU";
+  d.memory = MemoryMiB(memory_mib);
+  d.sms = 80;
+  d.mps_client_limit = 48;
+  return d;
+}
+
+// `nodes` nodes of `gpus` GPUs each, `per_rack` nodes per rack.
+inline Cluster make_cluster(int nodes, int gpus, int per_rack = 8, bool nvlink = true) {
+  std::vector<NodeSpec> specs;
+  for (int n = 0; n < nodes; ++n) {
+    specs.push_back(NodeSpec{"n" + std::to_string(n), 0, gpus, n / per_rack, nvlink});
+  }
+  return Cluster({test_device()}, specs);
+}
+
+inline JobSpec job(std::string id, double submit_s, int gpus, double runtime_s) {
+  JobSpec j;
+  j.id = std::move(id);
+  j.submit = Time::from_seconds(submit_s);
+  j.gpus = gpus;
+  j.runtime = Time::from_seconds(runtime_s);
+  return j;
+}
+
+// A job source over a fixed list (already sorted by submit).
+class ListSource : public JobSource {
+ public:
+  explicit ListSource(std::vector<JobSpec> jobs) : jobs_(std::move(jobs)) {}
+  bool next(JobSpec& j) override {
+    if (i_ >= jobs_.size()) return false;
+    j = jobs_[i_++];
+    return true;
+  }
+
+ private:
+  std::vector<JobSpec> jobs_;
+  std::size_t i_ = 0;
+};
+
+}  // namespace gpumux::testing
+
+namespace gpumux::testing {
+
+// A sharing model for tests: up to two jobs per GPU if memory fits; each of n residents runs at
+// rate 1/n (processor sharing).
+class PairModel : public SharingModel {
+ public:
+  std::string_view name() const override { return "pair"; }
+  bool admits(const GpuView& gpu, const JobSpec& job) const override {
+    return gpu.residents.size() < 2 && gpu.memory_used + job.memory <= gpu.device.memory;
+  }
+  void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override {
+    const double r = 1.0 / static_cast<double>(gpu.residents.size());
+    double busy = 0.0;
+    for (std::size_t i = 0; i < rates.size(); ++i) {
+      rates[i] = r;
+      busy += r * gpu.residents[i]->sm_util;
+    }
+    load.useful_busy = std::min(1.0, busy);
+    load.overhead = 0.0;
+  }
+  std::vector<ModelParameter> parameters() const override { return {}; }
+};
+
+}  // namespace gpumux::testing
