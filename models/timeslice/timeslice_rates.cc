@@ -16,6 +16,9 @@ constexpr int kInnerPasses = 20;
 constexpr int kNewtonIterations = 60;
 constexpr double kMinRate = 1e-9;
 constexpr double kAcceptableResidual = 1e-6;
+// Idle share below which the round-robin model takes over (chosen on a validation grid,
+// seed 77; checked on another, seed 5150: RESULTS.md).
+constexpr double kSaturatedIdle = 0.1;
 
 // How a burst of mean `k` is cut into holds of at most one slice `t` when others wait.
 struct Holds {
@@ -77,6 +80,8 @@ RoundRobin round_robin(std::span<const TimeSliceJob> jobs, const std::vector<dou
                        double s, double t) {
   const std::size_t n = jobs.size();
   std::vector<double> p(n), h(n);
+  // A turn costs a switch only if another context ran since j's previous turn.
+  std::vector<double> sw(n, s);
   auto ready_share = [&](double round) {
     double total = 0.0;
     for (std::size_t j = 0; j < n; ++j) {
@@ -87,11 +92,18 @@ RoundRobin round_robin(std::span<const TimeSliceJob> jobs, const std::vector<dou
         h[j] = hold[j].mean;
         // After its last hold of a burst, j needs its gap to end before its next turn: the
         // first comes R - s - h_j later, the following ones a round apart each.
-        const double first = std::max(0.0, round - s - h[j]);
+        const double first = std::max(0.0, round - sw[j] - h[j]);
         const double skips = std::exp(-first / g[j]) / (1.0 - std::exp(-round / g[j]) + 1e-300);
         p[j] = hold[j].count / (hold[j].count + skips);
       }
-      total += p[j] * (s + h[j]);
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      double nobody_else = 1.0;
+      for (std::size_t m = 0; m < n; ++m) {
+        if (m != j) nobody_else *= 1.0 - p[m];
+      }
+      sw[j] = s * (1.0 - nobody_else);
+      total += p[j] * (sw[j] + h[j]);
     }
     return total;
   };
@@ -112,7 +124,7 @@ RoundRobin round_robin(std::span<const TimeSliceJob> jobs, const std::vector<dou
   for (std::size_t j = 0; j < n; ++j) {
     const double busy = p[j] * h[j] / round;
     out.busy += busy;
-    out.lost += p[j] * s / round;
+    out.lost += p[j] * sw[j] / round;
     out.rates[j] = std::min(1.0, busy / (jobs[j].sm_util * slow[j]));
   }
   return out;
@@ -329,6 +341,18 @@ TimeSliceRates timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSli
     for (double& rate : r) rate *= scale;
     busy *= scale;
     lost *= scale;
+  }
+  // Near saturation the fixed point's independence assumptions break down (it can even land on
+  // a wrong branch), while the round-robin model's single assumption (the GPU never idles)
+  // becomes true: hand over to it progressively as the idle share falls below kSaturatedIdle.
+  const double idle = 1.0 - busy - lost;
+  if (n > 1 && idle < kSaturatedIdle) {
+    const RoundRobin rr = round_robin(jobs, g, slow, hold, continuous, s, t);
+    const double weight = std::clamp(1.0 - idle / kSaturatedIdle, 0.0, 1.0);
+    for (std::size_t j = 0; j < n; ++j) r[j] = weight * rr.rates[j] + (1.0 - weight) * r[j];
+    busy = weight * rr.busy + (1.0 - weight) * busy;
+    lost = weight * rr.lost + (1.0 - weight) * lost;
+    out.round_robin = weight > 0.5;
   }
   out.rates = r;
   out.busy_fraction = busy;
