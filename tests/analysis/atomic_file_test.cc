@@ -1,0 +1,60 @@
+#include "analysis/atomic_file.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "sim/input_error.h"
+
+namespace gpumux {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path fresh_dir(const char* name) {
+  const fs::path d = fs::temp_directory_path() / ("gpumux_atomic_" + std::string(name) + "_" +
+                                                 std::to_string(::getpid()));
+  fs::remove_all(d);
+  return d;
+}
+
+TEST(AtomicFile, AppearsOnlyOnCommit) {
+  const fs::path dir = fresh_dir("commit");
+  const fs::path target = dir / "sub" / "result.txt";
+  {
+    AtomicFile f(target.string());
+    f.stream() << "hello\n";
+    EXPECT_FALSE(fs::exists(target));
+    f.commit();
+  }
+  ASSERT_TRUE(fs::exists(target));
+  std::ifstream in(target);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "hello");
+  EXPECT_EQ(std::distance(fs::directory_iterator(target.parent_path()), fs::directory_iterator()), 1);
+  fs::remove_all(dir);
+}
+
+TEST(AtomicFile, UncommittedLeavesNothingBehind) {
+  const fs::path dir = fresh_dir("abandon");
+  {
+    AtomicFile f((dir / "result.txt").string());
+    f.stream() << "partial";
+  }
+  EXPECT_TRUE(fs::is_empty(dir));
+  fs::remove_all(dir);
+}
+
+TEST(AtomicFile, UnwritableLocationIsAnInputError) {
+  const fs::path dir = fresh_dir("blocked");
+  fs::create_directories(dir);
+  std::ofstream(dir / "file") << "x";
+  // A folder path that runs through a regular file cannot be created.
+  EXPECT_THROW(AtomicFile((dir / "file" / "out.txt").string()), InputError);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gpumux

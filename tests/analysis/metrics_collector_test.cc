@@ -1,0 +1,87 @@
+#include "analysis/metrics_collector.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace gpumux {
+namespace {
+
+ActiveJob make_job(const char* id, double submit, double runtime) {
+  ActiveJob j;
+  j.spec.id = id;
+  j.spec.submit = Time::from_seconds(submit);
+  j.spec.runtime = Time::from_seconds(runtime);
+  j.spec.gpus = 1;
+  j.gpus = {0};
+  return j;
+}
+
+GpuState gpu_with(std::size_t residents, double busy) {
+  GpuState g;
+  for (std::size_t i = 0; i < residents; ++i) g.residents.push_back(static_cast<JobSlot>(i));
+  g.load.useful_busy = busy;
+  return g;
+}
+
+// Two GPUs; one job runs on GPU 0 from t=0 to t=10 at busy 0.5, after waiting 0 s; another
+// arrives at 0, waits until 10 and runs on GPU 0 until 30 at busy 1.0. The run ends at 30.
+TEST(MetricsCollector, TimeWeightedRatiosAndJobStatistics) {
+  std::ostringstream jobs, series;
+  MetricsCollector m(2, Time::from_seconds(10), &jobs, &series);
+  ActiveJob a = make_job("a", 0, 10), b = make_job("b", 0, 20);
+  m.on_job_arrived(Time::zero(), a);
+  m.on_job_arrived(Time::zero(), b);
+  a.start = Time::zero();
+  m.on_job_started(Time::zero(), a);
+  m.on_gpu_changed(Time::zero(), 0, gpu_with(1, 0.5));
+  m.on_job_finished(Time::from_seconds(10), a);
+  m.on_gpu_changed(Time::from_seconds(10), 0, gpu_with(0, 0));
+  b.start = Time::from_seconds(10);
+  m.on_job_started(Time::from_seconds(10), b);
+  m.on_gpu_changed(Time::from_seconds(10), 0, gpu_with(1, 1.0));
+  m.on_job_finished(Time::from_seconds(30), b);
+  m.on_gpu_changed(Time::from_seconds(30), 0, gpu_with(0, 0));
+  m.on_run_end(Time::from_seconds(30), {});
+  const auto j = m.metrics();
+  EXPECT_DOUBLE_EQ(j["makespan_s"].get<double>(), 30);
+  EXPECT_DOUBLE_EQ(j["gpu_allocation_ratio"].get<double>(), 30.0 / 60.0);
+  EXPECT_DOUBLE_EQ(j["sm_busy_utilization"].get<double>(), (0.5 * 10 + 1.0 * 20) / 60.0);
+  EXPECT_DOUBLE_EQ(j["jct_s"]["mean"].get<double>(), 20);
+  EXPECT_DOUBLE_EQ(j["queueing_delay_s"]["max"].get<double>(), 10);
+  EXPECT_DOUBLE_EQ(j["slowdown"]["max"].get<double>(), 1.5);
+  EXPECT_EQ(j["peak_allocated_gpus"].get<int>(), 1);
+  EXPECT_EQ(jobs.str(),
+            "id,state,submit_s,gpus,runtime_s,start_s,finish_s,queue_s,jct_s,slowdown,"
+            "placement_span,first_gpu,reason\n"
+            "a,finished,0,1,10,0,10,0,10,1,same-gpu,0,\n"
+            "b,finished,0,1,20,10,30,10,30,1.5,same-gpu,0,\n");
+  // Samples at 0, 10, 20 (state just before each instant's changes) and 30 (end).
+  EXPECT_EQ(series.str(),
+            "time_s,allocated_gpus,allocation_ratio,sm_busy,overhead,queued,running,finished\n"
+            "0,1,0.5,0.25,0,1,1,0\n"
+            "10,1,0.5,0.5,0,0,1,1\n"
+            "20,1,0.5,0.5,0,0,1,1\n"
+            "30,0,0,0,0,0,0,2\n");
+}
+
+TEST(MetricsCollector, RejectedAndUnfinishedJobsAreReportedNotDropped) {
+  std::ostringstream jobs;
+  MetricsCollector m(1, Time::from_seconds(60), &jobs, nullptr);
+  ActiveJob r = make_job("r", 0, 5), q = make_job("q", 1, 5);
+  m.on_job_arrived(Time::zero(), r);
+  m.on_job_rejected(Time::zero(), r, "gang larger than the cluster");
+  m.on_job_arrived(Time::from_seconds(1), q);
+  q.phase = JobPhase::kQueued;
+  const ActiveJob* left[] = {&q};
+  m.on_run_end(Time::from_seconds(2), left);
+  const auto j = m.metrics();
+  EXPECT_EQ(j["jobs"]["rejected"].get<int>(), 1);
+  EXPECT_EQ(j["jobs"]["unfinished_queued"].get<int>(), 1);
+  EXPECT_NE(jobs.str().find("r,rejected,0,1,5,,,,,,,,gang larger than the cluster"),
+            std::string::npos);
+  EXPECT_NE(jobs.str().find("q,queued,1,1,5"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpumux

@@ -1,0 +1,94 @@
+// Exit codes and messages of the command line: 0 ok, 2 bad input, and no partial output.
+#include <gtest/gtest.h>
+
+#include "tests/e2e/e2e_support.h"
+
+namespace gpumux {
+namespace {
+
+using testing::run_cli;
+
+TEST(Cli, ValidateAcceptsTheQuickstart) {
+  const auto r = run_cli({"validate", (testing::source_dir() / "scenarios/examples/quickstart.json").string()});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("OK"), std::string::npos);
+  EXPECT_NE(r.out.find("16 GPUs"), std::string::npos);
+}
+
+TEST(Cli, MissingScenarioFileIsBadInput) {
+  const auto r = run_cli({"run", "/nonexistent/scenario.json"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/nonexistent/scenario.json"), std::string::npos);
+  EXPECT_NE(r.err.find("cannot open"), std::string::npos);
+}
+
+TEST(Cli, UnknownSubcommandAndMissingArgumentsAreBadInput) {
+  EXPECT_EQ(run_cli({"frobnicate"}).code, 2);
+  EXPECT_EQ(run_cli({"run"}).code, 2);
+  EXPECT_EQ(run_cli({}).code, 2);
+}
+
+TEST(Cli, HelpSucceedsAndTeaches) {
+  const auto r = run_cli({"--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("Exit codes"), std::string::npos);
+  const auto run_help = run_cli({"run", "--help"});
+  EXPECT_EQ(run_help.code, 0);
+  EXPECT_NE(run_help.out.find("--set"), std::string::npos);
+}
+
+TEST(Cli, SetOverrideIsValidated) {
+  const auto q = (testing::source_dir() / "scenarios/examples/quickstart.json").string();
+  const auto r = run_cli({"validate", q, "--set", "sharing.model=teleport"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("#/sharing/model"), std::string::npos);
+  EXPECT_NE(r.err.find("unknown sharing model 'teleport'"), std::string::npos);
+  EXPECT_NE(r.err.find("exclusive"), std::string::npos);  // lists the valid names
+  EXPECT_EQ(run_cli({"validate", q, "--set", "scheduler.queue=fifo-backfill"}).code, 0);
+}
+
+TEST(Cli, BadTraceRowFailsWithNoPartialOutput) {
+  const auto dir = testing::temp_dir("cli_bad_row");
+  std::string trace = "id,submit_s,gpus,runtime_s\n";
+  for (int i = 0; i < 50; ++i) trace += "j" + std::to_string(i) + "," + std::to_string(i) + ",1,10\n";
+  trace += "bad,60,two,10\n";
+  testing::write_file(dir / "trace.csv", trace);
+  testing::write_file(dir / "s.json", R"({"name": "bad-row",
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 2, "device": "T4"}]},
+    "trace": {"file": "trace.csv"}})");
+  const auto out = dir / "out";
+  const auto r = run_cli({"run", (dir / "s.json").string(), "--out", out.string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("trace.csv:52"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("field 'gpus'"), std::string::npos) << r.err;
+  EXPECT_TRUE(!testing::fs::exists(out) || testing::fs::is_empty(out));
+  testing::fs::remove_all(dir);
+}
+
+TEST(Cli, GenerateWritesATraceThatRunsBack) {
+  const auto dir = testing::temp_dir("cli_generate");
+  const auto r = run_cli({"generate", "--jobs", "200", "--seed", "3", "-o", (dir / "t.csv").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  testing::write_file(dir / "s.json", R"({"name": "gen",
+    "cluster": {"node_groups": [{"nodes": 2, "gpus_per_node": 8, "device": "A100-80GB"}]},
+    "trace": {"file": "t.csv"}})");
+  const auto run = run_cli({"run", (dir / "s.json").string(), "--out", (dir / "out").string()});
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.out.find("200 / 200"), std::string::npos) << run.out;
+  testing::fs::remove_all(dir);
+}
+
+TEST(Cli, DevicesAndModelsList) {
+  const auto d = run_cli({"devices"});
+  EXPECT_EQ(d.code, 0);
+  for (const char* name : {"A100-40GB", "H200-141GB", "B200-180GB", "T4", "G2"}) {
+    EXPECT_NE(d.out.find(name), std::string::npos) << name;
+  }
+  const auto m = run_cli({"models"});
+  EXPECT_EQ(m.code, 0);
+  EXPECT_NE(m.out.find("exclusive"), std::string::npos);
+  EXPECT_NE(m.out.find("fifo-backfill"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpumux
