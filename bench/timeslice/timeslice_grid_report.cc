@@ -11,8 +11,8 @@ int main(int argc, char** argv) {
   const int cases = argc > 1 ? std::atoi(argv[1]) : 300;
   const std::uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 2026;
   ReferenceConfig reference;
-  reference.min_cycles = 4000.0;
-  reference.max_events = 3e6;
+  reference.min_cycles = 20000.0;
+  reference.max_events = 2e7;
   for (BurstDistribution d : {BurstDistribution::kExponential, BurstDistribution::kFixed}) {
     const auto grid = make_validation_grid(cases, seed, d);
     const GridError e = compare_on_grid(grid, reference);

@@ -77,13 +77,15 @@ TEST(TimeSliceRates, RejectsBadInput) {
 // 0.05-1, kernels 10 us-10 ms, switch cost 0-200 us, exponential bursts). The bounds are the
 // errors measured on this grid (RESULTS.md) with a small margin, not targets.
 constexpr int kValidationCases = 60;
-constexpr double kMaxRateError = 0.65;  // measured 0.629 (RESULTS.md)
-constexpr double kMeanRateError = 0.025;  // measured 0.0224
+constexpr double kMaxRateError = 0.085;  // measured 0.0772 (RESULTS.md)
+constexpr double kMeanRateError = 0.009;  // measured 0.0075
 
 TEST(TimeSliceRates, MatchesTheKernelReferenceOnTheGrid) {
   ReferenceConfig reference;
-  reference.min_cycles = 4000;
-  reference.max_events = 1e6;
+  // Long windows: with short ones the reference's own sampling noise (up to 0.14 in rate on
+  // this grid) dominated the comparison.
+  reference.min_cycles = 20000;
+  reference.max_events = 2e7;
   const auto grid = make_validation_grid(kValidationCases, 2026, BurstDistribution::kExponential);
   const GridError e = compare_on_grid(grid, reference);
   RecordProperty("max_abs_rate_error", std::to_string(e.max_abs_rate_error));
