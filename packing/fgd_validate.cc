@@ -51,11 +51,16 @@ int main(int argc, char** argv) {
   TieBreak tie_break = TieBreak::kNodeOrder;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
-    if (k == "--data") data = v;
-    else if (k == "--lists") lists_arg = v;
-    else if (k == "--policies") policies_arg = v;
-    else if (k == "--jobs") jobs = std::stoi(v);
-    else if (k == "--tie-break") tie_break = v == "uniform" ? TieBreak::kUniform : TieBreak::kNodeOrder;
+    if (k == "--data")
+      data = v;
+    else if (k == "--lists")
+      lists_arg = v;
+    else if (k == "--policies")
+      policies_arg = v;
+    else if (k == "--jobs")
+      jobs = std::stoi(v);
+    else if (k == "--tie-break")
+      tie_break = v == "uniform" ? TieBreak::kUniform : TieBreak::kNodeOrder;
     else {
       std::cerr << "unknown option " << k << "\n";
       return 2;
@@ -83,7 +88,8 @@ int main(int argc, char** argv) {
         for (int cp : kCheckpoints) e.sum[cp] += std::stod(f[col.at(cp)]);
       }
     }
-    std::vector<std::string> lists = lists_arg.empty() ? std::vector<std::string>{} : split(lists_arg, ',');
+    std::vector<std::string> lists =
+        lists_arg.empty() ? std::vector<std::string>{} : split(lists_arg, ',');
     if (lists.empty()) {
       for (const auto& [w, _] : expected) lists.push_back(w);
     }
@@ -97,14 +103,22 @@ int main(int argc, char** argv) {
         policies.push_back(*p);
       }
     }
-    const NodeList nodes = load_openb_nodes(data + "/alibaba-gpu-v2023/openb_node_list_gpu_node.csv");
-    std::printf("| pod list | policy | pub 100 | ours 100 | d100 | pub 110 | ours 110 | d110 | pub 120 | ours 120 | d120 | pub 130 | ours 130 | d130 | max abs d |\n");
+    const NodeList nodes =
+        load_openb_nodes(data + "/alibaba-gpu-v2023/openb_node_list_gpu_node.csv");
+    std::printf(
+        "| pod list | policy | pub 100 | ours 100 | d100 | pub 110 | ours 110 | d110 | pub 120 | "
+        "ours 120 | d120 | pub 130 | ours 130 | d130 | max abs d |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     int within = 0, cells = 0;
     for (const auto& list : lists) {
-      const PodList pods = load_openb_pods(data + "/alibaba-gpu-v2023/openb_pod_list_" + list + ".csv");
+      const PodList pods =
+          load_openb_pods(data + "/alibaba-gpu-v2023/openb_pod_list_" + list + ".csv");
       const auto t0 = std::chrono::steady_clock::now();
-      struct Task { Policy policy; std::uint64_t seed; std::map<int, double> at; };
+      struct Task {
+        Policy policy;
+        std::uint64_t seed;
+        std::map<int, double> at;
+      };
       std::vector<Task> tasks;
       for (Policy p : policies) {
         auto it = expected[list].find(std::string(policy_name(p)));

@@ -33,9 +33,9 @@ struct PodDemand {
   std::int64_t score_cpu_milli = 0;  // Kubernetes' scoring view: 0 is read as 100 (its default)
   std::int64_t memory_mib = 0;
   int num_gpus = 0;
-  int gpu_milli = 0;            // per GPU
-  bool any_model = true;        // no gpu_spec
-  std::uint64_t model_mask = 0; // accepted models when !any_model (may be 0: none in cluster)
+  int gpu_milli = 0;             // per GPU
+  bool any_model = true;         // no gpu_spec
+  std::uint64_t model_mask = 0;  // accepted models when !any_model (may be 0: none in cluster)
 
   bool is_gpu() const { return num_gpus > 0 && gpu_milli > 0; }
   // A share of one GPU (the only fractional request the model supports).

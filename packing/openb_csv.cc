@@ -42,7 +42,8 @@ class CsvReader {
   // Optional columns are looked up later with `column()`.
   void read_header(const std::vector<std::string>& required) {
     std::string line;
-    if (!std::getline(in_, line)) throw InputError(source_ + ":1", "", "empty file, expected a header");
+    if (!std::getline(in_, line))
+      throw InputError(source_ + ":1", "", "empty file, expected a header");
     line_no_ = 1;
     auto fields = split_commas(trim(line));
     for (std::size_t i = 0; i < fields.size(); ++i) {
@@ -74,8 +75,10 @@ class CsvReader {
     fields = split_commas(line);
     if (fields.size() != width_) {
       throw InputError(where(), "",
-                       "expected " + std::to_string(width_) + " comma-separated fields (as in the "
-                       "header), found " + std::to_string(fields.size()));
+                       "expected " + std::to_string(width_) +
+                           " comma-separated fields (as in the "
+                           "header), found " +
+                           std::to_string(fields.size()));
     }
     return true;
   }

@@ -46,8 +46,8 @@
 
 namespace gpumux::packing {
 
-inline constexpr int kGpuMilli = 1000;       // capacity of one GPU in milli-GPU
-inline constexpr int kMaxGpusPerNode = 16;   // node arrays are fixed-size for speed
+inline constexpr int kGpuMilli = 1000;      // capacity of one GPU in milli-GPU
+inline constexpr int kMaxGpusPerNode = 16;  // node arrays are fixed-size for speed
 
 struct NodeSpec {
   std::string name;

@@ -95,9 +95,9 @@ int run_pack_command(const PackCommand& cmd, std::ostream& out, std::ostream& er
   opt.tie_break = cmd.tie_break == "uniform" ? TieBreak::kUniform : TieBreak::kNodeOrder;
   const PackResult r = run_inflation(nodes.nodes, pods.pods, opt);
   if (r.total_gpus == 0) throw InputError(cmd.nodes_csv, "gpu", "the cluster has no GPUs");
-  err << "pack: policy " << policy_name(*policy) << ", seed " << cmd.seed << ": "
-      << r.pods_arrived << " pods arrived, " << r.pods_failed << " failed; "
-      << r.typical_pod_kinds << " typical pod kinds; final allocation "
+  err << "pack: policy " << policy_name(*policy) << ", seed " << cmd.seed << ": " << r.pods_arrived
+      << " pods arrived, " << r.pods_failed << " failed; " << r.typical_pod_kinds
+      << " typical pod kinds; final allocation "
       << fixed2(100.0 * static_cast<double>(r.allocated_gpu_milli) /
                 (static_cast<double>(r.total_gpus) * kGpuMilli))
       << "% of " << r.total_gpus << " GPUs\n";

@@ -88,14 +88,23 @@ std::optional<Placement> PackingSimulator::schedule(const PodDemand& pod) {
       int score = 0;
       int gpu = -1;
       switch (policy_) {
-        case Policy::kDotProd: score = dot_product_score(node, pod); break;
-        case Policy::kGpuClustering: score = gpu_clustering_score(node, pod); break;
-        case Policy::kGpuPacking: score = gpu_packing_score(node, pod); break;
-        case Policy::kBestFit: score = best_fit_score(node, pod); break;
+        case Policy::kDotProd:
+          score = dot_product_score(node, pod);
+          break;
+        case Policy::kGpuClustering:
+          score = gpu_clustering_score(node, pod);
+          break;
+        case Policy::kGpuPacking:
+          score = gpu_packing_score(node, pod);
+          break;
+        case Policy::kBestFit:
+          score = best_fit_score(node, pod);
+          break;
         case Policy::kFgd: {
           CacheEntry& e = row[n];
           if (e.version != node_version_[static_cast<std::size_t>(n)]) {
-            const FgdChoice c = fgd_score(node, pod, frag_, node_frag_units_[static_cast<std::size_t>(n)]);
+            const FgdChoice c =
+                fgd_score(node, pod, frag_, node_frag_units_[static_cast<std::size_t>(n)]);
             e.version = node_version_[static_cast<std::size_t>(n)];
             e.score = static_cast<std::int16_t>(c.score);
             e.gpu = static_cast<std::int8_t>(c.gpu);
@@ -104,7 +113,8 @@ std::optional<Placement> PackingSimulator::schedule(const PodDemand& pod) {
           gpu = e.gpu;
           break;
         }
-        case Policy::kRandom: break;
+        case Policy::kRandom:
+          break;
       }
       if (score > best) {
         best = score;
@@ -127,7 +137,8 @@ std::optional<Placement> PackingSimulator::schedule(const PodDemand& pod) {
     } else if (policy_ == Policy::kRandom) {
       std::uint64_t fitting = 0;
       for (int g = 0; g < node.num_gpus; ++g) {
-        if (node.gpu_left[static_cast<std::size_t>(g)] >= pod.gpu_milli && rng_.below(++fitting) == 0) {
+        if (node.gpu_left[static_cast<std::size_t>(g)] >= pod.gpu_milli &&
+            rng_.below(++fitting) == 0) {
           share_gpu = g;
         }
       }

@@ -8,12 +8,18 @@ namespace gpumux::packing {
 
 std::string_view policy_name(Policy p) {
   switch (p) {
-    case Policy::kRandom: return "Random";
-    case Policy::kDotProd: return "DotProd";
-    case Policy::kGpuClustering: return "GpuClustering";
-    case Policy::kGpuPacking: return "GpuPacking";
-    case Policy::kBestFit: return "BestFit";
-    case Policy::kFgd: return "FGD";
+    case Policy::kRandom:
+      return "Random";
+    case Policy::kDotProd:
+      return "DotProd";
+    case Policy::kGpuClustering:
+      return "GpuClustering";
+    case Policy::kGpuPacking:
+      return "GpuPacking";
+    case Policy::kBestFit:
+      return "BestFit";
+    case Policy::kFgd:
+      return "FGD";
   }
   return "?";
 }
@@ -44,10 +50,10 @@ int dot_product_score(const NodeState& node, const PodDemand& pod) {
   if (node.cpu_left < pod.score_cpu_milli) return 0;
   const double max_cpu = static_cast<double>(kMaxSpecCpuMilli);
   const double max_gpu = static_cast<double>(kMaxSpecGpuMilli);
-  const double dot =
-      static_cast<double>(node.cpu_left) / max_cpu * (static_cast<double>(pod.score_cpu_milli) / max_cpu) +
-      static_cast<double>(node.gpu_left_total()) / max_gpu *
-          (static_cast<double>(pod.total_gpu_milli()) / max_gpu);
+  const double dot = static_cast<double>(node.cpu_left) / max_cpu *
+                         (static_cast<double>(pod.score_cpu_milli) / max_cpu) +
+                     static_cast<double>(node.gpu_left_total()) / max_gpu *
+                         (static_cast<double>(pod.total_gpu_milli()) / max_gpu);
   const double score = 1.0 - dot / 2.0;
   return static_cast<int>(static_cast<std::int64_t>(kMaxNodeScore * score));
 }
@@ -56,8 +62,8 @@ int gpu_clustering_score(const NodeState& node, const PodDemand& pod) {
   if (!pod.is_gpu()) return 0;
   const std::size_t tag = pod.is_share() ? 0 : static_cast<std::size_t>(pod.num_gpus);
   // Integer arithmetic in the study's order: 25 * (8000 - left) / 8000.
-  const std::int64_t fullness =
-      std::int64_t{kMaxNodeScore / 4} * (kMaxSpecGpuMilli - node.gpu_left_total()) / kMaxSpecGpuMilli;
+  const std::int64_t fullness = std::int64_t{kMaxNodeScore / 4} *
+                                (kMaxSpecGpuMilli - node.gpu_left_total()) / kMaxSpecGpuMilli;
   std::int64_t band;
   if (node.affinity[tag] > 0) {
     band = node.affinity_kinds == 1 ? kMaxNodeScore * 3 / 4 : kMaxNodeScore * 2 / 4;
@@ -74,16 +80,24 @@ int gpu_packing_score(const NodeState& node, const PodDemand& pod) {
     return std::max(kMaxNodeScore / 3 - free_gpus, free_gpus);
   }
   // Walk GPUs from the least milli left (stable by index), as the study does.
+  // Insertion sort: stable like the study's sort.SliceStable, and allocation-free.
   std::array<int, kMaxGpusPerNode> order{};
-  for (int g = 0; g < node.num_gpus; ++g) order[static_cast<std::size_t>(g)] = g;
-  std::stable_sort(order.begin(), order.begin() + node.num_gpus, [&](int a, int b) {
-    return node.gpu_left[static_cast<std::size_t>(a)] < node.gpu_left[static_cast<std::size_t>(b)];
-  });
+  for (int g = 0; g < node.num_gpus; ++g) {
+    int i = g;
+    while (i > 0 &&
+           node.gpu_left[static_cast<std::size_t>(order[static_cast<std::size_t>(i - 1)])] >
+               node.gpu_left[static_cast<std::size_t>(g)]) {
+      order[static_cast<std::size_t>(i)] = order[static_cast<std::size_t>(i - 1)];
+      --i;
+    }
+    order[static_cast<std::size_t>(i)] = g;
+  }
   int need = pod.num_gpus;
   int free_used = 0;
   std::int64_t free_ratio_sum = 0;
   for (int i = 0; i < node.num_gpus && need > 0; ++i) {
-    const std::int32_t left = node.gpu_left[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
+    const std::int32_t left =
+        node.gpu_left[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
     if (pod.gpu_milli <= left) {
       --need;
       if (left == kGpuMilli) ++free_used;
@@ -92,7 +106,8 @@ int gpu_packing_score(const NodeState& node, const PodDemand& pod) {
   }
   if (need != 0) return 0;  // cannot happen after fits()
   if (free_used > 0) return std::max(kMaxNodeScore / 2 - free_used, kMaxNodeScore / 3);
-  return static_cast<int>(std::max<std::int64_t>(kMaxNodeScore - free_ratio_sum / 10, kMaxNodeScore / 2));
+  return static_cast<int>(
+      std::max<std::int64_t>(kMaxNodeScore - free_ratio_sum / 10, kMaxNodeScore / 2));
 }
 
 int best_fit_score(const NodeState& node, const PodDemand& pod) {
@@ -130,7 +145,8 @@ FgdChoice fgd_score(const NodeState& node, const PodDemand& pod, const Fragmenta
       if (left < pod.gpu_milli) continue;
       // GPUs with equal milli left give equal scores; only the first can win the strict max.
       bool seen = false;
-      for (int h = 0; h < g && !seen; ++h) seen = node.gpu_left[static_cast<std::size_t>(h)] == left;
+      for (int h = 0; h < g && !seen; ++h)
+        seen = node.gpu_left[static_cast<std::size_t>(h)] == left;
       if (seen) continue;
       after.gpu_left[static_cast<std::size_t>(g)] = left - pod.gpu_milli;
       const int s = sigmoid_score(units_before - frag.units(after), frag.denominator());
@@ -154,7 +170,8 @@ int tightest_gpu(const NodeState& node, int gpu_milli) {
   int best = -1;
   for (int g = 0; g < node.num_gpus; ++g) {
     const std::int32_t left = node.gpu_left[static_cast<std::size_t>(g)];
-    if (left >= gpu_milli && (best < 0 || left < node.gpu_left[static_cast<std::size_t>(best)])) best = g;
+    if (left >= gpu_milli && (best < 0 || left < node.gpu_left[static_cast<std::size_t>(best)]))
+      best = g;
   }
   return best;
 }

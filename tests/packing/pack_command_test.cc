@@ -96,7 +96,8 @@ TEST(PackCommand, JsonCarriesCurveAndSummary) {
   EXPECT_THAT(s, HasSubstr("\"total_gpus\": 20"));
   EXPECT_THAT(s, HasSubstr("\"reason\": \"blank line\""));
   std::size_t points = 0;
-  for (auto at = s.find("\"arrived_pct\""); at != std::string::npos; at = s.find("\"arrived_pct\"", at + 1)) {
+  for (auto at = s.find("\"arrived_pct\""); at != std::string::npos;
+       at = s.find("\"arrived_pct\"", at + 1)) {
     ++points;
   }
   EXPECT_EQ(points, 101u);

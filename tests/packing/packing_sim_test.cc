@@ -114,7 +114,8 @@ TEST(PackingSim, InflationSequenceReachesTheTargetRequest) {
   EXPECT_LE(total, 130 * kGpuMilli + 7 * kGpuMilli);  // overshoot <= one 8-GPU pod's extra GPUs
   EXPECT_GT(total, 130 * kGpuMilli - kGpuMilli);
   // Every original pod arrives once, in a shuffled order, before the resampled ones.
-  std::vector<std::size_t> head(seq.begin(), seq.begin() + static_cast<std::ptrdiff_t>(work.size()));
+  std::vector<std::size_t> head(seq.begin(),
+                                seq.begin() + static_cast<std::ptrdiff_t>(work.size()));
   std::sort(head.begin(), head.end());
   for (std::size_t i = 0; i < work.size(); ++i) EXPECT_EQ(head[i], i);
 
@@ -199,7 +200,8 @@ TEST(PackingSim, ReproducesPublishedFgdAllocationOnDefaultPodList) {
   const std::string nodes_csv = data + "/alibaba-gpu-v2023/openb_node_list_gpu_node.csv";
   const std::string pods_csv = data + "/alibaba-gpu-v2023/openb_pod_list_default.csv";
   const std::string expected_csv = data + "/fgd/fgd_expected_allocation.csv";
-  if (data.empty() || !std::filesystem::exists(expected_csv) || !std::filesystem::exists(pods_csv)) {
+  if (data.empty() || !std::filesystem::exists(expected_csv) ||
+      !std::filesystem::exists(pods_csv)) {
     GTEST_SKIP() << "shared data not found (GPUMUX_SOURCE_DIR/../shared/data)";
   }
   const NodeList nodes = load_openb_nodes(nodes_csv);
@@ -225,11 +227,14 @@ TEST(PackingSim, ReproducesPublishedFgdAllocationOnDefaultPodList) {
       std::vector<std::string> f;
       std::stringstream ls(line);
       for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
-      if (f.size() < header.size() || f[0] != "openb_pod_list_default" || f[1] != "06-FGD") continue;
+      if (f.size() < header.size() || f[0] != "openb_pod_list_default" || f[1] != "06-FGD")
+        continue;
       if (std::find(seeds.begin(), seeds.end(), std::stoull(f[3])) == seeds.end()) continue;
       for (int cp : checkpoints) {
-        const auto col = std::find(header.begin(), header.end(), std::to_string(cp)) - header.begin();
-        published[cp] += std::stod(f[static_cast<std::size_t>(col)]) / static_cast<double>(seeds.size());
+        const auto col =
+            std::find(header.begin(), header.end(), std::to_string(cp)) - header.begin();
+        published[cp] +=
+            std::stod(f[static_cast<std::size_t>(col)]) / static_cast<double>(seeds.size());
       }
     }
   }
@@ -241,7 +246,8 @@ TEST(PackingSim, ReproducesPublishedFgdAllocationOnDefaultPodList) {
     opt.seed = seed;
     const PackResult r = run_inflation(nodes.nodes, pods.pods, opt);
     for (int cp : checkpoints) {
-      ours[cp] += r.curve[static_cast<std::size_t>(cp)].alloc_pct.value() / static_cast<double>(seeds.size());
+      ours[cp] += r.curve[static_cast<std::size_t>(cp)].alloc_pct.value() /
+                  static_cast<double>(seeds.size());
     }
   }
   for (int cp : checkpoints) {

@@ -50,8 +50,8 @@ TEST(Filter, RespectsCpuMemoryModelAndGpuCapacity) {
   const GpuModelTable t = t4_table();
   NodeState n = state(4000, {1000, 300});
   EXPECT_TRUE(fits(n, demand(4000, 1, 500)));
-  EXPECT_FALSE(fits(n, demand(4001, 1, 500)));                      // CPU
-  EXPECT_FALSE(fits(n, demand(1000, 2, 1000)));                     // one free GPU only
+  EXPECT_FALSE(fits(n, demand(4001, 1, 500)));   // CPU
+  EXPECT_FALSE(fits(n, demand(1000, 2, 1000)));  // one free GPU only
   EXPECT_TRUE(fits(n, demand(1000, 1, 1000)));
   EXPECT_FALSE(fits(n, make_demand(pod("p", 1, 1, 100, {}, (1 << 20) + 1), t)));  // memory
   EXPECT_FALSE(fits(n, make_demand(pod("p", 1, 1, 100, {"V100M32"}), t)));        // model
@@ -75,13 +75,15 @@ TEST(BestFit, ScoresTheTighterNodeHigherAndPicksTheTightestGpu) {
   // Through the simulator: the pod lands on the fuller node, on its tightest fitting GPU.
   PackingSimulator sim({node("a", 96000, 4), node("b", 96000, 4)}, {pod("w", 1000, 1, 500)},
                        Policy::kBestFit, 1);
-  ASSERT_TRUE(sim.schedule(pod("x", 1000, 1, 600)));   // some node, GPU with 400 left
+  ASSERT_TRUE(sim.schedule(pod("x", 1000, 1, 600)));  // some node, GPU with 400 left
   const int used = sim.nodes()[0].gpu_left_total() < 4000 ? 0 : 1;
-  ASSERT_TRUE(sim.schedule(pod("y", 1000, 1, 700)));   // same node, another GPU: 300 left
+  ASSERT_TRUE(sim.schedule(pod("y", 1000, 1, 700)));  // same node, another GPU: 300 left
   const auto placed = sim.schedule(pod("z", 1000, 1, 250));
   ASSERT_TRUE(placed);
   EXPECT_EQ(placed->node, used);
-  EXPECT_EQ(sim.nodes()[static_cast<std::size_t>(used)].gpu_left[static_cast<std::size_t>(placed->gpus[0])], 50);
+  EXPECT_EQ(sim.nodes()[static_cast<std::size_t>(used)]
+                .gpu_left[static_cast<std::size_t>(placed->gpus[0])],
+            50);
 }
 
 TEST(GpuPacking, PrefersSharedGpusThenUsedNodesThenSmallIdleNodes) {
@@ -95,8 +97,8 @@ TEST(GpuPacking, PrefersSharedGpusThenUsedNodesThenSmallIdleNodes) {
   EXPECT_EQ(gpu_packing_score(state(8000, std::vector<std::int32_t>(8, 1000)), share), 25);
   EXPECT_EQ(gpu_packing_score(state(8000, {1000, 500}), demand(1000, 0, 0)), 0);
 
-  PackingSimulator sim({node("idle", 96000, 8), node("shared", 96000, 8)},
-                       {pod("w", 1000, 1, 500)}, Policy::kGpuPacking, 3);
+  PackingSimulator sim({node("idle", 96000, 8), node("shared", 96000, 8)}, {pod("w", 1000, 1, 500)},
+                       Policy::kGpuPacking, 3);
   ASSERT_TRUE(sim.schedule(pod("first", 1000, 1, 500)));
   const int shared_node = sim.nodes()[0].gpu_left_total() < 8000 ? 0 : 1;
   const auto p = sim.schedule(pod("second", 1000, 1, 300));
