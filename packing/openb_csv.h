@@ -26,6 +26,7 @@
 //                    study treats the list as a snapshot and ignores them, so they are not
 //                    validated beyond the column count. `multigpu*` lists lack these columns.
 //
+// Fields are plain comma-separated values without quoting (as in the published files).
 // Malformed rows (wrong column count, a number that does not parse or is out of range, an empty
 // name) throw gpumux::InputError naming "file:line" and the field. Rows that are well formed but
 // cannot be represented are skipped and counted in LoadReport::skipped with their reason:

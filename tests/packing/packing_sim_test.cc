@@ -67,6 +67,11 @@ void expect_consistent(const PackingSimulator& sim, const std::vector<NodeSpec>&
     }
   }
   EXPECT_EQ(allocated, sim.allocated_gpu_milli());
+  // The incrementally kept cluster fragmentation equals a fresh sum over nodes.
+  double frag = 0;
+  for (const auto& n : sim.nodes()) frag += sim.fragmentation().milli(n);
+  EXPECT_NEAR(sim.fragmentation_milli(), frag, 1e-6);
+  EXPECT_LE(sim.fragmentation_milli(), static_cast<double>(sim.idle_gpu_milli()) + 1e-6);
 }
 
 TEST(PackingSim, AllocationNeverExceedsCapacityUnderAnyPolicy) {
