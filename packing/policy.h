@@ -2,8 +2,8 @@
 // (hkust-adsl/kubernetes-scheduler-simulator) implements them as Kubernetes score plugins.
 //
 // Every policy scores each feasible node with an integer in [0, 100] (Kubernetes' node score
-// range; the truncation to integers creates ties on purpose), the highest score wins, and ties
-// are broken uniformly at random (Kubernetes' selectHost). Inside the chosen node, a share pod
+// range; the truncation to integers creates many ties), the highest score wins, and ties are
+// settled as TieBreak (packing_sim.h) says. Inside the chosen node, a share pod
 // gets one GPU chosen by the policy's GPU selector; whole-GPU pods get the lowest-indexed fully
 // free GPUs.
 //
