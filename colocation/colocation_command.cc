@@ -93,7 +93,8 @@ int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err)
     j["source"] = "least-squares fit (Levenberg-Marquardt) on " + cmd.pairs_csv + ", " +
                   std::to_string(d.matched.size()) + " matched pairs";
     j["mapping"] =
-        "sm_util = clamp(util_scale * gpu_util / 100, 0.01, 1); mean kernel = kernel_us for "
+        "sm_util = clamp(util_scale * (gpu_util / 100)^util_exponent, 0.01, 1); mean kernel = "
+        "kernel_us (assumed, not fitted) for "
         "every config; time slice fixed at the driver default";
     j["train_mae"] = train_mae;
     j["train_rms"] = fit.rms;
@@ -106,6 +107,7 @@ int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err)
     j["version"] = GPUMUX_VERSION;
     write_atomically(cmd.out_json, j.dump(2) + "\n");
     out << std::setprecision(4) << "fitted: util_scale " << fit.params.util_scale
+        << ", util_exponent " << fit.params.util_exponent
         << ", switch_cost_us " << fit.params.switch_cost_us << ", kernel_us "
         << fit.params.kernel_us << ", interference " << fit.params.interference << "\n"
         << "train MAE " << train_mae << " (rms " << fit.rms << ")\n"

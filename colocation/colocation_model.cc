@@ -14,19 +14,22 @@ namespace gpumux::colocation {
 namespace {
 
 constexpr int kParams = 4;
-using Theta = std::array<double, kParams>;  // util_scale, ln switch, ln kernel, interference
+// Fitted: util_scale, util_exponent, switch cost (in units of 100 us, to keep the Jacobian's
+// columns comparable), interference. kernel_us and the slice stay fixed: only their ratios to
+// the switch cost matter and the data cannot separate them.
+using Theta = std::array<double, kParams>;
 
 ColocationParams from_theta(const Theta& t) {
   ColocationParams p;
   p.util_scale = std::clamp(t[0], 0.05, 2.0);
-  p.switch_cost_us = std::exp(std::clamp(t[1], std::log(0.1), std::log(1e5)));
-  p.kernel_us = std::exp(std::clamp(t[2], std::log(1.0), std::log(1e6)));
-  p.interference = std::clamp(t[3], 0.0, 5.0);
+  p.util_exponent = std::clamp(t[1], 0.25, 4.0);
+  p.switch_cost_us = 100.0 * std::clamp(t[2], 0.0, 100.0);
+  p.interference = std::clamp(t[3], 0.0, 100.0);
   return p;
 }
 
 Theta to_theta(const ColocationParams& p) {
-  return {p.util_scale, std::log(p.switch_cost_us), std::log(p.kernel_us), p.interference};
+  return {p.util_scale, p.util_exponent, p.switch_cost_us / 100.0, p.interference};
 }
 
 Eigen::VectorXd residuals(const ColocationParams& p, const std::vector<const Pair*>& pairs) {
@@ -116,7 +119,9 @@ std::pair<double, double> predict_pair(ModelKind kind, const ColocationParams& p
       break;
   }
   auto job = [&](const SingleConfig& c) {
-    return TimeSliceJob{std::clamp(p.util_scale * c.gpu_util / 100.0, 0.01, 1.0), p.kernel_us};
+    const double util =
+        std::clamp(p.util_scale * std::pow(c.gpu_util / 100.0, p.util_exponent), 0.01, 1.0);
+    return TimeSliceJob{util, p.kernel_us};
   };
   const std::array<TimeSliceJob, 2> jobs{job(a), job(b)};
   TimeSliceParams tp;
@@ -145,9 +150,8 @@ FitReport fit_timeslice(const std::vector<const Pair*>& pairs) {
   // physically different points and keep the best.
   FitReport best;
   best.rms = 1e300;
-  for (const Theta& start : {Theta{1.0, std::log(50.0), std::log(100.0), 0.0},
-                             Theta{0.7, std::log(20.0), std::log(1000.0), 0.05},
-                             Theta{0.5, std::log(100.0), std::log(50.0), 0.1}}) {
+  for (const Theta& start : {Theta{1.0, 1.0, 0.5, 0.0}, Theta{0.6, 2.0, 0.1, 0.2},
+                             Theta{0.5, 1.5, 0.0, 0.5}}) {
     FitReport f = levenberg_marquardt(start, pairs);
     if (f.rms < best.rms) best = f;
   }
@@ -184,6 +188,7 @@ CrossValidation cross_validate(const std::vector<const Pair*>& all, int folds,
 
 nlohmann::json to_json(const ColocationParams& p) {
   return {{"util_scale", p.util_scale},
+          {"util_exponent", p.util_exponent},
           {"switch_cost_us", p.switch_cost_us},
           {"kernel_us", p.kernel_us},
           {"interference", p.interference},
@@ -203,6 +208,7 @@ ColocationParams params_from_json(const nlohmann::json& j, const std::string& wh
     }
   };
   get("util_scale", p.util_scale, 0.0, 10.0);
+  get("util_exponent", p.util_exponent, 0.0, 10.0);
   get("switch_cost_us", p.switch_cost_us, 0.0, 1e7);
   get("kernel_us", p.kernel_us, 1e-3, 1e7);
   get("interference", p.interference, 0.0, 100.0);

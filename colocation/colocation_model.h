@@ -4,11 +4,13 @@
 //
 // Mapping of a single config to the time-slicing model's inputs (the data has no kernel
 // lengths and no exact duty cycle):
-//   sm_util        = clamp(util_scale * gpu_util / 100, 0.01, 1). nvidia-smi's utilization
-//                    counts a sample period busy if any kernel ran in it, so it overstates the
-//                    duty cycle a co-runner competes for; util_scale (fitted) absorbs that.
-//   mean_kernel_us = kernel_us, the same for every config (fitted): only its ratio to the
-//                    switch cost and slice matters.
+//   sm_util        = clamp(util_scale * (gpu_util / 100)^util_exponent, 0.01, 1), both fitted.
+//                    nvidia-smi's utilization is the share of sample periods in which any
+//                    kernel ran; it is not the share of the GPU a co-runner competes for (a
+//                    light job's kernels leave most SMs idle and overlap with a co-runner's
+//                    more than they queue behind them), so the mapping is calibrated.
+//   mean_kernel_us = kernel_us, the same for every config, NOT fitted (100 us assumption): the
+//                    data has no kernel lengths and cannot separate them from the switch cost.
 //   switch cost    = switch_cost_us (fitted); slice = 1024 us (driver default, not fitted).
 //   interference   = interference (fitted): kernels slow by (1 + interference * co-runner's
 //                    sm_util), standing for cache and bandwidth contention.
@@ -38,6 +40,7 @@ const char* model_name(ModelKind kind);
 
 struct ColocationParams {
   double util_scale = 1.0;                      // no correction until fitted
+  double util_exponent = 1.0;                   // no correction until fitted
   double switch_cost_us = kDefaultSwitchCostUs;  // assumption until fitted (timeslice_params.h)
   double kernel_us = 100.0;                     // assumption until fitted
   double interference = 0.0;                    // pure time-slicing until fitted
@@ -58,8 +61,8 @@ struct FitReport {
   int iterations = 0;
 };
 
-// Levenberg-Marquardt (Eigen, forward-difference Jacobian) on all four free parameters,
-// from a few starting points. Precondition: pairs non-empty and all matched.
+// Levenberg-Marquardt (Eigen, forward-difference Jacobian) on util_scale, util_exponent,
+// switch_cost_us and interference (bounded by projection), from a few starting points. Precondition: pairs non-empty and all matched.
 FitReport fit_timeslice(const std::vector<const Pair*>& pairs);
 
 struct CrossValidation {
