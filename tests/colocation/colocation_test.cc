@@ -146,7 +146,7 @@ TEST(ColocationBadInput, ParamsJsonFieldsAreChecked) {
   cmd.params_json = params;
   std::ostringstream out, err;
   EXPECT_EQ(run_predict_command(cmd, out, err), 2);
-  EXPECT_NE(err.str().find(params + "#/params/switch_cost_us"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find(params + "#/params/util_exponent"), std::string::npos) << err.str();
   cmd.params_json = temp_file("params_broken.json", "{ not json");
   std::ostringstream out2, err2;
   EXPECT_EQ(run_predict_command(cmd, out2, err2), 2);
