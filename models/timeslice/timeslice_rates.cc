@@ -72,9 +72,11 @@ TimeSliceRates timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSli
   // m's chance of taking a turn in one round of j, given how long the rest of that round lasts.
   auto take_turn = [&](std::size_t m, double rest_of_round) {
     if (continuous[m]) return 1.0;
-    const double gap_ended = 1.0 - std::exp(-rest_of_round / g[m]);
-    const double after_turn = 1.0 - (1.0 - gap_ended) / c[m];
-    return gap_ended / (1.0 - after_turn + gap_ended + 1e-300);
+    // After m's own turn the round also holds the switch away from m.
+    const double ended_after_turn = 1.0 - std::exp(-(rest_of_round + s) / g[m]);
+    const double ended_after_skip = 1.0 - std::exp(-rest_of_round / g[m]);
+    const double after_turn = 1.0 - (1.0 - ended_after_turn) / c[m];
+    return ended_after_skip / (1.0 - after_turn + ended_after_skip + 1e-300);
   };
 
   std::vector<double> pi(n);

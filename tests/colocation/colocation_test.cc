@@ -192,7 +192,7 @@ TEST(ColocationPredict, BaselinesAndLastLine) {
 
 // The fitted time-slicing model on unseen pairs: 5-fold cross-validation, seed 42. The expected
 // value is the one measured and recorded in models/timeslice/RESULTS.md.
-constexpr double kMeasuredCvMae = 0.0675;  // RESULTS.md
+constexpr double kMeasuredCvMae = 0.0676;  // RESULTS.md
 
 TEST(ColocationCrossValidation, FittedTimeslicingBeatsBothBaselines) {
   const auto singles = load_singles(singles_csv());
