@@ -14,9 +14,10 @@
 // takes at most one turn, with probability pi_m. m is ready at its slot if its burst goes on
 // or its gap ended within the rest of the round; a two-state chain (after a turn / after a
 // skip) gives the stationary
-//     pi_m = e / (e + (1 - e) / c_m),   e = 1 - exp(-L_m / g_m),
+//     pi_m = e / (e + (1 - e') / c_m),   e = 1 - exp(-L_m / g_m),  e' = 1 - exp(-(L_m + s) / g_m),
 // where L_m, the rest of j's round without m, is h_j plus the longer of j's own gap per turn
-// (g_j / c_j) and the other contexts' turns sum_{l != j,m} pi_l (s + h_l) + s. The pi_m are
+// (g_j / c_j) and the other contexts' turns sum_{l != j,m} pi_l (s + h_l) + s (one more
+// switch, away from m, after m's own turn: e'). The pi_m are
 // solved by fixed-point iteration (monotone, from pi = 1). Then with W_j = sum_m pi_m (s + h_m)
 // the round j waits between its turns, and a switch into j only when someone else ran,
 // s_j = s (1 - prod_m (1 - pi_m)):
