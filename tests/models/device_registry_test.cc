@@ -103,10 +103,13 @@ struct MigClass {
   std::vector<int> offsets;
 };
 
-const std::vector<MigClass> kEightSliceClasses = {
-    {1, 1, 7, {0, 1, 2, 3, 4, 5, 6}}, {1, 1, 1, {0, 1, 2, 3, 4, 5, 6}}, {1, 2, 4, {0, 2, 4, 6}},
-    {2, 2, 3, {0, 2, 4}},             {3, 4, 2, {0, 4}},                {4, 4, 1, {0}},
-    {7, 8, 1, {0}}};
+const std::vector<MigClass> kEightSliceClasses = {{1, 1, 7, {0, 1, 2, 3, 4, 5, 6}},
+                                                  {1, 1, 1, {0, 1, 2, 3, 4, 5, 6}},
+                                                  {1, 2, 4, {0, 2, 4, 6}},
+                                                  {2, 2, 3, {0, 2, 4}},
+                                                  {3, 4, 2, {0, 4}},
+                                                  {4, 4, 1, {0}},
+                                                  {7, 8, 1, {0}}};
 
 struct EightSliceDevice {
   const char* device;
@@ -136,25 +139,24 @@ TEST_P(EightSliceMig, MatchesGpuFactsTable) {
 
 INSTANTIATE_TEST_SUITE_P(
     Devices, EightSliceMig,
-    ::testing::Values(
-        EightSliceDevice{"A100-40GB",
-                         {"1g.5gb", "1g.5gb+me", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb",
-                          "7g.40gb"}},
-        EightSliceDevice{"A100-80GB",
-                         {"1g.10gb", "1g.10gb+me", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb",
-                          "7g.80gb"}},
-        EightSliceDevice{"H100-80GB",
-                         {"1g.10gb", "1g.10gb+me", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb",
-                          "7g.80gb"}},
-        EightSliceDevice{"H100-94GB",
-                         {"1g.12gb", "1g.12gb+me", "1g.24gb", "2g.24gb", "3g.47gb", "4g.47gb",
-                          "7g.94gb"}},
-        EightSliceDevice{"H200-141GB",
-                         {"1g.18gb", "1g.18gb+me", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb",
-                          "7g.141gb"}},
-        EightSliceDevice{"B200-180GB",
-                         {"1g.23gb", "1g.23gb+me", "1g.45gb", "2g.45gb", "3g.90gb", "4g.90gb",
-                          "7g.180gb"}}),
+    ::testing::Values(EightSliceDevice{"A100-40GB",
+                                       {"1g.5gb", "1g.5gb+me", "1g.10gb", "2g.10gb", "3g.20gb",
+                                        "4g.20gb", "7g.40gb"}},
+                      EightSliceDevice{"A100-80GB",
+                                       {"1g.10gb", "1g.10gb+me", "1g.20gb", "2g.20gb", "3g.40gb",
+                                        "4g.40gb", "7g.80gb"}},
+                      EightSliceDevice{"H100-80GB",
+                                       {"1g.10gb", "1g.10gb+me", "1g.20gb", "2g.20gb", "3g.40gb",
+                                        "4g.40gb", "7g.80gb"}},
+                      EightSliceDevice{"H100-94GB",
+                                       {"1g.12gb", "1g.12gb+me", "1g.24gb", "2g.24gb", "3g.47gb",
+                                        "4g.47gb", "7g.94gb"}},
+                      EightSliceDevice{"H200-141GB",
+                                       {"1g.18gb", "1g.18gb+me", "1g.35gb", "2g.35gb", "3g.71gb",
+                                        "4g.71gb", "7g.141gb"}},
+                      EightSliceDevice{"B200-180GB",
+                                       {"1g.23gb", "1g.23gb+me", "1g.45gb", "2g.45gb", "3g.90gb",
+                                        "4g.90gb", "7g.180gb"}}),
     [](const auto& p) {
       std::string n = p.param.device;
       for (char& ch : n) {
@@ -333,14 +335,16 @@ struct BadDevice {
 class BadDeviceTest : public ::testing::TestWithParam<BadDevice> {};
 
 json mig_with(const json& profile_patch, int memory_slices = 8) {
-  json p = {{"name", "3g.x"},       {"compute_slices", 3}, {"memory_slices", 4},
-            {"memory_mib", 20000},  {"sms", 42},           {"max_count", 2},
+  json p = {{"name", "3g.x"},         {"compute_slices", 3}, {"memory_slices", 4},
+            {"memory_mib", 20000},    {"sms", 42},           {"max_count", 2},
             {"start_offsets", {0, 4}}};
   p.merge_patch(profile_patch);
-  return {{"name", "NewGpu"},
-          {"memory_mib", 40960},
-          {"sms", 108},
-          {"mig", {{"memory_slices", memory_slices}, {"compute_slices", 7}, {"profiles", json::array({p})}}}};
+  return {
+      {"name", "NewGpu"},
+      {"memory_mib", 40960},
+      {"sms", 108},
+      {"mig",
+       {{"memory_slices", memory_slices}, {"compute_slices", 7}, {"profiles", json::array({p})}}}};
 }
 
 TEST_P(BadDeviceTest, NamesPointerAndField) {
@@ -355,18 +359,36 @@ TEST_P(BadDeviceTest, NamesPointerAndField) {
 INSTANTIATE_TEST_SUITE_P(
     All, BadDeviceTest,
     ::testing::Values(
-        BadDevice{"new_without_memory", {{"name", "X1"}, {"sms", 10}}, "/cluster/devices/0",
-                  "memory_mib", "required key is missing"},
-        BadDevice{"new_without_sms", {{"name", "X1"}, {"memory_mib", 1024}}, "/cluster/devices/0",
-                  "sms", "required key is missing"},
-        BadDevice{"no_name", {{"memory_mib", 1024}, {"sms", 10}}, "/cluster/devices/0", "name",
+        BadDevice{"new_without_memory",
+                  {{"name", "X1"}, {"sms", 10}},
+                  "/cluster/devices/0",
+                  "memory_mib",
                   "required key is missing"},
-        BadDevice{"zero_memory", {{"name", "X1"}, {"memory_mib", 0}, {"sms", 10}},
-                  "/cluster/devices/0/memory_mib", "memory_mib", "expected an integer in"},
-        BadDevice{"memory_as_string", {{"name", "A100-40GB"}, {"memory_mib", "40GB"}},
-                  "/cluster/devices/0/memory_mib", "memory_mib", "expected an integer"},
-        BadDevice{"unknown_key", {{"name", "A100-40GB"}, {"memory_gb", 40}},
-                  "/cluster/devices/0/memory_gb", "memory_gb", "unknown key"},
+        BadDevice{"new_without_sms",
+                  {{"name", "X1"}, {"memory_mib", 1024}},
+                  "/cluster/devices/0",
+                  "sms",
+                  "required key is missing"},
+        BadDevice{"no_name",
+                  {{"memory_mib", 1024}, {"sms", 10}},
+                  "/cluster/devices/0",
+                  "name",
+                  "required key is missing"},
+        BadDevice{"zero_memory",
+                  {{"name", "X1"}, {"memory_mib", 0}, {"sms", 10}},
+                  "/cluster/devices/0/memory_mib",
+                  "memory_mib",
+                  "expected an integer in"},
+        BadDevice{"memory_as_string",
+                  {{"name", "A100-40GB"}, {"memory_mib", "40GB"}},
+                  "/cluster/devices/0/memory_mib",
+                  "memory_mib",
+                  "expected an integer"},
+        BadDevice{"unknown_key",
+                  {{"name", "A100-40GB"}, {"memory_gb", 40}},
+                  "/cluster/devices/0/memory_gb",
+                  "memory_gb",
+                  "unknown key"},
         BadDevice{"bad_offset", mig_with({{"start_offsets", {0, 6}}}),
                   "/cluster/devices/0/mig/profiles/0/start_offsets/1", "start_offsets",
                   "expected an offset in [0, 4]"},
@@ -389,7 +411,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadDevice{"profiles_not_array",
                   {{"name", "A100-40GB"},
                    {"mig", {{"memory_slices", 8}, {"compute_slices", 7}, {"profiles", 3}}}},
-                  "/cluster/devices/0/mig/profiles", "profiles", "expected an array"}),
+                  "/cluster/devices/0/mig/profiles",
+                  "profiles",
+                  "expected an array"}),
     [](const auto& p) { return std::string(p.param.label); });
 
 TEST(DeviceOverride, ProfileMayNotUseMoreComputeSlicesThanTheDevice) {

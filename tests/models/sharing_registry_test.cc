@@ -12,8 +12,8 @@ namespace gpumux {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::StartsWith;
 using testing::input_error_message;
+using ::testing::StartsWith;
 using json = nlohmann::json;
 
 TEST(SharingModels, ListHasUniqueNamesWithSummariesAndIncludesExclusive) {
@@ -51,8 +51,8 @@ TEST(MakeSharingModel, ExclusiveBuildsAnExclusiveModel) {
 TEST(MakeSharingModel, UnknownNameListsValidNames) {
   const json params = json::object();
   JsonObject p(params, "s.json", "/sharing/params");
-  const std::string msg = input_error_message(
-      [&] { make_sharing_model("teleport", p, "s.json#/sharing/model"); });
+  const std::string msg =
+      input_error_message([&] { make_sharing_model("teleport", p, "s.json#/sharing/model"); });
   EXPECT_THAT(msg, StartsWith("s.json#/sharing/model: field 'model'"));
   EXPECT_THAT(msg, HasSubstr("'teleport'"));
   for (const auto& m : sharing_models()) EXPECT_THAT(msg, HasSubstr(m.name));

@@ -18,19 +18,19 @@ namespace gpumux {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::StartsWith;
 using testing::input_error_message;
 using testing::source_path;
+using ::testing::StartsWith;
 
 enum class Reader { kScenario, kScenarioThenTrace, kCsv, kJsonl, kTiresias };
 
 struct BadInput {
-  const char* file;        // under tests/data/bad-input/
+  const char* file;  // under tests/data/bad-input/
   Reader reader;
-  const char* location;    // the message starts with this (relative to the folder), e.g.
-                           // "x.json#/seed" or "x.csv:3"
-  const char* field;       // expected "field '...'"; "" when the error is about no one field
-  const char* what;        // a phrase of the explanation
+  const char* location;  // the message starts with this (relative to the folder), e.g.
+                         // "x.json#/seed" or "x.csv:3"
+  const char* field;     // expected "field '...'"; "" when the error is about no one field
+  const char* what;      // a phrase of the explanation
 };
 
 std::string dir() { return source_path("tests/data/bad-input"); }
@@ -91,12 +91,14 @@ const BadInput kCases[] = {
     {"scenario_unknown_trace_format.json", Reader::kScenario,
      "scenario_unknown_trace_format.json#/trace/format", "format", "unknown trace format"},
     {"scenario_both_file_and_generator.json", Reader::kScenario,
-     "scenario_both_file_and_generator.json#/trace", "file", "exactly one of 'file' or 'generator'"},
+     "scenario_both_file_and_generator.json#/trace", "file",
+     "exactly one of 'file' or 'generator'"},
     {"scenario_neither_file_nor_generator.json", Reader::kScenario,
      "scenario_neither_file_nor_generator.json#/trace", "file",
      "exactly one of 'file' or 'generator'"},
     {"scenario_negative_nodes.json", Reader::kScenario,
-     "scenario_negative_nodes.json#/cluster/node_groups/0/nodes", "nodes", "expected an integer in"},
+     "scenario_negative_nodes.json#/cluster/node_groups/0/nodes", "nodes",
+     "expected an integer in"},
     {"scenario_too_many_gpus_per_node.json", Reader::kScenario,
      "scenario_too_many_gpus_per_node.json#/cluster/node_groups/0/gpus_per_node", "gpus_per_node",
      "[1, 64]"},
@@ -105,8 +107,8 @@ const BadInput kCases[] = {
     {"scenario_both_groups_and_nodes_csv.json", Reader::kScenario,
      "scenario_both_groups_and_nodes_csv.json#/cluster", "node_groups",
      "exactly one of 'node_groups' or 'nodes_csv'"},
-    {"scenario_missing_cluster.json", Reader::kScenario, "scenario_missing_cluster.json#", "cluster",
-     "required key is missing"},
+    {"scenario_missing_cluster.json", Reader::kScenario, "scenario_missing_cluster.json#",
+     "cluster", "required key is missing"},
     {"scenario_bad_distribution.json", Reader::kScenario,
      "scenario_bad_distribution.json#/trace/defaults/sm_util", "sm_util", "must lie in"},
     {"scenario_default_for_required_field.json", Reader::kScenario,

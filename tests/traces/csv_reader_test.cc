@@ -24,9 +24,7 @@ std::vector<std::string> split(std::string_view line) {
   return fields;
 }
 
-TEST(SplitCsvLine, PlainFields) {
-  EXPECT_THAT(split("a,b,c"), ElementsAre("a", "b", "c"));
-}
+TEST(SplitCsvLine, PlainFields) { EXPECT_THAT(split("a,b,c"), ElementsAre("a", "b", "c")); }
 
 TEST(SplitCsvLine, EmptyFieldsAreKept) {
   EXPECT_THAT(split(",a,,"), ElementsAre("", "a", "", ""));

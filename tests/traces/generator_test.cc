@@ -72,7 +72,8 @@ TEST(GeneratorSpec, DefaultsAreDocumentedValues) {
   EXPECT_TRUE(j["runtime_s"].contains("lognormal"));
   EXPECT_TRUE(j["gpus"].contains("choice"));
   EXPECT_TRUE(j["memory_mib"].contains("choice"));
-  for (const char* key : {"sm_util", "sm_share", "kernel_us", "checkpoint_s", "inference_fraction"}) {
+  for (const char* key :
+       {"sm_util", "sm_share", "kernel_us", "checkpoint_s", "inference_fraction"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
 }
@@ -111,20 +112,32 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadSpec{"zero_jobs", {{"jobs", 0}}, "/trace/generator/jobs", "jobs"},
         BadSpec{"fractional_jobs", {{"jobs", 1.5}}, "/trace/generator/jobs", "jobs"},
-        BadSpec{"bad_process", {{"arrival", {{"process", "hawkes"}}}},
-                "/trace/generator/arrival/process", "process"},
-        BadSpec{"zero_rate", {{"arrival", {{"rate_per_hour", 0}}}},
-                "/trace/generator/arrival/rate_per_hour", "rate_per_hour"},
-        BadSpec{"burst_fraction_one", {{"arrival", {{"burst_fraction", 1.0}}}},
-                "/trace/generator/arrival/burst_fraction", "burst_fraction"},
-        BadSpec{"arrival_unknown_key", {{"arrival", {{"rate", 3}}}},
-                "/trace/generator/arrival/rate", "rate"},
+        BadSpec{"bad_process",
+                {{"arrival", {{"process", "hawkes"}}}},
+                "/trace/generator/arrival/process",
+                "process"},
+        BadSpec{"zero_rate",
+                {{"arrival", {{"rate_per_hour", 0}}}},
+                "/trace/generator/arrival/rate_per_hour",
+                "rate_per_hour"},
+        BadSpec{"burst_fraction_one",
+                {{"arrival", {{"burst_fraction", 1.0}}}},
+                "/trace/generator/arrival/burst_fraction",
+                "burst_fraction"},
+        BadSpec{"arrival_unknown_key",
+                {{"arrival", {{"rate", 3}}}},
+                "/trace/generator/arrival/rate",
+                "rate"},
         BadSpec{"unknown_key", {{"job_count", 3}}, "/trace/generator/job_count", "job_count"},
         BadSpec{"gpus_zero", {{"gpus", {{"choice", {0, 1}}}}}, "/trace/generator/gpus", "gpus"},
-        BadSpec{"sm_util_above_one", {{"sm_util", {{"uniform", {0.5, 1.5}}}}},
-                "/trace/generator/sm_util", "sm_util"},
-        BadSpec{"inference_fraction", {{"inference_fraction", 2}},
-                "/trace/generator/inference_fraction", "inference_fraction"}),
+        BadSpec{"sm_util_above_one",
+                {{"sm_util", {{"uniform", {0.5, 1.5}}}}},
+                "/trace/generator/sm_util",
+                "sm_util"},
+        BadSpec{"inference_fraction",
+                {{"inference_fraction", 2}},
+                "/trace/generator/inference_fraction",
+                "inference_fraction"}),
     [](const auto& p) { return std::string(p.param.label); });
 
 TEST(GeneratedJobs, EmitsExactlyTheRequestedJobsInOrder) {
@@ -182,7 +195,7 @@ TEST(GeneratedJobs, BurstyKeepsTheLongRunRateButIsBurstier) {
                              9);
   const auto g = gaps(jobs);
   EXPECT_NEAR(mean(g), 3600.0 / rate, 0.1 * 3600.0 / rate);  // seeds spread ~3%
-  EXPECT_GT(coefficient_of_variation(g), 1.3);  // a Poisson process has 1.0
+  EXPECT_GT(coefficient_of_variation(g), 1.3);               // a Poisson process has 1.0
 }
 
 TEST(GeneratedJobs, BurstyStartsInABurstOnlyWithProbabilityBurstFraction) {

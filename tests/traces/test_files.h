@@ -32,6 +32,7 @@ class TempFile {
   ~TempFile() {
     std::error_code ec;
     std::filesystem::remove(path_, ec);
+    std::filesystem::remove(dir_, ec);  // only once the test's last file is gone
   }
   TempFile(const TempFile&) = delete;
   TempFile& operator=(const TempFile&) = delete;

@@ -13,9 +13,9 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using ::testing::StartsWith;
 using testing::input_error_message;
 using testing::source_path;
+using ::testing::StartsWith;
 using testing::TempFile;
 
 constexpr const char* kFullHeader =
@@ -318,9 +318,9 @@ TEST_P(NativeCsvBadCell, NamesFileLineAndField) {
   const auto& c = GetParam();
   // A full header, one good row, then the same row with one cell replaced.
   const std::vector<std::pair<std::string, std::string>> good = {
-      {"id", "a"},        {"submit_s", "1"},  {"gpus", "1"},        {"runtime_s", "10"},
-      {"sm_util", "0.5"}, {"sm_share", "0.5"}, {"memory_mib", "100"}, {"kind", "training"},
-      {"mig_profile", ""}, {"tenant", ""},     {"priority", "0"},    {"kernel_us", "100"},
+      {"id", "a"},          {"submit_s", "1"},   {"gpus", "1"},         {"runtime_s", "10"},
+      {"sm_util", "0.5"},   {"sm_share", "0.5"}, {"memory_mib", "100"}, {"kind", "training"},
+      {"mig_profile", ""},  {"tenant", ""},      {"priority", "0"},     {"kernel_us", "100"},
       {"checkpoint_s", "0"}};
   std::string header, row, bad;
   bool replaced = false;
@@ -341,18 +341,15 @@ TEST_P(NativeCsvBadCell, NamesFileLineAndField) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cells, NativeCsvBadCell,
-    ::testing::Values(BadCell{"sm_util", "lots", "expected a number"},
-                      BadCell{"sm_util", "0", "outside"}, BadCell{"sm_util", "1.01", "outside"},
-                      BadCell{"sm_share", "-0.5", "outside"},
-                      BadCell{"memory_mib", "12.5", "expected an integer"},
-                      BadCell{"memory_mib", "-1", "outside"},
-                      BadCell{"priority", "high", "expected an integer"},
-                      BadCell{"kernel_us", "0.5", "outside"},
-                      BadCell{"checkpoint_s", "-10", "outside"},
-                      BadCell{"kind", "batch", "expected 'training' or 'inference'"},
-                      BadCell{"submit_s", "1e13", "outside"},
-                      BadCell{"runtime_s", "ten", "expected a number"},
-                      BadCell{"gpus", "0", "outside"}, BadCell{"gpus", "2.5", "expected an integer"}),
+    ::testing::Values(
+        BadCell{"sm_util", "lots", "expected a number"}, BadCell{"sm_util", "0", "outside"},
+        BadCell{"sm_util", "1.01", "outside"}, BadCell{"sm_share", "-0.5", "outside"},
+        BadCell{"memory_mib", "12.5", "expected an integer"},
+        BadCell{"memory_mib", "-1", "outside"}, BadCell{"priority", "high", "expected an integer"},
+        BadCell{"kernel_us", "0.5", "outside"}, BadCell{"checkpoint_s", "-10", "outside"},
+        BadCell{"kind", "batch", "expected 'training' or 'inference'"},
+        BadCell{"submit_s", "1e13", "outside"}, BadCell{"runtime_s", "ten", "expected a number"},
+        BadCell{"gpus", "0", "outside"}, BadCell{"gpus", "2.5", "expected an integer"}),
     [](const auto& p) { return std::string(p.param.column) + "_" + std::to_string(p.index); });
 
 TEST(NativeCsv, KindSynonyms) {
@@ -366,15 +363,16 @@ TEST(NativeCsv, KindSynonyms) {
 // --- JSON Lines ---------------------------------------------------------------------------
 
 TEST(Jsonl, ReadsFieldsSkipsBlankAndCommentLines) {
-  TempFile f("t.jsonl",
-             "# header comment\n"
-             "{\"id\": \"a\", \"submit_s\": 0, \"gpus\": 2, \"runtime_s\": 60.5, \"sm_util\": 0.5, "
-             "\"kind\": \"inference\", \"memory_mib\": 4096, \"tenant\": \"t\", \"mig_profile\": "
-             "\"1g.10gb\", \"priority\": -1, \"kernel_us\": 20, \"checkpoint_s\": 30, \"sm_share\": "
-             "0.75}\r\n"
-             "\n"
-             "{\"id\": 7, \"submit_s\": \"3\", \"gpus\": 1, \"runtime_s\": 1, \"sm_util\": null}\n"
-             "   \n");
+  TempFile f(
+      "t.jsonl",
+      "# header comment\n"
+      "{\"id\": \"a\", \"submit_s\": 0, \"gpus\": 2, \"runtime_s\": 60.5, \"sm_util\": 0.5, "
+      "\"kind\": \"inference\", \"memory_mib\": 4096, \"tenant\": \"t\", \"mig_profile\": "
+      "\"1g.10gb\", \"priority\": -1, \"kernel_us\": 20, \"checkpoint_s\": 30, \"sm_share\": "
+      "0.75}\r\n"
+      "\n"
+      "{\"id\": 7, \"submit_s\": \"3\", \"gpus\": 1, \"runtime_s\": 1, \"sm_util\": null}\n"
+      "   \n");
   auto source = open_trace(f.path(), "jsonl", TraceDefaults(), 1);
   const auto jobs = read_all(*source);
   ASSERT_EQ(jobs.size(), 2u);
@@ -474,7 +472,8 @@ TEST(Jsonl, InvalidJsonLocationIsFileLineColumn) {
   if (msg.rfind(f.path() + ":3:1:", 0) == 0) {
     GTEST_SKIP() << "BUG: traces/trace_source.cc JsonlTraceSource::next passes \"file:line\" as "
                     "the file name to parse_json_text, which appends its own \"1:column\", "
-                    "giving \"" << msg.substr(0, msg.find(": invalid")) << "\"";
+                    "giving \""
+                 << msg.substr(0, msg.find(": invalid")) << "\"";
   }
   EXPECT_THAT(msg, StartsWith(f.path() + ":3:27:"));
 }

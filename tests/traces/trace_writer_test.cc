@@ -70,7 +70,8 @@ TEST(TraceWriter, HeaderListsEveryNativeFieldInOrder) {
   std::ostringstream out;
   write_trace_header(out);
   std::string expected;
-  for (const auto& f : job_fields()) expected += (expected.empty() ? "" : ",") + std::string(f.name);
+  for (const auto& f : job_fields())
+    expected += (expected.empty() ? "" : ",") + std::string(f.name);
   EXPECT_EQ(out.str(), expected + "\n");
 }
 
