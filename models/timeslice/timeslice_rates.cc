@@ -34,27 +34,34 @@ void check(bool ok, const char* what) {
 
 }  // namespace
 
-TimeSliceRates timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSliceParams& p) {
+TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSliceParams& p,
+                              std::span<double> rates, TimeSliceWorkspace& ws) {
   check(p.time_slice_us > 0.0, "time_slice_us must be > 0");
   check(p.switch_cost_us >= 0.0, "switch_cost_us must be >= 0");
   check(p.interference >= 0.0, "interference must be >= 0");
   const std::size_t n = jobs.size();
-  TimeSliceRates out;
+  check(rates.size() == n, "rates.size() must equal jobs.size()");
+  TimeSliceLoad out;
   double util_sum = 0.0;
   for (const TimeSliceJob& j : jobs) {
     check(j.sm_util > 0.0 && j.sm_util <= 1.0, "sm_util must be in (0, 1]");
     check(j.mean_kernel_us > 0.0, "mean_kernel_us must be > 0");
     util_sum += j.sm_util;
   }
-  out.rates.assign(n, 1.0);
+  std::fill(rates.begin(), rates.end(), 1.0);
   if (n == 0) return out;
   const double s = p.switch_cost_us;
   const double t = p.time_slice_us;
 
   // Per job: slowdown, burst (interference included), gap, holds; never-idle jobs hold a whole
   // slice per turn.
-  std::vector<double> slow(n), k(n), g(n), h(n), c(n);
-  std::vector<bool> continuous(n);
+  ws.resize(n);
+  std::vector<double>& slow = ws.slow;
+  std::vector<double>& k = ws.kernel;
+  std::vector<double>& g = ws.gap;
+  std::vector<double>& h = ws.hold;
+  std::vector<double>& c = ws.holds_per_burst;
+  std::vector<char>& continuous = ws.continuous;
   for (std::size_t i = 0; i < n; ++i) {
     slow[i] = 1.0 + p.interference * (util_sum - jobs[i].sm_util);
     k[i] = jobs[i].mean_kernel_us * slow[i];
@@ -79,7 +86,7 @@ TimeSliceRates timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSli
     return ended_after_skip / (1.0 - after_turn + ended_after_skip + 1e-300);
   };
 
-  std::vector<double> pi(n);
+  std::vector<double>& pi = ws.turn_chance;
   double busy = 0.0, lost = 0.0;
   for (std::size_t j = 0; j < n; ++j) {
     std::fill(pi.begin(), pi.end(), 1.0);
@@ -128,20 +135,38 @@ TimeSliceRates timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSli
       rate = std::min(1.0, (jobs[j].mean_kernel_us + g[j]) / cycle);
       switching = c[j] * switch_per_turn / cycle * (rate * cycle / (jobs[j].mean_kernel_us + g[j]));
     }
-    out.rates[j] = std::max(rate, kMinRate);
-    busy += out.rates[j] * jobs[j].sm_util * slow[j];
+    rates[j] = std::max(rate, kMinRate);
+    busy += rates[j] * jobs[j].sm_util * slow[j];
     lost += switching;
   }
   // Each job's cycle is estimated on its own; where together they ask for more than the GPU,
   // scale everyone down to fit.
   if (busy + lost > 1.0) {
     const double scale = 1.0 / (busy + lost);
-    for (double& rate : out.rates) rate *= scale;
+    for (double& rate : rates) rate *= scale;
     busy *= scale;
     lost *= scale;
   }
   out.busy_fraction = busy;
   out.switch_fraction = lost;
+  return out;
+}
+
+void TimeSliceWorkspace::resize(std::size_t n) {
+  for (auto* v : {&slow, &kernel, &gap, &hold, &holds_per_burst, &turn_chance}) {
+    if (v->size() < n) v->resize(n);
+  }
+  if (continuous.size() < n) continuous.resize(n);
+}
+
+TimeSliceRates timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSliceParams& params) {
+  TimeSliceRates out;
+  out.rates.resize(jobs.size());
+  TimeSliceWorkspace ws;
+  const TimeSliceLoad load = timeslice_rates(jobs, params, out.rates, ws);
+  out.busy_fraction = load.busy_fraction;
+  out.switch_fraction = load.switch_fraction;
+  out.iterations = load.iterations;
   return out;
 }
 

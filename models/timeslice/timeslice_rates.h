@@ -51,7 +51,27 @@ struct TimeSliceRates {
 
 // Preconditions (else std::invalid_argument): each sm_util in (0, 1], mean_kernel_us > 0,
 // time_slice_us > 0, switch_cost_us >= 0, interference >= 0. An empty list gives empty rates.
-// Cost O(n^3 * iterations), iterations typically a few dozen; a handful of small vectors.
+// Cost O(n^3 * iterations), iterations typically a few dozen.
 TimeSliceRates timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSliceParams& params);
+
+// Scratch space for the allocation-free form below; it only grows, so once it has seen the
+// largest job count a caller (e.g. a SharingModel's compute_rates, which must not allocate)
+// can reuse it without allocating.
+struct TimeSliceWorkspace {
+  std::vector<double> slow, kernel, gap, hold, holds_per_burst, turn_chance;
+  std::vector<char> continuous;
+  void resize(std::size_t n);  // to at least n jobs
+};
+
+struct TimeSliceLoad {
+  double busy_fraction = 0.0;
+  double switch_fraction = 0.0;
+  int iterations = 0;
+};
+
+// Same model, writing each job's rate into `rates` (precondition: rates.size() == jobs.size()).
+// Allocates only if `workspace` is smaller than jobs.size().
+TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSliceParams& params,
+                              std::span<double> rates, TimeSliceWorkspace& workspace);
 
 }  // namespace gpumux

@@ -63,6 +63,22 @@ TEST(TimeSliceRates, InterferenceSlowsCoRunnersOnly) {
   EXPECT_LT(with, timeslice_rates(two, p).rates[0]);
 }
 
+TEST(TimeSliceRates, WorkspaceFormMatchesAndReusesItsScratch) {
+  TimeSliceWorkspace ws;
+  std::vector<double> rates;
+  for (const GridCase& c : make_validation_grid(50, 9, BurstDistribution::kExponential)) {
+    rates.assign(c.jobs.size(), 0.0);
+    const TimeSliceLoad load = timeslice_rates(c.jobs, c.params, rates, ws);
+    const TimeSliceRates expected = timeslice_rates(c.jobs, c.params);
+    EXPECT_EQ(rates, expected.rates);
+    EXPECT_EQ(load.busy_fraction, expected.busy_fraction);
+    EXPECT_EQ(load.switch_fraction, expected.switch_fraction);
+  }
+  std::vector<double> wrong_size(1);
+  const std::vector<TimeSliceJob> two{{0.5, 10.0}, {0.5, 10.0}};
+  EXPECT_THROW(timeslice_rates(two, TimeSliceParams{}, wrong_size, ws), std::invalid_argument);
+}
+
 TEST(TimeSliceRates, RejectsBadInput) {
   const std::vector<TimeSliceJob> bad{{0.0, 10.0}};
   EXPECT_THROW(timeslice_rates(bad, TimeSliceParams{}), std::invalid_argument);
