@@ -98,22 +98,19 @@ int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err)
         "every config; time slice fixed at the driver default";
     j["train_mae"] = train_mae;
     j["train_rms"] = fit.rms;
-    j["cross_validation"] = {{"folds", cv.folds},
-                             {"seed", cv.seed},
-                             {"jobs", cv.jobs},
-                             {"timeslice_mae", cv.timeslice_mae},
-                             {"none_mae", cv.none_mae},
-                             {"proportional_mae", cv.proportional_mae}};
+    j["cross_validation"] = {{"folds", cv.folds},       {"seed", cv.seed},
+                             {"jobs", cv.jobs},         {"timeslice_mae", cv.timeslice_mae},
+                             {"none_mae", cv.none_mae}, {"proportional_mae", cv.proportional_mae}};
     j["version"] = GPUMUX_VERSION;
     write_atomically(cmd.out_json, j.dump(2) + "\n");
     out << std::setprecision(4) << "fitted: util_scale " << fit.params.util_scale
-        << ", util_exponent " << fit.params.util_exponent
-        << ", switch_cost_us " << fit.params.switch_cost_us << ", kernel_us "
-        << fit.params.kernel_us << ", interference " << fit.params.interference << "\n"
+        << ", util_exponent " << fit.params.util_exponent << ", switch_cost_us "
+        << fit.params.switch_cost_us << ", kernel_us " << fit.params.kernel_us << ", interference "
+        << fit.params.interference << "\n"
         << "train MAE " << train_mae << " (rms " << fit.rms << ")\n"
         << cv.folds << "-fold cross-validated MAE (seed " << cv.seed << "): timeslice "
-        << cv.timeslice_mae << ", none " << cv.none_mae << ", proportional "
-        << cv.proportional_mae << "\n";
+        << cv.timeslice_mae << ", none " << cv.none_mae << ", proportional " << cv.proportional_mae
+        << "\n";
     return 0;
   } catch (const InputError& e) {
     err << "error: " << e.what() << "\n";
@@ -160,8 +157,10 @@ int run_predict_command(const PredictCommand& cmd, std::ostream& out, std::ostre
           out << p.line << "," << key_csv(p.key1) << "," << key_csv(p.key2) << "," << p.speed1
               << ",," << p.speed2 << ",,unmatched\n";
         } else {
-          rows.push_back({{"line", p.line}, {"job1", key_json(p.key1)},
-                          {"job2", key_json(p.key2)}, {"measured", {p.speed1, p.speed2}},
+          rows.push_back({{"line", p.line},
+                          {"job1", key_json(p.key1)},
+                          {"job2", key_json(p.key2)},
+                          {"measured", {p.speed1, p.speed2}},
                           {"status", "unmatched"}});
         }
         continue;
@@ -170,11 +169,14 @@ int run_predict_command(const PredictCommand& cmd, std::ostream& out, std::ostre
       sum += std::abs(s1 - p.speed1) + std::abs(s2 - p.speed2);
       count += 2;
       if (cmd.format == "csv") {
-        out << p.line << "," << key_csv(p.key1) << "," << key_csv(p.key2) << "," << p.speed1
-            << "," << s1 << "," << p.speed2 << "," << s2 << ",ok\n";
+        out << p.line << "," << key_csv(p.key1) << "," << key_csv(p.key2) << "," << p.speed1 << ","
+            << s1 << "," << p.speed2 << "," << s2 << ",ok\n";
       } else {
-        rows.push_back({{"line", p.line}, {"job1", key_json(p.key1)}, {"job2", key_json(p.key2)},
-                        {"measured", {p.speed1, p.speed2}}, {"predicted", {s1, s2}},
+        rows.push_back({{"line", p.line},
+                        {"job1", key_json(p.key1)},
+                        {"job2", key_json(p.key2)},
+                        {"measured", {p.speed1, p.speed2}},
+                        {"predicted", {s1, s2}},
                         {"status", "ok"}});
       }
     }

@@ -12,11 +12,10 @@
 // Return codes: 0 success, 2 bad input (the InputError message on `err`).
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <ostream>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 namespace gpumux::colocation {
 

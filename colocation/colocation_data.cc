@@ -83,7 +83,8 @@ class Table {
   int integer(const Row& r, std::size_t col, const std::string& name) const {
     const double v = number(r, col, name);
     if (v != std::floor(v) || std::abs(v) > 1e9) {
-      throw InputError(where(r.line), name, "expected an integer, got '" + text(r, col, name) + "'");
+      throw InputError(where(r.line), name,
+                       "expected an integer, got '" + text(r, col, name) + "'");
     }
     return static_cast<int>(v);
   }
@@ -127,8 +128,8 @@ std::vector<SingleConfig> load_singles(const std::string& path) {
     check_range(t, r, "gmem_util", s.gmem_util, 0.0, 100.0);
     auto [it, fresh] = seen.emplace(s.key, r.line);
     if (!fresh) {
-      throw InputError(t.where(r.line), "model", "duplicate config, first on line " +
-                                                     std::to_string(it->second));
+      throw InputError(t.where(r.line), "model",
+                       "duplicate config, first on line " + std::to_string(it->second));
     }
     out.push_back(s);
   }

@@ -18,10 +18,10 @@ struct ConfigKey {
 // One row of lucid_single_data.csv: the config measured alone.
 struct SingleConfig {
   ConfigKey key;
-  double speed = 0.0;       // iterations (or samples) per second alone; unused by the models
-  double gpu_util = 0.0;    // nvidia-smi utilization, percent [0, 100]
-  double gmem_util = 0.0;   // memory-controller utilization, percent [0, 100]
-  double gmem_mib = 0.0;    // device memory, MiB
+  double speed = 0.0;      // iterations (or samples) per second alone; unused by the models
+  double gpu_util = 0.0;   // nvidia-smi utilization, percent [0, 100]
+  double gmem_util = 0.0;  // memory-controller utilization, percent [0, 100]
+  double gmem_mib = 0.0;   // device memory, MiB
   int line = 0;
 };
 

@@ -1,11 +1,10 @@
 #include "colocation/colocation_model.h"
 
+#include <Eigen/Dense>
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <random>
-
-#include <Eigen/Dense>
 
 #include "models/timeslice/timeslice_rates.h"
 #include "sim/input_error.h"
@@ -98,9 +97,12 @@ ModelKind parse_model(const std::string& name) {
 
 const char* model_name(ModelKind kind) {
   switch (kind) {
-    case ModelKind::kNone: return "none";
-    case ModelKind::kProportional: return "proportional";
-    case ModelKind::kTimeslice: break;
+    case ModelKind::kNone:
+      return "none";
+    case ModelKind::kProportional:
+      return "proportional";
+    case ModelKind::kTimeslice:
+      break;
   }
   return "timeslice";
 }
@@ -150,16 +152,15 @@ FitReport fit_timeslice(const std::vector<const Pair*>& pairs) {
   // physically different points and keep the best.
   FitReport best;
   best.rms = 1e300;
-  for (const Theta& start : {Theta{1.0, 1.0, 0.5, 0.0}, Theta{0.6, 2.0, 0.1, 0.2},
-                             Theta{0.5, 1.5, 0.0, 0.5}}) {
+  for (const Theta& start :
+       {Theta{1.0, 1.0, 0.5, 0.0}, Theta{0.6, 2.0, 0.1, 0.2}, Theta{0.5, 1.5, 0.0, 0.5}}) {
     FitReport f = levenberg_marquardt(start, pairs);
     if (f.rms < best.rms) best = f;
   }
   return best;
 }
 
-CrossValidation cross_validate(const std::vector<const Pair*>& all, int folds,
-                               std::uint64_t seed) {
+CrossValidation cross_validate(const std::vector<const Pair*>& all, int folds, std::uint64_t seed) {
   std::vector<const Pair*> pairs;
   for (const Pair* p : all) {
     if (p->matched()) pairs.push_back(p);
@@ -187,12 +188,9 @@ CrossValidation cross_validate(const std::vector<const Pair*>& all, int folds,
 }
 
 nlohmann::json to_json(const ColocationParams& p) {
-  return {{"util_scale", p.util_scale},
-          {"util_exponent", p.util_exponent},
-          {"switch_cost_us", p.switch_cost_us},
-          {"kernel_us", p.kernel_us},
-          {"interference", p.interference},
-          {"time_slice_us", p.time_slice_us}};
+  return {{"util_scale", p.util_scale},         {"util_exponent", p.util_exponent},
+          {"switch_cost_us", p.switch_cost_us}, {"kernel_us", p.kernel_us},
+          {"interference", p.interference},     {"time_slice_us", p.time_slice_us}};
 }
 
 ColocationParams params_from_json(const nlohmann::json& j, const std::string& where) {

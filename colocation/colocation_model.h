@@ -17,11 +17,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "colocation/colocation_data.h"
 #include "models/timeslice/timeslice_params.h"
@@ -39,12 +38,12 @@ ModelKind parse_model(const std::string& name);
 const char* model_name(ModelKind kind);
 
 struct ColocationParams {
-  double util_scale = 1.0;                      // no correction until fitted
-  double util_exponent = 1.0;                   // no correction until fitted
+  double util_scale = 1.0;                       // no correction until fitted
+  double util_exponent = 1.0;                    // no correction until fitted
   double switch_cost_us = kDefaultSwitchCostUs;  // assumption until fitted (timeslice_params.h)
-  double kernel_us = 100.0;                     // assumption until fitted
-  double interference = 0.0;                    // pure time-slicing until fitted
-  double time_slice_us = kDefaultTimeSliceUs;   // driver default, never fitted
+  double kernel_us = 100.0;                      // assumption until fitted
+  double interference = 0.0;                     // pure time-slicing until fitted
+  double time_slice_us = kDefaultTimeSliceUs;    // driver default, never fitted
 };
 
 // Speeds (relative to alone) of two jobs sharing a GPU.
@@ -62,7 +61,8 @@ struct FitReport {
 };
 
 // Levenberg-Marquardt (Eigen, forward-difference Jacobian) on util_scale, util_exponent,
-// switch_cost_us and interference (bounded by projection), from a few starting points. Precondition: pairs non-empty and all matched.
+// switch_cost_us and interference (bounded by projection), from a few starting points.
+// Precondition: pairs non-empty and all matched.
 FitReport fit_timeslice(const std::vector<const Pair*>& pairs);
 
 struct CrossValidation {

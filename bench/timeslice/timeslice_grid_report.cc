@@ -16,11 +16,11 @@ int main(int argc, char** argv) {
   for (BurstDistribution d : {BurstDistribution::kExponential, BurstDistribution::kFixed}) {
     const auto grid = make_validation_grid(cases, seed, d);
     const GridError e = compare_on_grid(grid, reference);
-    std::printf("%s bursts, %d cases, %d rates: max |rate error| %.4f, mean %.4f, "
-                "max |busy error| %.4f, max |switch error| %.4f\n",
-                d == BurstDistribution::kFixed ? "fixed" : "exponential", cases,
-                e.rates_compared, e.max_abs_rate_error, e.mean_abs_rate_error,
-                e.max_abs_busy_error, e.max_abs_switch_error);
+    std::printf(
+        "%s bursts, %d cases, %d rates: max |rate error| %.4f, mean %.4f, "
+        "max |busy error| %.4f, max |switch error| %.4f\n",
+        d == BurstDistribution::kFixed ? "fixed" : "exponential", cases, e.rates_compared,
+        e.max_abs_rate_error, e.mean_abs_rate_error, e.max_abs_busy_error, e.max_abs_switch_error);
     if (e.worst_case >= 0) {
       std::printf("  worst: case %d job %d, reference %.4f vs fast %.4f; %s\n", e.worst_case,
                   e.worst_job, e.worst_reference, e.worst_fast,

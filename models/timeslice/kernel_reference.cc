@@ -43,6 +43,7 @@ struct JobState {
 };
 
 enum class GpuMode { kIdle, kRunning, kSwitching };
+enum class Event { kEnd, kBurstEnd, kSliceEnd, kSwitchEnd, kJobReady };
 
 void check(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument("simulate_reference: " + what);
@@ -115,17 +116,18 @@ ReferenceResult simulate_reference(const std::vector<TimeSliceJob>& jobs,
   while (now < end) {
     // Next event: the GPU's own, then gap ends (ties go to the GPU, then lower job index).
     double t_next = end;
-    int kind = 0;  // 0 end, 1 burst end, 2 slice end, 3 switch end, 4 job ready
+    Event kind = Event::kEnd;
     int who = -1;
     if (mode == GpuMode::kRunning) {
       const double burst_end = now + st[resident].remaining_us;
-      if (burst_end < t_next) t_next = burst_end, kind = 1;
-      if (!waiting.empty() && slice_end < t_next) t_next = slice_end, kind = 2;
+      if (burst_end < t_next) t_next = burst_end, kind = Event::kBurstEnd;
+      if (!waiting.empty() && slice_end < t_next) t_next = slice_end, kind = Event::kSliceEnd;
     } else if (mode == GpuMode::kSwitching && switch_end < t_next) {
-      t_next = switch_end, kind = 3;
+      t_next = switch_end, kind = Event::kSwitchEnd;
     }
     for (int i = 0; i < n; ++i) {
-      if (!st[i].ready && st[i].ready_at < t_next) t_next = st[i].ready_at, kind = 4, who = i;
+      if (!st[i].ready && st[i].ready_at < t_next)
+        t_next = st[i].ready_at, kind = Event::kJobReady, who = i;
     }
     t_next = std::max(t_next, now);
 
@@ -145,9 +147,9 @@ ReferenceResult simulate_reference(const std::vector<TimeSliceJob>& jobs,
     ++result.events;
 
     switch (kind) {
-      case 0:
+      case Event::kEnd:
         break;
-      case 1: {  // the running context's burst ended: it enters a CPU gap
+      case Event::kBurstEnd: {  // the running context's burst ended: it enters a CPU gap
         JobState& j = st[resident];
         j.ready = false;
         j.ready_at = now + sampler.draw(j.gap_us);
@@ -158,18 +160,19 @@ ReferenceResult simulate_reference(const std::vector<TimeSliceJob>& jobs,
         }
         break;
       }
-      case 2:  // slice expired with others waiting: preempt, keep the remaining burst
+      case Event::kSliceEnd:  // slice expired with others waiting: preempt, keep the remaining
+                              // burst
         waiting.push_back(resident);
         start_switch(now);
         break;
-      case 3:
+      case Event::kSwitchEnd:
         if (now >= warmup) ++result.switches;
         resident = target;
         mode = GpuMode::kRunning;
         slice_start = now;
         slice_end = now + p.time_slice_us;
         break;
-      case 4: {
+      case Event::kJobReady: {
         JobState& j = st[who];
         j.ready = true;
         j.remaining_us = j.gap_us > 0.0 ? sampler.draw(j.kernel_us) : kInf;

@@ -47,7 +47,7 @@ struct ReferenceResult {
   // Per job: progress relative to running alone, in (0, 1] up to sampling noise (a job can
   // briefly run ahead of its average; rates are not clipped).
   std::vector<double> rates;
-  std::vector<double> work_us;  // kernel time executed in the window, per job
+  std::vector<double> work_us;   // kernel time executed in the window, per job
   double busy_fraction = 0.0;    // useful utilization: kernels running
   double switch_fraction = 0.0;  // context switches in progress
   double idle_fraction = 0.0;    // nobody ready

@@ -23,10 +23,14 @@ enum class TimeSlicePreset { kDefault, kShort, kMedium, kLong };
 // Microseconds of a preset; kShort/kMedium/kLong are unverified (see above).
 constexpr double time_slice_us(TimeSlicePreset preset) {
   switch (preset) {
-    case TimeSlicePreset::kShort: return kShortTimeSliceUs;
-    case TimeSlicePreset::kMedium: return kMediumTimeSliceUs;
-    case TimeSlicePreset::kLong: return kLongTimeSliceUs;
-    case TimeSlicePreset::kDefault: break;
+    case TimeSlicePreset::kShort:
+      return kShortTimeSliceUs;
+    case TimeSlicePreset::kMedium:
+      return kMediumTimeSliceUs;
+    case TimeSlicePreset::kLong:
+      return kLongTimeSliceUs;
+    case TimeSlicePreset::kDefault:
+      break;
   }
   return kDefaultTimeSliceUs;
 }

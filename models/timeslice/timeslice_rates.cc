@@ -131,7 +131,8 @@ TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSlic
       // at a random point of one.
       const double round = wait + s + h[j];
       const double first_wait = wait * (1.0 - 0.5 * (1.0 - std::exp(-g[j] / round)));
-      const double cycle = g[j] + first_wait + c[j] * (switch_per_turn + h[j]) + (c[j] - 1.0) * wait;
+      const double cycle =
+          g[j] + first_wait + c[j] * (switch_per_turn + h[j]) + (c[j] - 1.0) * wait;
       rate = std::min(1.0, (jobs[j].mean_kernel_us + g[j]) / cycle);
       switching = c[j] * switch_per_turn / cycle * (rate * cycle / (jobs[j].mean_kernel_us + g[j]));
     }

@@ -67,8 +67,9 @@ GridError compare_on_grid(const std::vector<GridCase>& grid, const ReferenceConf
 std::string describe(const GridCase& c) {
   std::string s;
   char buf[96];
-  std::snprintf(buf, sizeof buf, "switch %.1f us, slice %.0f us, jobs (sm_util/kernel us):",
-                c.params.switch_cost_us, c.params.time_slice_us);
+  std::snprintf(buf, sizeof buf,
+                "switch %.1f us, slice %.0f us, jobs (sm_util/kernel us):", c.params.switch_cost_us,
+                c.params.time_slice_us);
   s += buf;
   for (const TimeSliceJob& j : c.jobs) {
     std::snprintf(buf, sizeof buf, " %.3f/%.1f", j.sm_util, j.mean_kernel_us);

@@ -62,9 +62,9 @@ TEST(ColocationData, LoadsAndJoinsTheLucidFiles) {
 }
 
 TEST(ColocationData, KeysMatchAsNumbersAndUnmatchedRowsAreKept) {
-  const std::string singles = temp_file(
-      "s1.csv", std::string(kSingleHeader) + "A,D,32,0,1.0,50.0,10.0,1000.0,0\n" +
-                    "B,D,64,1,1.0,80.0,10.0,1000.0,0\n");
+  const std::string singles =
+      temp_file("s1.csv", std::string(kSingleHeader) + "A,D,32,0,1.0,50.0,10.0,1000.0,0\n" +
+                              "B,D,64,1,1.0,80.0,10.0,1000.0,0\n");
   const std::string pairs = temp_file(
       "p1.csv", std::string(kPairHeader) + "1,A,D,1,32.0,0,0.9,B,D,1,64,1,0.8,90,10,2000\n" +
                     "2,A,D,1,32,0,0.9,C,D,1,64,1,0.8,90,10,2000\n");
@@ -91,17 +91,16 @@ TEST(ColocationBadInput, MissingFileNamesIt) {
 }
 
 TEST(ColocationBadInput, MalformedNumberNamesLineAndField) {
-  const std::string path = temp_file(
-      "s2.csv", std::string(kSingleHeader) + "A,D,32,0,1.0,50.0,10.0,1000.0,0\n" +
-                    "B,D,64,1,1.0,eighty,10.0,1000.0,0\n");
+  const std::string path =
+      temp_file("s2.csv", std::string(kSingleHeader) + "A,D,32,0,1.0,50.0,10.0,1000.0,0\n" +
+                              "B,D,64,1,1.0,eighty,10.0,1000.0,0\n");
   const std::string msg = input_error([&] { load_singles(path); });
   EXPECT_NE(msg.find(path + ":3"), std::string::npos) << msg;
   EXPECT_NE(msg.find("gpu_util"), std::string::npos) << msg;
 }
 
 TEST(ColocationBadInput, WrongFieldCountNamesLine) {
-  const std::string path =
-      temp_file("s3.csv", std::string(kSingleHeader) + "A,D,32,0,1.0,50.0\n");
+  const std::string path = temp_file("s3.csv", std::string(kSingleHeader) + "A,D,32,0,1.0,50.0\n");
   const std::string msg = input_error([&] { load_singles(path); });
   EXPECT_NE(msg.find(path + ":2"), std::string::npos) << msg;
   EXPECT_NE(msg.find("expected 9 fields"), std::string::npos) << msg;
@@ -132,9 +131,9 @@ TEST(ColocationBadInput, OutOfRangeAndNonIntegerFields) {
 }
 
 TEST(ColocationBadInput, DuplicateSingleConfig) {
-  const std::string path = temp_file(
-      "s7.csv", std::string(kSingleHeader) + "A,D,32,0,1.0,50.0,10.0,1000.0,0\n" +
-                    "A,D,32,0,2.0,60.0,10.0,1000.0,0\n");
+  const std::string path =
+      temp_file("s7.csv", std::string(kSingleHeader) + "A,D,32,0,1.0,50.0,10.0,1000.0,0\n" +
+                              "A,D,32,0,2.0,60.0,10.0,1000.0,0\n");
   EXPECT_NE(input_error([&] { load_singles(path); }).find(path + ":3"), std::string::npos);
 }
 

@@ -93,7 +93,7 @@ TEST(TimeSliceRates, RejectsBadInput) {
 // 0.05-1, kernels 10 us-10 ms, switch cost 0-200 us, exponential bursts). The bounds are the
 // errors measured on this grid (RESULTS.md) with a small margin, not targets.
 constexpr int kValidationCases = 60;
-constexpr double kMaxRateError = 0.085;  // measured 0.0788 (RESULTS.md)
+constexpr double kMaxRateError = 0.085;   // measured 0.0788 (RESULTS.md)
 constexpr double kMeanRateError = 0.009;  // measured 0.0077
 
 TEST(TimeSliceRates, MatchesTheKernelReferenceOnTheGrid) {
