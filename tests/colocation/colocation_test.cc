@@ -189,6 +189,37 @@ TEST(ColocationPredict, BaselinesAndLastLine) {
   EXPECT_NE(out.str().find("\"predicted\""), std::string::npos);
 }
 
+TEST(ColocationCommands, ParseTheDocumentedOptionsAndRoundTripParams) {
+  const std::string params =
+      (std::filesystem::temp_directory_path() / "gpumux_colocation_params.json").string();
+  CLI::App app;
+  FitCommand fit;
+  PredictCommand predict;
+  CLI::App* fit_cmd = app.add_subcommand("fit");
+  CLI::App* predict_cmd = app.add_subcommand("predict");
+  configure_fit_command(*fit_cmd, fit);
+  configure_predict_command(*predict_cmd, predict);
+  app.parse(std::vector<std::string>{params, "-o", pairs_csv(), "--pairs", singles_csv(),
+                                     "--single", "fit"});  // CLI11 takes them reversed
+  EXPECT_EQ(fit.out_json, params);
+  std::ostringstream out, err;
+  ASSERT_EQ(run_fit_command(fit, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("cross-validated MAE"), std::string::npos);
+
+  CLI::App app2;
+  CLI::App* predict_only = app2.add_subcommand("predict");
+  configure_predict_command(*predict_only, predict);
+  app2.parse(std::vector<std::string>{"json", "--format", "timeslice", "--model", params,
+                                      "--params", pairs_csv(), "--pairs", singles_csv(), "--single",
+                                      "predict"});
+  std::ostringstream pout, perr;
+  ASSERT_EQ(run_predict_command(predict, pout, perr), 0) << perr.str();
+  const std::string text = pout.str();
+  const double mae = std::stod(text.substr(text.rfind("MAE ") + 4));
+  EXPECT_LT(mae, 0.07);  // the params fitted on the same file
+  EXPECT_THROW(app2.parse(std::vector<std::string>{"bogus", "--model", "predict"}), CLI::Error);
+}
+
 // The fitted time-slicing model on unseen pairs: 5-fold cross-validation, seed 42. The expected
 // value is the one measured and recorded in models/timeslice/RESULTS.md.
 constexpr double kMeasuredCvMae = 0.0676;  // RESULTS.md
