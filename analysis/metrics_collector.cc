@@ -18,7 +18,7 @@ MetricsCollector::MetricsCollector(std::size_t gpu_count, Time timeseries_interv
       overhead_(gpu_count, 0.0) {
   if (jobs_csv_) {
     *jobs_csv_ << "id,state,submit_s,gpus,runtime_s,start_s,finish_s,queue_s,jct_s,slowdown,"
-                  "placement_span,first_gpu,reason\n";
+                  "placement_span,first_gpu,kills,reason\n";
   }
   if (timeseries_csv_) {
     *timeseries_csv_ << "time_s,allocated_gpus,allocation_ratio,sm_busy,overhead,queued,running,"
@@ -32,7 +32,7 @@ void MetricsCollector::emit_samples(Time limit, bool inclusive) {
     *timeseries_csv_ << format_seconds(next_sample_) << ',' << allocated_count_ << ','
                      << format_double(static_cast<double>(allocated_count_) / g) << ','
                      << format_double(busy_sum_ / g) << ',' << format_double(overhead_sum_ / g)
-                     << ',' << (arrived_ - rejected_ - started_) << ',' << (started_ - finished_)
+                     << ',' << (arrived_ - rejected_ - failed_ - started_) << ',' << (started_ - finished_)
                      << ',' << finished_ << '\n';
     next_sample_ += interval_;
   }
@@ -96,6 +96,26 @@ void MetricsCollector::on_gpu_changed(Time now, GpuIndex index, const GpuState& 
   overhead_[index] = overhead;
 }
 
+void MetricsCollector::on_memory_fault(Time now, GpuIndex, std::size_t killed) {
+  advance_to(now);
+  cascade_sizes_.push_back(static_cast<double>(killed));
+}
+
+void MetricsCollector::on_job_killed(Time now, const ActiveJob& job, double lost_work_us) {
+  advance_to(now);
+  ++kills_;
+  lost_gpu_us_ += lost_work_us * job.spec.gpus;
+  // The job left the GPUs it ran on: it is no longer started, and not yet queued.
+  --started_;  // back to queued (or failed)
+}
+
+void MetricsCollector::on_job_failed(Time now, const ActiveJob& job) {
+  advance_to(now);
+  ++failed_;
+  write_job_row(job, "failed", Time::zero(), "killed " + std::to_string(job.kills) +
+                                                 " times (retry limit reached)");
+}
+
 void MetricsCollector::on_run_end(Time now, std::span<const ActiveJob* const> unfinished) {
   advance_to(now);
   end_ = now;
@@ -112,7 +132,7 @@ void MetricsCollector::on_run_end(Time now, std::span<const ActiveJob* const> un
       ++unfinished_running_;
       write_job_row(*job, "running", Time::zero(), "run ended at the time limit");
     } else {
-      ++unfinished_queued_;
+      ++unfinished_queued_;  // queued, or waiting to retry after a kill
       write_job_row(*job, "queued", Time::zero(), "run ended at the time limit");
     }
   }
@@ -137,9 +157,12 @@ void MetricsCollector::write_job_row(const ActiveJob& job, std::string_view stat
     o << ",,,";
   }
   o << ',';
-  if (started) o << link_kind_name(job.span) << ',' << job.gpus.front();
-  else o << ',';
-  o << ',' << csv_cell(std::string(reason)) << '\n';
+  if (started) {
+    o << link_kind_name(job.span) << ',' << job.gpus.front();
+  } else {
+    o << ',';
+  }
+  o << ',' << job.kills << ',' << csv_cell(std::string(reason)) << '\n';
 }
 
 nlohmann::json MetricsCollector::metrics() {
@@ -151,6 +174,7 @@ nlohmann::json MetricsCollector::metrics() {
        {{"arrived", arrived_},
         {"finished", finished_},
         {"rejected", rejected_},
+        {"failed", failed_},
         {"unfinished_queued", unfinished_queued_},
         {"unfinished_running", unfinished_running_}}},
       {"gpus", gpu_count_},
@@ -161,6 +185,12 @@ nlohmann::json MetricsCollector::metrics() {
       {"peak_allocated_gpus", peak_allocated_},
       {"mean_allocated_gpus", span_us > 0 ? allocated_integral_ / span_us : 0.0},
       {"finished_work_gpu_hours", work_done_gpu_s_ / 3600.0},
+      {"failures",
+       {{"memory_faults", cascade_sizes_.size()},
+        {"jobs_killed", kills_},
+        {"jobs_failed", failed_},
+        {"lost_work_gpu_hours", lost_gpu_us_ / 3.6e9},
+        {"cascade_size", summarize(cascade_sizes_).to_json()}}},
       {"jct_s", summarize(jct_s_).to_json()},
       {"queueing_delay_s", summarize(queue_s_).to_json()},
       {"slowdown", summarize(slowdown_).to_json()},

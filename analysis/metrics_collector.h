@@ -5,6 +5,8 @@
 // - SM-busy utilization: share of GPU-time the SMs spend on jobs' kernels (useful work), as
 //   the sharing model reports it for each GPU;
 // - sharing overhead: share of GPU-time lost to sharing (e.g. context switches).
+// Failures: out-of-memory events, the number of jobs each killed (cascade size), kills, jobs
+// that failed after their retries, and the GPU-hours of work lost (redone from a checkpoint).
 // Job metrics: JCT = finish - submit, queueing delay = start - submit, slowdown = JCT /
 // exclusive runtime (jobs with zero runtime are left out of slowdown).
 #pragma once
@@ -31,6 +33,9 @@ class MetricsCollector : public EngineObserver {
   void on_job_started(Time now, const ActiveJob& job) override;
   void on_job_finished(Time now, const ActiveJob& job) override;
   void on_gpu_changed(Time now, GpuIndex index, const GpuState& gpu) override;
+  void on_memory_fault(Time now, GpuIndex gpu, std::size_t killed) override;
+  void on_job_killed(Time now, const ActiveJob& job, double lost_work_us) override;
+  void on_job_failed(Time now, const ActiveJob& job) override;
   void on_run_end(Time now, std::span<const ActiveJob* const> unfinished) override;
 
   // Every metric, for summary.json (valid after on_run_end).
@@ -67,6 +72,9 @@ class MetricsCollector : public EngineObserver {
 
   std::uint64_t arrived_ = 0, rejected_ = 0, started_ = 0, finished_ = 0;
   std::uint64_t unfinished_queued_ = 0, unfinished_running_ = 0;
+  std::uint64_t failed_ = 0, kills_ = 0;
+  std::vector<double> cascade_sizes_;  // jobs killed per out-of-memory event
+  double lost_gpu_us_ = 0.0;           // GPU-microseconds of work lost to kills
   std::vector<double> jct_s_, queue_s_, slowdown_;
   double work_done_gpu_s_ = 0.0;  // exclusive GPU-seconds of finished jobs
   Time last_finish_;

@@ -74,7 +74,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   Cluster cluster(scenario.devices, scenario.nodes);
   Scheduler scheduler(scenario.queue, make_placement_policy(scenario.placement),
                       scenario.backfill_depth);
-  Engine engine(cluster, *scenario.model, scheduler, *source, EngineLimits{scenario.horizon});
+  const EngineOptions engine_options{scenario.horizon, scenario.retry_limit, scenario.retry_delay};
+  Engine engine(cluster, *scenario.model, scheduler, *source, engine_options);
   MetricsCollector metrics(cluster.gpu_count(), scenario.outputs.timeseries_interval,
                            jobs_file ? &jobs_file->stream() : nullptr,
                            series_file ? &series_file->stream() : nullptr);
@@ -112,6 +113,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
       {"engine",
        {{"events", report.engine.events},
         {"stale_events", report.engine.stale_events},
+        {"memory_faults", report.engine.memory_faults},
         {"stopped_at_time_limit", report.engine.hit_horizon},
         {"end_time_s", report.engine.end_time.seconds()}}},
       {"metrics", metrics.metrics()},

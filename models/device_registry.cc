@@ -10,12 +10,13 @@ namespace {
 
 constexpr std::int64_t kMaxMemoryMiB = std::int64_t{1} << 30;  // 1 PiB: catches unit mix-ups
 
-MigProfile parse_mig_profile(JsonObject& p, int memory_slices) {
+MigProfile parse_mig_profile(JsonObject& p, int memory_slices, int compute_slices,
+                             MemoryMiB device_memory) {
   MigProfile m;
   m.name = p.required_string("name");
-  m.compute_slices = static_cast<int>(p.required_int("compute_slices", 1, 8));
+  m.compute_slices = static_cast<int>(p.required_int("compute_slices", 1, compute_slices));
   m.memory_slices = static_cast<int>(p.required_int("memory_slices", 1, memory_slices));
-  m.memory = MemoryMiB(p.required_int("memory_mib", 1, kMaxMemoryMiB));
+  m.memory = MemoryMiB(p.required_int("memory_mib", 1, device_memory.mib()));
   m.sms = static_cast<int>(p.required_int("sms", 1, 100000));
   m.max_count = static_cast<int>(p.required_int("max_count", 1, memory_slices));
   const auto& offsets = p.raw("start_offsets");
@@ -63,12 +64,14 @@ void DeviceRegistry::define(JsonObject& spec) {
     d.memory = MemoryMiB(spec.optional_int("memory_mib", d.memory.mib(), 1, kMaxMemoryMiB));
     d.sms = static_cast<int>(spec.optional_int("sms", d.sms, 1, 100000));
   }
+  const bool new_architecture = spec.has("architecture");
   d.architecture = spec.optional_string("architecture", is_new ? "unknown" : d.architecture);
   const bool pre_volta = d.architecture == "pascal" || d.architecture == "maxwell" ||
                          d.architecture == "kepler";
-  d.mps_client_limit = static_cast<int>(
-      spec.optional_int("mps_client_limit", is_new ? (pre_volta ? 16 : 48) : d.mps_client_limit,
-                        1, 1024));
+  // The MPS client limit follows the architecture (GPU-FACTS "MPS") unless given.
+  const int derived_limit = (is_new || new_architecture) ? (pre_volta ? 16 : 48) : d.mps_client_limit;
+  d.mps_client_limit =
+      static_cast<int>(spec.optional_int("mps_client_limit", derived_limit, 1, 1024));
   d.memory_bandwidth_gbps =
       spec.optional_number("memory_bandwidth_gbps", d.memory_bandwidth_gbps, 0.0, 1e6);
   d.source = spec.optional_string("source", is_new ? "scenario" : d.source + "; overridden");
@@ -83,7 +86,8 @@ void DeviceRegistry::define(JsonObject& spec) {
     }
     for (std::size_t i = 0; i < profiles.size(); ++i) {
       JsonObject p(profiles[i], spec.file(), mig.pointer("profiles") + "/" + std::to_string(i));
-      d.mig_profiles.push_back(parse_mig_profile(p, d.mig_memory_slices));
+      d.mig_profiles.push_back(
+          parse_mig_profile(p, d.mig_memory_slices, d.mig_compute_slices, d.memory));
     }
     mig.finish();
   } else {

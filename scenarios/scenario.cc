@@ -220,13 +220,18 @@ void parse_scheduler(Scenario& s, JsonObject& root) {
                            "' (valid: " + join(placement_policy_names()) + ")");
     }
     s.backfill_depth = static_cast<int>(sch.optional_int("backfill_depth", s.backfill_depth, 1, 1'000'000));
+    s.retry_limit = static_cast<int>(sch.optional_int("retry_limit", s.retry_limit, 0, 1000));
+    s.retry_delay = Time::from_seconds(
+        sch.optional_number("retry_delay_s", s.retry_delay.seconds(), 0.0, 1e9));
     sch.finish();
   } else {
     root.allow("scheduler");
   }
   s.resolved["scheduler"] = {{"queue", std::string(queue_policy_name(s.queue))},
                              {"placement", s.placement},
-                             {"backfill_depth", s.backfill_depth}};
+                             {"backfill_depth", s.backfill_depth},
+                             {"retry_limit", s.retry_limit},
+                             {"retry_delay_s", s.retry_delay.seconds()}};
 }
 
 void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {

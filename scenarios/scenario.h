@@ -50,6 +50,8 @@ struct Scenario {
   QueuePolicy queue = QueuePolicy::kFifo;
   std::string placement = "first-fit";
   int backfill_depth = 64;
+  int retry_limit = 3;                         // kills a job survives before it fails
+  Time retry_delay = Time::from_seconds(10);  // wait before a killed job requeues
   TraceConfig trace;
   OutputConfig outputs;
   Time horizon = Time::infinity();

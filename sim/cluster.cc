@@ -49,16 +49,28 @@ void Cluster::move_bucket(NodeIndex n, int from, int to) {
   buckets_[to][n / 64] |= bit;
 }
 
+void Cluster::count_free(const GpuState& gpu, int delta) {
+  const int before = empty_per_node_[gpu.node];
+  empty_per_node_[gpu.node] += delta;
+  empty_total_ += delta;
+  move_bucket(gpu.node, before, before + delta);
+}
+
 void Cluster::add_resident(GpuIndex g, JobSlot job, MemoryMiB memory) {
   GpuState& gpu = gpus_[g];
-  if (gpu.residents.empty()) {
-    const int before = empty_per_node_[gpu.node]--;
-    --empty_total_;
-    move_bucket(gpu.node, before, before - 1);
-  }
+  if (!gpu.available) throw std::logic_error("cluster: job placed on an unavailable GPU");
+  if (gpu.free()) count_free(gpu, -1);
   gpu.residents.push_back(job);
   gpu.rates.push_back(1.0);
   gpu.memory_used += memory;
+}
+
+void Cluster::set_available(GpuIndex g, bool available) {
+  GpuState& gpu = gpus_[g];
+  if (gpu.available == available) return;
+  const bool was_free = gpu.free();
+  gpu.available = available;
+  if (was_free != gpu.free()) count_free(gpu, gpu.free() ? 1 : -1);
 }
 
 void Cluster::remove_resident(GpuIndex g, JobSlot job, MemoryMiB memory) {
@@ -69,9 +81,7 @@ void Cluster::remove_resident(GpuIndex g, JobSlot job, MemoryMiB memory) {
   gpu.residents.erase(it);
   gpu.memory_used -= memory;
   if (gpu.residents.empty()) {
-    const int before = empty_per_node_[gpu.node]++;
-    ++empty_total_;
-    move_bucket(gpu.node, before, before + 1);
+    if (gpu.available) count_free(gpu, +1);
     gpu.load = GpuLoad{};
   }
 }

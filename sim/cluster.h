@@ -33,6 +33,9 @@ struct GpuState {
   std::vector<double> rates;       // rate of each resident on this GPU, same order
   MemoryMiB memory_used;
   GpuLoad load;
+  bool available = true;  // false while the GPU recovers from a fault: it takes no new jobs
+  // Usable for a new job under empty-GPU admission.
+  bool free() const { return available && residents.empty(); }
 };
 
 class Cluster {
@@ -52,8 +55,10 @@ class Cluster {
 
   void add_resident(GpuIndex g, JobSlot job, MemoryMiB memory);
   void remove_resident(GpuIndex g, JobSlot job, MemoryMiB memory);
+  // Takes a GPU out of service (fault recovery) or puts it back.
+  void set_available(GpuIndex g, bool available);
 
-  // The empty-GPU index (GPUs with no resident), kept per node.
+  // The free-GPU index (available GPUs with no resident), kept per node.
   int empty_gpus(NodeIndex n) const { return empty_per_node_[n]; }
   std::size_t empty_gpus_total() const { return empty_total_; }
   // Lowest-index node with at least `n` empty GPUs.
@@ -63,6 +68,7 @@ class Cluster {
 
  private:
   void move_bucket(NodeIndex n, int from, int to);
+  void count_free(const GpuState& gpu, int delta);
   std::optional<NodeIndex> lowest_in_bucket(int k) const;
 
   std::vector<DeviceProfile> devices_;

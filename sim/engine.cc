@@ -8,12 +8,12 @@
 namespace gpumux {
 
 Engine::Engine(Cluster& cluster, const SharingModel& model, Scheduler& scheduler,
-               JobSource& source, EngineLimits limits)
+               JobSource& source, EngineOptions options)
     : cluster_(cluster),
       model_(model),
       scheduler_(scheduler),
       source_(source),
-      limits_(limits) {
+      options_(options) {
   events_.reserve(cluster_.gpu_count() * 2 + 16);
   gpu_touched_.assign(cluster_.gpu_count(), 0);
   touched_.reserve(cluster_.gpu_count());
@@ -26,30 +26,49 @@ EngineStats Engine::run() {
   if (pull_next_arrival()) events_.push(pending_.submit, EventKind::kArrival);
   Time now = Time::zero();
   while (!events_.empty()) {
-    if (events_.top().time > limits_.horizon) {
+    if (events_.top().time > options_.horizon) {
       stats_.hit_horizon = true;
-      now = limits_.horizon;
+      now = options_.horizon;
       break;
     }
     const Event ev = events_.pop();
     now = ev.time;
     now_ = now;
     ++stats_.events;
-    if (ev.kind == EventKind::kArrival) {
-      on_arrival(now);
-    } else {
-      ActiveJob& job = jobs_[ev.target];
-      if (job.phase != JobPhase::kRunning || job.version != ev.version) {
-        ++stats_.stale_events;
-        continue;
+    switch (ev.kind) {
+      case EventKind::kArrival:
+        on_arrival(now);
+        break;
+      case EventKind::kCompletion: {
+        const ActiveJob& job = jobs_[ev.target];
+        if (job.phase != JobPhase::kRunning || job.version != ev.version) {
+          ++stats_.stale_events;
+          continue;
+        }
+        on_completion(now, ev.target);
+        break;
       }
-      on_completion(now, ev.target);
+      case EventKind::kRetry: {
+        ActiveJob& job = jobs_[ev.target];
+        if (job.phase != JobPhase::kRetryWait || job.version != ev.version) {
+          throw std::logic_error("engine: retry event for a job that is not waiting to retry");
+        }
+        job.phase = JobPhase::kQueued;
+        scheduler_.requeue(ev.target);
+        break;
+      }
+      case EventKind::kGpuRecovered:
+        cluster_.set_available(ev.target, true);
+        for (auto* o : observers_) o->on_gpu_changed(now, ev.target, cluster_.gpu(ev.target));
+        break;
     }
     // Decide once all events of this instant are in: simultaneous finishes free their GPUs
-    // before anyone is placed.
+    // before anyone is placed. Kills (out of memory) free GPUs too: decide again until the
+    // instant is quiet; each job is killed at most retry_limit + 1 times, so this ends.
     if (events_.empty() || events_.top().time != now) {
-      scheduler_.schedule(now, cluster_, model_, jobs_, running_, *this);
-      refresh_touched(now);
+      do {
+        scheduler_.schedule(now, cluster_, model_, jobs_, running_, *this);
+      } while (refresh_touched(now));
     }
   }
   if (!stats_.hit_horizon && !running_.empty()) {
@@ -138,9 +157,11 @@ void Engine::start(JobSlot slot, std::span<const GpuIndex> gpus) {
   }
   job.gpus.assign(gpus.begin(), gpus.end());
   job.phase = JobPhase::kRunning;
-  job.start = now_;
   job.last_update = now_;
-  job.remaining_us = static_cast<double>(job.spec.runtime.us());
+  if (job.kills == 0) {  // a restart keeps its first start and the work it checkpointed
+    job.start = now_;
+    job.remaining_us = static_cast<double>(job.spec.runtime.us());
+  }
   job.rate = 1.0;
   job.span = cluster_.topology().group_span(job.gpus);
   job.running_index = static_cast<std::uint32_t>(running_.size());
@@ -168,13 +189,17 @@ void Engine::remove_running(JobSlot slot) {
   running_.pop_back();
 }
 
-void Engine::refresh_touched(Time now) {
-  if (touched_.empty()) return;
+bool Engine::refresh_touched(Time now) {
+  if (touched_.empty()) return false;
   ++refresh_epoch_;
   affected_.clear();
   GpuViewBuilder views(cluster_, jobs_);
-  for (GpuIndex g : touched_) {
+  bool killed = false;
+  // Index loop: a kill touches the victim's other GPUs, appending to touched_.
+  for (std::size_t t = 0; t < touched_.size(); ++t) {
+    const GpuIndex g = touched_[t];
     gpu_touched_[g] = 0;
+    killed = check_memory(now, g, views) || killed;
     GpuState& gpu = cluster_.gpu(g);
     if (!gpu.residents.empty()) {
       model_.compute_rates(views.view(g), gpu.rates, gpu.load);
@@ -190,6 +215,7 @@ void Engine::refresh_touched(Time now) {
   touched_.clear();
   for (JobSlot s : affected_) {
     ActiveJob& job = jobs_[s];
+    if (job.phase != JobPhase::kRunning) continue;  // killed after its rate was recomputed
     double rate = 1.0;
     for (GpuIndex g : job.gpus) {
       const GpuState& gpu = cluster_.gpu(g);
@@ -206,6 +232,60 @@ void Engine::refresh_touched(Time now) {
     job.expected_finish = now + Time::from_us(static_cast<std::int64_t>(us));
     events_.push(job.expected_finish, EventKind::kCompletion, s, job.version);
   }
+  return killed;
+}
+
+bool Engine::check_memory(Time now, GpuIndex g, GpuViewBuilder& views) {
+  GpuState& gpu = cluster_.gpu(g);
+  if (gpu.residents.empty() || gpu.memory_used <= cluster_.device_of(g).memory) return false;
+  killed_mask_.assign(gpu.residents.size(), 0);
+  Time recovery;
+  if (!model_.memory_fault(views.view(g), killed_mask_, recovery)) return false;
+  to_kill_.clear();
+  for (std::size_t i = 0; i < killed_mask_.size(); ++i) {
+    if (killed_mask_[i]) to_kill_.push_back(gpu.residents[i]);
+  }
+  if (to_kill_.empty()) return false;
+  if (recovery > Time::zero() && to_kill_.size() != gpu.residents.size()) {
+    // A GPU in fault recovery runs nothing: the fault must reach every client.
+    throw std::logic_error("sharing model '" + std::string(model_.name()) +
+                           "' set a fault recovery but spared some residents");
+  }
+  ++stats_.memory_faults;
+  for (auto* o : observers_) o->on_memory_fault(now, g, to_kill_.size());
+  for (JobSlot s : to_kill_) kill(now, s);
+  if (recovery > Time::zero()) {
+    cluster_.set_available(g, false);
+    events_.push(now + recovery, EventKind::kGpuRecovered, g);
+  }
+  return true;
+}
+
+void Engine::kill(Time now, JobSlot slot) {
+  ActiveJob& job = jobs_[slot];
+  for (GpuIndex g : job.gpus) touch(g, now);
+  const double runtime = static_cast<double>(job.spec.runtime.us());
+  const double done = runtime - job.remaining_us;
+  const double interval = static_cast<double>(job.spec.checkpoint_interval.us());
+  const double kept = interval > 0 ? std::floor(done / interval) * interval : 0.0;
+  job.remaining_us = runtime - kept;
+  job.lost_work_us += done - kept;
+  for (GpuIndex g : job.gpus) cluster_.remove_resident(g, slot, job.spec.memory);
+  remove_running(slot);
+  job.gpus.clear();
+  ++job.kills;
+  ++job.version;
+  ++stats_.killed;
+  for (auto* o : observers_) o->on_job_killed(now, job, done - kept);
+  if (static_cast<int>(job.kills) > options_.retry_limit) {
+    job.phase = JobPhase::kFree;
+    ++stats_.failed;
+    for (auto* o : observers_) o->on_job_failed(now, job);
+    jobs_.release(slot);
+    return;
+  }
+  job.phase = JobPhase::kRetryWait;
+  events_.push(now + options_.retry_delay, EventKind::kRetry, slot, job.version);
 }
 
 }  // namespace gpumux

@@ -22,8 +22,10 @@
 
 namespace gpumux {
 
-struct EngineLimits {
+struct EngineOptions {
   Time horizon = Time::infinity();  // stop processing events after this time
+  int retry_limit = 3;              // a job killed more often than this fails
+  Time retry_delay = Time::from_seconds(10);  // a killed job waits this long before requeueing
 };
 
 struct EngineStats {
@@ -31,6 +33,9 @@ struct EngineStats {
   std::uint64_t started = 0;
   std::uint64_t finished = 0;
   std::uint64_t rejected = 0;
+  std::uint64_t killed = 0;
+  std::uint64_t failed = 0;
+  std::uint64_t memory_faults = 0;
   std::uint64_t events = 0;
   std::uint64_t stale_events = 0;
   Time end_time;
@@ -41,7 +46,7 @@ class Engine : private Launcher {
  public:
   // The engine borrows everything; all must outlive run().
   Engine(Cluster& cluster, const SharingModel& model, Scheduler& scheduler, JobSource& source,
-         EngineLimits limits = {});
+         EngineOptions options = {});
 
   void add_observer(EngineObserver* observer) { observers_.push_back(observer); }
 
@@ -59,15 +64,19 @@ class Engine : private Launcher {
   void advance(ActiveJob& job, Time now);
   // Brings the GPU's jobs up to date and marks it for a rate refresh.
   void touch(GpuIndex gpu, Time now);
-  // Recomputes rates on `touched_` GPUs and reschedules the completion of every job on them.
-  void refresh_touched(Time now);
+  // Handles out of memory on `touched_` GPUs, recomputes their rates and reschedules the
+  // completion of every job on them. Returns true when jobs were killed.
+  bool refresh_touched(Time now);
   void remove_running(JobSlot slot);
+  // Handles out of memory on a touched GPU; returns true when jobs were killed.
+  bool check_memory(Time now, GpuIndex g, GpuViewBuilder& views);
+  void kill(Time now, JobSlot slot);
 
   Cluster& cluster_;
   const SharingModel& model_;
   Scheduler& scheduler_;
   JobSource& source_;
-  EngineLimits limits_;
+  EngineOptions options_;
   std::vector<EngineObserver*> observers_;
 
   EventQueue events_;
@@ -84,6 +93,8 @@ class Engine : private Launcher {
   std::vector<std::uint8_t> gpu_touched_;
   std::vector<JobSlot> affected_;
   std::uint64_t refresh_epoch_ = 0;
+  std::vector<std::uint8_t> killed_mask_;
+  std::vector<JobSlot> to_kill_;
   std::vector<std::size_t> gpus_per_device_;
 };
 

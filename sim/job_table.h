@@ -16,7 +16,12 @@
 
 namespace gpumux {
 
-enum class JobPhase : std::uint8_t { kFree, kQueued, kRunning };
+enum class JobPhase : std::uint8_t {
+  kFree,
+  kQueued,
+  kRunning,
+  kRetryWait,  // killed; back in the queue after the retry delay
+};
 
 struct ActiveJob {
   JobSpec spec;
@@ -32,6 +37,8 @@ struct ActiveJob {
   std::uint64_t refresh_mark = 0;   // engine bookkeeping: last rate refresh that saw this job
   std::vector<GpuIndex> gpus;
   LinkKind span = LinkKind::kSameGpu;
+  std::uint32_t kills = 0;        // times the job was killed (e.g. out of memory)
+  double lost_work_us = 0.0;      // exclusive-runtime microseconds redone because of kills
 };
 
 class JobTable {
@@ -49,6 +56,8 @@ class JobTable {
     ActiveJob& j = slots_[s];
     j.phase = JobPhase::kFree;
     j.gpus.clear();
+    j.kills = 0;
+    j.lost_work_us = 0.0;
     ++j.version;
     free_.push_back(s);
   }

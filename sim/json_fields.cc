@@ -146,13 +146,14 @@ void JsonObject::finish() const {
   }
 }
 
-nlohmann::json parse_json_text(std::string_view text, const std::string& file) {
+nlohmann::json parse_json_text(std::string_view text, const std::string& file,
+                               std::size_t first_line) {
   try {
     return nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
     // Turn the byte offset into line:column for the user.
     const std::size_t byte = e.byte == 0 ? 0 : std::min<std::size_t>(e.byte - 1, text.size());
-    std::size_t line = 1, column = 1;
+    std::size_t line = first_line, column = 1;
     for (std::size_t i = 0; i < byte; ++i) {
       if (text[i] == '\n') {
         ++line;

@@ -58,8 +58,10 @@ class JsonObject {
   std::set<std::string, std::less<>> known_;
 };
 
-// Parses a JSON document, turning syntax errors into InputError with "file:line:column".
-nlohmann::json parse_json_text(std::string_view text, const std::string& file);
+// Parses a JSON document, turning syntax errors into InputError with "file:line:column";
+// `first_line` is the file line the text starts on (JSON Lines parse one line at a time).
+nlohmann::json parse_json_text(std::string_view text, const std::string& file,
+                               std::size_t first_line = 1);
 // Reads and parses a file; a missing or unreadable file is an InputError naming it.
 nlohmann::json read_json_file(const std::string& path);
 

@@ -20,6 +20,12 @@ class EngineObserver {
   virtual void on_job_rejected(Time /*now*/, const ActiveJob& /*job*/, std::string_view /*reason*/) {}
   virtual void on_job_started(Time /*now*/, const ActiveJob& /*job*/) {}
   virtual void on_job_finished(Time /*now*/, const ActiveJob& /*job*/) {}
+  // Out of memory on `gpu`: `killed` jobs die (before they are removed from it).
+  virtual void on_memory_fault(Time /*now*/, GpuIndex /*gpu*/, std::size_t /*killed*/) {}
+  // The job died; it lost `lost_work_us` of progress (back to its last checkpoint) and will
+  // retry unless it has used up its retries, in which case on_job_failed follows.
+  virtual void on_job_killed(Time /*now*/, const ActiveJob& /*job*/, double /*lost_work_us*/) {}
+  virtual void on_job_failed(Time /*now*/, const ActiveJob& /*job*/) {}
   // The GPU's residents or their rates changed at `now`; `gpu` holds the new state.
   virtual void on_gpu_changed(Time /*now*/, GpuIndex /*index*/, const GpuState& /*gpu*/) {}
   // The run ends at `now`; `unfinished` lists jobs still queued or running.

@@ -90,7 +90,9 @@ class TopologyPlacement : public PlacementPolicy {
       }
       const GpuIndex first = cluster.topology().first_gpu(node);
       for (int i = 0; i < cluster.node(node).gpus; ++i) {
-        if (model.admits(views.view(first + i), job)) ++usable_[node];
+        if (cluster.gpu(first + i).available && model.admits(views.view(first + i), job)) {
+          ++usable_[node];
+        }
       }
     }
   }
@@ -121,8 +123,8 @@ class TopologyPlacement : public PlacementPolicy {
     candidates_.clear();
     for (int i = 0; i < cluster.node(node).gpus; ++i) {
       const GpuIndex g = first + i;
-      const bool ok = empty_only ? cluster.gpu(g).residents.empty()
-                                 : model.admits(views.view(g), job);
+      const bool ok = empty_only ? cluster.gpu(g).free()
+                                 : cluster.gpu(g).available && model.admits(views.view(g), job);
       if (ok) candidates_.push_back(g);
     }
     if (mode_ == FitMode::kBest && !empty_only) {

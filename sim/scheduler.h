@@ -42,6 +42,8 @@ class Scheduler {
   Scheduler(QueuePolicy policy, std::unique_ptr<PlacementPolicy> placement, int backfill_depth);
 
   void enqueue(JobSlot job) { queue_.push_back(job); }
+  // A killed job returns at the head: it had already been chosen once.
+  void requeue(JobSlot job) { queue_.push_front(job); }
   std::size_t queued() const { return queue_.size(); }
   const PlacementPolicy& placement() const { return *placement_; }
   QueuePolicy policy() const { return policy_; }

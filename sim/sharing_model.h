@@ -7,6 +7,7 @@
 // asks for fresh rates afterwards.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -59,6 +60,16 @@ class SharingModel {
   // and the GPU's load into `load`. Precondition: rates.size() == gpu.residents.size() >= 1.
   // Must not allocate: it runs on every placement and completion.
   virtual void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const = 0;
+
+  // Called when a GPU's residents need more memory than the device has (possible only under
+  // admission that does not check memory). Marks in `killed` (same order as gpu.residents) the
+  // jobs whose processes die, and sets `recovery` to how long the GPU then refuses new jobs once
+  // they have left (zero: at once). Returns false when nobody dies. The default keeps everyone:
+  // a model that admits only what fits never gets here.
+  virtual bool memory_fault(const GpuView& /*gpu*/, std::span<std::uint8_t> /*killed*/,
+                            Time& /*recovery*/) const {
+    return false;
+  }
 
   virtual std::vector<ModelParameter> parameters() const = 0;
 };

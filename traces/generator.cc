@@ -85,7 +85,8 @@ double GeneratedJobs::next_gap_s() {
   double gap = 0.0;
   for (;;) {
     if (state_left_s_ <= 0.0) {
-      in_burst_ = emitted_ == 0 ? std::bernoulli_distribution(f)(rng_) : !in_burst_;
+      in_burst_ = state_drawn_ ? !in_burst_ : std::bernoulli_distribution(f)(rng_);
+      state_drawn_ = true;
       const double mean = in_burst_ ? spec_.mean_burst_s : mean_calm_s;
       state_left_s_ = std::exponential_distribution<double>(1.0 / mean)(rng_);
     }

@@ -54,6 +54,7 @@ class GeneratedJobs : public JobSource {
   std::uint64_t emitted_ = 0;
   double now_s_ = 0.0;
   bool in_burst_ = false;
+  bool state_drawn_ = false;   // the first arrival state is drawn with P(burst) = burst_fraction
   double state_left_s_ = 0.0;  // time left in the current arrival state
 };
 

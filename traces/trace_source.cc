@@ -1,6 +1,7 @@
 #include "traces/trace_source.h"
 
 #include <fstream>
+#include <functional>
 #include <map>
 
 #include "sim/json_fields.h"
@@ -27,6 +28,9 @@ void TraceSource::complete(JobSpec& job, const std::array<bool, kJobFieldCount>&
                          " s: traces must be sorted by submit time");
   }
   last_submit_ = job.submit;
+  if (!id_hashes_.insert(std::hash<std::string>{}(job.id)).second) {
+    throw InputError(where, "id", "job id '" + job.id + "' appears more than once in the trace");
+  }
   ++stats_.rows;
 }
 
@@ -134,7 +138,7 @@ class JsonlTraceSource : public TraceSource {
         continue;
       }
       const std::string where = path_ + ":" + std::to_string(line_number_);
-      const nlohmann::json row = parse_json_text(line_, where);
+      const nlohmann::json row = parse_json_text(line_, path_, line_number_);
       JsonObject o(row, where, "");
       std::array<bool, kJobFieldCount> present{};
       for (const auto& f : job_fields()) {

@@ -29,7 +29,10 @@ std::string format_double(double x) {
 }
 
 std::string csv_cell(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  // A cell that starts a line with '#' (after blanks) would read back as a comment line.
+  const auto first = text.find_first_not_of(" \t");
+  const bool looks_like_comment = first != std::string::npos && text[first] == '#';
+  if (!looks_like_comment && text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string out = "\"";
   for (char c : text) {
     if (c == '"') out += '"';

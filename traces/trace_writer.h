@@ -17,7 +17,7 @@ void write_trace_row(std::ostream& out, const JobSpec& job);
 std::string format_seconds(Time t);
 // Shortest text that reads back as the same double.
 std::string format_double(double x);
-// Quotes a CSV cell when it holds a comma, quote or line break.
+// Quotes a CSV cell when it holds a comma, quote or line break, or starts with '#'.
 std::string csv_cell(const std::string& text);
 
 }  // namespace gpumux

@@ -53,9 +53,9 @@ TEST(MetricsCollector, TimeWeightedRatiosAndJobStatistics) {
   EXPECT_EQ(j["peak_allocated_gpus"].get<int>(), 1);
   EXPECT_EQ(jobs.str(),
             "id,state,submit_s,gpus,runtime_s,start_s,finish_s,queue_s,jct_s,slowdown,"
-            "placement_span,first_gpu,reason\n"
-            "a,finished,0,1,10,0,10,0,10,1,same-gpu,0,\n"
-            "b,finished,0,1,20,10,30,10,30,1.5,same-gpu,0,\n");
+            "placement_span,first_gpu,kills,reason\n"
+            "a,finished,0,1,10,0,10,0,10,1,same-gpu,0,0,\n"
+            "b,finished,0,1,20,10,30,10,30,1.5,same-gpu,0,0,\n");
   // Samples at 0, 10, 20 (state just before each instant's changes) and 30 (end).
   EXPECT_EQ(series.str(),
             "time_s,allocated_gpus,allocation_ratio,sm_busy,overhead,queued,running,finished\n"
@@ -78,7 +78,7 @@ TEST(MetricsCollector, RejectedAndUnfinishedJobsAreReportedNotDropped) {
   const auto j = m.metrics();
   EXPECT_EQ(j["jobs"]["rejected"].get<int>(), 1);
   EXPECT_EQ(j["jobs"]["unfinished_queued"].get<int>(), 1);
-  EXPECT_NE(jobs.str().find("r,rejected,0,1,5,,,,,,,,gang larger than the cluster"),
+  EXPECT_NE(jobs.str().find("r,rejected,0,1,5,,,,,,,,0,gang larger than the cluster"),
             std::string::npos);
   EXPECT_NE(jobs.str().find("q,queued,1,1,5"), std::string::npos);
 }

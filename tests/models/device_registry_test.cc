@@ -438,11 +438,7 @@ TEST(DeviceOverride, ProfileMayNotUseMoreComputeSlicesThanTheDevice) {
     threw = true;
     msg = e.what();
   }
-  if (!threw) {
-    GTEST_SKIP() << "BUG: models/device_registry.cc parse_mig_profile() bounds compute_slices by "
-                    "a fixed 8 instead of the device's mig.compute_slices, so a 7-slice profile "
-                    "is accepted on a 4-slice A30";
-  }
+  ASSERT_TRUE(threw) << "a 7-slice profile was accepted on a 4-slice device";
   EXPECT_THAT(msg, HasSubstr("s.json#/cluster/devices/0/mig/profiles/0/compute_slices"));
   EXPECT_THAT(msg, HasSubstr("field 'compute_slices'"));
 }

@@ -43,11 +43,11 @@ struct Run {
 };
 
 Run simulate(const SharingModel& model, std::vector<JobSpec> jobs, int nodes = 1, int gpus = 1,
-             EngineLimits limits = {}, QueuePolicy policy = QueuePolicy::kFifo) {
+             EngineOptions options = {}, QueuePolicy policy = QueuePolicy::kFifo) {
   Cluster cluster = testing::make_cluster(nodes, gpus);
   Scheduler scheduler(policy, make_placement_policy("first-fit"), 64);
   testing::ListSource source(std::move(jobs));
-  Engine engine(cluster, model, scheduler, source, limits);
+  Engine engine(cluster, model, scheduler, source, options);
   Run r;
   engine.add_observer(&r.recorder);
   r.stats = engine.run();
@@ -99,7 +99,7 @@ TEST(Engine, JobsThatCanNeverRunAreRejectedWithAReason) {
 TEST(Engine, HorizonStopsTheRunAndReportsUnfinishedJobs) {
   ExclusiveModel m;
   auto r = simulate(m, {job("long", 0, 1, 100), job("waiting", 1, 1, 5)}, 1, 1,
-                    EngineLimits{Time::from_seconds(50)});
+                    EngineOptions{Time::from_seconds(50)});
   EXPECT_TRUE(r.stats.hit_horizon);
   EXPECT_EQ(r.stats.end_time, Time::from_seconds(50));
   EXPECT_EQ(r.recorder.unfinished, (std::vector<std::string>{"long", "waiting"}));
