@@ -24,8 +24,8 @@
 //     cycle_j = g_j + W_j (1 - (1 - exp(-g_j / R_j)) / 2) + c_j (s_j + h_j) + (c_j - 1) W_j,
 //     r_j = min(1, (k_j_alone + g_j) / cycle_j),   R_j = W_j + s + h_j,
 // the first wait being a whole round after a short gap and half of one after a long gap. A
-// never-idle job gets r_j = T / (T + s_j + W_j) / slowdown_j. Each job's cycle is estimated on its own; if
-// together they ask for more than the whole GPU (busy + switching > 1) all rates are scaled
+// never-idle job gets r_j = T / (T + s_j + W_j) / slowdown_j. Each job's cycle is estimated on its
+// own; if together they ask for more than the whole GPU (busy + switching > 1) all rates are scaled
 // down to fit. An earlier mean-value (arrival theorem) fixed point failed badly where short-
 // and long-kernel jobs mix (its arrivals see time averages, but a blocked job stops arriving).
 //
