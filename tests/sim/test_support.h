@@ -79,3 +79,37 @@ class PairModel : public SharingModel {
 };
 
 }  // namespace gpumux::testing
+
+#include "models/oom_policy.h"
+
+namespace gpumux::testing {
+
+// Up to `per_gpu` jobs per GPU with no memory check (like Kubernetes time-slicing replicas);
+// processor sharing; out of memory handled by an OomPolicy.
+class NoMemoryCheckModel : public SharingModel {
+ public:
+  NoMemoryCheckModel(OomPolicy policy, Time recovery, std::size_t per_gpu = 2)
+      : policy_(policy), recovery_(recovery), per_gpu_(per_gpu) {}
+  std::string_view name() const override { return "no-memory-check"; }
+  bool admits(const GpuView& gpu, const JobSpec&) const override {
+    return gpu.residents.size() < per_gpu_;
+  }
+  void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override {
+    for (auto& r : rates) r = 1.0 / static_cast<double>(rates.size());
+    load.useful_busy = 1.0;
+    load.overhead = 0.0;
+    (void)gpu;
+  }
+  bool memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
+                    Time& recovery) const override {
+    return apply_oom_policy(policy_, gpu, recovery_, killed, recovery);
+  }
+  std::vector<ModelParameter> parameters() const override { return {}; }
+
+ private:
+  OomPolicy policy_;
+  Time recovery_;
+  std::size_t per_gpu_;
+};
+
+}  // namespace gpumux::testing

@@ -1,0 +1,111 @@
+// Out of memory in the engine: who dies, what work is lost, retries, failures, and that a GPU
+// in fault recovery runs nothing.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "sim/engine.h"
+#include "tests/sim/test_support.h"
+
+namespace gpumux {
+namespace {
+
+using testing::job;
+
+struct FaultRecorder : EngineObserver {
+  struct Kill {
+    double at, lost_s;
+  };
+  std::map<std::string, std::vector<Kill>> kills;
+  std::map<std::string, double> start, finish, failed;
+  std::vector<std::size_t> cascades;
+  void on_job_started(Time now, const ActiveJob& j) override {
+    if (!start.count(j.spec.id)) start[j.spec.id] = now.seconds();
+  }
+  void on_job_finished(Time now, const ActiveJob& j) override { finish[j.spec.id] = now.seconds(); }
+  void on_job_killed(Time now, const ActiveJob& j, double lost_us) override {
+    kills[j.spec.id].push_back({now.seconds(), lost_us / 1e6});
+  }
+  void on_job_failed(Time now, const ActiveJob& j) override { failed[j.spec.id] = now.seconds(); }
+  void on_memory_fault(Time, GpuIndex, std::size_t n) override { cascades.push_back(n); }
+};
+
+JobSpec with_memory(JobSpec j, std::int64_t mib, double checkpoint_s = 0) {
+  j.memory = MemoryMiB(mib);
+  j.checkpoint_interval = Time::from_seconds(checkpoint_s);
+  return j;
+}
+
+FaultRecorder simulate(const SharingModel& model, std::vector<JobSpec> jobs, EngineOptions options,
+                       EngineStats* stats = nullptr) {
+  Cluster cluster = testing::make_cluster(1, 1);  // one 16 GiB GPU
+  Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
+  testing::ListSource source(std::move(jobs));
+  Engine engine(cluster, model, scheduler, source, options);
+  FaultRecorder r;
+  engine.add_observer(&r);
+  const EngineStats s = engine.run();
+  if (stats) *stats = s;
+  return r;
+}
+
+TEST(MemoryFault, AllPolicyKillsEveryCoLocatedJobAndLosesWorkSinceCheckpoint) {
+  testing::NoMemoryCheckModel model(OomPolicy::kAll, Time::from_seconds(5));
+  EngineStats stats;
+  // a runs alone from 0 with checkpoints every 30 s; b joins at 50 and memory overflows.
+  auto r = simulate(model,
+                    {with_memory(job("a", 0, 1, 100), 10000, 30), with_memory(job("b", 50, 1, 10), 10000)},
+                    EngineOptions{Time::infinity(), 1, Time::from_seconds(10)}, &stats);
+  ASSERT_FALSE(r.kills["a"].empty());
+  EXPECT_DOUBLE_EQ(r.kills["a"][0].at, 50);
+  EXPECT_DOUBLE_EQ(r.kills["a"][0].lost_s, 20);  // 50 s done, 30 s checkpointed
+  EXPECT_DOUBLE_EQ(r.kills["b"][0].lost_s, 0);
+  EXPECT_EQ(r.cascades.front(), 2u);
+  // Both retry at 60, collide again, and exceed the retry limit of 1.
+  EXPECT_EQ(r.kills["a"].size(), 2u);
+  EXPECT_DOUBLE_EQ(r.kills["a"][1].lost_s, 0);  // it restarted from its checkpoint at 60
+  EXPECT_TRUE(r.failed.count("a") && r.failed.count("b"));
+  EXPECT_EQ(stats.failed, 2u);
+  EXPECT_EQ(stats.memory_faults, 2u);
+  EXPECT_TRUE(r.finish.empty());
+}
+
+TEST(MemoryFault, AllocatorPolicyKillsOnlyTheJobWhoseAllocationFailed) {
+  testing::NoMemoryCheckModel model(OomPolicy::kAllocator, Time::zero());
+  // b cannot fit next to a and dies at once; after the retry delay a is done and b runs alone.
+  auto r = simulate(model,
+                    {with_memory(job("a", 0, 1, 20), 10000), with_memory(job("b", 5, 1, 10), 10000)},
+                    EngineOptions{Time::infinity(), 3, Time::from_seconds(30)});
+  EXPECT_TRUE(r.kills["a"].empty());
+  ASSERT_EQ(r.kills["b"].size(), 1u);
+  EXPECT_DOUBLE_EQ(r.kills["b"][0].at, 5);
+  EXPECT_EQ(r.cascades, (std::vector<std::size_t>{1}));
+  EXPECT_DOUBLE_EQ(r.finish["a"], 20);  // a never slowed: b was gone the same instant
+  EXPECT_DOUBLE_EQ(r.finish["b"], 45);  // requeued at 35, 10 s of work
+}
+
+TEST(MemoryFault, GpuInFaultRecoveryStartsNothing) {
+  testing::NoMemoryCheckModel model(OomPolicy::kAll, Time::from_seconds(5));
+  // a and b overflow at 50 and wait 100 s to retry; c arrives at 51 and must wait for the
+  // recovery to end at 55.
+  auto r = simulate(model,
+                    {with_memory(job("a", 0, 1, 100), 10000), with_memory(job("b", 50, 1, 10), 10000),
+                     with_memory(job("c", 51, 1, 10), 1000)},
+                    EngineOptions{Time::infinity(), 0, Time::from_seconds(100)});
+  EXPECT_DOUBLE_EQ(r.start["c"], 55);
+  EXPECT_DOUBLE_EQ(r.finish["c"], 65);
+}
+
+TEST(MemoryFault, FittingMemoryNeverFaults) {
+  testing::NoMemoryCheckModel model(OomPolicy::kAll, Time::from_seconds(5));
+  EngineStats stats;
+  auto r = simulate(model,
+                    {with_memory(job("a", 0, 1, 10), 8000), with_memory(job("b", 0, 1, 10), 8000)},
+                    EngineOptions{}, &stats);
+  EXPECT_EQ(stats.memory_faults, 0u);
+  EXPECT_DOUBLE_EQ(r.finish["a"], 20);
+  EXPECT_DOUBLE_EQ(r.finish["b"], 20);
+}
+
+}  // namespace
+}  // namespace gpumux
