@@ -1,12 +1,16 @@
 #include "models/sharing_registry.h"
 
 #include "models/exclusive_model.h"
+#include "models/timeslice_model.h"
 
 namespace gpumux {
 
 std::vector<SharingModelInfo> sharing_models() {
   return {
       {"exclusive", "one job per GPU at full speed; the baseline for savings"},
+      {"timeslice",
+       "time-slicing (the default for processes sharing a GPU): one context at a time, "
+       "context-switch cost, ping-pong with short kernels; admission by memory or replicas"},
   };
 }
 
@@ -16,6 +20,7 @@ std::unique_ptr<SharingModel> make_sharing_model(const std::string& name, JsonOb
     params.finish();
     return std::make_unique<ExclusiveModel>();
   }
+  if (name == "timeslice") return std::make_unique<TimeSliceModel>(params);
   std::string valid;
   for (const auto& m : sharing_models()) valid += (valid.empty() ? "" : ", ") + m.name;
   throw InputError(where, "model", "unknown sharing model '" + name + "' (valid: " + valid + ")");

@@ -169,15 +169,21 @@ void parse_cluster(Scenario& s, JsonObject& cluster, const std::string& base_dir
   s.resolved["cluster"] = echo;
 }
 
-void parse_sharing(Scenario& s, JsonObject& root) {
+void parse_sharing(Scenario& s, JsonObject& root, const std::string& base_dir) {
   std::string model = "exclusive";
   nlohmann::json params = nlohmann::json::object();
+  nlohmann::json echo_params = params;  // as written: paths stay relative in the summary
   std::string params_pointer = "/sharing/params";
   if (root.has("sharing")) {
     JsonObject sharing = root.object("sharing");
     model = sharing.optional_string("model", model);
     if (sharing.has("params")) {
       params = sharing.raw("params");
+      echo_params = params;
+      // A calibration file is relative to the scenario, like every other path.
+      if (params.is_object() && params.contains("calibration") && params["calibration"].is_string()) {
+        params["calibration"] = resolve_path(base_dir, params["calibration"].get<std::string>());
+      }
     } else {
       sharing.allow("params");
     }
@@ -197,7 +203,7 @@ void parse_sharing(Scenario& s, JsonObject& root) {
                         {"source", p.source},
                         {"description", p.description}});
   }
-  s.resolved["sharing"] = {{"model", model}, {"params", params}, {"parameters", declared}};
+  s.resolved["sharing"] = {{"model", model}, {"params", echo_params}, {"parameters", declared}};
 }
 
 void parse_scheduler(Scenario& s, JsonObject& root) {
@@ -339,7 +345,7 @@ Scenario parse_scenario(const nlohmann::json& document, const std::string& file,
   s.resolved["seed"] = s.seed;
   JsonObject cluster = root.object("cluster");
   parse_cluster(s, cluster, base_dir);
-  parse_sharing(s, root);
+  parse_sharing(s, root, base_dir);
   parse_scheduler(s, root);
   parse_trace(s, root, base_dir);
   parse_outputs(s, root);

@@ -1,0 +1,52 @@
+// `timeslice`: several jobs share a GPU by time-slicing, the default when processes share a
+// GPU. One context runs at a time; a context keeps the GPU until its slice ends or it has no
+// kernel ready, and every switch costs time during which nobody computes. With short kernels
+// and CPU gaps the GPU "ping-pongs" between contexts and loses capacity to switches. Rates come
+// from the fast model in models/timeslice/timeslice_rates.h (validated against the kernel-level
+// reference, see README "Time-slicing").
+//
+// Admission (`params.admission`):
+// - `memory` (default): the residents' summed peak memory must fit the GPU, and at most
+//   `max_jobs_per_gpu` jobs share it;
+// - `replicas`: the Kubernetes device-plugin flavour: up to `replicas` jobs per GPU, no memory
+//   check. No memory isolation: when the co-located memory exceeds the GPU, out of memory
+//   happens and `params.oom` decides who dies (models/oom_policy.h; default `allocator`: the
+//   processes whose own allocation failed).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/oom_policy.h"
+#include "models/timeslice/timeslice_params.h"
+#include "models/timeslice/timeslice_rates.h"
+#include "sim/json_fields.h"
+#include "sim/sharing_model.h"
+
+namespace gpumux {
+
+class TimeSliceModel : public SharingModel {
+ public:
+  // Reads `params` (README "Sharing models"); throws InputError naming the key.
+  explicit TimeSliceModel(JsonObject& params);
+
+  std::string_view name() const override { return "timeslice"; }
+  bool admits(const GpuView& gpu, const JobSpec& job) const override;
+  void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;
+  bool memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
+                    Time& recovery) const override;
+  std::vector<ModelParameter> parameters() const override { return declared_; }
+
+ private:
+  TimeSliceParams params_;
+  bool replicas_mode_ = false;
+  std::size_t max_jobs_ = 8;
+  OomPolicy oom_ = OomPolicy::kAllocator;
+  Time recovery_;
+  std::vector<ModelParameter> declared_;
+  // Scratch for compute_rates, sized up front so that it does not allocate.
+  mutable std::vector<TimeSliceJob> jobs_;
+  mutable TimeSliceWorkspace workspace_;
+};
+
+}  // namespace gpumux

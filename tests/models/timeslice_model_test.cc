@@ -1,0 +1,163 @@
+#include "models/timeslice_model.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "models/sharing_registry.h"
+#include "tests/traces/test_files.h"
+
+namespace gpumux {
+namespace {
+
+using ::testing::HasSubstr;
+
+DeviceProfile gpu16() {
+  DeviceProfile d;
+  d.name = "G";
+  d.memory = MemoryMiB(16384);
+  d.sms = 80;
+  return d;
+}
+
+JobSpec job(double sm_util, std::int64_t kernel_us, std::int64_t memory_mib = 1000) {
+  JobSpec j;
+  j.sm_util = sm_util;
+  j.kernel_length = Time::from_us(kernel_us);
+  j.memory = MemoryMiB(memory_mib);
+  return j;
+}
+
+TimeSliceModel make(const nlohmann::json& params) {
+  JsonObject o(params, "s.json", "/sharing/params");
+  return TimeSliceModel(o);
+}
+
+std::string error_of(const nlohmann::json& params) {
+  try {
+    make(params);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TimeSliceModel, SingleJobRunsAsAlone) {
+  const TimeSliceModel m = make(nlohmann::json::object());
+  const DeviceProfile d = gpu16();
+  const JobSpec a = job(0.4, 100);
+  const JobSpec* residents[] = {&a};
+  double rate = 0;
+  GpuLoad load;
+  m.compute_rates(GpuView{d, residents, a.memory}, std::span<double>(&rate, 1), load);
+  EXPECT_NEAR(rate, 1.0, 1e-9);
+  EXPECT_NEAR(load.useful_busy, 0.4, 1e-9);
+  EXPECT_NEAR(load.overhead, 0.0, 1e-9);
+}
+
+TEST(TimeSliceModel, TwoSaturatingJobsSplitTheGpuMinusSwitches) {
+  const TimeSliceModel m = make({{"switch_cost_us", 50}});
+  const DeviceProfile d = gpu16();
+  const JobSpec a = job(1.0, 1000), b = job(1.0, 1000);
+  const JobSpec* residents[] = {&a, &b};
+  double rates[2];
+  GpuLoad load;
+  m.compute_rates(GpuView{d, residents, MemoryMiB(2000)}, rates, load);
+  // Each holds a 1024 us slice, then 50 us of switching: 1024 / (2 * 1074) of the GPU each.
+  EXPECT_NEAR(rates[0], 1024.0 / 2148.0, 0.01);
+  EXPECT_NEAR(rates[1], rates[0], 1e-9);
+  EXPECT_NEAR(load.useful_busy + load.overhead, 1.0, 1e-6);
+  EXPECT_GT(load.overhead, 0.04);
+}
+
+TEST(TimeSliceModel, ShortKernelsLoseMoreToSwitchesThanLongOnes) {
+  const TimeSliceModel m = make({{"switch_cost_us", 50}});
+  const DeviceProfile d = gpu16();
+  auto overhead = [&](std::int64_t kernel_us) {
+    const JobSpec a = job(0.3, kernel_us), b = job(0.3, kernel_us);
+    const JobSpec* residents[] = {&a, &b};
+    double rates[2];
+    GpuLoad load;
+    m.compute_rates(GpuView{d, residents, MemoryMiB(2000)}, rates, load);
+    return load.overhead;
+  };
+  EXPECT_GT(overhead(20), 3 * overhead(5000));
+}
+
+TEST(TimeSliceModel, MemoryAdmissionChecksTheSum) {
+  const TimeSliceModel m = make({{"admission", "memory"}, {"max_jobs_per_gpu", 3}});
+  const DeviceProfile d = gpu16();
+  const JobSpec a = job(0.5, 100, 10000);
+  const JobSpec* one[] = {&a};
+  EXPECT_TRUE(m.admits(GpuView{d, one, a.memory}, job(0.5, 100, 6000)));
+  EXPECT_FALSE(m.admits(GpuView{d, one, a.memory}, job(0.5, 100, 7000)));
+  const JobSpec* three[] = {&a, &a, &a};
+  EXPECT_FALSE(m.admits(GpuView{d, three, MemoryMiB(3000)}, job(0.5, 100, 0)));
+}
+
+TEST(TimeSliceModel, ReplicasAdmitWithoutMemoryCheckAndOverflowKillsTheAllocator) {
+  const TimeSliceModel m = make({{"admission", "replicas"}, {"replicas", 2}});
+  const DeviceProfile d = gpu16();
+  const JobSpec a = job(0.5, 100, 10000), b = job(0.5, 100, 10000);
+  const JobSpec* one[] = {&a};
+  EXPECT_TRUE(m.admits(GpuView{d, one, a.memory}, b));  // 20000 MiB on a 16384 MiB GPU
+  const JobSpec* two[] = {&a, &b};
+  EXPECT_FALSE(m.admits(GpuView{d, two, MemoryMiB(20000)}, job(0.1, 100, 0)));
+  std::uint8_t killed[2] = {9, 9};
+  Time recovery = Time::from_seconds(99);
+  ASSERT_TRUE(m.memory_fault(GpuView{d, two, MemoryMiB(20000)}, killed, recovery));
+  EXPECT_EQ(killed[0], 0);  // a allocated first and keeps its memory
+  EXPECT_EQ(killed[1], 1);
+  EXPECT_EQ(recovery, Time::zero());
+}
+
+TEST(TimeSliceModel, DeclaresParametersWithSources) {
+  const TimeSliceModel m = make({{"time_slice", "long"}});
+  bool saw_slice = false, saw_switch = false;
+  for (const auto& p : m.parameters()) {
+    if (p.name == "time_slice_us") {
+      saw_slice = true;
+      EXPECT_DOUBLE_EQ(p.value, 30000);
+      EXPECT_THAT(p.source, HasSubstr("unverified"));
+    }
+    if (p.name == "switch_cost_us") {
+      saw_switch = true;
+      EXPECT_DOUBLE_EQ(p.value, 50);
+      EXPECT_THAT(p.source, HasSubstr("assumption"));
+    }
+  }
+  EXPECT_TRUE(saw_slice && saw_switch);
+}
+
+TEST(TimeSliceModel, CalibrationFileSuppliesFittedParameters) {
+  testing::TempFile cal("params.json", R"({"model": "timeslice", "source": "fit",
+      "params": {"interference": 0.9, "switch_cost_us": 12, "kernel_us": 100,
+                 "time_slice_us": 1024, "util_exponent": 1.6, "util_scale": 0.47}})");
+  const TimeSliceModel m = make({{"calibration", cal.path()}});
+  for (const auto& p : m.parameters()) {
+    if (p.name == "interference") {
+      EXPECT_DOUBLE_EQ(p.value, 0.9);
+      EXPECT_THAT(p.source, HasSubstr("calibration " + cal.path()));
+    }
+    if (p.name == "switch_cost_us") {
+      EXPECT_DOUBLE_EQ(p.value, 12);
+    }
+  }
+}
+
+TEST(TimeSliceModel, BadParametersNameTheKey) {
+  EXPECT_THAT(error_of({{"admission", "lottery"}}), HasSubstr("s.json#/sharing/params/admission"));
+  EXPECT_THAT(error_of({{"time_slice", "forever"}}), HasSubstr("field 'time_slice'"));
+  EXPECT_THAT(error_of({{"switch_cost_us", -1}}), HasSubstr("field 'switch_cost_us'"));
+  EXPECT_THAT(error_of({{"oom", "nobody"}}), HasSubstr("field 'oom'"));
+  EXPECT_THAT(error_of({{"slice", 3}}), HasSubstr("unknown key"));
+  EXPECT_THAT(error_of({{"calibration", "/nonexistent/params.json"}}), HasSubstr("cannot open"));
+}
+
+TEST(TimeSliceModel, RegisteredUnderItsScenarioName) {
+  nlohmann::json params = nlohmann::json::object();
+  JsonObject o(params, "s.json", "/sharing/params");
+  EXPECT_EQ(make_sharing_model("timeslice", o, "s.json#/sharing/model")->name(), "timeslice");
+}
+
+}  // namespace
+}  // namespace gpumux
