@@ -75,7 +75,10 @@ void MetricsCollector::on_job_finished(Time now, const ActiveJob& job) {
   const double jct = (now - job.spec.submit).seconds();
   jct_s_.push_back(jct);
   queue_s_.push_back((job.start - job.spec.submit).seconds());
-  if (job.spec.runtime > Time::zero()) slowdown_.push_back(jct / job.spec.runtime.seconds());
+  if (job.spec.runtime > Time::zero()) {
+    slowdown_.push_back(jct / job.spec.runtime.seconds());
+    sharing_slowdown_.push_back((now - job.start).seconds() / job.spec.runtime.seconds());
+  }
   work_done_gpu_s_ += job.spec.runtime.seconds() * job.spec.gpus;
   write_job_row(job, "finished", now, "");
 }
@@ -182,6 +185,7 @@ nlohmann::json MetricsCollector::metrics() {
       {"gpu_allocation_ratio", ratio(allocated_integral_)},
       {"sm_busy_utilization", ratio(busy_integral_)},
       {"sharing_overhead", ratio(overhead_integral_)},
+      {"sharing_overhead_gpu_hours", overhead_integral_ / 3.6e9},
       {"peak_allocated_gpus", peak_allocated_},
       {"mean_allocated_gpus", span_us > 0 ? allocated_integral_ / span_us : 0.0},
       {"finished_work_gpu_hours", work_done_gpu_s_ / 3600.0},
@@ -194,6 +198,7 @@ nlohmann::json MetricsCollector::metrics() {
       {"jct_s", summarize(jct_s_).to_json()},
       {"queueing_delay_s", summarize(queue_s_).to_json()},
       {"slowdown", summarize(slowdown_).to_json()},
+      {"sharing_slowdown", summarize(sharing_slowdown_).to_json()},
   };
 }
 

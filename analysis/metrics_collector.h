@@ -8,7 +8,9 @@
 // Failures: out-of-memory events, the number of jobs each killed (cascade size), kills, jobs
 // that failed after their retries, and the GPU-hours of work lost (redone from a checkpoint).
 // Job metrics: JCT = finish - submit, queueing delay = start - submit, slowdown = JCT /
-// exclusive runtime (jobs with zero runtime are left out of slowdown).
+// exclusive runtime, and sharing slowdown = (finish - first start) / exclusive runtime: what
+// sharing (and any kills) cost once the job started (jobs with zero runtime are left out of
+// both).
 #pragma once
 
 #include <cstdint>
@@ -75,7 +77,7 @@ class MetricsCollector : public EngineObserver {
   std::uint64_t failed_ = 0, kills_ = 0;
   std::vector<double> cascade_sizes_;  // jobs killed per out-of-memory event
   double lost_gpu_us_ = 0.0;           // GPU-microseconds of work lost to kills
-  std::vector<double> jct_s_, queue_s_, slowdown_;
+  std::vector<double> jct_s_, queue_s_, slowdown_, sharing_slowdown_;
   double work_done_gpu_s_ = 0.0;  // exclusive GPU-seconds of finished jobs
   Time last_finish_;
 };

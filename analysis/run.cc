@@ -195,7 +195,13 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
   out << "  SM-busy utilization          " << fixed(100 * m["sm_busy_utilization"].get<double>(), 1)
       << " %\n";
   out << "  sharing overhead             " << fixed(100 * m["sharing_overhead"].get<double>(), 1)
-      << " %\n";
+      << " %  (" << fixed(m["sharing_overhead_gpu_hours"].get<double>(), 1) << " GPU-hours)\n";
+  const auto& failures = m["failures"];
+  if (failures["memory_faults"].get<std::uint64_t>() > 0) {
+    out << "  out-of-memory events         " << failures["memory_faults"] << "  (" << failures["jobs_killed"]
+        << " kills, " << failures["jobs_failed"] << " jobs failed, "
+        << fixed(failures["lost_work_gpu_hours"].get<double>(), 1) << " GPU-hours lost)\n";
+  }
   out << "  GPUs in use (mean / peak)    " << fixed(m["mean_allocated_gpus"].get<double>(), 1)
       << " / " << m["peak_allocated_gpus"] << " of " << m["gpus"] << "\n\n";
   out << "  " << std::left << std::setw(22) << "" << std::right;
@@ -211,6 +217,7 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
   row("JCT (s)", m["jct_s"], 1);
   row("queueing delay (s)", m["queueing_delay_s"], 1);
   row("slowdown (x)", m["slowdown"], 2);
+  row("sharing slowdown (x)", m["sharing_slowdown"], 2);
   if (!r.out_dir.empty()) {
     out << "\noutputs     " << r.out_dir << "/{summary.json";
     if (s.outputs.jobs_csv) out << ",jobs.csv";
