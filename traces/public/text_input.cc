@@ -1,0 +1,93 @@
+#include "traces/public/text_input.h"
+
+#ifdef GPUMUX_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+#include "sim/input_error.h"
+#include "traces/csv_reader.h"
+
+namespace gpumux {
+
+namespace {
+
+constexpr std::size_t kBufferBytes = 1 << 16;
+
+bool ends_with_gz(const std::string& path) {
+  return path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+}
+
+}  // namespace
+
+TextInput::TextInput(std::string path) : path_(std::move(path)), buffer_(kBufferBytes) {
+  gzip_ = ends_with_gz(path_);
+  if (gzip_) {
+#ifdef GPUMUX_HAVE_ZLIB
+    gz_ = gzopen(path_.c_str(), "rb");
+    if (gz_ == nullptr) throw InputError(path_, "", "cannot open file");
+    gzbuffer(static_cast<gzFile>(gz_), kBufferBytes);
+#else
+    throw InputError(path_, "", "gzip input needs zlib, and this build has none: gunzip the file");
+#endif
+  } else {
+    file_ = std::fopen(path_.c_str(), "rb");
+    if (file_ == nullptr) throw InputError(path_, "", "cannot open file");
+  }
+}
+
+TextInput::~TextInput() {
+#ifdef GPUMUX_HAVE_ZLIB
+  if (gz_ != nullptr) gzclose(static_cast<gzFile>(gz_));
+#endif
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+bool TextInput::refill() {
+  pos_ = end_ = 0;
+  if (gzip_) {
+#ifdef GPUMUX_HAVE_ZLIB
+    auto* gz = static_cast<gzFile>(gz_);
+    const int n = gzread(gz, buffer_.data(), static_cast<unsigned>(buffer_.size()));
+    if (n < 0) {
+      int code = 0;
+      const char* message = gzerror(gz, &code);
+      throw InputError(where(), "", std::string("gzip error: ") + (message ? message : "unknown"));
+    }
+    end_ = static_cast<std::size_t>(n);
+#endif
+  } else {
+    end_ = std::fread(buffer_.data(), 1, buffer_.size(), file_);
+    if (end_ == 0 && std::ferror(file_)) throw InputError(where(), "", "read error");
+  }
+  return end_ > 0;
+}
+
+bool TextInput::next_line(std::string& line) {
+  line.clear();
+  int c = get();
+  if (c < 0) return false;
+  while (c >= 0 && c != '\n') {
+    line.push_back(static_cast<char>(c));
+    c = get();
+  }
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return true;
+}
+
+bool CsvRows::next(std::vector<std::string>& fields) {
+  while (true) {
+    line_ = in_.line();
+    if (!in_.next_line(buffer_)) return false;
+    const auto first = buffer_.find_first_not_of(" \t");
+    if (first == std::string::npos || buffer_[first] == '#') {
+      ++skipped_;
+      continue;
+    }
+    if (!split_csv_line(buffer_, fields)) {
+      throw InputError(where(), "", "unterminated double quote");
+    }
+    return true;
+  }
+}
+
+}  // namespace gpumux
