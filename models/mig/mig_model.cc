@@ -1,0 +1,283 @@
+#include "models/mig/mig_model.h"
+
+#include <algorithm>
+
+#include "models/mig/instance_rate.h"
+#include "models/mig/profile_selection.h"
+
+namespace gpumux {
+
+namespace {
+
+// Scratch capacity reserved up front: more than any MIG table allows instances per GPU (7).
+constexpr std::size_t kScratch = 64;
+
+std::vector<std::string> profile_list(const nlohmann::json& v, const std::string& where,
+                                      const std::string& field) {
+  if (!v.is_array()) {
+    throw InputError(where, field, "expected a list of MIG profile names, got " + describe_json(v));
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string()) {
+      throw InputError(where + "/" + std::to_string(i), field,
+                       "expected a MIG profile name, got " + describe_json(v[i]));
+    }
+    out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : " + ") + n;
+  return s.empty() ? "(none)" : s;
+}
+
+}  // namespace
+
+MigModel::MigModel(JsonObject& p) {
+  const bool has_layout = p.has("layout"), has_parted = p.has("mig_parted");
+  if (has_layout == has_parted) {
+    throw InputError(p.where(), has_layout ? "mig_parted" : "layout",
+                     has_layout ? "give either layout or mig_parted, not both"
+                                : "a layout is required: 'layout' (a list of MIG profile names) "
+                                  "or 'mig_parted' with 'config'");
+  }
+  std::string layout_source;
+  if (has_layout) {
+    layout_where_ = p.where("layout");
+    const nlohmann::json& v = p.raw("layout");
+    if (v.is_object()) {
+      source_ = Source::kPerDevice;
+      for (const auto& [device, list] : v.items()) {
+        per_device_.emplace_back(device,
+                                 profile_list(list, layout_where_ + "/" + device, "layout"));
+        layout_source +=
+            (layout_source.empty() ? "" : "; ") + device + ": " + joined(per_device_.back().second);
+      }
+    } else {
+      source_ = Source::kList;
+      layout_ = profile_list(v, layout_where_, "layout");
+      layout_source = joined(layout_);
+    }
+    layout_source = "scenario (" + layout_source + ")";
+    p.allow("config");
+    if (p.has("config")) {
+      throw InputError(p.where("config"), "config",
+                       "'config' goes with 'mig_parted', not 'layout'");
+    }
+  } else {
+    source_ = Source::kMigParted;
+    const std::string file = p.required_string("mig_parted");
+    const std::string config = p.required_string("config");
+    layout_where_ = p.where("mig_parted");
+    mig_parted_ = read_mig_parted(file, config);
+    layout_source = "mig-parted " + file + " config " + config;
+  }
+  compute_aware_ = p.optional_bool("compute_aware", false);
+  const std::string aware_source = p.has("compute_aware") ? "scenario" : "default";
+  p.finish();
+
+  declared_ = {
+      {"layout_entries",
+       static_cast<double>(source_ == Source::kList        ? layout_.size()
+                           : source_ == Source::kPerDevice ? per_device_.size()
+                                                           : mig_parted_.entries.size()),
+       source_ == Source::kList        ? "instances per GPU"
+       : source_ == Source::kPerDevice ? "device types"
+                                       : "mig-parted entries",
+       layout_source,
+       "static MIG layout; offsets placed largest first at the lowest allowed slice"},
+      {"compute_aware", compute_aware_ ? 1.0 : 0.0, "bool", aware_source,
+       "1: a job without a requested profile also needs an instance with the SMs it occupies"},
+      {"jobs_per_instance", 1.0, "jobs", "model (static MIG: one job per GPU instance)",
+       "each job holds one whole instance; memory is a hard per-instance limit"},
+      {"bandwidth_demand", 1.0, "x sm_util x sm_share",
+       "assumption (no bandwidth field in traces; models/mig/README.md)",
+       "a job's memory-bandwidth demand as a fraction of the GPU's, for the roofline rate"},
+  };
+  jobs_.reserve(kScratch);
+  order_.reserve(kScratch);
+  instance_of_.reserve(kScratch);
+  owner_.reserve(kScratch);
+  visited_.reserve(kScratch);
+}
+
+const MigDeviceLayout& MigModel::layout_for(const DeviceProfile& device) const {
+  return resolve(device).layout;
+}
+
+const MigModel::Resolved& MigModel::resolve(const DeviceProfile& device) const {
+  for (const Resolved& r : resolved_) {
+    if (r.device == device.name) return r;
+  }
+  Resolved r;
+  r.device = device.name;
+  if (source_ == Source::kMigParted) {
+    r.layout = mig_parted_uniform_layout(mig_parted_, device);
+  } else {
+    const std::vector<std::string>* names = nullptr;
+    std::string where = layout_where_;
+    if (source_ == Source::kList) {
+      if (device.supports_mig()) names = &layout_;
+    } else {
+      for (const auto& [name, list] : per_device_) {
+        if (name == device.name) {
+          names = &list;
+          where += "/" + name;
+        }
+      }
+    }
+    if (names != nullptr) {
+      const MigPlacement placed = place_profiles(device, *names);
+      if (!placed.ok) {
+        throw InputError(
+            where, "layout",
+            joined(*names) + " is not a valid MIG layout on " + device.name + ": " + placed.error);
+      }
+      r.layout.mig_enabled = true;
+      r.layout.instances = placed.instances;
+    }
+  }
+  for (const MigInstanceSpec& inst : r.layout.instances) {
+    r.profile.push_back(mig_profile_index(device, inst.profile));
+    r.by_size.push_back(static_cast<int>(r.by_size.size()));
+  }
+  std::stable_sort(r.by_size.begin(), r.by_size.end(), [&](int a, int b) {
+    const MigProfile& pa = device.mig_profiles[static_cast<std::size_t>(r.profile[a])];
+    const MigProfile& pb = device.mig_profiles[static_cast<std::size_t>(r.profile[b])];
+    if (pa.memory != pb.memory) return pa.memory < pb.memory;
+    if (pa.compute_slices != pb.compute_slices) return pa.compute_slices < pb.compute_slices;
+    if (pa.memory_slices != pb.memory_slices) return pa.memory_slices < pb.memory_slices;
+    return r.layout.instances[static_cast<std::size_t>(a)].start <
+           r.layout.instances[static_cast<std::size_t>(b)].start;
+  });
+  resolved_.push_back(std::move(r));
+  return resolved_.back();
+}
+
+bool MigModel::fits(const DeviceProfile& device, const MigProfile& profile,
+                    const JobSpec& job) const {
+  if (!job.mig_profile.empty())
+    return job.mig_profile == profile.name && job.memory <= profile.memory;
+  return instance_fits(device, profile, job, compute_aware_);
+}
+
+bool MigModel::augment(const DeviceProfile& device, const Resolved& r,
+                       std::span<const JobSpec* const> jobs, int j,
+                       std::span<int> instance_of) const {
+  for (int i : r.by_size) {
+    const auto ui = static_cast<std::size_t>(i);
+    if (visited_[ui] != 0) continue;
+    const MigProfile& p = device.mig_profiles[static_cast<std::size_t>(r.profile[ui])];
+    if (!fits(device, p, *jobs[static_cast<std::size_t>(j)])) continue;
+    visited_[ui] = 1;
+    if (owner_[ui] < 0 || augment(device, r, jobs, owner_[ui], instance_of)) {
+      owner_[ui] = j;
+      instance_of[static_cast<std::size_t>(j)] = i;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool MigModel::assign_resolved(const DeviceProfile& device, const Resolved& r,
+                               std::span<const JobSpec* const> jobs,
+                               std::span<int> instance_of) const {
+  const std::size_t n = jobs.size(), m = r.layout.instances.size();
+  if (n > m) return false;
+  // resize within the reserved capacity does not allocate.
+  order_.resize(n);
+  owner_.assign(m, -1);
+  visited_.resize(m);
+  std::fill(instance_of.begin(), instance_of.end(), -1);
+  auto needed = [&](const JobSpec& j) {
+    if (!j.mig_profile.empty()) {
+      const int k = mig_profile_index(device, j.mig_profile);
+      if (k >= 0)
+        return std::max(j.memory, device.mig_profiles[static_cast<std::size_t>(k)].memory);
+    }
+    return j.memory;
+  };
+  for (std::size_t k = 0; k < n; ++k) order_[k] = static_cast<int>(k);
+  std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) {
+    return needed(*jobs[static_cast<std::size_t>(a)]) > needed(*jobs[static_cast<std::size_t>(b)]);
+  });
+  bool complete = true;
+  for (int j : order_) {  // greedy: the smallest free instance that fits
+    for (int i : r.by_size) {
+      const auto ui = static_cast<std::size_t>(i);
+      if (owner_[ui] >= 0) continue;
+      if (!fits(device, device.mig_profiles[static_cast<std::size_t>(r.profile[ui])],
+                *jobs[static_cast<std::size_t>(j)])) {
+        continue;
+      }
+      owner_[ui] = j;
+      instance_of[static_cast<std::size_t>(j)] = i;
+      break;
+    }
+    complete = complete && instance_of[static_cast<std::size_t>(j)] >= 0;
+  }
+  if (complete) return true;
+  for (int j : order_) {  // augmenting paths for the jobs the greedy pass left out
+    if (instance_of[static_cast<std::size_t>(j)] >= 0) continue;
+    std::fill(visited_.begin(), visited_.end(), std::uint8_t{0});
+    if (!augment(device, r, jobs, j, instance_of)) return false;
+  }
+  return true;
+}
+
+bool MigModel::assign(const DeviceProfile& device, std::span<const JobSpec* const> jobs,
+                      std::span<int> instance_of) const {
+  const Resolved& r = resolve(device);
+  if (!r.layout.mig_enabled) return false;
+  return assign_resolved(device, r, jobs, instance_of);
+}
+
+bool MigModel::admits(const GpuView& gpu, const JobSpec& job) const {
+  const Resolved& r = resolve(gpu.device);
+  if (!r.layout.mig_enabled) {
+    return gpu.residents.empty() && job.mig_profile.empty() && job.memory <= gpu.device.memory;
+  }
+  if (job.gpus != 1) return false;
+  if (gpu.residents.size() + 1 > r.layout.instances.size()) return false;
+  jobs_.assign(gpu.residents.begin(), gpu.residents.end());
+  jobs_.push_back(&job);
+  instance_of_.resize(jobs_.size());
+  return assign_resolved(gpu.device, r, jobs_, instance_of_);
+}
+
+void MigModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const {
+  const Resolved& r = resolve(gpu.device);
+  load.overhead = 0.0;
+  if (!r.layout.mig_enabled) {
+    std::fill(rates.begin(), rates.end(), 1.0);
+    load.useful_busy = std::min(1.0, gpu.residents.front()->sm_util);
+    return;
+  }
+  const DeviceProfile& d = gpu.device;
+  instance_of_.resize(gpu.residents.size());
+  // Residents this model admitted always have an assignment (a subset of an assignable set is
+  // assignable). Residents placed without admission that find no instance are costed as if in
+  // the smallest instance of the layout.
+  assign_resolved(d, r, gpu.residents, instance_of_);
+  double busy = 0.0;
+  for (std::size_t k = 0; k < gpu.residents.size(); ++k) {
+    const JobSpec& job = *gpu.residents[k];
+    int i = instance_of_[k];
+    if (i < 0) i = r.by_size.empty() ? -1 : r.by_size.front();
+    if (i < 0) {
+      rates[k] = 1.0;  // no instance at all: nothing to cost against; never admitted here
+      continue;
+    }
+    const MigProfile& p =
+        d.mig_profiles[static_cast<std::size_t>(r.profile[static_cast<std::size_t>(i)])];
+    const MigSupply s = mig_supply(d, p);
+    rates[k] = mig_instance_rate(mig_demand(job), s);
+    busy += rates[k] * job.sm_util * s.sm_fraction;
+  }
+  load.useful_busy = std::min(1.0, busy);
+}
+
+}  // namespace gpumux

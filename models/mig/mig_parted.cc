@@ -1,0 +1,318 @@
+#include "models/mig/mig_parted.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "sim/input_error.h"
+
+namespace gpumux {
+
+namespace {
+
+std::string where_of(const std::string& file, const YAML::Mark& mark) {
+  if (mark.is_null()) return file;
+  return file + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+}
+
+std::string describe(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Null:
+      return "null";
+    case YAML::NodeType::Scalar:
+      return "'" + n.Scalar() + "'";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    case YAML::NodeType::Undefined:
+      return "nothing";
+  }
+  return "?";
+}
+
+// Reads one document with errors at "file:line:column".
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const YAML::Node& at, const std::string& field,
+                         const std::string& what) const {
+    throw InputError(where_of(file_, at.Mark()), field, what);
+  }
+  std::string where(const YAML::Node& at) const { return where_of(file_, at.Mark()); }
+
+  void expect_map(const YAML::Node& n, const std::string& field) const {
+    if (!n.IsMap()) fail(n, field, "expected a mapping, got " + describe(n));
+  }
+  std::string scalar(const YAML::Node& n, const std::string& field) const {
+    if (!n.IsScalar()) fail(n, field, "expected a string, got " + describe(n));
+    return n.Scalar();
+  }
+  bool boolean(const YAML::Node& n, const std::string& field) const {
+    bool b = false;
+    if (!n.IsScalar() || !YAML::convert<bool>::decode(n, b)) {
+      fail(n, field, "expected true or false, got " + describe(n));
+    }
+    return b;
+  }
+  int integer(const YAML::Node& n, const std::string& field, int min) const {
+    long long v = 0;
+    if (!n.IsScalar() || !YAML::convert<long long>::decode(n, v) || v < min || v > 1'000'000) {
+      fail(n, field, "expected an integer >= " + std::to_string(min) + ", got " + describe(n));
+    }
+    return static_cast<int>(v);
+  }
+
+ private:
+  std::string file_;
+};
+
+// mig-parted's accepted profile form: [Nc.]Ng.Mgb with optional attributes (+me, +gfx, -me...).
+bool well_formed_profile(const std::string& name) {
+  static const std::regex form(R"(^([0-9]+c\.)?[0-9]+g\.[0-9]+gb([+-][a-z]+)*$)");
+  return std::regex_match(name, form);
+}
+
+MigPartedEntry read_entry(const Reader& r, const YAML::Node& node, const std::string& field) {
+  r.expect_map(node, field);
+  MigPartedEntry e;
+  e.where = r.where(node);
+  e.mig_devices_where = e.where;
+  bool has_devices = false, has_enabled = false, has_mig_devices = false;
+  YAML::Node mig_devices_node;
+  for (const auto& kv : node) {
+    const YAML::Node k = kv.first, v = kv.second;
+    const std::string key = r.scalar(k, field);
+    const std::string f = field + "." + key;
+    if (key == "devices") {
+      has_devices = true;
+      if (v.IsScalar()) {
+        if (v.Scalar() != "all")
+          r.fail(v, f, "expected 'all' or a list of GPU indices, got " + describe(v));
+        e.all_devices = true;
+      } else if (v.IsSequence()) {
+        for (const YAML::Node& i : v) e.devices.push_back(r.integer(i, f, 0));
+      } else {
+        r.fail(v, f, "expected 'all' or a list of GPU indices, got " + describe(v));
+      }
+    } else if (key == "device-filter") {
+      if (v.IsScalar()) {
+        e.device_filter.push_back(v.Scalar());
+      } else if (v.IsSequence()) {
+        for (const YAML::Node& s : v) e.device_filter.push_back(r.scalar(s, f));
+      } else {
+        r.fail(v, f, "expected a device id or a list of them, got " + describe(v));
+      }
+    } else if (key == "mig-enabled") {
+      has_enabled = true;
+      e.mig_enabled = r.boolean(v, f);
+    } else if (key == "mig-devices") {
+      has_mig_devices = true;
+      mig_devices_node = v;
+      e.mig_devices_where = r.where(v);
+      if (v.IsNull()) continue;
+      r.expect_map(v, f);
+      for (const auto& d : v) {
+        const YAML::Node dk = d.first, dv = d.second;
+        const std::string name = r.scalar(dk, f);
+        if (!well_formed_profile(name)) {
+          r.fail(dk, f,
+                 "'" + name +
+                     "' is not a MIG profile name (expected e.g. 1g.10gb, 3g.40gb, 1g.10gb+me)");
+        }
+        e.mig_devices.emplace_back(name, r.integer(dv, f + "." + name, 0));
+      }
+    } else {
+      r.fail(k, f, "unexpected field (valid: devices, device-filter, mig-enabled, mig-devices)");
+    }
+  }
+  if (!has_devices) r.fail(node, field + ".devices", "missing required field");
+  if (!has_enabled) r.fail(node, field + ".mig-enabled", "missing required field");
+  if (e.mig_enabled && !has_mig_devices) {
+    r.fail(node, field + ".mig-devices", "required when mig-enabled is true");
+  }
+  if (!e.mig_enabled) {
+    for (const auto& [name, count] : e.mig_devices) {
+      if (count > 0)
+        r.fail(mig_devices_node, field + ".mig-devices",
+               "MIG devices given while mig-enabled is false");
+    }
+  }
+  return e;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string entry_profiles(const MigPartedEntry& e) {
+  std::string s;
+  for (const auto& [name, count] : e.mig_devices) {
+    s += (s.empty() ? "" : ", ") + name + ": " + std::to_string(count);
+  }
+  return "{" + s + "}";
+}
+
+}  // namespace
+
+MigPartedConfig parse_mig_parted(std::string_view text, const std::string& file,
+                                 std::string_view config) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    throw InputError(where_of(file, e.mark), "", "invalid YAML: " + e.msg);
+  }
+  const Reader r(file);
+  if (!root.IsMap()) {
+    throw InputError(where_of(file, root.Mark()), "",
+                     "expected a mig-parted config (a mapping with version and mig-configs), got " +
+                         describe(root));
+  }
+  YAML::Node configs;
+  bool has_version = false, has_configs = false;
+  for (const auto& kv : root) {
+    const YAML::Node k = kv.first, v = kv.second;
+    const std::string key = r.scalar(k, "");
+    if (key == "version") {
+      has_version = true;
+      const std::string version = r.scalar(v, "version");
+      if (version != "v1") r.fail(v, "version", "expected v1, got '" + version + "'");
+    } else if (key == "mig-configs") {
+      configs = v;
+      has_configs = true;
+    } else {
+      r.fail(k, key, "unexpected field (valid: version, mig-configs)");
+    }
+  }
+  if (!has_version) r.fail(root, "version", "missing required field");
+  if (!has_configs) r.fail(root, "mig-configs", "missing required field");
+  r.expect_map(configs, "mig-configs");
+  if (configs.size() == 0) r.fail(configs, "mig-configs", "at least one config is required");
+
+  MigPartedConfig out;
+  out.file = file;
+  std::string names;
+  bool found = false;
+  for (const auto& kv : configs) {
+    const YAML::Node k = kv.first, list = kv.second;
+    const std::string name = r.scalar(k, "mig-configs");
+    names += (names.empty() ? "" : ", ") + name;
+    const std::string field = "mig-configs." + name;
+    if (!list.IsSequence() || list.size() == 0) {
+      r.fail(list.IsNull() ? k : list, field,
+             "expected a non-empty list of entries, got " + describe(list));
+    }
+    // Every config is checked, not only the selected one: a broken file fails as a whole.
+    std::vector<MigPartedEntry> entries;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      entries.push_back(read_entry(r, list[i], field + "[" + std::to_string(i) + "]"));
+    }
+    if (name == config) {
+      found = true;
+      out.name = name;
+      out.entries = std::move(entries);
+    }
+  }
+  if (!found) {
+    throw InputError(file, "mig-configs",
+                     "no config named '" + std::string(config) + "' (the file has: " + names + ")");
+  }
+  return out;
+}
+
+MigPartedConfig read_mig_parted(const std::string& path, std::string_view config) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot read the mig-parted file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_mig_parted(text.str(), path, config);
+}
+
+bool device_filter_matches(const MigPartedEntry& entry, const DeviceProfile& device) {
+  if (entry.device_filter.empty()) return true;
+  const std::string name = lower(device.name);
+  for (const std::string& f : entry.device_filter) {
+    if (lower(f) == name) return true;
+  }
+  if (entry.mig_devices.empty()) return false;
+  return std::all_of(entry.mig_devices.begin(), entry.mig_devices.end(),
+                     [&](const auto& d) { return find_mig_profile(device, d.first) != nullptr; });
+}
+
+const MigPartedEntry* mig_parted_entry_for(const MigPartedConfig& config,
+                                           const DeviceProfile& device, int index) {
+  for (const MigPartedEntry& e : config.entries) {
+    const bool covers =
+        e.all_devices || std::find(e.devices.begin(), e.devices.end(), index) != e.devices.end();
+    if (covers && device_filter_matches(e, device)) return &e;
+  }
+  return nullptr;
+}
+
+namespace {
+
+MigDeviceLayout entry_layout(const MigPartedConfig& config, const MigPartedEntry* e,
+                             const DeviceProfile& device) {
+  MigDeviceLayout out;
+  if (e == nullptr || !e->mig_enabled) return out;
+  const std::string field = "mig-configs." + config.name + ".mig-devices";
+  if (!device.supports_mig()) {
+    throw InputError(e->where, field,
+                     "MIG enabled on " + device.name + ", which does not support MIG");
+  }
+  std::vector<std::string> profiles;
+  for (const auto& [name, count] : e->mig_devices) profiles.insert(profiles.end(), count, name);
+  const MigPlacement p = place_profiles(device, profiles);
+  if (!p.ok) {
+    throw InputError(e->mig_devices_where, field,
+                     entry_profiles(*e) + " is not a valid layout: " + p.error);
+  }
+  out.mig_enabled = true;
+  out.instances = p.instances;
+  return out;
+}
+
+}  // namespace
+
+std::vector<MigDeviceLayout> mig_parted_layouts(const MigPartedConfig& config,
+                                                const DeviceProfile& device, int gpus_per_node) {
+  std::vector<MigDeviceLayout> out;
+  for (int i = 0; i < gpus_per_node; ++i) {
+    out.push_back(entry_layout(config, mig_parted_entry_for(config, device, i), device));
+  }
+  return out;
+}
+
+MigDeviceLayout mig_parted_uniform_layout(const MigPartedConfig& config,
+                                          const DeviceProfile& device) {
+  // Indices 0..n-1 are those up to the highest an entry names; index n stands for the GPUs only
+  // `devices: all` entries reach. Without such an entry, nodes are taken to have n GPUs.
+  int n = 0;
+  bool all = false;
+  for (const MigPartedEntry& e : config.entries) {
+    if (!device_filter_matches(e, device)) continue;
+    all = all || e.all_devices;
+    for (int i : e.devices) n = std::max(n, i + 1);
+  }
+  const int count = all || n == 0 ? n + 1 : n;
+  const std::vector<MigDeviceLayout> layouts = mig_parted_layouts(config, device, count);
+  for (int i = 1; i < count; ++i) {
+    if (!(layouts[static_cast<std::size_t>(i)] == layouts[0])) {
+      throw InputError(config.file, "mig-configs." + config.name,
+                       "GPU " + std::to_string(i) + " of a " + device.name +
+                           " node gets a different layout than GPU 0 (or none); gpumux applies "
+                           "one layout to every GPU of a device type, since a sharing model is "
+                           "not told a GPU's index in its node");
+    }
+  }
+  return layouts[0];
+}
+
+}  // namespace gpumux

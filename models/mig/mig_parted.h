@@ -1,0 +1,81 @@
+// Reading NVIDIA mig-parted configuration files, the format operators already keep
+// (NVIDIA/mig-parted api/spec/v1/spec.go; GPU-FACTS "MIG"):
+//
+//   version: v1
+//   mig-configs:
+//     all-balanced:
+//       - devices: all                # or a list of GPU indices: [0, 1]
+//         device-filter: "0x20B010DE" # optional: PCI device id(s) the entry is limited to
+//         mig-enabled: true
+//         mig-devices: {"1g.10gb": 2, "2g.20gb": 1, "3g.40gb": 1}
+//
+// As in mig-parted: `version` must be "v1"; `mig-configs` needs at least one config and each
+// config at least one entry; `devices` and `mig-enabled` are required; `mig-devices` is required
+// when MIG is enabled and must be empty when it is not; any other key is an error. Every error is
+// an InputError naming "file:line:column" (from yaml-cpp's mark), the field and what was
+// expected. Profile names are checked for their form here and against a device's table when a
+// layout is resolved for it.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "models/mig/layout.h"
+#include "sim/device.h"
+
+namespace gpumux {
+
+struct MigPartedEntry {
+  bool all_devices = false;
+  std::vector<int> devices;                // GPU indices, when !all_devices
+  std::vector<std::string> device_filter;  // empty: any device type
+  bool mig_enabled = false;
+  std::vector<std::pair<std::string, int>> mig_devices;  // profile -> count, in file order
+  std::string where;                                     // "file:line:column" of the entry
+  std::string mig_devices_where;  // "file:line:column" of its mig-devices (or of the entry)
+};
+
+struct MigPartedConfig {
+  std::string file;
+  std::string name;  // the selected config
+  std::vector<MigPartedEntry> entries;
+};
+
+// Parses mig-parted YAML `text` read from `file` and returns the config called `config`.
+// Throws InputError (bad YAML, bad structure, bad profile name, unknown config, listing the
+// config names the file has).
+MigPartedConfig parse_mig_parted(std::string_view text, const std::string& file,
+                                 std::string_view config);
+// Reads the file at `path`; a missing file is an InputError naming it.
+MigPartedConfig read_mig_parted(const std::string& path, std::string_view config);
+
+// Whether `entry` applies to GPUs of type `device` as far as its device-filter goes. gpumux has
+// no table of PCI device ids: a filter matches when one of its strings equals the device name
+// (case-insensitive), or, for any other filter, when every profile the entry lists exists in the
+// device's MIG table (mig-parted's stock files give each GPU family its own profiles, whose names
+// carry the family's memory sizes). An entry without a filter applies to every device type.
+bool device_filter_matches(const MigPartedEntry& entry, const DeviceProfile& device);
+
+// The entry that configures GPU `index` of a node of `device` GPUs: the first in file order whose
+// devices include the index and whose filter matches; nullptr when none does.
+const MigPartedEntry* mig_parted_entry_for(const MigPartedConfig& config,
+                                           const DeviceProfile& device, int index);
+
+// The layout of each GPU index 0..gpus_per_node-1 of `device`: MIG off when no entry applies or
+// the entry disables it, else the entry's mig-devices placed by place_profiles. Throws InputError
+// at the entry's mig-devices when the profiles do not exist on the device or admit no valid
+// placement, or when MIG is enabled on a device without MIG support.
+std::vector<MigDeviceLayout> mig_parted_layouts(const MigPartedConfig& config,
+                                                const DeviceProfile& device, int gpus_per_node);
+
+// One layout for every GPU of `device`: the layouts of GPU indices 0..n-1, n = one past the
+// highest index an entry names, and of the GPUs beyond them when a `devices: all` entry applies,
+// must agree, because a sharing model is not told a GPU's index in its node. Without a `devices:
+// all` entry, nodes are taken to have n GPUs. Throws InputError naming the file and config when
+// the layouts differ.
+MigDeviceLayout mig_parted_uniform_layout(const MigPartedConfig& config,
+                                          const DeviceProfile& device);
+
+}  // namespace gpumux
