@@ -1,0 +1,169 @@
+#include "models/mps/mps_model.h"
+
+#include <algorithm>
+
+namespace gpumux {
+
+namespace {
+
+constexpr std::size_t kScratchJobs = 64;
+
+std::string source_of(const JsonObject& p, std::string_view key, std::string fallback) {
+  return p.has(key) ? "scenario" : std::move(fallback);
+}
+
+}  // namespace
+
+MpsModel::MpsModel(JsonObject& p) {
+  // Calibration first (a params.json from `gpumux colocation fit`, as for timeslice): its
+  // `interference`; an explicit key overrides it.
+  std::string interference_source = "default (pure MPS: SMs are the only shared resource)";
+  if (p.has("calibration")) {
+    const std::string file = p.required_string("calibration");
+    const nlohmann::json cal = read_json_file(file);
+    JsonObject root(cal, file, "");
+    for (const char* key : {"cross_validation", "mapping", "model", "source", "train_mae",
+                            "train_rms", "version"}) {
+      root.allow(key);
+    }
+    JsonObject fitted = root.object("params");
+    params_.interference = fitted.required_number("interference", 0.0, 100.0);
+    for (const char* key : {"kernel_us", "switch_cost_us", "time_slice_us", "util_exponent",
+                            "util_scale"}) {
+      fitted.allow(key);
+    }
+    interference_source = "calibration " + file;
+  } else {
+    p.allow("calibration");
+  }
+  if (p.has("interference")) {
+    params_.interference = p.required_number("interference", 0.0, 100.0);
+    interference_source = "scenario";
+  } else {
+    p.allow("interference");
+  }
+
+  const std::string admission = p.optional_string("admission", "peak");
+  if (admission == "peak") {
+    admission_ = MpsAdmission::kPeak;
+  } else if (admission == "average") {
+    admission_ = MpsAdmission::kAverage;
+  } else if (admission == "replicas") {
+    admission_ = MpsAdmission::kReplicas;
+  } else {
+    throw InputError(p.where("admission"), "admission",
+                     "expected 'peak', 'average' or 'replicas', got '" + admission + "'");
+  }
+  memory_admission_fraction_ = p.optional_number("memory_admission_fraction", 0.6, 0.01, 1.0);
+  replicas_ = static_cast<std::size_t>(p.optional_int("replicas", 4, 1, 1024));
+
+  // The device plugin splits compute equally between replicas (GPU-FACTS "MPS").
+  std::string atp_source = "default (no cap)";
+  double atp = 100.0;
+  if (admission_ == MpsAdmission::kReplicas) {
+    atp = 100.0 / static_cast<double>(replicas_);
+    atp_source = "default (Kubernetes device plugin: 100 / replicas, GPU-FACTS)";
+  }
+  if (p.has("active_thread_percentage")) {
+    atp = p.required_number("active_thread_percentage", 1.0, 100.0);
+    atp_source = "scenario";
+  } else {
+    p.allow("active_thread_percentage");
+  }
+  active_thread_fraction_ = atp / 100.0;
+  one_user_per_server_ = p.optional_bool("one_user_per_server", false);
+
+  const std::string oom = p.optional_string("oom", "all");
+  try {
+    oom_ = parse_oom_policy(oom);
+  } catch (const std::invalid_argument&) {
+    throw InputError(p.where("oom"), "oom", "expected 'all' or 'allocator', got '" + oom + "'");
+  }
+  recovery_ = Time::from_seconds(
+      p.optional_number("fault_recovery_s", kDefaultMpsFaultRecoveryS, 0.0, 1e6));
+  p.finish();
+
+  declared_ = {
+      {"active_thread_percentage", atp, "% of SMs per client", atp_source,
+       "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: caps each client's SMs, reserves nothing"},
+      {"interference", params_.interference, "per unit of co-runners' granted SM share",
+       interference_source,
+       "kernel slowdown 1 + x * SM share held by other running kernels (bandwidth/cache)"},
+  };
+  switch (admission_) {
+    case MpsAdmission::kPeak:
+      declared_.push_back({"admission_peak_memory", 1.0, "fraction of summed peak memory",
+                           source_of(p, "admission", "default"),
+                           "admission: summed peak memory must fit (safe)"});
+      break;
+    case MpsAdmission::kAverage:
+      declared_.push_back(
+          {"memory_admission_fraction", memory_admission_fraction_,
+           "fraction of summed peak memory", source_of(p, "memory_admission_fraction", "default"),
+           "admission 'average': this share of summed peak memory must fit; jobs do reach "
+           "their peak, so out-of-memory cascades follow"});
+      break;
+    case MpsAdmission::kReplicas:
+      declared_.push_back({"replicas", static_cast<double>(replicas_), "clients per GPU",
+                           source_of(p, "replicas", "default"),
+                           "admission 'replicas': Kubernetes device plugin, no memory check"});
+      break;
+  }
+  declared_.push_back({"client_limit_fallback", static_cast<double>(kDefaultMpsClientLimit),
+                       "clients per GPU", "default (GPU-FACTS: Volta and later)",
+                       "residents allowed when the device profile gives no mps_client_limit"});
+  declared_.push_back({"one_user_per_server", one_user_per_server_ ? 1.0 : 0.0, "bool",
+                       source_of(p, "one_user_per_server", "default"),
+                       "all residents of a GPU must share one tenant"});
+  declared_.push_back({"fault_recovery_s", recovery_.seconds(), "s",
+                       source_of(p, "fault_recovery_s",
+                                 "default (assumption: no published server recovery time)"),
+                       std::string("out of memory kills: ") + std::string(oom_policy_name(oom_))});
+
+  const std::size_t scratch = std::max(kScratchJobs, replicas_);
+  jobs_.reserve(scratch);
+  workspace_.resize(scratch,
+                    static_cast<std::size_t>(static_cast<double>(scratch) * kMpsGridPerGpu) + 2);
+}
+
+bool MpsModel::admits(const GpuView& gpu, const JobSpec& job) const {
+  const std::size_t n = gpu.residents.size();
+  const int limit =
+      gpu.device.mps_client_limit > 0 ? gpu.device.mps_client_limit : kDefaultMpsClientLimit;
+  if (n >= static_cast<std::size_t>(limit)) return false;
+  if (one_user_per_server_) {
+    for (const JobSpec* r : gpu.residents) {
+      if (r->tenant != job.tenant) return false;
+    }
+  }
+  if (admission_ == MpsAdmission::kReplicas) return n < replicas_;
+  // Peak memory from the specs (not what residents use right now): admission is a promise
+  // about the whole of their lives.
+  MemoryMiB peak = job.memory;
+  for (const JobSpec* r : gpu.residents) peak += r->memory;
+  if (admission_ == MpsAdmission::kPeak) return peak <= gpu.device.memory;
+  return memory_admission_fraction_ * static_cast<double>(peak.mib()) <=
+         static_cast<double>(gpu.device.memory.mib());
+}
+
+void MpsModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const {
+  jobs_.clear();
+  for (const JobSpec* j : gpu.residents) {
+    MpsJob m;
+    m.sm_util = j->sm_util;
+    m.sm_share = j->sm_share;
+    m.active_thread_fraction = active_thread_fraction_;
+    m.mean_kernel_us = std::max<double>(1.0, static_cast<double>(j->kernel_length.us()));
+    jobs_.push_back(m);
+  }
+  const MpsLoad l = mps_rates(jobs_, params_, rates, workspace_);
+  load.useful_busy = l.busy_fraction;
+  load.overhead = 0.0;
+}
+
+bool MpsModel::memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
+                            Time& recovery) const {
+  return apply_oom_policy(oom_, gpu, recovery_, killed, recovery);
+}
+
+}  // namespace gpumux

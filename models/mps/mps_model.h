@@ -1,0 +1,77 @@
+// `mps`: jobs share a GPU through NVIDIA's Multi-Process Service. Kernels of all clients run
+// concurrently in one server context: no context switches; the SMs are shared (each client
+// capped by CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, which reserves nothing) and co-runners slow each
+// other through memory bandwidth and caches (`interference`). Rates come from the fast model in
+// models/mps/mps_rates.h, validated against the concurrent-kernel reference (RESULTS.md).
+//
+// Memory is not isolated (GPU-FACTS "MPS"). Admission (`params.admission`):
+// - `peak` (default, safe): the residents' summed peak memory (JobSpec::memory) must fit;
+// - `average` (optimistic): admits while memory_admission_fraction x summed peak memory fits,
+//   betting that jobs rarely sit at their peak together. Actual use does reach the peak, so
+//   this is the realistic source of out-of-memory cascades;
+// - `replicas`: the Kubernetes device-plugin flavour: up to `replicas` clients per GPU, no
+//   memory check; the plugin gives every replica an equal compute share, so the thread
+//   percentage defaults to 100 / replicas.
+// In every mode the device's MPS client limit (DeviceProfile::mps_client_limit; 48 when the
+// profile leaves it 0) caps the residents, and with `one_user_per_server` all residents must
+// have the same JobSpec::tenant (one server per user unless it runs as a multi-user server).
+//
+// Out of memory (`params.oom`, models/oom_policy.h): `all` (default, MPS fault containment: a
+// fatal fault is reported to every client on the GPU, all exit, and the server refuses new
+// clients for `fault_recovery_s` once they have left) or `allocator` (only the clients whose own
+// allocation failed die, as with per-client pinned memory limits that hold).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/mps/mps_params.h"
+#include "models/mps/mps_rates.h"
+#include "models/oom_policy.h"
+#include "sim/json_fields.h"
+#include "sim/sharing_model.h"
+
+namespace gpumux {
+
+enum class MpsAdmission : std::uint8_t { kPeak, kAverage, kReplicas };
+
+class MpsModel : public SharingModel {
+ public:
+  // Reads `params` (keys above and in parameters()); throws InputError naming the key.
+  explicit MpsModel(JsonObject& params);
+
+  std::string_view name() const override { return "mps"; }
+  bool admits(const GpuView& gpu, const JobSpec& job) const override;
+  // Rates of the residents from mps_rates(); useful_busy is the share of time some kernel runs
+  // (the duty cycle, comparable with the other models'), overhead is 0 (no context switches).
+  void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;
+  bool memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
+                    Time& recovery) const override;
+  std::vector<ModelParameter> parameters() const override { return declared_; }
+
+  MpsAdmission admission() const { return admission_; }
+  const MpsParams& rate_params() const { return params_; }
+  double active_thread_fraction() const { return active_thread_fraction_; }
+
+ private:
+  MpsParams params_;
+  double active_thread_fraction_ = 1.0;
+  MpsAdmission admission_ = MpsAdmission::kPeak;
+  double memory_admission_fraction_ = 0.6;
+  std::size_t replicas_ = 4;
+  bool one_user_per_server_ = false;
+  OomPolicy oom_ = OomPolicy::kAll;
+  Time recovery_;
+  std::vector<ModelParameter> declared_;
+  // Scratch for compute_rates, sized up front so that it does not allocate.
+  mutable std::vector<MpsJob> jobs_;
+  mutable MpsWorkspace workspace_;
+};
+
+// Residents allowed when a device profile does not give its MPS client limit (Volta and later).
+inline constexpr int kDefaultMpsClientLimit = 48;
+// No published figure for how long an MPS server takes to recover after a fault once its
+// clients have exited: 30 s is an ASSUMPTION (process teardown and restart); override it.
+inline constexpr double kDefaultMpsFaultRecoveryS = 30.0;
+
+}  // namespace gpumux
