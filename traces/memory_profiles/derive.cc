@@ -415,7 +415,7 @@ namespace {
 void print_distribution(std::ostream& out, const std::string& label, std::vector<double> v,
                         int decimals) {
   out << "  " << label;
-  for (std::size_t k = label.size(); k < 34; ++k) out << ' ';
+  for (std::size_t k = label.size(); k < 40; ++k) out << ' ';
   if (v.empty()) {
     out << "(none)\n";
     return;
