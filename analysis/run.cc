@@ -11,6 +11,7 @@
 #include "analysis/metrics_collector.h"
 #include "sim/placement.h"
 #include "traces/generator.h"
+#include "traces/memory_profile_library.h"
 #include "traces/trace_source.h"
 
 namespace gpumux {
@@ -60,6 +61,13 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     trace = open_trace(scenario.trace.path, scenario.trace.format, scenario.trace.defaults,
                        scenario.seed ^ 0x9e3779b97f4a7c15ULL);
     source = trace.get();
+  }
+
+  std::unique_ptr<ProfileAssigningSource> profiled;
+  if (!scenario.trace.memory_profiles.empty()) {
+    profiled = std::make_unique<ProfileAssigningSource>(*source, scenario.trace.memory_profiles,
+                                                        scenario.seed ^ 0x5bd1e9955bd1e995ULL);
+    source = profiled.get();
   }
 
   std::unique_ptr<AtomicFile> jobs_file, series_file;

@@ -28,7 +28,8 @@ bool apply_oom_policy(OomPolicy policy, const GpuView& gpu, Time recovery_delay,
   MemoryMiB allocated;
   bool any = false;
   for (std::size_t i = 0; i < gpu.residents.size(); ++i) {
-    const MemoryMiB need = gpu.residents[i]->memory;
+    const MemoryMiB need =
+        gpu.resident_memory.empty() ? gpu.residents[i]->memory : gpu.resident_memory[i];
     if (allocated + need <= gpu.device.memory) {
       allocated += need;
       killed[i] = 0;

@@ -249,6 +249,13 @@ void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
   } else {
     trace.allow("defaults");
   }
+  if (trace.has("memory_profiles")) {
+    JsonObject m = trace.object("memory_profiles");
+    s.trace.memory_profiles = parse_memory_profiles(m, base_dir);
+    echo["memory_profiles"] = s.trace.memory_profiles.echo;
+  } else {
+    trace.allow("memory_profiles");
+  }
   const bool file = trace.has("file");
   const bool generator = trace.has("generator");
   if (file == generator) {

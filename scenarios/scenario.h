@@ -20,6 +20,7 @@
 #include "sim/sharing_model.h"
 #include "traces/generator.h"
 #include "traces/job_fields.h"
+#include "traces/memory_profile_library.h"
 
 namespace gpumux {
 
@@ -29,6 +30,7 @@ struct TraceConfig {
   std::string format = "csv";  // csv | jsonl | tiresias
   GeneratorSpec generator;     // when generated
   TraceDefaults defaults;
+  MemoryProfileConfig memory_profiles;  // empty: every job uses its peak the whole time
 };
 
 struct OutputConfig {

@@ -55,6 +55,10 @@ class Cluster {
 
   void add_resident(GpuIndex g, JobSlot job, MemoryMiB memory);
   void remove_resident(GpuIndex g, JobSlot job, MemoryMiB memory);
+  // A resident's memory in use changed from `before` to `after`.
+  void change_memory(GpuIndex g, MemoryMiB before, MemoryMiB after) {
+    gpus_[g].memory_used += after - before;
+  }
   // Takes a GPU out of service (fault recovery) or puts it back.
   void set_available(GpuIndex g, bool available);
 

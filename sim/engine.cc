@@ -48,6 +48,15 @@ EngineStats Engine::run() {
         on_completion(now, ev.target);
         break;
       }
+      case EventKind::kMemoryChange: {
+        const ActiveJob& job = jobs_[ev.target];
+        if (job.phase != JobPhase::kRunning || job.version != ev.version) {
+          ++stats_.stale_events;
+          continue;
+        }
+        on_memory_change(now, ev.target);
+        break;
+      }
       case EventKind::kRetry: {
         ActiveJob& job = jobs_[ev.target];
         if (job.phase != JobPhase::kRetryWait || job.version != ev.version) {
@@ -151,17 +160,18 @@ void Engine::touch(GpuIndex gpu, Time now) {
 
 void Engine::start(JobSlot slot, std::span<const GpuIndex> gpus) {
   ActiveJob& job = jobs_[slot];
-  for (GpuIndex g : gpus) {
-    touch(g, now_);
-    cluster_.add_resident(g, slot, job.spec.memory);
-  }
-  job.gpus.assign(gpus.begin(), gpus.end());
-  job.phase = JobPhase::kRunning;
-  job.last_update = now_;
   if (job.kills == 0) {  // a restart keeps its first start and the work it checkpointed
     job.start = now_;
     job.remaining_us = static_cast<double>(job.spec.runtime.us());
   }
+  job.current_memory = memory_at(job, done_us(job));
+  for (GpuIndex g : gpus) {
+    touch(g, now_);
+    cluster_.add_resident(g, slot, job.current_memory);
+  }
+  job.gpus.assign(gpus.begin(), gpus.end());
+  job.phase = JobPhase::kRunning;
+  job.last_update = now_;
   job.rate = 1.0;
   job.span = cluster_.topology().group_span(job.gpus);
   job.running_index = static_cast<std::uint32_t>(running_.size());
@@ -174,12 +184,33 @@ void Engine::on_completion(Time now, JobSlot slot) {
   ActiveJob& job = jobs_[slot];
   for (GpuIndex g : job.gpus) touch(g, now);
   job.remaining_us = 0.0;
-  for (GpuIndex g : job.gpus) cluster_.remove_resident(g, slot, job.spec.memory);
+  for (GpuIndex g : job.gpus) cluster_.remove_resident(g, slot, job.current_memory);
   remove_running(slot);
   job.phase = JobPhase::kFree;  // no longer resident; observers still read its record
   ++stats_.finished;
   for (auto* o : observers_) o->on_job_finished(now, job);
   jobs_.release(slot);
+}
+
+double Engine::done_us(const ActiveJob& job) const {
+  return static_cast<double>(job.spec.runtime.us()) - job.remaining_us;
+}
+
+MemoryMiB Engine::memory_at(const ActiveJob& job, double done) const {
+  if (!job.spec.memory_profile) return job.spec.memory;
+  const double fraction = job.spec.memory_profile->fraction_at(done);
+  return MemoryMiB(static_cast<std::int64_t>(
+      std::llround(fraction * static_cast<double>(job.spec.memory.mib()))));
+}
+
+void Engine::on_memory_change(Time now, JobSlot slot) {
+  ActiveJob& job = jobs_[slot];
+  for (GpuIndex g : job.gpus) touch(g, now);
+  // The event time was rounded up, so progress is at or past the step; never before it.
+  const double done = std::max(done_us(job), job.next_memory_change_us);
+  const MemoryMiB after = memory_at(job, done);
+  for (GpuIndex g : job.gpus) cluster_.change_memory(g, job.current_memory, after);
+  job.current_memory = after;
 }
 
 void Engine::remove_running(JobSlot slot) {
@@ -230,6 +261,21 @@ bool Engine::refresh_touched(Time now) {
     ++job.version;
     const double us = std::ceil(job.remaining_us / rate);
     job.expected_finish = now + Time::from_us(static_cast<std::int64_t>(us));
+    // One pending event per job: its completion, or its next memory step if that comes first.
+    job.next_memory_change_us = MemoryProfile::kNever;
+    if (job.spec.memory_profile) {
+      const double done = done_us(job);
+      const double next = job.spec.memory_profile->next_change_after(done);
+      if (next < static_cast<double>(job.spec.runtime.us())) {
+        job.next_memory_change_us = next;
+        const double wait = std::ceil((next - done) / rate);
+        const Time at = now + Time::from_us(static_cast<std::int64_t>(wait));
+        if (at < job.expected_finish) {
+          events_.push(at, EventKind::kMemoryChange, s, job.version);
+          continue;
+        }
+      }
+    }
     events_.push(job.expected_finish, EventKind::kCompletion, s, job.version);
   }
   return killed;
@@ -270,7 +316,7 @@ void Engine::kill(Time now, JobSlot slot) {
   const double kept = interval > 0 ? std::floor(done / interval) * interval : 0.0;
   job.remaining_us = runtime - kept;
   job.lost_work_us += done - kept;
-  for (GpuIndex g : job.gpus) cluster_.remove_resident(g, slot, job.spec.memory);
+  for (GpuIndex g : job.gpus) cluster_.remove_resident(g, slot, job.current_memory);
   remove_running(slot);
   job.gpus.clear();
   ++job.kills;

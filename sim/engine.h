@@ -71,6 +71,10 @@ class Engine : private Launcher {
   // Handles out of memory on a touched GPU; returns true when jobs were killed.
   bool check_memory(Time now, GpuIndex g, GpuViewBuilder& views);
   void kill(Time now, JobSlot slot);
+  // The job's memory profile stepped: update its GPUs' memory in use (a rise may fault).
+  void on_memory_change(Time now, JobSlot slot);
+  double done_us(const ActiveJob& job) const;  // exclusive-runtime microseconds done
+  MemoryMiB memory_at(const ActiveJob& job, double done_us) const;
 
   Cluster& cluster_;
   const SharingModel& model_;

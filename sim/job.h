@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
+#include "sim/memory_profile.h"
 #include "sim/units.h"
 
 namespace gpumux {
@@ -21,6 +23,8 @@ struct JobSpec {
   double sm_util = 1.0;   // duty cycle alone: fraction of time its kernels keep the GPU busy, (0,1]
   double sm_share = 1.0;  // fraction of the GPU's SMs its kernels occupy while running, (0,1]
   MemoryMiB memory;       // peak device memory per GPU
+  // Memory over the job's progress as shares of `memory`; null: the peak the whole time.
+  std::shared_ptr<const MemoryProfile> memory_profile;
   JobKind kind = JobKind::kTraining;
   std::string mig_profile;  // requested MIG profile, empty when none
   std::string tenant;       // empty when the trace has none

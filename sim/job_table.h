@@ -38,6 +38,8 @@ struct ActiveJob {
   std::vector<GpuIndex> gpus;
   LinkKind span = LinkKind::kSameGpu;
   std::uint32_t kills = 0;        // times the job was killed (e.g. out of memory)
+  MemoryMiB current_memory;       // memory in use on each of its GPUs while running
+  double next_memory_change_us = MemoryProfile::kNever;  // progress of the next profile step
   double lost_work_us = 0.0;      // exclusive-runtime microseconds redone because of kills
 };
 
@@ -76,18 +78,24 @@ class GpuViewBuilder {
  public:
   GpuViewBuilder(const Cluster& cluster, const JobTable& jobs) : cluster_(cluster), jobs_(jobs) {
     scratch_.reserve(64);
+    memory_.reserve(64);
   }
   GpuView view(GpuIndex g) {
     const GpuState& gpu = cluster_.gpu(g);
     scratch_.clear();
-    for (JobSlot s : gpu.residents) scratch_.push_back(&jobs_[s].spec);
-    return GpuView{cluster_.device_of(g), scratch_, gpu.memory_used};
+    memory_.clear();
+    for (JobSlot s : gpu.residents) {
+      scratch_.push_back(&jobs_[s].spec);
+      memory_.push_back(jobs_[s].current_memory);
+    }
+    return GpuView{cluster_.device_of(g), scratch_, gpu.memory_used, memory_};
   }
 
  private:
   const Cluster& cluster_;
   const JobTable& jobs_;
   std::vector<const JobSpec*> scratch_;
+  std::vector<MemoryMiB> memory_;
 };
 
 }  // namespace gpumux

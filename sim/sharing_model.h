@@ -23,7 +23,10 @@ namespace gpumux {
 struct GpuView {
   const DeviceProfile& device;
   std::span<const JobSpec* const> residents;  // in the order they were placed
-  MemoryMiB memory_used;                      // sum of the residents' peak memory
+  MemoryMiB memory_used;                      // sum of the residents' memory in use now
+  // Memory each resident uses now (same order; its peak unless it has a memory profile).
+  // Empty for a view of an empty GPU.
+  std::span<const MemoryMiB> resident_memory = {};
 };
 
 // What a GPU does with its time under the current residents, as fractions of wall time.

@@ -96,6 +96,22 @@ TEST(MemoryFault, GpuInFaultRecoveryStartsNothing) {
   EXPECT_DOUBLE_EQ(r.finish["c"], 65);
 }
 
+TEST(MemoryFault, AMemorySpikeFaultsWhenTheProfileRisesNotAtAdmission) {
+  testing::NoMemoryCheckModel model(OomPolicy::kAll, Time::zero());
+  // a: peak 12000 MiB but 6000 until 10 s of progress; b: 9000 MiB throughout. Together they
+  // fit (15000 of 16384) until a reaches 10 s of work: at rate 1/2 that is t = 20.
+  JobSpec a = with_memory(job("a", 0, 1, 100), 12000);
+  a.memory_profile = std::make_shared<const MemoryProfile>(
+      "step", std::vector<MemoryProfile::Step>{{0, 0.5}, {10e6, 1.0}});
+  EngineStats stats;
+  auto r = simulate(model, {a, with_memory(job("b", 0, 1, 100), 9000)},
+                    EngineOptions{Time::infinity(), 0, Time::from_seconds(10)}, &stats);
+  EXPECT_EQ(stats.memory_faults, 1u);
+  ASSERT_EQ(r.kills["a"].size(), 1u);
+  EXPECT_DOUBLE_EQ(r.kills["a"][0].at, 20);
+  EXPECT_DOUBLE_EQ(r.kills["b"][0].at, 20);
+}
+
 TEST(MemoryFault, FittingMemoryNeverFaults) {
   testing::NoMemoryCheckModel model(OomPolicy::kAll, Time::from_seconds(5));
   EngineStats stats;
