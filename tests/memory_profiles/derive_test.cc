@@ -207,8 +207,8 @@ TEST(MemoryProfilesDerive, LibraryJsonFormat) {
   std::ostringstream out;
   write_profile_library(r, out);
   const std::string text = out.str();
-  EXPECT_THAT(text, HasSubstr(
-                        "  {\"name\": \"genai-pod-001\", \"steps\": [[0, 0.25], [60, 0.50], "
+  EXPECT_THAT(text,
+              HasSubstr("  {\"name\": \"genai-pod-001\", \"steps\": [[0, 0.25], [60, 0.50], "
                         "[120, 1.00]], \"repeat_from_s\": 0, \"period_s\": 180,\n"
                         "   \"stats\": {\"samples\": 3, \"ramp_s\": 120, \"steady_fraction\": "
                         "0.50, \"spikes_per_hour\": 20.00, \"mean_duty_cycle\": 0.300, "
@@ -227,8 +227,8 @@ TEST(MemoryProfilesDerive, LibraryJsonFormat) {
                               p.at("repeat_from_s").get<double>() * 1e6,
                               p.at("period_s").get<double>() * 1e6);
     EXPECT_DOUBLE_EQ(check.max_fraction(), 1.0);
-    for (const char* key :
-         {"samples", "ramp_s", "steady_fraction", "spikes_per_hour", "mean_duty_cycle", "max_gib"}) {
+    for (const char* key : {"samples", "ramp_s", "steady_fraction", "spikes_per_hour",
+                            "mean_duty_cycle", "max_gib"}) {
       EXPECT_TRUE(p.at("stats").contains(key)) << key;
     }
     EXPECT_EQ(p.at("stats").size(), 6u);
@@ -285,8 +285,7 @@ TEST(MemoryProfilesDerive, EntryPointExitCodesAndNothingWrittenOnBadInput) {
   std::filesystem::remove(out_json);
 
   std::ostringstream out3, err3;
-  EXPECT_EQ(run_derive_memory_profiles(mem.path() + ".missing", duty.path(), out_json, out3,
-                                       err3),
+  EXPECT_EQ(run_derive_memory_profiles(mem.path() + ".missing", duty.path(), out_json, out3, err3),
             2);
   EXPECT_THAT(err3.str(), HasSubstr("cannot open file"));
 }

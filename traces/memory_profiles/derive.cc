@@ -64,8 +64,8 @@ std::string fixed(double v, int decimals) {
 
 int quantum_decimals(double quantum) {
   int d = 0;
-  while (d < 6 && std::fabs(quantum * std::pow(10.0, d) - std::round(quantum * std::pow(10.0, d))) >
-                      1e-9) {
+  while (d < 6 &&
+         std::fabs(quantum * std::pow(10.0, d) - std::round(quantum * std::pow(10.0, d))) > 1e-9) {
     ++d;
   }
   return d;
@@ -88,8 +88,7 @@ struct Row {
 }  // namespace
 
 std::map<std::string, std::vector<PodSample>> read_pod_series(const std::string& path,
-                                                              double value_max,
-                                                              std::size_t& rows,
+                                                              double value_max, std::size_t& rows,
                                                               std::size_t& duplicates,
                                                               std::size_t& comment_lines) {
   CsvReader reader(path);
@@ -283,7 +282,7 @@ DerivedProfile derive_pod_profile(const std::vector<PodSample>& memory,
   }
   p.repeat_from_s = repeat_at;
   p.period_s = std::max<std::int64_t>(std::llround(s.duration_s) - repeat_at,
-                        p.steps.back().at_s - repeat_at + 1);
+                                      p.steps.back().at_s - repeat_at + 1);
   return p;
 }
 
@@ -293,8 +292,8 @@ DeriveResult derive_memory_profiles(const std::string& memory_csv, const std::st
   DeriveResult r;
   r.options = options;
   std::size_t duplicates = 0;
-  const auto memory = read_pod_series(memory_csv, std::numeric_limits<double>::max(),
-                                      r.memory_rows, duplicates, r.comment_lines);
+  const auto memory = read_pod_series(memory_csv, std::numeric_limits<double>::max(), r.memory_rows,
+                                      duplicates, r.comment_lines);
   const auto duty = read_pod_series(duty_csv, 100.0, r.duty_rows, duplicates, r.comment_lines);
   if (duplicates > 0) r.skipped_rows[kSkipDuplicateTimestamp] = duplicates;
 

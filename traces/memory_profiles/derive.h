@@ -25,15 +25,15 @@
 namespace gpumux {
 
 struct MemoryDeriveOptions {
-  std::size_t min_samples = 30;   // pods with fewer memory samples are skipped (>= 2)
-  double merge_tolerance = 0.05;  // consecutive samples merge while their range stays below this
-  double quantum = 0.01;          // step fractions are rounded to a multiple of this
-  std::size_t max_steps = 48;     // further merging (least squared error first) down to this
-  double ramp_threshold = 0.9;    // ramp-up ends at the first sample >= this share of the max
-  double spike_margin = 0.1;      // a spike: consecutive samples above steady + this margin
-  double gap_factor = 5.0;        // an interval longer than this many median intervals is a gap
-  double censor_window_s = 120.0; // a pod whose first sample is this close to the file's first
-                                  // timestamp was already running: its start is not observed
+  std::size_t min_samples = 30;    // pods with fewer memory samples are skipped (>= 2)
+  double merge_tolerance = 0.05;   // consecutive samples merge while their range stays below this
+  double quantum = 0.01;           // step fractions are rounded to a multiple of this
+  std::size_t max_steps = 48;      // further merging (least squared error first) down to this
+  double ramp_threshold = 0.9;     // ramp-up ends at the first sample >= this share of the max
+  double spike_margin = 0.1;       // a spike: consecutive samples above steady + this margin
+  double gap_factor = 5.0;         // an interval longer than this many median intervals is a gap
+  double censor_window_s = 120.0;  // a pod whose first sample is this close to the file's first
+                                   // timestamp was already running: its start is not observed
 };
 
 // One sample after grouping; `t_s` is the file's timestamp.
@@ -43,19 +43,19 @@ struct PodSample {
 };
 
 struct MemoryProfileStats {
-  std::size_t samples = 0;        // memory samples used (duplicates removed)
-  double duration_s = 0.0;        // series length on the profile's time axis (gaps closed)
-  double interval_s = 0.0;        // median sampling interval
-  std::size_t gaps_closed = 0;    // intervals longer than gap_factor * interval_s shortened
-  bool start_observed = false;    // the pod started inside the trace window
-  double ramp_s = 0.0;            // profile time of the first sample >= ramp_threshold * max
-  double steady_fraction = 0.0;   // median of all samples' fractions
-  std::size_t spikes = 0;         // runs of consecutive samples above steady + spike_margin
-  double spikes_per_hour = 0.0;   // spikes / (duration_s / 3600)
-  double spike_height = 0.0;      // mean over spikes of (highest fraction - steady); 0 if none
-  double mean_duty_cycle = 0.0;   // mean of the pod's duty samples / 100, in [0, 1]
+  std::size_t samples = 0;       // memory samples used (duplicates removed)
+  double duration_s = 0.0;       // series length on the profile's time axis (gaps closed)
+  double interval_s = 0.0;       // median sampling interval
+  std::size_t gaps_closed = 0;   // intervals longer than gap_factor * interval_s shortened
+  bool start_observed = false;   // the pod started inside the trace window
+  double ramp_s = 0.0;           // profile time of the first sample >= ramp_threshold * max
+  double steady_fraction = 0.0;  // median of all samples' fractions
+  std::size_t spikes = 0;        // runs of consecutive samples above steady + spike_margin
+  double spikes_per_hour = 0.0;  // spikes / (duration_s / 3600)
+  double spike_height = 0.0;     // mean over spikes of (highest fraction - steady); 0 if none
+  double mean_duty_cycle = 0.0;  // mean of the pod's duty samples / 100, in [0, 1]
   std::size_t duty_samples = 0;
-  double max_gib = 0.0;           // the pod's maximum, GiB (2^30 bytes)
+  double max_gib = 0.0;  // the pod's maximum, GiB (2^30 bytes)
 };
 
 struct DerivedStep {
@@ -79,9 +79,9 @@ inline constexpr const char* kSkipNoDuty = "no duty-cycle samples";
 inline constexpr const char* kSkipDuplicateTimestamp = "duplicate (pod, timestamp) row";
 
 struct DeriveResult {
-  MemoryDeriveOptions options;           // what the profiles were derived with
-  std::vector<DerivedProfile> profiles;  // sorted by pod id
-  std::size_t pods = 0;                  // distinct pods in the memory file
+  MemoryDeriveOptions options;                      // what the profiles were derived with
+  std::vector<DerivedProfile> profiles;             // sorted by pod id
+  std::size_t pods = 0;                             // distinct pods in the memory file
   std::map<std::string, std::size_t> skipped_pods;  // reason -> pods
   std::map<std::string, std::size_t> skipped_rows;  // reason -> rows (both files)
   std::size_t memory_rows = 0;
@@ -94,8 +94,7 @@ struct DeriveResult {
 // time with duplicate timestamps removed (the first row in file order is kept; the others are
 // counted in `duplicates`). `value_max` bounds the `value` column.
 std::map<std::string, std::vector<PodSample>> read_pod_series(const std::string& path,
-                                                              double value_max,
-                                                              std::size_t& rows,
+                                                              double value_max, std::size_t& rows,
                                                               std::size_t& duplicates,
                                                               std::size_t& comment_lines);
 
