@@ -6,7 +6,7 @@ set -euo pipefail
 GPUMUX_PACKAGES=(
   cmake g++ make
   libboost-graph-dev nlohmann-json3-dev libeigen3-dev libcli11-dev
-  libgtest-dev libgmock-dev
+  libgtest-dev libgmock-dev libyaml-cpp-dev zlib1g-dev
 )
 
 gpumux_install_missing() {
