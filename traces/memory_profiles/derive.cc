@@ -56,9 +56,8 @@ std::string fixed(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   std::string s = buf;
-  if (s == "-0" || s.rfind("-0.", 0) == 0) {
-    if (s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
-  }
+  // "-0.00" (a tiny negative rounded away) reads as 0.
+  if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
   return s;
 }
 
@@ -304,7 +303,6 @@ DeriveResult derive_memory_profiles(const std::string& memory_csv, const std::st
   }
 
   r.pods = memory.size();
-  static const std::vector<PodSample> kNoDuty;
   for (const auto& [pod, samples] : memory) {
     const auto skip = [&](const char* reason) { ++r.skipped_pods[reason]; };
     if (samples.size() < options.min_samples) {
