@@ -122,8 +122,7 @@ MpsModel::MpsModel(JsonObject& p) {
 
   const std::size_t scratch = std::max(kScratchJobs, replicas_);
   jobs_.reserve(scratch);
-  workspace_.resize(scratch,
-                    static_cast<std::size_t>(static_cast<double>(scratch) * kMpsGridPerGpu) + 2);
+  workspace_.resize(scratch);
 }
 
 bool MpsModel::admits(const GpuView& gpu, const JobSpec& job) const {

@@ -9,8 +9,26 @@ namespace gpumux {
 namespace {
 
 constexpr int kMaxIterations = 500;
-constexpr double kTolerance = 1e-10;
+constexpr double kTolerance = 1e-9;
 constexpr double kMinRate = 1e-9;
+
+// Standard-normal points z_k = -4 + k / 4 and weights exp(-z_k^2 / 2) (normalised at use).
+constexpr int kNormalPoints = 33;
+struct NormalTable {
+  double z[kNormalPoints];
+  double w[kNormalPoints];
+};
+const NormalTable& normal_table() {
+  static const NormalTable table = [] {
+    NormalTable t{};
+    for (int k = 0; k < kNormalPoints; ++k) {
+      t.z[k] = -4.0 + 0.25 * k;
+      t.w[k] = std::exp(-0.5 * t.z[k] * t.z[k]);
+    }
+    return t;
+  }();
+  return table;
+}
 
 void check(bool ok, const char* what) {
   if (!ok) throw std::invalid_argument(std::string("mps_rates: ") + what);
@@ -29,59 +47,44 @@ void enumerate(const double* d, const double* p, std::size_t m, double x, double
   if (p[0] > 0.0) enumerate(d + 1, p + 1, m - 1, x + d[0], prob * p[0], leaf);
 }
 
-// The same visit for many clients, on a grid of 1/kMpsGridPerGpu: the distribution of x is
-// built by convolution (each client's demand split linearly between two grid points).
+// The same visit for many clients, x approximated by a normal distribution with the same mean
+// and variance (a sum of many independent terms), integrated on kNormalPoints points between
+// -4 and +4 standard deviations (trapezoid rule: very accurate for Gaussian integrands). Mass
+// below x = 0 is put at 0.
 template <class Leaf>
-void convolve(const double* d, const double* p, std::size_t m, MpsWorkspace& ws, Leaf& leaf) {
-  double total = 0.0;
-  for (std::size_t k = 0; k < m; ++k) total += d[k];
-  const std::size_t points = static_cast<std::size_t>(std::ceil(total * kMpsGridPerGpu)) + 2;
-  ws.resize(0, points);
-  std::vector<double>& dist = ws.dist;
-  std::vector<double>& next = ws.next;
-  std::fill(dist.begin(), dist.begin() + points, 0.0);
-  dist[0] = 1.0;
-  std::size_t top = 0;  // highest point with mass
+void normal_approximation(const double* d, const double* p, std::size_t m, Leaf& leaf) {
+  double mean = 0.0, variance = 0.0;
   for (std::size_t k = 0; k < m; ++k) {
-    const double shift = d[k] * kMpsGridPerGpu;
-    const std::size_t q = static_cast<std::size_t>(shift);
-    const double r = shift - static_cast<double>(q);
-    const std::size_t new_top = std::min(points - 1, top + q + 1);
-    std::fill(next.begin(), next.begin() + new_top + 1, 0.0);
-    for (std::size_t b = 0; b <= top; ++b) {
-      const double mass = dist[b];
-      if (mass == 0.0) continue;
-      next[b] += (1.0 - p[k]) * mass;
-      next[std::min(points - 1, b + q)] += p[k] * mass * (1.0 - r);
-      next[std::min(points - 1, b + q + 1)] += p[k] * mass * r;
-    }
-    top = new_top;
-    std::copy(next.begin(), next.begin() + top + 1, dist.begin());
+    mean += p[k] * d[k];
+    variance += p[k] * (1.0 - p[k]) * d[k] * d[k];
   }
-  for (std::size_t b = 0; b <= top; ++b) {
-    if (dist[b] > 0.0) leaf(static_cast<double>(b) / kMpsGridPerGpu, dist[b]);
+  if (variance <= 0.0) {
+    leaf(mean, 1.0);
+    return;
   }
+  const double sd = std::sqrt(variance);
+  const NormalTable& t = normal_table();
+  double total = 0.0;
+  for (int k = 0; k < kNormalPoints; ++k) total += t.w[k];
+  for (int k = 0; k < kNormalPoints; ++k) leaf(std::max(0.0, mean + sd * t.z[k]), t.w[k] / total);
 }
 
 // Expectation over the on/off states of m clients: exact up to max_exact clients.
 template <class Leaf>
-void expect(const double* d, const double* p, std::size_t m, MpsWorkspace& ws,
+void expect(const double* d, const double* p, std::size_t m,
             std::size_t max_exact, Leaf& leaf) {
   if (m <= max_exact) {
     enumerate(d, p, m, 0.0, 1.0, leaf);
   } else {
-    convolve(d, p, m, ws, leaf);
+    normal_approximation(d, p, m, leaf);
   }
 }
 
 }  // namespace
 
-void MpsWorkspace::resize(std::size_t jobs, std::size_t grid_points) {
+void MpsWorkspace::resize(std::size_t jobs) {
   for (auto* v : {&speed, &running, &demand, &prob}) {
     if (v->size() < jobs) v->resize(jobs);
-  }
-  for (auto* v : {&dist, &next}) {
-    if (v->size() < grid_points) v->resize(grid_points);
   }
 }
 
@@ -135,7 +138,7 @@ MpsLoad mps_rates(std::span<const MpsJob> jobs, const MpsParams& params, std::sp
         const double f = 1.0 / std::max(1.0, di + x);
         next += prob * ci * f / (1.0 + alpha * x * f);
       };
-      expect(ws.demand.data(), ws.prob.data(), m, ws, exact_others, leaf);
+      expect(ws.demand.data(), ws.prob.data(), m, exact_others, leaf);
       change = std::max(change, std::abs(next - v[i]));
       v[i] = next;
       running[i] = prob_of(i, next);
@@ -158,7 +161,7 @@ MpsLoad mps_rates(std::span<const MpsJob> jobs, const MpsParams& params, std::sp
   out.busy_fraction = 1.0 - nobody;
   double sm = 0.0;
   auto sm_leaf = [&](double x, double prob) { sm += prob * std::min(1.0, x); };
-  expect(ws.demand.data(), ws.prob.data(), n, ws, n <= max_exact_jobs ? n : 0, sm_leaf);
+  expect(ws.demand.data(), ws.prob.data(), n, n <= max_exact_jobs ? n : 0, sm_leaf);
   out.sm_fraction = sm;
   return out;
 }

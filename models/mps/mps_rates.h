@@ -25,9 +25,9 @@
 // time-slicing.) v and p form a monotone fixed point, iterated from v = c (alone). Then
 //     rate_i = (k_i + g_i) / (k_i / v_i + g_i)   (= v_i if u_i = 1),
 //     busy = 1 - prod_j (1 - p_j),   sm = E[min(1, sum_j d_j X_j)].
-// The expectation over x is exact (enumeration of the others' on/off states) for up to
-// `max_exact_jobs` clients, beyond that a convolution on a grid of 1/64 of the GPU (mass split
-// linearly between neighbouring points, exact mean).
+// The expectation over x is exact (enumeration of the others' on/off states, 2^(n-1) per client)
+// for up to `max_exact_jobs` clients; beyond that x is taken as normal with the same mean and
+// variance (33-point rule), so that a call costs O(n^2) per iteration instead of O(n 2^n).
 //
 // Exact cases: one client (rate = (k + g) / (k / c + g), 1 uncapped; busy = sm_util); clients
 // that never idle (p = 1 for all: nothing to average); clients whose summed demand fits with
@@ -56,10 +56,10 @@ struct MpsRates {
 MpsRates mps_rates(std::span<const MpsJob> jobs, const MpsParams& params);
 
 // Scratch space for the allocation-free form below. It only grows: once it has seen the
-// largest job count (and, above max_exact_jobs, the largest summed demand) it never allocates.
+// largest job count it never allocates.
 struct MpsWorkspace {
-  std::vector<double> speed, running, demand, prob, dist, next;
-  void resize(std::size_t jobs, std::size_t grid_points = 0);
+  std::vector<double> speed, running, demand, prob;
+  void resize(std::size_t jobs);
 };
 
 struct MpsLoad {
@@ -69,10 +69,7 @@ struct MpsLoad {
 };
 
 // Clients up to which the expectations are exact enumerations (2^(n-1) states per client).
-inline constexpr std::size_t kMpsMaxExactJobs = 10;
-
-// Grid points per whole GPU of demand used above max_exact_jobs.
-inline constexpr double kMpsGridPerGpu = 64.0;
+inline constexpr std::size_t kMpsMaxExactJobs = 6;
 
 // Same model, writing each job's rate into `rates` (precondition: rates.size() == jobs.size()).
 // Allocates only if `workspace` is too small (see MpsWorkspace).
