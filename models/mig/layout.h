@@ -68,5 +68,9 @@ struct MigPlacement {
 // allowed offset, backtracking when a later profile finds no room, so a valid layout is found
 // whenever one exists. The returned instances are in that placement order.
 MigPlacement place_profiles(const DeviceProfile& device, std::span<const std::string> profiles);
+inline MigPlacement place_profiles(const DeviceProfile& device,
+                                   const std::vector<std::string>& profiles) {
+  return place_profiles(device, std::span<const std::string>(profiles));
+}
 
 }  // namespace gpumux

@@ -235,15 +235,49 @@ MigPartedConfig read_mig_parted(const std::string& path, std::string_view config
   return parse_mig_parted(text.str(), path, config);
 }
 
+namespace {
+
+// PCI device ids of mig-parted's stock config-default.yaml (its comments name the GPUs), mapped
+// to the built-in device each belongs to. Transcribed from published copies of that file.
+struct PciId {
+  const char* id;
+  const char* device;
+};
+constexpr PciId kPciIds[] = {
+    {"0x20b010de", "A100-40GB"}, {"0x20b110de", "A100-40GB"},
+    {"0x20f110de", "A100-40GB"}, {"0x20f610de", "A100-40GB"},  // A800-40GB
+    {"0x20b210de", "A100-80GB"}, {"0x20b510de", "A100-80GB"},
+    {"0x20f310de", "A100-80GB"}, {"0x20f510de", "A100-80GB"},  // A800-80GB
+    {"0x233010de", "H100-80GB"}, {"0x233110de", "H100-80GB"},
+    {"0x232210de", "H100-80GB"},                               // H800-80GB
+    {"0x232110de", "H100-94GB"}, {"0x233a10de", "H100-94GB"},  // H100 NVL, H800 NVL
+    {"0x20b710de", "A30-24GB"},
+};
+
+}  // namespace
+
 bool device_filter_matches(const MigPartedEntry& entry, const DeviceProfile& device) {
   if (entry.device_filter.empty()) return true;
   const std::string name = lower(device.name);
+  bool unknown = false;
   for (const std::string& f : entry.device_filter) {
-    if (lower(f) == name) return true;
+    const std::string id = lower(f);
+    if (id == name) return true;
+    const auto* known = std::find_if(std::begin(kPciIds), std::end(kPciIds),
+                                     [&](const PciId& p) { return id == p.id; });
+    if (known == std::end(kPciIds)) {
+      unknown = true;
+    } else if (lower(known->device) == name) {
+      return true;
+    }
   }
-  if (entry.mig_devices.empty()) return false;
-  return std::all_of(entry.mig_devices.begin(), entry.mig_devices.end(),
-                     [&](const auto& d) { return find_mig_profile(device, d.first) != nullptr; });
+  // An id gpumux does not know: the entry applies when its MIG devices make a valid layout here.
+  if (!unknown || entry.mig_devices.empty()) return false;
+  std::vector<std::string> profiles;
+  for (const auto& [profile, count] : entry.mig_devices) {
+    profiles.insert(profiles.end(), static_cast<std::size_t>(count), profile);
+  }
+  return place_profiles(device, profiles).ok;
 }
 
 const MigPartedEntry* mig_parted_entry_for(const MigPartedConfig& config,
@@ -268,7 +302,9 @@ MigDeviceLayout entry_layout(const MigPartedConfig& config, const MigPartedEntry
                      "MIG enabled on " + device.name + ", which does not support MIG");
   }
   std::vector<std::string> profiles;
-  for (const auto& [name, count] : e->mig_devices) profiles.insert(profiles.end(), count, name);
+  for (const auto& [name, count] : e->mig_devices) {
+    profiles.insert(profiles.end(), static_cast<std::size_t>(count), name);
+  }
   const MigPlacement p = place_profiles(device, profiles);
   if (!p.ok) {
     throw InputError(e->mig_devices_where, field,

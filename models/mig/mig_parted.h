@@ -51,11 +51,12 @@ MigPartedConfig parse_mig_parted(std::string_view text, const std::string& file,
 // Reads the file at `path`; a missing file is an InputError naming it.
 MigPartedConfig read_mig_parted(const std::string& path, std::string_view config);
 
-// Whether `entry` applies to GPUs of type `device` as far as its device-filter goes. gpumux has
-// no table of PCI device ids: a filter matches when one of its strings equals the device name
-// (case-insensitive), or, for any other filter, when every profile the entry lists exists in the
-// device's MIG table (mig-parted's stock files give each GPU family its own profiles, whose names
-// carry the family's memory sizes). An entry without a filter applies to every device type.
+// Whether `entry` applies to GPUs of type `device` as far as its device-filter goes. A filter
+// string matches when it equals the device name (case-insensitive, a gpumux extension) or is a
+// PCI device id that mig-parted's stock config gives for that device (A100-40GB, A100-80GB,
+// H100-80GB, H100-94GB, A30-24GB; the table is in mig_parted.cc). For an id gpumux does not
+// know, the entry applies when its mig-devices form a valid layout on the device (stock files
+// give each GPU family its own profiles). An entry without a filter applies to every device.
 bool device_filter_matches(const MigPartedEntry& entry, const DeviceProfile& device);
 
 // The entry that configures GPU `index` of a node of `device` GPUs: the first in file order whose
