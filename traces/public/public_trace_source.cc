@@ -5,6 +5,7 @@
 
 #include "sim/input_error.h"
 #include "traces/csv_reader.h"
+#include "traces/public/csv_public_source.h"
 
 namespace gpumux {
 
@@ -180,6 +181,36 @@ void check_row_width(const std::vector<std::string>& row, std::size_t width,
                      "expected " + std::to_string(width) + " fields like the header, got " +
                          std::to_string(row.size()));
   }
+}
+
+namespace {
+
+CsvColumns read_header(CsvRows& rows, const std::vector<std::string>& required,
+                       const std::string& note) {
+  std::vector<std::string> header;
+  if (!rows.next(header)) throw InputError(rows.path() + ":1", "", "empty trace: no header line");
+  return CsvColumns(header, required, rows.where(), note);
+}
+
+}  // namespace
+
+CsvPublicSource::CsvPublicSource(const std::string& path, const TraceDefaults& defaults,
+                                 std::uint64_t seed, std::size_t window,
+                                 const std::string& submit_field,
+                                 const std::vector<std::string>& required, const std::string& note)
+    : PublicTraceSource(defaults, seed, window, submit_field),
+      rows_(path),
+      columns_(read_header(rows_, required, note)),
+      file_(add_file(path)) {}
+
+bool CsvPublicSource::read_more() {
+  const bool more = rows_.next(cells_);
+  stats_.skipped_lines = rows_.skipped_lines();
+  if (!more) return false;
+  const std::string where = rows_.where();
+  check_row_width(cells_, columns_.width(), where);
+  row(cells_, where);
+  return true;
 }
 
 }  // namespace gpumux

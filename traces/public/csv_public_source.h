@@ -1,0 +1,37 @@
+// A PublicTraceSource over a CSV file with a header row: the loaders of pai-sim, dlrm2025,
+// helios and openb-pods. Subclasses turn one data row into add() or skip().
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "traces/public/public_trace_source.h"
+#include "traces/public/text_input.h"
+
+namespace gpumux {
+
+class CsvPublicSource : public PublicTraceSource {
+ protected:
+  // Reads the header; `required` columns must be there (`note` is appended to that error).
+  CsvPublicSource(const std::string& path, const TraceDefaults& defaults, std::uint64_t seed,
+                  std::size_t window, const std::string& submit_field,
+                  const std::vector<std::string>& required, const std::string& note = "");
+
+  // One data row, width already checked; `where` is "file:line".
+  virtual void row(const std::vector<std::string>& cells, const std::string& where) = 0;
+
+  // Column index by name (-1 when absent); valid after construction.
+  int column(std::string_view name) const { return columns_.find(name); }
+  std::uint32_t file() const { return file_; }
+  std::uint64_t line() const { return rows_.line(); }
+
+ private:
+  bool read_more() final;
+
+  CsvRows rows_;
+  CsvColumns columns_;
+  std::uint32_t file_;
+  std::vector<std::string> cells_;
+};
+
+}  // namespace gpumux
