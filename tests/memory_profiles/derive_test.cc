@@ -9,8 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "sim/json_fields.h"
 #include "sim/memory_profile.h"
 #include "tests/traces/test_files.h"
+#include "traces/memory_profile_library.h"
 
 namespace gpumux {
 namespace {
@@ -336,6 +338,23 @@ TEST(MemoryProfilesDerive, RealGenAiFilesAndShippedLibrary) {
   text << in.rdbuf();
   EXPECT_EQ(text.str(), json.str()) << "shipped library differs from the derivation";
   EXPECT_LT(text.str().size(), 200u * 1024u);
+}
+
+// The shipped library through the engine's loader (traces/memory_profile_library.h).
+TEST(MemoryProfilesDerive, ShippedLibraryLoadsInTheEngine) {
+  const std::string shipped =
+      ::gpumux::testing::source_path("traces/samples/genai_memory_profiles.json");
+  const nlohmann::json scenario_part = {{"library", shipped}};
+  JsonObject o(scenario_part, "scenario.json", "/trace/memory_profiles");
+  const MemoryProfileConfig c = parse_memory_profiles(o, "");
+  ASSERT_EQ(c.profiles.size(), 134u);
+  EXPECT_EQ(c.profiles.front()->name(), "genai-pod-001");
+  for (const auto& p : c.profiles) {
+    EXPECT_DOUBLE_EQ(p->max_fraction(), 1.0) << p->name();
+    EXPECT_GT(p->period_us(), 0.0) << p->name();
+    EXPECT_GT(p->mean_fraction(), 0.0) << p->name();
+  }
+  EXPECT_THAT(c.echo["library_source"].get<std::string>(), HasSubstr("CC BY 4.0"));
 }
 
 }  // namespace
