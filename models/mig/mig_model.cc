@@ -200,10 +200,18 @@ bool MigModel::assign_resolved(const DeviceProfile& device, const Resolved& r,
     }
     return j.memory;
   };
-  for (std::size_t k = 0; k < n; ++k) order_[k] = static_cast<int>(k);
-  std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) {
-    return needed(*jobs[static_cast<std::size_t>(a)]) > needed(*jobs[static_cast<std::size_t>(b)]);
-  });
+  // Insertion sort: stable like std::stable_sort, which may allocate a buffer; n is at most the
+  // instances of one GPU.
+  for (std::size_t k = 0; k < n; ++k) {
+    const int j = static_cast<int>(k);
+    const MemoryMiB need = needed(*jobs[k]);
+    std::size_t pos = k;
+    while (pos > 0 && needed(*jobs[static_cast<std::size_t>(order_[pos - 1])]) < need) {
+      order_[pos] = order_[pos - 1];
+      --pos;
+    }
+    order_[pos] = j;
+  }
   bool complete = true;
   for (int j : order_) {  // greedy: the smallest free instance that fits
     for (int i : r.by_size) {

@@ -1,0 +1,34 @@
+// Kept in its own file: GCC warns (-Wmismatched-new-delete) when it sees a replacement operator
+// delete inlined next to new-expressions of the same translation unit.
+#include "tests/mig/allocation_counter.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+namespace {
+std::atomic<bool> g_armed{false};
+std::atomic<long> g_count{0};
+}  // namespace
+
+void* operator new(std::size_t n) {
+  if (g_armed.load(std::memory_order_relaxed)) g_count.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace gpumux::mig_test {
+
+void arm_allocation_counter() {
+  g_count = 0;
+  g_armed = true;
+}
+
+long disarm_allocation_counter() {
+  g_armed = false;
+  return g_count.load();
+}
+
+}  // namespace gpumux::mig_test
