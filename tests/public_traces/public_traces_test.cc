@@ -1,0 +1,463 @@
+#include "traces/public/public_traces.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/traces/test_files.h"
+
+namespace gpumux {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Pair;
+using ::testing::UnorderedElementsAre;
+using testing::input_error_message;
+using testing::source_path;
+using testing::TempFile;
+
+constexpr double kEps = 1e-9;
+
+std::size_t idx(JobField f) { return static_cast<std::size_t>(f); }
+
+std::string data(const std::string& name) {
+  return source_path("tests/data/public-traces/" + name);
+}
+
+struct Loaded {
+  std::vector<JobSpec> jobs;
+  std::map<std::string, std::uint64_t> skipped;
+  std::uint64_t skipped_rows = 0;
+  std::uint64_t records = 0;
+  TraceStats stats;
+};
+
+Loaded load(const std::string& path, const std::string& format) {
+  auto source = open_public_trace_source(path, format, TraceDefaults(), 1);
+  EXPECT_NE(source, nullptr) << format;
+  Loaded out;
+  if (!source) return out;
+  JobSpec job;
+  while (source->next(job)) out.jobs.push_back(job);
+  out.skipped = source->skipped_by_reason();
+  out.skipped_rows = source->skipped_rows();
+  out.records = source->records_read();
+  out.stats = source->stats();
+  return out;
+}
+
+std::vector<std::string> ids(const Loaded& l) {
+  std::vector<std::string> v;
+  for (const auto& j : l.jobs) v.push_back(j.id);
+  return v;
+}
+
+const JobSpec& by_id(const Loaded& l, const std::string& id) {
+  for (const auto& j : l.jobs) {
+    if (j.id == id) return j;
+  }
+  ADD_FAILURE() << "no job " << id;
+  static const JobSpec kNone;
+  return kNone;
+}
+
+std::uint64_t sum(const std::map<std::string, std::uint64_t>& m) {
+  std::uint64_t n = 0;
+  for (const auto& [k, v] : m) n += v;
+  return n;
+}
+
+std::string load_error(const std::string& path, const std::string& format) {
+  return input_error_message([&] { load(path, format); });
+}
+
+// --- registry -------------------------------------------------------------------------------
+
+TEST(PublicTraceFormats, NamesAndUnknownFormat) {
+  EXPECT_THAT(public_trace_format_names(),
+              ElementsAre("pai2020", "pai-sim", "dlrm2025", "philly", "helios", "openb-pods"));
+  EXPECT_EQ(open_public_trace(data("pai_sim.csv"), "parquet", TraceDefaults(), 1), nullptr);
+  EXPECT_NE(open_public_trace(data("pai_sim.csv"), "pai-sim", TraceDefaults(), 1), nullptr);
+}
+
+TEST(PublicTraceFormats, MissingFileNamesIt) {
+  for (const auto& format : public_trace_format_names()) {
+    const std::string msg = input_error_message(
+        [&] { open_public_trace("/nonexistent/trace.file", format, TraceDefaults(), 1); });
+    EXPECT_THAT(msg, HasSubstr("/nonexistent/trace.file")) << format;
+  }
+}
+
+// --- openb-pods -----------------------------------------------------------------------------
+
+TEST(PublicTraceOpenb, MapsFieldsSkipsAndSorts) {
+  const Loaded l = load(data("openb_pods_excerpt.csv"), "openb-pods");
+  // The excerpt is in file order (not sorted): jobs come out by creation_time.
+  EXPECT_THAT(ids(l), ElementsAre("openb-pod-1097", "openb-pod-1095", "openb-pod-1092",
+                                  "openb-pod-1093", "openb-pod-1088", "openb-pod-1091",
+                                  "openb-pod-1090", "openb-pod-3412", "openb-pod-1094",
+                                  "openb-pod-3475", "openb-pod-1099", "openb-pod-1096"));
+  EXPECT_THAT(l.skipped, UnorderedElementsAre(Pair("cpu_only", 3), Pair("never_scheduled", 3)));
+  EXPECT_EQ(l.records, 18u);
+  EXPECT_EQ(l.skipped_rows, 2u + 6u);  // two attribution comment lines
+  // Fractional pod: one GPU, sm_share = gpu_milli / 1000; runtime = deletion - scheduled.
+  const JobSpec& f = by_id(l, "openb-pod-1091");
+  EXPECT_EQ(f.submit, Time::from_seconds(11262259));
+  EXPECT_EQ(f.gpus, 1);
+  EXPECT_NEAR(f.sm_share, 0.16, kEps);
+  EXPECT_EQ(f.runtime, Time::from_seconds(11283980 - 11262264));
+  // Whole-GPU pods: sm_share from defaults (built-in 1.0).
+  const JobSpec& w = by_id(l, "openb-pod-3475");
+  EXPECT_EQ(w.gpus, 4);
+  EXPECT_EQ(w.sm_share, 1.0);
+  EXPECT_EQ(w.runtime, Time::from_seconds(12351569 - 12327644));
+  EXPECT_EQ(by_id(l, "openb-pod-3412").gpus, 1);
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kSmShare)], 2u);
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kSmUtil)], 12u);
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kMemory)], 12u);  // memory_mib is host memory
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kTenant)], 12u);
+}
+
+TEST(PublicTraceOpenb, MalformedRowNamesLineAndField) {
+  TempFile f("pods.csv",
+             "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+             "deletion_time,scheduled_time\n"
+             "p0,1000,1024,1,500,,LS,Running,0,10,0\n"
+             "p1,1000,1024,two,500,,LS,Running,0,10,0\n");
+  const std::string msg = load_error(f.path(), "openb-pods");
+  EXPECT_THAT(msg, HasSubstr(f.path() + ":3"));
+  EXPECT_THAT(msg, HasSubstr("field 'num_gpu'"));
+}
+
+TEST(PublicTraceOpenb, ListWithoutTimesIsRejectedAtTheHeader) {
+  TempFile f("multigpu.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1,1,1,1000\n");
+  const std::string msg = load_error(f.path(), "openb-pods");
+  EXPECT_THAT(msg, HasSubstr(f.path() + ":1"));
+  EXPECT_THAT(msg, HasSubstr("creation_time"));
+  EXPECT_THAT(msg, HasSubstr("multigpu"));
+}
+
+// --- dlrm2025 -------------------------------------------------------------------------------
+
+TEST(PublicTraceDlrm, MapsFieldsSkipsAndSorts) {
+  const Loaded l = load(data("dlrm2025_excerpt.csv"), "dlrm2025");
+  EXPECT_THAT(ids(l), ElementsAre("instance_7300", "instance_7301", "instance_7308",
+                                  "instance_8036", "instance_8035"));
+  EXPECT_THAT(l.skipped, UnorderedElementsAre(Pair("cpu_only", 2), Pair("created_before_trace", 3),
+                                              Pair("alive_at_trace_end", 1)));
+  EXPECT_EQ(l.records, 11u);
+  const JobSpec& j = by_id(l, "instance_7308");
+  EXPECT_EQ(j.submit, Time::from_seconds(4823.0));
+  EXPECT_EQ(j.runtime, Time::from_seconds(16311.0 - 4824.0));
+  EXPECT_EQ(j.gpus, 1);
+  EXPECT_EQ(j.kind, JobKind::kInference);
+  EXPECT_EQ(j.tenant, "app_23");
+  const JobSpec& k = by_id(l, "instance_7300");
+  EXPECT_EQ(k.submit, Time::from_seconds(3973.0));  // 3973.0000000000005 rounds to the us
+  EXPECT_EQ(k.runtime, Time::from_seconds(5647.0 - 3973.0));
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kKind)], 0u);
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kSmShare)], 5u);
+}
+
+TEST(PublicTraceDlrm, FractionalGpuRequestIsAShare) {
+  TempFile f("dlrm.csv",
+             "instance_sn,role,app_name,gpu_request,creation_time,scheduled_time,deletion_time\n"
+             "i0,HN,app_1,0.25,10.0,12.0,20.0\n"
+             "i1,HN,app_1,2,11.0,12.0,20.0\n");
+  const Loaded l = load(f.path(), "dlrm2025");
+  ASSERT_EQ(l.jobs.size(), 2u);
+  EXPECT_EQ(l.jobs[0].gpus, 1);
+  EXPECT_NEAR(l.jobs[0].sm_share, 0.25, kEps);
+  EXPECT_EQ(l.jobs[1].gpus, 2);
+  EXPECT_EQ(l.jobs[1].sm_share, 1.0);
+}
+
+TEST(PublicTraceDlrm, MalformedRowNamesLineAndField) {
+  TempFile f("dlrm.csv",
+             "instance_sn,role,app_name,gpu_request,creation_time,scheduled_time,deletion_time\n"
+             "# a comment\n"
+             "i0,HN,app_1,1,10.0,12.0,20.0\n"
+             "i1,HN,app_1,1,10.0,12.0,soon\n");
+  const std::string msg = load_error(f.path(), "dlrm2025");
+  EXPECT_THAT(msg, HasSubstr(f.path() + ":4"));
+  EXPECT_THAT(msg, HasSubstr("field 'deletion_time'"));
+}
+
+// --- helios ---------------------------------------------------------------------------------
+
+TEST(PublicTraceHelios, MapsFieldsSkipsAndReordersWithinTheWindow) {
+  const Loaded l = load(data("helios_cluster_log.csv"), "helios");
+  EXPECT_THAT(ids(l), ElementsAre("1425511", "1425512", "1425513", "1425516"));
+  EXPECT_THAT(l.skipped, UnorderedElementsAre(Pair("cpu_only", 1), Pair("never_started", 1),
+                                              Pair("end_before_start", 1)));
+  // The clock starts at midnight of the first row's day: 18:41:01.
+  const JobSpec& j = l.jobs[0];
+  EXPECT_EQ(j.submit, Time::from_seconds(18 * 3600 + 41 * 60 + 1));
+  EXPECT_EQ(j.runtime, Time::from_seconds(36848));
+  EXPECT_EQ(j.gpus, 1);
+  EXPECT_EQ(j.tenant, "vcJkd");
+  EXPECT_EQ(by_id(l, "1425516").gpus, 16);
+  EXPECT_EQ(by_id(l, "1425516").submit, Time::from_seconds(18 * 3600 + 42 * 60 + 30));
+  EXPECT_EQ(by_id(l, "1425513").runtime, Time::from_seconds(675233));
+}
+
+TEST(PublicTraceHelios, RowBehindTheReorderWindowIsAnError) {
+  std::string text = "job_id,user,vc,gpu_num,submit_time,start_time,end_time\n";
+  // 70,000 rows one second apart (more than the 65,536-job window), then one from the start.
+  for (int i = 0; i < 70'000; ++i) {
+    const int s = 3600 + i;
+    char t[32];
+    std::snprintf(t, sizeof t, "2020-06-0%d %02d:%02d:%02d", 1 + s / 86400, (s % 86400) / 3600,
+                  (s % 3600) / 60, s % 60);
+    text += std::to_string(i) + ",u,vc,1," + t + "," + t + "," + t + "\n";
+  }
+  text += "late,u,vc,1,2020-06-01 01:00:00,2020-06-01 01:00:00,2020-06-01 01:00:05\n";
+  TempFile f("helios.csv", text);
+  const std::string msg = load_error(f.path(), "helios");
+  EXPECT_THAT(msg, HasSubstr(f.path() + ":70002"));
+  EXPECT_THAT(msg, HasSubstr("field 'submit_time'"));
+  EXPECT_THAT(msg, HasSubstr("reorder window"));
+}
+
+TEST(PublicTraceHelios, MalformedRowNamesLineAndField) {
+  TempFile f("helios.csv",
+             "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,"
+             "duration,queue\n"
+             "1,u,vc,1,1,1,COMPLETED,2020/06/09 18:41:01,2020-06-09 18:41:01,"
+             "2020-06-09 18:42:01,60,0\n");
+  const std::string msg = load_error(f.path(), "helios");
+  EXPECT_THAT(msg, HasSubstr(f.path() + ":2"));
+  EXPECT_THAT(msg, HasSubstr("field 'submit_time'"));
+}
+
+// --- philly ---------------------------------------------------------------------------------
+
+TEST(PublicTracePhilly, MapsFieldsSkipsAndSorts) {
+  const Loaded l = load(data("philly_cluster_job_log.json"), "philly");
+  EXPECT_THAT(ids(l),
+              ElementsAre("application_1506638472019_14100", "application_1506638472019_14199"));
+  EXPECT_THAT(l.skipped,
+              UnorderedElementsAre(Pair("no_attempts", 1), Pair("still_running", 1),
+                                   Pair("no_start_time", 1), Pair("unknown_status", 1),
+                                   Pair("no_gpus", 1), Pair("end_before_start", 1)));
+  EXPECT_EQ(l.records, 8u);
+  // Clock origin: midnight of the earliest submitted day (2017-10-06).
+  const JobSpec& first = l.jobs[0];
+  EXPECT_EQ(first.submit, Time::from_seconds(86399));
+  EXPECT_EQ(first.gpus, 1);
+  EXPECT_EQ(first.runtime, Time::from_seconds(600));
+  EXPECT_EQ(first.tenant, "b436b2");
+  // GPUs over the last attempt's details (8 + 4); runtime of the last attempt only.
+  const JobSpec& big = l.jobs[1];
+  EXPECT_EQ(big.submit, Time::from_seconds(86400 + 3600 + 11 * 60 + 39));
+  EXPECT_EQ(big.gpus, 12);
+  EXPECT_EQ(big.runtime, Time::from_seconds(2 * 86400 + 5 * 3600 + 39 * 60 + 42));
+  EXPECT_EQ(big.tenant, "ee9e8c");
+}
+
+TEST(PublicTracePhilly, MalformedJobNamesLineAndField) {
+  TempFile f("philly.json",
+             "[\n"
+             "  {\"status\": \"Pass\", \"vc\": \"v\", \"jobid\": \"a\", \"submitted_time\": "
+             "\"2017-10-07 01:11:39\", \"attempts\": []},\n"
+             "  {\"status\": \"Pass\", \"vc\": \"v\", \"jobid\": \"b\",\n"
+             "   \"submitted_time\": \"2017-10-07 01:11:39\",\n"
+             "   \"attempts\": [{\"start_time\": \"2017-10-07 01:12:00\", \"end_time\": "
+             "\"2017-10-07 01:13:00\", \"detail\": [{\"ip\": \"m1\", \"gpus\": 8}]}]}\n"
+             "]\n");
+  const std::string msg = load_error(f.path(), "philly");
+  EXPECT_THAT(msg, HasSubstr(f.path() + ":3"));
+  EXPECT_THAT(msg, HasSubstr("field 'attempts[0].detail[0].gpus'"));
+}
+
+TEST(PublicTracePhilly, InvalidJsonNamesLine) {
+  TempFile f("philly.json", "[\n  {\"status\": \"Pass\",\n   \"jobid\" \"x\"}\n]\n");
+  const std::string msg = load_error(f.path(), "philly");
+  EXPECT_THAT(msg, HasSubstr(f.path() + ":3"));
+  EXPECT_THAT(msg, HasSubstr("invalid JSON"));
+}
+
+// --- pai-sim --------------------------------------------------------------------------------
+
+TEST(PublicTracePaiSim, MapsFieldsSkipsAndSorts) {
+  const Loaded l = load(data("pai_sim.csv"), "pai-sim");
+  EXPECT_THAT(ids(l), ElementsAre("2", "1", "3", "4", "7"));
+  EXPECT_THAT(l.skipped, UnorderedElementsAre(Pair("cpu_only", 2)));
+  EXPECT_EQ(l.records, 7u);
+  const JobSpec& half = by_id(l, "2");
+  EXPECT_EQ(half.submit, Time::from_seconds(50));
+  EXPECT_EQ(half.runtime, Time::from_seconds(600));
+  EXPECT_EQ(half.gpus, 1);
+  EXPECT_NEAR(half.sm_share, 0.5, kEps);
+  EXPECT_EQ(half.tenant, "u2");
+  // num_gpu is the job's total, spread over num_inst instances: 2.0 over 4 = 0.5 each.
+  const JobSpec& spread = by_id(l, "3");
+  EXPECT_EQ(spread.gpus, 4);
+  EXPECT_NEAR(spread.sm_share, 0.5, kEps);
+  EXPECT_EQ(by_id(l, "4").gpus, 4);
+  EXPECT_EQ(by_id(l, "4").sm_share, 1.0);
+  EXPECT_EQ(by_id(l, "7").gpus, 1);  // empty num_inst: one instance, as the PAI simulator reads it
+  EXPECT_EQ(by_id(l, "7").runtime, Time::zero());
+}
+
+TEST(PublicTracePaiSim, MalformedRowNamesLineAndField) {
+  TempFile f("sim.csv",
+             "job_id,user,num_inst,submit_time,duration,num_gpu\n"
+             "1,u,2,0,10,1.0\n"
+             "2,u,1.5,0,10,1.0\n");
+  const std::string msg = load_error(f.path(), "pai-sim");
+  EXPECT_THAT(msg, HasSubstr(f.path() + ":3"));
+  EXPECT_THAT(msg, HasSubstr("field 'num_inst'"));
+}
+
+// --- pai2020 --------------------------------------------------------------------------------
+
+TEST(PublicTracePai2020, JoinsTablesMapsFieldsSkipsAndSorts) {
+  const Loaded l = load(data("pai2020"), "pai2020");
+  EXPECT_THAT(ids(l), ElementsAre("job_b", "job_a", "job_c", "job_j"));
+  EXPECT_THAT(l.skipped, UnorderedElementsAre(
+                             Pair("status_waiting", 1), Pair("status_running", 1),
+                             Pair("cpu_only", 1), Pair("no_task_rows", 1),
+                             Pair("task_not_run", 1), Pair("end_before_start", 1)));
+  EXPECT_EQ(l.records, 10u);
+  EXPECT_EQ(l.skipped_rows, 6u + 6u);  // two comment lines in each of the three tables
+
+  // plan_gpu 50: one GPU at sm_share 0.5; util 30 % -> 0.3; 2 GB -> 2048 MiB.
+  const JobSpec& b = l.jobs[0];
+  EXPECT_EQ(b.submit, Time::from_seconds(50));
+  EXPECT_EQ(b.runtime, Time::from_seconds(200));
+  EXPECT_EQ(b.gpus, 1);
+  EXPECT_NEAR(b.sm_share, 0.5, kEps);
+  EXPECT_NEAR(b.sm_util, 0.3, kEps);
+  EXPECT_EQ(b.memory, MemoryMiB(2048));
+  EXPECT_EQ(b.tenant, "user_2");
+
+  // Two worker instances of one GPU (the CPU ps task adds none); util mean of 50 and 70;
+  // memory the max over instances (4.5 GB).
+  const JobSpec& a = l.jobs[1];
+  EXPECT_EQ(a.submit, Time::from_seconds(100));
+  EXPECT_EQ(a.runtime, Time::from_seconds(800 - 120));
+  EXPECT_EQ(a.gpus, 2);
+  EXPECT_EQ(a.sm_share, 1.0);
+  EXPECT_NEAR(a.sm_util, 0.6, kEps);
+  EXPECT_EQ(a.memory, MemoryMiB(4608));
+
+  // Worker plan_gpu 200 (2 GPUs) + evaluator 25 (1 GPU); its util 150 % over 2 GPUs = 0.75 each,
+  // mean with 0.1; memory 10 GB over 2 GPUs = 5 GiB each. Runtime spans the GPU tasks.
+  const JobSpec& c = l.jobs[2];
+  EXPECT_EQ(c.gpus, 3);
+  EXPECT_EQ(c.runtime, Time::from_seconds(1400 - 310));
+  EXPECT_NEAR(c.sm_util, 0.425, kEps);
+  EXPECT_EQ(c.memory, MemoryMiB(5120));
+
+  // No sensor rows: sm_util and memory from defaults.
+  const JobSpec& j = l.jobs[3];
+  EXPECT_EQ(j.gpus, 8);
+  EXPECT_EQ(j.runtime, Time::from_seconds(580));
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kSmUtil)], 1u);
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kMemory)], 1u);
+}
+
+TEST(PublicTracePai2020, WorksWithoutSensorTableAndWithGzip) {
+  TempFile job("pai_job_table.csv", "j1,i1,u1,Terminated,5.0,50.0\n");
+  TempFile task("pai_task_table.csv.gz", "");
+  // Write the task table gzipped (a known 10-column row).
+  {
+    const std::string plain = job.dir() + "/task.csv";
+    std::ofstream(plain) << "j1,worker,1.0,Terminated,10.0,40.0,600.0,29.3,100.0,V100\n";
+    std::filesystem::remove(task.path());
+    ASSERT_EQ(std::system(("gzip -c " + plain + " > " + task.path()).c_str()), 0);
+    std::filesystem::remove(plain);
+  }
+  const Loaded l = load(job.dir(), "pai2020");
+  ASSERT_EQ(l.jobs.size(), 1u);
+  EXPECT_EQ(l.jobs[0].gpus, 1);
+  EXPECT_EQ(l.jobs[0].runtime, Time::from_seconds(30));
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kSmUtil)], 1u);
+}
+
+TEST(PublicTracePai2020, MalformedTaskRowNamesLineAndField) {
+  TempFile job("pai_job_table.csv", "j1,i1,u1,Terminated,5.0,50.0\n");
+  TempFile task("pai_task_table.csv",
+                "j1,worker,1.0,Terminated,10.0,40.0,600.0,29.3,100.0,V100\n"
+                "j1,ps,1.0,Terminated,10.0,40.0,600.0,29.3,lots,V100\n");
+  const std::string msg = load_error(job.dir(), "pai2020");
+  EXPECT_THAT(msg, HasSubstr(task.path() + ":2"));
+  EXPECT_THAT(msg, HasSubstr("field 'plan_gpu'"));
+}
+
+TEST(PublicTracePai2020, PathMustBeAFolder) {
+  const std::string msg = load_error(data("pai2020/pai_job_table.csv"), "pai2020");
+  EXPECT_THAT(msg, HasSubstr("folder"));
+}
+
+// --- the real shared files (skipped when absent) --------------------------------------------
+
+std::string shared_file(const std::string& relative) {
+  for (const std::string& root : {source_path("../shared/data"), std::string("/work/shared/data")}) {
+    const std::string p = root + "/" + relative;
+    if (std::filesystem::exists(p)) return p;
+  }
+  return "";
+}
+
+// Data rows of a CSV with a header (no comments or blank lines in the shared files).
+std::uint64_t data_rows(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::uint64_t n = 0;
+  while (std::getline(in, line)) {
+    if (!line.empty()) ++n;
+  }
+  return n - 1;
+}
+
+void check_sorted_and_counts(const Loaded& l, std::uint64_t rows) {
+  EXPECT_EQ(l.records, rows);
+  EXPECT_EQ(l.jobs.size() + sum(l.skipped), rows);
+  EXPECT_EQ(l.skipped_rows, sum(l.skipped));
+  for (std::size_t i = 1; i < l.jobs.size(); ++i) {
+    ASSERT_LE(l.jobs[i - 1].submit, l.jobs[i].submit) << i;
+  }
+}
+
+TEST(PublicTraceRealFiles, Dlrm2025CountsAddUp) {
+  const std::string path = shared_file("alibaba-gpu-v2025/disaggregated_DLRM_trace.csv");
+  if (path.empty()) GTEST_SKIP() << "shared DLRM 2025 trace not found";
+  const Loaded l = load(path, "dlrm2025");
+  check_sorted_and_counts(l, data_rows(path));
+  EXPECT_EQ(l.records, 23'871u);
+  EXPECT_EQ(l.skipped.at("cpu_only"), 16'485u);  // the CN (CPU node) role
+  for (const auto& j : l.jobs) {
+    EXPECT_EQ(j.kind, JobKind::kInference);
+    EXPECT_GE(j.gpus, 1);
+  }
+  std::printf("dlrm2025: %zu jobs;", l.jobs.size());
+  for (const auto& [k, v] : l.skipped) std::printf(" %s %llu;", k.c_str(), (unsigned long long)v);
+  std::printf("\n");
+}
+
+TEST(PublicTraceRealFiles, OpenbPodListsCountsAddUp) {
+  const std::string path = shared_file("alibaba-gpu-v2023/openb_pod_list_default.csv");
+  if (path.empty()) GTEST_SKIP() << "shared openb pod list not found";
+  const Loaded l = load(path, "openb-pods");
+  check_sorted_and_counts(l, data_rows(path));
+  EXPECT_EQ(l.records, 8'152u);
+  EXPECT_EQ(l.skipped.at("cpu_only"), 1'088u);
+  std::printf("openb default: %zu jobs;", l.jobs.size());
+  for (const auto& [k, v] : l.skipped) std::printf(" %s %llu;", k.c_str(), (unsigned long long)v);
+  std::printf("\n");
+  // An unsorted list (GPU pods after CPU pods) comes out sorted too.
+  const std::string unsorted = shared_file("alibaba-gpu-v2023/openb_pod_list_gpushare20.csv");
+  if (!unsorted.empty()) check_sorted_and_counts(load(unsorted, "openb-pods"), data_rows(unsorted));
+}
+
+}  // namespace
+}  // namespace gpumux
