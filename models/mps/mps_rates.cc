@@ -162,7 +162,8 @@ MpsLoad mps_rates(std::span<const MpsJob> jobs, const MpsParams& params, std::sp
   double sm = 0.0;
   auto sm_leaf = [&](double x, double prob) { sm += prob * std::min(1.0, x); };
   expect(ws.demand.data(), ws.prob.data(), n, n <= max_exact_jobs ? n : 0, sm_leaf);
-  out.sm_fraction = sm;
+  // SM time needs a kernel running (the normal approximation can overshoot by a hair).
+  out.sm_fraction = std::min(sm, out.busy_fraction);
   return out;
 }
 
