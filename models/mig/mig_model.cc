@@ -114,13 +114,16 @@ const MigModel::Resolved& MigModel::resolve(const DeviceProfile& device) const {
   }
   Resolved r;
   r.device = device.name;
-  if (source_ == Source::kMigParted) {
+  if (!device.supports_mig()) {
+    // A whole GPU whatever the configuration says: a cluster-wide layout or mig-parted config
+    // also reaches the cluster's GPUs without MIG.
+  } else if (source_ == Source::kMigParted) {
     r.layout = mig_parted_uniform_layout(mig_parted_, device);
   } else {
     const std::vector<std::string>* names = nullptr;
     std::string where = layout_where_;
     if (source_ == Source::kList) {
-      if (device.supports_mig()) names = &layout_;
+      names = &layout_;
     } else {
       for (const auto& [name, list] : per_device_) {
         if (name == device.name) {
@@ -186,12 +189,12 @@ bool MigModel::assign_resolved(const DeviceProfile& device, const Resolved& r,
                                std::span<const JobSpec* const> jobs,
                                std::span<int> instance_of) const {
   const std::size_t n = jobs.size(), m = r.layout.instances.size();
+  std::fill(instance_of.begin(), instance_of.end(), -1);
   if (n > m) return false;
   // resize within the reserved capacity does not allocate.
   order_.resize(n);
   owner_.assign(m, -1);
   visited_.resize(m);
-  std::fill(instance_of.begin(), instance_of.end(), -1);
   auto needed = [&](const JobSpec& j) {
     if (!j.mig_profile.empty()) {
       const int k = mig_profile_index(device, j.mig_profile);

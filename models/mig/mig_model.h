@@ -14,9 +14,10 @@
 // A layout is checked against a device when the model first meets it (layout_for), throwing
 // InputError at the parameter (or the mig-parted file's line) when it is invalid there.
 //
-// A GPU with MIG off (a device without MIG, a device type missing from a per-device `layout`, or
-// `mig-enabled: false` in the mig-parted config) is a whole GPU: one job, gang or not, whose peak
-// memory fits the device and that requests no MIG profile, at rate 1 (as `exclusive`).
+// A GPU with MIG off (a device without MIG support, whatever the configuration says; a device
+// type missing from a per-device `layout`; `mig-enabled: false` or no entry in the mig-parted
+// config) is a whole GPU: one job, gang or not, whose peak memory fits the device and that
+// requests no MIG profile, at rate 1 (as `exclusive`).
 //
 // On a GPU in MIG mode:
 // - admission: the job is not a gang (gang jobs cannot span instances: no NCCL/P2P across MIG
@@ -32,6 +33,10 @@
 // - rates: each job runs at mig_instance_rate in its instance (models/mig/instance_rate.h); jobs
 //   in different instances never interfere. GpuLoad.useful_busy = sum over jobs of rate x sm_util
 //   x instance SMs / device SMs (the busy share of the whole GPU's SMs); overhead = 0.
+// Caveat of statelessness: the assignment is a function of the current residents, so when jobs
+// arrive or leave, a resident may be costed in another instance that fits it (a real process
+// cannot move). Instances of one profile are interchangeable; a move between profiles of equal
+// memory (e.g. 1g.10gb and 2g.10gb on A100-40GB) can change its rate.
 #pragma once
 
 #include <deque>

@@ -48,9 +48,9 @@ const EightSliceNames kEightSlice[] = {
     {"B200-180GB", "1g.23gb", "1g.23gb+me", "1g.45gb", "2g.45gb", "3g.90gb", "4g.90gb", "7g.180gb"},
 };
 
-class EightSliceDevice : public ::testing::TestWithParam<EightSliceNames> {};
+class MigEightSliceDevice : public ::testing::TestWithParam<EightSliceNames> {};
 
-TEST_P(EightSliceDevice, TableMatchesGpuFacts) {
+TEST_P(MigEightSliceDevice, TableMatchesGpuFacts) {
   const EightSliceNames& n = GetParam();
   const DeviceProfile& d = device(n.device);
   EXPECT_EQ(d.mig_memory_slices, 8);
@@ -77,7 +77,7 @@ TEST_P(EightSliceDevice, TableMatchesGpuFacts) {
   }
 }
 
-TEST_P(EightSliceDevice, ValidLayouts) {
+TEST_P(MigEightSliceDevice, ValidLayouts) {
   const EightSliceNames& n = GetParam();
   const std::string d = n.device;
   EXPECT_TRUE(places(d, times(7, n.g1)));
@@ -93,7 +93,7 @@ TEST_P(EightSliceDevice, ValidLayouts) {
   EXPECT_TRUE(places(d, {}));
 }
 
-TEST_P(EightSliceDevice, InvalidLayouts) {
+TEST_P(MigEightSliceDevice, InvalidLayouts) {
   const EightSliceNames& n = GetParam();
   const std::string d = n.device;
   EXPECT_FALSE(places(d, times(8, n.g1)));
@@ -109,7 +109,7 @@ TEST_P(EightSliceDevice, InvalidLayouts) {
   EXPECT_FALSE(places(d, {"9g.99gb"}));
 }
 
-TEST_P(EightSliceDevice, OffsetRules) {
+TEST_P(MigEightSliceDevice, OffsetRules) {
   const EightSliceNames& n = GetParam();
   const std::string d = n.device;
   EXPECT_TRUE(is_valid_layout(
@@ -122,7 +122,7 @@ TEST_P(EightSliceDevice, OffsetRules) {
   EXPECT_TRUE(is_valid_layout(device(d), std::vector<MigInstanceSpec>{{n.g4, 0}, {n.g3, 4}}));
 }
 
-INSTANTIATE_TEST_SUITE_P(BuiltIn, EightSliceDevice, ::testing::ValuesIn(kEightSlice),
+INSTANTIATE_TEST_SUITE_P(MigBuiltIn, MigEightSliceDevice, ::testing::ValuesIn(kEightSlice),
                          [](const auto& test_param) {
                            std::string s = test_param.param.device;
                            for (char& c : s) {

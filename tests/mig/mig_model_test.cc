@@ -133,6 +133,15 @@ TEST(MigModel, MigPartedFile) {
               HasSubstr("no config named 'nope'"));
 }
 
+TEST(MigModel, ClusterWideConfigLeavesNonMigGpusWhole) {
+  const MigModel parted = make(
+      {{"mig_parted", source_path("scenarios/mig-parted/a100-40gb.yaml")}, {"config", "all-1g"}});
+  EXPECT_FALSE(parted.layout_for(device("V100M32")).mig_enabled);
+  EXPECT_TRUE(parted.layout_for(device("A100-40GB")).mig_enabled);
+  const MigModel listed = make(kBalanced80);
+  EXPECT_FALSE(listed.layout_for(device("T4")).mig_enabled);
+}
+
 TEST(MigModel, WholeGpuWithoutMig) {
   const MigModel m = make(kBalanced80);
   Gpu g{device("V100M32"), {}};
