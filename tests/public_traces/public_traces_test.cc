@@ -17,11 +17,11 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using ::testing::Pair;
-using ::testing::UnorderedElementsAre;
 using testing::input_error_message;
+using ::testing::Pair;
 using testing::source_path;
 using testing::TempFile;
+using ::testing::UnorderedElementsAre;
 
 constexpr double kEps = 1e-9;
 
@@ -100,10 +100,10 @@ TEST(PublicTraceFormats, MissingFileNamesIt) {
 TEST(PublicTraceOpenb, MapsFieldsSkipsAndSorts) {
   const Loaded l = load(data("openb_pods_excerpt.csv"), "openb-pods");
   // The excerpt is in file order (not sorted): jobs come out by creation_time.
-  EXPECT_THAT(ids(l), ElementsAre("openb-pod-1097", "openb-pod-1095", "openb-pod-1092",
-                                  "openb-pod-1093", "openb-pod-1088", "openb-pod-1091",
-                                  "openb-pod-1090", "openb-pod-3412", "openb-pod-1094",
-                                  "openb-pod-3475", "openb-pod-1099", "openb-pod-1096"));
+  EXPECT_THAT(ids(l),
+              ElementsAre("openb-pod-1097", "openb-pod-1095", "openb-pod-1092", "openb-pod-1093",
+                          "openb-pod-1088", "openb-pod-1091", "openb-pod-1090", "openb-pod-3412",
+                          "openb-pod-1094", "openb-pod-3475", "openb-pod-1099", "openb-pod-1096"));
   EXPECT_THAT(l.skipped, UnorderedElementsAre(Pair("cpu_only", 3), Pair("never_scheduled", 3)));
   EXPECT_EQ(l.records, 18u);
   EXPECT_EQ(l.skipped_rows, 2u + 6u);  // two attribution comment lines
@@ -243,10 +243,9 @@ TEST(PublicTracePhilly, MapsFieldsSkipsAndSorts) {
   const Loaded l = load(data("philly_cluster_job_log.json"), "philly");
   EXPECT_THAT(ids(l),
               ElementsAre("application_1506638472019_14100", "application_1506638472019_14199"));
-  EXPECT_THAT(l.skipped,
-              UnorderedElementsAre(Pair("no_attempts", 1), Pair("still_running", 1),
-                                   Pair("no_start_time", 1), Pair("unknown_status", 1),
-                                   Pair("no_gpus", 1), Pair("end_before_start", 1)));
+  EXPECT_THAT(l.skipped, UnorderedElementsAre(Pair("no_attempts", 1), Pair("still_running", 1),
+                                              Pair("no_start_time", 1), Pair("unknown_status", 1),
+                                              Pair("no_gpus", 1), Pair("end_before_start", 1)));
   EXPECT_EQ(l.records, 8u);
   // Clock origin: midnight of the earliest submitted day (2017-10-06).
   const JobSpec& first = l.jobs[0];
@@ -322,10 +321,10 @@ TEST(PublicTracePaiSim, MalformedRowNamesLineAndField) {
 TEST(PublicTracePai2020, JoinsTablesMapsFieldsSkipsAndSorts) {
   const Loaded l = load(data("pai2020"), "pai2020");
   EXPECT_THAT(ids(l), ElementsAre("job_b", "job_a", "job_c", "job_j"));
-  EXPECT_THAT(l.skipped, UnorderedElementsAre(
-                             Pair("status_waiting", 1), Pair("status_running", 1),
-                             Pair("cpu_only", 1), Pair("no_task_rows", 1),
-                             Pair("task_not_run", 1), Pair("end_before_start", 1)));
+  EXPECT_THAT(l.skipped,
+              UnorderedElementsAre(Pair("status_waiting", 1), Pair("status_running", 1),
+                                   Pair("cpu_only", 1), Pair("no_task_rows", 1),
+                                   Pair("task_not_run", 1), Pair("end_before_start", 1)));
   EXPECT_EQ(l.records, 10u);
   EXPECT_EQ(l.skipped_rows, 6u + 6u);  // two comment lines in each of the three tables
 
@@ -401,7 +400,8 @@ TEST(PublicTracePai2020, PathMustBeAFolder) {
 // --- the real shared files (skipped when absent) --------------------------------------------
 
 std::string shared_file(const std::string& relative) {
-  for (const std::string& root : {source_path("../shared/data"), std::string("/work/shared/data")}) {
+  for (const std::string& root :
+       {source_path("../shared/data"), std::string("/work/shared/data")}) {
     const std::string p = root + "/" + relative;
     if (std::filesystem::exists(p)) return p;
   }

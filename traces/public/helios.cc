@@ -39,7 +39,8 @@ class Helios final : public CsvPublicSource {
     const std::int64_t end = ended ? parse_datetime_cell(c[end_], where, "end_time") : 0;
     // The clock starts at midnight of the first row's day, CPU rows included, so that
     // submit_s mod 86400 is the time of day.
-    if (!has_time_origin()) set_time_origin(Time::from_seconds(static_cast<double>(start_of_day(submit))));
+    if (!has_time_origin())
+      set_time_origin(Time::from_seconds(static_cast<double>(start_of_day(submit))));
     if (gpus == 0) return skip("cpu_only");
     if (!started) return skip("never_started");
     if (!ended) return skip("no_end_time");

@@ -13,10 +13,10 @@ namespace {
 class OpenbPods final : public CsvPublicSource {
  public:
   OpenbPods(const std::string& path, const TraceDefaults& defaults, std::uint64_t seed)
-      : CsvPublicSource(path, defaults, seed, kWholeFile, "creation_time",
-                        {"name", "num_gpu", "gpu_milli", "creation_time", "deletion_time",
-                         "scheduled_time"},
-                        " (the multigpu* lists carry no times and cannot be replayed)"),
+      : CsvPublicSource(
+            path, defaults, seed, kWholeFile, "creation_time",
+            {"name", "num_gpu", "gpu_milli", "creation_time", "deletion_time", "scheduled_time"},
+            " (the multigpu* lists carry no times and cannot be replayed)"),
         name_(column("name")),
         num_gpu_(column("num_gpu")),
         gpu_milli_(column("gpu_milli")),
@@ -46,9 +46,9 @@ class OpenbPods final : public CsvPublicSource {
     if (end < start) return skip("end_before_start");
 
     // gpu_milli is the share of ONE GPU when num_gpu == 1; multi-GPU pods take whole GPUs.
-    const GpuRequest request = num_gpu == 1 ? gpu_request(static_cast<double>(milli) / 1000.0, 1,
-                                                          where, "gpu_milli")
-                                            : gpu_request(1.0, num_gpu, where, "num_gpu");
+    const GpuRequest request =
+        num_gpu == 1 ? gpu_request(static_cast<double>(milli) / 1000.0, 1, where, "gpu_milli")
+                     : gpu_request(1.0, num_gpu, where, "num_gpu");
     set_gpus(job, present, request);
     job.submit = Time::from_seconds(creation);
     mark(present, JobField::kSubmit);

@@ -45,9 +45,9 @@ struct Job {
   double max_share = 0;     // largest fractional share among GPU tasks
   double start = std::numeric_limits<double>::infinity();
   double end = -std::numeric_limits<double>::infinity();
-  bool task_not_run = false;        // a GPU task without start or end time
-  bool task_no_instances = false;   // a GPU task without instances
-  double util_sum = 0;              // sum over sensor rows of per-GPU utilisation (fraction)
+  bool task_not_run = false;       // a GPU task without start or end time
+  bool task_no_instances = false;  // a GPU task without instances
+  double util_sum = 0;             // sum over sensor rows of per-GPU utilisation (fraction)
   std::uint64_t util_rows = 0;
   double max_mem_gib = -1;  // per GPU; < 0 when no sensor row gave it
 };
@@ -59,7 +59,8 @@ std::string table_path(const std::string& folder, const std::string& table, bool
     if (fs::exists(p)) return p.string();
   }
   if (required) {
-    throw InputError(folder, "", "expected a folder holding " + table + ".csv (or .csv.gz): not found");
+    throw InputError(folder, "",
+                     "expected a folder holding " + table + ".csv (or .csv.gz): not found");
   }
   return "";
 }
@@ -111,136 +112,138 @@ class Pai2020 final : public PublicTraceSource {
 
   void read_tasks() {
     CsvRows rows(task_table_);
-    for_each_row(rows, task_col::kCount, [&](const std::vector<std::string>& c,
-                                             const std::string& where) {
-      if (c[task_col::kJob].empty()) throw InputError(where, "job_name", "must not be empty");
-      Job& job = jobs_[c[task_col::kJob]];
-      // plan_gpu is percent of one GPU; empty (NaN in the published tables) means no GPU.
-      const double plan_gpu = c[task_col::kPlanGpu].empty()
-                                  ? 0.0
-                                  : parse_number_cell(c[task_col::kPlanGpu], where, "plan_gpu", 0,
-                                                      1e8);
-      const auto time = [&](std::size_t col, const char* name, double& out) {
-        if (c[col].empty()) return false;
-        out = parse_seconds_cell(c[col], where, name);
-        return true;
-      };
-      double start = 0, end = 0;
-      const bool has_start = time(task_col::kStart, "start_time", start);
-      const bool has_end = time(task_col::kEnd, "end_time", end);
-      double instances = 0;
-      if (!c[task_col::kInstances].empty()) {
-        instances = parse_number_cell(c[task_col::kInstances], where, "inst_num", 0, 1e6);
-        if (instances != std::round(instances)) {
-          throw InputError(where, "inst_num",
-                           "expected a whole number, got '" + c[task_col::kInstances] + "'");
-        }
-      }
-      if (plan_gpu <= 0) return;
-      if (instances < 1) {
-        job.task_no_instances = true;
-        return;
-      }
-      if (!has_start || !has_end) {
-        job.task_not_run = true;
-        return;
-      }
-      const GpuRequest r = gpu_request(plan_gpu / 100.0, static_cast<std::int64_t>(instances),
-                                       where, "plan_gpu");
-      job.gpus += r.gpus;
-      if (job.gpus > 1'000'000) throw InputError(where, "plan_gpu", "the job's gang exceeds 10^6 GPUs");
-      if (r.fractional) {
-        job.max_share = std::max(job.max_share, r.sm_share);
-      } else {
-        job.whole_gpus = true;
-      }
-      job.start = std::min(job.start, start);
-      job.end = std::max(job.end, end);
-      job.gpu_tasks.push_back(
-          Task{c[task_col::kTask], std::ceil(plan_gpu / 100.0 - 1e-9)});
-    });
+    for_each_row(
+        rows, task_col::kCount, [&](const std::vector<std::string>& c, const std::string& where) {
+          if (c[task_col::kJob].empty()) throw InputError(where, "job_name", "must not be empty");
+          Job& job = jobs_[c[task_col::kJob]];
+          // plan_gpu is percent of one GPU; empty (NaN in the published tables) means no GPU.
+          const double plan_gpu =
+              c[task_col::kPlanGpu].empty()
+                  ? 0.0
+                  : parse_number_cell(c[task_col::kPlanGpu], where, "plan_gpu", 0, 1e8);
+          const auto time = [&](std::size_t col, const char* name, double& out) {
+            if (c[col].empty()) return false;
+            out = parse_seconds_cell(c[col], where, name);
+            return true;
+          };
+          double start = 0, end = 0;
+          const bool has_start = time(task_col::kStart, "start_time", start);
+          const bool has_end = time(task_col::kEnd, "end_time", end);
+          double instances = 0;
+          if (!c[task_col::kInstances].empty()) {
+            instances = parse_number_cell(c[task_col::kInstances], where, "inst_num", 0, 1e6);
+            if (instances != std::round(instances)) {
+              throw InputError(where, "inst_num",
+                               "expected a whole number, got '" + c[task_col::kInstances] + "'");
+            }
+          }
+          if (plan_gpu <= 0) return;
+          if (instances < 1) {
+            job.task_no_instances = true;
+            return;
+          }
+          if (!has_start || !has_end) {
+            job.task_not_run = true;
+            return;
+          }
+          const GpuRequest r = gpu_request(plan_gpu / 100.0, static_cast<std::int64_t>(instances),
+                                           where, "plan_gpu");
+          job.gpus += r.gpus;
+          if (job.gpus > 1'000'000)
+            throw InputError(where, "plan_gpu", "the job's gang exceeds 10^6 GPUs");
+          if (r.fractional) {
+            job.max_share = std::max(job.max_share, r.sm_share);
+          } else {
+            job.whole_gpus = true;
+          }
+          job.start = std::min(job.start, start);
+          job.end = std::max(job.end, end);
+          job.gpu_tasks.push_back(Task{c[task_col::kTask], std::ceil(plan_gpu / 100.0 - 1e-9)});
+        });
     task_skipped_lines_ = rows.skipped_lines();
   }
 
   void read_sensors() {
     CsvRows rows(sensor_table_);
-    for_each_row(rows, sensor_col::kCount, [&](const std::vector<std::string>& c,
-                                               const std::string& where) {
-      const auto it = jobs_.find(c[sensor_col::kJob]);
-      const std::string& util_cell = c[sensor_col::kGpuUtil];
-      const std::string& mem_cell = c[sensor_col::kMaxGpuMem];
-      const double util =
-          util_cell.empty() ? -1 : parse_number_cell(util_cell, where, "gpu_wrk_util", 0, 1e8);
-      const double mem =
-          mem_cell.empty() ? -1 : parse_number_cell(mem_cell, where, "max_gpu_wrk_mem", 0, 1e6);
-      if (it == jobs_.end()) return;
-      Job& job = it->second;
-      const auto task = std::find_if(job.gpu_tasks.begin(), job.gpu_tasks.end(),
-                                     [&](const Task& t) { return t.name == c[sensor_col::kTask]; });
-      if (task == job.gpu_tasks.end()) return;  // a CPU task's instance
-      // Both are per instance: gpu_wrk_util in percent of one GPU (200 = two GPUs busy),
-      // max_gpu_wrk_mem in GB over the instance's GPUs. Spread evenly over its GPUs.
-      if (util >= 0) {
-        job.util_sum += util / 100.0 / task->gpus_per_instance;
-        ++job.util_rows;
-      }
-      if (mem >= 0) job.max_mem_gib = std::max(job.max_mem_gib, mem / task->gpus_per_instance);
-    });
+    for_each_row(
+        rows, sensor_col::kCount, [&](const std::vector<std::string>& c, const std::string& where) {
+          const auto it = jobs_.find(c[sensor_col::kJob]);
+          const std::string& util_cell = c[sensor_col::kGpuUtil];
+          const std::string& mem_cell = c[sensor_col::kMaxGpuMem];
+          const double util =
+              util_cell.empty() ? -1 : parse_number_cell(util_cell, where, "gpu_wrk_util", 0, 1e8);
+          const double mem =
+              mem_cell.empty() ? -1 : parse_number_cell(mem_cell, where, "max_gpu_wrk_mem", 0, 1e6);
+          if (it == jobs_.end()) return;
+          Job& job = it->second;
+          const auto task =
+              std::find_if(job.gpu_tasks.begin(), job.gpu_tasks.end(),
+                           [&](const Task& t) { return t.name == c[sensor_col::kTask]; });
+          if (task == job.gpu_tasks.end()) return;  // a CPU task's instance
+          // Both are per instance: gpu_wrk_util in percent of one GPU (200 = two GPUs busy),
+          // max_gpu_wrk_mem in GB over the instance's GPUs. Spread evenly over its GPUs.
+          if (util >= 0) {
+            job.util_sum += util / 100.0 / task->gpus_per_instance;
+            ++job.util_rows;
+          }
+          if (mem >= 0) job.max_mem_gib = std::max(job.max_mem_gib, mem / task->gpus_per_instance);
+        });
     other_skipped_lines_ += rows.skipped_lines();
   }
 
   void read_jobs() {
     CsvRows rows(job_table_);
     const std::uint32_t file = add_file(job_table_);
-    for_each_row(rows, job_col::kCount, [&](const std::vector<std::string>& c,
-                                            const std::string& where) {
-      JobSpec spec;
-      PresentFields present{};
-      set_job_field(spec, JobField::kId, c[job_col::kName], where);
-      mark(present, JobField::kId);
-      const bool has_submit = !c[job_col::kStart].empty();
-      const double submit =
-          has_submit ? parse_seconds_cell(c[job_col::kStart], where, "start_time") : 0;
-      const std::string& status = c[job_col::kStatus];
-      if (status == "Waiting") return skip("status_waiting");
-      if (status == "Running") return skip("status_running");
-      if (status != "Terminated" && status != "Failed") return skip("status_other");
-      const auto it = jobs_.find(c[job_col::kName]);
-      if (it == jobs_.end()) return skip("no_task_rows");
-      const Job& job = it->second;
-      if (job.task_no_instances) return skip("task_without_instances");
-      if (job.task_not_run) return skip("task_not_run");
-      if (job.gpus == 0) return skip("cpu_only");
-      if (!has_submit) return skip("no_submit_time");
-      if (job.end < job.start) return skip("end_before_start");
+    for_each_row(rows, job_col::kCount,
+                 [&](const std::vector<std::string>& c, const std::string& where) {
+                   JobSpec spec;
+                   PresentFields present{};
+                   set_job_field(spec, JobField::kId, c[job_col::kName], where);
+                   mark(present, JobField::kId);
+                   const bool has_submit = !c[job_col::kStart].empty();
+                   const double submit =
+                       has_submit ? parse_seconds_cell(c[job_col::kStart], where, "start_time") : 0;
+                   const std::string& status = c[job_col::kStatus];
+                   if (status == "Waiting") return skip("status_waiting");
+                   if (status == "Running") return skip("status_running");
+                   if (status != "Terminated" && status != "Failed") return skip("status_other");
+                   const auto it = jobs_.find(c[job_col::kName]);
+                   if (it == jobs_.end()) return skip("no_task_rows");
+                   const Job& job = it->second;
+                   if (job.task_no_instances) return skip("task_without_instances");
+                   if (job.task_not_run) return skip("task_not_run");
+                   if (job.gpus == 0) return skip("cpu_only");
+                   if (!has_submit) return skip("no_submit_time");
+                   if (job.end < job.start) return skip("end_before_start");
 
-      GpuRequest r;
-      r.gpus = static_cast<int>(job.gpus);
-      r.fractional = !job.whole_gpus;
-      r.sm_share = r.fractional ? job.max_share : 1.0;
-      set_gpus(spec, present, r);
-      spec.submit = Time::from_seconds(submit);
-      mark(present, JobField::kSubmit);
-      spec.runtime = Time::from_seconds(job.end) - Time::from_seconds(job.start);
-      mark(present, JobField::kRuntime);
-      if (job.util_rows > 0) {
-        const double util = job.util_sum / static_cast<double>(job.util_rows);
-        // A measured 0 says nothing about the duty cycle when busy: leave it to defaults.
-        if (util > 0) {
-          spec.sm_util = std::clamp(util, 1e-6, 1.0);
-          mark(present, JobField::kSmUtil);
-        }
-      }
-      if (job.max_mem_gib >= 0) {
-        spec.memory = MemoryMiB(std::llround(job.max_mem_gib * kMiBPerGiB));
-        mark(present, JobField::kMemory);
-      }
-      if (!c[job_col::kUser].empty()) {
-        spec.tenant = c[job_col::kUser];
-        mark(present, JobField::kTenant);
-      }
-      add(std::move(spec), present, file, rows.line());
-    });
+                   GpuRequest r;
+                   r.gpus = static_cast<int>(job.gpus);
+                   r.fractional = !job.whole_gpus;
+                   r.sm_share = r.fractional ? job.max_share : 1.0;
+                   set_gpus(spec, present, r);
+                   spec.submit = Time::from_seconds(submit);
+                   mark(present, JobField::kSubmit);
+                   spec.runtime = Time::from_seconds(job.end) - Time::from_seconds(job.start);
+                   mark(present, JobField::kRuntime);
+                   if (job.util_rows > 0) {
+                     const double util = job.util_sum / static_cast<double>(job.util_rows);
+                     // A measured 0 says nothing about the duty cycle when busy: leave it to
+                     // defaults.
+                     if (util > 0) {
+                       spec.sm_util = std::clamp(util, 1e-6, 1.0);
+                       mark(present, JobField::kSmUtil);
+                     }
+                   }
+                   if (job.max_mem_gib >= 0) {
+                     spec.memory = MemoryMiB(std::llround(job.max_mem_gib * kMiBPerGiB));
+                     mark(present, JobField::kMemory);
+                   }
+                   if (!c[job_col::kUser].empty()) {
+                     spec.tenant = c[job_col::kUser];
+                     mark(present, JobField::kTenant);
+                   }
+                   add(std::move(spec), present, file, rows.line());
+                 });
     job_skipped_lines_ = rows.skipped_lines();
   }
 

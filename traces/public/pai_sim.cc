@@ -33,13 +33,14 @@ class PaiSim final : public CsvPublicSource {
     const double submit = parse_seconds_cell(c[submit_], where, "submit_time");
     const double duration = parse_seconds_cell(c[duration_], where, "duration");
     // The simulator reads an empty num_gpu as 0 and an empty num_inst as 1.
-    const double gpus = c[gpu_].empty() ? 0.0 : parse_number_cell(c[gpu_], where, "num_gpu", 0, 1e6);
+    const double gpus =
+        c[gpu_].empty() ? 0.0 : parse_number_cell(c[gpu_], where, "num_gpu", 0, 1e6);
     double instances = 1;
     if (inst_ >= 0 && !c[inst_].empty()) {
       instances = parse_number_cell(c[inst_], where, "num_inst", 1, 1e6);
       if (instances != std::round(instances)) {
-        throw InputError(where, "num_inst", "expected a whole number of instances, got '" +
-                                                c[inst_] + "'");
+        throw InputError(where, "num_inst",
+                         "expected a whole number of instances, got '" + c[inst_] + "'");
       }
     }
     if (gpus == 0) return skip("cpu_only");

@@ -2,9 +2,8 @@
 // The array is parsed as a stream (each job object is converted, then discarded), so the 1 GB
 // file never sits in memory as a JSON tree; the jobs themselves are sorted in memory (117k).
 #include <limits>
-#include <optional>
-
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "sim/input_error.h"
 #include "sim/json_fields.h"
@@ -53,7 +52,8 @@ class Philly final : public PublicTraceSource {
     try {
       const json top = json::parse(TextInputIterator(in_), TextInputIterator(), callback);
       if (!top.is_array()) {
-        throw InputError(in_.where(), "", "expected a JSON array of jobs, got " + describe_json(top));
+        throw InputError(in_.where(), "",
+                         "expected a JSON array of jobs, got " + describe_json(top));
       }
     } catch (const json::parse_error& e) {
       throw InputError(in_.where(), "", std::string("invalid JSON: ") + e.what());

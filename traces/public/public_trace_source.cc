@@ -144,8 +144,7 @@ std::int64_t start_of_day(std::int64_t seconds_since_epoch) {
   return seconds_since_epoch - seconds_since_epoch % 86400;
 }
 
-double parse_seconds_cell(std::string_view text, const std::string& where,
-                          std::string_view field) {
+double parse_seconds_cell(std::string_view text, const std::string& where, std::string_view field) {
   return parse_number_cell(text, where, field, 0.0, 1e12);
 }
 
@@ -162,9 +161,9 @@ CsvColumns::CsvColumns(const std::vector<std::string>& header,
     if (index_.find(name) == index_.end()) {
       std::string all;
       for (const auto& n : required) all += (all.empty() ? "" : ", ") + n;
-      throw InputError(where, name,
-                       "required column is missing from the header (needed: " + all + ")" +
-                           note_when_missing);
+      throw InputError(
+          where, name,
+          "required column is missing from the header (needed: " + all + ")" + note_when_missing);
     }
   }
 }

@@ -126,8 +126,7 @@ std::int64_t parse_datetime_cell(std::string_view text, const std::string& where
 std::int64_t start_of_day(std::int64_t seconds_since_epoch);
 
 // A time in seconds from a numeric cell (may be fractional), in [0, 1e12].
-double parse_seconds_cell(std::string_view text, const std::string& where,
-                          std::string_view field);
+double parse_seconds_cell(std::string_view text, const std::string& where, std::string_view field);
 
 // The index of each named column in a CSV header; `required` must all be there (InputError at
 // `where` naming the first missing one). Other columns are ignored.

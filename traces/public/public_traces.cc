@@ -15,9 +15,9 @@ struct Format {
 };
 
 constexpr Format kFormats[] = {
-    {"pai2020", public_traces::open_pai2020},     {"pai-sim", public_traces::open_pai_sim},
-    {"dlrm2025", public_traces::open_dlrm2025},   {"philly", public_traces::open_philly},
-    {"helios", public_traces::open_helios},       {"openb-pods", public_traces::open_openb_pods},
+    {"pai2020", public_traces::open_pai2020},   {"pai-sim", public_traces::open_pai_sim},
+    {"dlrm2025", public_traces::open_dlrm2025}, {"philly", public_traces::open_philly},
+    {"helios", public_traces::open_helios},     {"openb-pods", public_traces::open_openb_pods},
 };
 
 }  // namespace
