@@ -48,8 +48,7 @@ int main(int argc, char** argv) {
           noise = std::max(noise, std::abs(rx.rates[i] - ry.rates[i]));
         }
       }
-      std::printf("  reference seed-to-seed max |rate difference| (first 60 cases): %.4f\n",
-                  noise);
+      std::printf("  reference seed-to-seed max |rate difference| (first 60 cases): %.4f\n", noise);
     }
   }
 
@@ -93,9 +92,10 @@ int main(int argc, char** argv) {
       abs_sum += std::abs(rate - p.measured);
       sum += rate - p.measured;
     }
-    std::printf("  sensitivity: every type sm_util %.1f, sm_share 1 -> %.4f each: MAE %.4f, "
-                "bias %+.4f\n",
-                util, rate, abs_sum / data.v100_pairs.size(), sum / data.v100_pairs.size());
+    std::printf(
+        "  sensitivity: every type sm_util %.1f, sm_share 1 -> %.4f each: MAE %.4f, "
+        "bias %+.4f\n",
+        util, rate, abs_sum / data.v100_pairs.size(), sum / data.v100_pairs.size());
   }
   double measured_mean = 0.0;
   for (const GavelPairSpeed& p : data.v100_pairs) measured_mean += p.measured;

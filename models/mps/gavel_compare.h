@@ -27,7 +27,7 @@
 namespace gpumux {
 
 struct GavelJobType {
-  std::string name;       // e.g. "ResNet-18 (batch size 16)"
+  std::string name;                          // e.g. "ResNet-18 (batch size 16)"
   double k80 = 0.0, p100 = 0.0, v100 = 0.0;  // solo throughputs, steps/s
 };
 
@@ -57,9 +57,9 @@ struct GavelMapping {
 std::vector<MpsJob> map_gavel_types(const GavelData& data, const GavelMapping& mapping);
 
 struct GavelComparison {
-  double mae = 0.0;    // mean |predicted - measured| over job speeds
-  double bias = 0.0;   // mean (predicted - measured)
-  double mae_none = 0.0;  // baseline: predict 1 (no slowdown)
+  double mae = 0.0;          // mean |predicted - measured| over job speeds
+  double bias = 0.0;         // mean (predicted - measured)
+  double mae_none = 0.0;     // baseline: predict 1 (no slowdown)
   double gpu_speedup = 0.0;  // S used
   int speeds = 0;
   std::vector<double> predicted;  // per data.v100_pairs entry

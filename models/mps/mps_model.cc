@@ -22,14 +22,14 @@ MpsModel::MpsModel(JsonObject& p) {
     const std::string file = p.required_string("calibration");
     const nlohmann::json cal = read_json_file(file);
     JsonObject root(cal, file, "");
-    for (const char* key : {"cross_validation", "mapping", "model", "source", "train_mae",
-                            "train_rms", "version"}) {
+    for (const char* key :
+         {"cross_validation", "mapping", "model", "source", "train_mae", "train_rms", "version"}) {
       root.allow(key);
     }
     JsonObject fitted = root.object("params");
     params_.interference = fitted.required_number("interference", 0.0, 100.0);
-    for (const char* key : {"kernel_us", "switch_cost_us", "time_slice_us", "util_exponent",
-                            "util_scale"}) {
+    for (const char* key :
+         {"kernel_us", "switch_cost_us", "time_slice_us", "util_exponent", "util_scale"}) {
       fitted.allow(key);
     }
     interference_source = "calibration " + file;
@@ -115,10 +115,10 @@ MpsModel::MpsModel(JsonObject& p) {
   declared_.push_back({"one_user_per_server", one_user_per_server_ ? 1.0 : 0.0, "bool",
                        source_of(p, "one_user_per_server", "default"),
                        "all residents of a GPU must share one tenant"});
-  declared_.push_back({"fault_recovery_s", recovery_.seconds(), "s",
-                       source_of(p, "fault_recovery_s",
-                                 "default (assumption: no published server recovery time)"),
-                       std::string("out of memory kills: ") + std::string(oom_policy_name(oom_))});
+  declared_.push_back(
+      {"fault_recovery_s", recovery_.seconds(), "s",
+       source_of(p, "fault_recovery_s", "default (assumption: no published server recovery time)"),
+       std::string("out of memory kills: ") + std::string(oom_policy_name(oom_))});
 
   const std::size_t scratch = std::max(kScratchJobs, replicas_);
   jobs_.reserve(scratch);

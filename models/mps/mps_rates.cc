@@ -37,8 +37,7 @@ void check(bool ok, const char* what) {
 // Visits every on/off state of the clients (d[k], p[k]) that has nonzero probability, calling
 // leaf(x, probability) with x the summed demand of those on.
 template <class Leaf>
-void enumerate(const double* d, const double* p, std::size_t m, double x, double prob,
-               Leaf& leaf) {
+void enumerate(const double* d, const double* p, std::size_t m, double x, double prob, Leaf& leaf) {
   if (m == 0) {
     leaf(x, prob);
     return;
@@ -71,8 +70,7 @@ void normal_approximation(const double* d, const double* p, std::size_t m, Leaf&
 
 // Expectation over the on/off states of m clients: exact up to max_exact clients.
 template <class Leaf>
-void expect(const double* d, const double* p, std::size_t m,
-            std::size_t max_exact, Leaf& leaf) {
+void expect(const double* d, const double* p, std::size_t m, std::size_t max_exact, Leaf& leaf) {
   if (m <= max_exact) {
     enumerate(d, p, m, 0.0, 1.0, leaf);
   } else {

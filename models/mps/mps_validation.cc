@@ -69,8 +69,8 @@ MpsGridError compare_mps_on_grid(const std::vector<MpsGridCase>& grid,
 std::string describe(const MpsGridCase& c) {
   std::string s;
   char buf[128];
-  std::snprintf(buf, sizeof buf, "interference %.2f, jobs (sm_util/sm_share/atf/kernel us):",
-                c.params.interference);
+  std::snprintf(buf, sizeof buf,
+                "interference %.2f, jobs (sm_util/sm_share/atf/kernel us):", c.params.interference);
   s += buf;
   for (const MpsJob& j : c.jobs) {
     std::snprintf(buf, sizeof buf, " %.3f/%.3f/%.2f/%.1f", j.sm_util, j.sm_share,

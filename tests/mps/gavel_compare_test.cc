@@ -30,7 +30,7 @@ std::string temp_file(const std::string& name, const std::string& text) {
   return path.string();
 }
 
-TEST(GavelCompare, ReadsASmallFile) {
+TEST(MpsGavel, ReadsASmallFile) {
   const std::string path = temp_file("gavel_small.json", R"json({
     "k80": {"('A', 1)": {"null": 1.0}, "('B', 1)": {"null": 2.0}},
     "p100": {"('A', 1)": {"null": 3.0}, "('B', 1)": {"null": 4.0}},
@@ -53,13 +53,13 @@ TEST(GavelCompare, ReadsASmallFile) {
   EXPECT_EQ(c.speeds, 2);
 }
 
-TEST(GavelCompare, RejectsAMalformedFile) {
+TEST(MpsGavel, RejectsAMalformedFile) {
   const std::string path = temp_file("gavel_bad.json", R"json({"k80": {}, "p100": {}})json");
   EXPECT_THROW(load_gavel(path), InputError);
 }
 
 // The honest comparison recorded in RESULTS.md: the mapping uses solo throughputs only.
-TEST(GavelCompare, V100PairsMaeIsRecorded) {
+TEST(MpsGavel, V100PairsMaeIsRecorded) {
   const std::string path = gavel_json();
   if (path.empty()) GTEST_SKIP() << "shared Gavel data not found";
   const GavelData data = load_gavel(path);

@@ -151,10 +151,10 @@ TEST(MpsModel, DeviceClientLimitCapsEveryMode) {
   // A profile without a limit gets the Volta+ 48.
   const MpsModel m = make(nlohmann::json::object());
   const DeviceProfile d = gpu16(0);
-  EXPECT_TRUE(m.admits(Residents(std::vector<JobSpec>(47, job(0.1, 0.1, 10))).view(d),
-                       job(0.1, 0.1, 10)));
-  EXPECT_FALSE(m.admits(Residents(std::vector<JobSpec>(48, job(0.1, 0.1, 10))).view(d),
-                        job(0.1, 0.1, 10)));
+  EXPECT_TRUE(
+      m.admits(Residents(std::vector<JobSpec>(47, job(0.1, 0.1, 10))).view(d), job(0.1, 0.1, 10)));
+  EXPECT_FALSE(
+      m.admits(Residents(std::vector<JobSpec>(48, job(0.1, 0.1, 10))).view(d), job(0.1, 0.1, 10)));
 }
 
 TEST(MpsModel, OneUserPerServerKeepsTenantsApart) {

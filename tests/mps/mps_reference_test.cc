@@ -89,8 +89,7 @@ TEST(MpsReference, RejectsBadInput) {
   EXPECT_THROW(simulate_mps_reference({{0.5, 1.5, 1.0, 10.0}}, quick()), std::invalid_argument);
   EXPECT_THROW(simulate_mps_reference({{0.5, 1.0, 0.0, 10.0}}, quick()), std::invalid_argument);
   EXPECT_THROW(simulate_mps_reference({{0.5, 1.0, 1.0, 0.0}}, quick()), std::invalid_argument);
-  EXPECT_THROW(simulate_mps_reference({{0.5, 1.0, 1.0, 10.0}}, quick(-1.0)),
-               std::invalid_argument);
+  EXPECT_THROW(simulate_mps_reference({{0.5, 1.0, 1.0, 10.0}}, quick(-1.0)), std::invalid_argument);
 }
 
 }  // namespace
