@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/traces/test_files.h"
+#include "traces/public/text_input.h"
 
 namespace gpumux {
 namespace {
@@ -190,6 +191,27 @@ TEST(PublicTraceDlrm, MalformedRowNamesLineAndField) {
   EXPECT_THAT(msg, HasSubstr("field 'deletion_time'"));
 }
 
+TEST(PublicTraceDlrm, CrlfLinesKeepLineNumbers) {
+  TempFile f("dlrm.csv",
+             "instance_sn,role,app_name,gpu_request,creation_time,scheduled_time,deletion_time\r\n"
+             "i0,HN,app_1,1,10.0,12.0,20.0\r\n"
+             "\r\n"
+             "i1,HN,app_1,-1,10.0,12.0,20.0\r\n");
+  const std::string msg = load_error(f.path(), "dlrm2025");
+  EXPECT_THAT(msg, HasSubstr(f.path() + ":4"));
+  EXPECT_THAT(msg, HasSubstr("field 'gpu_request'"));
+}
+
+TEST(PublicTraceOpenb, DuplicateNameIsAnError) {
+  TempFile f("pods.csv",
+             "name,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\n"
+             "p0,1,500,0,10,0\n"
+             "p0,1,500,5,10,5\n");
+  const std::string msg = load_error(f.path(), "openb-pods");
+  EXPECT_THAT(msg, HasSubstr(f.path() + ":3"));
+  EXPECT_THAT(msg, HasSubstr("more than once"));
+}
+
 // --- helios ---------------------------------------------------------------------------------
 
 TEST(PublicTraceHelios, MapsFieldsSkipsAndReordersWithinTheWindow) {
@@ -365,6 +387,9 @@ TEST(PublicTracePai2020, JoinsTablesMapsFieldsSkipsAndSorts) {
 }
 
 TEST(PublicTracePai2020, WorksWithoutSensorTableAndWithGzip) {
+  if (!gzip_supported() || std::system("gzip --version > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "no zlib in this build, or no gzip command";
+  }
   TempFile job("pai_job_table.csv", "j1,i1,u1,Terminated,5.0,50.0\n");
   TempFile task("pai_task_table.csv.gz", "");
   // Write the task table gzipped (a known 10-column row).

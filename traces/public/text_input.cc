@@ -19,6 +19,14 @@ bool ends_with_gz(const std::string& path) {
 
 }  // namespace
 
+bool gzip_supported() {
+#ifdef GPUMUX_HAVE_ZLIB
+  return true;
+#else
+  return false;
+#endif
+}
+
 TextInput::TextInput(std::string path) : path_(std::move(path)), buffer_(kBufferBytes) {
   gzip_ = ends_with_gz(path_);
   if (gzip_) {

@@ -13,6 +13,9 @@
 
 namespace gpumux {
 
+// Whether this build reads ".gz" paths (zlib was found).
+bool gzip_supported();
+
 class TextInput {
  public:
   // Throws InputError naming `path` when it cannot be opened, or when it ends in ".gz" and the
