@@ -40,7 +40,6 @@ class Philly final : public PublicTraceSource {
           return true;
         case Event::object_end:
           take(value);
-          ++index_;
           return false;  // discard: the array stays empty
         case Event::array_start:
         case Event::value:
@@ -157,7 +156,6 @@ class Philly final : public PublicTraceSource {
   std::uint32_t file_;
   bool parsed_ = false;
   std::uint64_t job_line_ = 0;
-  std::uint64_t index_ = 0;
   std::int64_t first_submit_ = std::numeric_limits<std::int64_t>::max();
 };
 
