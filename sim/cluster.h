@@ -33,7 +33,15 @@ struct GpuState {
   std::vector<double> rates;       // rate of each resident on this GPU, same order
   MemoryMiB memory_used;
   GpuLoad load;
-  bool available = true;  // false while the GPU recovers from a fault: it takes no new jobs
+  bool available = true;  // false while recovering from a fault or draining: no new jobs
+  int layout = 0;             // configuration index (SharingModel::layout_count)
+  bool recovering = false;    // in fault recovery
+  bool draining = false;      // waiting to empty for a reconfiguration
+  bool reconfiguring = false;  // empty, paying the reconfiguration delay
+  int pending_layout = 0;
+  Time pending_delay;
+  Time drain_started;
+  Time last_reconfigured = Time::from_us(-(std::int64_t{1} << 62));
   // Usable for a new job under empty-GPU admission.
   bool free() const { return available && residents.empty(); }
 };

@@ -66,10 +66,33 @@ EngineStats Engine::run() {
         scheduler_.requeue(ev.target);
         break;
       }
-      case EventKind::kGpuRecovered:
-        cluster_.set_available(ev.target, true);
-        for (auto* o : observers_) o->on_gpu_changed(now, ev.target, cluster_.gpu(ev.target));
+      case EventKind::kGpuRecovered: {
+        GpuState& gpu = cluster_.gpu(ev.target);
+        gpu.recovering = false;
+        if (gpu.draining) {
+          maybe_start_reconfiguration(now, ev.target);
+        } else {
+          cluster_.set_available(ev.target, true);
+        }
+        for (auto* o : observers_) o->on_gpu_changed(now, ev.target, gpu);
         break;
+      }
+      case EventKind::kGpuReconfigured: {
+        GpuState& gpu = cluster_.gpu(ev.target);
+        gpu.layout = gpu.pending_layout;
+        gpu.reconfiguring = false;
+        gpu.draining = false;
+        gpu.last_reconfigured = now;
+        cluster_.set_available(ev.target, true);
+        --reconfigurations_in_flight_;
+        ++stats_.reconfigurations;
+        for (auto* o : observers_) {
+          o->on_gpu_reconfigured(now, ev.target, now - gpu.pending_delay - gpu.drain_started,
+                                 gpu.pending_delay);
+          o->on_gpu_changed(now, ev.target, gpu);
+        }
+        break;
+      }
     }
     // Decide once all events of this instant are in: simultaneous finishes free their GPUs
     // before anyone is placed. Kills (out of memory) free GPUs too: decide again until the
@@ -78,6 +101,7 @@ EngineStats Engine::run() {
       do {
         scheduler_.schedule(now, cluster_, model_, jobs_, running_, *this);
       } while (refresh_touched(now));
+      maybe_reconfigure(now);
     }
   }
   if (!stats_.hit_horizon && !running_.empty()) {
@@ -117,10 +141,18 @@ const char* Engine::unplaceable_reason(const JobSpec& job) {
   std::size_t usable = 0;
   const std::vector<const JobSpec*> none;
   for (std::size_t d = 0; d < cluster_.devices().size(); ++d) {
-    const GpuView empty{cluster_.devices()[d], none, MemoryMiB(0)};
-    if (model_.admits(empty, job)) usable += gpus_per_device_[d];
+    const DeviceProfile& device = cluster_.devices()[d];
+    for (int layout = 0; layout < model_.layout_count(device); ++layout) {
+      const GpuView empty{device, none, MemoryMiB(0), {}, layout};
+      if (model_.admits(empty, job)) {
+        usable += gpus_per_device_[d];
+        break;
+      }
+    }
   }
-  if (usable == 0) return "no GPU of the cluster admits it even when empty (memory or profile)";
+  if (usable == 0) {
+    return "no GPU of the cluster admits it even when empty, in any layout (memory or profile)";
+  }
   if (usable < static_cast<std::size_t>(job.gpus)) {
     return "gang larger than the number of GPUs that admit it";
   }
@@ -184,12 +216,45 @@ void Engine::on_completion(Time now, JobSlot slot) {
   ActiveJob& job = jobs_[slot];
   for (GpuIndex g : job.gpus) touch(g, now);
   job.remaining_us = 0.0;
-  for (GpuIndex g : job.gpus) cluster_.remove_resident(g, slot, job.current_memory);
+  for (GpuIndex g : job.gpus) {
+    cluster_.remove_resident(g, slot, job.current_memory);
+    maybe_start_reconfiguration(now, g);
+  }
   remove_running(slot);
   job.phase = JobPhase::kFree;  // no longer resident; observers still read its record
   ++stats_.finished;
   for (auto* o : observers_) o->on_job_finished(now, job);
   jobs_.release(slot);
+}
+
+void Engine::maybe_reconfigure(Time now) {
+  if (scheduler_.queued() == 0 || reconfigurations_in_flight_ >= options_.max_reconfigurations_in_flight) {
+    return;
+  }
+  GpuViewBuilder views(cluster_, jobs_);
+  Reconfiguration r;
+  if (!model_.plan_reconfiguration(cluster_, views, jobs_[scheduler_.head()].spec, r)) return;
+  GpuState& gpu = cluster_.gpu(r.gpu);
+  if (gpu.draining || gpu.recovering || r.layout < 0 ||
+      r.layout >= model_.layout_count(cluster_.device_of(r.gpu))) {
+    throw std::logic_error("sharing model '" + std::string(model_.name()) +
+                           "' planned an impossible reconfiguration");
+  }
+  ++reconfigurations_in_flight_;
+  gpu.draining = true;
+  gpu.pending_layout = r.layout;
+  gpu.pending_delay = r.delay;
+  gpu.drain_started = now;
+  cluster_.set_available(r.gpu, false);
+  for (auto* o : observers_) o->on_gpu_drain_started(now, r.gpu);
+  maybe_start_reconfiguration(now, r.gpu);
+}
+
+void Engine::maybe_start_reconfiguration(Time now, GpuIndex g) {
+  GpuState& gpu = cluster_.gpu(g);
+  if (!gpu.draining || gpu.reconfiguring || gpu.recovering || !gpu.residents.empty()) return;
+  gpu.reconfiguring = true;
+  events_.push(now + gpu.pending_delay, EventKind::kGpuReconfigured, g);
 }
 
 double Engine::done_us(const ActiveJob& job) const {
@@ -301,6 +366,7 @@ bool Engine::check_memory(Time now, GpuIndex g, GpuViewBuilder& views) {
   for (auto* o : observers_) o->on_memory_fault(now, g, to_kill_.size());
   for (JobSlot s : to_kill_) kill(now, s);
   if (recovery > Time::zero()) {
+    cluster_.gpu(g).recovering = true;
     cluster_.set_available(g, false);
     events_.push(now + recovery, EventKind::kGpuRecovered, g);
   }
@@ -316,7 +382,10 @@ void Engine::kill(Time now, JobSlot slot) {
   const double kept = interval > 0 ? std::floor(done / interval) * interval : 0.0;
   job.remaining_us = runtime - kept;
   job.lost_work_us += done - kept;
-  for (GpuIndex g : job.gpus) cluster_.remove_resident(g, slot, job.current_memory);
+  for (GpuIndex g : job.gpus) {
+    cluster_.remove_resident(g, slot, job.current_memory);
+    maybe_start_reconfiguration(now, g);
+  }
   remove_running(slot);
   job.gpus.clear();
   ++job.kills;

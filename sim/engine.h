@@ -26,6 +26,7 @@ struct EngineOptions {
   Time horizon = Time::infinity();  // stop processing events after this time
   int retry_limit = 3;              // a job killed more often than this fails
   Time retry_delay = Time::from_seconds(10);  // a killed job waits this long before requeueing
+  int max_reconfigurations_in_flight = 1;     // GPUs draining or reconfiguring at once
 };
 
 struct EngineStats {
@@ -36,6 +37,7 @@ struct EngineStats {
   std::uint64_t killed = 0;
   std::uint64_t failed = 0;
   std::uint64_t memory_faults = 0;
+  std::uint64_t reconfigurations = 0;
   std::uint64_t events = 0;
   std::uint64_t stale_events = 0;
   Time end_time;
@@ -73,6 +75,10 @@ class Engine : private Launcher {
   void kill(Time now, JobSlot slot);
   // The job's memory profile stepped: update its GPUs' memory in use (a rise may fault).
   void on_memory_change(Time now, JobSlot slot);
+  // Asks the model whether the blocked head should get a GPU re-laid out, and starts a drain.
+  void maybe_reconfigure(Time now);
+  // A draining GPU that has emptied starts paying its reconfiguration delay.
+  void maybe_start_reconfiguration(Time now, GpuIndex g);
   double done_us(const ActiveJob& job) const;  // exclusive-runtime microseconds done
   MemoryMiB memory_at(const ActiveJob& job, double done_us) const;
 
@@ -99,6 +105,7 @@ class Engine : private Launcher {
   std::uint64_t refresh_epoch_ = 0;
   std::vector<std::uint8_t> killed_mask_;
   std::vector<JobSlot> to_kill_;
+  int reconfigurations_in_flight_ = 0;
   std::vector<std::size_t> gpus_per_device_;
 };
 

@@ -20,6 +20,7 @@ enum class EventKind : std::uint8_t {
   kMemoryChange,  // target = job slot: the job's memory profile steps (same version rule)
   kRetry,       // target = job slot: a killed job re-enters the queue
   kGpuRecovered,  // target = GPU: the fault is over, the GPU takes jobs again
+  kGpuReconfigured,  // target = GPU: its new layout is in place
 };
 
 struct Event {

@@ -26,6 +26,10 @@ class EngineObserver {
   // retry unless it has used up its retries, in which case on_job_failed follows.
   virtual void on_job_killed(Time /*now*/, const ActiveJob& /*job*/, double /*lost_work_us*/) {}
   virtual void on_job_failed(Time /*now*/, const ActiveJob& /*job*/) {}
+  // A reconfiguration of `gpu` was planned (drain starts), and later applied after `drain`
+  // time waiting for it to empty plus `delay` (both known when on_gpu_reconfigured fires).
+  virtual void on_gpu_drain_started(Time /*now*/, GpuIndex /*gpu*/) {}
+  virtual void on_gpu_reconfigured(Time /*now*/, GpuIndex /*gpu*/, Time /*drain*/, Time /*delay*/) {}
   // The GPU's residents or their rates changed at `now`; `gpu` holds the new state.
   virtual void on_gpu_changed(Time /*now*/, GpuIndex /*index*/, const GpuState& /*gpu*/) {}
   // The run ends at `now`; `unfinished` lists jobs still queued or running.

@@ -45,6 +45,8 @@ class Scheduler {
   // A killed job returns at the head: it had already been chosen once.
   void requeue(JobSlot job) { queue_.push_front(job); }
   std::size_t queued() const { return queue_.size(); }
+  // The job at the head of the queue. Precondition: queued() > 0.
+  JobSlot head() const { return queue_.front(); }
   const PlacementPolicy& placement() const { return *placement_; }
   QueuePolicy policy() const { return policy_; }
 

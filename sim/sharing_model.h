@@ -19,6 +19,9 @@
 
 namespace gpumux {
 
+class Cluster;
+class GpuViewBuilder;
+
 // The jobs on one GPU, as a model sees them. Valid only during the call it is passed to.
 struct GpuView {
   const DeviceProfile& device;
@@ -27,6 +30,14 @@ struct GpuView {
   // Memory each resident uses now (same order; its peak unless it has a memory profile).
   // Empty for a view of an empty GPU.
   std::span<const MemoryMiB> resident_memory = {};
+  int layout = 0;  // the GPU's configuration (e.g. MIG partition), see layout_count()
+};
+
+// A model's request to change one GPU's layout (see SharingModel::plan_reconfiguration).
+struct Reconfiguration {
+  std::uint32_t gpu = 0;
+  int layout = 0;
+  Time delay;  // time the change takes once the GPU is empty (e.g. longer when a reset is needed)
 };
 
 // What a GPU does with its time under the current residents, as fractions of wall time.
@@ -71,6 +82,19 @@ class SharingModel {
   // a model that admits only what fits never gets here.
   virtual bool memory_fault(const GpuView& /*gpu*/, std::span<std::uint8_t> /*killed*/,
                             Time& /*recovery*/) const {
+    return false;
+  }
+
+  // Layouts a GPU of `device` can take (MIG partitions); GpuView::layout indexes them. Models
+  // without per-GPU configurations have one.
+  virtual int layout_count(const DeviceProfile& /*device*/) const { return 1; }
+
+  // Asked after a scheduling pass when the queue's head fits nowhere: may propose to change one
+  // GPU's layout so that it would. The engine then stops placing jobs on that GPU, waits until
+  // it is empty (drain), pays `delay`, and switches it to the new layout. Hysteresis against
+  // thrashing is the model's: GpuState records when each GPU was last reconfigured.
+  virtual bool plan_reconfiguration(const Cluster& /*cluster*/, GpuViewBuilder& /*views*/,
+                                    const JobSpec& /*blocked*/, Reconfiguration& /*out*/) const {
     return false;
   }
 
