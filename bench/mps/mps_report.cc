@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
   }
   // Sensitivity to the interference term (NOT the reported model: alpha would have to be fitted
   // to these very pairs; shown to say how far contention alone could go).
-  for (double alpha : {0.5, 1.0, 2.0}) {
+  for (double alpha : {0.5, 1.0, 2.0, 5.0, 10.0, 20.0}) {
     GavelMapping m = mapping;
     m.params.interference = alpha;
     const GavelComparison s = compare_gavel(data, m);

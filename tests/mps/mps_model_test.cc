@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <vector>
 
 namespace gpumux {
@@ -102,6 +104,19 @@ TEST(MpsModel, ReadsParametersAndRejectsBadOnes) {
   EXPECT_THAT(error_of({{"interferance", 0.1}}), HasSubstr("interferance"));
   EXPECT_THAT(error_of({{"calibration", "/nonexistent/params.json"}}),
               HasSubstr("/nonexistent/params.json"));
+}
+
+TEST(MpsModel, TakesInterferenceFromACalibrationFile) {
+  const auto path = std::filesystem::temp_directory_path() / "gpumux_mps_params.json";
+  std::ofstream(path) << R"({"model": "timeslice", "params": {"interference": 0.7,
+                           "switch_cost_us": 0, "util_scale": 0.5}})";
+  const MpsModel m = make({{"calibration", path.string()}});
+  EXPECT_DOUBLE_EQ(m.rate_params().interference, 0.7);
+  EXPECT_THAT(find(m.parameters(), "interference")->source, HasSubstr("calibration"));
+  // An explicit key wins over the file.
+  EXPECT_DOUBLE_EQ(
+      make({{"calibration", path.string()}, {"interference", 0.1}}).rate_params().interference,
+      0.1);
 }
 
 TEST(MpsModel, ReplicasDefaultToAnEqualComputeShare) {

@@ -120,7 +120,7 @@ TEST(MpsRates, NormalApproximationIsCloseToExactForManyClients) {
     }
   }
   RecordProperty("max_abs_difference", std::to_string(worst));
-  EXPECT_LT(worst, 0.03);
+  EXPECT_LT(worst, 0.01);  // measured 0.006
 }
 
 TEST(MpsRates, RejectsBadInput) {
