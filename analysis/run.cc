@@ -10,6 +10,7 @@
 #include "analysis/atomic_file.h"
 #include "analysis/metrics_collector.h"
 #include "sim/placement.h"
+#include "scenarios/trace_opening.h"
 #include "traces/generator.h"
 #include "traces/memory_profile_library.h"
 #include "traces/trace_source.h"
@@ -58,8 +59,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     generated = std::make_unique<GeneratedJobs>(scenario.trace.generator, scenario.seed);
     source = generated.get();
   } else {
-    trace = open_trace(scenario.trace.path, scenario.trace.format, scenario.trace.defaults,
-                       scenario.seed ^ 0x9e3779b97f4a7c15ULL);
+    trace = open_scenario_trace(scenario.trace.path, scenario.trace.format,
+                                scenario.trace.defaults, scenario.seed ^ 0x9e3779b97f4a7c15ULL);
     source = trace.get();
   }
 

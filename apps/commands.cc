@@ -15,6 +15,7 @@
 #include "models/device_registry.h"
 #include "models/sharing_registry.h"
 #include "scenarios/scenario.h"
+#include "scenarios/trace_opening.h"
 #include "sim/input_error.h"
 #include "sim/placement.h"
 #include "sim/scheduler.h"
@@ -86,7 +87,7 @@ int run_run(const RunArgs& a, std::ostream& out, std::ostream& err) {
 int run_validate(const RunArgs& a, std::ostream& out) {
   const Scenario s = load_scenario(a.scenario, overrides_of(a));
   // Open the trace and read its header so that a bad trace file fails here too.
-  if (!s.trace.generated) open_trace(s.trace.path, s.trace.format, s.trace.defaults, s.seed);
+  if (!s.trace.generated) open_scenario_trace(s.trace.path, s.trace.format, s.trace.defaults, s.seed);
   out << "OK  " << s.file << ": scenario '" << s.name << "', " << s.gpu_count() << " GPUs on "
       << s.nodes.size() << " nodes, model " << s.resolved["sharing"]["model"].get<std::string>()
       << ", " << s.resolved["scheduler"]["queue"].get<std::string>() << " + " << s.placement
@@ -163,7 +164,7 @@ int run_models(std::ostream& out) {
   for (const auto& m : sharing_models()) out << "  " << m.name << "  " << m.summary << "\n";
   out << "queue policies (scheduler.queue): " << join(queue_policy_names()) << "\n";
   out << "placement policies (scheduler.placement): " << join(placement_policy_names()) << "\n";
-  out << "trace formats (trace.format): " << join(trace_format_names()) << "\n";
+  out << "trace formats (trace.format): " << join(all_trace_format_names()) << "\n";
   return kExitOk;
 }
 

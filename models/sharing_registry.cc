@@ -1,6 +1,7 @@
 #include "models/sharing_registry.h"
 
 #include "models/exclusive_model.h"
+#include "models/mig/mig_model.h"
 #include "models/timeslice_model.h"
 
 namespace gpumux {
@@ -8,6 +9,9 @@ namespace gpumux {
 std::vector<SharingModelInfo> sharing_models() {
   return {
       {"exclusive", "one job per GPU at full speed; the baseline for savings"},
+      {"mig",
+       "MIG: isolated instances from a static layout (scenario or mig-parted file), one job per "
+       "instance, roofline rate; GPUs without MIG stay whole"},
       {"timeslice",
        "time-slicing (the default for processes sharing a GPU): one context at a time, "
        "context-switch cost, ping-pong with short kernels; admission by memory or replicas"},
@@ -21,6 +25,7 @@ std::unique_ptr<SharingModel> make_sharing_model(const std::string& name, JsonOb
     return std::make_unique<ExclusiveModel>();
   }
   if (name == "timeslice") return std::make_unique<TimeSliceModel>(params);
+  if (name == "mig") return std::make_unique<MigModel>(params);
   std::string valid;
   for (const auto& m : sharing_models()) valid += (valid.empty() ? "" : ", ") + m.name;
   throw InputError(where, "model", "unknown sharing model '" + name + "' (valid: " + valid + ")");

@@ -8,6 +8,7 @@
 #include "sim/json_fields.h"
 #include "sim/placement.h"
 #include "traces/csv_reader.h"
+#include "scenarios/trace_opening.h"
 #include "traces/trace_source.h"
 
 namespace gpumux {
@@ -181,8 +182,11 @@ void parse_sharing(Scenario& s, JsonObject& root, const std::string& base_dir) {
       params = sharing.raw("params");
       echo_params = params;
       // A calibration file is relative to the scenario, like every other path.
-      if (params.is_object() && params.contains("calibration") && params["calibration"].is_string()) {
-        params["calibration"] = resolve_path(base_dir, params["calibration"].get<std::string>());
+      // Files named in the params are relative to the scenario, like every other path.
+      for (const char* key : {"calibration", "mig_parted"}) {
+        if (params.is_object() && params.contains(key) && params[key].is_string()) {
+          params[key] = resolve_path(base_dir, params[key].get<std::string>());
+        }
       }
     } else {
       sharing.allow("params");
@@ -195,6 +199,7 @@ void parse_sharing(Scenario& s, JsonObject& root, const std::string& base_dir) {
     JsonObject p(params, root.file(), params_pointer);
     s.model = make_sharing_model(model, p, root.where("sharing"));
   }
+  for (const auto& device : s.devices) s.model->check_device(device);
   nlohmann::json declared = nlohmann::json::array();
   for (const auto& p : s.model->parameters()) {
     declared.push_back({{"name", p.name},
@@ -264,13 +269,13 @@ void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
   if (file) {
     const std::string path = trace.required_string("file");
     s.trace.format = trace.optional_string("format", "csv");
-    const auto formats = trace_format_names();
+    const auto formats = all_trace_format_names();
     if (std::find(formats.begin(), formats.end(), s.trace.format) == formats.end()) {
       throw InputError(trace.where("format"), "format",
                        "unknown trace format '" + s.trace.format + "' (valid: " + join(formats) + ")");
     }
     s.trace.path = resolve_path(base_dir, path);
-    if (!fs::is_regular_file(s.trace.path)) {
+    if (!fs::exists(s.trace.path)) {  // a file, or a folder of tables (pai2020)
       throw InputError(trace.where("file"), "file", "trace file not found: " + s.trace.path);
     }
     echo["file"] = path;

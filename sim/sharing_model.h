@@ -85,6 +85,11 @@ class SharingModel {
     return false;
   }
 
+  // Checks that the model can run on `device` as configured (e.g. a MIG layout valid for its
+  // profile table); throws InputError naming the parameter. Called for every device of a
+  // cluster before a run, so that configuration errors never surface mid-run.
+  virtual void check_device(const DeviceProfile& /*device*/) const {}
+
   // Layouts a GPU of `device` can take (MIG partitions); GpuView::layout indexes them. Models
   // without per-GPU configurations have one.
   virtual int layout_count(const DeviceProfile& /*device*/) const { return 1; }

@@ -60,6 +60,7 @@ class MigModel : public SharingModel {
   bool admits(const GpuView& gpu, const JobSpec& job) const override;
   void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;
   std::vector<ModelParameter> parameters() const override { return declared_; }
+  void check_device(const DeviceProfile& device) const override { layout_for(device); }
 
   // The layout this model gives every GPU of type `device`, validated against its MIG table.
   // Resolved once per device name and cached (device names identify profiles within a run).
