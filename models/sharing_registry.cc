@@ -2,6 +2,7 @@
 
 #include "models/exclusive_model.h"
 #include "models/mig/mig_model.h"
+#include "models/mps/mps_model.h"
 #include "models/timeslice_model.h"
 
 namespace gpumux {
@@ -11,7 +12,11 @@ std::vector<SharingModelInfo> sharing_models() {
       {"exclusive", "one job per GPU at full speed; the baseline for savings"},
       {"mig",
        "MIG: isolated instances from a static layout (scenario or mig-parted file), one job per "
-       "instance, roofline rate; GPUs without MIG stay whole"},
+       "instance, roofline rate; GPUs without MIG stay whole",
+       R"({"layout": ["3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"]})"},
+      {"mps",
+       "MPS: concurrent kernels share SMs (active-thread caps, contention term), no switches; "
+       "memory not isolated: optimistic admission can end in out-of-memory cascades"},
       {"timeslice",
        "time-slicing (the default for processes sharing a GPU): one context at a time, "
        "context-switch cost, ping-pong with short kernels; admission by memory or replicas"},
@@ -26,6 +31,7 @@ std::unique_ptr<SharingModel> make_sharing_model(const std::string& name, JsonOb
   }
   if (name == "timeslice") return std::make_unique<TimeSliceModel>(params);
   if (name == "mig") return std::make_unique<MigModel>(params);
+  if (name == "mps") return std::make_unique<MpsModel>(params);
   std::string valid;
   for (const auto& m : sharing_models()) valid += (valid.empty() ? "" : ", ") + m.name;
   throw InputError(where, "model", "unknown sharing model '" + name + "' (valid: " + valid + ")");

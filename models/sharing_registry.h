@@ -15,6 +15,8 @@ namespace gpumux {
 struct SharingModelInfo {
   std::string name;
   std::string summary;
+  // The smallest valid `sharing.params` (most models need none; mig needs a layout).
+  std::string example_params = "{}";
 };
 
 std::vector<SharingModelInfo> sharing_models();

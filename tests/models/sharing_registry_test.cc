@@ -25,9 +25,9 @@ TEST(SharingModels, ListHasUniqueNamesWithSummariesAndIncludesExclusive) {
   EXPECT_TRUE(names.count("exclusive"));
 }
 
-TEST(MakeSharingModel, EveryListedModelCanBeBuiltWithDefaultParameters) {
+TEST(MakeSharingModel, EveryListedModelCanBeBuiltWithItsExampleParameters) {
   for (const auto& m : sharing_models()) {
-    const json params = json::object();
+    const json params = json::parse(m.example_params);
     JsonObject p(params, "s.json", "/sharing/params");
     const auto model = make_sharing_model(m.name, p, "s.json#/sharing/model");
     ASSERT_NE(model, nullptr) << m.name;
