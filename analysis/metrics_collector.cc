@@ -184,6 +184,8 @@ nlohmann::json MetricsCollector::metrics() {
       {"makespan_s", started_clock_ ? (end_ - first_arrival_).seconds() : 0.0},
       {"gpu_allocation_ratio", ratio(allocated_integral_)},
       {"sm_busy_utilization", ratio(busy_integral_)},
+      {"sm_busy_per_allocated_gpu",
+       allocated_integral_ > 0 ? busy_integral_ / allocated_integral_ : 0.0},
       {"sharing_overhead", ratio(overhead_integral_)},
       {"sharing_overhead_gpu_hours", overhead_integral_ / 3.6e9},
       {"peak_allocated_gpus", peak_allocated_},

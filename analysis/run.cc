@@ -202,7 +202,8 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
   out << "  GPU allocation ratio         " << fixed(100 * m["gpu_allocation_ratio"].get<double>(), 1)
       << " %\n";
   out << "  SM-busy utilization          " << fixed(100 * m["sm_busy_utilization"].get<double>(), 1)
-      << " %\n";
+      << " %  (" << fixed(100 * m["sm_busy_per_allocated_gpu"].get<double>(), 1)
+      << " % of GPUs in use)\n";
   out << "  sharing overhead             " << fixed(100 * m["sharing_overhead"].get<double>(), 1)
       << " %  (" << fixed(m["sharing_overhead_gpu_hours"].get<double>(), 1) << " GPU-hours)\n";
   const auto& failures = m["failures"];

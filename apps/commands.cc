@@ -16,6 +16,7 @@
 #include "models/sharing_registry.h"
 #include "scenarios/scenario.h"
 #include "scenarios/trace_opening.h"
+#include "traces/memory_profiles/derive.h"
 #include "sim/input_error.h"
 #include "sim/placement.h"
 #include "sim/scheduler.h"
@@ -218,6 +219,19 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
 
   auto* models = app.add_subcommand("models", "list sharing models, policies and trace formats");
   models->callback([&] { action = [&] { return run_models(out); }; });
+
+  std::string memory_csv, duty_csv, profiles_out;
+  auto* profiles = app.add_subcommand("profiles", "memory-over-time profiles for jobs");
+  profiles->require_subcommand(1);
+  auto* derive = profiles->add_subcommand(
+      "derive", "derive a profile library (trace.memory_profiles.library) from per-pod GPU "
+                "memory and duty-cycle series in the Alibaba GenAI 2026 schema");
+  derive->add_option("--memory", memory_csv, "pod_gpu_memory_used_bytes CSV")->required();
+  derive->add_option("--duty", duty_csv, "pod_gpu_duty_cycle CSV")->required();
+  derive->add_option("-o,--output", profiles_out, "library JSON to write")->required();
+  derive->callback([&] {
+    action = [&] { return run_derive_memory_profiles(memory_csv, duty_csv, profiles_out, out, err); };
+  });
 
 #ifdef GPUMUX_HAVE_PACKING
   packing::PackCommand pack_args;

@@ -55,6 +55,7 @@ MpsModel::MpsModel(JsonObject& p) {
                      "expected 'peak', 'average' or 'replicas', got '" + admission + "'");
   }
   memory_admission_fraction_ = p.optional_number("memory_admission_fraction", 0.6, 0.01, 1.0);
+  memory_headroom_ = p.optional_number("memory_headroom", 1.0, 0.01, 1.0);
   replicas_ = static_cast<std::size_t>(p.optional_int("replicas", 4, 1, 1024));
 
   // The device plugin splits compute equally between replicas (GPU-FACTS "MPS").
@@ -97,6 +98,10 @@ MpsModel::MpsModel(JsonObject& p) {
                            "admission: summed peak memory must fit (safe)"});
       break;
     case MpsAdmission::kAverage:
+      declared_.push_back({"memory_headroom", memory_headroom_, "fraction of device memory",
+                           source_of(p, "memory_headroom", "default"),
+                           "share of the device memory optimistic admission may fill with "
+                           "average use"});
       declared_.push_back(
           {"memory_admission_fraction", memory_admission_fraction_,
            "fraction of summed peak memory", source_of(p, "memory_admission_fraction", "default"),
@@ -141,8 +146,17 @@ bool MpsModel::admits(const GpuView& gpu, const JobSpec& job) const {
   MemoryMiB peak = job.memory;
   for (const JobSpec* r : gpu.residents) peak += r->memory;
   if (admission_ == MpsAdmission::kPeak) return peak <= gpu.device.memory;
-  return memory_admission_fraction_ * static_cast<double>(peak.mib()) <=
-         static_cast<double>(gpu.device.memory.mib());
+  // Optimistic: each job counts with its average use, the mean of its memory profile when it
+  // has one, else memory_admission_fraction of its peak.
+  double average = expected_memory_mib(job);
+  for (const JobSpec* r : gpu.residents) average += expected_memory_mib(*r);
+  return average <= memory_headroom_ * static_cast<double>(gpu.device.memory.mib());
+}
+
+double MpsModel::expected_memory_mib(const JobSpec& job) const {
+  const double fraction =
+      job.memory_profile ? job.memory_profile->mean_fraction() : memory_admission_fraction_;
+  return fraction * static_cast<double>(job.memory.mib());
 }
 
 void MpsModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const {

@@ -6,8 +6,10 @@
 //
 // Memory is not isolated (GPU-FACTS "MPS"). Admission (`params.admission`):
 // - `peak` (default, safe): the residents' summed peak memory (JobSpec::memory) must fit;
-// - `average` (optimistic): admits while memory_admission_fraction x summed peak memory fits,
-//   betting that jobs rarely sit at their peak together. Actual use does reach the peak, so
+// - `average` (optimistic): admits while the summed average memory fits: the mean of a job's
+//   memory profile x its peak when it has one, else memory_admission_fraction x its peak,
+//   betting that jobs rarely sit at their peak together (within `memory_headroom`, default 1.0,
+//   of the device memory). Actual use does reach the peak, so
 //   this is the realistic source of out-of-memory cascades;
 // - `replicas`: the Kubernetes device-plugin flavour: up to `replicas` clients per GPU, no
 //   memory check; the plugin gives every replica an equal compute share, so the thread
@@ -54,10 +56,13 @@ class MpsModel : public SharingModel {
   double active_thread_fraction() const { return active_thread_fraction_; }
 
  private:
+  // Memory a job is expected to use on average (optimistic admission).
+  double expected_memory_mib(const JobSpec& job) const;
   MpsParams params_;
   double active_thread_fraction_ = 1.0;
   MpsAdmission admission_ = MpsAdmission::kPeak;
   double memory_admission_fraction_ = 0.6;
+  double memory_headroom_ = 1.0;
   std::size_t replicas_ = 4;
   bool one_user_per_server_ = false;
   OomPolicy oom_ = OomPolicy::kAll;
