@@ -108,9 +108,15 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
           {"value", scenario.trace.defaults.value_json(f.field)},
           {"source", scenario.trace.defaults.source(f.field)}};
     }
+    nlohmann::json skipped = nlohmann::json::object();
+    std::uint64_t skipped_total = 0;
+    for (const auto& [reason, n] : trace->skip_counts()) {
+      skipped[reason] = n;
+      skipped_total += n;
+    }
     trace_json = {{"rows", st.rows},
-                  {"skipped_lines", st.skipped_lines},
-                  {"skipped_reason", "blank or comment lines"},
+                  {"skipped", skipped_total},
+                  {"skipped_by_reason", skipped},
                   {"defaults_used", defaults_used}};
   } else {
     trace_json = {{"rows", report.engine.arrived}, {"generated", true}};
@@ -176,7 +182,12 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
     out << "trace       synthetic generator, " << tr["rows"] << " jobs\n";
   } else {
     out << "trace       " << s.trace.path << " (" << s.trace.format << "), " << tr["rows"]
-        << " rows, " << tr["skipped_lines"] << " blank/comment lines skipped\n";
+        << " jobs, " << tr["skipped"] << " rows skipped";
+    std::string reasons;
+    for (const auto& [reason, n] : tr["skipped_by_reason"].items()) {
+      reasons += (reasons.empty() ? "" : ", ") + reason + " " + n.dump();
+    }
+    out << (reasons.empty() ? "" : " (" + reasons + ")") << "\n";
     // Defaults the scenario chose, one per line; built-in ones on one line.
     std::string builtin;
     for (const auto& [field, use] : tr["defaults_used"].items()) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -28,6 +29,12 @@ class TraceSource : public JobSource {
  public:
   const TraceStats& stats() const { return stats_; }
   std::uint64_t skipped_rows() const override { return stats_.skipped_lines; }
+  // Rows read but not turned into jobs, by reason (for the run summary).
+  virtual std::map<std::string, std::uint64_t> skip_counts() const {
+    std::map<std::string, std::uint64_t> counts;
+    if (stats_.skipped_lines > 0) counts["blank or comment lines"] = stats_.skipped_lines;
+    return counts;
+  }
 
  protected:
   TraceSource(TraceDefaults defaults, std::uint64_t seed) : defaults_(std::move(defaults)), rng_(seed) {}

@@ -35,6 +35,11 @@ class PublicTraceSource : public TraceSource {
 
   // Records read but not turned into jobs, by reason (see traces/public/README.md per format).
   const std::map<std::string, std::uint64_t>& skipped_by_reason() const { return skipped_; }
+  std::map<std::string, std::uint64_t> skip_counts() const override {
+    auto counts = TraceSource::skip_counts();
+    for (const auto& [reason, n] : skipped_) counts[reason] += n;
+    return counts;
+  }
   // Blank and comment lines plus every record skipped for a reason.
   std::uint64_t skipped_rows() const override;
   // Records read so far: jobs returned or buffered, plus records skipped for a reason.
