@@ -83,11 +83,10 @@ TimeSliceModel::TimeSliceModel(JsonObject& p) {
     p.allow("replicas");
   }
   const std::string oom = p.optional_string("oom", "allocator");
-  try {
-    oom_ = parse_oom_policy(oom);
-  } catch (const std::invalid_argument&) {
+  if (oom != "allocator" && oom != "all") {  // no per-client limits without MPS
     throw InputError(p.where("oom"), "oom", "expected 'allocator' or 'all', got '" + oom + "'");
   }
+  oom_ = parse_oom_policy(oom);
   recovery_ = Time::from_seconds(p.optional_number("fault_recovery_s", 0.0, 0.0, 1e6));
   p.finish();
 

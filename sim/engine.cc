@@ -348,7 +348,9 @@ bool Engine::refresh_touched(Time now) {
 
 bool Engine::check_memory(Time now, GpuIndex g, GpuViewBuilder& views) {
   GpuState& gpu = cluster_.gpu(g);
-  if (gpu.residents.empty() || gpu.memory_used <= cluster_.device_of(g).memory) return false;
+  // Asked on every change, not only when the GPU is over: per-client limits (MPS pinned
+  // memory) can fail one job on a GPU with memory left.
+  if (gpu.residents.empty()) return false;
   killed_mask_.assign(gpu.residents.size(), 0);
   Time recovery;
   if (!model_.memory_fault(views.view(g), killed_mask_, recovery)) return false;

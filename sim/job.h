@@ -25,6 +25,9 @@ struct JobSpec {
   MemoryMiB memory;       // peak device memory per GPU
   // Memory over the job's progress as shares of `memory`; null: the peak the whole time.
   std::shared_ptr<const MemoryProfile> memory_profile;
+  // Per-client device-memory limit (CUDA_MPS_PINNED_DEVICE_MEM_LIMIT): allocations beyond it
+  // fail for this job alone. Zero: none given.
+  MemoryMiB memory_limit;
   JobKind kind = JobKind::kTraining;
   std::string mig_profile;  // requested MIG profile, empty when none
   std::string tenant;       // empty when the trace has none

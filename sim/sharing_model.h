@@ -75,11 +75,12 @@ class SharingModel {
   // Must not allocate: it runs on every placement and completion.
   virtual void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const = 0;
 
-  // Called when a GPU's residents need more memory than the device has (possible only under
-  // admission that does not check memory). Marks in `killed` (same order as gpu.residents) the
-  // jobs whose processes die, and sets `recovery` to how long the GPU then refuses new jobs once
-  // they have left (zero: at once). Returns false when nobody dies. The default keeps everyone:
-  // a model that admits only what fits never gets here.
+  // Called whenever a GPU's residents or their memory in use changed. When memory runs out
+  // (the residents need more than the device has, possible only under admission that does not
+  // check memory, or a job passes its own limit), marks in `killed` (same order as
+  // gpu.residents) the jobs whose processes die, and sets `recovery` to how long the GPU then
+  // refuses new jobs once they have left (zero: at once). Returns false when nobody dies. The
+  // default keeps everyone: a model that admits only what fits has nothing to do.
   virtual bool memory_fault(const GpuView& /*gpu*/, std::span<std::uint8_t> /*killed*/,
                             Time& /*recovery*/) const {
     return false;

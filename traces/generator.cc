@@ -115,6 +115,7 @@ bool GeneratedJobs::next(JobSpec& job) {
                                                                           : JobKind::kTraining;
   job.kernel_length = Time::from_us(std::max<std::int64_t>(1, std::llround(spec_.kernel_us.draw(rng_))));
   job.checkpoint_interval = Time::from_seconds(spec_.checkpoint_s.draw(rng_));
+  job.memory_limit = MemoryMiB(0);
   job.mig_profile.clear();
   job.tenant.clear();
   job.priority = 0;

@@ -29,6 +29,8 @@ constexpr std::array<JobFieldInfo, kJobFieldCount> kFields = {{
     {JobField::kKernel, "kernel_us", "us", false, "1000", "mean kernel length"},
     {JobField::kCheckpoint, "checkpoint_s", "s", false, "0",
      "checkpoint interval; 0 = none (a killed job restarts from scratch)"},
+    {JobField::kMemoryLimit, "memory_limit_mib", "MiB", false, "0",
+     "per-client memory limit (MPS pinned limit); 0 = none"},
 }};
 
 bool is_text_field(JobField f) {
@@ -49,6 +51,7 @@ std::pair<double, double> numeric_range(JobField f) {
     case JobField::kSmShare:
       return {1e-6, 1.0};
     case JobField::kMemory:
+    case JobField::kMemoryLimit:
       return {0.0, static_cast<double>(kMaxMemoryMiB)};
     case JobField::kPriority:
       return {-1e9, 1e9};
@@ -89,6 +92,9 @@ void store_numeric(JobSpec& job, JobField f, double value) {
       break;
     case JobField::kMemory:
       job.memory = MemoryMiB(static_cast<std::int64_t>(std::llround(value)));
+      break;
+    case JobField::kMemoryLimit:
+      job.memory_limit = MemoryMiB(static_cast<std::int64_t>(std::llround(value)));
       break;
     case JobField::kPriority:
       job.priority = static_cast<int>(std::llround(value));
@@ -146,7 +152,8 @@ void set_job_field(JobSpec& job, JobField field, std::string_view text, const st
     return;
   }
   const auto [lo, hi] = numeric_range(field);
-  if (field == JobField::kGpus || field == JobField::kMemory || field == JobField::kPriority) {
+  if (field == JobField::kGpus || field == JobField::kMemory || field == JobField::kPriority ||
+      field == JobField::kMemoryLimit) {
     store_numeric(job, field,
                   static_cast<double>(parse_int_cell(text, where, name,
                                                      static_cast<std::int64_t>(lo),

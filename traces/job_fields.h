@@ -34,8 +34,9 @@ enum class JobField : std::uint8_t {
   kPriority,
   kKernel,
   kCheckpoint,
+  kMemoryLimit,
 };
-inline constexpr std::size_t kJobFieldCount = 13;
+inline constexpr std::size_t kJobFieldCount = 14;
 
 struct JobFieldInfo {
   JobField field;

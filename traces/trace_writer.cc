@@ -55,7 +55,8 @@ void write_trace_row(std::ostream& out, const JobSpec& j) {
       << format_seconds(j.runtime) << ',' << format_double(j.sm_util) << ','
       << format_double(j.sm_share) << ',' << j.memory.mib() << ',' << job_kind_name(j.kind) << ','
       << csv_cell(j.mig_profile) << ',' << csv_cell(j.tenant) << ',' << j.priority << ','
-      << j.kernel_length.us() << ',' << format_seconds(j.checkpoint_interval) << '\n';
+      << j.kernel_length.us() << ',' << format_seconds(j.checkpoint_interval) << ','
+      << j.memory_limit.mib() << '\n';
 }
 
 }  // namespace gpumux

@@ -1,6 +1,7 @@
 #include "models/mps/mps_model.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace gpumux {
 
@@ -78,7 +79,8 @@ MpsModel::MpsModel(JsonObject& p) {
   try {
     oom_ = parse_oom_policy(oom);
   } catch (const std::invalid_argument&) {
-    throw InputError(p.where("oom"), "oom", "expected 'all' or 'allocator', got '" + oom + "'");
+    throw InputError(p.where("oom"), "oom",
+                     "expected 'all', 'allocator' or 'offender', got '" + oom + "'");
   }
   recovery_ = Time::from_seconds(
       p.optional_number("fault_recovery_s", kDefaultMpsFaultRecoveryS, 0.0, 1e6));
@@ -127,6 +129,7 @@ MpsModel::MpsModel(JsonObject& p) {
 
   const std::size_t scratch = std::max(kScratchJobs, replicas_);
   jobs_.reserve(scratch);
+  limits_.reserve(scratch);
   workspace_.resize(scratch);
 }
 
@@ -176,7 +179,27 @@ void MpsModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoa
 
 bool MpsModel::memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
                             Time& recovery) const {
-  return apply_oom_policy(oom_, gpu, recovery_, killed, recovery);
+  if (oom_ != OomPolicy::kOffender) return apply_oom_policy(oom_, gpu, recovery_, killed, recovery);
+  // Pinned limits: the job's own (memory_limit_mib), else what admission counted it for.
+  limits_.clear();
+  for (const JobSpec* j : gpu.residents) {
+    MemoryMiB limit = j->memory_limit;
+    if (limit == MemoryMiB(0)) {
+      switch (admission_) {
+        case MpsAdmission::kPeak:
+          limit = j->memory;
+          break;
+        case MpsAdmission::kAverage:
+          limit = MemoryMiB(static_cast<std::int64_t>(std::ceil(expected_memory_mib(*j))));
+          break;
+        case MpsAdmission::kReplicas:
+          limit = MemoryMiB(gpu.device.memory.mib() / static_cast<std::int64_t>(replicas_));
+          break;
+      }
+    }
+    limits_.push_back(limit);
+  }
+  return apply_oom_policy(oom_, gpu, recovery_, killed, recovery, limits_);
 }
 
 }  // namespace gpumux

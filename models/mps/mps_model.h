@@ -63,6 +63,7 @@ class MpsModel : public SharingModel {
   MpsAdmission admission_ = MpsAdmission::kPeak;
   double memory_admission_fraction_ = 0.6;
   double memory_headroom_ = 1.0;
+  mutable std::vector<MemoryMiB> limits_;  // scratch for the offender policy
   std::size_t replicas_ = 4;
   bool one_user_per_server_ = false;
   OomPolicy oom_ = OomPolicy::kAll;

@@ -99,7 +99,7 @@ TEST(MpsModel, ReadsParametersAndRejectsBadOnes) {
   EXPECT_EQ(find(m.parameters(), "interference")->source, "scenario");
   EXPECT_DOUBLE_EQ(find(m.parameters(), "memory_admission_fraction")->value, 0.5);
   EXPECT_THAT(error_of({{"admission", "memory"}}), HasSubstr("admission"));
-  EXPECT_THAT(error_of({{"oom", "offender"}}), HasSubstr("oom"));
+  EXPECT_THAT(error_of({{"oom", "nobody"}}), HasSubstr("oom"));
   EXPECT_THAT(error_of({{"active_thread_percentage", 0}}), HasSubstr("active_thread_percentage"));
   EXPECT_THAT(error_of({{"interferance", 0.1}}), HasSubstr("interferance"));
   EXPECT_THAT(error_of({{"calibration", "/nonexistent/params.json"}}),
@@ -251,6 +251,24 @@ TEST(MpsModel, MemoryFaultUnderAllocatorKillsOnlyTheLateAllocators) {
   ASSERT_TRUE(m.memory_fault(r.view(d), killed, recovery));
   EXPECT_EQ(killed, (std::vector<std::uint8_t>{0, 1, 0}));
   EXPECT_EQ(recovery, Time::zero());
+}
+
+TEST(MpsModel, MemoryFaultUnderOffenderKillsOnlyTheJobOverItsPinnedLimit) {
+  const MpsModel m = make({{"admission", "replicas"}, {"replicas", 4}, {"oom", "offender"}});
+  const DeviceProfile d = gpu16();  // 16384 MiB: 4096 MiB per replica unless a job pins its own
+  JobSpec pinned = job(0.5, 0.5, 7000);
+  pinned.memory_limit = MemoryMiB(8000);  // its own limit: 7000 MiB in use is within it
+  const Residents r({job(0.5, 0.5, 3000), job(0.5, 0.5, 5000), pinned});
+  std::vector<std::uint8_t> killed(3, 0);
+  Time recovery = Time::from_seconds(99);
+  // The GPU has memory left (15000 of 16384), yet the second job passed its 4096 MiB share.
+  ASSERT_TRUE(m.memory_fault(r.view(d), killed, recovery));
+  EXPECT_EQ(killed, (std::vector<std::uint8_t>{0, 1, 0}));
+  EXPECT_EQ(recovery, Time::zero());
+  // Everyone within limits: nobody dies.
+  const Residents fine({job(0.5, 0.5, 3000), job(0.5, 0.5, 4000)});
+  std::vector<std::uint8_t> none(2, 0);
+  EXPECT_FALSE(m.memory_fault(fine.view(d), none, recovery));
 }
 
 }  // namespace

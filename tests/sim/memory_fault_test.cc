@@ -125,3 +125,55 @@ TEST(MemoryFault, FittingMemoryNeverFaults) {
 
 }  // namespace
 }  // namespace gpumux
+
+namespace gpumux {
+namespace {
+
+// Limits from JobSpec::memory_limit; up to 3 jobs per GPU without a memory check.
+class PinnedLimitModel : public testing::NoMemoryCheckModel {
+ public:
+  PinnedLimitModel() : NoMemoryCheckModel(OomPolicy::kOffender, Time::zero(), 3) {}
+  bool memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
+                    Time& recovery) const override {
+    limits_.clear();
+    for (const JobSpec* j : gpu.residents) limits_.push_back(j->memory_limit);
+    return apply_oom_policy(OomPolicy::kOffender, gpu, Time::zero(), killed, recovery, limits_);
+  }
+
+ private:
+  mutable std::vector<MemoryMiB> limits_;
+};
+
+TEST(MemoryFault, AllKillsTheWholeGpuButOffenderOnlyTheJobOverItsLimit) {
+  // Three co-located jobs; c's memory profile rises past its pinned 4000 MiB at 10 s of work
+  // (t = 30 at rate 1/3) while the GPU still has room (3000 + 3000 + 6000 < 16384).
+  auto jobs = [] {
+    JobSpec a = with_memory(job("a", 0, 1, 100), 3000), b = with_memory(job("b", 0, 1, 100), 3000);
+    JobSpec c = with_memory(job("c", 0, 1, 100), 6000);
+    c.memory_limit = MemoryMiB(4000);
+    c.memory_profile = std::make_shared<const MemoryProfile>(
+        "rise", std::vector<MemoryProfile::Step>{{0, 0.5}, {10e6, 1.0}});
+    return std::vector<JobSpec>{a, b, c};
+  };
+  PinnedLimitModel offender;
+  EngineStats stats;
+  auto r = simulate(offender, jobs(), EngineOptions{Time::infinity(), 0, Time::from_seconds(10)},
+                    &stats);
+  ASSERT_EQ(r.kills["c"].size(), 1u);
+  EXPECT_DOUBLE_EQ(r.kills["c"][0].at, 30);
+  EXPECT_TRUE(r.kills["a"].empty());
+  EXPECT_TRUE(r.kills["b"].empty());
+  EXPECT_EQ(r.cascades, (std::vector<std::size_t>{1}));
+
+  // The same GPU overfilled (a third 12000 MiB job) under `all`: every co-located job dies.
+  testing::NoMemoryCheckModel all(OomPolicy::kAll, Time::from_seconds(5), 3);
+  auto overfull = jobs();
+  overfull[2].memory = MemoryMiB(12000);
+  overfull[2].memory_limit = MemoryMiB(0);
+  auto r2 = simulate(all, overfull, EngineOptions{Time::infinity(), 0, Time::from_seconds(10)});
+  EXPECT_EQ(r2.cascades, (std::vector<std::size_t>{3}));
+  EXPECT_EQ(r2.failed.size(), 3u);
+}
+
+}  // namespace
+}  // namespace gpumux
