@@ -70,25 +70,28 @@ void configure_fit_command(CLI::App& sub, FitCommand& cmd) {
   sub.add_option("-o,--out", cmd.out_json, "where to write the fitted params.json")->required();
   sub.add_option("--folds", cmd.folds, "cross-validation folds")->check(CLI::Range(2, 100));
   sub.add_option("--seed", cmd.seed, "seed of the cross-validation shuffle");
+  sub.add_option("--model", cmd.model, "model to fit: timeslice (default) or mps")
+      ->check(CLI::IsMember({"timeslice", "mps"}));
 }
 
 void configure_predict_command(CLI::App& sub, PredictCommand& cmd) {
   sub.add_option("--single", cmd.single_csv, "configs measured alone")->required();
   sub.add_option("--pairs", cmd.pairs_csv, "co-located pairs to predict")->required();
   sub.add_option("--params", cmd.params_json, "params.json written by fit");
-  sub.add_option("--model", cmd.model, "timeslice, none or proportional")
-      ->check(CLI::IsMember({"timeslice", "none", "proportional"}));
+  sub.add_option("--model", cmd.model, "timeslice, mps, none or proportional")
+      ->check(CLI::IsMember({"timeslice", "mps", "none", "proportional"}));
   sub.add_option("--format", cmd.format, "csv or json")->check(CLI::IsMember({"csv", "json"}));
 }
 
 int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err) {
   try {
     const Dataset d = load(cmd.single_csv, cmd.pairs_csv, err);
-    const FitReport fit = fit_timeslice(d.matched);
-    const double train_mae = mean_abs_error(ModelKind::kTimeslice, fit.params, d.matched);
+    const ModelKind kind = parse_model(cmd.model);
+    const FitReport fit = fit_model(kind, d.matched);
+    const double train_mae = mean_abs_error(kind, fit.params, d.matched);
     const CrossValidation cv = cross_validate(d.matched, cmd.folds, cmd.seed);
     nlohmann::json j;
-    j["model"] = "timeslice";
+    j["model"] = model_name(kind);
     j["params"] = to_json(fit.params);
     j["source"] = "least-squares fit (Levenberg-Marquardt) on " + cmd.pairs_csv + ", " +
                   std::to_string(d.matched.size()) + " matched pairs";
@@ -100,6 +103,7 @@ int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err)
     j["train_rms"] = fit.rms;
     j["cross_validation"] = {{"folds", cv.folds},       {"seed", cv.seed},
                              {"jobs", cv.jobs},         {"timeslice_mae", cv.timeslice_mae},
+                             {"mps_mae", cv.mps_mae},
                              {"none_mae", cv.none_mae}, {"proportional_mae", cv.proportional_mae}};
     j["version"] = GPUMUX_VERSION;
     write_atomically(cmd.out_json, j.dump(2) + "\n");
@@ -109,7 +113,8 @@ int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err)
         << fit.params.interference << "\n"
         << "train MAE " << train_mae << " (rms " << fit.rms << ")\n"
         << cv.folds << "-fold cross-validated MAE (seed " << cv.seed << "): timeslice "
-        << cv.timeslice_mae << ", none " << cv.none_mae << ", proportional " << cv.proportional_mae
+        << cv.timeslice_mae << ", mps " << cv.mps_mae << ", none " << cv.none_mae
+        << ", proportional " << cv.proportional_mae
         << "\n";
     return 0;
   } catch (const InputError& e) {

@@ -21,6 +21,7 @@ namespace gpumux::colocation {
 
 struct FitCommand {
   std::string single_csv, pairs_csv, out_json;
+  std::string model = "timeslice";  // or "mps"
   int folds = 5;
   std::uint64_t seed = 42;
 };

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 
+#include "models/mps/mps_rates.h"
 #include "models/timeslice/timeslice_rates.h"
 #include "sim/input_error.h"
 
@@ -31,18 +32,19 @@ Theta to_theta(const ColocationParams& p) {
   return {p.util_scale, p.util_exponent, p.switch_cost_us / 100.0, p.interference};
 }
 
-Eigen::VectorXd residuals(const ColocationParams& p, const std::vector<const Pair*>& pairs) {
+Eigen::VectorXd residuals(ModelKind kind, const ColocationParams& p,
+                          const std::vector<const Pair*>& pairs) {
   Eigen::VectorXd r(2 * pairs.size());
   for (std::size_t i = 0; i < pairs.size(); ++i) {
-    const auto [s1, s2] = predict_pair(ModelKind::kTimeslice, p, *pairs[i]->job1, *pairs[i]->job2);
+    const auto [s1, s2] = predict_pair(kind, p, *pairs[i]->job1, *pairs[i]->job2);
     r(2 * i) = s1 - pairs[i]->speed1;
     r(2 * i + 1) = s2 - pairs[i]->speed2;
   }
   return r;
 }
 
-FitReport levenberg_marquardt(Theta theta, const std::vector<const Pair*>& pairs) {
-  Eigen::VectorXd r = residuals(from_theta(theta), pairs);
+FitReport levenberg_marquardt(ModelKind kind, Theta theta, const std::vector<const Pair*>& pairs) {
+  Eigen::VectorXd r = residuals(kind, from_theta(theta), pairs);
   double cost = r.squaredNorm();
   double lambda = 1e-2;
   int it = 0;
@@ -52,7 +54,7 @@ FitReport levenberg_marquardt(Theta theta, const std::vector<const Pair*>& pairs
       Theta t = theta;
       const double h = 1e-4 * std::max(1.0, std::abs(t[c]));
       t[c] += h;
-      jac.col(c) = (residuals(from_theta(t), pairs) - r) / h;
+      jac.col(c) = (residuals(kind, from_theta(t), pairs) - r) / h;
     }
     const Eigen::MatrixXd jtj = jac.transpose() * jac;
     const Eigen::VectorXd jtr = jac.transpose() * r;
@@ -64,7 +66,7 @@ FitReport levenberg_marquardt(Theta theta, const std::vector<const Pair*>& pairs
       Theta t = theta;
       for (int c = 0; c < kParams; ++c) t[c] += step(c);
       t = to_theta(from_theta(t));  // project onto the bounds
-      const Eigen::VectorXd rt = residuals(from_theta(t), pairs);
+      const Eigen::VectorXd rt = residuals(kind, from_theta(t), pairs);
       const double ct = rt.squaredNorm();
       if (ct < cost) {
         improved = true;
@@ -91,8 +93,9 @@ ModelKind parse_model(const std::string& name) {
   if (name == "timeslice") return ModelKind::kTimeslice;
   if (name == "none") return ModelKind::kNone;
   if (name == "proportional") return ModelKind::kProportional;
+  if (name == "mps") return ModelKind::kMps;
   throw InputError("--model", "model",
-                   "unknown model '" + name + "'; valid: none, proportional, timeslice");
+                   "unknown model '" + name + "'; valid: mps, none, proportional, timeslice");
 }
 
 const char* model_name(ModelKind kind) {
@@ -101,6 +104,8 @@ const char* model_name(ModelKind kind) {
       return "none";
     case ModelKind::kProportional:
       return "proportional";
+    case ModelKind::kMps:
+      return "mps";
     case ModelKind::kTimeslice:
       break;
   }
@@ -116,6 +121,18 @@ std::pair<double, double> predict_pair(ModelKind kind, const ColocationParams& p
       const double sum = (a.gpu_util + b.gpu_util) / 100.0;
       const double s = sum > 1.0 ? 1.0 / sum : 1.0;
       return {s, s};
+    }
+    case ModelKind::kMps: {
+      auto mps_job = [&](const SingleConfig& c) {
+        const double util =
+            std::clamp(p.util_scale * std::pow(c.gpu_util / 100.0, p.util_exponent), 0.01, 1.0);
+        return MpsJob{util, util, 1.0, p.kernel_us};
+      };
+      const std::array<MpsJob, 2> jobs{mps_job(a), mps_job(b)};
+      MpsParams mp;
+      mp.interference = p.interference;
+      const MpsRates r = mps_rates(jobs, mp);
+      return {r.rates[0], r.rates[1]};
     }
     case ModelKind::kTimeslice:
       break;
@@ -148,15 +165,20 @@ double mean_abs_error(ModelKind kind, const ColocationParams& params,
 }
 
 FitReport fit_timeslice(const std::vector<const Pair*>& pairs) {
+  return fit_model(ModelKind::kTimeslice, pairs);
+}
+
+FitReport fit_model(ModelKind kind, const std::vector<const Pair*>& pairs) {
   // The cost surface has flat regions where the model switches regime: start from a few
   // physically different points and keep the best.
   FitReport best;
   best.rms = 1e300;
   for (const Theta& start :
        {Theta{1.0, 1.0, 0.5, 0.0}, Theta{0.6, 2.0, 0.1, 0.2}, Theta{0.5, 1.5, 0.0, 0.5}}) {
-    FitReport f = levenberg_marquardt(start, pairs);
+    FitReport f = levenberg_marquardt(kind, start, pairs);
     if (f.rms < best.rms) best = f;
   }
+  if (kind == ModelKind::kMps) best.params.switch_cost_us = 0.0;  // not part of this model
   return best;
 }
 
@@ -171,7 +193,7 @@ CrossValidation cross_validate(const std::vector<const Pair*>& all, int folds, s
   CrossValidation cv;
   cv.folds = folds;
   cv.seed = seed;
-  double sum = 0.0;
+  double sum = 0.0, mps_sum = 0.0;
   for (int f = 0; f < folds; ++f) {
     std::vector<const Pair*> train, test;
     for (std::size_t i = 0; i < pairs.size(); ++i) {
@@ -179,9 +201,12 @@ CrossValidation cross_validate(const std::vector<const Pair*>& all, int folds, s
     }
     const FitReport fit = fit_timeslice(train);
     sum += mean_abs_error(ModelKind::kTimeslice, fit.params, test) * 2.0 * test.size();
+    const FitReport mps_fit = fit_model(ModelKind::kMps, train);
+    mps_sum += mean_abs_error(ModelKind::kMps, mps_fit.params, test) * 2.0 * test.size();
   }
   cv.jobs = static_cast<int>(2 * pairs.size());
   cv.timeslice_mae = sum / cv.jobs;
+  cv.mps_mae = mps_sum / cv.jobs;
   cv.none_mae = mean_abs_error(ModelKind::kNone, {}, pairs);
   cv.proportional_mae = mean_abs_error(ModelKind::kProportional, {}, pairs);
   return cv;

@@ -31,6 +31,9 @@ enum class ModelKind {
   kTimeslice,     // the fitted time-slicing model
   kNone,          // baseline: sharing costs nothing, speed 1
   kProportional,  // baseline: if utilizations sum above 1, each gets 1 / sum
+  kMps,           // the fitted MPS model: concurrent kernels (models/mps/mps_rates.h); the
+                  // mapped utilization serves as both duty cycle and SM share, and the
+                  // interference term is fitted; switch cost and kernel length play no part
 };
 
 // Throws InputError("--model", "model", ...) listing the valid names.
@@ -64,12 +67,15 @@ struct FitReport {
 // switch_cost_us and interference (bounded by projection), from a few starting points.
 // Precondition: pairs non-empty and all matched.
 FitReport fit_timeslice(const std::vector<const Pair*>& pairs);
+// The same fit for `kind` (kTimeslice or kMps; for kMps the switch cost is not used).
+FitReport fit_model(ModelKind kind, const std::vector<const Pair*>& pairs);
 
 struct CrossValidation {
   int folds = 0;
   std::uint64_t seed = 0;
   int jobs = 0;  // job speeds predicted (2 per matched pair)
   double timeslice_mae = 0.0, none_mae = 0.0, proportional_mae = 0.0;
+  double mps_mae = 0.0;  // the MPS model, refitted in every fold like timeslice
 };
 
 // k-fold cross-validation: pairs shuffled with `seed` (portable), fitted on k-1 folds and scored

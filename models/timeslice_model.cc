@@ -19,8 +19,13 @@ TimeSliceModel::TimeSliceModel(JsonObject& p) {
     const std::string file = p.required_string("calibration");
     const nlohmann::json cal = read_json_file(file);
     JsonObject root(cal, file, "");
-    for (const char* key : {"cross_validation", "mapping", "model", "source", "train_mae",
-                            "train_rms", "version"}) {
+    if (root.optional_string("model", "timeslice") != "timeslice") {
+      throw InputError(root.where("model"), "model",
+                       "calibration was fitted for another model; fit one with "
+                       "`gpumux colocation fit --model timeslice`");
+    }
+    for (const char* key : {"cross_validation", "mapping", "source", "train_mae", "train_rms",
+                            "version"}) {
       root.allow(key);
     }
     JsonObject fitted = root.object("params");

@@ -23,8 +23,15 @@ MpsModel::MpsModel(JsonObject& p) {
     const std::string file = p.required_string("calibration");
     const nlohmann::json cal = read_json_file(file);
     JsonObject root(cal, file, "");
+    // The interference term means different things in different models: take it only from a
+    // fit of this model (`gpumux colocation fit --model mps`).
+    if (root.optional_string("model", "mps") != "mps") {
+      throw InputError(root.where("model"), "model",
+                       "calibration was fitted for another model; fit one with "
+                       "`gpumux colocation fit --model mps`");
+    }
     for (const char* key :
-         {"cross_validation", "mapping", "model", "source", "train_mae", "train_rms", "version"}) {
+         {"cross_validation", "mapping", "source", "train_mae", "train_rms", "version"}) {
       root.allow(key);
     }
     JsonObject fitted = root.object("params");

@@ -108,7 +108,7 @@ TEST(MpsModel, ReadsParametersAndRejectsBadOnes) {
 
 TEST(MpsModel, TakesInterferenceFromACalibrationFile) {
   const auto path = std::filesystem::temp_directory_path() / "gpumux_mps_params.json";
-  std::ofstream(path) << R"({"model": "timeslice", "params": {"interference": 0.7,
+  std::ofstream(path) << R"({"model": "mps", "params": {"interference": 0.7,
                            "switch_cost_us": 0, "util_scale": 0.5}})";
   const MpsModel m = make({{"calibration", path.string()}});
   EXPECT_DOUBLE_EQ(m.rate_params().interference, 0.7);
@@ -117,6 +117,10 @@ TEST(MpsModel, TakesInterferenceFromACalibrationFile) {
   EXPECT_DOUBLE_EQ(
       make({{"calibration", path.string()}, {"interference", 0.1}}).rate_params().interference,
       0.1);
+  // A fit of another model is refused: its interference term means something else.
+  const auto other = std::filesystem::temp_directory_path() / "gpumux_timeslice_params.json";
+  std::ofstream(other) << R"({"model": "timeslice", "params": {"interference": 0.7}})";
+  EXPECT_THAT(error_of({{"calibration", other.string()}}), HasSubstr("field 'model'"));
 }
 
 TEST(MpsModel, ReplicasDefaultToAnEqualComputeShare) {
