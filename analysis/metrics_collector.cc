@@ -119,6 +119,13 @@ void MetricsCollector::on_job_failed(Time now, const ActiveJob& job) {
                                                  " times (retry limit reached)");
 }
 
+void MetricsCollector::on_gpu_reconfigured(Time now, GpuIndex, Time drain, Time delay) {
+  advance_to(now);
+  ++reconfigurations_;
+  drain_us_ += static_cast<double>(drain.us());
+  reconfiguration_us_ += static_cast<double>(delay.us());
+}
+
 void MetricsCollector::on_run_end(Time now, std::span<const ActiveJob* const> unfinished) {
   advance_to(now);
   end_ = now;
@@ -197,6 +204,10 @@ nlohmann::json MetricsCollector::metrics() {
         {"jobs_failed", failed_},
         {"lost_work_gpu_hours", lost_gpu_us_ / 3.6e9},
         {"cascade_size", summarize(cascade_sizes_).to_json()}}},
+      {"reconfigurations",
+       {{"count", reconfigurations_},
+        {"drain_gpu_hours", drain_us_ / 3.6e9},
+        {"reconfiguration_gpu_hours", reconfiguration_us_ / 3.6e9}}},
       {"jct_s", summarize(jct_s_).to_json()},
       {"queueing_delay_s", summarize(queue_s_).to_json()},
       {"slowdown", summarize(slowdown_).to_json()},

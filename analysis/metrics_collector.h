@@ -38,6 +38,7 @@ class MetricsCollector : public EngineObserver {
   void on_memory_fault(Time now, GpuIndex gpu, std::size_t killed) override;
   void on_job_killed(Time now, const ActiveJob& job, double lost_work_us) override;
   void on_job_failed(Time now, const ActiveJob& job) override;
+  void on_gpu_reconfigured(Time now, GpuIndex gpu, Time drain, Time delay) override;
   void on_run_end(Time now, std::span<const ActiveJob* const> unfinished) override;
 
   // Every metric, for summary.json (valid after on_run_end).
@@ -77,6 +78,8 @@ class MetricsCollector : public EngineObserver {
   std::uint64_t failed_ = 0, kills_ = 0;
   std::vector<double> cascade_sizes_;  // jobs killed per out-of-memory event
   double lost_gpu_us_ = 0.0;           // GPU-microseconds of work lost to kills
+  std::uint64_t reconfigurations_ = 0;
+  double drain_us_ = 0.0, reconfiguration_us_ = 0.0;
   std::vector<double> jct_s_, queue_s_, slowdown_, sharing_slowdown_;
   double work_done_gpu_s_ = 0.0;  // exclusive GPU-seconds of finished jobs
   Time last_finish_;
