@@ -155,6 +155,8 @@ struct BadDistribution {
   const char* what;
 };
 
+void PrintTo(const BadDistribution& c, std::ostream* os) { *os << c.label; }
+
 class BadDistributionTest : public ::testing::TestWithParam<BadDistribution> {};
 
 TEST_P(BadDistributionTest, IsInputErrorNamingPlaceAndField) {

@@ -98,6 +98,8 @@ struct BadSpec {
   const char* field;
 };
 
+void PrintTo(const BadSpec& c, std::ostream* os) { *os << c.label; }
+
 class BadGeneratorSpec : public ::testing::TestWithParam<BadSpec> {};
 
 TEST_P(BadGeneratorSpec, NamesPointerAndField) {

@@ -328,6 +328,9 @@ struct BadCell {
   const char* what;
 };
 
+// Readable parameter text in test output, instead of the struct's bytes.
+void PrintTo(const BadCell& c, std::ostream* os) { *os << c.column << "=" << c.value; }
+
 class NativeCsvBadCell : public ::testing::TestWithParam<BadCell> {};
 
 TEST_P(NativeCsvBadCell, NamesFileLineAndField) {
