@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "models/calibration_file.h"
+
+
 namespace gpumux {
 
 namespace {
@@ -16,25 +19,10 @@ TimeSliceModel::TimeSliceModel(JsonObject& p) {
   std::string switch_source = "default (assumption: no published measurement, GPU-FACTS)";
   std::string interference_source = "default (pure time-slicing)";
   if (p.has("calibration")) {
-    const std::string file = p.required_string("calibration");
-    const nlohmann::json cal = read_json_file(file);
-    JsonObject root(cal, file, "");
-    if (root.optional_string("model", "timeslice") != "timeslice") {
-      throw InputError(root.where("model"), "model",
-                       "calibration was fitted for another model; fit one with "
-                       "`gpumux colocation fit --model timeslice`");
-    }
-    for (const char* key : {"cross_validation", "mapping", "source", "train_mae", "train_rms",
-                            "version"}) {
-      root.allow(key);
-    }
-    JsonObject fitted = root.object("params");
-    params_.switch_cost_us = fitted.required_number("switch_cost_us", 0.0, 1e6);
-    params_.interference = fitted.required_number("interference", 0.0, 100.0);
-    for (const char* key : {"kernel_us", "time_slice_us", "util_exponent", "util_scale"}) {
-      fitted.allow(key);
-    }
-    switch_source = interference_source = "calibration " + file;
+    const Calibration c = read_calibration(p.required_string("calibration"), "timeslice");
+    params_.switch_cost_us = c.switch_cost_us;
+    params_.interference = c.interference;
+    switch_source = interference_source = "calibration " + c.file;
   } else {
     p.allow("calibration");
   }

@@ -1,7 +1,10 @@
 #include "models/mps/mps_model.h"
 
+
 #include <algorithm>
 #include <cmath>
+
+#include "models/calibration_file.h"
 
 namespace gpumux {
 
@@ -20,27 +23,9 @@ MpsModel::MpsModel(JsonObject& p) {
   // `interference`; an explicit key overrides it.
   std::string interference_source = "default (pure MPS: SMs are the only shared resource)";
   if (p.has("calibration")) {
-    const std::string file = p.required_string("calibration");
-    const nlohmann::json cal = read_json_file(file);
-    JsonObject root(cal, file, "");
-    // The interference term means different things in different models: take it only from a
-    // fit of this model (`gpumux colocation fit --model mps`).
-    if (root.optional_string("model", "mps") != "mps") {
-      throw InputError(root.where("model"), "model",
-                       "calibration was fitted for another model; fit one with "
-                       "`gpumux colocation fit --model mps`");
-    }
-    for (const char* key :
-         {"cross_validation", "mapping", "source", "train_mae", "train_rms", "version"}) {
-      root.allow(key);
-    }
-    JsonObject fitted = root.object("params");
-    params_.interference = fitted.required_number("interference", 0.0, 100.0);
-    for (const char* key :
-         {"kernel_us", "switch_cost_us", "time_slice_us", "util_exponent", "util_scale"}) {
-      fitted.allow(key);
-    }
-    interference_source = "calibration " + file;
+    const Calibration c = read_calibration(p.required_string("calibration"), "mps");
+    params_.interference = c.interference;
+    interference_source = "calibration " + c.file;
   } else {
     p.allow("calibration");
   }
