@@ -4,7 +4,6 @@
 
 #include "models/calibration_file.h"
 
-
 namespace gpumux {
 
 namespace {

@@ -1,6 +1,5 @@
 #include "models/mps/mps_model.h"
 
-
 #include <algorithm>
 #include <cmath>
 
