@@ -1,9 +1,9 @@
 #include "analysis/atomic_file.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <system_error>
-
-#include <unistd.h>
 
 #include "sim/input_error.h"
 
@@ -16,8 +16,8 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   std::error_code ec;
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
   if (ec) throw InputError(path_, "", "cannot create folder: " + ec.message());
-  temp_path_ = (target.parent_path() / ("." + target.filename().string() + ".tmp-" +
-                                        std::to_string(::getpid())))
+  temp_path_ = (target.parent_path() /
+                ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid())))
                    .string();
   out_.open(temp_path_, std::ios::binary | std::ios::trunc);
   if (!out_) throw InputError(path_, "", "cannot write file");

@@ -2,9 +2,8 @@
 #pragma once
 
 #include <cstddef>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 namespace gpumux {
 

@@ -32,8 +32,8 @@ void MetricsCollector::emit_samples(Time limit, bool inclusive) {
     *timeseries_csv_ << format_seconds(next_sample_) << ',' << allocated_count_ << ','
                      << format_double(static_cast<double>(allocated_count_) / g) << ','
                      << format_double(busy_sum_ / g) << ',' << format_double(overhead_sum_ / g)
-                     << ',' << (arrived_ - rejected_ - failed_ - started_) << ',' << (started_ - finished_)
-                     << ',' << finished_ << '\n';
+                     << ',' << (arrived_ - rejected_ - failed_ - started_) << ','
+                     << (started_ - finished_) << ',' << finished_ << '\n';
     next_sample_ += interval_;
   }
 }
@@ -115,8 +115,8 @@ void MetricsCollector::on_job_killed(Time now, const ActiveJob& job, double lost
 void MetricsCollector::on_job_failed(Time now, const ActiveJob& job) {
   advance_to(now);
   ++failed_;
-  write_job_row(job, "failed", Time::zero(), "killed " + std::to_string(job.kills) +
-                                                 " times (retry limit reached)");
+  write_job_row(job, "failed", Time::zero(),
+                "killed " + std::to_string(job.kills) + " times (retry limit reached)");
 }
 
 void MetricsCollector::on_gpu_reconfigured(Time now, GpuIndex, Time drain, Time delay) {

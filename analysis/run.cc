@@ -9,8 +9,8 @@
 
 #include "analysis/atomic_file.h"
 #include "analysis/metrics_collector.h"
-#include "sim/placement.h"
 #include "scenarios/trace_opening.h"
+#include "sim/placement.h"
 #include "traces/generator.h"
 #include "traces/memory_profile_library.h"
 #include "traces/trace_source.h"
@@ -59,8 +59,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     generated = std::make_unique<GeneratedJobs>(scenario.trace.generator, scenario.seed);
     source = generated.get();
   } else {
-    trace = open_scenario_trace(scenario.trace.path, scenario.trace.format,
-                                scenario.trace.defaults, scenario.seed ^ 0x9e3779b97f4a7c15ULL);
+    trace = open_scenario_trace(scenario.trace.path, scenario.trace.format, scenario.trace.defaults,
+                                scenario.seed ^ 0x9e3779b97f4a7c15ULL);
     source = trace.get();
   }
 
@@ -73,7 +73,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
 
   std::unique_ptr<AtomicFile> jobs_file, series_file;
   if (options.write_outputs && scenario.outputs.jobs_csv) {
-    jobs_file = std::make_unique<AtomicFile>((fs::path(scenario.outputs.dir) / "jobs.csv").string());
+    jobs_file =
+        std::make_unique<AtomicFile>((fs::path(scenario.outputs.dir) / "jobs.csv").string());
   }
   if (options.write_outputs && scenario.outputs.timeseries_csv) {
     series_file =
@@ -103,10 +104,9 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     for (const auto& f : job_fields()) {
       const auto rows = st.defaults.rows[static_cast<int>(f.field)];
       if (rows == 0 || f.required) continue;
-      defaults_used[std::string(f.name)] = {
-          {"rows", rows},
-          {"value", scenario.trace.defaults.value_json(f.field)},
-          {"source", scenario.trace.defaults.source(f.field)}};
+      defaults_used[std::string(f.name)] = {{"rows", rows},
+                                            {"value", scenario.trace.defaults.value_json(f.field)},
+                                            {"source", scenario.trace.defaults.source(f.field)}};
     }
     nlohmann::json skipped = nlohmann::json::object();
     std::uint64_t skipped_total = 0;
@@ -205,13 +205,13 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
   out << "\n";
   out << "  jobs finished / arrived      " << jobs["finished"] << " / " << jobs["arrived"];
   if (jobs["rejected"].get<std::uint64_t>() > 0) out << "  (" << jobs["rejected"] << " rejected)";
-  const auto unfinished =
-      jobs["unfinished_queued"].get<std::uint64_t>() + jobs["unfinished_running"].get<std::uint64_t>();
+  const auto unfinished = jobs["unfinished_queued"].get<std::uint64_t>() +
+                          jobs["unfinished_running"].get<std::uint64_t>();
   if (unfinished > 0) out << "  (" << unfinished << " unfinished at the time limit)";
   out << "\n";
   out << "  makespan                     " << duration_text(m["makespan_s"].get<double>()) << "\n";
-  out << "  GPU allocation ratio         " << fixed(100 * m["gpu_allocation_ratio"].get<double>(), 1)
-      << " %\n";
+  out << "  GPU allocation ratio         "
+      << fixed(100 * m["gpu_allocation_ratio"].get<double>(), 1) << " %\n";
   out << "  SM-busy utilization          " << fixed(100 * m["sm_busy_utilization"].get<double>(), 1)
       << " %  (" << fixed(100 * m["sm_busy_per_allocated_gpu"].get<double>(), 1)
       << " % of GPUs in use)\n";
@@ -219,8 +219,8 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
       << " %  (" << fixed(m["sharing_overhead_gpu_hours"].get<double>(), 1) << " GPU-hours)\n";
   const auto& failures = m["failures"];
   if (failures["memory_faults"].get<std::uint64_t>() > 0) {
-    out << "  out-of-memory events         " << failures["memory_faults"] << "  (" << failures["jobs_killed"]
-        << " kills, " << failures["jobs_failed"] << " jobs failed, "
+    out << "  out-of-memory events         " << failures["memory_faults"] << "  ("
+        << failures["jobs_killed"] << " kills, " << failures["jobs_failed"] << " jobs failed, "
         << fixed(failures["lost_work_gpu_hours"].get<double>(), 1) << " GPU-hours lost)\n";
   }
   out << "  GPUs in use (mean / peak)    " << fixed(m["mean_allocated_gpus"].get<double>(), 1)

@@ -3,10 +3,9 @@
 // folder (nothing is left there if the run fails).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "scenarios/scenario.h"
 #include "sim/engine.h"

@@ -2,13 +2,12 @@
 
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <optional>
-
-#include <CLI/CLI.hpp>
 
 #include "analysis/atomic_file.h"
 #include "analysis/run.h"
@@ -16,11 +15,11 @@
 #include "models/sharing_registry.h"
 #include "scenarios/scenario.h"
 #include "scenarios/trace_opening.h"
-#include "traces/memory_profiles/derive.h"
 #include "sim/input_error.h"
 #include "sim/placement.h"
 #include "sim/scheduler.h"
 #include "traces/generator.h"
+#include "traces/memory_profiles/derive.h"
 #include "traces/trace_source.h"
 #include "traces/trace_writer.h"
 #ifdef GPUMUX_HAVE_PACKING
@@ -88,7 +87,8 @@ int run_run(const RunArgs& a, std::ostream& out, std::ostream& err) {
 int run_validate(const RunArgs& a, std::ostream& out) {
   const Scenario s = load_scenario(a.scenario, overrides_of(a));
   // Open the trace and read its header so that a bad trace file fails here too.
-  if (!s.trace.generated) open_scenario_trace(s.trace.path, s.trace.format, s.trace.defaults, s.seed);
+  if (!s.trace.generated)
+    open_scenario_trace(s.trace.path, s.trace.format, s.trace.defaults, s.seed);
   out << "OK  " << s.file << ": scenario '" << s.name << "', " << s.gpu_count() << " GPUs on "
       << s.nodes.size() << " nodes, model " << s.resolved["sharing"]["model"].get<std::string>()
       << ", " << s.resolved["scheduler"]["queue"].get<std::string>() << " + " << s.placement
@@ -178,32 +178,38 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
       "used.\nStart with: gpumux run scenarios/examples/quickstart.json"};
   app.set_version_flag("--version", std::string("gpumux ") + GPUMUX_VERSION);
   app.require_subcommand(1);
-  app.footer("Exit codes: 0 ok, 2 bad input (the message names file, line or JSON pointer, "
-             "and field), 1 internal error.");
+  app.footer(
+      "Exit codes: 0 ok, 2 bad input (the message names file, line or JSON pointer, "
+      "and field), 1 internal error.");
   std::function<int()> action;
 
   RunArgs run_args;
-  auto* run = app.add_subcommand("run", "run a scenario and write summary.json, jobs.csv, "
-                                        "timeseries.csv to its output folder");
+  auto* run = app.add_subcommand("run",
+                                 "run a scenario and write summary.json, jobs.csv, "
+                                 "timeseries.csv to its output folder");
   add_scenario_options(run, run_args);
-  run->add_option("--out", run_args.out_dir, "output folder (default: the scenario's outputs.dir, "
-                                             "else out/<scenario name>)");
+  run->add_option("--out", run_args.out_dir,
+                  "output folder (default: the scenario's outputs.dir, "
+                  "else out/<scenario name>)");
   run->add_flag("--quiet", run_args.quiet, "print no summary table");
-  run->add_flag("--progress", run_args.progress, "print progress lines to stderr (default when "
-                                                 "stderr is a terminal)");
+  run->add_flag("--progress", run_args.progress,
+                "print progress lines to stderr (default when "
+                "stderr is a terminal)");
   run->add_flag("--no-outputs", run_args.no_outputs, "write no files; print the summary only");
   run->callback([&] { action = [&] { return run_run(run_args, out, err); }; });
 
   RunArgs validate_args;
-  auto* validate = app.add_subcommand("validate", "check a scenario (and its trace header) "
-                                                  "without running it");
+  auto* validate = app.add_subcommand("validate",
+                                      "check a scenario (and its trace header) "
+                                      "without running it");
   add_scenario_options(validate, validate_args);
   validate->callback([&] { action = [&] { return run_validate(validate_args, out); }; });
 
   GenerateArgs gen;
-  auto* generate = app.add_subcommand(
-      "generate", "write a synthetic trace in the native CSV format (README \"Synthetic "
-                  "generator\")");
+  auto* generate =
+      app.add_subcommand("generate",
+                         "write a synthetic trace in the native CSV format (README \"Synthetic "
+                         "generator\")");
   generate->add_option("--config", gen.config,
                        "generator JSON object, or a scenario whose trace has a generator "
                        "(default: the documented generator defaults)");
@@ -224,28 +230,33 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   auto* profiles = app.add_subcommand("profiles", "memory-over-time profiles for jobs");
   profiles->require_subcommand(1);
   auto* derive = profiles->add_subcommand(
-      "derive", "derive a profile library (trace.memory_profiles.library) from per-pod GPU "
-                "memory and duty-cycle series in the Alibaba GenAI 2026 schema");
+      "derive",
+      "derive a profile library (trace.memory_profiles.library) from per-pod GPU "
+      "memory and duty-cycle series in the Alibaba GenAI 2026 schema");
   derive->add_option("--memory", memory_csv, "pod_gpu_memory_used_bytes CSV")->required();
   derive->add_option("--duty", duty_csv, "pod_gpu_duty_cycle CSV")->required();
   derive->add_option("-o,--output", profiles_out, "library JSON to write")->required();
   derive->callback([&] {
-    action = [&] { return run_derive_memory_profiles(memory_csv, duty_csv, profiles_out, out, err); };
+    action = [&] {
+      return run_derive_memory_profiles(memory_csv, duty_csv, profiles_out, out, err);
+    };
   });
 
 #ifdef GPUMUX_HAVE_PACKING
   packing::PackCommand pack_args;
   auto* pack = app.add_subcommand(
-      "pack", "fractional-GPU packing of openb pods (the FGD study's experiment): allocation "
-              "ratio at each arrived-workload percentage");
+      "pack",
+      "fractional-GPU packing of openb pods (the FGD study's experiment): allocation "
+      "ratio at each arrived-workload percentage");
   packing::configure_pack_command(*pack, pack_args);
   pack->callback([&] { action = [&] { return packing::run_pack_command(pack_args, out, err); }; });
 #endif
 #ifdef GPUMUX_HAVE_COLOCATION
   colocation::FitCommand fit_args;
   colocation::PredictCommand predict_args;
-  auto* coloc = app.add_subcommand("colocation", "fit and check the co-location model on "
-                                                 "measured pairs");
+  auto* coloc = app.add_subcommand("colocation",
+                                   "fit and check the co-location model on "
+                                   "measured pairs");
   coloc->require_subcommand(1);
   auto* fit = coloc->add_subcommand("fit", "fit the model's free parameters by least squares");
   colocation::configure_fit_command(*fit, fit_args);

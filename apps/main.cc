@@ -3,4 +3,6 @@
 
 #include "apps/commands.h"
 
-int main(int argc, char** argv) { return gpumux::run_command_line(argc, argv, std::cout, std::cerr); }
+int main(int argc, char** argv) {
+  return gpumux::run_command_line(argc, argv, std::cout, std::cerr);
+}

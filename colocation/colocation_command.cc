@@ -101,10 +101,13 @@ int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err)
         "every config; time slice fixed at the driver default";
     j["train_mae"] = train_mae;
     j["train_rms"] = fit.rms;
-    j["cross_validation"] = {{"folds", cv.folds},       {"seed", cv.seed},
-                             {"jobs", cv.jobs},         {"timeslice_mae", cv.timeslice_mae},
+    j["cross_validation"] = {{"folds", cv.folds},
+                             {"seed", cv.seed},
+                             {"jobs", cv.jobs},
+                             {"timeslice_mae", cv.timeslice_mae},
                              {"mps_mae", cv.mps_mae},
-                             {"none_mae", cv.none_mae}, {"proportional_mae", cv.proportional_mae}};
+                             {"none_mae", cv.none_mae},
+                             {"proportional_mae", cv.proportional_mae}};
     j["version"] = GPUMUX_VERSION;
     write_atomically(cmd.out_json, j.dump(2) + "\n");
     out << std::setprecision(4) << "fitted: util_scale " << fit.params.util_scale
@@ -114,8 +117,7 @@ int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err)
         << "train MAE " << train_mae << " (rms " << fit.rms << ")\n"
         << cv.folds << "-fold cross-validated MAE (seed " << cv.seed << "): timeslice "
         << cv.timeslice_mae << ", mps " << cv.mps_mae << ", none " << cv.none_mae
-        << ", proportional " << cv.proportional_mae
-        << "\n";
+        << ", proportional " << cv.proportional_mae << "\n";
     return 0;
   } catch (const InputError& e) {
     err << "error: " << e.what() << "\n";

@@ -12,7 +12,8 @@ Calibration read_calibration(const std::string& file, const std::string& model) 
   if (root.optional_string("model", model) != model) {
     throw InputError(root.where("model"), "model",
                      "calibration was fitted for another model; fit one with "
-                     "`gpumux colocation fit --model " + model + "`");
+                     "`gpumux colocation fit --model " +
+                         model + "`");
   }
   for (const char* key :
        {"cross_validation", "mapping", "source", "train_mae", "train_rms", "version"}) {

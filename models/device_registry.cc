@@ -66,10 +66,11 @@ void DeviceRegistry::define(JsonObject& spec) {
   }
   const bool new_architecture = spec.has("architecture");
   d.architecture = spec.optional_string("architecture", is_new ? "unknown" : d.architecture);
-  const bool pre_volta = d.architecture == "pascal" || d.architecture == "maxwell" ||
-                         d.architecture == "kepler";
+  const bool pre_volta =
+      d.architecture == "pascal" || d.architecture == "maxwell" || d.architecture == "kepler";
   // The MPS client limit follows the architecture (GPU-FACTS "MPS") unless given.
-  const int derived_limit = (is_new || new_architecture) ? (pre_volta ? 16 : 48) : d.mps_client_limit;
+  const int derived_limit =
+      (is_new || new_architecture) ? (pre_volta ? 16 : 48) : d.mps_client_limit;
   d.mps_client_limit =
       static_cast<int>(spec.optional_int("mps_client_limit", derived_limit, 1, 1024));
   d.memory_bandwidth_gbps =

@@ -66,9 +66,9 @@ TimeSliceModel::TimeSliceModel(JsonObject& p) {
                      "expected 'memory' or 'replicas', got '" + admission + "'");
   }
   replicas_mode_ = admission == "replicas";
-  max_jobs_ = static_cast<std::size_t>(
-      replicas_mode_ ? p.optional_int("replicas", 4, 1, 1024)
-                     : p.optional_int("max_jobs_per_gpu", 8, 1, 1024));
+  max_jobs_ =
+      static_cast<std::size_t>(replicas_mode_ ? p.optional_int("replicas", 4, 1, 1024)
+                                              : p.optional_int("max_jobs_per_gpu", 8, 1, 1024));
   if (replicas_mode_) {
     p.allow("max_jobs_per_gpu");
   } else {
@@ -92,7 +92,8 @@ TimeSliceModel::TimeSliceModel(JsonObject& p) {
        p.has(replicas_mode_ ? "replicas" : "max_jobs_per_gpu") ? "scenario" : "default",
        replicas_mode_ ? "admission: jobs per GPU, no memory check"
                       : "admission: summed peak memory must fit; at most this many jobs"},
-      {"fault_recovery_s", recovery_.seconds(), "s", p.has("fault_recovery_s") ? "scenario" : "default",
+      {"fault_recovery_s", recovery_.seconds(), "s",
+       p.has("fault_recovery_s") ? "scenario" : "default",
        std::string("out of memory kills: ") + std::string(oom_policy_name(oom_))},
   };
   jobs_.reserve(kScratchJobs);

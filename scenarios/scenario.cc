@@ -5,10 +5,10 @@
 
 #include "models/device_registry.h"
 #include "models/sharing_registry.h"
+#include "scenarios/trace_opening.h"
 #include "sim/json_fields.h"
 #include "sim/placement.h"
 #include "traces/csv_reader.h"
-#include "scenarios/trace_opening.h"
 #include "traces/trace_source.h"
 
 namespace gpumux {
@@ -56,18 +56,20 @@ void parse_node_groups(Scenario& s, const DeviceRegistry& registry, JsonObject& 
   int rack = 0;
   echo["node_groups"] = nlohmann::json::array();
   for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-    JsonObject g(groups[gi], cluster.file(), cluster.pointer("node_groups") + "/" + std::to_string(gi));
+    JsonObject g(groups[gi], cluster.file(),
+                 cluster.pointer("node_groups") + "/" + std::to_string(gi));
     const std::string name = g.optional_string("name", "group" + std::to_string(gi));
     const int nodes = static_cast<int>(g.required_int("nodes", 1, 1'000'000));
     const int gpus = static_cast<int>(g.required_int("gpus_per_node", 1, 64));
     const std::string device = g.required_string("device");
     const int dev = device_index(s, registry, device, g.where("device"));
     const bool nvlink = g.optional_bool("nvlink", true);
-    const int per_rack = static_cast<int>(
-        g.optional_int("nodes_per_rack", kDefaultNodesPerRack, 1, 1'000'000));
+    const int per_rack =
+        static_cast<int>(g.optional_int("nodes_per_rack", kDefaultNodesPerRack, 1, 1'000'000));
     g.finish();
     for (int n = 0; n < nodes; ++n) {
-      s.nodes.push_back(NodeSpec{name + "-" + std::to_string(n), dev, gpus, rack + n / per_rack, nvlink});
+      s.nodes.push_back(
+          NodeSpec{name + "-" + std::to_string(n), dev, gpus, rack + n / per_rack, nvlink});
     }
     rack += (nodes + per_rack - 1) / per_rack;
     echo["node_groups"].push_back({{"name", name},
@@ -103,8 +105,9 @@ void parse_nodes_csv(Scenario& s, const DeviceRegistry& registry, const std::str
   while (reader.next(row)) {
     const std::string where = reader.where();
     if (row.size() != header.size()) {
-      throw InputError(where, "", "expected " + std::to_string(header.size()) + " fields, got " +
-                                      std::to_string(row.size()));
+      throw InputError(where, "",
+                       "expected " + std::to_string(header.size()) + " fields, got " +
+                           std::to_string(row.size()));
     }
     const int gpus = static_cast<int>(parse_int_cell(row[col[gpus_col]], where, gpus_col, 0, 64));
     if (gpus == 0) {
@@ -140,7 +143,8 @@ void parse_cluster(Scenario& s, JsonObject& cluster, const std::string& base_dir
       throw InputError(cluster.where("devices"), "devices", "expected an array of device profiles");
     }
     for (std::size_t i = 0; i < devices.size(); ++i) {
-      JsonObject d(devices[i], cluster.file(), cluster.pointer("devices") + "/" + std::to_string(i));
+      JsonObject d(devices[i], cluster.file(),
+                   cluster.pointer("devices") + "/" + std::to_string(i));
       registry.define(d);
     }
   } else {
@@ -219,8 +223,9 @@ void parse_scheduler(Scenario& s, JsonObject& root) {
     try {
       s.queue = parse_queue_policy(queue);
     } catch (const std::invalid_argument&) {
-      throw InputError(sch.where("queue"), "queue",
-                       "unknown queue policy '" + queue + "' (valid: " + join(queue_policy_names()) + ")");
+      throw InputError(
+          sch.where("queue"), "queue",
+          "unknown queue policy '" + queue + "' (valid: " + join(queue_policy_names()) + ")");
     }
     s.placement = sch.optional_string("placement", s.placement);
     try {
@@ -230,10 +235,11 @@ void parse_scheduler(Scenario& s, JsonObject& root) {
                        "unknown placement policy '" + s.placement +
                            "' (valid: " + join(placement_policy_names()) + ")");
     }
-    s.backfill_depth = static_cast<int>(sch.optional_int("backfill_depth", s.backfill_depth, 1, 1'000'000));
+    s.backfill_depth =
+        static_cast<int>(sch.optional_int("backfill_depth", s.backfill_depth, 1, 1'000'000));
     s.retry_limit = static_cast<int>(sch.optional_int("retry_limit", s.retry_limit, 0, 1000));
-    s.retry_delay = Time::from_seconds(
-        sch.optional_number("retry_delay_s", s.retry_delay.seconds(), 0.0, 1e9));
+    s.retry_delay =
+        Time::from_seconds(sch.optional_number("retry_delay_s", s.retry_delay.seconds(), 0.0, 1e9));
     sch.finish();
   } else {
     root.allow("scheduler");
@@ -271,8 +277,9 @@ void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
     s.trace.format = trace.optional_string("format", "csv");
     const auto formats = all_trace_format_names();
     if (std::find(formats.begin(), formats.end(), s.trace.format) == formats.end()) {
-      throw InputError(trace.where("format"), "format",
-                       "unknown trace format '" + s.trace.format + "' (valid: " + join(formats) + ")");
+      throw InputError(
+          trace.where("format"), "format",
+          "unknown trace format '" + s.trace.format + "' (valid: " + join(formats) + ")");
     }
     s.trace.path = resolve_path(base_dir, path);
     if (!fs::exists(s.trace.path)) {  // a file, or a folder of tables (pai2020)
@@ -369,7 +376,8 @@ Scenario parse_scenario(const nlohmann::json& document, const std::string& file,
 void apply_override(nlohmann::json& document, const std::string& assignment) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) {
-    throw InputError("--set " + assignment, "", "expected path=value, e.g. sharing.model=exclusive");
+    throw InputError("--set " + assignment, "",
+                     "expected path=value, e.g. sharing.model=exclusive");
   }
   std::string path = assignment.substr(0, eq);
   const std::string text = assignment.substr(eq + 1);
@@ -384,7 +392,8 @@ void apply_override(nlohmann::json& document, const std::string& assignment) {
     std::size_t start = 0;
     while (start <= path.size()) {
       const auto dot = path.find('.', start);
-      pointer += "/" + path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+      pointer +=
+          "/" + path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
       if (dot == std::string::npos) break;
       start = dot + 1;
     }

@@ -8,11 +8,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "sim/cluster.h"
 #include "sim/device.h"
@@ -52,7 +51,7 @@ struct Scenario {
   QueuePolicy queue = QueuePolicy::kFifo;
   std::string placement = "first-fit";
   int backfill_depth = 64;
-  int retry_limit = 3;                         // kills a job survives before it fails
+  int retry_limit = 3;                        // kills a job survives before it fails
   Time retry_delay = Time::from_seconds(10);  // wait before a killed job requeues
   TraceConfig trace;
   OutputConfig outputs;
@@ -63,7 +62,7 @@ struct Scenario {
 };
 
 struct ScenarioOverrides {
-  std::vector<std::string> sets;     // "path.to.key=value" (value parsed as JSON, else a string)
+  std::vector<std::string> sets;  // "path.to.key=value" (value parsed as JSON, else a string)
   std::optional<std::uint64_t> seed;
   std::optional<std::string> out_dir;
 };

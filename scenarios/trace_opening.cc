@@ -11,7 +11,8 @@ std::vector<std::string> all_trace_format_names() {
 }
 
 std::unique_ptr<TraceSource> open_scenario_trace(const std::string& path, const std::string& format,
-                                                 const TraceDefaults& defaults, std::uint64_t seed) {
+                                                 const TraceDefaults& defaults,
+                                                 std::uint64_t seed) {
   if (auto source = open_public_trace(path, format, defaults, seed)) return source;
   return open_trace(path, format, defaults, seed);
 }

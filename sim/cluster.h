@@ -33,10 +33,10 @@ struct GpuState {
   std::vector<double> rates;       // rate of each resident on this GPU, same order
   MemoryMiB memory_used;
   GpuLoad load;
-  bool available = true;  // false while recovering from a fault or draining: no new jobs
-  int layout = 0;             // configuration index (SharingModel::layout_count)
-  bool recovering = false;    // in fault recovery
-  bool draining = false;      // waiting to empty for a reconfiguration
+  bool available = true;       // false while recovering from a fault or draining: no new jobs
+  int layout = 0;              // configuration index (SharingModel::layout_count)
+  bool recovering = false;     // in fault recovery
+  bool draining = false;       // waiting to empty for a reconfiguration
   bool reconfiguring = false;  // empty, paying the reconfiguration delay
   int pending_layout = 0;
   Time pending_delay;

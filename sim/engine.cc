@@ -7,13 +7,9 @@
 
 namespace gpumux {
 
-Engine::Engine(Cluster& cluster, const SharingModel& model, Scheduler& scheduler,
-               JobSource& source, EngineOptions options)
-    : cluster_(cluster),
-      model_(model),
-      scheduler_(scheduler),
-      source_(source),
-      options_(options) {
+Engine::Engine(Cluster& cluster, const SharingModel& model, Scheduler& scheduler, JobSource& source,
+               EngineOptions options)
+    : cluster_(cluster), model_(model), scheduler_(scheduler), source_(source), options_(options) {
   events_.reserve(cluster_.gpu_count() * 2 + 16);
   gpu_touched_.assign(cluster_.gpu_count(), 0);
   touched_.reserve(cluster_.gpu_count());
@@ -228,7 +224,8 @@ void Engine::on_completion(Time now, JobSlot slot) {
 }
 
 void Engine::maybe_reconfigure(Time now) {
-  if (scheduler_.queued() == 0 || reconfigurations_in_flight_ >= options_.max_reconfigurations_in_flight) {
+  if (scheduler_.queued() == 0 ||
+      reconfigurations_in_flight_ >= options_.max_reconfigurations_in_flight) {
     return;
   }
   GpuViewBuilder views(cluster_, jobs_);

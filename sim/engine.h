@@ -23,8 +23,8 @@
 namespace gpumux {
 
 struct EngineOptions {
-  Time horizon = Time::infinity();  // stop processing events after this time
-  int retry_limit = 3;              // a job killed more often than this fails
+  Time horizon = Time::infinity();            // stop processing events after this time
+  int retry_limit = 3;                        // a job killed more often than this fails
   Time retry_delay = Time::from_seconds(10);  // a killed job waits this long before requeueing
   int max_reconfigurations_in_flight = 1;     // GPUs draining or reconfiguring at once
 };

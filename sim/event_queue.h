@@ -15,11 +15,11 @@
 namespace gpumux {
 
 enum class EventKind : std::uint8_t {
-  kArrival,     // the next trace job arrives; target unused
-  kCompletion,  // target = job slot; valid only while `version` matches the job's
-  kMemoryChange,  // target = job slot: the job's memory profile steps (same version rule)
-  kRetry,       // target = job slot: a killed job re-enters the queue
-  kGpuRecovered,  // target = GPU: the fault is over, the GPU takes jobs again
+  kArrival,          // the next trace job arrives; target unused
+  kCompletion,       // target = job slot; valid only while `version` matches the job's
+  kMemoryChange,     // target = job slot: the job's memory profile steps (same version rule)
+  kRetry,            // target = job slot: a killed job re-enters the queue
+  kGpuRecovered,     // target = GPU: the fault is over, the GPU takes jobs again
   kGpuReconfigured,  // target = GPU: its new layout is in place
 };
 

@@ -29,9 +29,9 @@ struct JobSpec {
   // fail for this job alone. Zero: none given.
   MemoryMiB memory_limit;
   JobKind kind = JobKind::kTraining;
-  std::string mig_profile;  // requested MIG profile, empty when none
-  std::string tenant;       // empty when the trace has none
-  int priority = 0;         // larger is more important
+  std::string mig_profile;                   // requested MIG profile, empty when none
+  std::string tenant;                        // empty when the trace has none
+  int priority = 0;                          // larger is more important
   Time kernel_length = Time::from_us(1000);  // mean kernel length; drives time-slice switching
   Time checkpoint_interval;                  // zero: no checkpoints (a killed job restarts)
 };

@@ -28,19 +28,19 @@ struct ActiveJob {
   std::uint64_t ordinal = 0;  // arrival order, 0-based
   JobPhase phase = JobPhase::kFree;
   Time start;
-  Time last_update;           // when remaining_us was last brought up to date
-  Time expected_finish;       // of the pending completion event
-  double remaining_us = 0.0;  // exclusive-runtime microseconds of work still to do
-  double rate = 0.0;          // current progress rate, (0, 1]
-  std::uint32_t version = 0;  // bumped whenever a pending completion event becomes stale
+  Time last_update;                 // when remaining_us was last brought up to date
+  Time expected_finish;             // of the pending completion event
+  double remaining_us = 0.0;        // exclusive-runtime microseconds of work still to do
+  double rate = 0.0;                // current progress rate, (0, 1]
+  std::uint32_t version = 0;        // bumped whenever a pending completion event becomes stale
   std::uint32_t running_index = 0;  // position in the engine's running list
   std::uint64_t refresh_mark = 0;   // engine bookkeeping: last rate refresh that saw this job
   std::vector<GpuIndex> gpus;
   LinkKind span = LinkKind::kSameGpu;
-  std::uint32_t kills = 0;        // times the job was killed (e.g. out of memory)
-  MemoryMiB current_memory;       // memory in use on each of its GPUs while running
+  std::uint32_t kills = 0;   // times the job was killed (e.g. out of memory)
+  MemoryMiB current_memory;  // memory in use on each of its GPUs while running
   double next_memory_change_us = MemoryProfile::kNever;  // progress of the next profile step
-  double lost_work_us = 0.0;      // exclusive-runtime microseconds redone because of kills
+  double lost_work_us = 0.0;  // exclusive-runtime microseconds redone because of kills
 };
 
 class JobTable {

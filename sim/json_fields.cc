@@ -91,8 +91,8 @@ std::int64_t JsonObject::required_int(std::string_view key, std::int64_t min, st
   return x;
 }
 
-std::int64_t JsonObject::optional_int(std::string_view key, std::int64_t fallback,
-                                      std::int64_t min, std::int64_t max) {
+std::int64_t JsonObject::optional_int(std::string_view key, std::int64_t fallback, std::int64_t min,
+                                      std::int64_t max) {
   if (!has(key)) {
     known_.insert(std::string(key));
     return fallback;
@@ -112,8 +112,7 @@ double JsonObject::required_number(std::string_view key, double min, double max)
   return x;
 }
 
-double JsonObject::optional_number(std::string_view key, double fallback, double min,
-                                   double max) {
+double JsonObject::optional_number(std::string_view key, double fallback, double min, double max) {
   if (!has(key)) {
     known_.insert(std::string(key));
     return fallback;

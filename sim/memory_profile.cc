@@ -25,11 +25,12 @@ MemoryProfile::MemoryProfile(std::string name, std::vector<Step> steps, double r
     max_fraction_ = std::max(max_fraction_, steps_[i].fraction);
   }
   if (period_us_ > 0.0) {
-    const bool starts_a_step =
-        std::any_of(steps_.begin(), steps_.end(), [&](const Step& s) { return s.at_us == repeat_from_us_; });
+    const bool starts_a_step = std::any_of(
+        steps_.begin(), steps_.end(), [&](const Step& s) { return s.at_us == repeat_from_us_; });
     if (!starts_a_step || steps_.back().at_us >= repeat_from_us_ + period_us_) {
-      throw std::invalid_argument("memory profile '" + name_ +
-                                  "': the repeated steps must start at a step and fit in the period");
+      throw std::invalid_argument(
+          "memory profile '" + name_ +
+          "': the repeated steps must start at a step and fit in the period");
     }
   }
 }

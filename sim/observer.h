@@ -17,7 +17,8 @@ class EngineObserver {
   virtual void on_job_arrived(Time /*now*/, const ActiveJob& /*job*/) {}
   // The job can never run on this cluster (e.g. gang larger than the cluster); it is dropped
   // from the queue and reported with `reason`.
-  virtual void on_job_rejected(Time /*now*/, const ActiveJob& /*job*/, std::string_view /*reason*/) {}
+  virtual void on_job_rejected(Time /*now*/, const ActiveJob& /*job*/,
+                               std::string_view /*reason*/) {}
   virtual void on_job_started(Time /*now*/, const ActiveJob& /*job*/) {}
   virtual void on_job_finished(Time /*now*/, const ActiveJob& /*job*/) {}
   // Out of memory on `gpu`: `killed` jobs die (before they are removed from it).
@@ -29,7 +30,8 @@ class EngineObserver {
   // A reconfiguration of `gpu` was planned (drain starts), and later applied after `drain`
   // time waiting for it to empty plus `delay` (both known when on_gpu_reconfigured fires).
   virtual void on_gpu_drain_started(Time /*now*/, GpuIndex /*gpu*/) {}
-  virtual void on_gpu_reconfigured(Time /*now*/, GpuIndex /*gpu*/, Time /*drain*/, Time /*delay*/) {}
+  virtual void on_gpu_reconfigured(Time /*now*/, GpuIndex /*gpu*/, Time /*drain*/, Time /*delay*/) {
+  }
   // The GPU's residents or their rates changed at `now`; `gpu` holds the new state.
   virtual void on_gpu_changed(Time /*now*/, GpuIndex /*index*/, const GpuState& /*gpu*/) {}
   // The run ends at `now`; `unfinished` lists jobs still queued or running.

@@ -1,9 +1,8 @@
 #include "sim/topology.h"
 
 #include <algorithm>
-#include <stdexcept>
-
 #include <boost/graph/breadth_first_search.hpp>
+#include <stdexcept>
 
 namespace gpumux {
 
@@ -72,15 +71,15 @@ Topology::Topology(std::span<const TopologyNode> nodes) {
   // Derive GPU -> node -> rack from the graph: BFS from the root reaches every GPU first
   // through its node (distance 3) before any NVLink peer (distance 4).
   std::vector<Vertex> parent(boost::num_vertices(graph_), root);
-  boost::breadth_first_search(graph_, root,
-                              boost::visitor(ParentRecorder<Vertex>(parent)));
+  boost::breadth_first_search(graph_, root, boost::visitor(ParentRecorder<Vertex>(parent)));
   gpu_node_.resize(gpu_vertex_.size());
   node_rack_.resize(nodes.size());
   node_first_gpu_.assign(nodes.size(), 0);
   rack_nodes_.assign(racks, {});
   for (std::size_t g = 0; g < gpu_vertex_.size(); ++g) {
     const VertexInfo& node = graph_[parent[gpu_vertex_[g]]];
-    if (node.kind != VertexInfo::Kind::kNode) throw std::logic_error("topology: GPU not under node");
+    if (node.kind != VertexInfo::Kind::kNode)
+      throw std::logic_error("topology: GPU not under node");
     gpu_node_[g] = node.index;
   }
   for (auto v : boost::make_iterator_range(boost::vertices(graph_))) {

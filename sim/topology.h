@@ -7,12 +7,11 @@
 // from it once (breadth-first from the cluster root) so that placement's hot path reads arrays.
 #pragma once
 
+#include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
 #include <span>
 #include <string_view>
 #include <vector>
-
-#include <boost/graph/adjacency_list.hpp>
 
 namespace gpumux {
 
@@ -53,8 +52,8 @@ class Topology {
     enum class Kind : std::uint8_t { kCluster, kRack, kNode, kGpu } kind;
     std::uint32_t index;
   };
-  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexInfo,
-                                      LinkKind>;
+  using Graph =
+      boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexInfo, LinkKind>;
   using Vertex = Graph::vertex_descriptor;
 
   Graph graph_;

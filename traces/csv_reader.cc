@@ -84,7 +84,8 @@ double parse_number_cell(std::string_view text, const std::string& where, std::s
   double value = 0.0;
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   if (t.empty() || ec != std::errc() || end != t.data() + t.size() || !std::isfinite(value)) {
-    throw InputError(where, std::string(field), "expected a number, got '" + std::string(text) + "'");
+    throw InputError(where, std::string(field),
+                     "expected a number, got '" + std::string(text) + "'");
   }
   if (value < min || value > max) {
     throw InputError(where, std::string(field),
@@ -93,8 +94,8 @@ double parse_number_cell(std::string_view text, const std::string& where, std::s
   return value;
 }
 
-std::int64_t parse_int_cell(std::string_view text, const std::string& where,
-                            std::string_view field, std::int64_t min, std::int64_t max) {
+std::int64_t parse_int_cell(std::string_view text, const std::string& where, std::string_view field,
+                            std::int64_t min, std::int64_t max) {
   const std::string_view t = trim(text);
   std::int64_t value = 0;
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);

@@ -40,7 +40,7 @@ bool split_csv_line(std::string_view line, std::vector<std::string>& fields);
 // Strict number parsing for trace cells; throw InputError at `where` naming `field`.
 double parse_number_cell(std::string_view text, const std::string& where, std::string_view field,
                          double min, double max);
-std::int64_t parse_int_cell(std::string_view text, const std::string& where,
-                            std::string_view field, std::int64_t min, std::int64_t max);
+std::int64_t parse_int_cell(std::string_view text, const std::string& where, std::string_view field,
+                            std::int64_t min, std::int64_t max);
 
 }  // namespace gpumux

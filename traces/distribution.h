@@ -8,10 +8,9 @@
 // Used by the synthetic generator and for trace columns a trace lacks (scenario trace.defaults).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "sim/json_fields.h"
 #include "sim/rng.h"

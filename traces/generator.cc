@@ -33,9 +33,9 @@ GeneratorSpec GeneratorSpec::parse(JsonObject& o) {
   } else {
     o.allow("arrival");
   }
-  s.runtime_s = field(o, "runtime_s",
-                      {{"lognormal", {{"median", 1800}, {"sigma", 1.5}}}, {"min", 10}, {"max", 604800}},
-                      0.0, 1e9);
+  s.runtime_s = field(
+      o, "runtime_s",
+      {{"lognormal", {{"median", 1800}, {"sigma", 1.5}}}, {"min", 10}, {"max", 604800}}, 0.0, 1e9);
   s.gpus = field(o, "gpus", {{"choice", {1, 2, 4, 8}}, {"weights", {0.7, 0.1, 0.1, 0.1}}}, 1, 1e6);
   s.sm_util = field(o, "sm_util", {{"uniform", {0.1, 1.0}}}, 1e-6, 1.0);
   s.sm_share = field(o, "sm_share", {{"uniform", {0.2, 1.0}}}, 1e-6, 1.0);
@@ -43,8 +43,8 @@ GeneratorSpec GeneratorSpec::parse(JsonObject& o) {
                        {{"choice", {2048, 4096, 8192, 16384, 24576, 32768}},
                         {"weights", {0.2, 0.25, 0.25, 0.15, 0.1, 0.05}}},
                        0.0, 1e9);
-  s.kernel_us = field(o, "kernel_us", {{"lognormal", {{"median", 500}, {"sigma", 1.0}}}, {"min", 5}},
-                      1.0, 1e9);
+  s.kernel_us = field(o, "kernel_us",
+                      {{"lognormal", {{"median", 500}, {"sigma", 1.0}}}, {"min", 5}}, 1.0, 1e9);
   s.checkpoint_s = field(o, "checkpoint_s", 0, 0.0, 1e9);
   s.inference_fraction = o.optional_number("inference_fraction", 0.0, 0.0, 1.0);
   o.finish();
@@ -112,8 +112,9 @@ bool GeneratedJobs::next(JobSpec& job) {
   job.sm_share = spec_.sm_share.draw(rng_);
   job.memory = MemoryMiB(std::llround(spec_.memory_mib.draw(rng_)));
   job.kind = std::bernoulli_distribution(spec_.inference_fraction)(rng_) ? JobKind::kInference
-                                                                          : JobKind::kTraining;
-  job.kernel_length = Time::from_us(std::max<std::int64_t>(1, std::llround(spec_.kernel_us.draw(rng_))));
+                                                                         : JobKind::kTraining;
+  job.kernel_length =
+      Time::from_us(std::max<std::int64_t>(1, std::llround(spec_.kernel_us.draw(rng_))));
   job.checkpoint_interval = Time::from_seconds(spec_.checkpoint_s.draw(rng_));
   job.memory_limit = MemoryMiB(0);
   job.mig_profile.clear();

@@ -7,9 +7,8 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "sim/job_source.h"
 #include "sim/json_fields.h"

@@ -154,10 +154,10 @@ void set_job_field(JobSpec& job, JobField field, std::string_view text, const st
   const auto [lo, hi] = numeric_range(field);
   if (field == JobField::kGpus || field == JobField::kMemory || field == JobField::kPriority ||
       field == JobField::kMemoryLimit) {
-    store_numeric(job, field,
-                  static_cast<double>(parse_int_cell(text, where, name,
-                                                     static_cast<std::int64_t>(lo),
-                                                     static_cast<std::int64_t>(hi))));
+    store_numeric(
+        job, field,
+        static_cast<double>(parse_int_cell(text, where, name, static_cast<std::int64_t>(lo),
+                                           static_cast<std::int64_t>(hi))));
   } else {
     store_numeric(job, field, parse_number_cell(text, where, name, lo, hi));
   }

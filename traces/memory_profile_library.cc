@@ -35,7 +35,8 @@ std::shared_ptr<const MemoryProfile> parse_memory_profile(JsonObject& p) {
   if (p.has("steps")) {
     const auto& list = p.raw("steps");
     if (!list.is_array() || list.empty()) {
-      throw InputError(p.where("steps"), "steps", "expected a non-empty array of [seconds, fraction]");
+      throw InputError(p.where("steps"), "steps",
+                       "expected a non-empty array of [seconds, fraction]");
     }
     for (std::size_t i = 0; i < list.size(); ++i) {
       const auto& s = list[i];
@@ -56,7 +57,8 @@ std::shared_ptr<const MemoryProfile> parse_memory_profile(JsonObject& p) {
     const double period_s = p.optional_number("spike_period_s", 0.0, 0.0, kMaxSeconds);
     const double spike_s = p.optional_number("spike_s", 0.0, 0.0, kMaxSeconds);
     if (period_s > 0 && !(spike_s > 0 && spike_s < period_s)) {
-      throw InputError(p.where("spike_s"), "spike_s", "must be > 0 and shorter than spike_period_s");
+      throw InputError(p.where("spike_s"), "spike_s",
+                       "must be > 0 and shorter than spike_period_s");
     }
     steps = parametric_steps(ramp_s, steady, period_s, spike_s, repeat_from_us, period_us);
     for (const char* k : {"steps", "repeat_from_s", "period_s", "stats"}) p.allow(k);
@@ -73,7 +75,8 @@ MemoryProfileConfig parse_memory_profiles(JsonObject& o, const std::string& base
   MemoryProfileConfig c;
   c.fraction_of_jobs = o.optional_number("fraction_of_jobs", 1.0, 0.0, 1.0);
   nlohmann::json names = nlohmann::json::array();
-  auto add_list = [&](const nlohmann::json& list, const std::string& file, const std::string& pointer) {
+  auto add_list = [&](const nlohmann::json& list, const std::string& file,
+                      const std::string& pointer) {
     if (!list.is_array()) throw InputError(file + "#" + pointer, "profiles", "expected an array");
     for (std::size_t i = 0; i < list.size(); ++i) {
       JsonObject p(list[i], file, pointer + "/" + std::to_string(i));

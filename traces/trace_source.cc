@@ -77,7 +77,8 @@ class CsvTraceSource : public TraceSource {
         column_field_.push_back(static_cast<int>(it->second));
         continue;
       }
-      if (std::find(dialect.ignored.begin(), dialect.ignored.end(), name) != dialect.ignored.end()) {
+      if (std::find(dialect.ignored.begin(), dialect.ignored.end(), name) !=
+          dialect.ignored.end()) {
         column_field_.push_back(-1);
         continue;
       }
@@ -100,9 +101,9 @@ class CsvTraceSource : public TraceSource {
     }
     const std::string where = reader_.where();
     if (cells_.size() != column_field_.size()) {
-      throw InputError(where, "", "expected " + std::to_string(column_field_.size()) +
-                                      " fields like the header, got " +
-                                      std::to_string(cells_.size()));
+      throw InputError(where, "",
+                       "expected " + std::to_string(column_field_.size()) +
+                           " fields like the header, got " + std::to_string(cells_.size()));
     }
     std::array<bool, kJobFieldCount> present{};
     for (std::size_t c = 0; c < cells_.size(); ++c) {
@@ -150,7 +151,8 @@ class JsonlTraceSource : public TraceSource {
         const auto& v = o.raw(key);
         const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
         if (!v.is_string() && !v.is_number()) {
-          throw InputError(o.where(key), key, "expected a string or number, got " + describe_json(v));
+          throw InputError(o.where(key), key,
+                           "expected a string or number, got " + describe_json(v));
         }
         set_job_field(job, f.field, text, where);
         present[static_cast<int>(f.field)] = true;
@@ -175,12 +177,14 @@ std::vector<std::string> trace_format_names() { return {"csv", "jsonl", "tiresia
 
 std::unique_ptr<TraceSource> open_trace(const std::string& path, const std::string& format,
                                         const TraceDefaults& defaults, std::uint64_t seed) {
-  if (format == "csv") return std::make_unique<CsvTraceSource>(path, native_dialect(), defaults, seed);
+  if (format == "csv")
+    return std::make_unique<CsvTraceSource>(path, native_dialect(), defaults, seed);
   if (format == "tiresias") {
     return std::make_unique<CsvTraceSource>(path, tiresias_dialect(), defaults, seed);
   }
   if (format == "jsonl") return std::make_unique<JsonlTraceSource>(path, defaults, seed);
-  throw InputError(path, "format", "unknown trace format '" + format + "' (valid: csv, jsonl, tiresias)");
+  throw InputError(path, "format",
+                   "unknown trace format '" + format + "' (valid: csv, jsonl, tiresias)");
 }
 
 }  // namespace gpumux

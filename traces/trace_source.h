@@ -37,7 +37,8 @@ class TraceSource : public JobSource {
   }
 
  protected:
-  TraceSource(TraceDefaults defaults, std::uint64_t seed) : defaults_(std::move(defaults)), rng_(seed) {}
+  TraceSource(TraceDefaults defaults, std::uint64_t seed)
+      : defaults_(std::move(defaults)), rng_(seed) {}
   // Fills the fields not marked in `present`, checks order; `where` names the row.
   void complete(JobSpec& job, const std::array<bool, kJobFieldCount>& present,
                 const std::string& where);

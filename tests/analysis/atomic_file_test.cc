@@ -13,8 +13,8 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path fresh_dir(const char* name) {
-  const fs::path d = fs::temp_directory_path() / ("gpumux_atomic_" + std::string(name) + "_" +
-                                                 std::to_string(::getpid()));
+  const fs::path d = fs::temp_directory_path() /
+                     ("gpumux_atomic_" + std::string(name) + "_" + std::to_string(::getpid()));
   fs::remove_all(d);
   return d;
 }
@@ -33,7 +33,8 @@ TEST(AtomicFile, AppearsOnlyOnCommit) {
   std::string line;
   std::getline(in, line);
   EXPECT_EQ(line, "hello");
-  EXPECT_EQ(std::distance(fs::directory_iterator(target.parent_path()), fs::directory_iterator()), 1);
+  EXPECT_EQ(std::distance(fs::directory_iterator(target.parent_path()), fs::directory_iterator()),
+            1);
   fs::remove_all(dir);
 }
 

@@ -9,7 +9,8 @@ namespace {
 using testing::run_cli;
 
 TEST(Cli, ValidateAcceptsTheQuickstart) {
-  const auto r = run_cli({"validate", (testing::source_dir() / "scenarios/examples/quickstart.json").string()});
+  const auto r = run_cli(
+      {"validate", (testing::source_dir() / "scenarios/examples/quickstart.json").string()});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("OK"), std::string::npos);
   EXPECT_NE(r.out.find("16 GPUs"), std::string::npos);
@@ -50,7 +51,8 @@ TEST(Cli, SetOverrideIsValidated) {
 TEST(Cli, BadTraceRowFailsWithNoPartialOutput) {
   const auto dir = testing::temp_dir("cli_bad_row");
   std::string trace = "id,submit_s,gpus,runtime_s\n";
-  for (int i = 0; i < 50; ++i) trace += "j" + std::to_string(i) + "," + std::to_string(i) + ",1,10\n";
+  for (int i = 0; i < 50; ++i)
+    trace += "j" + std::to_string(i) + "," + std::to_string(i) + ",1,10\n";
   trace += "bad,60,two,10\n";
   testing::write_file(dir / "trace.csv", trace);
   testing::write_file(dir / "s.json", R"({"name": "bad-row",
@@ -67,7 +69,8 @@ TEST(Cli, BadTraceRowFailsWithNoPartialOutput) {
 
 TEST(Cli, GenerateWritesATraceThatRunsBack) {
   const auto dir = testing::temp_dir("cli_generate");
-  const auto r = run_cli({"generate", "--jobs", "200", "--seed", "3", "-o", (dir / "t.csv").string()});
+  const auto r =
+      run_cli({"generate", "--jobs", "200", "--seed", "3", "-o", (dir / "t.csv").string()});
   ASSERT_EQ(r.code, 0) << r.err;
   testing::write_file(dir / "s.json", R"({"name": "gen",
     "cluster": {"node_groups": [{"nodes": 2, "gpus_per_node": 8, "device": "A100-80GB"}]},

@@ -18,7 +18,8 @@ const char* kScenario = R"({
 
 std::string run_to(const testing::fs::path& scenario, const testing::fs::path& out,
                    const std::string& seed) {
-  auto r = testing::run_cli({"run", scenario.string(), "--out", out.string(), "--quiet", "--seed", seed});
+  auto r = testing::run_cli(
+      {"run", scenario.string(), "--out", out.string(), "--quiet", "--seed", seed});
   EXPECT_EQ(r.code, 0) << r.err;
   return testing::read_file(out / "summary.json") + testing::read_file(out / "jobs.csv") +
          testing::read_file(out / "timeseries.csv");

@@ -22,8 +22,8 @@ inline fs::path source_dir() {
 }
 
 inline fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() /
-                     ("gpumux_e2e_" + name + "_" + std::to_string(::getpid()));
+  const fs::path d =
+      fs::temp_directory_path() / ("gpumux_e2e_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;

@@ -10,7 +10,8 @@ namespace {
 
 TEST(Examples, EveryExampleValidatesAndRuns) {
   int seen = 0;
-  for (const auto& entry : testing::fs::directory_iterator(testing::source_dir() / "scenarios/examples")) {
+  for (const auto& entry :
+       testing::fs::directory_iterator(testing::source_dir() / "scenarios/examples")) {
     if (entry.path().extension() != ".json") continue;
     ++seen;
     const auto v = testing::run_cli({"validate", entry.path().string()});
@@ -24,8 +25,13 @@ TEST(Examples, EveryExampleValidatesAndRuns) {
 double overhead_of(const std::vector<std::string>& extra) {
   const auto dir = testing::temp_dir("pingpong");
   std::vector<std::string> args = {
-      "run", (testing::source_dir() / "scenarios/examples/timeslice_pingpong.json").string(),
-      "--out", dir.string(), "--quiet", "--set", "trace.generator.jobs=600"};
+      "run",
+      (testing::source_dir() / "scenarios/examples/timeslice_pingpong.json").string(),
+      "--out",
+      dir.string(),
+      "--quiet",
+      "--set",
+      "trace.generator.jobs=600"};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto r = testing::run_cli(args);
   EXPECT_EQ(r.code, 0) << r.err;

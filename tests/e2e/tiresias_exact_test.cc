@@ -71,7 +71,8 @@ TEST(TiresiasExact, EveryStartAndFinishMatchesTheHandDerivation) {
     "scheduler": {"queue": "fifo", "placement": "first-fit"},
     "trace": {"file": ")" + trace + R"(", "format": "tiresias"}
   })");
-  const auto r = testing::run_cli({"run", scenario.string(), "--out", (dir / "out").string(), "--quiet"});
+  const auto r =
+      testing::run_cli({"run", scenario.string(), "--out", (dir / "out").string(), "--quiet"});
   ASSERT_EQ(r.code, 0) << r.err;
 
   const auto jobs = read_tiresias(trace);

@@ -22,7 +22,9 @@ struct Recorder : EngineObserver {
   std::map<std::string, Record> jobs;
   std::vector<std::string> unfinished;
   double max_busy = 0.0;
-  void on_job_started(Time now, const ActiveJob& j) override { jobs[j.spec.id].start = now.seconds(); }
+  void on_job_started(Time now, const ActiveJob& j) override {
+    jobs[j.spec.id].start = now.seconds();
+  }
   void on_job_finished(Time now, const ActiveJob& j) override {
     jobs[j.spec.id].finish = now.seconds();
   }
@@ -120,16 +122,17 @@ TEST(EngineProperty, RandomWorkloadsKeepInvariants) {
     double t = 0;
     for (int i = 0; i < 200; ++i) {
       t += std::exponential_distribution<double>(0.5)(rng);
-      JobSpec j = job("j" + std::to_string(i), t, 1 << std::uniform_int_distribution<int>(0, 2)(rng),
-                      std::uniform_real_distribution<double>(1, 50)(rng));
+      JobSpec j =
+          job("j" + std::to_string(i), t, 1 << std::uniform_int_distribution<int>(0, 2)(rng),
+              std::uniform_real_distribution<double>(1, 50)(rng));
       j.sm_util = std::uniform_real_distribution<double>(0.05, 1.0)(rng);
       j.memory = MemoryMiB(std::uniform_int_distribution<int>(0, 9000)(rng));
       jobs.push_back(j);
     }
     ExclusiveModel exclusive;
     testing::PairModel pair;
-    for (const SharingModel* model : {static_cast<const SharingModel*>(&exclusive),
-                                      static_cast<const SharingModel*>(&pair)}) {
+    for (const SharingModel* model :
+         {static_cast<const SharingModel*>(&exclusive), static_cast<const SharingModel*>(&pair)}) {
       for (auto policy : {QueuePolicy::kFifo, QueuePolicy::kFifoBackfill}) {
         auto r = simulate(*model, jobs, 2, 4, {}, policy);
         ASSERT_EQ(r.stats.finished, jobs.size()) << "seed " << seed;

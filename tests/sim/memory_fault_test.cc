@@ -53,9 +53,9 @@ TEST(MemoryFault, AllPolicyKillsEveryCoLocatedJobAndLosesWorkSinceCheckpoint) {
   testing::NoMemoryCheckModel model(OomPolicy::kAll, Time::from_seconds(5));
   EngineStats stats;
   // a runs alone from 0 with checkpoints every 30 s; b joins at 50 and memory overflows.
-  auto r = simulate(model,
-                    {with_memory(job("a", 0, 1, 100), 10000, 30), with_memory(job("b", 50, 1, 10), 10000)},
-                    EngineOptions{Time::infinity(), 1, Time::from_seconds(10)}, &stats);
+  auto r = simulate(
+      model, {with_memory(job("a", 0, 1, 100), 10000, 30), with_memory(job("b", 50, 1, 10), 10000)},
+      EngineOptions{Time::infinity(), 1, Time::from_seconds(10)}, &stats);
   ASSERT_FALSE(r.kills["a"].empty());
   EXPECT_DOUBLE_EQ(r.kills["a"][0].at, 50);
   EXPECT_DOUBLE_EQ(r.kills["a"][0].lost_s, 20);  // 50 s done, 30 s checkpointed
@@ -73,9 +73,9 @@ TEST(MemoryFault, AllPolicyKillsEveryCoLocatedJobAndLosesWorkSinceCheckpoint) {
 TEST(MemoryFault, AllocatorPolicyKillsOnlyTheJobWhoseAllocationFailed) {
   testing::NoMemoryCheckModel model(OomPolicy::kAllocator, Time::zero());
   // b cannot fit next to a and dies at once; after the retry delay a is done and b runs alone.
-  auto r = simulate(model,
-                    {with_memory(job("a", 0, 1, 20), 10000), with_memory(job("b", 5, 1, 10), 10000)},
-                    EngineOptions{Time::infinity(), 3, Time::from_seconds(30)});
+  auto r = simulate(
+      model, {with_memory(job("a", 0, 1, 20), 10000), with_memory(job("b", 5, 1, 10), 10000)},
+      EngineOptions{Time::infinity(), 3, Time::from_seconds(30)});
   EXPECT_TRUE(r.kills["a"].empty());
   ASSERT_EQ(r.kills["b"].size(), 1u);
   EXPECT_DOUBLE_EQ(r.kills["b"][0].at, 5);
@@ -88,10 +88,11 @@ TEST(MemoryFault, GpuInFaultRecoveryStartsNothing) {
   testing::NoMemoryCheckModel model(OomPolicy::kAll, Time::from_seconds(5));
   // a and b overflow at 50 and wait 100 s to retry; c arrives at 51 and must wait for the
   // recovery to end at 55.
-  auto r = simulate(model,
-                    {with_memory(job("a", 0, 1, 100), 10000), with_memory(job("b", 50, 1, 10), 10000),
-                     with_memory(job("c", 51, 1, 10), 1000)},
-                    EngineOptions{Time::infinity(), 0, Time::from_seconds(100)});
+  auto r =
+      simulate(model,
+               {with_memory(job("a", 0, 1, 100), 10000), with_memory(job("b", 50, 1, 10), 10000),
+                with_memory(job("c", 51, 1, 10), 1000)},
+               EngineOptions{Time::infinity(), 0, Time::from_seconds(100)});
   EXPECT_DOUBLE_EQ(r.start["c"], 55);
   EXPECT_DOUBLE_EQ(r.finish["c"], 65);
 }

@@ -11,7 +11,9 @@ constexpr double kS = 1e6;  // microseconds per second
 
 // Ramp 0-10 s at 0.5, steady 0.6 from 10 s, spike to 1.0 at 25-30 s, repeating every 20 s
 // from 10 s: 0.6 on [10, 25), 1.0 on [25, 30), 0.6 on [30, 45), 1.0 on [45, 50), ...
-MemoryProfile spiky() { return MemoryProfile("spiky", {{0, 0.5}, {10 * kS, 0.6}, {25 * kS, 1.0}}, 10 * kS, 20 * kS); }
+MemoryProfile spiky() {
+  return MemoryProfile("spiky", {{0, 0.5}, {10 * kS, 0.6}, {25 * kS, 1.0}}, 10 * kS, 20 * kS);
+}
 
 TEST(MemoryProfile, FractionFollowsStepsAndRepeats) {
   const MemoryProfile p = spiky();

@@ -65,7 +65,8 @@ TEST(Reconfiguration, DrainsThenPaysTheDelayThenServesTheNewLayout) {
   Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
   // a (training) runs 0-10 on layout 0; b (inference) arrives at 1 and needs layout 1; c
   // (training) arrives at 2 and would fit layout 0 but must not start on the draining GPU.
-  testing::ListSource source({job("a", 0, 1, 10), inference(job("b", 1, 1, 10)), job("c", 2, 1, 10)});
+  testing::ListSource source(
+      {job("a", 0, 1, 10), inference(job("b", 1, 1, 10)), job("c", 2, 1, 10)});
   Engine engine(cluster, model, scheduler, source);
   Recorder r;
   engine.add_observer(&r);
@@ -74,7 +75,7 @@ TEST(Reconfiguration, DrainsThenPaysTheDelayThenServesTheNewLayout) {
   EXPECT_DOUBLE_EQ(r.start["c"], 30);  // after b (15-25) and a switch back (25-30)
   ASSERT_EQ(r.reconfigured.size(), 2u);
   EXPECT_DOUBLE_EQ(r.reconfigured[0].first, 15);
-  EXPECT_DOUBLE_EQ(r.reconfigured[0].second, 9);  // planned at 1, empty at 10
+  EXPECT_DOUBLE_EQ(r.reconfigured[0].second, 9);   // planned at 1, empty at 10
   EXPECT_DOUBLE_EQ(r.reconfigured[1].second, 10);  // planned at 15 for c, b runs until 25
   EXPECT_EQ(stats.reconfigurations, 2u);
   EXPECT_EQ(stats.finished, 3u);

@@ -20,15 +20,18 @@ MemoryProfileConfig parse(const nlohmann::json& j, const std::string& base = "")
 
 TEST(MemoryProfileLibrary, ParametricRampThenPeriodicSpikes) {
   const auto c = parse({{"profiles",
-                         {{{"name", "p"}, {"ramp_s", 40}, {"steady_fraction", 0.5},
-                           {"spike_period_s", 100}, {"spike_s", 10}}}}});
+                         {{{"name", "p"},
+                           {"ramp_s", 40},
+                           {"steady_fraction", 0.5},
+                           {"spike_period_s", 100},
+                           {"spike_s", 10}}}}});
   ASSERT_EQ(c.profiles.size(), 1u);
   const MemoryProfile& p = *c.profiles[0];
-  EXPECT_DOUBLE_EQ(p.fraction_at(0), 0.1);           // ramp: 1/5 of steady
-  EXPECT_DOUBLE_EQ(p.fraction_at(35e6), 0.4);        // last ramp step
-  EXPECT_DOUBLE_EQ(p.fraction_at(40e6), 0.5);        // steady
-  EXPECT_DOUBLE_EQ(p.fraction_at(131e6), 1.0);       // spike: 40 + 90 .. 40 + 100
-  EXPECT_DOUBLE_EQ(p.fraction_at(141e6), 0.5);       // next period
+  EXPECT_DOUBLE_EQ(p.fraction_at(0), 0.1);      // ramp: 1/5 of steady
+  EXPECT_DOUBLE_EQ(p.fraction_at(35e6), 0.4);   // last ramp step
+  EXPECT_DOUBLE_EQ(p.fraction_at(40e6), 0.5);   // steady
+  EXPECT_DOUBLE_EQ(p.fraction_at(131e6), 1.0);  // spike: 40 + 90 .. 40 + 100
+  EXPECT_DOUBLE_EQ(p.fraction_at(141e6), 0.5);  // next period
   EXPECT_DOUBLE_EQ(p.fraction_at(40e6 + 7 * 100e6 + 95e6), 1.0);
   EXPECT_DOUBLE_EQ(c.fraction_of_jobs, 1.0);
 }
@@ -59,11 +62,15 @@ TEST(MemoryProfileLibrary, BadProfilesNameThePlace) {
               HasSubstr("field 'steady_fraction'"));
   EXPECT_THAT(input_error_message([] {
                 parse({{"profiles",
-                        {{{"name", "x"}, {"steady_fraction", 0.5}, {"spike_period_s", 10},
+                        {{{"name", "x"},
+                          {"steady_fraction", 0.5},
+                          {"spike_period_s", 10},
                           {"spike_s", 20}}}}});
               }),
               HasSubstr("field 'spike_s'"));
-  EXPECT_THAT(input_error_message([] { parse({{"library", "/nonexistent/lib.json"}}); }),
+  EXPECT_THAT(input_error_message([] {
+                parse({{"library", "/nonexistent/lib.json"}});
+              }),
               HasSubstr("cannot open"));
 }
 
@@ -80,10 +87,10 @@ class Fixed : public JobSource {
 };
 
 TEST(MemoryProfileLibrary, AssignsProfilesToTheRequestedShareOfJobs) {
-  const auto c = parse({{"profiles",
-                         {{{"name", "a"}, {"steady_fraction", 0.5}},
-                          {{"name", "b"}, {"steady_fraction", 0.7}}}},
-                        {"fraction_of_jobs", 0.25}});
+  const auto c = parse(
+      {{"profiles",
+        {{{"name", "a"}, {"steady_fraction", 0.5}}, {{"name", "b"}, {"steady_fraction", 0.7}}}},
+       {"fraction_of_jobs", 0.25}});
   Fixed inner;
   ProfileAssigningSource source(inner, c, 7);
   std::map<std::string, int> count;
