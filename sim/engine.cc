@@ -230,7 +230,9 @@ void Engine::maybe_reconfigure(Time now) {
   }
   GpuViewBuilder views(cluster_, jobs_);
   Reconfiguration r;
-  if (!model_.plan_reconfiguration(cluster_, views, jobs_[scheduler_.head()].spec, r)) return;
+  if (!model_.plan_reconfiguration(now, cluster_, views, jobs_[scheduler_.head()].spec, r)) {
+    return;
+  }
   GpuState& gpu = cluster_.gpu(r.gpu);
   if (gpu.draining || gpu.recovering || r.layout < 0 ||
       r.layout >= model_.layout_count(cluster_.device_of(r.gpu))) {

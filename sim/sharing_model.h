@@ -99,8 +99,9 @@ class SharingModel {
   // GPU's layout so that it would. The engine then stops placing jobs on that GPU, waits until
   // it is empty (drain), pays `delay`, and switches it to the new layout. Hysteresis against
   // thrashing is the model's: GpuState records when each GPU was last reconfigured.
-  virtual bool plan_reconfiguration(const Cluster& /*cluster*/, GpuViewBuilder& /*views*/,
-                                    const JobSpec& /*blocked*/, Reconfiguration& /*out*/) const {
+  virtual bool plan_reconfiguration(Time /*now*/, const Cluster& /*cluster*/,
+                                    GpuViewBuilder& /*views*/, const JobSpec& /*blocked*/,
+                                    Reconfiguration& /*out*/) const {
     return false;
   }
 

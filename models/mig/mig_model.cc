@@ -4,6 +4,7 @@
 
 #include "models/mig/instance_rate.h"
 #include "models/mig/profile_selection.h"
+#include "sim/cluster.h"
 
 namespace gpumux {
 
@@ -38,14 +39,43 @@ std::string joined(const std::vector<std::string>& names) {
 
 MigModel::MigModel(JsonObject& p) {
   const bool has_layout = p.has("layout"), has_parted = p.has("mig_parted");
-  if (has_layout == has_parted) {
+  const bool has_candidates = p.has("layouts");
+  if (static_cast<int>(has_layout) + static_cast<int>(has_parted) +
+          static_cast<int>(has_candidates) !=
+      1) {
     throw InputError(p.where(), has_layout ? "mig_parted" : "layout",
-                     has_layout ? "give either layout or mig_parted, not both"
-                                : "a layout is required: 'layout' (a list of MIG profile names) "
-                                  "or 'mig_parted' with 'config'");
+                     "give exactly one of 'layout' (a list of MIG profile names), 'mig_parted' "
+                     "with 'config', or 'layouts' (candidate layouts for repartitioning)");
   }
   std::string layout_source;
-  if (has_layout) {
+  if (has_candidates) {
+    source_ = Source::kCandidates;
+    layout_where_ = p.where("layouts");
+    const nlohmann::json& v = p.raw("layouts");
+    if (!v.is_array() || v.empty()) {
+      throw InputError(layout_where_, "layouts",
+                       "expected a non-empty array of layouts (each a list of profile names; "
+                       "[] = MIG off)");
+    }
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      candidates_.push_back(profile_list(v[i], layout_where_ + "/" + std::to_string(i), "layouts"));
+      layout_source += (layout_source.empty() ? "" : " | ") + joined(candidates_.back());
+    }
+    layout_source = "scenario candidates (" + layout_source + "); starts in the first";
+    if (p.has("repartition")) {
+      JsonObject r = p.object("repartition");
+      reconfiguration_delay_ =
+          Time::from_seconds(r.optional_number("reconfiguration_s", 10.0, 0.0, 1e6));
+      reset_delay_ = Time::from_seconds(r.optional_number("reset_s", 60.0, 0.0, 1e6));
+      hysteresis_ = Time::from_seconds(r.optional_number("hysteresis_s", 300.0, 0.0, 1e9));
+      r.finish();
+    } else {
+      p.allow("repartition");
+    }
+    p.allow("config");
+  } else if (has_layout) {
+    p.allow("layouts");
+    p.allow("repartition");
     layout_where_ = p.where("layout");
     const nlohmann::json& v = p.raw("layout");
     if (v.is_object()) {
@@ -68,6 +98,8 @@ MigModel::MigModel(JsonObject& p) {
                        "'config' goes with 'mig_parted', not 'layout'");
     }
   } else {
+    p.allow("layouts");
+    p.allow("repartition");
     source_ = Source::kMigParted;
     const std::string file = p.required_string("mig_parted");
     const std::string config = p.required_string("config");
@@ -81,12 +113,14 @@ MigModel::MigModel(JsonObject& p) {
 
   declared_ = {
       {"layout_entries",
-       static_cast<double>(source_ == Source::kList        ? layout_.size()
-                           : source_ == Source::kPerDevice ? per_device_.size()
-                                                           : mig_parted_.entries.size()),
-       source_ == Source::kList        ? "instances per GPU"
-       : source_ == Source::kPerDevice ? "device types"
-                                       : "mig-parted entries",
+       static_cast<double>(source_ == Source::kList         ? layout_.size()
+                           : source_ == Source::kPerDevice  ? per_device_.size()
+                           : source_ == Source::kCandidates ? candidates_.size()
+                                                            : mig_parted_.entries.size()),
+       source_ == Source::kList         ? "instances per GPU"
+       : source_ == Source::kPerDevice  ? "device types"
+       : source_ == Source::kCandidates ? "candidate layouts"
+                                        : "mig-parted entries",
        layout_source,
        "static MIG layout; offsets placed largest first at the lowest allowed slice"},
       {"compute_aware", compute_aware_ ? 1.0 : 0.0, "bool", aware_source,
@@ -108,12 +142,23 @@ const MigDeviceLayout& MigModel::layout_for(const DeviceProfile& device) const {
   return resolve(device).layout;
 }
 
-const MigModel::Resolved& MigModel::resolve(const DeviceProfile& device) const {
+void MigModel::check_device(const DeviceProfile& device) const {
+  for (int i = 0; i < layout_count(device); ++i) resolve(device, i);
+}
+
+int MigModel::layout_count(const DeviceProfile& device) const {
+  return source_ == Source::kCandidates && device.supports_mig()
+             ? static_cast<int>(candidates_.size())
+             : 1;
+}
+
+const MigModel::Resolved& MigModel::resolve(const DeviceProfile& device, int index) const {
   for (const Resolved& r : resolved_) {
-    if (r.device == device.name) return r;
+    if (r.device == device.name && r.index == index) return r;
   }
   Resolved r;
   r.device = device.name;
+  r.index = index;
   if (!device.supports_mig()) {
     // A whole GPU whatever the configuration says: a cluster-wide layout or mig-parted config
     // also reaches the cluster's GPUs without MIG.
@@ -124,6 +169,10 @@ const MigModel::Resolved& MigModel::resolve(const DeviceProfile& device) const {
     std::string where = layout_where_;
     if (source_ == Source::kList) {
       names = &layout_;
+    } else if (source_ == Source::kCandidates) {
+      const auto& list = candidates_[static_cast<std::size_t>(index)];
+      if (!list.empty()) names = &list;  // [] = MIG off: a whole GPU
+      where += "/" + std::to_string(index);
     } else {
       for (const auto& [name, list] : per_device_) {
         if (name == device.name) {
@@ -247,7 +296,7 @@ bool MigModel::assign(const DeviceProfile& device, std::span<const JobSpec* cons
 }
 
 bool MigModel::admits(const GpuView& gpu, const JobSpec& job) const {
-  const Resolved& r = resolve(gpu.device);
+  const Resolved& r = resolve(gpu.device, gpu.layout);
   if (!r.layout.mig_enabled) {
     return gpu.residents.empty() && job.mig_profile.empty() && job.memory <= gpu.device.memory;
   }
@@ -260,7 +309,7 @@ bool MigModel::admits(const GpuView& gpu, const JobSpec& job) const {
 }
 
 void MigModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const {
-  const Resolved& r = resolve(gpu.device);
+  const Resolved& r = resolve(gpu.device, gpu.layout);
   load.overhead = 0.0;
   if (!r.layout.mig_enabled) {
     std::fill(rates.begin(), rates.end(), 1.0);
@@ -289,6 +338,49 @@ void MigModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoa
     busy += rates[k] * job.sm_util * s.sm_fraction;
   }
   load.useful_busy = std::min(1.0, busy);
+}
+
+bool MigModel::plan_reconfiguration(Time now, const Cluster& cluster, GpuViewBuilder&,
+                                    const JobSpec& blocked, Reconfiguration& out) const {
+  if (source_ != Source::kCandidates || blocked.gpus != 1) return false;
+  // Which layouts would take the job on an empty GPU, per device type (few types, so asking
+  // once per type and layout keeps the scan over GPUs cheap).
+  const auto& devices = cluster.devices();
+  const std::size_t layouts = candidates_.size();
+  empty_fit_.assign(devices.size() * layouts, 0);
+  for (std::size_t d = 0; d < devices.size(); ++d) {
+    for (int l = 0; l < layout_count(devices[d]); ++l) {
+      const GpuView empty{devices[d], {}, MemoryMiB(0), {}, l};
+      empty_fit_[d * layouts + static_cast<std::size_t>(l)] = admits(empty, blocked) ? 1 : 0;
+    }
+  }
+  // The GPU that drains soonest (fewest residents), lowest index on ties; skip GPUs changed
+  // within the hysteresis window, and GPUs not taking jobs (draining, recovering).
+  bool found = false;
+  std::size_t best_residents = 0;
+  for (GpuIndex g = 0; g < cluster.gpu_count(); ++g) {
+    const GpuState& gpu = cluster.gpu(g);
+    const DeviceProfile& device = cluster.device_of(g);
+    if (!device.supports_mig() || !gpu.available || gpu.draining) continue;
+    if (now - gpu.last_reconfigured < hysteresis_) continue;
+    if (found && gpu.residents.size() >= best_residents) continue;
+    for (int l = 0; l < layout_count(device); ++l) {
+      if (l == gpu.layout || !empty_fit_[static_cast<std::size_t>(gpu.device) * layouts +
+                                         static_cast<std::size_t>(l)]) {
+        continue;
+      }
+      // Toggling MIG mode needs a GPU reset on Ampere (GPU-FACTS "MIG").
+      const bool toggles = candidates_[static_cast<std::size_t>(l)].empty() !=
+                           candidates_[static_cast<std::size_t>(gpu.layout)].empty();
+      const bool reset = toggles && device.architecture == "ampere";
+      out = Reconfiguration{g, l, reset ? reset_delay_ : reconfiguration_delay_};
+      best_residents = gpu.residents.size();
+      found = true;
+      break;
+    }
+    if (found && best_residents == 0) break;
+  }
+  return found;
 }
 
 }  // namespace gpumux

@@ -60,7 +60,10 @@ class MigModel : public SharingModel {
   bool admits(const GpuView& gpu, const JobSpec& job) const override;
   void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;
   std::vector<ModelParameter> parameters() const override { return declared_; }
-  void check_device(const DeviceProfile& device) const override { layout_for(device); }
+  void check_device(const DeviceProfile& device) const override;
+  int layout_count(const DeviceProfile& device) const override;
+  bool plan_reconfiguration(Time now, const Cluster& cluster, GpuViewBuilder& views,
+                            const JobSpec& blocked, Reconfiguration& out) const override;
 
   // The layout this model gives every GPU of type `device`, validated against its MIG table.
   // Resolved once per device name and cached (device names identify profiles within a run).
@@ -78,25 +81,33 @@ class MigModel : public SharingModel {
  private:
   struct Resolved {
     std::string device;
+    int index = 0;
     MigDeviceLayout layout;
     std::vector<int> profile;  // per instance: index into the device's mig_profiles
     std::vector<int> by_size;  // instance indices, smallest first
   };
 
-  const Resolved& resolve(const DeviceProfile& device) const;
+  // The layout `index` (GpuView::layout; 0 unless repartitioning) of `device`.
+  const Resolved& resolve(const DeviceProfile& device, int index = 0) const;
   bool fits(const DeviceProfile& device, const MigProfile& profile, const JobSpec& job) const;
   bool augment(const DeviceProfile& device, const Resolved& r, std::span<const JobSpec* const> jobs,
                int j, std::span<int> instance_of) const;
   bool assign_resolved(const DeviceProfile& device, const Resolved& r,
                        std::span<const JobSpec* const> jobs, std::span<int> instance_of) const;
 
-  enum class Source { kList, kPerDevice, kMigParted };
+  enum class Source { kList, kPerDevice, kMigParted, kCandidates };
   Source source_ = Source::kList;
   std::vector<std::string> layout_;                                           // kList
   std::vector<std::pair<std::string, std::vector<std::string>>> per_device_;  // kPerDevice
   MigPartedConfig mig_parted_;                                                // kMigParted
   std::string layout_where_;  // where the layout was given, for errors
   bool compute_aware_ = false;
+  // Dynamic repartitioning (`layouts` + `repartition`): candidate layouts of every MIG GPU.
+  std::vector<std::vector<std::string>> candidates_;
+  Time reconfiguration_delay_ = Time::from_seconds(10);
+  Time reset_delay_ = Time::from_seconds(60);
+  Time hysteresis_ = Time::from_seconds(300);
+  mutable std::vector<std::uint8_t> empty_fit_;  // scratch: per layout, an empty GPU admits
   std::vector<ModelParameter> declared_;
 
   // Cache and scratch: resolved layouts by device name; matching state sized up front so that
