@@ -75,9 +75,9 @@ TEST(MigModel, Parameters) {
 
 TEST(MigModel, ParameterErrors) {
   EXPECT_THAT(error_of(nlohmann::json::object()),
-              HasSubstr("s.json#/sharing/params: field 'layout': a layout is required"));
+              HasSubstr("s.json#/sharing/params: field 'layout': give exactly one of"));
   EXPECT_THAT(error_of({{"layout", {"7g.80gb"}}, {"mig_parted", "x.yaml"}, {"config", "c"}}),
-              HasSubstr("not both"));
+              HasSubstr("give exactly one of"));
   EXPECT_THAT(error_of({{"layout", "7g.80gb"}}),
               HasSubstr("s.json#/sharing/params/layout: field 'layout': expected a list"));
   EXPECT_THAT(error_of({{"layout", {"7g.80gb", 3}}}),
