@@ -39,30 +39,17 @@ std::vector<MpsGridCase> make_mps_grid(int count, std::uint64_t seed, double int
 MpsGridError compare_mps_on_grid(const std::vector<MpsGridCase>& grid,
                                  const MpsReferenceConfig& reference) {
   MpsGridError e;
-  double sum = 0.0;
   for (std::size_t c = 0; c < grid.size(); ++c) {
     MpsReferenceConfig cfg = reference;
     cfg.params = grid[c].params;
     cfg.seed = reference.seed + c;
     const MpsReferenceResult ref = simulate_mps_reference(grid[c].jobs, cfg);
     const MpsRates fast = mps_rates(grid[c].jobs, grid[c].params);
-    for (std::size_t i = 0; i < grid[c].jobs.size(); ++i) {
-      const double err = std::abs(ref.rates[i] - fast.rates[i]);
-      sum += err;
-      ++e.rates_compared;
-      if (err > e.max_abs_rate_error) {
-        e.max_abs_rate_error = err;
-        e.worst_case = static_cast<int>(c);
-        e.worst_job = static_cast<int>(i);
-        e.worst_reference = ref.rates[i];
-        e.worst_fast = fast.rates[i];
-      }
-    }
+    e.add_case(static_cast<int>(c), ref.rates, fast.rates);
     e.max_abs_busy_error =
         std::max(e.max_abs_busy_error, std::abs(ref.busy_fraction - fast.busy_fraction));
     e.max_abs_sm_error = std::max(e.max_abs_sm_error, std::abs(ref.sm_fraction - fast.sm_fraction));
   }
-  if (e.rates_compared > 0) e.mean_abs_rate_error = sum / e.rates_compared;
   return e;
 }
 

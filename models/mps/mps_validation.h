@@ -9,6 +9,7 @@
 
 #include "models/mps/mps_params.h"
 #include "models/mps/mps_reference.h"
+#include "models/rate_error.h"
 
 namespace gpumux {
 
@@ -24,15 +25,9 @@ struct MpsGridCase {
 std::vector<MpsGridCase> make_mps_grid(int count, std::uint64_t seed, double interference,
                                        MpsBursts bursts = MpsBursts::kExponential);
 
-struct MpsGridError {
-  double max_abs_rate_error = 0.0;
-  double mean_abs_rate_error = 0.0;
+struct MpsGridError : RateErrorSummary {
   double max_abs_busy_error = 0.0;
   double max_abs_sm_error = 0.0;
-  int worst_case = -1;
-  int worst_job = -1;
-  double worst_reference = 0.0, worst_fast = 0.0;
-  int rates_compared = 0;
 };
 
 // Runs every case through both models (the reference with `reference` settings, its params

@@ -36,31 +36,18 @@ std::vector<GridCase> make_validation_grid(int count, std::uint64_t seed,
 
 GridError compare_on_grid(const std::vector<GridCase>& grid, const ReferenceConfig& reference) {
   GridError e;
-  double sum = 0.0;
   for (std::size_t c = 0; c < grid.size(); ++c) {
     ReferenceConfig cfg = reference;
     cfg.params = grid[c].params;
     cfg.seed = reference.seed + c;
     const ReferenceResult ref = simulate_reference(grid[c].jobs, cfg);
     const TimeSliceRates fast = timeslice_rates(grid[c].jobs, grid[c].params);
-    for (std::size_t i = 0; i < grid[c].jobs.size(); ++i) {
-      const double err = std::abs(ref.rates[i] - fast.rates[i]);
-      sum += err;
-      ++e.rates_compared;
-      if (err > e.max_abs_rate_error) {
-        e.max_abs_rate_error = err;
-        e.worst_case = static_cast<int>(c);
-        e.worst_job = static_cast<int>(i);
-        e.worst_reference = ref.rates[i];
-        e.worst_fast = fast.rates[i];
-      }
-    }
+    e.add_case(static_cast<int>(c), ref.rates, fast.rates);
     e.max_abs_busy_error =
         std::max(e.max_abs_busy_error, std::abs(ref.busy_fraction - fast.busy_fraction));
     e.max_abs_switch_error =
         std::max(e.max_abs_switch_error, std::abs(ref.switch_fraction - fast.switch_fraction));
   }
-  if (e.rates_compared > 0) e.mean_abs_rate_error = sum / e.rates_compared;
   return e;
 }
 

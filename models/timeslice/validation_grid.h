@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/rate_error.h"
 #include "models/timeslice/kernel_reference.h"
 #include "models/timeslice/timeslice_params.h"
 
@@ -23,15 +24,9 @@ struct GridCase {
 std::vector<GridCase> make_validation_grid(int count, std::uint64_t seed,
                                            BurstDistribution distribution);
 
-struct GridError {
-  double max_abs_rate_error = 0.0;
-  double mean_abs_rate_error = 0.0;
+struct GridError : RateErrorSummary {
   double max_abs_busy_error = 0.0;
   double max_abs_switch_error = 0.0;
-  int worst_case = -1;  // index into the grid
-  int worst_job = -1;
-  double worst_reference = 0.0, worst_fast = 0.0;
-  int rates_compared = 0;
 };
 
 // Runs every case through both models (reference with `reference` settings, its params
