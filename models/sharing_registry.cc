@@ -1,6 +1,7 @@
 #include "models/sharing_registry.h"
 
 #include "models/exclusive_model.h"
+#include "models/mig/mig_hybrid_model.h"
 #include "models/mig/mig_model.h"
 #include "models/mps/mps_model.h"
 #include "models/timeslice_model.h"
@@ -14,6 +15,14 @@ std::vector<SharingModelInfo> sharing_models() {
        "MIG: isolated instances from a static layout (scenario or mig-parted file), one job per "
        "instance, roofline rate; GPUs without MIG stay whole",
        R"({"layout": ["3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"]})"},
+      {"mig+mps",
+       "MPS inside MIG instances: one MPS server per instance shares it among jobs (inner MPS "
+       "rates and admission on the instance), instances isolated, faults stay in their instance",
+       R"({"layout": ["3g.20gb", "3g.20gb"], "inner": {"admission": "peak"}})"},
+      {"mig+timeslice",
+       "time-slicing inside MIG instances: jobs of one instance take turns (inner timeslice "
+       "rates and admission on the instance), instances isolated",
+       R"({"layout": ["3g.20gb", "3g.20gb"], "inner": {"admission": "memory"}})"},
       {"mps",
        "MPS: concurrent kernels share SMs (active-thread caps, contention term), no switches; "
        "memory not isolated: optimistic admission can end in out-of-memory cascades"},
@@ -32,6 +41,16 @@ std::unique_ptr<SharingModel> make_sharing_model(const std::string& name, JsonOb
   if (name == "timeslice") return std::make_unique<TimeSliceModel>(params);
   if (name == "mig") return std::make_unique<MigModel>(params);
   if (name == "mps") return std::make_unique<MpsModel>(params);
+  if (name == "mig+mps") {
+    return std::make_unique<MigHybridModel>(name, params, [](JsonObject& p) {
+      return std::unique_ptr<SharingModel>(std::make_unique<MpsModel>(p));
+    });
+  }
+  if (name == "mig+timeslice") {
+    return std::make_unique<MigHybridModel>(name, params, [](JsonObject& p) {
+      return std::unique_ptr<SharingModel>(std::make_unique<TimeSliceModel>(p));
+    });
+  }
   std::string valid;
   for (const auto& m : sharing_models()) valid += (valid.empty() ? "" : ", ") + m.name;
   throw InputError(where, "model", "unknown sharing model '" + name + "' (valid: " + valid + ")");
