@@ -39,6 +39,8 @@ Cluster::Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes
       g.device = nodes_[n].device;
       g.residents.reserve(kResidentReserve);
       g.rates.reserve(kResidentReserve);
+      g.slots.reserve(kResidentReserve);
+      g.index_in_node = i;
     }
   }
 }
@@ -56,12 +58,13 @@ void Cluster::count_free(const GpuState& gpu, int delta) {
   move_bucket(gpu.node, before, before + delta);
 }
 
-void Cluster::add_resident(GpuIndex g, JobSlot job, MemoryMiB memory) {
+void Cluster::add_resident(GpuIndex g, JobSlot job, MemoryMiB memory, int slot) {
   GpuState& gpu = gpus_[g];
   if (!gpu.available) throw std::logic_error("cluster: job placed on an unavailable GPU");
   if (gpu.free()) count_free(gpu, -1);
   gpu.residents.push_back(job);
   gpu.rates.push_back(1.0);
+  gpu.slots.push_back(slot);
   gpu.memory_used += memory;
 }
 
@@ -78,6 +81,7 @@ void Cluster::remove_resident(GpuIndex g, JobSlot job, MemoryMiB memory) {
   auto it = std::find(gpu.residents.begin(), gpu.residents.end(), job);
   if (it == gpu.residents.end()) throw std::logic_error("cluster: job is not on this GPU");
   gpu.rates.erase(gpu.rates.begin() + (it - gpu.residents.begin()));
+  gpu.slots.erase(gpu.slots.begin() + (it - gpu.residents.begin()));
   gpu.residents.erase(it);
   gpu.memory_used -= memory;
   if (gpu.residents.empty()) {

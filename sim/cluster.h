@@ -31,6 +31,10 @@ struct GpuState {
   int device = 0;
   std::vector<JobSlot> residents;  // in placement order
   std::vector<double> rates;       // rate of each resident on this GPU, same order
+  // The slot each resident holds on this GPU, same order (SharingModel::choose_slot: a MIG
+  // instance; 0 for models without slots). Fixed while the resident stays.
+  std::vector<int> slots;
+  int index_in_node = 0;  // position of the GPU within its node (0-based)
   MemoryMiB memory_used;
   GpuLoad load;
   bool available = true;       // false while recovering from a fault or draining: no new jobs
@@ -61,7 +65,7 @@ class Cluster {
   const DeviceProfile& device_of(GpuIndex g) const { return devices_[gpus_[g].device]; }
   int max_gpus_per_node() const { return max_gpus_per_node_; }
 
-  void add_resident(GpuIndex g, JobSlot job, MemoryMiB memory);
+  void add_resident(GpuIndex g, JobSlot job, MemoryMiB memory, int slot = 0);
   void remove_resident(GpuIndex g, JobSlot job, MemoryMiB memory);
   // A resident's memory in use changed from `before` to `after`.
   void change_memory(GpuIndex g, MemoryMiB before, MemoryMiB after) {

@@ -9,13 +9,27 @@ namespace gpumux {
 
 Engine::Engine(Cluster& cluster, const SharingModel& model, Scheduler& scheduler, JobSource& source,
                EngineOptions options)
-    : cluster_(cluster), model_(model), scheduler_(scheduler), source_(source), options_(options) {
+    : cluster_(cluster),
+      model_(model),
+      scheduler_(scheduler),
+      source_(source),
+      options_(options),
+      start_views_(cluster, jobs_) {
   events_.reserve(cluster_.gpu_count() * 2 + 16);
   gpu_touched_.assign(cluster_.gpu_count(), 0);
   touched_.reserve(cluster_.gpu_count());
   running_.reserve(cluster_.gpu_count());
   gpus_per_device_.assign(cluster_.devices().size(), 0);
-  for (GpuIndex g = 0; g < cluster_.gpu_count(); ++g) ++gpus_per_device_[cluster_.gpu(g).device];
+  for (GpuIndex g = 0; g < cluster_.gpu_count(); ++g) {
+    GpuState& gpu = cluster_.gpu(g);
+    ++gpus_per_device_[gpu.device];
+    const DeviceProfile& device = cluster_.device_of(g);
+    gpu.layout = model_.initial_layout(device, gpu.index_in_node);
+    if (gpu.layout < 0 || gpu.layout >= model_.layout_count(device)) {
+      throw std::logic_error("sharing model '" + std::string(model_.name()) +
+                             "' gave an initial layout out of range");
+    }
+  }
 }
 
 EngineStats Engine::run() {
@@ -195,7 +209,8 @@ void Engine::start(JobSlot slot, std::span<const GpuIndex> gpus) {
   job.current_memory = memory_at(job, done_us(job));
   for (GpuIndex g : gpus) {
     touch(g, now_);
-    cluster_.add_resident(g, slot, job.current_memory);
+    const int held = model_.choose_slot(start_views_.view(g), job.spec);
+    cluster_.add_resident(g, slot, job.current_memory, held);
   }
   job.gpus.assign(gpus.begin(), gpus.end());
   job.phase = JobPhase::kRunning;

@@ -31,6 +31,9 @@ struct GpuView {
   // Empty for a view of an empty GPU.
   std::span<const MemoryMiB> resident_memory = {};
   int layout = 0;  // the GPU's configuration (e.g. MIG partition), see layout_count()
+  // The slot each resident holds (same order; see SharingModel::choose_slot). Empty when the
+  // caller does not track slots (a view built by hand): models then assign slots themselves.
+  std::span<const int> resident_slot = {};
 };
 
 // A model's request to change one GPU's layout (see SharingModel::plan_reconfiguration).
@@ -44,6 +47,13 @@ struct Reconfiguration {
 struct GpuLoad {
   double useful_busy = 0.0;  // SMs busy with residents' kernels, [0, 1]
   double overhead = 0.0;     // lost to sharing (e.g. context switches), [0, 1 - useful_busy]
+};
+
+// One slot of a GPU's layout (a MIG instance), as reports see it.
+struct SlotInfo {
+  std::string_view name;   // e.g. the MIG profile "3g.40gb"; valid as long as the model
+  int compute_slices = 0;  // the slot's share of the GPU, in the device's compute slices
+  MemoryMiB memory;        // memory the slot's jobs may use
 };
 
 // A model parameter, declared by the model with its value, unit and where the value came from,
@@ -86,6 +96,19 @@ class SharingModel {
     return false;
   }
 
+  // Called when the engine places `job` on a GPU that `admits` accepted (`gpu` shows the GPU
+  // before the job joins): the slot the job holds there for as long as it stays, e.g. the MIG
+  // instance it runs in. Later views list it in GpuView::resident_slot. A running process cannot
+  // move, so a model with slots decides admission and rates from the residents' slots. Models
+  // without slots keep the default.
+  virtual int choose_slot(const GpuView& /*gpu*/, const JobSpec& /*job*/) const { return 0; }
+
+  // The layout (see layout_count) GPU number `index_in_node` of a node of `device` starts in,
+  // e.g. a per-GPU-index MIG configuration. Must be in [0, layout_count(device)).
+  virtual int initial_layout(const DeviceProfile& /*device*/, int /*index_in_node*/) const {
+    return 0;
+  }
+
   // Checks that the model can run on `device` as configured (e.g. a MIG layout valid for its
   // profile table); throws InputError naming the parameter. Called for every device of a
   // cluster before a run, so that configuration errors never surface mid-run.
@@ -102,6 +125,20 @@ class SharingModel {
   virtual bool plan_reconfiguration(Time /*now*/, const Cluster& /*cluster*/,
                                     GpuViewBuilder& /*views*/, const JobSpec& /*blocked*/,
                                     Reconfiguration& /*out*/) const {
+    return false;
+  }
+
+  // Slots a GPU of `device` in `layout` is split into (MIG instances), for slot metrics
+  // (slice utilization, fragmentation). 0: the GPU is not split (MIG off, or a model without
+  // slots); slot_info and slot_fits are then never asked.
+  virtual int slot_count(const DeviceProfile& /*device*/, int /*layout*/) const { return 0; }
+  // Precondition for both: 0 <= slot < slot_count(device, layout).
+  virtual SlotInfo slot_info(const DeviceProfile& /*device*/, int /*layout*/, int /*slot*/) const {
+    return {};
+  }
+  // Whether `job` could run in `slot` were the slot empty (profile, memory, compute).
+  virtual bool slot_fits(const DeviceProfile& /*device*/, int /*layout*/, int /*slot*/,
+                         const JobSpec& /*job*/) const {
     return false;
   }
 

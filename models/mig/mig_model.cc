@@ -1,6 +1,7 @@
 #include "models/mig/mig_model.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "models/mig/instance_rate.h"
 #include "models/mig/profile_selection.h"
@@ -109,6 +110,23 @@ MigModel::MigModel(JsonObject& p) {
   }
   compute_aware_ = p.optional_bool("compute_aware", false);
   const std::string aware_source = p.has("compute_aware") ? "scenario" : "default";
+  const std::string strategy = p.optional_string("strategy", "auto");
+  const std::string strategy_source = p.has("strategy") ? "scenario" : "default";
+  if (strategy == "auto") {
+    strategy_ = MigStrategy::kAuto;
+  } else if (strategy == "mixed") {
+    strategy_ = MigStrategy::kMixed;
+  } else if (strategy == "single") {
+    strategy_ = MigStrategy::kSingle;
+  } else {
+    throw InputError(p.where("strategy"), "strategy",
+                     "unknown strategy '" + strategy + "' (valid: auto, mixed, single)");
+  }
+  if (strategy_ == MigStrategy::kSingle && source_ == Source::kCandidates) {
+    throw InputError(p.where("strategy"), "strategy",
+                     "'single' gives every GPU of a node the same layout, which repartitioning "
+                     "one GPU at a time ('layouts') would break; use 'auto' or 'mixed'");
+  }
   p.finish();
 
   declared_ = {
@@ -125,6 +143,9 @@ MigModel::MigModel(JsonObject& p) {
        "static MIG layout; offsets placed largest first at the lowest allowed slice"},
       {"compute_aware", compute_aware_ ? 1.0 : 0.0, "bool", aware_source,
        "1: a job without a requested profile also needs an instance with the SMs it occupies"},
+      {"strategy", static_cast<double>(strategy_), "0 auto, 1 mixed, 2 single", strategy_source,
+       "how jobs find instances: auto (gpumux picks the smallest fitting instance), mixed / "
+       "single (Kubernetes device-plugin strategies: placement blind to memory)"},
       {"jobs_per_instance", 1.0, "jobs", "model (static MIG: one job per GPU instance)",
        "each job holds one whole instance; memory is a hard per-instance limit"},
       {"bandwidth_demand", 1.0, "x sm_util x sm_share",
@@ -147,9 +168,56 @@ void MigModel::check_device(const DeviceProfile& device) const {
 }
 
 int MigModel::layout_count(const DeviceProfile& device) const {
-  return source_ == Source::kCandidates && device.supports_mig()
-             ? static_cast<int>(candidates_.size())
-             : 1;
+  if (!device.supports_mig()) return 1;
+  if (source_ == Source::kCandidates) return static_cast<int>(candidates_.size());
+  if (source_ == Source::kMigParted) return static_cast<int>(parted_for(device).distinct.size());
+  return 1;
+}
+
+int MigModel::initial_layout(const DeviceProfile& device, int index_in_node) const {
+  if (source_ != Source::kMigParted || !device.supports_mig()) return 0;
+  const std::vector<int>& by_index = parted_for(device).by_index;
+  return by_index[std::min(static_cast<std::size_t>(std::max(index_in_node, 0)),
+                           by_index.size() - 1)];
+}
+
+const MigPartedIndexLayouts& MigModel::parted_for(const DeviceProfile& device) const {
+  for (const auto& [name, layouts] : parted_) {
+    if (name == device.name) return layouts;
+  }
+  MigPartedIndexLayouts layouts = mig_parted_index_layouts(mig_parted_, device);
+  if (strategy_ == MigStrategy::kSingle && layouts.distinct.size() > 1) {
+    throw InputError(mig_parted_.file, "mig-configs." + mig_parted_.name,
+                     "strategy 'single' needs every GPU of a " + device.name +
+                         " node split the same way, but GPU indices get different layouts");
+  }
+  parted_.emplace_back(device.name, std::move(layouts));
+  return parted_.back().second;
+}
+
+const MigDeviceLayout& MigModel::layout_at(const DeviceProfile& device, int layout) const {
+  return resolve(device, layout).layout;
+}
+
+const MigProfile& MigModel::instance_profile(const DeviceProfile& device, int layout,
+                                             int instance) const {
+  const Resolved& r = resolve(device, layout);
+  return device.mig_profiles[static_cast<std::size_t>(r.profile[static_cast<std::size_t>(instance)])];
+}
+
+int MigModel::slot_count(const DeviceProfile& device, int layout) const {
+  const Resolved& r = resolve(device, layout);
+  return r.layout.mig_enabled ? static_cast<int>(r.layout.instances.size()) : 0;
+}
+
+SlotInfo MigModel::slot_info(const DeviceProfile& device, int layout, int slot) const {
+  const MigProfile& p = instance_profile(device, layout, slot);
+  return SlotInfo{p.name, p.compute_slices, p.memory};
+}
+
+bool MigModel::slot_fits(const DeviceProfile& device, int layout, int slot,
+                         const JobSpec& job) const {
+  return job.gpus == 1 && fits(device, instance_profile(device, layout, slot), job);
 }
 
 const MigModel::Resolved& MigModel::resolve(const DeviceProfile& device, int index) const {
@@ -163,7 +231,7 @@ const MigModel::Resolved& MigModel::resolve(const DeviceProfile& device, int ind
     // A whole GPU whatever the configuration says: a cluster-wide layout or mig-parted config
     // also reaches the cluster's GPUs without MIG.
   } else if (source_ == Source::kMigParted) {
-    r.layout = mig_parted_uniform_layout(mig_parted_, device);
+    r.layout = parted_for(device).distinct[static_cast<std::size_t>(index)];
   } else {
     const std::vector<std::string>* names = nullptr;
     std::string where = layout_where_;
@@ -195,6 +263,13 @@ const MigModel::Resolved& MigModel::resolve(const DeviceProfile& device, int ind
   for (const MigInstanceSpec& inst : r.layout.instances) {
     r.profile.push_back(mig_profile_index(device, inst.profile));
     r.by_size.push_back(static_cast<int>(r.by_size.size()));
+    if (strategy_ == MigStrategy::kSingle && inst.profile != r.layout.instances.front().profile) {
+      throw InputError(source_ == Source::kMigParted ? mig_parted_.file : layout_where_, "layout",
+                       "strategy 'single' advertises every instance of a GPU as one "
+                       "nvidia.com/gpu, so a layout may use one profile only; " +
+                           device.name + " gets " + inst.profile + " and " +
+                           r.layout.instances.front().profile);
+    }
   }
   std::stable_sort(r.by_size.begin(), r.by_size.end(), [&](int a, int b) {
     const MigProfile& pa = device.mig_profiles[static_cast<std::size_t>(r.profile[a])];
@@ -211,9 +286,22 @@ const MigModel::Resolved& MigModel::resolve(const DeviceProfile& device, int ind
 
 bool MigModel::fits(const DeviceProfile& device, const MigProfile& profile,
                     const JobSpec& job) const {
-  if (!job.mig_profile.empty())
-    return job.mig_profile == profile.name && job.memory <= profile.memory;
-  return instance_fits(device, profile, job, compute_aware_);
+  switch (strategy_) {
+    case MigStrategy::kAuto:
+      if (!job.mig_profile.empty())
+        return job.mig_profile == profile.name && job.memory <= profile.memory;
+      return instance_fits(device, profile, job, compute_aware_);
+    case MigStrategy::kMixed:  // only a nvidia.com/mig-<profile> request lands on an instance
+      return job.mig_profile == profile.name;
+    case MigStrategy::kSingle:  // nvidia.com/gpu; a named profile acts as a node selector
+      return job.mig_profile.empty() || job.mig_profile == profile.name;
+  }
+  return false;
+}
+
+bool MigModel::fits_whole_gpu(const DeviceProfile& device, const JobSpec& job) const {
+  if (!job.mig_profile.empty()) return false;  // a MIG request never lands on a whole GPU
+  return strategy_ != MigStrategy::kAuto || job.memory <= device.memory;
 }
 
 bool MigModel::augment(const DeviceProfile& device, const Resolved& r,
@@ -295,13 +383,40 @@ bool MigModel::assign(const DeviceProfile& device, std::span<const JobSpec* cons
   return assign_resolved(device, r, jobs, instance_of);
 }
 
+int MigModel::free_fitting_instance(const GpuView& gpu, const Resolved& r,
+                                    const JobSpec& job) const {
+  for (int i : r.by_size) {
+    if (std::find(gpu.resident_slot.begin(), gpu.resident_slot.end(), i) !=
+        gpu.resident_slot.end()) {
+      continue;
+    }
+    if (fits(gpu.device, instance_profile_of(gpu.device, r, i), job)) return i;
+  }
+  return -1;
+}
+
+const MigProfile& MigModel::instance_profile_of(const DeviceProfile& device, const Resolved& r,
+                                                int instance) const {
+  return device.mig_profiles[static_cast<std::size_t>(r.profile[static_cast<std::size_t>(instance)])];
+}
+
+int MigModel::choose_slot(const GpuView& gpu, const JobSpec& job) const {
+  const Resolved& r = resolve(gpu.device, gpu.layout);
+  if (!r.layout.mig_enabled) return 0;
+  const int i = free_fitting_instance(gpu, r, job);
+  if (i < 0) throw std::logic_error("mig: a job was placed where no free instance fits it");
+  return i;
+}
+
 bool MigModel::admits(const GpuView& gpu, const JobSpec& job) const {
   const Resolved& r = resolve(gpu.device, gpu.layout);
-  if (!r.layout.mig_enabled) {
-    return gpu.residents.empty() && job.mig_profile.empty() && job.memory <= gpu.device.memory;
-  }
+  if (!r.layout.mig_enabled) return gpu.residents.empty() && fits_whole_gpu(gpu.device, job);
   if (job.gpus != 1) return false;
   if (gpu.residents.size() + 1 > r.layout.instances.size()) return false;
+  // Residents hold their instances (a running process cannot move): a free one must fit.
+  if (gpu.resident_slot.size() == gpu.residents.size() && !gpu.residents.empty()) {
+    return free_fitting_instance(gpu, r, job) >= 0;
+  }
   jobs_.assign(gpu.residents.begin(), gpu.residents.end());
   jobs_.push_back(&job);
   instance_of_.resize(jobs_.size());
@@ -318,10 +433,14 @@ void MigModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoa
   }
   const DeviceProfile& d = gpu.device;
   instance_of_.resize(gpu.residents.size());
-  // Residents this model admitted always have an assignment (a subset of an assignable set is
-  // assignable). Residents placed without admission that find no instance are costed as if in
-  // the smallest instance of the layout.
-  assign_resolved(d, r, gpu.residents, instance_of_);
+  if (gpu.resident_slot.size() == gpu.residents.size()) {
+    std::copy(gpu.resident_slot.begin(), gpu.resident_slot.end(), instance_of_.begin());
+  } else {
+    // Views without slots: residents this model admitted always have an assignment (a subset of
+    // an assignable set is assignable). Residents placed without admission that find no
+    // instance are costed as if in the smallest instance of the layout.
+    assign_resolved(d, r, gpu.residents, instance_of_);
+  }
   double busy = 0.0;
   for (std::size_t k = 0; k < gpu.residents.size(); ++k) {
     const JobSpec& job = *gpu.residents[k];
@@ -338,6 +457,37 @@ void MigModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoa
     busy += rates[k] * job.sm_util * s.sm_fraction;
   }
   load.useful_busy = std::min(1.0, busy);
+}
+
+bool MigModel::memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
+                            Time& recovery) const {
+  recovery = Time::zero();
+  if (gpu.resident_memory.size() != gpu.residents.size()) return false;
+  const Resolved& r = resolve(gpu.device, gpu.layout);
+  bool any = false;
+  if (!r.layout.mig_enabled) {
+    for (std::size_t k = 0; k < gpu.residents.size(); ++k) {
+      if (gpu.resident_memory[k] > gpu.device.memory) killed[k] = 1, any = true;
+    }
+    return any;
+  }
+  instance_of_.resize(gpu.residents.size());
+  if (gpu.resident_slot.size() == gpu.residents.size()) {
+    std::copy(gpu.resident_slot.begin(), gpu.resident_slot.end(), instance_of_.begin());
+  } else if (!assign_resolved(gpu.device, r, gpu.residents, instance_of_)) {
+    return false;
+  }
+  for (std::size_t k = 0; k < gpu.residents.size(); ++k) {
+    const int i = instance_of_[k];
+    if (i < 0) continue;
+    // The instance's memory is all the process can allocate: past it, its own allocation
+    // fails; the other instances' memory is fenced off and never notices.
+    if (gpu.resident_memory[k] > instance_profile_of(gpu.device, r, i).memory) {
+      killed[k] = 1;
+      any = true;
+    }
+  }
+  return any;
 }
 
 bool MigModel::plan_reconfiguration(Time now, const Cluster& cluster, GpuViewBuilder&,

@@ -10,35 +10,41 @@
 // - `mig_parted` + `config`: a mig-parted YAML file (models/mig/mig_parted.h) and the name of the
 //   config in it to apply; the path is used as given (the scenario resolves it);
 // - `compute_aware` (default false): a job that requests no profile also needs an instance with
-//   the SMs it occupies (models/mig/profile_selection.h).
+//   the SMs it occupies (models/mig/profile_selection.h);
+// - `strategy` (default "auto"): "auto", or the Kubernetes device-plugin strategies "mixed" and
+//   "single" (see MigStrategy below).
 // A layout is checked against a device when the model first meets it (layout_for), throwing
 // InputError at the parameter (or the mig-parted file's line) when it is invalid there.
 //
 // A GPU with MIG off (a device without MIG support, whatever the configuration says; a device
 // type missing from a per-device `layout`; `mig-enabled: false` or no entry in the mig-parted
-// config) is a whole GPU: one job, gang or not, whose peak memory fits the device and that
-// requests no MIG profile, at rate 1 (as `exclusive`).
+// config) is a whole GPU: one job, gang or not, that requests no MIG profile (and, under `auto`,
+// whose peak memory fits the device),
+// at rate 1 (as `exclusive`).
+//
+// A mig-parted config may give GPU indices different layouts (e.g. GPUs 0-3 split, 4-7 whole):
+// each distinct layout is one of layout_count(device), and initial_layout gives every GPU the
+// one of its index in the node.
 //
 // On a GPU in MIG mode:
 // - admission: the job is not a gang (gang jobs cannot span instances: no NCCL/P2P across MIG
-//   instances) and the residents plus the job can each be given a distinct instance it fits:
-//   its requested profile when it names one (and whose memory holds it), else any instance whose
-//   memory holds its peak (and SMs, when compute-aware). Memory is a hard per-instance limit: a
-//   job larger than every instance is never admitted.
-// - assignment (deterministic, recomputed on every call since the model is stateless): jobs in
-//   order of needed memory, descending (the requested profile's memory, else the peak), ties in
-//   resident order; each takes the smallest free instance that fits it (memory, compute slices,
-//   memory slices, start offset). When that greedy pass leaves a job out, augmenting paths
-//   (bipartite matching) complete it, so admission says yes exactly when an assignment exists.
+//   instances) and some instance no resident holds fits it (`fits`, by strategy: see
+//   MigStrategy). Residents keep the instance they were given (GpuView::resident_slot): a
+//   running process cannot move, so a job may wait although a reshuffle would make room.
+// - slot (choose_slot): the smallest free instance that fits (memory, compute slices, memory
+//   slices, start offset).
 // - rates: each job runs at mig_instance_rate in its instance (models/mig/instance_rate.h); jobs
 //   in different instances never interfere. GpuLoad.useful_busy = sum over jobs of rate x sm_util
 //   x instance SMs / device SMs (the busy share of the whole GPU's SMs); overhead = 0.
-// Caveat of statelessness: the assignment is a function of the current residents, so when jobs
-// arrive or leave, a resident may be costed in another instance that fits it (a real process
-// cannot move). Instances of one profile are interchangeable; a move between profiles of equal
-// memory (e.g. 1g.10gb and 2g.10gb on A100-40GB) can change its rate.
+// - memory: a resident whose memory in use passes its instance's memory dies alone
+//   (memory_fault). Under `auto` admission checks the peak, so only the Kubernetes strategies,
+//   blind to memory, let that happen.
+// Views without slots (built by hand, or an empty GPU) are answered by matching instead: jobs in
+// order of needed memory, descending, each to the smallest free instance that fits, completed by
+// augmenting paths (bipartite matching), so admission says yes exactly when an assignment exists.
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <span>
 #include <string>
@@ -50,6 +56,19 @@
 #include "sim/sharing_model.h"
 
 namespace gpumux {
+
+// How jobs find instances (`strategy`):
+// - auto: gpumux places a job in the smallest free instance that holds its peak memory (and SMs
+//   when compute-aware), or the requested profile when it names one and that profile holds it;
+// - mixed (Kubernetes device plugin `mixed`): each instance is a `nvidia.com/mig-<profile>`
+//   resource; only a job naming that profile lands on it; a job naming none requests
+//   `nvidia.com/gpu` and runs on whole (MIG-off) GPUs only. The scheduler does not see memory:
+//   a job larger than its instance is placed anyway and dies of out-of-memory there;
+// - single (Kubernetes `single`): every MIG GPU of a node is split into one profile, every
+//   instance advertised as `nvidia.com/gpu`; a job naming a profile goes only to GPUs split into
+//   that profile (a node selector on the product label), others take any instance or whole GPU,
+//   again blind to memory.
+enum class MigStrategy : std::uint8_t { kAuto, kMixed, kSingle };
 
 class MigModel : public SharingModel {
  public:
@@ -64,6 +83,30 @@ class MigModel : public SharingModel {
   int layout_count(const DeviceProfile& device) const override;
   bool plan_reconfiguration(Time now, const Cluster& cluster, GpuViewBuilder& views,
                             const JobSpec& blocked, Reconfiguration& out) const override;
+  // The smallest free instance (no resident holds it) that fits the job; 0 on a whole GPU.
+  int choose_slot(const GpuView& gpu, const JobSpec& job) const override;
+  // mig-parted configs that give GPU indices different layouts: the index's layout.
+  int initial_layout(const DeviceProfile& device, int index_in_node) const override;
+  // A resident whose memory in use passes its own instance's memory dies alone (no recovery
+  // delay: the other instances never notice). Whole GPUs: a resident past the device's memory.
+  bool memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
+                    Time& recovery) const override;
+  // Slots are the instances of the layout (none on a whole GPU).
+  int slot_count(const DeviceProfile& device, int layout) const override;
+  SlotInfo slot_info(const DeviceProfile& device, int layout, int slot) const override;
+  bool slot_fits(const DeviceProfile& device, int layout, int slot,
+                 const JobSpec& job) const override;
+
+  // Layout `layout` of `device` (GpuView::layout), validated; mig_enabled false for a whole GPU.
+  const MigDeviceLayout& layout_at(const DeviceProfile& device, int layout) const;
+  // The profile of instance `instance` of that layout. Precondition: 0 <= instance <
+  // slot_count(device, layout).
+  const MigProfile& instance_profile(const DeviceProfile& device, int layout, int instance) const;
+  // Whether a job may run in an instance of `profile` under the model's rules (requested
+  // profile, memory, compute-aware SMs, and the Kubernetes strategy).
+  bool fits(const DeviceProfile& device, const MigProfile& profile, const JobSpec& job) const;
+  // Whether a job may run on a whole (MIG-off) GPU of `device` under the strategy.
+  bool fits_whole_gpu(const DeviceProfile& device, const JobSpec& job) const;
 
   // The layout this model gives every GPU of type `device`, validated against its MIG table.
   // Resolved once per device name and cached (device names identify profiles within a run).
@@ -89,7 +132,12 @@ class MigModel : public SharingModel {
 
   // The layout `index` (GpuView::layout; 0 unless repartitioning) of `device`.
   const Resolved& resolve(const DeviceProfile& device, int index = 0) const;
-  bool fits(const DeviceProfile& device, const MigProfile& profile, const JobSpec& job) const;
+  // Per-GPU-index layouts of a mig-parted config for `device`, cached by device name.
+  const MigPartedIndexLayouts& parted_for(const DeviceProfile& device) const;
+  const MigProfile& instance_profile_of(const DeviceProfile& device, const Resolved& r,
+                                        int instance) const;
+  // The smallest instance no resident holds (GpuView::resident_slot) that fits the job, or -1.
+  int free_fitting_instance(const GpuView& gpu, const Resolved& r, const JobSpec& job) const;
   bool augment(const DeviceProfile& device, const Resolved& r, std::span<const JobSpec* const> jobs,
                int j, std::span<int> instance_of) const;
   bool assign_resolved(const DeviceProfile& device, const Resolved& r,
@@ -102,6 +150,8 @@ class MigModel : public SharingModel {
   MigPartedConfig mig_parted_;                                                // kMigParted
   std::string layout_where_;  // where the layout was given, for errors
   bool compute_aware_ = false;
+  MigStrategy strategy_ = MigStrategy::kAuto;
+  mutable std::deque<std::pair<std::string, MigPartedIndexLayouts>> parted_;  // by device name
   // Dynamic repartitioning (`layouts` + `repartition`): candidate layouts of every MIG GPU.
   std::vector<std::vector<std::string>> candidates_;
   Time reconfiguration_delay_ = Time::from_seconds(10);

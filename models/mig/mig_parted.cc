@@ -326,10 +326,11 @@ std::vector<MigDeviceLayout> mig_parted_layouts(const MigPartedConfig& config,
   return out;
 }
 
-MigDeviceLayout mig_parted_uniform_layout(const MigPartedConfig& config,
-                                          const DeviceProfile& device) {
+MigPartedIndexLayouts mig_parted_index_layouts(const MigPartedConfig& config,
+                                               const DeviceProfile& device) {
   // Indices 0..n-1 are those up to the highest an entry names; index n stands for the GPUs only
-  // `devices: all` entries reach. Without such an entry, nodes are taken to have n GPUs.
+  // `devices: all` entries reach (or none). Without a `devices: all` entry nodes are taken to
+  // have n GPUs, so index n is left out unless no entry names an index at all.
   int n = 0;
   bool all = false;
   for (const MigPartedEntry& e : config.entries) {
@@ -339,16 +340,27 @@ MigDeviceLayout mig_parted_uniform_layout(const MigPartedConfig& config,
   }
   const int count = all || n == 0 ? n + 1 : n;
   const std::vector<MigDeviceLayout> layouts = mig_parted_layouts(config, device, count);
-  for (int i = 1; i < count; ++i) {
-    if (!(layouts[static_cast<std::size_t>(i)] == layouts[0])) {
+  MigPartedIndexLayouts out;
+  for (const MigDeviceLayout& l : layouts) {
+    const auto it = std::find(out.distinct.begin(), out.distinct.end(), l);
+    out.by_index.push_back(static_cast<int>(it - out.distinct.begin()));
+    if (it == out.distinct.end()) out.distinct.push_back(l);
+  }
+  return out;
+}
+
+MigDeviceLayout mig_parted_uniform_layout(const MigPartedConfig& config,
+                                          const DeviceProfile& device) {
+  const MigPartedIndexLayouts l = mig_parted_index_layouts(config, device);
+  for (std::size_t i = 1; i < l.by_index.size(); ++i) {
+    if (l.by_index[i] != l.by_index[0]) {
       throw InputError(config.file, "mig-configs." + config.name,
                        "GPU " + std::to_string(i) + " of a " + device.name +
-                           " node gets a different layout than GPU 0 (or none); gpumux applies "
-                           "one layout to every GPU of a device type, since a sharing model is "
-                           "not told a GPU's index in its node");
+                           " node gets a different layout than GPU 0 (or none); this needs one "
+                           "layout for every GPU of the device type");
     }
   }
-  return layouts[0];
+  return l.distinct.front();
 }
 
 }  // namespace gpumux

@@ -71,11 +71,20 @@ const MigPartedEntry* mig_parted_entry_for(const MigPartedConfig& config,
 std::vector<MigDeviceLayout> mig_parted_layouts(const MigPartedConfig& config,
                                                 const DeviceProfile& device, int gpus_per_node);
 
-// One layout for every GPU of `device`: the layouts of GPU indices 0..n-1, n = one past the
-// highest index an entry names, and of the GPUs beyond them when a `devices: all` entry applies,
-// must agree, because a sharing model is not told a GPU's index in its node. Without a `devices:
-// all` entry, nodes are taken to have n GPUs. Throws InputError naming the file and config when
-// the layouts differ.
+// The layouts the config gives the GPUs of `device`, by index in the node: `distinct` lists each
+// different layout once (in order of first use), `by_index[i]` is the layout of GPU i; GPUs past
+// the last index use by_index.back() (the layout `devices: all` entries give them, or MIG off).
+// by_index covers 0..n-1, n = one past the highest index an entry names, plus one more when a
+// `devices: all` entry applies or no entry names an index. Throws as mig_parted_layouts.
+struct MigPartedIndexLayouts {
+  std::vector<MigDeviceLayout> distinct;  // never empty
+  std::vector<int> by_index;              // never empty; values index `distinct`
+};
+MigPartedIndexLayouts mig_parted_index_layouts(const MigPartedConfig& config,
+                                               const DeviceProfile& device);
+
+// One layout for every GPU of `device` (the Kubernetes `single` strategy needs it): throws
+// InputError naming the file and config when GPU indices get different layouts.
 MigDeviceLayout mig_parted_uniform_layout(const MigPartedConfig& config,
                                           const DeviceProfile& device);
 

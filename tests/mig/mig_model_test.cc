@@ -126,9 +126,12 @@ TEST(MigModel, MigPartedFile) {
   const MigModel m = make({{"mig_parted", file}, {"config", "balanced"}});
   EXPECT_EQ(m.layout_for(device("A100-40GB")).instances.size(), 4u);
   EXPECT_EQ(m.parameters()[0].source, "mig-parted " + file + " config balanced");
+  // Per-GPU-index configs: GPUs 0-3 balanced, 4-7 whole.
   const MigModel split = make({{"mig_parted", file}, {"config", "half-mig"}});
-  EXPECT_THAT(input_error_message([&] { split.layout_for(device("A100-40GB")); }),
-              HasSubstr("one layout to every GPU"));
+  const DeviceProfile& a100 = device("A100-40GB");
+  ASSERT_EQ(split.layout_count(a100), 2);
+  EXPECT_EQ(split.layout_at(a100, split.initial_layout(a100, 3)).instances.size(), 4u);
+  EXPECT_FALSE(split.layout_at(a100, split.initial_layout(a100, 4)).mig_enabled);
   EXPECT_THAT(error_of({{"mig_parted", file}, {"config", "nope"}}),
               HasSubstr("no config named 'nope'"));
 }

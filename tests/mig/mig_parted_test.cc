@@ -123,7 +123,12 @@ TEST(MigParted, ExampleA100File) {
   EXPECT_TRUE(per_gpu[3].mig_enabled);
   EXPECT_FALSE(per_gpu[4].mig_enabled);
   EXPECT_THAT(input_error_message([&] { mig_parted_uniform_layout(split, d); }),
-              HasSubstr("one layout to every GPU"));
+              HasSubstr("one layout for every GPU"));
+  const MigPartedIndexLayouts by_index = mig_parted_index_layouts(split, d);
+  ASSERT_EQ(by_index.distinct.size(), 2u);
+  EXPECT_EQ(by_index.by_index, (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1}));
+  EXPECT_EQ(by_index.distinct[0], per_gpu[0]);
+  EXPECT_EQ(by_index.distinct[1], per_gpu[4]);
   // The A100-40GB names mean other things (or nothing) on other devices.
   EXPECT_THAT(input_error_message([&] {
                 mig_parted_uniform_layout(read_mig_parted(file, "all-1g"), device("A100-80GB"));
