@@ -9,6 +9,7 @@
 
 #include "analysis/atomic_file.h"
 #include "analysis/metrics_collector.h"
+#include "analysis/slot_metrics.h"
 #include "scenarios/trace_opening.h"
 #include "sim/placement.h"
 #include "traces/generator.h"
@@ -90,6 +91,13 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
                            jobs_file ? &jobs_file->stream() : nullptr,
                            series_file ? &series_file->stream() : nullptr);
   engine.add_observer(&metrics);
+  // Only models that split GPUs into slots have slot metrics; other runs' outputs stay as they
+  // were.
+  std::unique_ptr<SlotMetrics> slot_metrics;
+  if (has_slots(cluster, *scenario.model)) {
+    slot_metrics = std::make_unique<SlotMetrics>(cluster, *scenario.model);
+    engine.add_observer(slot_metrics.get());
+  }
   std::unique_ptr<ProgressReporter> progress;
   if (options.progress) {
     progress = std::make_unique<ProgressReporter>(*options.progress);
@@ -133,6 +141,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
         {"end_time_s", report.engine.end_time.seconds()}}},
       {"metrics", metrics.metrics()},
   };
+  if (slot_metrics) report.summary["metrics"]["slots"] = slot_metrics->metrics();
 
   if (options.write_outputs) {
     AtomicFile summary((fs::path(scenario.outputs.dir) / "summary.json").string());
@@ -222,6 +231,31 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
     out << "  out-of-memory events         " << failures["memory_faults"] << "  ("
         << failures["jobs_killed"] << " kills, " << failures["jobs_failed"] << " jobs failed, "
         << fixed(failures["lost_work_gpu_hours"].get<double>(), 1) << " GPU-hours lost)\n";
+  }
+  const auto& reconfigurations = m["reconfigurations"];
+  if (reconfigurations["count"].get<std::uint64_t>() > 0) {
+    out << "  reconfigurations             " << reconfigurations["count"] << "  ("
+        << fixed(reconfigurations["drain_gpu_hours"].get<double>(), 2) << " GPU-hours draining, "
+        << fixed(reconfigurations["reconfiguration_gpu_hours"].get<double>(), 2)
+        << " reconfiguring)\n";
+  }
+  if (m.contains("slots")) {
+    const auto& sl = m["slots"];
+    auto percent = [&](const char* key) { return fixed(100 * sl[key].get<double>(), 1) + " %"; };
+    out << "  slice utilization            " << percent("slice_utilization") << "  (memory "
+        << percent("memory_allocation_share") << "; free " << percent("free_slice_share")
+        << ", unavailable " << percent("unavailable_slice_share") << ")\n";
+    out << "  slice fragmentation          " << percent("fragmentation")
+        << "  (free slices no queued job fits)\n";
+    out << "  fit-blocked jobs             " << sl["fit_blocked"]["jobs"] << "  ("
+        << fixed(sl["fit_blocked"]["wait_job_hours"].get<double>(), 1)
+        << " job-hours queued with free slots, none fitting)\n";
+    std::string occupancy;
+    for (const auto& [name, p] : sl["profiles"].items()) {
+      occupancy += (occupancy.empty() ? "" : ", ") + name + " " +
+                   fixed(100 * p["occupancy"].get<double>(), 1) + " %";
+    }
+    if (!occupancy.empty()) out << "  slot occupancy               " << occupancy << "\n";
   }
   out << "  GPUs in use (mean / peak)    " << fixed(m["mean_allocated_gpus"].get<double>(), 1)
       << " / " << m["peak_allocated_gpus"] << " of " << m["gpus"] << "\n\n";
