@@ -9,9 +9,10 @@ namespace gpumux {
 
 namespace {
 
-// Distinct demands remembered before the cache starts over: traces with continuous memory or
-// SM shares have a demand per job, while the signatures they map to stay few.
-constexpr std::size_t kMaxCachedDemands = std::size_t{1} << 16;
+// Distinct demands remembered before the cache starts over. Traces with continuous memory or SM
+// shares have a demand per job (the signatures they map to stay few): a small cache stays fast
+// for them, and traces with few distinct demands hit it every time.
+constexpr std::size_t kMaxCachedDemands = 4096;
 
 constexpr double kMicrosecondsPerHour = 3.6e9;
 
@@ -56,6 +57,18 @@ SlotMetrics::SlotMetrics(const Cluster& cluster, const SharingModel& model)
         if (it == names_.end()) names_.emplace_back(info.name);
         slot.slices = info.compute_slices;
         slot.memory_mib = static_cast<double>(info.memory.mib());
+        slot.kind = static_cast<int>(kinds_.size());
+        for (std::size_t k = 0; k < kinds_.size(); ++k) {
+          const ClassSlot& same = slots_[static_cast<std::size_t>(kinds_[k].index)];
+          if (kinds_[k].device == c.device && same.name == slot.name &&
+              same.slices == slot.slices && same.memory_mib == slot.memory_mib) {
+            slot.kind = static_cast<int>(k);
+            break;
+          }
+        }
+        if (slot.kind == static_cast<int>(kinds_.size())) {
+          kinds_.push_back(SlotKind{c.device, layout, s, static_cast<int>(slots_.size())});
+        }
         slots_.push_back(slot);
       }
       max_slots[d] = std::max(max_slots[d], c.slots);
@@ -143,19 +156,23 @@ void SlotMetrics::update_gpu(GpuIndex g, const GpuState& gpu) {
 int SlotMetrics::signature_of(const JobSpec& job) {
   DemandKey key{job.mig_profile, job.memory.mib(), job.sm_share, job.gpus, job.memory_limit.mib()};
   if (const auto it = demand_cache_.find(key); it != demand_cache_.end()) return it->second;
+  kind_fits_.resize(kinds_.size());
+  for (std::size_t k = 0; k < kinds_.size(); ++k) {
+    const SlotKind& kind = kinds_[k];
+    const DeviceProfile& device = cluster_.devices()[static_cast<std::size_t>(kind.device)];
+    kind_fits_[k] = model_.slot_fits(device, kind.layout, kind.slot, job) ? 1 : 0;
+  }
   std::vector<std::uint8_t> fits(slots_.size() + classes_.size(), 0);
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    fits[i] = kind_fits_[static_cast<std::size_t>(slots_[i].kind)];
+  }
   const std::vector<const JobSpec*> none;
   for (std::size_t ci = 0; ci < classes_.size(); ++ci) {
     const LayoutClass& c = classes_[ci];
+    if (c.slots > 0) continue;
     const DeviceProfile& device = cluster_.devices()[static_cast<std::size_t>(c.device)];
-    if (c.slots == 0) {
-      const GpuView empty{device, none, MemoryMiB(0), {}, c.layout};
-      fits[slots_.size() + ci] = model_.admits(empty, job) ? 1 : 0;
-    }
-    for (int s = 0; s < c.slots; ++s) {
-      fits[static_cast<std::size_t>(c.first_slot + s)] =
-          model_.slot_fits(device, c.layout, s, job) ? 1 : 0;
-    }
+    const GpuView empty{device, none, MemoryMiB(0), {}, c.layout};
+    fits[slots_.size() + ci] = model_.admits(empty, job) ? 1 : 0;
   }
   const auto [it, inserted] = signature_index_.try_emplace(std::string(fits.begin(), fits.end()),
                                                            static_cast<int>(signatures_.size()));

@@ -38,9 +38,10 @@
 // them in O(slots of that GPU). Queued jobs are grouped by fit signature (which slots and which
 // unsplit GPU types would take them), computed once per distinct demand (mig_profile, memory,
 // sm_share, gang size, memory_limit: the fields a slot's fit may depend on) and cached, so the
-// fit check is per distinct signature, never per job and GPU. Shares and fit-blocked states are
-// recomputed from the per-slot counts, O(layouts x slots + signatures), at most once per
-// simulated instant in which something changed.
+// fit check is per distinct signature, never per job and GPU. Slots of the same device, name,
+// slices and memory are taken to fit the same jobs (slot_fits is asked of one of them). Shares and
+// fit-blocked states are recomputed from the per-slot counts, O(layouts x slots + signatures), at
+// most once per simulated instant in which something changed.
 #pragma once
 
 #include <cstdint>
@@ -91,6 +92,7 @@ class SlotMetrics : public EngineObserver {
   };
   struct ClassSlot {
     int name = 0;  // index into names_
+    int kind = 0;  // index into kinds_
     double slices = 0.0;
     double memory_mib = 0.0;
     int busy = 0, free = 0, unavailable = 0;  // GPUs of the class with this slot in each state
@@ -142,6 +144,14 @@ class SlotMetrics : public EngineObserver {
   // Per device: index of its layout 0 in classes_; one more entry ends the last device's.
   std::vector<int> first_class_;
   std::vector<ClassSlot> slots_;
+  // Slots alike (same device, name, slices and memory) answer slot_fits alike: it is asked once
+  // per kind, of the kind's first slot.
+  struct SlotKind {
+    int device = 0, layout = 0, slot = 0;
+    int index = 0;  // into slots_
+  };
+  std::vector<SlotKind> kinds_;
+  std::vector<std::uint8_t> kind_fits_;  // scratch for signature_of
   std::vector<std::string> names_;
 
   // Per GPU: its class, availability and emptiness as last counted, and which slots are busy

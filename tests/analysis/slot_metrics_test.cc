@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -307,7 +307,8 @@ TEST(SlotMetrics, NoSlotsSectionWithoutSlots) {
 // Overhead of the observer: the same runs with and without it, in one process. Not part of the
 // suite (timing); run with
 //   analysis_test --gtest_also_run_disabled_tests --gtest_filter='*Overhead*'
-// GPUMUX_SLOT_BENCH_SCALE (default 10) multiplies the scaled run's nodes, jobs and arrival rate.
+// GPUMUX_SLOT_BENCH_SCALE (default 10) multiplies the scaled run's nodes, jobs and arrival rate;
+// GPUMUX_SLOT_BENCH_REPS (default 3) sets the repetitions (alternated; the best of each is kept).
 double engine_seconds(const Scenario& s, bool with_slots, std::uint64_t& events) {
   GeneratedJobs source(s.trace.generator, s.seed);
   Cluster cluster(s.devices, s.nodes);
@@ -318,14 +319,17 @@ double engine_seconds(const Scenario& s, bool with_slots, std::uint64_t& events)
   engine.add_observer(&metrics);
   SlotMetrics slots(cluster, *s.model);
   if (with_slots) engine.add_observer(&slots);
-  const auto t0 = std::chrono::steady_clock::now();
+  // Processor time, not wall time: less sensitive to other work on the machine.
+  const std::clock_t t0 = std::clock();
   events = engine.run().events;
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return static_cast<double>(std::clock() - t0) / CLOCKS_PER_SEC;
 }
 
 TEST(SlotMetricsOverhead, DISABLED_MisoCompareWithAndWithout) {
   const char* env = std::getenv("GPUMUX_SLOT_BENCH_SCALE");
   const int k = env ? std::atoi(env) : 10;
+  const char* reps_env = std::getenv("GPUMUX_SLOT_BENCH_REPS");
+  const int reps = reps_env ? std::atoi(reps_env) : 3;
   const std::vector<std::pair<std::string, std::vector<std::string>>> runs = {
       {"mig_miso_compare", {}},
       {"mig_miso_compare x" + std::to_string(k),
@@ -337,7 +341,7 @@ TEST(SlotMetricsOverhead, DISABLED_MisoCompareWithAndWithout) {
     const Scenario s = example("mig_miso_compare.json", sets);
     double best_with = 1e30, best_without = 1e30;
     std::uint64_t events = 0;
-    for (int rep = 0; rep < 3; ++rep) {  // alternated, best of three
+    for (int rep = 0; rep < reps; ++rep) {  // alternated, best of each
       best_without = std::min(best_without, engine_seconds(s, false, events));
       best_with = std::min(best_with, engine_seconds(s, true, events));
     }
