@@ -29,10 +29,11 @@
 // - rejected_by_reason: jobs rejected at arrival because they can never run on this cluster (no
 //   GPU admits them when empty in any layout, gang too large), counted by the engine's reason.
 // - fit_blocked: a queued job is fit-blocked over an interval when some slot is free but no free
-//   slot fits it and no empty available unsplit GPU admits it either (a gang needs several such
-//   GPUs; one is enough here, so a gang waiting for GPUs to empty is not counted: it waits for
-//   capacity, not for a fit). `jobs`: distinct jobs fit-blocked for a positive time;
-//   `wait_job_hours`: the queued time of all jobs while fit-blocked, summed.
+//   slot fits it and no empty available unsplit GPU admits it either. A gang waiting while one
+//   such GPU is empty is not counted (it waits for more GPUs, not for a fit); one waiting while
+//   none is and slots that do not fit it are free is. `jobs`: distinct jobs fit-blocked for a
+//   positive time (once, however often they wait); `wait_job_hours`: the queued time of all jobs
+//   while fit-blocked, summed.
 //
 // Cost: exact, not sampled. Counts are kept per (device, layout, slot); on_gpu_changed updates
 // them in O(slots of that GPU). Queued jobs are grouped by fit signature (which slots and which
