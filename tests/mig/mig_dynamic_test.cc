@@ -80,20 +80,6 @@ TEST(MigDynamic, HysteresisKeepsRecentlyChangedGpusAndMigToggleNeedsAReset) {
   EXPECT_EQ(r.delay, Time::from_seconds(60));  // toggling MIG mode on Ampere: reset
 }
 
-class ListSource : public JobSource {
- public:
-  explicit ListSource(std::vector<JobSpec> jobs) : jobs_(std::move(jobs)) {}
-  bool next(JobSpec& j) override {
-    if (i_ >= jobs_.size()) return false;
-    j = jobs_[i_++];
-    return true;
-  }
-
- private:
-  std::vector<JobSpec> jobs_;
-  std::size_t i_ = 0;
-};
-
 struct Starts : EngineObserver {
   std::map<std::string, double> start;
   int reconfigured = 0;
@@ -111,7 +97,7 @@ TEST(MigDynamic, ABlockedJobWaitsForTheDrainThenRuns) {
   big.id = "big";
   big.submit = Time::from_seconds(1);
   big.runtime = Time::from_seconds(100);
-  ListSource source({small, big});
+  mig_test::ListSource source({small, big});
   Engine engine(c, m, scheduler, source);
   Starts s;
   engine.add_observer(&s);

@@ -36,20 +36,6 @@ JobSpec job(std::string id, int gpus, double runtime_s, std::int64_t memory_mib,
   return j;
 }
 
-class VectorSource : public JobSource {
- public:
-  explicit VectorSource(std::vector<JobSpec> jobs) : jobs_(std::move(jobs)) {}
-  bool next(JobSpec& j) override {
-    if (i_ >= jobs_.size()) return false;
-    j = jobs_[i_++];
-    return true;
-  }
-
- private:
-  std::vector<JobSpec> jobs_;
-  std::size_t i_ = 0;
-};
-
 TEST(MigEngine, StaticBalancedLayoutOnTwoA100_80GB) {
   nlohmann::json params = {{"layout", {"3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"}}};
   JsonObject o(params, "s.json", "/sharing/params");
@@ -65,7 +51,7 @@ TEST(MigEngine, StaticBalancedLayoutOnTwoA100_80GB) {
       job("huge", 1, 10, 50000, 1.0, 0.1),  // larger than every instance
   };
   for (int i = 0; i < 8; ++i) jobs.push_back(job("s" + std::to_string(i), 1, 10, 9000, 1.0, 0.1));
-  VectorSource source(std::move(jobs));
+  mig_test::ListSource source(std::move(jobs));
   Engine engine(cluster, model, scheduler, source);
   Recorder r;
   engine.add_observer(&r);

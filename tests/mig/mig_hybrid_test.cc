@@ -487,20 +487,6 @@ TEST(MigHybrid, PropertyRandomTraffic) {
   }
 }
 
-class VectorSource : public JobSource {
- public:
-  explicit VectorSource(std::vector<JobSpec> jobs) : jobs_(std::move(jobs)) {}
-  bool next(JobSpec& j) override {
-    if (i_ >= jobs_.size()) return false;
-    j = jobs_[i_++];
-    return true;
-  }
-
- private:
-  std::vector<JobSpec> jobs_;
-  std::size_t i_ = 0;
-};
-
 struct Recorder : EngineObserver {
   std::map<std::string, double> finished;
   void on_job_finished(Time now, const ActiveJob& j) override {
@@ -522,7 +508,7 @@ TEST(MigHybrid, EngineRunTimesliceSharesOneInstance) {
     j.runtime = Time::from_seconds(100);
     jobs.push_back(j);
   }
-  VectorSource source(std::move(jobs));
+  mig_test::ListSource source(std::move(jobs));
   Engine engine(cluster, *m, scheduler, source);
   Recorder r;
   engine.add_observer(&r);

@@ -173,20 +173,6 @@ struct Recorder : EngineObserver {
   void on_job_failed(Time, const ActiveJob& j) override { failed.push_back(j.spec.id); }
 };
 
-class VectorSource : public JobSource {
- public:
-  explicit VectorSource(std::vector<JobSpec> jobs) : jobs_(std::move(jobs)) {}
-  bool next(JobSpec& j) override {
-    if (i_ >= jobs_.size()) return false;
-    j = jobs_[i_++];
-    return true;
-  }
-
- private:
-  std::vector<JobSpec> jobs_;
-  std::size_t i_ = 0;
-};
-
 JobSpec job(std::string id, int gpus, std::int64_t memory_mib, std::string profile = "") {
   JobSpec j = mig_test::job(memory_mib, 1.0, 0.1, std::move(profile), gpus);
   j.id = std::move(id);
@@ -197,7 +183,7 @@ JobSpec job(std::string id, int gpus, std::int64_t memory_mib, std::string profi
 Recorder run(const MigModel& model, std::vector<JobSpec> jobs, int gpus = 4) {
   Cluster cluster({device("A100-40GB")}, {NodeSpec{"n0", 0, gpus, 0, true}});
   Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
-  VectorSource source(std::move(jobs));
+  mig_test::ListSource source(std::move(jobs));
   EngineOptions options;
   options.retry_limit = 1;
   Engine engine(cluster, model, scheduler, source, options);

@@ -7,8 +7,12 @@
 #include "models/device_registry.h"
 #include "models/mig/layout.h"
 #include "sim/job.h"
+#include "tests/sim/test_support.h"
 
 namespace gpumux::mig_test {
+
+// A job source over a fixed list (already sorted by submit).
+using gpumux::testing::ListSource;
 
 inline const DeviceProfile& device(const std::string& name) {
   static const DeviceRegistry registry = DeviceRegistry::with_builtins();
