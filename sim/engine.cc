@@ -20,6 +20,7 @@ Engine::Engine(Cluster& cluster, const SharingModel& model, Scheduler& scheduler
   touched_.reserve(cluster_.gpu_count());
   running_.reserve(cluster_.gpu_count());
   gpus_per_device_.assign(cluster_.devices().size(), 0);
+  behind_head_.reserve(kReconfigurationLookahead);
   for (GpuIndex g = 0; g < cluster_.gpu_count(); ++g) {
     GpuState& gpu = cluster_.gpu(g);
     ++gpus_per_device_[gpu.device];
@@ -245,7 +246,13 @@ void Engine::maybe_reconfigure(Time now) {
   }
   GpuViewBuilder views(cluster_, jobs_);
   Reconfiguration r;
-  if (!model_.plan_reconfiguration(now, cluster_, views, jobs_[scheduler_.head()].spec, r)) {
+  behind_head_.clear();
+  const std::size_t last = std::min(scheduler_.queued(), kReconfigurationLookahead + 1);
+  for (std::size_t i = 1; i < last; ++i) {
+    behind_head_.push_back(&jobs_[scheduler_.queued_at(i)].spec);
+  }
+  if (!model_.plan_reconfiguration(now, cluster_, views, jobs_[scheduler_.head()].spec,
+                                   behind_head_, r)) {
     return;
   }
   GpuState& gpu = cluster_.gpu(r.gpu);

@@ -107,7 +107,8 @@ class Engine : private Launcher {
   std::vector<JobSlot> to_kill_;
   int reconfigurations_in_flight_ = 0;
   std::vector<std::size_t> gpus_per_device_;
-  GpuViewBuilder start_views_;  // views for choose_slot when a job starts
+  GpuViewBuilder start_views_;               // views for choose_slot when a job starts
+  std::vector<const JobSpec*> behind_head_;  // queued jobs after the head, for reconfiguration
 };
 
 }  // namespace gpumux

@@ -88,8 +88,8 @@ class GpuViewBuilder {
       scratch_.push_back(&jobs_[s].spec);
       memory_.push_back(jobs_[s].current_memory);
     }
-    return GpuView{cluster_.device_of(g), scratch_, gpu.memory_used, memory_, gpu.layout,
-                   gpu.slots};
+    return GpuView{
+        cluster_.device_of(g), scratch_, gpu.memory_used, memory_, gpu.layout, gpu.slots};
   }
 
  private:

@@ -47,6 +47,8 @@ class Scheduler {
   std::size_t queued() const { return queue_.size(); }
   // The job at the head of the queue. Precondition: queued() > 0.
   JobSlot head() const { return queue_.front(); }
+  // The i-th queued job (0 = head). Precondition: i < queued().
+  JobSlot queued_at(std::size_t i) const { return queue_[i]; }
   const PlacementPolicy& placement() const { return *placement_; }
   QueuePolicy policy() const { return policy_; }
 

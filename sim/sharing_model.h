@@ -36,6 +36,9 @@ struct GpuView {
   std::span<const int> resident_slot = {};
 };
 
+// Queued jobs behind the head that SharingModel::plan_reconfiguration is shown.
+inline constexpr std::size_t kReconfigurationLookahead = 64;
+
 // A model's request to change one GPU's layout (see SharingModel::plan_reconfiguration).
 struct Reconfiguration {
   std::uint32_t gpu = 0;
@@ -118,12 +121,15 @@ class SharingModel {
   // without per-GPU configurations have one.
   virtual int layout_count(const DeviceProfile& /*device*/) const { return 1; }
 
-  // Asked after a scheduling pass when the queue's head fits nowhere: may propose to change one
-  // GPU's layout so that it would. The engine then stops placing jobs on that GPU, waits until
-  // it is empty (drain), pays `delay`, and switches it to the new layout. Hysteresis against
-  // thrashing is the model's: GpuState records when each GPU was last reconfigured.
+  // Asked after a scheduling pass when the queue's head (`blocked`) fits nowhere: may propose to
+  // change one GPU's layout so that it would. `behind` lists the jobs queued after the head, in
+  // queue order, at most kReconfigurationLookahead of them (the demand a new layout should
+  // serve). The engine then stops placing jobs on that GPU, waits until it is empty (drain),
+  // pays `delay`, and switches it to the new layout. Hysteresis against thrashing is the
+  // model's: GpuState records when each GPU was last reconfigured.
   virtual bool plan_reconfiguration(Time /*now*/, const Cluster& /*cluster*/,
                                     GpuViewBuilder& /*views*/, const JobSpec& /*blocked*/,
+                                    std::span<const JobSpec* const> /*behind*/,
                                     Reconfiguration& /*out*/) const {
     return false;
   }

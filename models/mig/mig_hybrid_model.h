@@ -112,8 +112,9 @@ class MigHybridModel : public SharingModel {
   void check_device(const DeviceProfile& device) const override;
   int layout_count(const DeviceProfile& device) const override { return mig_.layout_count(device); }
   bool plan_reconfiguration(Time now, const Cluster& cluster, GpuViewBuilder& views,
-                            const JobSpec& blocked, Reconfiguration& out) const override {
-    return mig_.plan_reconfiguration(now, cluster, views, blocked, out);
+                            const JobSpec& blocked, std::span<const JobSpec* const> behind,
+                            Reconfiguration& out) const override {
+    return mig_.plan_reconfiguration(now, cluster, views, blocked, behind, out);
   }
   int slot_count(const DeviceProfile& device, int layout) const override {
     return mig_.slot_count(device, layout);

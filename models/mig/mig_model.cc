@@ -49,6 +49,7 @@ MigModel::MigModel(JsonObject& p) {
                      "with 'config', or 'layouts' (candidate layouts for repartitioning)");
   }
   std::string layout_source;
+  bool repartition_given = false;
   if (has_candidates) {
     source_ = Source::kCandidates;
     layout_where_ = p.where("layouts");
@@ -63,12 +64,15 @@ MigModel::MigModel(JsonObject& p) {
       layout_source += (layout_source.empty() ? "" : " | ") + joined(candidates_.back());
     }
     layout_source = "scenario candidates (" + layout_source + "); starts in the first";
-    if (p.has("repartition")) {
+    repartition_given = p.has("repartition");
+    if (repartition_given) {
       JsonObject r = p.object("repartition");
       reconfiguration_delay_ =
           Time::from_seconds(r.optional_number("reconfiguration_s", 10.0, 0.0, 1e6));
       reset_delay_ = Time::from_seconds(r.optional_number("reset_s", 60.0, 0.0, 1e6));
       hysteresis_ = Time::from_seconds(r.optional_number("hysteresis_s", 300.0, 0.0, 1e9));
+      lookahead_ = static_cast<int>(
+          r.optional_int("lookahead", 32, 0, static_cast<std::int64_t>(kReconfigurationLookahead)));
       r.finish();
     } else {
       p.allow("repartition");
@@ -152,6 +156,17 @@ MigModel::MigModel(JsonObject& p) {
        "assumption (no bandwidth field in traces; models/mig/README.md)",
        "a job's memory-bandwidth demand as a fraction of the GPU's, for the roofline rate"},
   };
+  if (source_ == Source::kCandidates) {
+    const std::string src = repartition_given ? "scenario" : "default";
+    declared_.push_back({"repartition.reconfiguration_s", reconfiguration_delay_.seconds(), "s",
+                         src, "time to destroy and create instances once a GPU is empty"});
+    declared_.push_back({"repartition.reset_s", reset_delay_.seconds(), "s", src,
+                         "time instead when MIG mode toggles on Ampere (GPU reset)"});
+    declared_.push_back({"repartition.hysteresis_s", hysteresis_.seconds(), "s", src,
+                         "a GPU is not changed again within this time"});
+    declared_.push_back({"repartition.lookahead", static_cast<double>(lookahead_), "jobs", src,
+                         "queued jobs behind the head a new layout is chosen for"});
+  }
   jobs_.reserve(kScratch);
   order_.reserve(kScratch);
   instance_of_.reserve(kScratch);
@@ -202,7 +217,8 @@ const MigDeviceLayout& MigModel::layout_at(const DeviceProfile& device, int layo
 const MigProfile& MigModel::instance_profile(const DeviceProfile& device, int layout,
                                              int instance) const {
   const Resolved& r = resolve(device, layout);
-  return device.mig_profiles[static_cast<std::size_t>(r.profile[static_cast<std::size_t>(instance)])];
+  return device
+      .mig_profiles[static_cast<std::size_t>(r.profile[static_cast<std::size_t>(instance)])];
 }
 
 int MigModel::slot_count(const DeviceProfile& device, int layout) const {
@@ -397,7 +413,8 @@ int MigModel::free_fitting_instance(const GpuView& gpu, const Resolved& r,
 
 const MigProfile& MigModel::instance_profile_of(const DeviceProfile& device, const Resolved& r,
                                                 int instance) const {
-  return device.mig_profiles[static_cast<std::size_t>(r.profile[static_cast<std::size_t>(instance)])];
+  return device
+      .mig_profiles[static_cast<std::size_t>(r.profile[static_cast<std::size_t>(instance)])];
 }
 
 int MigModel::choose_slot(const GpuView& gpu, const JobSpec& job) const {
@@ -490,22 +507,50 @@ bool MigModel::memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
   return any;
 }
 
+int MigModel::jobs_served(const DeviceProfile& device, int layout, const JobSpec& head,
+                          std::span<const JobSpec* const> behind) const {
+  const Resolved& r = resolve(device, layout);
+  const GpuView empty{device, {}, MemoryMiB(0), {}, layout};
+  if (!r.layout.mig_enabled) return admits(empty, head) ? 1 : 0;  // a whole GPU: one job
+  taken_.assign(r.layout.instances.size(), 0);
+  int served = 0;
+  const std::size_t n = std::min(behind.size(), static_cast<std::size_t>(lookahead_));
+  for (std::size_t k = 0; k <= n; ++k) {
+    const JobSpec& job = k == 0 ? head : *behind[k - 1];
+    if (job.gpus != 1) continue;
+    for (int i : r.by_size) {
+      const auto ui = static_cast<std::size_t>(i);
+      if (taken_[ui] != 0 || !fits(device, instance_profile_of(device, r, i), job)) continue;
+      taken_[ui] = 1;
+      ++served;
+      break;
+    }
+  }
+  return served;
+}
+
 bool MigModel::plan_reconfiguration(Time now, const Cluster& cluster, GpuViewBuilder&,
-                                    const JobSpec& blocked, Reconfiguration& out) const {
+                                    const JobSpec& blocked, std::span<const JobSpec* const> behind,
+                                    Reconfiguration& out) const {
   if (source_ != Source::kCandidates || blocked.gpus != 1) return false;
-  // Which layouts would take the job on an empty GPU, per device type (few types, so asking
-  // once per type and layout keeps the scan over GPUs cheap).
+  // Per device type and layout (few of each, so the scan over GPUs stays cheap): whether an
+  // empty GPU in it would take the head, and how many of the waiting jobs it would start.
   const auto& devices = cluster.devices();
   const std::size_t layouts = candidates_.size();
   empty_fit_.assign(devices.size() * layouts, 0);
+  served_.assign(devices.size() * layouts, 0);
   for (std::size_t d = 0; d < devices.size(); ++d) {
     for (int l = 0; l < layout_count(devices[d]); ++l) {
       const GpuView empty{devices[d], {}, MemoryMiB(0), {}, l};
-      empty_fit_[d * layouts + static_cast<std::size_t>(l)] = admits(empty, blocked) ? 1 : 0;
+      const std::size_t at = d * layouts + static_cast<std::size_t>(l);
+      empty_fit_[at] = admits(empty, blocked) ? 1 : 0;
+      served_[at] = jobs_served(devices[d], l, blocked, behind);
     }
   }
   // The GPU that drains soonest (fewest residents), lowest index on ties; skip GPUs changed
-  // within the hysteresis window, and GPUs not taking jobs (draining, recovering).
+  // within the hysteresis window, GPUs not taking jobs (draining, recovering), and GPUs whose
+  // current layout would take the head once the right instance frees (draining them cannot be
+  // quicker than waiting for that instance).
   bool found = false;
   std::size_t best_residents = 0;
   for (GpuIndex g = 0; g < cluster.gpu_count(); ++g) {
@@ -514,21 +559,28 @@ bool MigModel::plan_reconfiguration(Time now, const Cluster& cluster, GpuViewBui
     if (!device.supports_mig() || !gpu.available || gpu.draining) continue;
     if (now - gpu.last_reconfigured < hysteresis_) continue;
     if (found && gpu.residents.size() >= best_residents) continue;
+    const std::size_t row = static_cast<std::size_t>(gpu.device) * layouts;
+    const std::size_t current = row + static_cast<std::size_t>(gpu.layout);
+    // The layout that starts the most waiting jobs; the earlier candidate on ties.
+    int target = -1;
     for (int l = 0; l < layout_count(device); ++l) {
-      if (l == gpu.layout || !empty_fit_[static_cast<std::size_t>(gpu.device) * layouts +
-                                         static_cast<std::size_t>(l)]) {
-        continue;
-      }
-      // Toggling MIG mode needs a GPU reset on Ampere (GPU-FACTS "MIG").
-      const bool toggles = candidates_[static_cast<std::size_t>(l)].empty() !=
-                           candidates_[static_cast<std::size_t>(gpu.layout)].empty();
-      const bool reset = toggles && device.architecture == "ampere";
-      out = Reconfiguration{g, l, reset ? reset_delay_ : reconfiguration_delay_};
-      best_residents = gpu.residents.size();
-      found = true;
-      break;
+      const std::size_t at = row + static_cast<std::size_t>(l);
+      if (l == gpu.layout || empty_fit_[at] == 0) continue;
+      if (target < 0 || served_[at] > served_[row + static_cast<std::size_t>(target)]) target = l;
     }
-    if (found && best_residents == 0) break;
+    if (target < 0) continue;
+    if (empty_fit_[current] != 0 &&
+        served_[row + static_cast<std::size_t>(target)] <= served_[current]) {
+      continue;
+    }
+    // Toggling MIG mode needs a GPU reset on Ampere (GPU-FACTS "MIG").
+    const bool toggles = candidates_[static_cast<std::size_t>(target)].empty() !=
+                         candidates_[static_cast<std::size_t>(gpu.layout)].empty();
+    const bool reset = toggles && device.architecture == "ampere";
+    out = Reconfiguration{g, target, reset ? reset_delay_ : reconfiguration_delay_};
+    best_residents = gpu.residents.size();
+    found = true;
+    if (best_residents == 0) break;
   }
   return found;
 }

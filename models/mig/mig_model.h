@@ -39,6 +39,16 @@
 // - memory: a resident whose memory in use passes its instance's memory dies alone
 //   (memory_fault). Under `auto` admission checks the peak, so only the Kubernetes strategies,
 //   blind to memory, let that happen.
+// Repartitioning (`layouts`: candidate layouts, `[]` = MIG off; every MIG GPU starts in the
+// first; `repartition`: {reconfiguration_s 10, reset_s 60, hysteresis_s 300, lookahead 32}):
+// when the queue's head fits nowhere, plan_reconfiguration picks the GPU with the fewest
+// residents among those that take jobs, were not changed within the hysteresis window, and
+// whose current layout could not take the head even when empty (otherwise waiting for the right
+// instance beats draining the GPU); its new layout is, among the candidates that take the head,
+// the one that would start the most of the head and the next `lookahead` queued jobs at once
+// (each in the smallest free instance it fits), the earlier candidate on ties. The delay is
+// reset_s when MIG mode toggles on Ampere, else reconfiguration_s.
+//
 // Views without slots (built by hand, or an empty GPU) are answered by matching instead: jobs in
 // order of needed memory, descending, each to the smallest free instance that fits, completed by
 // augmenting paths (bipartite matching), so admission says yes exactly when an assignment exists.
@@ -81,8 +91,10 @@ class MigModel : public SharingModel {
   std::vector<ModelParameter> parameters() const override { return declared_; }
   void check_device(const DeviceProfile& device) const override;
   int layout_count(const DeviceProfile& device) const override;
+  // Dynamic repartitioning (`layouts`): see "Repartitioning" above.
   bool plan_reconfiguration(Time now, const Cluster& cluster, GpuViewBuilder& views,
-                            const JobSpec& blocked, Reconfiguration& out) const override;
+                            const JobSpec& blocked, std::span<const JobSpec* const> behind,
+                            Reconfiguration& out) const override;
   // The smallest free instance (no resident holds it) that fits the job; 0 on a whole GPU.
   int choose_slot(const GpuView& gpu, const JobSpec& job) const override;
   // mig-parted configs that give GPU indices different layouts: the index's layout.
@@ -136,6 +148,10 @@ class MigModel : public SharingModel {
   const MigPartedIndexLayouts& parted_for(const DeviceProfile& device) const;
   const MigProfile& instance_profile_of(const DeviceProfile& device, const Resolved& r,
                                         int instance) const;
+  // How many of `head` and the first lookahead_ jobs of `behind` an empty GPU in `layout` would
+  // start at once (each in the smallest free instance it fits, in queue order).
+  int jobs_served(const DeviceProfile& device, int layout, const JobSpec& head,
+                  std::span<const JobSpec* const> behind) const;
   // The smallest instance no resident holds (GpuView::resident_slot) that fits the job, or -1.
   int free_fitting_instance(const GpuView& gpu, const Resolved& r, const JobSpec& job) const;
   bool augment(const DeviceProfile& device, const Resolved& r, std::span<const JobSpec* const> jobs,
@@ -157,7 +173,10 @@ class MigModel : public SharingModel {
   Time reconfiguration_delay_ = Time::from_seconds(10);
   Time reset_delay_ = Time::from_seconds(60);
   Time hysteresis_ = Time::from_seconds(300);
+  int lookahead_ = 32;  // waiting jobs behind the head a target layout is scored on
   mutable std::vector<std::uint8_t> empty_fit_;  // scratch: per layout, an empty GPU admits
+  mutable std::vector<int> served_;              // scratch: per layout, jobs_served
+  mutable std::vector<std::uint8_t> taken_;      // scratch: instances taken in jobs_served
   std::vector<ModelParameter> declared_;
 
   // Cache and scratch: resolved layouts by device name; matching state sized up front so that

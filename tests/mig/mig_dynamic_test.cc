@@ -58,13 +58,48 @@ TEST(MigDynamic, PlansTheEmptiestGpuAndALayoutThatFits) {
   c.add_resident(2, e, MemoryMiB(3000));
   c.add_resident(2, f, MemoryMiB(3000));
   Reconfiguration r;
-  ASSERT_TRUE(m.plan_reconfiguration(Time::from_seconds(1000), c, views, job(15000), r));
+  ASSERT_TRUE(m.plan_reconfiguration(Time::from_seconds(1000), c, views, job(15000), {}, r));
   EXPECT_EQ(r.gpu, 1u);
   EXPECT_EQ(r.layout, 1);  // the first candidate that takes the job: 4g.20gb + 3g.20gb
   EXPECT_EQ(r.delay, Time::from_seconds(10));
   // Gangs never get a MIG layout planned for them.
   EXPECT_FALSE(
-      m.plan_reconfiguration(Time::from_seconds(1000), c, views, job(15000, 1, 1, "", 2), r));
+      m.plan_reconfiguration(Time::from_seconds(1000), c, views, job(15000, 1, 1, "", 2), {}, r));
+}
+
+TEST(MigDynamic, TheNewLayoutIsTheOneThatStartsTheMostWaitingJobs) {
+  // Candidates that take a 15 GB head: 4g.20gb + 3g.20gb (two instances) and MIG off (one
+  // job); the balanced 3g + 2g + 2x1g also takes it and starts four jobs.
+  const nlohmann::json params = {{"layouts",
+                                  {mig_test::times(7, "1g.5gb"),
+                                   {"4g.20gb", "3g.20gb"},
+                                   nlohmann::json::array(),
+                                   {"3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"}}},
+                                 {"repartition", {{"hysteresis_s", 0}, {"lookahead", 4}}}};
+  JsonObject o(params, "s.json", "/sharing/params");
+  const MigModel m(o);
+  Cluster c = a100_cluster(1);
+  JobTable jobs;
+  GpuViewBuilder views(c, jobs);
+  Reconfiguration r;
+  // Alone, the head is served equally by 4g+3g and balanced (one job): the earlier candidate.
+  ASSERT_TRUE(m.plan_reconfiguration(Time::from_seconds(10), c, views, job(15000), {}, r));
+  EXPECT_EQ(r.layout, 1);
+  // With small jobs waiting behind it, balanced starts four of them at once.
+  const JobSpec small = job(3000);
+  const JobSpec* behind[] = {&small, &small, &small, &small, &small};
+  ASSERT_TRUE(m.plan_reconfiguration(Time::from_seconds(10), c, views, job(15000), behind, r));
+  EXPECT_EQ(r.layout, 3);
+  // A GPU whose layout takes the head once the right instance frees is left alone unless
+  // another layout starts more of the queue. Balanced with small jobs waiting: nothing better.
+  c.gpu(0).layout = 3;
+  EXPECT_FALSE(m.plan_reconfiguration(Time::from_seconds(10), c, views, job(15000), behind, r));
+  // With large jobs waiting, 4g+3g starts two of them where balanced starts one.
+  const JobSpec large = job(15000);
+  const JobSpec* large_behind[] = {&large, &large};
+  ASSERT_TRUE(
+      m.plan_reconfiguration(Time::from_seconds(10), c, views, job(15000), large_behind, r));
+  EXPECT_EQ(r.layout, 1);
 }
 
 TEST(MigDynamic, HysteresisKeepsRecentlyChangedGpusAndMigToggleNeedsAReset) {
@@ -74,8 +109,8 @@ TEST(MigDynamic, HysteresisKeepsRecentlyChangedGpusAndMigToggleNeedsAReset) {
   GpuViewBuilder views(c, jobs);
   c.gpu(0).last_reconfigured = Time::from_seconds(500);
   Reconfiguration r;
-  EXPECT_FALSE(m.plan_reconfiguration(Time::from_seconds(900), c, views, job(15000), r));
-  ASSERT_TRUE(m.plan_reconfiguration(Time::from_seconds(1200), c, views, job(30000), r));
+  EXPECT_FALSE(m.plan_reconfiguration(Time::from_seconds(900), c, views, job(15000), {}, r));
+  ASSERT_TRUE(m.plan_reconfiguration(Time::from_seconds(1200), c, views, job(30000), {}, r));
   EXPECT_EQ(r.layout, 2);                      // only MIG off holds 30000 MiB
   EXPECT_EQ(r.delay, Time::from_seconds(60));  // toggling MIG mode on Ampere: reset
 }

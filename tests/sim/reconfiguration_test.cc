@@ -27,7 +27,7 @@ class KindLayoutModel : public SharingModel {
   }
   int layout_count(const DeviceProfile&) const override { return 2; }
   bool plan_reconfiguration(Time, const Cluster& cluster, GpuViewBuilder&, const JobSpec& blocked,
-                            Reconfiguration& out) const override {
+                            std::span<const JobSpec* const>, Reconfiguration& out) const override {
     for (GpuIndex g = 0; g < cluster.gpu_count(); ++g) {
       const GpuState& gpu = cluster.gpu(g);
       if (gpu.layout != layout_for(blocked) && !gpu.draining && gpu.available) {

@@ -76,8 +76,8 @@ TEST(EngineSlots, AJobKeepsItsSlotWhileOthersComeAndGo) {
   Engine engine(cluster, model, scheduler, source);
   const EngineStats stats = engine.run();
   EXPECT_EQ(stats.finished, 5u);
-  EXPECT_EQ(model.chosen, (std::map<std::string, int>{{"a", 0}, {"b", 1}, {"c", 2}, {"d", 0},
-                                                      {"e", 1}}));
+  EXPECT_EQ(model.chosen,
+            (std::map<std::string, int>{{"a", 0}, {"b", 1}, {"c", 2}, {"d", 0}, {"e", 1}}));
   EXPECT_EQ(model.bad_views, 0) << "every view shows each resident in the seat it was given";
 }
 
