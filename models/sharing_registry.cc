@@ -12,8 +12,9 @@ std::vector<SharingModelInfo> sharing_models() {
   return {
       {"exclusive", "one job per GPU at full speed; the baseline for savings"},
       {"mig",
-       "MIG: isolated instances from a static layout (scenario or mig-parted file), one job per "
-       "instance, roofline rate; GPUs without MIG stay whole",
+       "MIG: isolated instances from a static layout (scenario, per-index mig-parted file) or "
+       "repartitioned among candidates; one job per instance, held while it runs; roofline rate; "
+       "Kubernetes mixed/single strategies; GPUs without MIG stay whole",
        R"({"layout": ["3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"]})"},
       {"mig+mps",
        "MPS inside MIG instances: one MPS server per instance shares it among jobs (inner MPS "
