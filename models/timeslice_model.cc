@@ -106,6 +106,16 @@ bool TimeSliceModel::admits(const GpuView& gpu, const JobSpec& job) const {
   return gpu.memory_used + job.memory <= gpu.device.memory;
 }
 
+double TimeSliceModel::gpu_room(const GpuView& gpu) const {
+  if (gpu.residents.size() >= max_jobs_) return -1.0;
+  if (replicas_mode_) return 0.0;
+  return static_cast<double>((gpu.device.memory - gpu.memory_used).mib());
+}
+
+double TimeSliceModel::job_need(const JobSpec& job) const {
+  return replicas_mode_ ? 0.0 : static_cast<double>(job.memory.mib());
+}
+
 void TimeSliceModel::compute_rates(const GpuView& gpu, std::span<double> rates,
                                    GpuLoad& load) const {
   jobs_.clear();

@@ -36,6 +36,11 @@ class TimeSliceModel : public SharingModel {
   bool memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
                     Time& recovery) const override;
   std::vector<ModelParameter> parameters() const override { return declared_; }
+  // Placement pruning: room = free memory in MiB (replicas: 0) while below max_jobs_per_gpu,
+  // else -1; need = the job's peak memory (replicas: 0).
+  bool has_room_bound() const override { return true; }
+  double gpu_room(const GpuView& gpu) const override;
+  double job_need(const JobSpec& job) const override;
 
  private:
   TimeSliceParams params_;

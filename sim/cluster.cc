@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 #include <stdexcept>
 
 namespace gpumux {
@@ -23,6 +24,12 @@ Cluster::Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes
     : devices_(std::move(devices)), nodes_(std::move(nodes)), topology_(topology_nodes(nodes_)) {
   gpus_.resize(topology_.gpu_count());
   empty_per_node_.resize(nodes_.size());
+  while (room_leaves_ < nodes_.size()) room_leaves_ *= 2;
+  room_tree_.assign(2 * room_leaves_, -std::numeric_limits<double>::infinity());
+  for (std::size_t n = 0; n < nodes_.size(); ++n) room_tree_[room_leaves_ + n] = kUnboundedRoom;
+  for (std::size_t i = room_leaves_ - 1; i >= 1; --i) {
+    room_tree_[i] = std::max(room_tree_[2 * i], room_tree_[2 * i + 1]);
+  }
   for (const auto& n : nodes_) max_gpus_per_node_ = std::max(max_gpus_per_node_, n.gpus);
   const std::size_t words = (nodes_.size() + 63) / 64;
   buckets_.assign(max_gpus_per_node_ + 1, std::vector<std::uint64_t>(words, 0));
@@ -74,6 +81,27 @@ void Cluster::set_available(GpuIndex g, bool available) {
   const bool was_free = gpu.free();
   gpu.available = available;
   if (was_free != gpu.free()) count_free(gpu, gpu.free() ? 1 : -1);
+  update_node_room(gpu.node);
+}
+
+void Cluster::set_room(GpuIndex g, double room) {
+  GpuState& gpu = gpus_[g];
+  if (gpu.room == room) return;
+  gpu.room = room;
+  update_node_room(gpu.node);
+}
+
+void Cluster::update_node_room(NodeIndex n) {
+  double most = -std::numeric_limits<double>::infinity();
+  const GpuIndex first = topology_.first_gpu(n);
+  for (int i = 0; i < nodes_[n].gpus; ++i) {
+    const GpuState& gpu = gpus_[first + static_cast<GpuIndex>(i)];
+    if (gpu.available) most = std::max(most, gpu.room);
+  }
+  std::size_t i = room_leaves_ + n;
+  if (room_tree_[i] == most) return;
+  room_tree_[i] = most;
+  for (i /= 2; i >= 1; i /= 2) room_tree_[i] = std::max(room_tree_[2 * i], room_tree_[2 * i + 1]);
 }
 
 void Cluster::remove_resident(GpuIndex g, JobSlot job, MemoryMiB memory) {

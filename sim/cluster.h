@@ -35,6 +35,8 @@ struct GpuState {
   // instance; 0 for models without slots). Fixed while the resident stays.
   std::vector<int> slots;
   int index_in_node = 0;  // position of the GPU within its node (0-based)
+  // Upper bound on what the GPU can still take (SharingModel::gpu_room); set with set_room.
+  double room = kUnboundedRoom;
   MemoryMiB memory_used;
   GpuLoad load;
   bool available = true;       // false while recovering from a fault or draining: no new jobs
@@ -73,6 +75,12 @@ class Cluster {
   }
   // Takes a GPU out of service (fault recovery) or puts it back.
   void set_available(GpuIndex g, bool available);
+  // Sets the GPU's room (SharingModel::gpu_room) and its node's.
+  void set_room(GpuIndex g, double room);
+  // The largest room among the node's available GPUs (-infinity when none is available).
+  double node_room(NodeIndex n) const { return room_tree_[room_leaves_ + n]; }
+  // The largest room of any available GPU of the cluster.
+  double max_room() const { return room_tree_[1]; }
 
   // The free-GPU index (available GPUs with no resident), kept per node.
   int empty_gpus(NodeIndex n) const { return empty_per_node_[n]; }
@@ -91,7 +99,11 @@ class Cluster {
   std::vector<NodeSpec> nodes_;
   Topology topology_;
   std::vector<GpuState> gpus_;
+  void update_node_room(NodeIndex n);
   std::vector<int> empty_per_node_;
+  // Max tree over node rooms: leaves at room_leaves_ + node, parents at i / 2, root at 1.
+  std::size_t room_leaves_ = 1;
+  std::vector<double> room_tree_;
   std::size_t empty_total_ = 0;
   int max_gpus_per_node_ = 0;
   // buckets_[k] is a bitmap over nodes with exactly k empty GPUs: finding a node for a gang of

@@ -30,7 +30,12 @@ Engine::Engine(Cluster& cluster, const SharingModel& model, Scheduler& scheduler
       throw std::logic_error("sharing model '" + std::string(model_.name()) +
                              "' gave an initial layout out of range");
     }
+    update_room(g);
   }
+}
+
+void Engine::update_room(GpuIndex g) {
+  if (model_.has_room_bound()) cluster_.set_room(g, model_.gpu_room(start_views_.view(g)));
 }
 
 EngineStats Engine::run() {
@@ -94,6 +99,7 @@ EngineStats Engine::run() {
         gpu.reconfiguring = false;
         gpu.draining = false;
         gpu.last_reconfigured = now;
+        update_room(ev.target);
         cluster_.set_available(ev.target, true);
         --reconfigurations_in_flight_;
         ++stats_.reconfigurations;
@@ -212,6 +218,7 @@ void Engine::start(JobSlot slot, std::span<const GpuIndex> gpus) {
     touch(g, now_);
     const int held = model_.choose_slot(start_views_.view(g), job.spec);
     cluster_.add_resident(g, slot, job.current_memory, held);
+    update_room(g);
   }
   job.gpus.assign(gpus.begin(), gpus.end());
   job.phase = JobPhase::kRunning;
@@ -230,6 +237,7 @@ void Engine::on_completion(Time now, JobSlot slot) {
   job.remaining_us = 0.0;
   for (GpuIndex g : job.gpus) {
     cluster_.remove_resident(g, slot, job.current_memory);
+    update_room(g);
     maybe_start_reconfiguration(now, g);
   }
   remove_running(slot);
@@ -297,6 +305,7 @@ void Engine::on_memory_change(Time now, JobSlot slot) {
   const MemoryMiB after = memory_at(job, done);
   for (GpuIndex g : job.gpus) cluster_.change_memory(g, job.current_memory, after);
   job.current_memory = after;
+  for (GpuIndex g : job.gpus) update_room(g);
 }
 
 void Engine::remove_running(JobSlot slot) {
@@ -407,6 +416,7 @@ void Engine::kill(Time now, JobSlot slot) {
   job.lost_work_us += done - kept;
   for (GpuIndex g : job.gpus) {
     cluster_.remove_resident(g, slot, job.current_memory);
+    update_room(g);
     maybe_start_reconfiguration(now, g);
   }
   remove_running(slot);

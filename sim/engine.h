@@ -79,6 +79,9 @@ class Engine : private Launcher {
   void maybe_reconfigure(Time now);
   // A draining GPU that has emptied starts paying its reconfiguration delay.
   void maybe_start_reconfiguration(Time now, GpuIndex g);
+  // Refreshes the GPU's room for placement pruning (SharingModel::gpu_room), when the model
+  // bounds rooms. Called whenever what the GPU can take may have grown or shrunk.
+  void update_room(GpuIndex g);
   double done_us(const ActiveJob& job) const;  // exclusive-runtime microseconds done
   MemoryMiB memory_at(const ActiveJob& job, double done_us) const;
 

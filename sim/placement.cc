@@ -23,6 +23,9 @@ class TopologyPlacement : public PlacementPolicy {
     out.clear();
     const int n = job.gpus;
     const bool empty_only = model.requires_empty_gpu();
+    // A GPU (or node) whose room is below the job's need cannot admit it (SharingModel contract).
+    need_ = model.has_room_bound() ? model.job_need(job) : -kUnboundedRoom;
+    if (cluster.max_room() < need_) return false;  // no available GPU has the room
     // Under empty-GPU admission the answer depends only on the device type: ask once per type.
     bool all_devices_ok = true;
     if (empty_only) {
@@ -44,7 +47,10 @@ class TopologyPlacement : public PlacementPolicy {
         }
       }
     }
-    count_usable(cluster, model, views, job, empty_only);
+    // First-fit takes the lowest node with n usable GPUs: counting may stop there.
+    const bool stop_early = mode_ == FitMode::kFirst && !(empty_only && all_devices_ok) &&
+                            n <= cluster.max_gpus_per_node();
+    count_usable(cluster, model, views, job, empty_only, stop_early ? n : 0);
     if (!(empty_only && all_devices_ok) && n <= cluster.max_gpus_per_node()) {
       if (auto node = choose(usable_, n)) {
         take_from_node(cluster, model, views, job, *node, n, empty_only, out);
@@ -79,18 +85,21 @@ class TopologyPlacement : public PlacementPolicy {
   }
 
  private:
-  // usable_[node] = GPUs of the node that admit the job.
+  // usable_[node] = GPUs of the node that admit the job. With stop_at > 0, stops after the
+  // first node with at least stop_at usable GPUs (later nodes stay 0).
   void count_usable(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
-                    const JobSpec& job, bool empty_only) {
+                    const JobSpec& job, bool empty_only, int stop_at) {
     usable_.assign(cluster.node_count(), 0);
     for (NodeIndex node = 0; node < cluster.node_count(); ++node) {
+      if (stop_at > 0 && node > 0 && usable_[node - 1] >= stop_at) break;
       if (empty_only) {
         usable_[node] = device_ok_[cluster.node(node).device] ? cluster.empty_gpus(node) : 0;
         continue;
       }
+      if (cluster.node_room(node) < need_) continue;
       const GpuIndex first = cluster.topology().first_gpu(node);
       for (int i = 0; i < cluster.node(node).gpus; ++i) {
-        if (cluster.gpu(first + i).available && model.admits(views.view(first + i), job)) {
+        if (may_admit(cluster.gpu(first + i)) && model.admits(views.view(first + i), job)) {
           ++usable_[node];
         }
       }
@@ -124,7 +133,7 @@ class TopologyPlacement : public PlacementPolicy {
     for (int i = 0; i < cluster.node(node).gpus; ++i) {
       const GpuIndex g = first + i;
       const bool ok = empty_only ? cluster.gpu(g).free()
-                                 : cluster.gpu(g).available && model.admits(views.view(g), job);
+                                 : may_admit(cluster.gpu(g)) && model.admits(views.view(g), job);
       if (ok) candidates_.push_back(g);
     }
     if (mode_ == FitMode::kBest && !empty_only) {
@@ -135,7 +144,10 @@ class TopologyPlacement : public PlacementPolicy {
     out.insert(out.end(), candidates_.begin(), candidates_.begin() + count);
   }
 
+  bool may_admit(const GpuState& gpu) const { return gpu.available && gpu.room >= need_; }
+
   FitMode mode_;
+  double need_ = 0.0;  // the job's need (SharingModel::job_need), -huge without a room bound
   std::vector<std::uint8_t> device_ok_;
   std::vector<int> usable_;
   std::vector<int> rack_usable_;

@@ -76,7 +76,13 @@ Scheduler::Reservation Scheduler::reserve_for(const ActiveJob& head, const Clust
   for (JobSlot s : running) {
     releases_.emplace_back(jobs[s].expected_finish, static_cast<int>(jobs[s].gpus.size()));
   }
-  std::sort(releases_.begin(), releases_.end());
+  // Every release frees at least one GPU, so the answer lies among the `missing` earliest: order
+  // only those (a full sort of every running job on every pass dominated shared-GPU runs).
+  const auto missing = static_cast<std::size_t>(head.spec.gpus - empty);
+  const auto ordered =
+      releases_.begin() + static_cast<std::ptrdiff_t>(std::min(missing, releases_.size()));
+  std::partial_sort(releases_.begin(), ordered, releases_.end());
+  releases_.erase(ordered, releases_.end());
   for (const auto& [when, gpus] : releases_) {
     empty += gpus;
     if (empty >= head.spec.gpus) {

@@ -36,6 +36,9 @@ struct GpuView {
   std::span<const int> resident_slot = {};
 };
 
+// The room of a GPU no model bounds (SharingModel::gpu_room): every job may fit.
+inline constexpr double kUnboundedRoom = 1e300;
+
 // Queued jobs behind the head that SharingModel::plan_reconfiguration is shown.
 inline constexpr std::size_t kReconfigurationLookahead = 64;
 
@@ -133,6 +136,15 @@ class SharingModel {
                                     Reconfiguration& /*out*/) const {
     return false;
   }
+
+  // Optional placement pruning. A model whose has_room_bound() is true promises, for every view
+  // and job: admits(gpu, job) implies job_need(job) <= gpu_room(gpu). The engine keeps each GPU's
+  // room up to date (GpuState::room) and placement skips GPUs and whole nodes whose room is below
+  // a job's need without asking `admits`, so the answer is the same, found faster. Units are the
+  // model's (e.g. MiB of the largest free MIG instance). Views passed carry resident slots.
+  virtual bool has_room_bound() const { return false; }
+  virtual double gpu_room(const GpuView& /*gpu*/) const { return kUnboundedRoom; }
+  virtual double job_need(const JobSpec& /*job*/) const { return 0.0; }
 
   // Slots a GPU of `device` in `layout` is split into (MIG instances), for slot metrics
   // (slice utilization, fragmentation). 0: the GPU is not split (MIG off, or a model without

@@ -417,6 +417,29 @@ const MigProfile& MigModel::instance_profile_of(const DeviceProfile& device, con
       .mig_profiles[static_cast<std::size_t>(r.profile[static_cast<std::size_t>(instance)])];
 }
 
+double MigModel::gpu_room(const GpuView& gpu) const {
+  const Resolved& r = resolve(gpu.device, gpu.layout);
+  if (!r.layout.mig_enabled) {
+    return gpu.residents.empty() ? static_cast<double>(gpu.device.memory.mib()) : -1.0;
+  }
+  if (gpu.resident_slot.size() != gpu.residents.size()) return kUnboundedRoom;  // no slots known
+  double most = -1.0;
+  for (std::size_t i = 0; i < r.layout.instances.size(); ++i) {
+    if (std::find(gpu.resident_slot.begin(), gpu.resident_slot.end(), static_cast<int>(i)) !=
+        gpu.resident_slot.end()) {
+      continue;
+    }
+    most = std::max(
+        most,
+        static_cast<double>(instance_profile_of(gpu.device, r, static_cast<int>(i)).memory.mib()));
+  }
+  return most;
+}
+
+double MigModel::job_need(const JobSpec& job) const {
+  return strategy_ == MigStrategy::kAuto ? static_cast<double>(job.memory.mib()) : 0.0;
+}
+
 int MigModel::choose_slot(const GpuView& gpu, const JobSpec& job) const {
   const Resolved& r = resolve(gpu.device, gpu.layout);
   if (!r.layout.mig_enabled) return 0;

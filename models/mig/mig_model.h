@@ -103,6 +103,13 @@ class MigModel : public SharingModel {
   // delay: the other instances never notice). Whole GPUs: a resident past the device's memory.
   bool memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
                     Time& recovery) const override;
+  // Placement pruning: a GPU's room is the memory (MiB) of its largest free instance (an empty
+  // whole GPU: the device's memory; nothing free: -1); a job needs its peak memory under `auto`
+  // (admission checks it against the instance) and 0 under the Kubernetes strategies (any free
+  // instance will do).
+  bool has_room_bound() const override { return true; }
+  double gpu_room(const GpuView& gpu) const override;
+  double job_need(const JobSpec& job) const override;
   // Slots are the instances of the layout (none on a whole GPU).
   int slot_count(const DeviceProfile& device, int layout) const override;
   SlotInfo slot_info(const DeviceProfile& device, int layout, int slot) const override;

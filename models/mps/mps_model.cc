@@ -147,6 +147,22 @@ bool MpsModel::admits(const GpuView& gpu, const JobSpec& job) const {
   return average <= memory_headroom_ * static_cast<double>(gpu.device.memory.mib());
 }
 
+double MpsModel::gpu_room(const GpuView& gpu) const {
+  const std::size_t n = gpu.residents.size();
+  const int limit =
+      gpu.device.mps_client_limit > 0 ? gpu.device.mps_client_limit : kDefaultMpsClientLimit;
+  if (n >= static_cast<std::size_t>(limit)) return -1.0;
+  if (admission_ == MpsAdmission::kReplicas) return n < replicas_ ? 0.0 : -1.0;
+  if (admission_ == MpsAdmission::kAverage) return 0.0;
+  MemoryMiB peak;
+  for (const JobSpec* r : gpu.residents) peak += r->memory;
+  return static_cast<double>((gpu.device.memory - peak).mib());
+}
+
+double MpsModel::job_need(const JobSpec& job) const {
+  return admission_ == MpsAdmission::kPeak ? static_cast<double>(job.memory.mib()) : 0.0;
+}
+
 double MpsModel::expected_memory_mib(const JobSpec& job) const {
   const double fraction =
       job.memory_profile ? job.memory_profile->mean_fraction() : memory_admission_fraction_;

@@ -51,6 +51,13 @@ class MpsModel : public SharingModel {
                     Time& recovery) const override;
   std::vector<ModelParameter> parameters() const override { return declared_; }
 
+  // Placement pruning: room = the device's memory less the residents' summed peak (MiB) while
+  // below the client limit (and, replicas, the replica count), else -1; need = the job's peak.
+  // Optimistic and replicas admission use 0 for both (only the client count prunes).
+  bool has_room_bound() const override { return true; }
+  double gpu_room(const GpuView& gpu) const override;
+  double job_need(const JobSpec& job) const override;
+
   MpsAdmission admission() const { return admission_; }
   const MpsParams& rate_params() const { return params_; }
   double active_thread_fraction() const { return active_thread_fraction_; }

@@ -1,0 +1,133 @@
+// Placement pruning by room bounds changes nothing but speed: every model that bounds rooms
+// gives the same run with the bound as without it, and asks `admits` less often.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+#include "models/device_registry.h"
+#include "models/sharing_registry.h"
+#include "sim/engine.h"
+#include "tests/sim/test_support.h"
+
+namespace gpumux {
+namespace {
+
+// Forwards everything to `inner`, counting admits calls; optionally hides the room bound.
+class CountingModel : public SharingModel {
+ public:
+  CountingModel(const SharingModel& inner, bool bound) : inner_(inner), bound_(bound) {}
+  std::string_view name() const override { return inner_.name(); }
+  bool admits(const GpuView& gpu, const JobSpec& job) const override {
+    ++admits_calls;
+    return inner_.admits(gpu, job);
+  }
+  bool requires_empty_gpu() const override { return inner_.requires_empty_gpu(); }
+  void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override {
+    inner_.compute_rates(gpu, rates, load);
+  }
+  bool memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
+                    Time& recovery) const override {
+    return inner_.memory_fault(gpu, killed, recovery);
+  }
+  int choose_slot(const GpuView& gpu, const JobSpec& job) const override {
+    return inner_.choose_slot(gpu, job);
+  }
+  int initial_layout(const DeviceProfile& d, int i) const override {
+    return inner_.initial_layout(d, i);
+  }
+  void check_device(const DeviceProfile& d) const override { inner_.check_device(d); }
+  int layout_count(const DeviceProfile& d) const override { return inner_.layout_count(d); }
+  bool has_room_bound() const override { return bound_ && inner_.has_room_bound(); }
+  double gpu_room(const GpuView& gpu) const override { return inner_.gpu_room(gpu); }
+  double job_need(const JobSpec& job) const override { return inner_.job_need(job); }
+  std::vector<ModelParameter> parameters() const override { return inner_.parameters(); }
+  mutable std::uint64_t admits_calls = 0;
+
+ private:
+  const SharingModel& inner_;
+  bool bound_;
+};
+
+struct Starts : EngineObserver {
+  std::map<std::string, std::pair<std::int64_t, std::vector<GpuIndex>>> started;
+  std::map<std::string, std::int64_t> finished;
+  void on_job_started(Time now, const ActiveJob& j) override {
+    started[j.spec.id + "#" + std::to_string(j.kills)] = {now.us(), j.gpus};
+  }
+  void on_job_finished(Time now, const ActiveJob& j) override { finished[j.spec.id] = now.us(); }
+};
+
+std::vector<JobSpec> random_jobs(int n, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const std::int64_t memories[] = {2000, 4000, 9000, 15000, 30000};
+  std::vector<JobSpec> jobs;
+  double t = 0;
+  for (int i = 0; i < n; ++i) {
+    t += -std::log(1.0 - u(rng)) * 20.0;
+    JobSpec j = testing::job("j" + std::to_string(i), t, u(rng) < 0.1 ? 2 : 1,
+                             60.0 + 3000.0 * u(rng) * u(rng));
+    j.memory = MemoryMiB(memories[static_cast<int>(u(rng) * 5) % 5]);
+    j.sm_util = 0.1 + 0.9 * u(rng);
+    j.sm_share = 0.05 + 0.9 * u(rng);
+    jobs.push_back(std::move(j));
+  }
+  return jobs;
+}
+
+struct Case {
+  std::string model;
+  nlohmann::json params;
+  bool prunes = true;  // false: the bound is loose here (optimistic MPS: only the client cap)
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.model << " " << c.params.dump(); }
+
+class RoomBound : public ::testing::TestWithParam<Case> {};
+
+TEST_P(RoomBound, SameRunWithAndWithoutTheBoundAndFewerAdmissionQuestions) {
+  const DeviceRegistry registry = DeviceRegistry::with_builtins();
+  nlohmann::json params = GetParam().params;
+  JsonObject o(params, "s.json", "/sharing/params");
+  const auto inner = make_sharing_model(GetParam().model, o, "s.json#/sharing/model");
+  ASSERT_TRUE(inner->has_room_bound());
+  std::map<bool, Starts> runs;
+  std::map<bool, std::uint64_t> calls;
+  for (bool bound : {false, true}) {
+    Cluster cluster({registry.get("A100-40GB", "t"), registry.get("V100M32", "t")},
+                    {NodeSpec{"a0", 0, 4, 0, true}, NodeSpec{"a1", 0, 4, 0, true},
+                     NodeSpec{"v0", 1, 4, 0, true}});
+    Scheduler scheduler(QueuePolicy::kFifoBackfill, make_placement_policy("best-fit"), 16);
+    testing::ListSource source(random_jobs(600, 7));
+    CountingModel model(*inner, bound);
+    Engine engine(cluster, model, scheduler, source);
+    engine.add_observer(&runs[bound]);
+    engine.run();
+    calls[bound] = model.admits_calls;
+  }
+  EXPECT_EQ(runs[true].started, runs[false].started);
+  EXPECT_EQ(runs[true].finished, runs[false].finished);
+  EXPECT_GT(runs[true].started.size(), 300u);
+  if (GetParam().prunes) {
+    EXPECT_LT(calls[true], calls[false]) << "the bound should spare some admission questions";
+  } else {
+    EXPECT_LE(calls[true], calls[false]);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Models, RoomBound,
+    ::testing::Values(
+        Case{"timeslice", nlohmann::json::object()},
+        Case{"timeslice", {{"admission", "replicas"}, {"replicas", 2}}},
+        Case{"mps", nlohmann::json::object()}, Case{"mps", {{"admission", "average"}}, false},
+        Case{"mig", {{"layout", {"3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"}}}},
+        Case{"mig",
+             {{"layout", {"1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb"}}, {"strategy", "single"}}}),
+    [](const ::testing::TestParamInfo<Case>& info) {
+      return info.param.model + "_" + std::to_string(info.index);
+    });
+
+}  // namespace
+}  // namespace gpumux
