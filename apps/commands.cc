@@ -90,9 +90,10 @@ int run_validate(const RunArgs& a, std::ostream& out) {
   if (!s.trace.generated)
     open_scenario_trace(s.trace.path, s.trace.format, s.trace.defaults, s.seed);
   out << "OK  " << s.file << ": scenario '" << s.name << "', " << s.gpu_count() << " GPUs on "
-      << s.nodes.size() << (s.nodes.size() == 1 ? " node" : " nodes") << ", model " << s.resolved["sharing"]["model"].get<std::string>()
-      << ", " << s.resolved["scheduler"]["queue"].get<std::string>() << " + " << s.placement
-      << ", trace " << (s.trace.generated ? "generated" : s.trace.path) << "\n";
+      << s.nodes.size() << (s.nodes.size() == 1 ? " node" : " nodes") << ", model "
+      << s.resolved["sharing"]["model"].get<std::string>() << ", "
+      << s.resolved["scheduler"]["queue"].get<std::string>() << " + " << s.placement << ", trace "
+      << (s.trace.generated ? "generated" : s.trace.path) << "\n";
   return kExitOk;
 }
 
