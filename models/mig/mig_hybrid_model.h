@@ -129,6 +129,13 @@ class MigHybridModel : public SharingModel {
   // MigModel's parameters except its one-job-per-instance rule, the inner model's prefixed
   // "inner.", `instance_choice` and the rescaling assumption.
   std::vector<ModelParameter> parameters() const override { return declared_; }
+  // Placement pruning, when the inner model bounds rooms: a MIG GPU's room is the largest inner
+  // room of its instances (each as the inner model sees it); a whole GPU's is the inner room of
+  // the device. The need is the inner model's need of the job (inner needs depend on memory and
+  // admission mode only, which rescaling to an instance leaves unchanged).
+  bool has_room_bound() const override { return inner_->has_room_bound(); }
+  double gpu_room(const GpuView& gpu) const override;
+  double job_need(const JobSpec& job) const override { return inner_->job_need(job); }
 
   const MigModel& mig() const { return mig_; }
   const SharingModel& inner() const { return *inner_; }

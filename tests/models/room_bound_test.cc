@@ -2,6 +2,7 @@
 // gives the same run with the bound as without it, and asks `admits` less often.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 
@@ -123,10 +124,15 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"timeslice", {{"admission", "replicas"}, {"replicas", 2}}},
         Case{"mps", nlohmann::json::object()}, Case{"mps", {{"admission", "average"}}, false},
         Case{"mig", {{"layout", {"3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"}}}},
-        Case{"mig",
-             {{"layout", {"1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb"}}, {"strategy", "single"}}}),
+        Case{"mig", {{"layout", {"1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb"}}, {"strategy", "single"}}},
+        Case{"mig+mps", {{"layout", {"3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"}}}},
+        Case{
+            "mig+timeslice",
+            {{"layout", {"3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"}}, {"instance_choice", "pack"}}}),
     [](const ::testing::TestParamInfo<Case>& info) {
-      return info.param.model + "_" + std::to_string(info.index);
+      std::string name = info.param.model + "_" + std::to_string(info.index);
+      std::replace(name.begin(), name.end(), '+', '_');  // test names allow [A-Za-z0-9_] only
+      return name;
     });
 
 }  // namespace
