@@ -216,9 +216,7 @@ const MigDeviceLayout& MigModel::layout_at(const DeviceProfile& device, int layo
 
 const MigProfile& MigModel::instance_profile(const DeviceProfile& device, int layout,
                                              int instance) const {
-  const Resolved& r = resolve(device, layout);
-  return device
-      .mig_profiles[static_cast<std::size_t>(r.profile[static_cast<std::size_t>(instance)])];
+  return instance_profile_of(device, resolve(device, layout), instance);
 }
 
 int MigModel::slot_count(const DeviceProfile& device, int layout) const {
@@ -411,6 +409,15 @@ int MigModel::free_fitting_instance(const GpuView& gpu, const Resolved& r,
   return -1;
 }
 
+bool MigModel::resident_instances(const GpuView& gpu, const Resolved& r) const {
+  instance_of_.resize(gpu.residents.size());
+  if (gpu.resident_slot.size() == gpu.residents.size()) {
+    std::copy(gpu.resident_slot.begin(), gpu.resident_slot.end(), instance_of_.begin());
+    return true;
+  }
+  return assign_resolved(gpu.device, r, gpu.residents, instance_of_);
+}
+
 const MigProfile& MigModel::instance_profile_of(const DeviceProfile& device, const Resolved& r,
                                                 int instance) const {
   return device
@@ -472,15 +479,10 @@ void MigModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoa
     return;
   }
   const DeviceProfile& d = gpu.device;
-  instance_of_.resize(gpu.residents.size());
-  if (gpu.resident_slot.size() == gpu.residents.size()) {
-    std::copy(gpu.resident_slot.begin(), gpu.resident_slot.end(), instance_of_.begin());
-  } else {
-    // Views without slots: residents this model admitted always have an assignment (a subset of
-    // an assignable set is assignable). Residents placed without admission that find no
-    // instance are costed as if in the smallest instance of the layout.
-    assign_resolved(d, r, gpu.residents, instance_of_);
-  }
+  // Residents this model admitted always have an instance (a subset of an assignable set is
+  // assignable). Residents placed without admission that find none are costed as if in the
+  // smallest instance of the layout.
+  resident_instances(gpu, r);
   double busy = 0.0;
   for (std::size_t k = 0; k < gpu.residents.size(); ++k) {
     const JobSpec& job = *gpu.residents[k];
@@ -490,9 +492,7 @@ void MigModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoa
       rates[k] = 1.0;  // no instance at all: nothing to cost against; never admitted here
       continue;
     }
-    const MigProfile& p =
-        d.mig_profiles[static_cast<std::size_t>(r.profile[static_cast<std::size_t>(i)])];
-    const MigSupply s = mig_supply(d, p);
+    const MigSupply s = mig_supply(d, instance_profile_of(d, r, i));
     rates[k] = mig_instance_rate(mig_demand(job), s);
     busy += rates[k] * job.sm_util * s.sm_fraction;
   }
@@ -511,12 +511,7 @@ bool MigModel::memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
     }
     return any;
   }
-  instance_of_.resize(gpu.residents.size());
-  if (gpu.resident_slot.size() == gpu.residents.size()) {
-    std::copy(gpu.resident_slot.begin(), gpu.resident_slot.end(), instance_of_.begin());
-  } else if (!assign_resolved(gpu.device, r, gpu.residents, instance_of_)) {
-    return false;
-  }
+  if (!resident_instances(gpu, r)) return false;
   for (std::size_t k = 0; k < gpu.residents.size(); ++k) {
     const int i = instance_of_[k];
     if (i < 0) continue;

@@ -159,6 +159,9 @@ class MigModel : public SharingModel {
   // start at once (each in the smallest free instance it fits, in queue order).
   int jobs_served(const DeviceProfile& device, int layout, const JobSpec& head,
                   std::span<const JobSpec* const> behind) const;
+  // Fills instance_of_ with each resident's instance: its slot when the view carries slots,
+  // else the matching (assign_resolved). False when the matching leaves a resident out.
+  bool resident_instances(const GpuView& gpu, const Resolved& r) const;
   // The smallest instance no resident holds (GpuView::resident_slot) that fits the job, or -1.
   int free_fitting_instance(const GpuView& gpu, const Resolved& r, const JobSpec& job) const;
   bool augment(const DeviceProfile& device, const Resolved& r, std::span<const JobSpec* const> jobs,

@@ -83,7 +83,7 @@ struct MigPartedIndexLayouts {
 MigPartedIndexLayouts mig_parted_index_layouts(const MigPartedConfig& config,
                                                const DeviceProfile& device);
 
-// One layout for every GPU of `device` (the Kubernetes `single` strategy needs it): throws
+// One layout for every GPU of `device`: throws
 // InputError naming the file and config when GPU indices get different layouts.
 MigDeviceLayout mig_parted_uniform_layout(const MigPartedConfig& config,
                                           const DeviceProfile& device);
