@@ -12,6 +12,7 @@
 #include "analysis/slot_metrics.h"
 #include "scenarios/trace_opening.h"
 #include "sim/placement.h"
+#include "traces/fixed_kernel_source.h"
 #include "traces/generator.h"
 #include "traces/memory_profile_library.h"
 #include "traces/trace_source.h"
@@ -70,6 +71,12 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     profiled = std::make_unique<ProfileAssigningSource>(*source, scenario.trace.memory_profiles,
                                                         scenario.seed ^ 0x5bd1e9955bd1e995ULL);
     source = profiled.get();
+  }
+
+  std::unique_ptr<FixedKernelSource> fixed;
+  if (scenario.trace.fixed_kernel_lengths) {
+    fixed = std::make_unique<FixedKernelSource>(*source);
+    source = fixed.get();
   }
 
   std::unique_ptr<AtomicFile> jobs_file, series_file;

@@ -28,6 +28,9 @@
 #ifdef GPUMUX_HAVE_COLOCATION
 #include "colocation/colocation_command.h"
 #endif
+#ifdef GPUMUX_HAVE_OVERLAP
+#include "overlap/calibrate_command.h"
+#endif
 
 namespace gpumux {
 
@@ -266,6 +269,33 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   colocation::configure_predict_command(*predict, predict_args);
   predict->callback(
       [&] { action = [&] { return colocation::run_predict_command(predict_args, out, err); }; });
+#endif
+
+#ifdef GPUMUX_HAVE_OVERLAP
+  CalibrateFitCommand calibrate_fit_args;
+  CalibrateCheckCommand calibrate_check_args;
+  auto* calibrate = app.add_subcommand(
+      "calibrate",
+      "fit the time-slicing and MPS models to kernel overlap measured on a real GPU "
+      "(gpumux-probe output), and check them against it");
+  calibrate->require_subcommand(1);
+  calibrate->footer(
+      "Calibrate your own GPU in three commands:\n"
+      "  build/gpumux-probe --out meas --budget-s 300          # on the GPU machine\n"
+      "  gpumux calibrate fit meas/overlap.csv -o cal.json\n"
+      "  gpumux calibrate check meas/overlap.csv --calibration cal.json\n"
+      "then use it in a scenario: \"sharing\": {\"model\": \"mps\", \"params\": "
+      "{\"calibration\": \"cal.json\"}}");
+  auto* calibrate_fit = calibrate->add_subcommand(
+      "fit", "fit every parameter the measurements identify; writes a calibration file");
+  configure_calibrate_fit(*calibrate_fit, calibrate_fit_args);
+  calibrate_fit->callback(
+      [&] { action = [&] { return run_calibrate_fit(calibrate_fit_args, out, err); }; });
+  auto* calibrate_check = calibrate->add_subcommand(
+      "check", "measured vs predicted speed per row; last line 'MAE <value>'");
+  configure_calibrate_check(*calibrate_check, calibrate_check_args);
+  calibrate_check->callback(
+      [&] { action = [&] { return run_calibrate_check(calibrate_check_args, out, err); }; });
 #endif
 
   try {

@@ -6,10 +6,53 @@
 
 namespace gpumux {
 
+namespace {
+
+// `colocation fit` files carry the driver's default slice, never fitted: it is not read.
+void read_params(JsonObject& fitted, Calibration& c, bool slice_was_fitted) {
+  c.interference = fitted.optional_number("interference", 0.0, 0.0, 100.0);
+  c.switch_cost_us = fitted.optional_number("switch_cost_us", 0.0, 0.0, 1e6);
+  if (!slice_was_fitted) fitted.allow("time_slice_us");
+  if (slice_was_fitted && fitted.has("time_slice_us")) {
+    c.time_slice_us = fitted.required_number("time_slice_us", 1.0, 1e7);
+  }
+  if (fitted.has("launch_gap_us")) {
+    c.launch_gap_us = fitted.required_number("launch_gap_us", 0.0, 1e6);
+  }
+  for (const char* key : {"kernel_us", "util_exponent", "util_scale"}) fitted.allow(key);
+  fitted.finish();
+}
+
+}  // namespace
+
 Calibration read_calibration(const std::string& file, const std::string& model) {
   const nlohmann::json document = read_json_file(file);
   JsonObject root(document, file, "");
-  if (root.optional_string("model", model) != model) {
+  Calibration c;
+  c.file = file;
+  if (root.has("models")) {  // `gpumux calibrate fit`
+    if (root.optional_string("format", "gpumux-calibration") != "gpumux-calibration") {
+      throw InputError(root.where("format"), "format", "expected 'gpumux-calibration'");
+    }
+    c.device = root.optional_string("device", "");
+    for (const char* key : {"source", "version", "measurements", "command"}) root.allow(key);
+    JsonObject models = root.object("models");
+    if (!models.has(model)) {
+      throw InputError(models.where(), model,
+                       "no fit for model '" + model + "' in this calibration; run `gpumux "
+                       "calibrate fit MEAS.csv --mode " + model + "` on measurements of it");
+    }
+    JsonObject fit = models.object(model);
+    JsonObject fitted = fit.object("params");
+    read_params(fitted, c, true);
+    for (const char* key : {"residuals", "notes", "rows"}) fit.allow(key);
+    fit.finish();
+    for (const auto& [key, value] : document["models"].items()) models.allow(key);
+    models.finish();
+    root.finish();
+    return c;
+  }
+  if (root.optional_string("model", model) != model) {  // `gpumux colocation fit`
     throw InputError(root.where("model"), "model",
                      "calibration was fitted for another model; fit one with "
                      "`gpumux colocation fit --model " +
@@ -20,14 +63,8 @@ Calibration read_calibration(const std::string& file, const std::string& model) 
     root.allow(key);
   }
   JsonObject fitted = root.object("params");
-  Calibration c;
-  c.file = file;
-  c.interference = fitted.required_number("interference", 0.0, 100.0);
-  c.switch_cost_us = fitted.optional_number("switch_cost_us", 0.0, 0.0, 1e6);
-  for (const char* key : {"kernel_us", "time_slice_us", "util_exponent", "util_scale"}) {
-    fitted.allow(key);
-  }
-  fitted.finish();
+  if (!fitted.has("interference")) fitted.required_number("interference", 0.0, 100.0);
+  read_params(fitted, c, false);
   root.finish();
   return c;
 }

@@ -1,20 +1,29 @@
-// Reading a calibration file written by `gpumux colocation fit` (params.json): the fitted
-// parameters of one model, checked against the model that reads them, since a parameter such as
-// `interference` means different things in different models.
+// Reading a calibration file: the fitted parameters of the sharing models, checked against the
+// model that reads them, since a parameter such as `interference` means different things in
+// different models. Two layouts are read:
+// - written by `gpumux calibrate fit` (measured kernel overlap on a GPU):
+//     {"format": "gpumux-calibration", "device": "H200-141GB", "source": ...,
+//      "models": {"timeslice": {"params": {...}, "residuals": {...}}, "mps": {...}}}
+// - written by `gpumux colocation fit` (co-located training pairs):
+//     {"model": "timeslice", "params": {...}, ...}
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace gpumux {
 
 struct Calibration {
   std::string file;
-  double interference = 0.0;    // params.interference
-  double switch_cost_us = 0.0;  // params.switch_cost_us (time-slicing fits only)
+  std::string device;  // the device measured; empty when the file does not say
+  double interference = 0.0;
+  double switch_cost_us = 0.0;  // time-slicing fits only
+  std::optional<double> time_slice_us;  // time-slicing: the shortest slice the data supports
+  std::optional<double> launch_gap_us;  // launch + synchronise gap between kernels
 };
 
-// Throws InputError naming the file and field when it cannot be read, was fitted for another
-// model than `model`, or lacks a value.
+// Throws InputError naming the file and field when it cannot be read, holds no fit for
+// `model`, or lacks a value.
 Calibration read_calibration(const std::string& file, const std::string& model);
 
 }  // namespace gpumux

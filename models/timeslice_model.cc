@@ -17,15 +17,24 @@ TimeSliceModel::TimeSliceModel(JsonObject& p) {
   // interference term; explicit keys below override it.
   std::string switch_source = "default (assumption: no published measurement, GPU-FACTS)";
   std::string interference_source = "default (pure time-slicing)";
+  std::string slice_source = "default (open GPU kernel driver)";
+  std::string launch_source = "default (assumption: kernels back to back)";
   if (p.has("calibration")) {
     const Calibration c = read_calibration(p.required_string("calibration"), "timeslice");
     params_.switch_cost_us = c.switch_cost_us;
     params_.interference = c.interference;
     switch_source = interference_source = "calibration " + c.file;
+    if (c.time_slice_us) {
+      params_.time_slice_us = *c.time_slice_us;
+      slice_source = switch_source;
+    }
+    if (c.launch_gap_us) {
+      params_.launch_gap_us = *c.launch_gap_us;
+      launch_source = switch_source;
+    }
   } else {
     p.allow("calibration");
   }
-  std::string slice_source = "default (open GPU kernel driver)";
   if (p.has("time_slice")) {
     const std::string preset = p.required_string("time_slice");
     if (preset == "default") {
@@ -59,6 +68,33 @@ TimeSliceModel::TimeSliceModel(JsonObject& p) {
     interference_source = "scenario";
   } else {
     p.allow("interference");
+  }
+  if (p.has("launch_gap_us")) {
+    params_.launch_gap_us = p.required_number("launch_gap_us", 0.0, 1e6);
+    launch_source = "scenario";
+  } else {
+    p.allow("launch_gap_us");
+  }
+  // On an H200, values still at their defaults take what was measured there (GPU-FACTS).
+  h200_params_ = params_;
+  const std::string measured = "measured on H200 (GPU-FACTS; gpumux calibrate fit)";
+  auto is_default = [](const std::string& source) { return source.rfind("default", 0) == 0; };
+  std::vector<ModelParameter> h200_declared;
+  if (is_default(switch_source)) {
+    h200_params_.switch_cost_us = kH200SwitchCostUs;
+    h200_declared.push_back({"switch_cost_us@H200-141GB", kH200SwitchCostUs, "us", measured,
+                             "context-switch time on H200 GPUs"});
+  }
+  if (is_default(slice_source)) {
+    h200_params_.time_slice_us = kH200TimeSliceUs;
+    h200_declared.push_back({"time_slice_us@H200-141GB", kH200TimeSliceUs, "us",
+                             measured + ": a lower bound, 2 ms kernels were never preempted",
+                             "time slice on H200 GPUs"});
+  }
+  if (is_default(launch_source)) {
+    h200_params_.launch_gap_us = kH200LaunchGapUs;
+    h200_declared.push_back({"launch_gap_us@H200-141GB", kH200LaunchGapUs, "us", measured,
+                             "launch + synchronise gap between kernels on H200 GPUs"});
   }
   const std::string admission = p.optional_string("admission", "memory");
   if (admission != "memory" && admission != "replicas") {
@@ -95,7 +131,10 @@ TimeSliceModel::TimeSliceModel(JsonObject& p) {
       {"fault_recovery_s", recovery_.seconds(), "s",
        p.has("fault_recovery_s") ? "scenario" : "default",
        std::string("out of memory kills: ") + std::string(oom_policy_name(oom_))},
+      {"launch_gap_us", params_.launch_gap_us, "us", launch_source,
+       "shortest CPU gap between two kernels of a process (launch + synchronise)"},
   };
+  declared_.insert(declared_.end(), h200_declared.begin(), h200_declared.end());
   jobs_.reserve(kScratchJobs);
   workspace_.resize(kScratchJobs);
 }
@@ -119,10 +158,14 @@ double TimeSliceModel::job_need(const JobSpec& job) const {
 void TimeSliceModel::compute_rates(const GpuView& gpu, std::span<double> rates,
                                    GpuLoad& load) const {
   jobs_.clear();
+  bool all_fixed = true;
   for (const JobSpec* j : gpu.residents) {
     jobs_.push_back(TimeSliceJob{j->sm_util, static_cast<double>(j->kernel_length.us())});
+    all_fixed = all_fixed && j->fixed_kernel_lengths;
   }
-  const TimeSliceLoad l = timeslice_rates(jobs_, params_, rates, workspace_);
+  TimeSliceParams p = gpu.device.name == kH200DeviceName ? h200_params_ : params_;
+  p.distribution = all_fixed ? BurstDistribution::kFixed : BurstDistribution::kExponential;
+  const TimeSliceLoad l = timeslice_rates(jobs_, p, rates, workspace_);
   load.useful_busy = l.busy_fraction;
   load.overhead = l.switch_fraction;
 }

@@ -5,6 +5,10 @@
 // from the fast model in models/timeslice/timeslice_rates.h (validated against the kernel-level
 // reference, see README "Time-slicing").
 //
+// Parameters left at their defaults take the values measured on an H200 on GPUs of that
+// profile (switch cost, launch gap, slice: timeslice_params.h). Kernel and gap lengths are
+// fixed when every resident has JobSpec::fixed_kernel_lengths, else exponential.
+//
 // Admission (`params.admission`):
 // - `memory` (default): the residents' summed peak memory must fit the GPU, and at most
 //   `max_jobs_per_gpu` jobs share it;
@@ -25,6 +29,10 @@
 
 namespace gpumux {
 
+// The device whose measurements (GPU-FACTS "Measured here") replace the models' assumed
+// defaults on GPUs of that profile.
+inline constexpr std::string_view kH200DeviceName = "H200-141GB";
+
 class TimeSliceModel : public SharingModel {
  public:
   // Reads `params` (README "Sharing models"); throws InputError naming the key.
@@ -44,6 +52,7 @@ class TimeSliceModel : public SharingModel {
 
  private:
   TimeSliceParams params_;
+  TimeSliceParams h200_params_;  // params_ with H200 measurements where params_ has defaults
   bool replicas_mode_ = false;
   std::size_t max_jobs_ = 8;
   OomPolicy oom_ = OomPolicy::kAllocator;

@@ -267,6 +267,13 @@ void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
   } else {
     trace.allow("memory_profiles");
   }
+  const std::string lengths = trace.optional_string("kernel_lengths", "exponential");
+  if (lengths != "exponential" && lengths != "fixed") {
+    throw InputError(trace.where("kernel_lengths"), "kernel_lengths",
+                     "expected 'exponential' or 'fixed', got '" + lengths + "'");
+  }
+  s.trace.fixed_kernel_lengths = lengths == "fixed";
+  if (s.trace.fixed_kernel_lengths) echo["kernel_lengths"] = lengths;
   const bool file = trace.has("file");
   const bool generator = trace.has("generator");
   if (file == generator) {

@@ -30,6 +30,7 @@ struct TraceConfig {
   GeneratorSpec generator;     // when generated
   TraceDefaults defaults;
   MemoryProfileConfig memory_profiles;  // empty: every job uses its peak the whole time
+  bool fixed_kernel_lengths = false;    // trace.kernel_lengths: "fixed" (default "exponential")
 };
 
 struct OutputConfig {

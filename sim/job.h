@@ -33,6 +33,9 @@ struct JobSpec {
   std::string tenant;                        // empty when the trace has none
   int priority = 0;                          // larger is more important
   Time kernel_length = Time::from_us(1000);  // mean kernel length; drives time-slice switching
+  // Kernels and CPU gaps of fixed length (a benchmark loop, the calibration probe) instead of
+  // variable (exponential) ones: fixed lengths lock into alternation (trace.kernel_lengths).
+  bool fixed_kernel_lengths = false;
   Time checkpoint_interval;                  // zero: no checkpoints (a killed job restarts)
 };
 

@@ -21,13 +21,27 @@ MpsModel::MpsModel(JsonObject& p) {
   // Calibration first (a params.json from `gpumux colocation fit`, as for timeslice): its
   // `interference`; an explicit key overrides it.
   std::string interference_source = "default (pure MPS: SMs are the only shared resource)";
+  std::string launch_source = "default (assumption: kernels back to back)";
   if (p.has("calibration")) {
     const Calibration c = read_calibration(p.required_string("calibration"), "mps");
     params_.interference = c.interference;
     interference_source = "calibration " + c.file;
+    if (c.launch_gap_us) {
+      params_.launch_gap_us = *c.launch_gap_us;
+      launch_source = interference_source;
+    }
   } else {
     p.allow("calibration");
   }
+  if (p.has("launch_gap_us")) {
+    params_.launch_gap_us = p.required_number("launch_gap_us", 0.0, 1e6);
+    launch_source = "scenario";
+  } else {
+    p.allow("launch_gap_us");
+  }
+  h200_params_ = params_;
+  const bool launch_default = launch_source.rfind("default", 0) == 0;
+  if (launch_default) h200_params_.launch_gap_us = kMpsH200LaunchGapUs;
   if (p.has("interference")) {
     params_.interference = p.required_number("interference", 0.0, 100.0);
     interference_source = "scenario";
@@ -78,6 +92,8 @@ MpsModel::MpsModel(JsonObject& p) {
   p.finish();
 
   declared_ = {
+      {"launch_gap_us", params_.launch_gap_us, "us", launch_source,
+       "shortest CPU gap between two kernels of a client (launch + synchronise)"},
       {"active_thread_percentage", atp, "% of SMs per client", atp_source,
        "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: caps each client's SMs, reserves nothing"},
       {"interference", params_.interference, "per unit of co-runners' granted SM share",
@@ -118,6 +134,11 @@ MpsModel::MpsModel(JsonObject& p) {
        source_of(p, "fault_recovery_s", "default (assumption: no published server recovery time)"),
        std::string("out of memory kills: ") + std::string(oom_policy_name(oom_))});
 
+  if (launch_default) {
+    declared_.push_back({"launch_gap_us@H200-141GB", kMpsH200LaunchGapUs, "us",
+                         "measured on H200 (GPU-FACTS; gpumux calibrate fit)",
+                         "launch + synchronise gap between kernels on H200 GPUs"});
+  }
   const std::size_t scratch = std::max(kScratchJobs, replicas_);
   jobs_.reserve(scratch);
   limits_.reserve(scratch);
@@ -171,7 +192,9 @@ double MpsModel::expected_memory_mib(const JobSpec& job) const {
 
 void MpsModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const {
   jobs_.clear();
+  bool all_fixed = true;
   for (const JobSpec* j : gpu.residents) {
+    all_fixed = all_fixed && j->fixed_kernel_lengths;
     MpsJob m;
     m.sm_util = j->sm_util;
     m.sm_share = j->sm_share;
@@ -179,7 +202,9 @@ void MpsModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoa
     m.mean_kernel_us = std::max<double>(1.0, static_cast<double>(j->kernel_length.us()));
     jobs_.push_back(m);
   }
-  const MpsLoad l = mps_rates(jobs_, params_, rates, workspace_);
+  MpsParams p = gpu.device.name == "H200-141GB" ? h200_params_ : params_;
+  p.bursts = all_fixed ? MpsBursts::kFixed : MpsBursts::kExponential;
+  const MpsLoad l = mps_rates(jobs_, p, rates, workspace_);
   load.useful_busy = l.busy_fraction;
   load.overhead = 0.0;
 }

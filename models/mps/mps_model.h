@@ -66,6 +66,7 @@ class MpsModel : public SharingModel {
   // Memory a job is expected to use on average (optimistic admission).
   double expected_memory_mib(const JobSpec& job) const;
   MpsParams params_;
+  MpsParams h200_params_;  // params_ with the H200's measured launch gap where params_ has none
   double active_thread_fraction_ = 1.0;
   MpsAdmission admission_ = MpsAdmission::kPeak;
   double memory_admission_fraction_ = 0.6;

@@ -34,7 +34,16 @@ struct MpsParams {
   // (1 + interference * the SM share granted to the OTHER running kernels). 0 is the pure
   // model (SMs are the only shared resource); a nonzero value must come from data. >= 0.
   double interference = 0.0;
-  MpsBursts bursts = MpsBursts::kExponential;  // used by the reference simulator only
+  // Shape of bursts and gaps. The fast model serves kFixed with its own deterministic
+  // "lock-step" form (mps_rates.h), since fixed lengths lock into alternation.
+  MpsBursts bursts = MpsBursts::kExponential;
+  // Shortest CPU gap between two kernels of one client (launch + synchronise), microseconds,
+  // >= 0; rates stay relative to the client alone with the same gap. Used by the fast model.
+  double launch_gap_us = 0.0;
 };
+
+// Measured on one H200 (GPU-FACTS "Measured here", fitted by `gpumux calibrate fit`): the
+// launch + synchronise gap between a process's kernels.
+inline constexpr double kMpsH200LaunchGapUs = 9.0;
 
 }  // namespace gpumux

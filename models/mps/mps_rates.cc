@@ -78,12 +78,73 @@ void expect(const double* d, const double* p, std::size_t m, std::size_t max_exa
   }
 }
 
+// Fixed kernels and gaps (the lock-step form, see mps_rates.h). Blocks hold their SMs until
+// they end (no preemption), so kernels that do not fit beside each other take turns in launch
+// order instead of sharing SMs: a full-GPU 20 us kernel beside a busy full-GPU 2 ms one runs
+// once per 2 ms (measured on an H200: 0.015-0.025), where proportional sharing gives it half the
+// GPU. Client j's kernel lasts K_j = k_j / c_j alone under its cap and covers d_j K_j of SM
+// time; its own chain is A_j = K_j + g_j. If all demands fit side by side (sum d <= 1) nobody
+// waits; if the SM time asked for fits (sum d K / A <= 1), fixed phases interleave and nobody
+// waits either; else the round R solves sum_j d_j K_j min(1 / A_j, 1 / R) = 1 and a client
+// whose own chain is shorter than R takes one kernel per round. Interference stretches a
+// kernel by 1 + alpha x, x the SM share the others hold on average.
+MpsLoad lockstep_rates(std::span<const MpsJob> jobs, double alpha, double launch_gap_us,
+                       std::span<double> rates, MpsWorkspace& ws) {
+  const std::size_t n = jobs.size();
+  std::vector<double>& kernel = ws.speed;   // K_j, stretched
+  std::vector<double>& gap = ws.running;    // g_j
+  std::vector<double>& held = ws.prob;      // d_j x share of time a kernel of j runs
+  double fit = 0.0;
+  for (std::size_t j = 0; j < n; ++j) fit += jobs[j].demand();
+  for (std::size_t j = 0; j < n; ++j) {
+    const double k = jobs[j].mean_kernel_us;
+    gap[j] = std::max(launch_gap_us, k * (1.0 - jobs[j].sm_util) / jobs[j].sm_util);
+    kernel[j] = k / jobs[j].cap_speed();
+    held[j] = jobs[j].demand() * kernel[j] / (kernel[j] + gap[j]);
+  }
+  double held_all = 0.0;
+  for (std::size_t j = 0; j < n; ++j) held_all += held[j];
+  double area = 0.0, total = 0.0;
+  for (std::size_t j = 0; j < n; ++j) {
+    ws.demand[j] = kernel[j] * (1.0 + alpha * (held_all - held[j]));
+    area += jobs[j].demand() * ws.demand[j] / (ws.demand[j] + gap[j]);
+    total += jobs[j].demand() * ws.demand[j];
+  }
+  double round = 0.0;
+  if (fit > 1.0 + 1e-9 && area > 1.0) {
+    double lo = 0.0, hi = total;
+    for (int b = 0; b < 100 && hi - lo > 1e-9 * hi; ++b) {
+      const double mid = 0.5 * (lo + hi);
+      double used = 0.0;
+      for (std::size_t j = 0; j < n; ++j) {
+        used += jobs[j].demand() * ws.demand[j] / std::max(ws.demand[j] + gap[j], mid);
+      }
+      (used > 1.0 ? lo : hi) = mid;
+    }
+    round = hi;
+  }
+  MpsLoad out;
+  double idle = 1.0, sm = 0.0;
+  for (std::size_t j = 0; j < n; ++j) {
+    const double cycle = std::max(ws.demand[j] + gap[j], round);
+    const double alone = jobs[j].mean_kernel_us + gap[j];
+    rates[j] = std::clamp(alone / cycle, kMinRate, 1.0);
+    idle *= 1.0 - ws.demand[j] / cycle;
+    sm += jobs[j].demand() * ws.demand[j] / cycle;
+  }
+  out.busy_fraction = round > 0.0 ? 1.0 : 1.0 - idle;
+  out.sm_fraction = std::min({sm, 1.0, out.busy_fraction});
+  out.iterations = 1;
+  return out;
+}
+
 }  // namespace
 
 void MpsWorkspace::resize(std::size_t jobs) {
   for (auto* v : {&speed, &running, &demand, &prob}) {
     if (v->size() < jobs) v->resize(jobs);
   }
+  if (gapped.size() < jobs) gapped.resize(jobs);
 }
 
 MpsLoad mps_rates(std::span<const MpsJob> jobs, const MpsParams& params, std::span<double> rates,
@@ -98,10 +159,35 @@ MpsLoad mps_rates(std::span<const MpsJob> jobs, const MpsParams& params, std::sp
           "active_thread_fraction must be in (0, 1]");
     check(j.mean_kernel_us > 0.0, "mean_kernel_us must be > 0");
   }
+  check(params.launch_gap_us >= 0.0, "launch_gap_us must be >= 0");
   MpsLoad out;
   if (n == 0) return out;
   ws.resize(n);
   const double alpha = params.interference;
+  if (params.bursts == MpsBursts::kFixed) {
+    return lockstep_rates(jobs, alpha, params.launch_gap_us, rates, ws);
+  }
+  if (params.launch_gap_us > 0.0) {
+    // Apply the launch gap as a duty cycle: the same rates, relative to alone with the gap.
+    for (std::size_t j = 0; j < n; ++j) {
+      const double k = jobs[j].mean_kernel_us;
+      const double g = k * (1.0 - jobs[j].sm_util) / jobs[j].sm_util;
+      if (g < params.launch_gap_us) {
+        std::copy(jobs.begin(), jobs.end(), ws.gapped.begin());
+        for (std::size_t i = 0; i < n; ++i) {
+          MpsJob& m = ws.gapped[i];
+          const double gi = m.mean_kernel_us * (1.0 - m.sm_util) / m.sm_util;
+          if (gi < params.launch_gap_us) {
+            m.sm_util = m.mean_kernel_us / (m.mean_kernel_us + params.launch_gap_us);
+          }
+        }
+        MpsParams rest = params;
+        rest.launch_gap_us = 0.0;
+        return mps_rates(std::span<const MpsJob>(ws.gapped.data(), n), rest, rates, ws,
+                         max_exact_jobs);
+      }
+    }
+  }
   // Per client: mean kernel speed v (from its cap: alone) and probability of running. ws.demand
   // and ws.prob hold the OTHER clients of the client being evaluated.
   std::vector<double>& v = ws.speed;

@@ -34,6 +34,11 @@
 // alpha = 0 (rate 1: nobody slows anybody). What mean field misses: the on/off states of
 // clients that slow each other are positively correlated (while both run, both are stretched
 // and stay on longer), which independence ignores; RESULTS.md gives the measured error.
+//
+// Fixed (deterministic) kernels and gaps (MpsParams::bursts = kFixed) take a separate
+// "lock-step" form: thread blocks hold their SMs until they end (no preemption), so kernels
+// that cannot fit beside each other take turns in launch order, and fixed phases interleave
+// (see lockstep_rates in the .cc; measured on an H200: GPU-FACTS "Measured here").
 #pragma once
 
 #include <cstddef>
@@ -59,6 +64,7 @@ MpsRates mps_rates(std::span<const MpsJob> jobs, const MpsParams& params);
 // largest job count it never allocates.
 struct MpsWorkspace {
   std::vector<double> speed, running, demand, prob;
+  std::vector<MpsJob> gapped;  // clients with the launch gap applied
   void resize(std::size_t jobs);
 };
 

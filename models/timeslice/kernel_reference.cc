@@ -58,12 +58,16 @@ ReferenceResult simulate_reference(const std::vector<TimeSliceJob>& jobs,
   check(p.time_slice_us > 0.0, "time_slice_us must be > 0");
   check(p.switch_cost_us >= 0.0, "switch_cost_us must be >= 0");
   check(p.interference >= 0.0, "interference must be >= 0");
+  check(p.launch_gap_us >= 0.0, "launch_gap_us must be >= 0");
   const int n = static_cast<int>(jobs.size());
+  std::vector<EffectiveCycle> cycle(n);
   double util_sum = 0.0;
-  for (const TimeSliceJob& j : jobs) {
+  for (int i = 0; i < n; ++i) {
+    const TimeSliceJob& j = jobs[i];
     check(j.sm_util > 0.0 && j.sm_util <= 1.0, "sm_util must be in (0, 1]");
     check(j.mean_kernel_us > 0.0, "mean_kernel_us must be > 0");
-    util_sum += j.sm_util;
+    cycle[i] = effective_cycle(j.sm_util, j.mean_kernel_us, p.launch_gap_us);
+    util_sum += cycle[i].sm_util;
   }
 
   Sampler sampler(config.seed, p.distribution);
@@ -71,11 +75,11 @@ ReferenceResult simulate_reference(const std::vector<TimeSliceJob>& jobs,
   double longest_cycle = 0.0;
   double event_rate = 1.0 / p.time_slice_us;  // events per us, an upper-bound estimate
   for (int i = 0; i < n; ++i) {
-    const double slowdown = 1.0 + p.interference * (util_sum - jobs[i].sm_util);
+    const double slowdown = 1.0 + p.interference * (util_sum - cycle[i].sm_util);
     st[i].kernel_us = jobs[i].mean_kernel_us * slowdown;
-    st[i].gap_us = jobs[i].mean_kernel_us * (1.0 - jobs[i].sm_util) / jobs[i].sm_util;
+    st[i].gap_us = cycle[i].gap_us;
     longest_cycle = std::max(longest_cycle, st[i].kernel_us + st[i].gap_us);
-    if (st[i].gap_us > 0.0) event_rate += 4.0 / (st[i].kernel_us + st[i].gap_us);
+    event_rate += 4.0 / (st[i].kernel_us + st[i].gap_us);
   }
   double window = config.horizon_us;
   if (window <= 0.0) {
@@ -149,8 +153,18 @@ ReferenceResult simulate_reference(const std::vector<TimeSliceJob>& jobs,
     switch (kind) {
       case Event::kEnd:
         break;
-      case Event::kBurstEnd: {  // the running context's burst ended: it enters a CPU gap
+      case Event::kBurstEnd: {  // the running context's kernel ended
         JobState& j = st[resident];
+        if (j.gap_us <= 0.0) {
+          // Never idle: its next kernel is ready at once, but a kernel end is where the GPU
+          // hands over to a waiting context (strict alternation, measured on an H200).
+          j.remaining_us = sampler.draw(j.kernel_us);
+          if (!waiting.empty()) {
+            waiting.push_back(resident);
+            start_switch(now);
+          }
+          break;
+        }
         j.ready = false;
         j.ready_at = now + sampler.draw(j.gap_us);
         if (!waiting.empty()) {
@@ -175,7 +189,7 @@ ReferenceResult simulate_reference(const std::vector<TimeSliceJob>& jobs,
       case Event::kJobReady: {
         JobState& j = st[who];
         j.ready = true;
-        j.remaining_us = j.gap_us > 0.0 ? sampler.draw(j.kernel_us) : kInf;
+        j.remaining_us = sampler.draw(j.kernel_us);
         if (mode == GpuMode::kIdle) {
           if (resident == who || resident < 0) {
             resident = who;
@@ -202,9 +216,9 @@ ReferenceResult simulate_reference(const std::vector<TimeSliceJob>& jobs,
   result.work_us.resize(n);
   for (int i = 0; i < n; ++i) {
     result.work_us[i] = st[i].work_us;
-    // Alone, job i executes sm_util * window of (interference-free) kernel time.
+    // Alone, job i executes its duty cycle (launch gap included) x window of (interference-free) kernel time.
     const double slowdown = st[i].kernel_us / jobs[i].mean_kernel_us;
-    result.rates[i] = st[i].work_us / slowdown / (jobs[i].sm_util * window);
+    result.rates[i] = st[i].work_us / slowdown / (cycle[i].sm_util * window);
   }
   return result;
 }

@@ -7,9 +7,12 @@
 // The physics (GPU-FACTS "Time-slicing"):
 // - Each job alternates a kernel burst and a CPU gap, both drawn from `distribution` with means
 //   mean_kernel_us and mean_kernel_us * (1 - sm_util) / sm_util, so that alone it keeps the GPU
-//   busy sm_util of the time. A job with sm_util == 1 has no gaps: it always has work queued.
-// - One context runs at a time. The running context keeps the GPU until it has no kernel ready
-//   (its burst ended and it is in a CPU gap) while others wait, or its time slice expires while
+//   busy sm_util of the time. A job with sm_util == 1 and no launch gap has no gaps: its next
+//   kernel is always queued.
+// - Gaps are at least `launch_gap_us` (launch + synchronise), see effective_cycle().
+// - One context runs at a time. The running context keeps the GPU until one of its kernels ends
+//   while others wait (strict alternation at kernel ends, measured on an H200: the GPU switches
+//   even when the same process has its next kernel ready), or its time slice expires while
 //   others wait. A slice starts when the context starts running; while nobody waits it renews
 //   itself, so a newcomer waits at most until the running context's next slice boundary.
 // - Waiting contexts are served first come, first served; a preempted context rejoins at the

@@ -18,6 +18,14 @@ inline constexpr double kLongTimeSliceUs = 30000.0;
 // caller must override it, and reports must say the value is a default.
 inline constexpr double kDefaultSwitchCostUs = 50.0;
 
+// Measured on one H200 (GPU-FACTS "Measured here", fitted by `gpumux calibrate fit` on
+// ../shared/data/h200/overlap_train.csv): the switch cost, the launch + synchronise gap, and
+// the shortest slice the measurement identifies (2 ms kernels were never preempted, so the
+// slice is at least that long; longer values fit equally well).
+inline constexpr double kH200SwitchCostUs = 137.0;
+inline constexpr double kH200LaunchGapUs = 9.0;
+inline constexpr double kH200TimeSliceUs = 2000.0;
+
 enum class TimeSlicePreset { kDefault, kShort, kMedium, kLong };
 
 // Microseconds of a preset; kShort/kMedium/kLong are unverified (see above).
@@ -42,9 +50,10 @@ enum class BurstDistribution { kFixed, kExponential };
 // One job as the time-slicing models see it.
 struct TimeSliceJob {
   // Duty cycle alone, in (0, 1]: the fraction of time its kernels keep the GPU busy when it runs
-  // alone. Between kernels it spends CPU gaps of mean mean_kernel_us * (1 - sm_util) / sm_util.
+  // alone. Between kernels it spends CPU gaps of mean mean_kernel_us * (1 - sm_util) / sm_util
+  // (at least the launch gap, see TimeSliceParams::launch_gap_us).
   double sm_util = 1.0;
-  // Mean length of one kernel burst (work it submits between two CPU gaps), microseconds, > 0.
+  // Mean length of one kernel (work it submits between two CPU gaps), microseconds, > 0.
   double mean_kernel_us = 100.0;
 };
 
@@ -57,6 +66,22 @@ struct TimeSliceParams {
   // and must be compared with interference == 0. Fitted from co-location data, >= 0.
   double interference = 0.0;
   BurstDistribution distribution = BurstDistribution::kExponential;
+  // Shortest CPU gap between two kernels of one process (launch + synchronise), microseconds,
+  // >= 0: a job whose duty cycle leaves a shorter gap gets this one instead, so that even a
+  // "never idle" job (sm_util 1) leaves the GPU between kernels. Rates stay relative to the job
+  // alone with the same gap. 0 = kernels back to back.
+  double launch_gap_us = 0.0;
 };
+
+// A job's CPU gap between kernels and its duty cycle alone once the launch gap is applied.
+struct EffectiveCycle {
+  double gap_us = 0.0;
+  double sm_util = 1.0;
+};
+inline EffectiveCycle effective_cycle(double sm_util, double mean_kernel_us, double launch_gap_us) {
+  double gap = mean_kernel_us * (1.0 - sm_util) / sm_util;
+  if (gap < launch_gap_us) gap = launch_gap_us;
+  return {gap, gap > 0.0 ? mean_kernel_us / (mean_kernel_us + gap) : 1.0};
+}
 
 }  // namespace gpumux

@@ -32,6 +32,73 @@ void check(bool ok, const char* what) {
   if (!ok) throw std::invalid_argument(std::string("timeslice_rates: ") + what);
 }
 
+// Fixed kernels and gaps: the contexts lock into a repeating order (measured: two duty-0.5
+// processes with 2 ms kernels interleave and keep 0.94 each), so the model is deterministic
+// rounds instead of chances. Job j takes a turn of h_j + s p_j (its hold and, with probability
+// p_j, the switch into it) at most once per round and at most every A_j / c_j, where
+// A_j = k_j + g_j + c_j s p_j is its own chain (kernel, gap, switches) with nobody in the way.
+// If the turns fit in the GPU (sum of (h + s p) c / A <= 1) everyone runs on its own chain;
+// else the round length R solves sum_j (h_j + s p_j) min(c_j / A_j, 1 / R) = 1 (water-filling:
+// a job that needs the GPU less often than every round keeps its own pace, the others share
+// what is left, one turn per round each). p_j = min(1, turns of the others / turns of j): a
+// context pays a switch only when someone else ran since its last turn. A few fixed-point
+// iterations on p; R by bisection. Uses the workspace filled by the caller (gap, util, slow,
+// kernel, hold, holds_per_burst).
+TimeSliceLoad lockstep_rates(std::span<const TimeSliceJob> jobs, const TimeSliceParams& p,
+                             std::span<double> rates, TimeSliceWorkspace& ws) {
+  const std::size_t n = jobs.size();
+  const double s = p.switch_cost_us;
+  std::vector<double>& pay = ws.turn_chance;  // p_j
+  std::vector<double>& freq = ws.frequency;   // turns per microsecond
+  std::fill(pay.begin(), pay.begin() + static_cast<std::ptrdiff_t>(n), 1.0);
+  TimeSliceLoad out;
+  auto own_period = [&](std::size_t j) {  // A_j / c_j: shortest time between two turns
+    return (ws.kernel[j] + ws.gap[j] + ws.holds_per_burst[j] * s * pay[j]) / ws.holds_per_burst[j];
+  };
+  auto turn = [&](std::size_t j) { return ws.hold[j] + s * pay[j]; };
+  for (int it = 0; it < kMaxIterations; ++it) {
+    double demand = 0.0, total_turns = 0.0;
+    for (std::size_t j = 0; j < n; ++j) {
+      demand += turn(j) / own_period(j);
+      total_turns += turn(j);
+    }
+    double round = 0.0;  // 0: the turns fit, nobody waits for a round
+    if (demand > 1.0) {
+      double lo = 0.0, hi = total_turns;  // at R = total_turns the turns fit
+      for (int b = 0; b < 100 && hi - lo > 1e-9 * hi; ++b) {
+        const double mid = 0.5 * (lo + hi);
+        double used = 0.0;
+        for (std::size_t j = 0; j < n; ++j) used += turn(j) / std::max(own_period(j), mid);
+        (used > 1.0 ? lo : hi) = mid;
+      }
+      round = hi;
+    }
+    double turns_all = 0.0;
+    for (std::size_t j = 0; j < n; ++j) {
+      freq[j] = 1.0 / std::max(own_period(j), round);
+      turns_all += freq[j];
+    }
+    double change = 0.0;
+    for (std::size_t j = 0; j < n; ++j) {
+      const double next = std::min(1.0, (turns_all - freq[j]) / freq[j]);
+      change = std::max(change, std::abs(next - pay[j]));
+      pay[j] = next;
+    }
+    out.iterations = it + 1;
+    if (change < 1e-9) break;
+  }
+  double busy = 0.0, lost = 0.0;
+  for (std::size_t j = 0; j < n; ++j) {
+    const double cycle = ws.holds_per_burst[j] / freq[j];
+    rates[j] = std::max(kMinRate, std::min(1.0, (jobs[j].mean_kernel_us + ws.gap[j]) / cycle));
+    busy += ws.kernel[j] / cycle;
+    lost += freq[j] * s * pay[j];
+  }
+  out.busy_fraction = std::min(1.0, busy);
+  out.switch_fraction = std::min(1.0 - out.busy_fraction, lost);
+  return out;
+}
+
 }  // namespace
 
 TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSliceParams& p,
@@ -41,21 +108,28 @@ TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSlic
   check(p.interference >= 0.0, "interference must be >= 0");
   const std::size_t n = jobs.size();
   check(rates.size() == n, "rates.size() must equal jobs.size()");
+  check(p.launch_gap_us >= 0.0, "launch_gap_us must be >= 0");
   TimeSliceLoad out;
+  ws.resize(n);
   double util_sum = 0.0;
-  for (const TimeSliceJob& j : jobs) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const TimeSliceJob& j = jobs[i];
     check(j.sm_util > 0.0 && j.sm_util <= 1.0, "sm_util must be in (0, 1]");
     check(j.mean_kernel_us > 0.0, "mean_kernel_us must be > 0");
-    util_sum += j.sm_util;
+    const EffectiveCycle e = effective_cycle(j.sm_util, j.mean_kernel_us, p.launch_gap_us);
+    ws.gap[i] = e.gap_us;
+    ws.util[i] = e.sm_util;
+    util_sum += e.sm_util;
   }
   std::fill(rates.begin(), rates.end(), 1.0);
   if (n == 0) return out;
   const double s = p.switch_cost_us;
   const double t = p.time_slice_us;
 
-  // Per job: slowdown, burst (interference included), gap, holds; never-idle jobs hold a whole
-  // slice per turn.
-  ws.resize(n);
+  // Per job: slowdown, kernel (interference included), gap, holds. A never-idle job still
+  // yields at each kernel end (strict alternation): it holds one kernel (at most a slice) per
+  // turn and is always ready for its next one.
+  std::vector<double>& util = ws.util;
   std::vector<double>& slow = ws.slow;
   std::vector<double>& k = ws.kernel;
   std::vector<double>& g = ws.gap;
@@ -63,18 +137,18 @@ TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSlic
   std::vector<double>& c = ws.holds_per_burst;
   std::vector<char>& continuous = ws.continuous;
   for (std::size_t i = 0; i < n; ++i) {
-    slow[i] = 1.0 + p.interference * (util_sum - jobs[i].sm_util);
+    slow[i] = 1.0 + p.interference * (util_sum - util[i]);
     k[i] = jobs[i].mean_kernel_us * slow[i];
-    g[i] = jobs[i].mean_kernel_us * (1.0 - jobs[i].sm_util) / jobs[i].sm_util;
     continuous[i] = g[i] <= 0.0;
-    const Holds hold = continuous[i] ? Holds{t, 1.0} : holds_of(k[i], t, p.distribution);
+    const Holds hold = holds_of(k[i], t, p.distribution);
     h[i] = hold.mean;
     c[i] = hold.count;
   }
   if (n == 1) {
-    out.busy_fraction = jobs[0].sm_util;
+    out.busy_fraction = util[0];
     return out;
   }
+  if (p.distribution == BurstDistribution::kFixed) return lockstep_rates(jobs, p, rates, ws);
 
   // m's chance of taking a turn in one round of j, given how long the rest of that round lasts.
   auto take_turn = [&](std::size_t m, double rest_of_round) {
@@ -121,23 +195,17 @@ TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSlic
     }
     // A turn costs a switch only if another context ran since j's previous one.
     const double switch_per_turn = s * (1.0 - nobody);
-    double rate, switching;
-    if (continuous[j]) {
-      const double turn = t + switch_per_turn + wait;
-      rate = t / turn / slow[j];
-      switching = switch_per_turn / turn;
-    } else {
-      // A newcomer after a short gap queues behind a whole round; after a long one it lands
-      // at a random point of one.
-      const double round = wait + s + h[j];
-      const double first_wait = wait * (1.0 - 0.5 * (1.0 - std::exp(-g[j] / round)));
-      const double cycle =
-          g[j] + first_wait + c[j] * (switch_per_turn + h[j]) + (c[j] - 1.0) * wait;
-      rate = std::min(1.0, (jobs[j].mean_kernel_us + g[j]) / cycle);
-      switching = c[j] * switch_per_turn / cycle * (rate * cycle / (jobs[j].mean_kernel_us + g[j]));
-    }
+    // A newcomer after a short gap (or none) queues behind a whole round; after a long one it
+    // lands at a random point of one.
+    const double round = wait + s + h[j];
+    const double first_wait = wait * (1.0 - 0.5 * (1.0 - std::exp(-g[j] / round)));
+    const double cycle =
+        g[j] + first_wait + c[j] * (switch_per_turn + h[j]) + (c[j] - 1.0) * wait;
+    const double rate = std::min(1.0, (jobs[j].mean_kernel_us + g[j]) / cycle);
+    const double switching =
+        c[j] * switch_per_turn / cycle * (rate * cycle / (jobs[j].mean_kernel_us + g[j]));
     rates[j] = std::max(rate, kMinRate);
-    busy += rates[j] * jobs[j].sm_util * slow[j];
+    busy += rates[j] * util[j] * slow[j];
     lost += switching;
   }
   // Each job's cycle is estimated on its own; where together they ask for more than the GPU,
@@ -154,7 +222,7 @@ TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSlic
 }
 
 void TimeSliceWorkspace::resize(std::size_t n) {
-  for (auto* v : {&slow, &kernel, &gap, &hold, &holds_per_burst, &turn_chance}) {
+  for (auto* v : {&slow, &kernel, &gap, &util, &hold, &holds_per_burst, &turn_chance, &frequency}) {
     if (v->size() < n) v->resize(n);
   }
   if (continuous.size() < n) continuous.resize(n);

@@ -29,10 +29,17 @@
 // down to fit. An earlier mean-value (arrival theorem) fixed point failed badly where short-
 // and long-kernel jobs mix (its arrivals see time averages, but a blocked job stops arriving).
 //
-// Exact cases: one job (r = 1); n jobs at u = 1 with s = 0 (r = 1/n); two jobs at u = 1
-// (r = T / (2 (T + s))). The measured error elsewhere is in models/timeslice/RESULTS.md; it is
-// largest for deterministic (kFixed) bursts, whose phases can lock into patterns no average
-// captures.
+// A job that never idles (u = 1, no launch gap) still hands the GPU over at each kernel end
+// while others wait (strict alternation, measured on an H200): it holds one kernel (cut into
+// slices of T) per turn, the g -> 0 limit of the cycle above. Gaps are at least the launch gap
+// (TimeSliceParams::launch_gap_us).
+//
+// Fixed (deterministic) kernels and gaps lock into a repeating order instead: a separate
+// deterministic "rounds" model (see lockstep_rates in the .cc) serves BurstDistribution::kFixed.
+//
+// Exact cases: one job (r = 1); n jobs at u = 1 with s = 0 (r = 1/n); two jobs at u = 1 with
+// kernels k <= T (r = k / (2 (k + s)), exponential or fixed). The measured error elsewhere is in
+// models/timeslice/RESULTS.md.
 #pragma once
 
 #include <span>
@@ -58,7 +65,7 @@ TimeSliceRates timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSli
 // largest job count a caller (e.g. a SharingModel's compute_rates, which must not allocate)
 // can reuse it without allocating.
 struct TimeSliceWorkspace {
-  std::vector<double> slow, kernel, gap, hold, holds_per_burst, turn_chance;
+  std::vector<double> slow, kernel, gap, util, hold, holds_per_burst, turn_chance, frequency;
   std::vector<char> continuous;
   void resize(std::size_t n);  // to at least n jobs
 };

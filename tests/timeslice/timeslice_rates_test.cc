@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "models/timeslice/kernel_reference.h"
 #include "models/timeslice/validation_grid.h"
 
 namespace gpumux {
@@ -27,12 +28,58 @@ TEST(TimeSliceRates, ExactSaturatedCases) {
     const TimeSliceRates r = timeslice_rates(jobs, p);
     for (double rate : r.rates) EXPECT_NEAR(rate, 1.0 / n, 1e-6) << n;
   }
+  // Never-idle jobs alternate at kernel ends: one kernel and one switch each per round.
   p.switch_cost_us = 120.0;
   const std::vector<TimeSliceJob> two(2, TimeSliceJob{1.0, 100.0});
-  const TimeSliceRates r = timeslice_rates(two, p);
-  const double each = p.time_slice_us / (2.0 * (p.time_slice_us + p.switch_cost_us));
-  EXPECT_NEAR(r.rates[0], each, 1e-6);
-  EXPECT_NEAR(r.switch_fraction, 120.0 / (p.time_slice_us + 120.0), 1e-6);
+  for (BurstDistribution d : {BurstDistribution::kExponential, BurstDistribution::kFixed}) {
+    p.distribution = d;
+    const TimeSliceRates r = timeslice_rates(two, p);
+    EXPECT_NEAR(r.rates[0], 100.0 / (2.0 * 220.0), 1e-4);
+    EXPECT_NEAR(r.switch_fraction, 120.0 / 220.0, 1e-4);
+  }
+}
+
+TEST(TimeSliceRates, FixedLengthsFollowTheMeasuredH200Pairs) {
+  // Measured (../shared/data/h200/overlap_train.csv, GPU-FACTS): identical pairs, alone duty
+  // as measured (launch gap included), 137 us switches, no preemption of 2 ms kernels.
+  TimeSliceParams p;
+  p.distribution = BurstDistribution::kFixed;
+  p.switch_cost_us = 137.0;
+  p.time_slice_us = 2000.0;
+  struct Case {
+    double util, kernel_us, measured;
+  };
+  for (const Case& c : {Case{0.6794, 20, 0.0934}, Case{0.9551, 200, 0.3100},
+                        Case{0.9979, 2000, 0.4702}, Case{0.4054, 20, 0.1565},
+                        Case{0.4882, 200, 0.6063}, Case{0.4994, 2000, 0.9378}}) {
+    const std::vector<TimeSliceJob> pair(2, TimeSliceJob{c.util, c.kernel_us});
+    EXPECT_NEAR(timeslice_rates(pair, p).rates[0], c.measured, 0.01) << c.kernel_us;
+  }
+  // A busy 2 ms process beside a busy 20 us one: one kernel each per round (0.013-0.021).
+  const std::vector<TimeSliceJob> mixed{{0.9979, 2000.0}, {0.6794, 20.0}};
+  const TimeSliceRates r = timeslice_rates(mixed, p);
+  EXPECT_NEAR(r.rates[1], 29.44 / (2000.0 + 20.0 + 2 * 137.0), 0.001);
+  EXPECT_NEAR(r.rates[0], 2004.2 / (2000.0 + 20.0 + 2 * 137.0), 0.002);
+}
+
+TEST(TimeSliceRates, FixedLengthsMatchTheReference) {
+  ReferenceConfig reference;
+  reference.min_cycles = 3000;
+  reference.params.distribution = BurstDistribution::kFixed;
+  reference.params.switch_cost_us = 137.0;
+  reference.params.launch_gap_us = 9.0;
+  reference.params.time_slice_us = 2000.0;  // kernels within one slice (see RESULTS.md)
+  for (const std::vector<TimeSliceJob>& jobs :
+       {std::vector<TimeSliceJob>{{0.5, 2000.0}, {0.5, 2000.0}},
+        std::vector<TimeSliceJob>{{1.0, 2000.0}, {1.0, 20.0}},
+        std::vector<TimeSliceJob>{{1.0, 200.0}, {1.0, 200.0}, {1.0, 200.0}},
+        std::vector<TimeSliceJob>{{0.2, 500.0}, {0.3, 100.0}}}) {
+    const ReferenceResult ref = simulate_reference(jobs, reference);
+    const TimeSliceRates fast = timeslice_rates(jobs, reference.params);
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      EXPECT_NEAR(fast.rates[i], ref.rates[i], 0.03) << jobs.size() << " jobs, job " << i;
+    }
+  }
 }
 
 TEST(TimeSliceRates, PropertiesHoldOnTheGrid) {
