@@ -39,9 +39,6 @@ MpsModel::MpsModel(JsonObject& p) {
   } else {
     p.allow("launch_gap_us");
   }
-  h200_params_ = params_;
-  const bool launch_default = launch_source.rfind("default", 0) == 0;
-  if (launch_default) h200_params_.launch_gap_us = kMpsH200LaunchGapUs;
   if (p.has("interference")) {
     params_.interference = p.required_number("interference", 0.0, 100.0);
     interference_source = "scenario";
@@ -90,6 +87,10 @@ MpsModel::MpsModel(JsonObject& p) {
   recovery_ = Time::from_seconds(
       p.optional_number("fault_recovery_s", kDefaultMpsFaultRecoveryS, 0.0, 1e6));
   p.finish();
+  // On an H200 a launch gap still at its default takes the measured one (GPU-FACTS).
+  h200_params_ = params_;
+  const bool launch_default = launch_source.rfind("default", 0) == 0;
+  if (launch_default) h200_params_.launch_gap_us = kMpsH200LaunchGapUs;
 
   declared_ = {
       {"launch_gap_us", params_.launch_gap_us, "us", launch_source,

@@ -87,7 +87,8 @@ void expect(const double* d, const double* p, std::size_t m, std::size_t max_exa
 // waits; if the SM time asked for fits (sum d K / A <= 1), fixed phases interleave and nobody
 // waits either; else the round R solves sum_j d_j K_j min(1 / A_j, 1 / R) = 1 and a client
 // whose own chain is shorter than R takes one kernel per round. Interference stretches a
-// kernel by 1 + alpha x, x the SM share the others hold on average.
+// kernel by 1 + alpha x, x the SM share held on average by the others that can run beside it
+// (a pair whose demands exceed the GPU takes turns and never overlaps).
 MpsLoad lockstep_rates(std::span<const MpsJob> jobs, double alpha, double launch_gap_us,
                        std::span<double> rates, MpsWorkspace& ws) {
   const std::size_t n = jobs.size();
@@ -102,11 +103,15 @@ MpsLoad lockstep_rates(std::span<const MpsJob> jobs, double alpha, double launch
     kernel[j] = k / jobs[j].cap_speed();
     held[j] = jobs[j].demand() * kernel[j] / (kernel[j] + gap[j]);
   }
-  double held_all = 0.0;
-  for (std::size_t j = 0; j < n; ++j) held_all += held[j];
   double area = 0.0, total = 0.0;
   for (std::size_t j = 0; j < n; ++j) {
-    ws.demand[j] = kernel[j] * (1.0 + alpha * (held_all - held[j]));
+    // Contention only from kernels that can run beside this one: a pair that does not fit
+    // side by side takes turns and never overlaps.
+    double beside = 0.0;
+    for (std::size_t m = 0; m < n; ++m) {
+      if (m != j && jobs[j].demand() + jobs[m].demand() <= 1.0 + 1e-9) beside += held[m];
+    }
+    ws.demand[j] = kernel[j] * (1.0 + alpha * beside);
     area += jobs[j].demand() * ws.demand[j] / (ws.demand[j] + gap[j]);
     total += jobs[j].demand() * ws.demand[j];
   }

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "models/sharing_registry.h"
 #include "tests/traces/test_files.h"
 
@@ -62,11 +64,57 @@ TEST(TimeSliceModel, TwoSaturatingJobsSplitTheGpuMinusSwitches) {
   double rates[2];
   GpuLoad load;
   m.compute_rates(GpuView{d, residents, MemoryMiB(2000)}, rates, load);
-  // Each holds a 1024 us slice, then 50 us of switching: 1024 / (2 * 1074) of the GPU each.
-  EXPECT_NEAR(rates[0], 1024.0 / 2148.0, 0.01);
+  // Strict alternation: each turn is one kernel (cut at the 1024 us slice, exponential lengths:
+  // 1 / (1 - e^(-1024/1000)) turns per kernel) and one 50 us switch.
+  const double turns = 1.0 / (1.0 - std::exp(-1024.0 / 1000.0));
+  EXPECT_NEAR(rates[0], 1000.0 / (2.0 * (1000.0 + 50.0 * turns)), 0.002);
   EXPECT_NEAR(rates[1], rates[0], 1e-9);
   EXPECT_NEAR(load.useful_busy + load.overhead, 1.0, 1e-6);
   EXPECT_GT(load.overhead, 0.04);
+}
+
+TEST(TimeSliceModel, H200GpusTakeTheMeasuredDefaults) {
+  const TimeSliceModel m = make(nlohmann::json::object());
+  DeviceProfile h200 = gpu16();
+  h200.name = "H200-141GB";
+  // Two busy processes of fixed 200 us kernels at the measured alone duty (launch gap
+  // included): the H200 measured 0.31 each; the assumed 50 us switch would give 0.61.
+  JobSpec a = job(0.9551, 200), b = job(0.9551, 200);
+  a.fixed_kernel_lengths = b.fixed_kernel_lengths = true;
+  const JobSpec* residents[] = {&a, &b};
+  double rates[2];
+  GpuLoad load;
+  m.compute_rates(GpuView{h200, residents, MemoryMiB(2000)}, rates, load);
+  EXPECT_NEAR(rates[0], 0.310, 0.01);
+  m.compute_rates(GpuView{gpu16(), residents, MemoryMiB(2000)}, rates, load);
+  EXPECT_NEAR(rates[0], (200.0 / 0.9551) / (2.0 * 250.0), 0.01);
+  bool declared = false;
+  for (const ModelParameter& p : m.parameters()) {
+    if (p.name == "switch_cost_us@H200-141GB") {
+      declared = true;
+      EXPECT_DOUBLE_EQ(p.value, 137.0);
+      EXPECT_NE(p.source.find("measured on H200"), std::string::npos);
+    }
+  }
+  EXPECT_TRUE(declared);
+  // A scenario value applies to every device, H200 included.
+  const TimeSliceModel set = make({{"switch_cost_us", 50}});
+  set.compute_rates(GpuView{h200, residents, MemoryMiB(2000)}, rates, load);
+  EXPECT_NEAR(rates[0], (200.0 / 0.9551) / (2.0 * 250.0), 0.01);
+}
+
+TEST(TimeSliceModel, FixedLengthsLockIntoAlternation) {
+  const TimeSliceModel m = make({{"switch_cost_us", 137}, {"time_slice_us", 2000}});
+  JobSpec a = job(0.5, 2000), b = job(0.5, 2000);
+  const JobSpec* residents[] = {&a, &b};
+  double rates[2];
+  GpuLoad load;
+  m.compute_rates(GpuView{gpu16(), residents, MemoryMiB(2000)}, rates, load);
+  const double variable = rates[0];
+  a.fixed_kernel_lengths = b.fixed_kernel_lengths = true;
+  m.compute_rates(GpuView{gpu16(), residents, MemoryMiB(2000)}, rates, load);
+  EXPECT_NEAR(rates[0], 4000.0 / (2.0 * 2137.0), 0.005);  // measured 0.94 on an H200
+  EXPECT_GT(rates[0], variable + 0.1);
 }
 
 TEST(TimeSliceModel, ShortKernelsLoseMoreToSwitchesThanLongOnes) {
