@@ -39,6 +39,13 @@ MpsModel::MpsModel(JsonObject& p) {
   } else {
     p.allow("launch_gap_us");
   }
+  const std::string allocation = p.optional_string("sm_allocation", "blocks");
+  if (allocation != "blocks" && allocation != "fluid") {
+    throw InputError(p.where("sm_allocation"), "sm_allocation",
+                     "expected 'blocks' or 'fluid', got '" + allocation + "'");
+  }
+  params_.allocation =
+      allocation == "blocks" ? MpsSmAllocation::kBlocks : MpsSmAllocation::kFluid;
   if (p.has("interference")) {
     params_.interference = p.required_number("interference", 0.0, 100.0);
     interference_source = "scenario";
@@ -93,6 +100,10 @@ MpsModel::MpsModel(JsonObject& p) {
   if (launch_default) h200_params_.launch_gap_us = kMpsH200LaunchGapUs;
 
   declared_ = {
+      {"sm_allocation_blocks", params_.allocation == MpsSmAllocation::kBlocks ? 1.0 : 0.0,
+       "bool", source_of(p, "sm_allocation", "default (measured on H200: blocks hold SMs)"),
+       "1: thread blocks hold their SMs until they end, kernels that do not fit take turns; "
+       "0: SMs shared in proportion to demand (fluid)"},
       {"launch_gap_us", params_.launch_gap_us, "us", launch_source,
        "shortest CPU gap between two kernels of a client (launch + synchronise)"},
       {"active_thread_percentage", atp, "% of SMs per client", atp_source,
@@ -204,7 +215,7 @@ void MpsModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoa
     jobs_.push_back(m);
   }
   MpsParams p = gpu.device.name == "H200-141GB" ? h200_params_ : params_;
-  p.bursts = all_fixed ? MpsBursts::kFixed : MpsBursts::kExponential;
+  p.bursts = all_fixed ? MpsBursts::kFixed : MpsBursts::kExponential;  // fluid form: unused
   const MpsLoad l = mps_rates(jobs_, p, rates, workspace_);
   load.useful_busy = l.busy_fraction;
   load.overhead = 0.0;

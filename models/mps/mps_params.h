@@ -29,14 +29,19 @@ struct MpsJob {
 // kernel mixes are highly variable); fixed is the deterministic extreme.
 enum class MpsBursts { kExponential, kFixed };
 
+enum class MpsSmAllocation { kFluid, kBlocks };
+
 struct MpsParams {
   // Memory-bandwidth / cache contention: a running kernel's speed is divided by
   // (1 + interference * the SM share granted to the OTHER running kernels). 0 is the pure
   // model (SMs are the only shared resource); a nonzero value must come from data. >= 0.
   double interference = 0.0;
-  // Shape of bursts and gaps. The fast model serves kFixed with its own deterministic
-  // "lock-step" form (mps_rates.h), since fixed lengths lock into alternation.
   MpsBursts bursts = MpsBursts::kExponential;
+  // How SMs are shared (mps_rates.h): kBlocks, thread blocks hold their SMs until they end, so
+  // kernels that do not fit beside each other take turns (what the H200 measurements show; the
+  // `mps` sharing model's default), or kFluid, SMs shared in proportion to demand at every
+  // instant (the earlier model, kept for the co-location fits and comparisons).
+  MpsSmAllocation allocation = MpsSmAllocation::kFluid;
   // Shortest CPU gap between two kernels of one client (launch + synchronise), microseconds,
   // >= 0; rates stay relative to the client alone with the same gap. Used by the fast model.
   double launch_gap_us = 0.0;

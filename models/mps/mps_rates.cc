@@ -1,5 +1,7 @@
 #include "models/mps/mps_rates.h"
 
+#include "models/interposition.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -78,68 +80,57 @@ void expect(const double* d, const double* p, std::size_t m, std::size_t max_exa
   }
 }
 
-// Fixed kernels and gaps (the lock-step form, see mps_rates.h). Blocks hold their SMs until
-// they end (no preemption), so kernels that do not fit beside each other take turns in launch
-// order instead of sharing SMs: a full-GPU 20 us kernel beside a busy full-GPU 2 ms one runs
-// once per 2 ms (measured on an H200: 0.015-0.025), where proportional sharing gives it half the
-// GPU. Client j's kernel lasts K_j = k_j / c_j alone under its cap and covers d_j K_j of SM
-// time; its own chain is A_j = K_j + g_j. If all demands fit side by side (sum d <= 1) nobody
-// waits; if the SM time asked for fits (sum d K / A <= 1), fixed phases interleave and nobody
-// waits either; else the round R solves sum_j d_j K_j min(1 / A_j, 1 / R) = 1 and a client
-// whose own chain is shorter than R takes one kernel per round. Interference stretches a
-// kernel by 1 + alpha x, x the SM share held on average by the others that can run beside it
-// (a pair whose demands exceed the GPU takes turns and never overlaps).
-MpsLoad lockstep_rates(std::span<const MpsJob> jobs, double alpha, double launch_gap_us,
+// Block-level allocation (MpsSmAllocation::kBlocks, see mps_rates.h). Blocks hold their SMs until they end (no
+// preemption), so kernels that cannot fit beside each other (summed demands above the GPU) take
+// turns in launch order instead of sharing SMs: a 20 us kernel beside a busy full-GPU 2 ms one
+// runs only in the other's gaps (measured on an H200: 0.015-0.025), where sharing SMs in
+// proportion would give it about half. The interposition form (models/interposition.h) with no
+// switch cost gives the cycles; a kernel that cannot fit beside another blocks it for its whole
+// length. Interference stretches a kernel by 1 + alpha x, x the SM share held on average by the
+// others that can run beside it (a pair that does not fit takes turns and never overlaps).
+MpsLoad block_rates(std::span<const MpsJob> jobs, double alpha, double launch_gap_us,
                        std::span<double> rates, MpsWorkspace& ws) {
   const std::size_t n = jobs.size();
-  std::vector<double>& kernel = ws.speed;   // K_j, stretched
-  std::vector<double>& gap = ws.running;    // g_j
-  std::vector<double>& held = ws.prob;      // d_j x share of time a kernel of j runs
-  double fit = 0.0;
-  for (std::size_t j = 0; j < n; ++j) fit += jobs[j].demand();
+  std::vector<double>& gap = ws.running;  // g_j
+  std::vector<double>& held = ws.prob;    // d_j x share of time a kernel of j runs
   for (std::size_t j = 0; j < n; ++j) {
     const double k = jobs[j].mean_kernel_us;
     gap[j] = std::max(launch_gap_us, k * (1.0 - jobs[j].sm_util) / jobs[j].sm_util);
-    kernel[j] = k / jobs[j].cap_speed();
-    held[j] = jobs[j].demand() * kernel[j] / (kernel[j] + gap[j]);
+    const double kernel = k / jobs[j].cap_speed();
+    held[j] = jobs[j].demand() * kernel / (kernel + gap[j]);
   }
-  double area = 0.0, total = 0.0;
+  auto fits_beside = [&](std::size_t j, std::size_t m) {
+    return jobs[j].demand() + jobs[m].demand() <= 1.0 + 1e-9;
+  };
   for (std::size_t j = 0; j < n; ++j) {
-    // Contention only from kernels that can run beside this one: a pair that does not fit
-    // side by side takes turns and never overlaps.
     double beside = 0.0;
     for (std::size_t m = 0; m < n; ++m) {
-      if (m != j && jobs[j].demand() + jobs[m].demand() <= 1.0 + 1e-9) beside += held[m];
+      if (m != j && fits_beside(j, m)) beside += held[m];
     }
-    ws.demand[j] = kernel[j] * (1.0 + alpha * beside);
-    area += jobs[j].demand() * ws.demand[j] / (ws.demand[j] + gap[j]);
-    total += jobs[j].demand() * ws.demand[j];
-  }
-  double round = 0.0;
-  if (fit > 1.0 + 1e-9 && area > 1.0) {
-    double lo = 0.0, hi = total;
-    for (int b = 0; b < 100 && hi - lo > 1e-9 * hi; ++b) {
-      const double mid = 0.5 * (lo + hi);
-      double used = 0.0;
-      for (std::size_t j = 0; j < n; ++j) {
-        used += jobs[j].demand() * ws.demand[j] / std::max(ws.demand[j] + gap[j], mid);
-      }
-      (used > 1.0 ? lo : hi) = mid;
-    }
-    round = hi;
+    const double kernel = jobs[j].mean_kernel_us / jobs[j].cap_speed() * (1.0 + alpha * beside);
+    ws.interposition[j] = InterpositionJob{kernel + gap[j], gap[j], kernel, 1.0};
   }
   MpsLoad out;
+  out.iterations = interposition_cycles(
+      std::span<const InterpositionJob>(ws.interposition.data(), n),
+      [&](std::size_t j, std::size_t m) {
+        // The part of j's blocks that cannot start beside m's kernel waits for it (a second
+        // wave); all of them when m holds the whole GPU.
+        const double over = jobs[j].demand() + jobs[m].demand() - 1.0;
+        return over <= 1e-9 ? 0.0 : std::min(1.0, over / jobs[j].demand());
+      },
+      0.0,
+      std::span<double>(ws.speed.data(), n), std::span<double>(ws.demand.data(), n));
   double idle = 1.0, sm = 0.0;
   for (std::size_t j = 0; j < n; ++j) {
-    const double cycle = std::max(ws.demand[j] + gap[j], round);
-    const double alone = jobs[j].mean_kernel_us + gap[j];
-    rates[j] = std::clamp(alone / cycle, kMinRate, 1.0);
-    idle *= 1.0 - ws.demand[j] / cycle;
-    sm += jobs[j].demand() * ws.demand[j] / cycle;
+    const double cycle = ws.speed[j];
+    const double kernel = ws.interposition[j].turn_us;
+    rates[j] = std::clamp((jobs[j].mean_kernel_us + gap[j]) / cycle, kMinRate, 1.0);
+    idle *= 1.0 - std::min(1.0, kernel / cycle);
+    sm += jobs[j].demand() * kernel / cycle;
   }
-  out.busy_fraction = round > 0.0 ? 1.0 : 1.0 - idle;
+  out.busy_fraction = 1.0 - idle;
   out.sm_fraction = std::min({sm, 1.0, out.busy_fraction});
-  out.iterations = 1;
   return out;
 }
 
@@ -150,6 +141,7 @@ void MpsWorkspace::resize(std::size_t jobs) {
     if (v->size() < jobs) v->resize(jobs);
   }
   if (gapped.size() < jobs) gapped.resize(jobs);
+  if (interposition.size() < jobs) interposition.resize(jobs);
 }
 
 MpsLoad mps_rates(std::span<const MpsJob> jobs, const MpsParams& params, std::span<double> rates,
@@ -169,8 +161,8 @@ MpsLoad mps_rates(std::span<const MpsJob> jobs, const MpsParams& params, std::sp
   if (n == 0) return out;
   ws.resize(n);
   const double alpha = params.interference;
-  if (params.bursts == MpsBursts::kFixed) {
-    return lockstep_rates(jobs, alpha, params.launch_gap_us, rates, ws);
+  if (params.allocation == MpsSmAllocation::kBlocks) {
+    return block_rates(jobs, alpha, params.launch_gap_us, rates, ws);
   }
   if (params.launch_gap_us > 0.0) {
     // Apply the launch gap as a duty cycle: the same rates, relative to alone with the gap.

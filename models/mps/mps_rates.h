@@ -35,16 +35,20 @@
 // clients that slow each other are positively correlated (while both run, both are stretched
 // and stay on longer), which independence ignores; RESULTS.md gives the measured error.
 //
-// Fixed (deterministic) kernels and gaps (MpsParams::bursts = kFixed) take a separate
-// "lock-step" form: thread blocks hold their SMs until they end (no preemption), so kernels
-// that cannot fit beside each other take turns in launch order, and fixed phases interleave
-// (see lockstep_rates in the .cc; measured on an H200: GPU-FACTS "Measured here").
+// Block-level SM allocation (MpsParams::allocation = kBlocks, the `mps` sharing model's
+// default) takes the interposition form instead (models/interposition.h): thread blocks hold
+// their SMs until they end (no preemption), so kernels that cannot fit beside each other take
+// turns in launch order (the part of a kernel's blocks that does not fit waits for a second
+// wave), and fixed phases interleave (measured on an H200: GPU-FACTS "Measured here"). It is
+// validated against the block-level reference (mps_block_reference.h); the mean field above
+// (kFluid) against the fluid one (mps_reference.h).
 #pragma once
 
 #include <cstddef>
 #include <span>
 #include <vector>
 
+#include "models/interposition.h"
 #include "models/mps/mps_params.h"
 
 namespace gpumux {
@@ -65,6 +69,7 @@ MpsRates mps_rates(std::span<const MpsJob> jobs, const MpsParams& params);
 struct MpsWorkspace {
   std::vector<double> speed, running, demand, prob;
   std::vector<MpsJob> gapped;  // clients with the launch gap applied
+  std::vector<InterpositionJob> interposition;
   void resize(std::size_t jobs);
 };
 

@@ -1,5 +1,7 @@
 #include "models/timeslice/timeslice_rates.h"
 
+#include "models/interposition.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -32,70 +34,34 @@ void check(bool ok, const char* what) {
   if (!ok) throw std::invalid_argument(std::string("timeslice_rates: ") + what);
 }
 
-// Fixed kernels and gaps: the contexts lock into a repeating order (measured: two duty-0.5
-// processes with 2 ms kernels interleave and keep 0.94 each), so the model is deterministic
-// rounds instead of chances. Job j takes a turn of h_j + s p_j (its hold and, with probability
-// p_j, the switch into it) at most once per round and at most every A_j / c_j, where
-// A_j = k_j + g_j + c_j s p_j is its own chain (kernel, gap, switches) with nobody in the way.
-// If the turns fit in the GPU (sum of (h + s p) c / A <= 1) everyone runs on its own chain;
-// else the round length R solves sum_j (h_j + s p_j) min(c_j / A_j, 1 / R) = 1 (water-filling:
-// a job that needs the GPU less often than every round keeps its own pace, the others share
-// what is left, one turn per round each). p_j = min(1, turns of the others / turns of j): a
-// context pays a switch only when someone else ran since its last turn. A few fixed-point
-// iterations on p; R by bisection. Uses the workspace filled by the caller (gap, util, slow,
-// kernel, hold, holds_per_burst).
+// Fixed kernels and gaps: the contexts lock into repeating patterns (measured: two duty-0.5
+// processes with 2 ms kernels interleave and keep 0.94 each), served by the interposition form
+// (models/interposition.h): every other context blocks a turn, which holds the GPU for its hold
+// plus the switch into it. Uses the workspace filled by the caller (gap, util, slow, kernel,
+// hold, holds_per_burst).
 TimeSliceLoad lockstep_rates(std::span<const TimeSliceJob> jobs, const TimeSliceParams& p,
                              std::span<double> rates, TimeSliceWorkspace& ws) {
   const std::size_t n = jobs.size();
   const double s = p.switch_cost_us;
-  std::vector<double>& pay = ws.turn_chance;  // p_j
-  std::vector<double>& freq = ws.frequency;   // turns per microsecond
-  std::fill(pay.begin(), pay.begin() + static_cast<std::ptrdiff_t>(n), 1.0);
-  TimeSliceLoad out;
-  auto own_period = [&](std::size_t j) {  // A_j / c_j: shortest time between two turns
-    return (ws.kernel[j] + ws.gap[j] + ws.holds_per_burst[j] * s * pay[j]) / ws.holds_per_burst[j];
-  };
-  auto turn = [&](std::size_t j) { return ws.hold[j] + s * pay[j]; };
-  for (int it = 0; it < kMaxIterations; ++it) {
-    double demand = 0.0, total_turns = 0.0;
-    for (std::size_t j = 0; j < n; ++j) {
-      demand += turn(j) / own_period(j);
-      total_turns += turn(j);
-    }
-    double round = 0.0;  // 0: the turns fit, nobody waits for a round
-    if (demand > 1.0) {
-      double lo = 0.0, hi = total_turns;  // at R = total_turns the turns fit
-      for (int b = 0; b < 100 && hi - lo > 1e-9 * hi; ++b) {
-        const double mid = 0.5 * (lo + hi);
-        double used = 0.0;
-        for (std::size_t j = 0; j < n; ++j) used += turn(j) / std::max(own_period(j), mid);
-        (used > 1.0 ? lo : hi) = mid;
-      }
-      round = hi;
-    }
-    double turns_all = 0.0;
-    for (std::size_t j = 0; j < n; ++j) {
-      freq[j] = 1.0 / std::max(own_period(j), round);
-      turns_all += freq[j];
-    }
-    double change = 0.0;
-    for (std::size_t j = 0; j < n; ++j) {
-      const double next = std::min(1.0, (turns_all - freq[j]) / freq[j]);
-      change = std::max(change, std::abs(next - pay[j]));
-      pay[j] = next;
-    }
-    out.iterations = it + 1;
-    if (change < 1e-9) break;
-  }
-  double busy = 0.0, lost = 0.0;
   for (std::size_t j = 0; j < n; ++j) {
-    const double cycle = ws.holds_per_burst[j] / freq[j];
+    ws.interposition[j] = InterpositionJob{ws.kernel[j] + ws.gap[j], ws.gap[j], ws.hold[j] + s,
+                                           ws.holds_per_burst[j]};
+  }
+  TimeSliceLoad out;
+  out.iterations = interposition_cycles(
+      std::span<const InterpositionJob>(ws.interposition.data(), n),
+      [](std::size_t, std::size_t) { return 1.0; }, s, std::span<double>(ws.frequency.data(), n),
+      std::span<double>(ws.turn_chance.data(), n));
+  double busy = 0.0, turns = 0.0;
+  for (std::size_t j = 0; j < n; ++j) {
+    const double cycle = ws.frequency[j];
     rates[j] = std::max(kMinRate, std::min(1.0, (jobs[j].mean_kernel_us + ws.gap[j]) / cycle));
     busy += ws.kernel[j] / cycle;
-    lost += freq[j] * s * pay[j];
+    turns += ws.holds_per_burst[j] / cycle;
   }
+  // Every turn follows a switch once another context runs between two turns of one (n > 1).
   out.busy_fraction = std::min(1.0, busy);
-  out.switch_fraction = std::min(1.0 - out.busy_fraction, lost);
+  out.switch_fraction = std::min(1.0 - out.busy_fraction, turns * s);
   return out;
 }
 
@@ -225,6 +191,7 @@ void TimeSliceWorkspace::resize(std::size_t n) {
   for (auto* v : {&slow, &kernel, &gap, &util, &hold, &holds_per_burst, &turn_chance, &frequency}) {
     if (v->size() < n) v->resize(n);
   }
+  if (interposition.size() < n) interposition.resize(n);
   if (continuous.size() < n) continuous.resize(n);
 }
 

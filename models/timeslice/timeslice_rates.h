@@ -34,8 +34,8 @@
 // slices of T) per turn, the g -> 0 limit of the cycle above. Gaps are at least the launch gap
 // (TimeSliceParams::launch_gap_us).
 //
-// Fixed (deterministic) kernels and gaps lock into a repeating order instead: a separate
-// deterministic "rounds" model (see lockstep_rates in the .cc) serves BurstDistribution::kFixed.
+// Fixed (deterministic) kernels and gaps lock into repeating patterns instead: the
+// interposition form (models/interposition.h) serves BurstDistribution::kFixed.
 //
 // Exact cases: one job (r = 1); n jobs at u = 1 with s = 0 (r = 1/n); two jobs at u = 1 with
 // kernels k <= T (r = k / (2 (k + s)), exponential or fixed). The measured error elsewhere is in
@@ -45,6 +45,7 @@
 #include <span>
 #include <vector>
 
+#include "models/interposition.h"
 #include "models/timeslice/timeslice_params.h"
 
 namespace gpumux {
@@ -66,6 +67,7 @@ TimeSliceRates timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSli
 // can reuse it without allocating.
 struct TimeSliceWorkspace {
   std::vector<double> slow, kernel, gap, util, hold, holds_per_burst, turn_chance, frequency;
+  std::vector<InterpositionJob> interposition;
   std::vector<char> continuous;
   void resize(std::size_t n);  // to at least n jobs
 };
