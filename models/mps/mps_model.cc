@@ -98,6 +98,10 @@ MpsModel::MpsModel(JsonObject& p) {
   h200_params_ = params_;
   const bool launch_default = launch_source.rfind("default", 0) == 0;
   if (launch_default) h200_params_.launch_gap_us = kMpsH200LaunchGapUs;
+  const bool interference_default = interference_source.rfind("default", 0) == 0;
+  if (interference_default && params_.allocation == MpsSmAllocation::kBlocks) {
+    h200_params_.interference = kMpsH200Interference;
+  }
 
   declared_ = {
       {"sm_allocation_blocks", params_.allocation == MpsSmAllocation::kBlocks ? 1.0 : 0.0,
@@ -146,6 +150,12 @@ MpsModel::MpsModel(JsonObject& p) {
        source_of(p, "fault_recovery_s", "default (assumption: no published server recovery time)"),
        std::string("out of memory kills: ") + std::string(oom_policy_name(oom_))});
 
+  if (interference_default && params_.allocation == MpsSmAllocation::kBlocks) {
+    declared_.push_back({"interference@H200-141GB", kMpsH200Interference,
+                         "per unit of co-runners' SM share", "measured on H200 (GPU-FACTS; "
+                         "gpumux calibrate fit)", "kernel slowdown beside other kernels on H200 "
+                         "GPUs"});
+  }
   if (launch_default) {
     declared_.push_back({"launch_gap_us@H200-141GB", kMpsH200LaunchGapUs, "us",
                          "measured on H200 (GPU-FACTS; gpumux calibrate fit)",
