@@ -37,7 +37,8 @@ struct Outputs {
 Outputs run(const json& doc, const testing::fs::path& dir, const std::string& name) {
   testing::write_file(dir / (name + ".json"), doc.dump());
   const auto out = dir / name;
-  const auto r = testing::run_cli({"run", (dir / (name + ".json")).string(), "--out", out.string()});
+  const auto r =
+      testing::run_cli({"run", (dir / (name + ".json")).string(), "--out", out.string()});
   EXPECT_EQ(r.code, 0) << r.err;
   return {r.code, r.out, testing::read_file(out / "summary.json"),
           testing::read_file(out / "jobs.csv"), testing::read_file(out / "timeseries.csv")};

@@ -456,8 +456,8 @@ TEST(MigHybrid, AFatalFaultStaysInItsInstance) {
     const bool shared = std::string(name) != "mig";
     std::vector<std::uint8_t> k(shared ? 4 : 2, 0);
     m->fatal_fault(shared ? g.view() : solo.view(), shared ? 2 : 1, k, recovery);
-    EXPECT_EQ(k, shared ? (std::vector<std::uint8_t>{0, 0, 1, 0})
-                        : (std::vector<std::uint8_t>{0, 1}))
+    EXPECT_EQ(k,
+              shared ? (std::vector<std::uint8_t>{0, 0, 1, 0}) : (std::vector<std::uint8_t>{0, 1}))
         << name;
     EXPECT_EQ(recovery, Time::zero()) << name;
   }

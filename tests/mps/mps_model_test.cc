@@ -279,8 +279,7 @@ TEST(MpsModel, OutOfMemoryByDefaultKillsOnlyTheClientWhoseAllocationFailed) {
   EXPECT_EQ(recovery, Time::zero());
   // Nobody asked: nobody's allocation failed, nobody dies.
   const std::vector<std::uint8_t> nobody(3, 0);
-  EXPECT_FALSE(
-      m.memory_fault(GpuView{d, r.ptrs, r.used, memory, 0, {}, nobody}, killed, recovery));
+  EXPECT_FALSE(m.memory_fault(GpuView{d, r.ptrs, r.used, memory, 0, {}, nobody}, killed, recovery));
 }
 
 TEST(MpsModel, AFatalFaultTearsDownEveryClientAndTheServerRestarts) {

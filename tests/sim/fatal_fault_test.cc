@@ -116,8 +116,8 @@ TEST(FatalFault, ABlastRadiusModelKillsEveryCoResidentAndBlocksTheGpuForItsRecov
   // but only once the recovery after the first fault is over.
   EngineOptions o = with_faults(3.0, 11, 0);
   o.retry_delay = Time::from_seconds(1000);
-  auto r = simulate(model, {job("a", 0, 1, 3600), job("b", 0, 1, 3600), job("c", 0, 1, 10)}, o,
-                    &stats);
+  auto r =
+      simulate(model, {job("a", 0, 1, 3600), job("b", 0, 1, 3600), job("c", 0, 1, 10)}, o, &stats);
   ASSERT_FALSE(r.faults.empty());
   const double first = r.faults.front().first;
   ASSERT_LT(first, 3600.0 * 2) << "the seed should fault before the pair finishes";
