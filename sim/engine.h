@@ -6,6 +6,12 @@
 // affected job's completion event is rescheduled. A gang job progresses at the minimum of its
 // rates over its GPUs (synchronous training waits for its slowest member). Stale completion
 // events are recognised by a per-job version counter instead of being removed from the heap.
+//
+// Each running job has one pending event: whichever comes first of its completion, its next
+// memory-profile step and its next fatal fault (drawn once per start, EngineOptions). Out of
+// memory and fatal faults kill whom the model says (SharingModel::memory_fault, fatal_fault);
+// the engine flags the residents that just asked for memory (placed, or grown) so that the
+// model can fail the asker's allocation.
 #pragma once
 
 #include <cstdint>
