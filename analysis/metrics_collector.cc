@@ -102,6 +102,13 @@ void MetricsCollector::on_gpu_changed(Time now, GpuIndex index, const GpuState& 
 void MetricsCollector::on_memory_fault(Time now, GpuIndex, std::size_t killed) {
   advance_to(now);
   cascade_sizes_.push_back(static_cast<double>(killed));
+  memory_fault_kills_ += killed;
+}
+
+void MetricsCollector::on_fatal_fault(Time now, GpuIndex, std::size_t killed) {
+  advance_to(now);
+  ++fatal_faults_;
+  fatal_fault_kills_ += killed;
 }
 
 void MetricsCollector::on_job_killed(Time now, const ActiveJob& job, double lost_work_us) {
@@ -201,6 +208,9 @@ nlohmann::json MetricsCollector::metrics() {
       {"failures",
        {{"memory_faults", cascade_sizes_.size()},
         {"jobs_killed", kills_},
+        {"memory_fault_kills", memory_fault_kills_},
+        {"fatal_faults", fatal_faults_},
+        {"fatal_fault_kills", fatal_fault_kills_},
         {"jobs_failed", failed_},
         {"lost_work_gpu_hours", lost_gpu_us_ / 3.6e9},
         {"cascade_size", summarize(cascade_sizes_).to_json()}}},

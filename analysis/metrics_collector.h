@@ -5,8 +5,10 @@
 // - SM-busy utilization: share of GPU-time the SMs spend on jobs' kernels (useful work), as
 //   the sharing model reports it for each GPU;
 // - sharing overhead: share of GPU-time lost to sharing (e.g. context switches).
-// Failures: out-of-memory events, the number of jobs each killed (cascade size), kills, jobs
-// that failed after their retries, and the GPU-hours of work lost (redone from a checkpoint).
+// Failures: out-of-memory events, the number of jobs each killed (cascade size) and their
+// kills; fatal GPU faults and their kills (the faulting job and the model's blast radius); all
+// kills, jobs that failed after their retries, and the GPU-hours of work lost (redone from a
+// checkpoint).
 // Job metrics: JCT = finish - submit, queueing delay = start - submit, slowdown = JCT /
 // exclusive runtime, and sharing slowdown = (finish - first start) / exclusive runtime: what
 // sharing (and any kills) cost once the job started (jobs with zero runtime are left out of
@@ -35,6 +37,7 @@ class MetricsCollector : public EngineObserver {
   void on_job_finished(Time now, const ActiveJob& job) override;
   void on_gpu_changed(Time now, GpuIndex index, const GpuState& gpu) override;
   void on_memory_fault(Time now, GpuIndex gpu, std::size_t killed) override;
+  void on_fatal_fault(Time now, GpuIndex gpu, std::size_t killed) override;
   void on_job_killed(Time now, const ActiveJob& job, double lost_work_us) override;
   void on_job_failed(Time now, const ActiveJob& job) override;
   void on_gpu_reconfigured(Time now, GpuIndex gpu, Time drain, Time delay) override;
@@ -76,7 +79,8 @@ class MetricsCollector : public EngineObserver {
   std::uint64_t unfinished_queued_ = 0, unfinished_running_ = 0;
   std::uint64_t failed_ = 0, kills_ = 0;
   std::vector<double> cascade_sizes_;  // jobs killed per out-of-memory event
-  double lost_gpu_us_ = 0.0;           // GPU-microseconds of work lost to kills
+  std::uint64_t memory_fault_kills_ = 0, fatal_faults_ = 0, fatal_fault_kills_ = 0;
+  double lost_gpu_us_ = 0.0;  // GPU-microseconds of work lost to kills
   std::uint64_t reconfigurations_ = 0;
   double drain_us_ = 0.0, reconfiguration_us_ = 0.0;
   std::vector<double> jct_s_, queue_s_, slowdown_, sharing_slowdown_;

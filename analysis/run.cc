@@ -92,7 +92,10 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   Cluster cluster(scenario.devices, scenario.nodes);
   Scheduler scheduler(scenario.queue, make_placement_policy(scenario.placement),
                       scenario.backfill_depth);
-  const EngineOptions engine_options{scenario.horizon, scenario.retry_limit, scenario.retry_delay};
+  EngineOptions engine_options{scenario.horizon, scenario.retry_limit, scenario.retry_delay};
+  // Fault times on a stream of their own: turning faults on changes no other draw.
+  engine_options.fatal_faults_per_gpu_hour = scenario.fatal_faults_per_gpu_hour;
+  engine_options.fault_seed = scenario.seed ^ 0xd1b54a32d192ed03ULL;
   Engine engine(cluster, *scenario.model, scheduler, *source, engine_options);
   MetricsCollector metrics(cluster.gpu_count(), scenario.outputs.timeseries_interval,
                            jobs_file ? &jobs_file->stream() : nullptr,
@@ -144,6 +147,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
        {{"events", report.engine.events},
         {"stale_events", report.engine.stale_events},
         {"memory_faults", report.engine.memory_faults},
+        {"fatal_faults", report.engine.fatal_faults},
         {"stopped_at_time_limit", report.engine.hit_horizon},
         {"end_time_s", report.engine.end_time.seconds()}}},
       {"metrics", metrics.metrics()},
@@ -236,7 +240,15 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
   const auto& failures = m["failures"];
   if (failures["memory_faults"].get<std::uint64_t>() > 0) {
     out << "  out-of-memory events         " << failures["memory_faults"] << "  ("
-        << failures["jobs_killed"] << " kills, " << failures["jobs_failed"] << " jobs failed, "
+        << failures["memory_fault_kills"] << " kills)\n";
+  }
+  if (failures["fatal_faults"].get<std::uint64_t>() > 0) {
+    out << "  fatal GPU faults             " << failures["fatal_faults"] << "  ("
+        << failures["fatal_fault_kills"] << " kills)\n";
+  }
+  if (failures["jobs_killed"].get<std::uint64_t>() > 0) {
+    out << "  jobs killed                  " << failures["jobs_killed"] << "  ("
+        << failures["jobs_failed"] << " jobs failed, "
         << fixed(failures["lost_work_gpu_hours"].get<double>(), 1) << " GPU-hours lost)\n";
   }
   const auto& reconfigurations = m["reconfigurations"];

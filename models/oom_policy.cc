@@ -51,13 +51,20 @@ bool apply_oom_policy(OomPolicy policy, const GpuView& gpu, Time recovery_delay,
     recovery = recovery_delay;
     return true;
   }
+  // Residents that did not ask hold what they hold; the askers' allocations then come in
+  // placement order, and each that does not fit fails and ends its process.
+  const bool known = gpu.resident_asked.size() == gpu.residents.size();
   MemoryMiB allocated;
+  for (std::size_t i = 0; i < gpu.residents.size(); ++i) {
+    killed[i] = 0;
+    if (known && !gpu.resident_asked[i]) allocated += in_use(gpu, i);
+  }
   bool any = false;
   for (std::size_t i = 0; i < gpu.residents.size(); ++i) {
+    if (known && !gpu.resident_asked[i]) continue;
     const MemoryMiB need = in_use(gpu, i);
     if (allocated + need <= gpu.device.memory) {
       allocated += need;
-      killed[i] = 0;
     } else {
       killed[i] = 1;
       any = true;

@@ -1,12 +1,16 @@
 // Who dies when the jobs on a GPU need more memory than it has: the out-of-memory machinery
 // shared by every model without memory isolation (time-slicing, MPS).
 //
-// - `all`: the fault reaches every process on the GPU (MPS's default behaviour, and what an
-//   out-of-memory storm does to co-located processes); the GPU then refuses new jobs for a
-//   recovery delay once they have left.
-// - `allocator`: only the processes whose own allocation failed die: walking the residents in
-//   the order they arrived, those whose memory no longer fits (time-slicing: each context
-//   allocates for itself, the later allocation fails). No recovery delay.
+// - `allocator` (the default of every model): only the processes whose own allocation failed
+//   die, as measured on an H200 under MPS and time-slicing alike (GPU-FACTS "MPS": out of memory
+//   is not a fault, the others run on). The askers are the residents flagged in
+//   GpuView::resident_asked (just placed, or memory just grew); the others keep what they hold.
+//   The askers' allocations then come in placement order and each that no longer fits fails:
+//   when several asked at one instant, the later-placed die until the rest fits. A resident
+//   whose memory did not change never dies. No recovery delay.
+// - `all`: the failure reaches every process on the GPU (an application that turns an
+//   out-of-memory error into a fatal fault, which under MPS tears down every client); the GPU
+//   then refuses new jobs for a recovery delay once they have left.
 // - `offender`: per-client memory limits (MPS CUDA_MPS_PINNED_DEVICE_MEM_LIMIT) contain the
 //   failure: a job whose use exceeds its own limit dies alone, even on a GPU with memory left;
 //   if nobody exceeds a limit but the GPU is still over (limits oversubscribed), `allocator`

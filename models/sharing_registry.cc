@@ -26,7 +26,8 @@ std::vector<SharingModelInfo> sharing_models() {
        R"({"layout": ["3g.20gb", "3g.20gb"], "inner": {"admission": "memory"}})"},
       {"mps",
        "MPS: concurrent kernels share SMs (active-thread caps, contention term), no switches; "
-       "memory not isolated: optimistic admission can end in out-of-memory cascades"},
+       "memory not isolated: out of memory fails the asking client, a fatal fault tears down "
+       "every client of the server"},
       {"timeslice",
        "time-slicing (the default for processes sharing a GPU): one context at a time, "
        "context-switch cost, ping-pong with short kernels; admission by memory or replicas"},

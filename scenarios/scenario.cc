@@ -334,6 +334,17 @@ void parse_outputs(Scenario& s, JsonObject& root) {
                            {"timeseries_csv", s.outputs.timeseries_csv}};
 }
 
+void parse_faults(Scenario& s, JsonObject& root) {
+  if (root.has("faults")) {
+    JsonObject f = root.object("faults");
+    s.fatal_faults_per_gpu_hour = f.optional_number("fatal_per_gpu_hour", 0.0, 0.0, 1e6);
+    f.finish();
+  } else {
+    root.allow("faults");
+  }
+  s.resolved["faults"] = {{"fatal_per_gpu_hour", s.fatal_faults_per_gpu_hour}};
+}
+
 void parse_limits(Scenario& s, JsonObject& root) {
   nlohmann::json echo = nlohmann::json::object();
   if (root.has("limits")) {
@@ -375,6 +386,7 @@ Scenario parse_scenario(const nlohmann::json& document, const std::string& file,
   parse_scheduler(s, root);
   parse_trace(s, root, base_dir);
   parse_outputs(s, root);
+  parse_faults(s, root);
   parse_limits(s, root);
   root.finish();
   return s;

@@ -54,6 +54,8 @@ struct Scenario {
   int backfill_depth = 64;
   int retry_limit = 3;                        // kills a job survives before it fails
   Time retry_delay = Time::from_seconds(10);  // wait before a killed job requeues
+  // `faults.fatal_per_gpu_hour`: fatal GPU faults per hour of each running process (0: none).
+  double fatal_faults_per_gpu_hour = 0.0;
   TraceConfig trace;
   OutputConfig outputs;
   Time horizon = Time::infinity();

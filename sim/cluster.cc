@@ -47,6 +47,7 @@ Cluster::Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes
       g.residents.reserve(kResidentReserve);
       g.rates.reserve(kResidentReserve);
       g.slots.reserve(kResidentReserve);
+      g.asked.reserve(kResidentReserve);
       g.index_in_node = i;
     }
   }
@@ -72,7 +73,15 @@ void Cluster::add_resident(GpuIndex g, JobSlot job, MemoryMiB memory, int slot) 
   gpu.residents.push_back(job);
   gpu.rates.push_back(1.0);
   gpu.slots.push_back(slot);
+  gpu.asked.push_back(1);  // a new process allocates its memory
   gpu.memory_used += memory;
+}
+
+void Cluster::mark_asked(GpuIndex g, JobSlot job) {
+  GpuState& gpu = gpus_[g];
+  const auto it = std::find(gpu.residents.begin(), gpu.residents.end(), job);
+  if (it == gpu.residents.end()) throw std::logic_error("cluster: job is not on this GPU");
+  gpu.asked[static_cast<std::size_t>(it - gpu.residents.begin())] = 1;
 }
 
 void Cluster::set_available(GpuIndex g, bool available) {
@@ -110,6 +119,7 @@ void Cluster::remove_resident(GpuIndex g, JobSlot job, MemoryMiB memory) {
   if (it == gpu.residents.end()) throw std::logic_error("cluster: job is not on this GPU");
   gpu.rates.erase(gpu.rates.begin() + (it - gpu.residents.begin()));
   gpu.slots.erase(gpu.slots.begin() + (it - gpu.residents.begin()));
+  gpu.asked.erase(gpu.asked.begin() + (it - gpu.residents.begin()));
   gpu.residents.erase(it);
   gpu.memory_used -= memory;
   if (gpu.residents.empty()) {

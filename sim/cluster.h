@@ -34,6 +34,9 @@ struct GpuState {
   // The slot each resident holds on this GPU, same order (SharingModel::choose_slot: a MIG
   // instance; 0 for models without slots). Fixed while the resident stays.
   std::vector<int> slots;
+  // Whether each resident asked for memory since the engine last checked the GPU for out of
+  // memory (GpuView::resident_asked), same order: set when it is placed or its use grows.
+  std::vector<std::uint8_t> asked;
   int index_in_node = 0;  // position of the GPU within its node (0-based)
   // Upper bound on what the GPU can still take (SharingModel::gpu_room); set with set_room.
   double room = kUnboundedRoom;
@@ -73,6 +76,8 @@ class Cluster {
   void change_memory(GpuIndex g, MemoryMiB before, MemoryMiB after) {
     gpus_[g].memory_used += after - before;
   }
+  // Flags resident `job` of GPU `g` as having asked for memory (GpuState::asked).
+  void mark_asked(GpuIndex g, JobSlot job);
   // Takes a GPU out of service (fault recovery) or puts it back.
   void set_available(GpuIndex g, bool available);
   // Sets the GPU's room (SharingModel::gpu_room) and its node's.

@@ -14,7 +14,12 @@ Engine::Engine(Cluster& cluster, const SharingModel& model, Scheduler& scheduler
       scheduler_(scheduler),
       source_(source),
       options_(options),
+      fault_rate_per_us_(options.fatal_faults_per_gpu_hour / 3.6e9),
+      fault_rng_(options.fault_seed),
       start_views_(cluster, jobs_) {
+  if (!(options_.fatal_faults_per_gpu_hour >= 0.0)) {
+    throw std::logic_error("engine: negative fatal fault rate");
+  }
   events_.reserve(cluster_.gpu_count() * 2 + 16);
   gpu_touched_.assign(cluster_.gpu_count(), 0);
   touched_.reserve(cluster_.gpu_count());
@@ -73,6 +78,15 @@ EngineStats Engine::run() {
         on_memory_change(now, ev.target);
         break;
       }
+      case EventKind::kFatalFault: {
+        const ActiveJob& job = jobs_[ev.target];
+        if (job.phase != JobPhase::kRunning || job.version != ev.version) {
+          ++stats_.stale_events;
+          continue;
+        }
+        on_fatal_fault(now, ev.target);
+        break;
+      }
       case EventKind::kRetry: {
         ActiveJob& job = jobs_[ev.target];
         if (job.phase != JobPhase::kRetryWait || job.version != ev.version) {
@@ -112,8 +126,8 @@ EngineStats Engine::run() {
       }
     }
     // Decide once all events of this instant are in: simultaneous finishes free their GPUs
-    // before anyone is placed. Kills (out of memory) free GPUs too: decide again until the
-    // instant is quiet; each job is killed at most retry_limit + 1 times, so this ends.
+    // before anyone is placed. Kills (out of memory, faults) free GPUs too: decide again until
+    // the instant is quiet; each job is killed at most retry_limit + 1 times, so this ends.
     if (events_.empty() || events_.top().time != now) {
       do {
         scheduler_.schedule(now, cluster_, model_, jobs_, running_, *this);
@@ -225,6 +239,7 @@ void Engine::start(JobSlot slot, std::span<const GpuIndex> gpus) {
   job.last_update = now_;
   job.rate = 1.0;
   job.span = cluster_.topology().group_span(job.gpus);
+  job.fault_at = fault_rate_per_us_ > 0.0 ? draw_fault_time(job, now_) : Time::infinity();
   job.running_index = static_cast<std::uint32_t>(running_.size());
   running_.push_back(slot);
   ++stats_.started;
@@ -303,7 +318,10 @@ void Engine::on_memory_change(Time now, JobSlot slot) {
   // The event time was rounded up, so progress is at or past the step; never before it.
   const double done = std::max(done_us(job), job.next_memory_change_us);
   const MemoryMiB after = memory_at(job, done);
-  for (GpuIndex g : job.gpus) cluster_.change_memory(g, job.current_memory, after);
+  for (GpuIndex g : job.gpus) {
+    cluster_.change_memory(g, job.current_memory, after);
+    if (after > job.current_memory) cluster_.mark_asked(g, slot);  // it allocates the rise
+  }
   job.current_memory = after;
   for (GpuIndex g : job.gpus) update_room(g);
 }
@@ -356,7 +374,10 @@ bool Engine::refresh_touched(Time now) {
     ++job.version;
     const double us = std::ceil(job.remaining_us / rate);
     job.expected_finish = now + Time::from_us(static_cast<std::int64_t>(us));
-    // One pending event per job: its completion, or its next memory step if that comes first.
+    // One pending event per job: its completion, or its next memory step if that comes first,
+    // or its fatal fault if that comes before either.
+    Time at = job.expected_finish;
+    EventKind kind = EventKind::kCompletion;
     job.next_memory_change_us = MemoryProfile::kNever;
     if (job.spec.memory_profile) {
       const double done = done_us(job);
@@ -364,14 +385,18 @@ bool Engine::refresh_touched(Time now) {
       if (next < static_cast<double>(job.spec.runtime.us())) {
         job.next_memory_change_us = next;
         const double wait = std::ceil((next - done) / rate);
-        const Time at = now + Time::from_us(static_cast<std::int64_t>(wait));
-        if (at < job.expected_finish) {
-          events_.push(at, EventKind::kMemoryChange, s, job.version);
-          continue;
+        const Time step = now + Time::from_us(static_cast<std::int64_t>(wait));
+        if (step < at) {
+          at = step;
+          kind = EventKind::kMemoryChange;
         }
       }
     }
-    events_.push(job.expected_finish, EventKind::kCompletion, s, job.version);
+    if (job.fault_at < at) {
+      at = job.fault_at;
+      kind = EventKind::kFatalFault;
+    }
+    events_.push(at, kind, s, job.version);
   }
   return killed;
 }
@@ -383,26 +408,77 @@ bool Engine::check_memory(Time now, GpuIndex g, GpuViewBuilder& views) {
   if (gpu.residents.empty()) return false;
   killed_mask_.assign(gpu.residents.size(), 0);
   Time recovery;
-  if (!model_.memory_fault(views.view(g), killed_mask_, recovery)) return false;
+  const bool fault = model_.memory_fault(views.view(g), killed_mask_, recovery);
+  // The askers have been answered: the next check sees only new allocations.
+  std::fill(gpu.asked.begin(), gpu.asked.end(), std::uint8_t{0});
+  if (!fault) return false;
+  const std::size_t n = kill_marked(now, g, recovery, KillCause::kMemory);
+  if (n == 0) return false;
+  ++stats_.memory_faults;
+  stats_.memory_fault_kills += n;
+  return true;
+}
+
+std::size_t Engine::kill_marked(Time now, GpuIndex g, Time recovery, KillCause cause) {
+  GpuState& gpu = cluster_.gpu(g);
   to_kill_.clear();
   for (std::size_t i = 0; i < killed_mask_.size(); ++i) {
     if (killed_mask_[i]) to_kill_.push_back(gpu.residents[i]);
   }
-  if (to_kill_.empty()) return false;
+  if (to_kill_.empty()) return 0;
   if (recovery > Time::zero() && to_kill_.size() != gpu.residents.size()) {
     // A GPU in fault recovery runs nothing: the fault must reach every client.
-    throw std::logic_error("sharing model '" + std::string(model_.name()) +
-                           "' set a fault recovery but spared some residents");
+    throw std::logic_error("sharing model '" + std::string(model_.name()) + "' set a " +
+                           (cause == KillCause::kMemory ? "memory" : "fatal") +
+                           " fault recovery but spared some residents");
   }
-  ++stats_.memory_faults;
-  for (auto* o : observers_) o->on_memory_fault(now, g, to_kill_.size());
+  const std::size_t n = to_kill_.size();
+  for (auto* o : observers_) {
+    if (cause == KillCause::kMemory) {
+      o->on_memory_fault(now, g, n);
+    } else {
+      o->on_fatal_fault(now, g, n);
+    }
+  }
   for (JobSlot s : to_kill_) kill(now, s);
   if (recovery > Time::zero()) {
     cluster_.gpu(g).recovering = true;
     cluster_.set_available(g, false);
     events_.push(now + recovery, EventKind::kGpuRecovered, g);
   }
-  return true;
+  return n;
+}
+
+Time Engine::draw_fault_time(const ActiveJob& job, Time now) {
+  // Exponential waiting time of the job's processes together (one per GPU), by inversion of a
+  // 53-bit uniform so that the draw is the same on every standard library.
+  const double u = static_cast<double>(fault_rng_() >> 11) * 0x1.0p-53;
+  const double wait_us = -std::log1p(-u) / (fault_rate_per_us_ * job.spec.gpus);
+  const double left = static_cast<double>((Time::infinity() - now).us());
+  if (!(wait_us < left)) return Time::infinity();
+  return now +
+         Time::from_us(std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(wait_us))));
+}
+
+void Engine::on_fatal_fault(Time now, JobSlot slot) {
+  ActiveJob& job = jobs_[slot];
+  // Which of its processes faults: each GPU's is equally likely.
+  std::size_t which = 0;
+  if (job.gpus.size() > 1) which = static_cast<std::size_t>(fault_rng_() % job.gpus.size());
+  const GpuIndex g = job.gpus[which];
+  touch(g, now);
+  GpuState& gpu = cluster_.gpu(g);
+  const auto pos = std::find(gpu.residents.begin(), gpu.residents.end(), slot);
+  const auto faulting = static_cast<std::size_t>(pos - gpu.residents.begin());
+  killed_mask_.assign(gpu.residents.size(), 0);
+  Time recovery;
+  model_.fatal_fault(start_views_.view(g), faulting, killed_mask_, recovery);
+  if (!killed_mask_[faulting]) {
+    throw std::logic_error("sharing model '" + std::string(model_.name()) +
+                           "' spared the process of a fatal fault");
+  }
+  ++stats_.fatal_faults;
+  stats_.fatal_fault_kills += kill_marked(now, g, recovery, KillCause::kFatalFault);
 }
 
 void Engine::kill(Time now, JobSlot slot) {

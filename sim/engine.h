@@ -6,6 +6,12 @@
 // affected job's completion event is rescheduled. A gang job progresses at the minimum of its
 // rates over its GPUs (synchronous training waits for its slowest member). Stale completion
 // events are recognised by a per-job version counter instead of being removed from the heap.
+//
+// Each running job has one pending event: whichever comes first of its completion, its next
+// memory-profile step and its next fatal fault (drawn once per start, EngineOptions). Out of
+// memory and fatal faults kill whom the model says (SharingModel::memory_fault, fatal_fault);
+// the engine flags the residents that just asked for memory (placed, or grown) so that the
+// model can fail the asker's allocation.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +23,7 @@
 #include "sim/job_source.h"
 #include "sim/job_table.h"
 #include "sim/observer.h"
+#include "sim/rng.h"
 #include "sim/scheduler.h"
 #include "sim/sharing_model.h"
 
@@ -27,6 +34,12 @@ struct EngineOptions {
   int retry_limit = 3;                        // a job killed more often than this fails
   Time retry_delay = Time::from_seconds(10);  // a killed job waits this long before requeueing
   int max_reconfigurations_in_flight = 1;     // GPUs draining or reconfiguring at once
+  // Fatal GPU faults: each running job's process on each of its GPUs faults as a Poisson
+  // process of this rate per hour of wall time (0: never). Who dies is the model's
+  // (SharingModel::fatal_fault). The fault times come from their own generator seeded with
+  // `fault_seed`, so that turning faults on changes no other draw.
+  double fatal_faults_per_gpu_hour = 0.0;
+  std::uint64_t fault_seed = 0;
 };
 
 struct EngineStats {
@@ -36,7 +49,10 @@ struct EngineStats {
   std::uint64_t rejected = 0;
   std::uint64_t killed = 0;
   std::uint64_t failed = 0;
-  std::uint64_t memory_faults = 0;
+  std::uint64_t memory_faults = 0;       // out-of-memory events that killed someone
+  std::uint64_t memory_fault_kills = 0;  // jobs killed by them
+  std::uint64_t fatal_faults = 0;        // fatal GPU faults
+  std::uint64_t fatal_fault_kills = 0;   // jobs killed by them (the faulting one included)
   std::uint64_t reconfigurations = 0;
   std::uint64_t events = 0;
   std::uint64_t stale_events = 0;
@@ -72,6 +88,14 @@ class Engine : private Launcher {
   void remove_running(JobSlot slot);
   // Handles out of memory on a touched GPU; returns true when jobs were killed.
   bool check_memory(Time now, GpuIndex g, GpuViewBuilder& views);
+  // The running job's process on one of its GPUs faults: the model says who dies on that GPU.
+  void on_fatal_fault(Time now, JobSlot slot);
+  enum class KillCause : std::uint8_t { kMemory, kFatalFault };
+  // Kills the residents of GPU `g` marked in killed_mask_ (telling observers why) and, with a
+  // nonzero `recovery`, takes the GPU out of service for it. Returns the kill count.
+  std::size_t kill_marked(Time now, GpuIndex g, Time recovery, KillCause cause);
+  // Draws when the job, just started on its GPUs, next faults (fatal faults on).
+  Time draw_fault_time(const ActiveJob& job, Time now);
   void kill(Time now, JobSlot slot);
   // The job's memory profile stepped: update its GPUs' memory in use (a rise may fault).
   void on_memory_change(Time now, JobSlot slot);
@@ -108,6 +132,8 @@ class Engine : private Launcher {
   std::uint64_t refresh_epoch_ = 0;
   std::vector<std::uint8_t> killed_mask_;
   std::vector<JobSlot> to_kill_;
+  double fault_rate_per_us_ = 0.0;  // per GPU of a job
+  Rng fault_rng_;
   int reconfigurations_in_flight_ = 0;
   std::vector<std::size_t> gpus_per_device_;
   GpuViewBuilder start_views_;               // views for choose_slot when a job starts

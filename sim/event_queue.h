@@ -21,6 +21,7 @@ enum class EventKind : std::uint8_t {
   kRetry,            // target = job slot: a killed job re-enters the queue
   kGpuRecovered,     // target = GPU: the fault is over, the GPU takes jobs again
   kGpuReconfigured,  // target = GPU: its new layout is in place
+  kFatalFault,       // target = job slot: its process faults (same version rule as completion)
 };
 
 struct Event {

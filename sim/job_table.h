@@ -41,6 +41,9 @@ struct ActiveJob {
   MemoryMiB current_memory;  // memory in use on each of its GPUs while running
   double next_memory_change_us = MemoryProfile::kNever;  // progress of the next profile step
   double lost_work_us = 0.0;  // exclusive-runtime microseconds redone because of kills
+  // When the running process next hits a fatal GPU fault (drawn at each start; infinity when
+  // fatal faults are off). Its event takes the place of the completion when it comes first.
+  Time fault_at = Time::infinity();
 };
 
 class JobTable {
@@ -88,8 +91,13 @@ class GpuViewBuilder {
       scratch_.push_back(&jobs_[s].spec);
       memory_.push_back(jobs_[s].current_memory);
     }
-    return GpuView{
-        cluster_.device_of(g), scratch_, gpu.memory_used, memory_, gpu.layout, gpu.slots};
+    return GpuView{cluster_.device_of(g),
+                   scratch_,
+                   gpu.memory_used,
+                   memory_,
+                   gpu.layout,
+                   gpu.slots,
+                   gpu.asked};
   }
 
  private:

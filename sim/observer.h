@@ -23,6 +23,9 @@ class EngineObserver {
   virtual void on_job_finished(Time /*now*/, const ActiveJob& /*job*/) {}
   // Out of memory on `gpu`: `killed` jobs die (before they are removed from it).
   virtual void on_memory_fault(Time /*now*/, GpuIndex /*gpu*/, std::size_t /*killed*/) {}
+  // A fatal GPU fault of a process on `gpu`: `killed` jobs die (the model's blast radius,
+  // before they are removed from it).
+  virtual void on_fatal_fault(Time /*now*/, GpuIndex /*gpu*/, std::size_t /*killed*/) {}
   // The job died; it lost `lost_work_us` of progress (back to its last checkpoint) and will
   // retry unless it has used up its retries, in which case on_job_failed follows.
   virtual void on_job_killed(Time /*now*/, const ActiveJob& /*job*/, double /*lost_work_us*/) {}

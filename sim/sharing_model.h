@@ -34,6 +34,12 @@ struct GpuView {
   // The slot each resident holds (same order; see SharingModel::choose_slot). Empty when the
   // caller does not track slots (a view built by hand): models then assign slots themselves.
   std::span<const int> resident_slot = {};
+  // Which residents asked for memory since the GPU was last checked (same order; nonzero:
+  // asked): those that were just placed (a new process allocates) and those whose memory in
+  // use just grew (a memory profile step). Out of memory fails the allocation of an asker, never
+  // of a resident whose use did not change. Empty when the caller does not know (a view built
+  // by hand): every resident then counts as an asker, in placement order.
+  std::span<const std::uint8_t> resident_asked = {};
 };
 
 // The room of a GPU no model bounds (SharingModel::gpu_room): every job may fit.
@@ -95,11 +101,26 @@ class SharingModel {
   // (the residents need more than the device has, possible only under admission that does not
   // check memory, or a job passes its own limit), marks in `killed` (same order as
   // gpu.residents) the jobs whose processes die, and sets `recovery` to how long the GPU then
-  // refuses new jobs once they have left (zero: at once). Returns false when nobody dies. The
-  // default keeps everyone: a model that admits only what fits has nothing to do.
+  // refuses new jobs once they have left (zero: at once). GpuView::resident_asked says whose
+  // allocation is the one that fails (measured: out of memory fails for the asking process
+  // only, GPU-FACTS "MPS"). Returns false when nobody dies. The default keeps everyone: a model
+  // that admits only what fits has nothing to do.
   virtual bool memory_fault(const GpuView& /*gpu*/, std::span<std::uint8_t> /*killed*/,
                             Time& /*recovery*/) const {
     return false;
+  }
+
+  // Called when the process of resident `faulting` (an index into gpu.residents) hits a fatal
+  // GPU fault (an illegal address, a kernel that traps...). Marks in `killed` (same order as
+  // gpu.residents, all zero on entry) the residents whose processes die, which must include
+  // `faulting`, and sets `recovery` to how long the GPU then refuses new jobs once they have
+  // left (zero: at once; nonzero only when every resident dies). The default is the measured
+  // behaviour without a shared context: the faulting process dies alone (GPU-FACTS "Measured
+  // here"). Models whose processes share one context (MPS) widen the blast radius.
+  virtual void fatal_fault(const GpuView& /*gpu*/, std::size_t faulting,
+                           std::span<std::uint8_t> killed, Time& recovery) const {
+    killed[faulting] = 1;
+    recovery = Time::zero();
   }
 
   // Called when the engine places `job` on a GPU that `admits` accepted (`gpu` shows the GPU

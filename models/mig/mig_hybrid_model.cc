@@ -94,6 +94,7 @@ MigHybridModel::MigHybridModel(std::string name, JsonObject& p, InnerFactory mak
   sub_memory_.reserve(kScratch);
   sub_rates_.reserve(kScratch);
   sub_killed_.reserve(kScratch);
+  sub_asked_.reserve(kScratch);
   member_.reserve(kScratch);
   slot_.reserve(kScratch);
   count_.reserve(kScratch);
@@ -154,7 +155,9 @@ MemoryMiB MigHybridModel::gather(const GpuView& gpu, const Instance& inst, int i
   if (scaled_.size() < residents) scaled_.resize(residents);  // grows only
   sub_jobs_.clear();
   sub_memory_.clear();
+  sub_asked_.clear();
   member_.clear();
+  const bool asked = gpu.resident_asked.size() == gpu.residents.size();
   MemoryMiB used;
   for (std::size_t k = 0; k < residents; ++k) {
     if (slots[k] != instance) continue;
@@ -162,6 +165,7 @@ MemoryMiB MigHybridModel::gather(const GpuView& gpu, const Instance& inst, int i
     rescale_to_instance(*gpu.residents[k], inst.supply.sm_fraction, scaled);
     sub_jobs_.push_back(&scaled);
     sub_memory_.push_back(in_use(gpu, k));
+    if (asked) sub_asked_.push_back(gpu.resident_asked[k]);
     member_.push_back(static_cast<int>(k));
     used += sub_memory_.back();
   }
@@ -311,8 +315,9 @@ bool MigHybridModel::memory_fault(const GpuView& gpu, std::span<std::uint8_t> ki
     if (sub_jobs_.empty()) continue;
     sub_killed_.assign(sub_jobs_.size(), 0);
     Time inner_recovery = Time::zero();
-    if (!inner_->memory_fault(GpuView{*inst.sub, sub_jobs_, used, sub_memory_}, sub_killed_,
-                              inner_recovery)) {
+    // The sub-view carries the askers (sub_asked_ is empty when the view has none).
+    if (!inner_->memory_fault(GpuView{*inst.sub, sub_jobs_, used, sub_memory_, 0, {}, sub_asked_},
+                              sub_killed_, inner_recovery)) {
       continue;
     }
     for (std::size_t j = 0; j < member_.size(); ++j) {
@@ -326,6 +331,39 @@ bool MigHybridModel::memory_fault(const GpuView& gpu, std::span<std::uint8_t> ki
   // A recovering GPU must be empty (engine rule): a delay only when the whole GPU died.
   if (any && dead == gpu.residents.size()) recovery = longest;
   return any;
+}
+
+void MigHybridModel::fatal_fault(const GpuView& gpu, std::size_t faulting,
+                                 std::span<std::uint8_t> killed, Time& recovery) const {
+  const LayoutInfo& info = layout_info(gpu.device, gpu.layout);
+  if (!info.mig_enabled || info.instances.empty()) {
+    inner_->fatal_fault(gpu, faulting, killed, recovery);
+    return;
+  }
+  recovery = Time::zero();
+  const std::span<const int> slots = slots_of(gpu, info);
+  const int instance = slots[faulting];
+  if (instance < 0 || static_cast<std::size_t>(instance) >= info.instances.size()) {
+    killed[faulting] = 1;  // costed nowhere: it dies alone
+    return;
+  }
+  // The fault stays inside the instance: its own server (mig+mps) or context (mig+timeslice).
+  const Instance& inst = info.instances[static_cast<std::size_t>(instance)];
+  const MemoryMiB used = gather(gpu, inst, instance, gpu.residents.size(), slots);
+  std::size_t sub_faulting = 0;
+  while (static_cast<std::size_t>(member_[sub_faulting]) != faulting) ++sub_faulting;
+  sub_killed_.assign(sub_jobs_.size(), 0);
+  Time inner_recovery = Time::zero();
+  inner_->fatal_fault(GpuView{*inst.sub, sub_jobs_, used, sub_memory_}, sub_faulting, sub_killed_,
+                      inner_recovery);
+  std::size_t dead = 0;
+  for (std::size_t j = 0; j < member_.size(); ++j) {
+    if (sub_killed_[j] == 0) continue;
+    killed[static_cast<std::size_t>(member_[j])] = 1;
+    ++dead;
+  }
+  // A recovering GPU must be empty (engine rule): a delay only when the whole GPU died.
+  if (dead == gpu.residents.size()) recovery = inner_recovery;
 }
 
 }  // namespace gpumux

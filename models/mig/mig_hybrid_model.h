@@ -52,10 +52,14 @@
 // allows), rates and faults from the inner model unchanged.
 //
 // Memory faults stay inside an instance: each occupied instance asks the inner model's
-// memory_fault on its sub-view (e.g. MPS `oom: all` kills that instance's clients only). The
-// engine keeps one recovery delay per GPU and requires that a recovering GPU holds nobody, so
-// `recovery` is the largest inner recovery only when every resident of the GPU dies, else 0: the
-// delay of one instance's MPS server before it takes new clients is not modelled.
+// memory_fault on its sub-view, which carries the residents' GpuView::resident_asked flags (the
+// inner default `allocator` kills the instance's askers that do not fit; MPS `oom: all` kills
+// that instance's clients only). Fatal faults too: the inner model's fatal_fault on the faulting
+// job's instance (mig+mps: every client of that instance's MPS server dies; mig+timeslice: the
+// faulting job alone). The engine keeps one recovery delay per GPU and requires that a
+// recovering GPU holds nobody, so `recovery` is the largest inner recovery only when every
+// resident of the GPU dies, else 0: the delay of one instance's MPS server before it takes new
+// clients is not modelled.
 //
 // Not thread-safe (caches and scratch are mutable, as in MigModel). compute_rates does not
 // allocate once the GPU's layout has been seen (check_device warms every layout) and the scratch
@@ -102,6 +106,8 @@ class MigHybridModel : public SharingModel {
   void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;
   bool memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
                     Time& recovery) const override;
+  void fatal_fault(const GpuView& gpu, std::size_t faulting, std::span<std::uint8_t> killed,
+                   Time& recovery) const override;
   // The instance the job takes (see `instance_choice`); 0 on a whole GPU. Precondition: admits().
   // Without one, the instance that fits it with the fewest residents, else the smallest.
   int choose_slot(const GpuView& gpu, const JobSpec& job) const override;
@@ -191,6 +197,7 @@ class MigHybridModel : public SharingModel {
   mutable std::vector<MemoryMiB> sub_memory_;
   mutable std::vector<double> sub_rates_;
   mutable std::vector<std::uint8_t> sub_killed_;
+  mutable std::vector<std::uint8_t> sub_asked_;
   mutable std::vector<int> member_;
   mutable std::vector<int> slot_;
   mutable std::vector<int> count_;

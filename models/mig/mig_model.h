@@ -38,7 +38,8 @@
 //   x instance SMs / device SMs (the busy share of the whole GPU's SMs); overhead = 0.
 // - memory: a resident whose memory in use passes its instance's memory dies alone
 //   (memory_fault). Under `auto` admission checks the peak, so only the Kubernetes strategies,
-//   blind to memory, let that happen.
+//   blind to memory, let that happen. A fatal fault (fatal_fault, the default) kills the
+//   faulting job alone: its instance is its own.
 // Repartitioning (`layouts`: candidate layouts, `[]` = MIG off; every MIG GPU starts in the
 // first; `repartition`: {reconfiguration_s 10, reset_s 60, hysteresis_s 300, lookahead 32}):
 // when the queue's head fits nowhere, plan_reconfiguration picks the GPU with the fewest

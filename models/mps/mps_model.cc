@@ -84,7 +84,7 @@ MpsModel::MpsModel(JsonObject& p) {
   active_thread_fraction_ = atp / 100.0;
   one_user_per_server_ = p.optional_bool("one_user_per_server", false);
 
-  const std::string oom = p.optional_string("oom", "all");
+  const std::string oom = p.optional_string("oom", "allocator");
   try {
     oom_ = parse_oom_policy(oom);
   } catch (const std::invalid_argument&) {
@@ -93,6 +93,11 @@ MpsModel::MpsModel(JsonObject& p) {
   }
   recovery_ = Time::from_seconds(
       p.optional_number("fault_recovery_s", kDefaultMpsFaultRecoveryS, 0.0, 1e6));
+  const double teardown_s =
+      p.optional_number("fault_teardown_s", kDefaultMpsFaultTeardownS, 0.0, 1e6);
+  const double restart_s =
+      p.optional_number("server_restart_s", kDefaultMpsServerRestartS, 0.0, 1e6);
+  fault_recovery_ = Time::from_seconds(teardown_s) + Time::from_seconds(restart_s);
   p.finish();
   // On an H200 a launch gap still at its default takes the measured one (GPU-FACTS).
   h200_params_ = params_;
@@ -148,7 +153,15 @@ MpsModel::MpsModel(JsonObject& p) {
   declared_.push_back(
       {"fault_recovery_s", recovery_.seconds(), "s",
        source_of(p, "fault_recovery_s", "default (assumption: no published server recovery time)"),
-       std::string("out of memory kills: ") + std::string(oom_policy_name(oom_))});
+       std::string("out of memory kills: ") + std::string(oom_policy_name(oom_)) +
+           (oom_ == OomPolicy::kAll ? "; the GPU then refuses clients this long"
+                                    : " (this delay applies to 'all' only)")});
+  declared_.push_back({"fault_teardown_s", teardown_s, "s",
+                       source_of(p, "fault_teardown_s", "default (measured on H200, GPU-FACTS)"),
+                       "fatal fault: every client of the server exits, within this time"});
+  declared_.push_back({"server_restart_s", restart_s, "s",
+                       source_of(p, "server_restart_s", "default (measured on H200, GPU-FACTS)"),
+                       "fatal fault: new server context after the clients have exited"});
 
   if (interference_default && params_.allocation == MpsSmAllocation::kBlocks) {
     declared_.push_back({"interference@H200-141GB", kMpsH200Interference,
@@ -254,6 +267,13 @@ bool MpsModel::memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
     limits_.push_back(limit);
   }
   return apply_oom_policy(oom_, gpu, recovery_, killed, recovery, limits_);
+}
+
+void MpsModel::fatal_fault(const GpuView& /*gpu*/, std::size_t /*faulting*/,
+                           std::span<std::uint8_t> killed, Time& recovery) const {
+  // MPS fault containment: the fault is reported to every client of the server, all exit.
+  std::fill(killed.begin(), killed.end(), std::uint8_t{1});
+  recovery = fault_recovery_;
 }
 
 }  // namespace gpumux

@@ -18,10 +18,17 @@
 // profile leaves it 0) caps the residents, and with `one_user_per_server` all residents must
 // have the same JobSpec::tenant (one server per user unless it runs as a multi-user server).
 //
-// Out of memory (`params.oom`, models/oom_policy.h): `all` (default, MPS fault containment: a
-// fatal fault is reported to every client on the GPU, all exit, and the server refuses new
-// clients for `fault_recovery_s` once they have left) or `allocator` (only the clients whose own
-// allocation failed die, as with per-client pinned memory limits that hold).
+// Out of memory (`params.oom`, models/oom_policy.h): `allocator` (default, measured on an H200:
+// an allocation that does not fit fails for the asking client only, the others run on),
+// `offender` (per-client pinned memory limits: a client past its own limit dies alone) or `all`
+// (an application that turns out of memory into a fatal fault: every client on the GPU exits and
+// the server refuses new clients for `fault_recovery_s` once they have left).
+//
+// Fatal GPU faults (fatal_fault; their rate is the scenario's `faults`): MPS fault containment
+// reports a fatal fault of one client to every client of the server, and all of them exit
+// (measured on an H200: ~5 s until they had exited, a new server context ~0.1 s later). Every
+// resident of the GPU dies and the GPU refuses new clients for `fault_teardown_s` (default 5)
+// + `server_restart_s` (default 0.1) once they have left.
 #pragma once
 
 #include <string>
@@ -49,6 +56,9 @@ class MpsModel : public SharingModel {
   void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;
   bool memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
                     Time& recovery) const override;
+  // Every client of the GPU's server dies; recovery = fault_teardown_s + server_restart_s.
+  void fatal_fault(const GpuView& gpu, std::size_t faulting, std::span<std::uint8_t> killed,
+                   Time& recovery) const override;
   std::vector<ModelParameter> parameters() const override { return declared_; }
 
   // Placement pruning: room = the device's memory less the residents' summed peak (MiB) while
@@ -74,8 +84,9 @@ class MpsModel : public SharingModel {
   mutable std::vector<MemoryMiB> limits_;  // scratch for the offender policy
   std::size_t replicas_ = 4;
   bool one_user_per_server_ = false;
-  OomPolicy oom_ = OomPolicy::kAll;
-  Time recovery_;
+  OomPolicy oom_ = OomPolicy::kAllocator;
+  Time recovery_;        // after an out-of-memory `all`
+  Time fault_recovery_;  // after a fatal fault: teardown + server restart
   std::vector<ModelParameter> declared_;
   // Scratch for compute_rates, sized up front so that it does not allocate.
   mutable std::vector<MpsJob> jobs_;
@@ -87,5 +98,9 @@ inline constexpr int kDefaultMpsClientLimit = 48;
 // No published figure for how long an MPS server takes to recover after a fault once its
 // clients have exited: 30 s is an ASSUMPTION (process teardown and restart); override it.
 inline constexpr double kDefaultMpsFaultRecoveryS = 30.0;
+// After a fatal fault in one client, measured on an H200 (GPU-FACTS "Measured here"): ~5 s until
+// every client had exited, and a new server context ~0.1 s later.
+inline constexpr double kDefaultMpsFaultTeardownS = 5.0;
+inline constexpr double kDefaultMpsServerRestartS = 0.1;
 
 }  // namespace gpumux

@@ -411,6 +411,58 @@ TEST(MigHybrid, MemoryFaultStaysInItsInstance) {
   EXPECT_EQ(killed, (std::vector<std::uint8_t>(4, 0)));
 }
 
+TEST(MigHybrid, OutOfMemoryInAnInstanceKillsItsAskerNotItsNeighbour) {
+  const DeviceProfile& d = device("A100-40GB");
+  const JobSpec a = job(8000), b = job(8000), c = job(8000);
+  // a (placed first in instance 0) grew to 12000 MiB next to b (8000, unchanged): 20000 MiB is
+  // over the 3g.20gb instance. Under the default (allocator) a dies in both hybrids.
+  Gpu g{d, {&a, &c, &b}, {0, 1, 0}, {MemoryMiB(12000), MemoryMiB(8000), MemoryMiB(8000)}};
+  const std::vector<std::uint8_t> asked{1, 0, 0};
+  GpuView v = g.view();
+  v.resident_asked = asked;
+  for (const char* name : {"mig+mps", "mig+timeslice"}) {
+    const auto m = make(name, kTwoHalves);
+    std::vector<std::uint8_t> killed(3, 7);
+    Time recovery = Time::from_seconds(99);
+    ASSERT_TRUE(m->memory_fault(v, killed, recovery)) << name;
+    EXPECT_EQ(killed, (std::vector<std::uint8_t>{1, 0, 0})) << name;
+    EXPECT_EQ(recovery, Time::zero()) << name;
+  }
+}
+
+TEST(MigHybrid, AFatalFaultStaysInItsInstance) {
+  const DeviceProfile& d = device("A100-40GB");
+  const JobSpec a = job(4000), b = job(4000), c = job(4000), e = job(4000);
+  Gpu g{d, {&a, &c, &b, &e}, {0, 1, 0, 1}, {}};
+  g.memory.assign(4, MemoryMiB(4000));
+  // mig+mps: the faulting client's server (instance 0) tears down a and b; c and e run on, so
+  // the GPU takes no per-GPU recovery.
+  const auto mps = make("mig+mps", kTwoHalves);
+  std::vector<std::uint8_t> killed(4, 0);
+  Time recovery = Time::from_seconds(99);
+  mps->fatal_fault(g.view(), 2, killed, recovery);
+  EXPECT_EQ(killed, (std::vector<std::uint8_t>{1, 0, 1, 0}));
+  EXPECT_EQ(recovery, Time::zero());
+  // Alone on the GPU, the instance's clients are everyone: the server's recovery applies.
+  Gpu lone{d, {&a, &b}, {0, 0}, {MemoryMiB(4000), MemoryMiB(4000)}};
+  std::vector<std::uint8_t> both(2, 0);
+  mps->fatal_fault(lone.view(), 0, both, recovery);
+  EXPECT_EQ(both, (std::vector<std::uint8_t>{1, 1}));
+  EXPECT_EQ(recovery, Time::from_seconds(kDefaultMpsFaultTeardownS + kDefaultMpsServerRestartS));
+  // mig+timeslice and mig: the faulting job alone.
+  for (const char* name : {"mig+timeslice", "mig"}) {
+    const auto m = make(name, kTwoHalves);
+    Gpu solo{d, {&a, &c}, {0, 1}, {MemoryMiB(4000), MemoryMiB(4000)}};
+    const bool shared = std::string(name) != "mig";
+    std::vector<std::uint8_t> k(shared ? 4 : 2, 0);
+    m->fatal_fault(shared ? g.view() : solo.view(), shared ? 2 : 1, k, recovery);
+    EXPECT_EQ(k,
+              shared ? (std::vector<std::uint8_t>{0, 0, 1, 0}) : (std::vector<std::uint8_t>{0, 1}))
+        << name;
+    EXPECT_EQ(recovery, Time::zero()) << name;
+  }
+}
+
 TEST(MigHybrid, ComputeRatesDoesNotAllocate) {
   const DeviceProfile& d = device("A100-40GB");
   for (const std::string name : {"mig+mps", "mig+timeslice"}) {

@@ -158,6 +158,45 @@ TEST(TimeSliceModel, ReplicasAdmitWithoutMemoryCheckAndOverflowKillsTheAllocator
   EXPECT_EQ(recovery, Time::zero());
 }
 
+TEST(TimeSliceModel, OutOfMemoryKillsTheAskerNotTheNeighbourWhoseMemoryDidNotChange) {
+  const TimeSliceModel m = make({{"admission", "replicas"}, {"replicas", 2}});
+  const DeviceProfile d = gpu16();
+  const JobSpec a = job(0.5, 100, 10000), b = job(0.5, 100, 10000);
+  const JobSpec* two[] = {&a, &b};
+  const MemoryMiB memory[] = {MemoryMiB(10000), MemoryMiB(10000)};
+  // a, placed first, just grew; b did not change: a's allocation is the one that fails.
+  const std::uint8_t asked[] = {1, 0};
+  std::uint8_t killed[2] = {9, 9};
+  Time recovery = Time::from_seconds(99);
+  ASSERT_TRUE(
+      m.memory_fault(GpuView{d, two, MemoryMiB(20000), memory, 0, {}, asked}, killed, recovery));
+  EXPECT_EQ(killed[0], 1);
+  EXPECT_EQ(killed[1], 0);
+  EXPECT_EQ(recovery, Time::zero());
+  // `all` still takes down both, with its recovery delay.
+  const TimeSliceModel all =
+      make({{"admission", "replicas"}, {"oom", "all"}, {"fault_recovery_s", 2}});
+  ASSERT_TRUE(
+      all.memory_fault(GpuView{d, two, MemoryMiB(20000), memory, 0, {}, asked}, killed, recovery));
+  EXPECT_EQ(killed[0], 1);
+  EXPECT_EQ(killed[1], 1);
+  EXPECT_EQ(recovery, Time::from_seconds(2));
+}
+
+TEST(TimeSliceModel, AFatalFaultKillsTheFaultingJobAlone) {
+  const TimeSliceModel m = make(nlohmann::json::object());
+  const DeviceProfile d = gpu16();
+  const JobSpec a = job(0.5, 100, 1000), b = job(0.5, 100, 1000), c = job(0.5, 100, 1000);
+  const JobSpec* three[] = {&a, &b, &c};
+  std::uint8_t killed[3] = {0, 0, 0};
+  Time recovery = Time::from_seconds(99);
+  m.fatal_fault(GpuView{d, three, MemoryMiB(3000)}, 1, killed, recovery);
+  EXPECT_EQ(killed[0], 0);
+  EXPECT_EQ(killed[1], 1);
+  EXPECT_EQ(killed[2], 0);
+  EXPECT_EQ(recovery, Time::zero());
+}
+
 TEST(TimeSliceModel, DeclaresParametersWithSources) {
   const TimeSliceModel m = make({{"time_slice", "long"}});
   bool saw_slice = false, saw_switch = false;

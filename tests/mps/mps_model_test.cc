@@ -79,7 +79,12 @@ TEST(MpsModel, DefaultsAreDeclaredWithSources) {
   EXPECT_EQ(find(ps, "active_thread_percentage")->value, 100.0);
   ASSERT_NE(find(ps, "fault_recovery_s"), nullptr);
   EXPECT_EQ(find(ps, "fault_recovery_s")->value, 30.0);
-  EXPECT_THAT(find(ps, "fault_recovery_s")->description, HasSubstr("all"));
+  EXPECT_THAT(find(ps, "fault_recovery_s")->description, HasSubstr("kills: allocator"));
+  ASSERT_NE(find(ps, "fault_teardown_s"), nullptr);
+  EXPECT_EQ(find(ps, "fault_teardown_s")->value, 5.0);
+  EXPECT_THAT(find(ps, "fault_teardown_s")->source, HasSubstr("measured"));
+  ASSERT_NE(find(ps, "server_restart_s"), nullptr);
+  EXPECT_EQ(find(ps, "server_restart_s")->value, 0.1);
   for (const ModelParameter& p : ps) {
     EXPECT_FALSE(p.unit.empty()) << p.name;
     EXPECT_FALSE(p.source.empty()) << p.name;
@@ -102,6 +107,8 @@ TEST(MpsModel, ReadsParametersAndRejectsBadOnes) {
   EXPECT_THAT(error_of({{"oom", "nobody"}}), HasSubstr("oom"));
   EXPECT_THAT(error_of({{"active_thread_percentage", 0}}), HasSubstr("active_thread_percentage"));
   EXPECT_THAT(error_of({{"interferance", 0.1}}), HasSubstr("interferance"));
+  EXPECT_THAT(error_of({{"fault_teardown_s", -1}}), HasSubstr("fault_teardown_s"));
+  EXPECT_THAT(error_of({{"server_restart_s", "soon"}}), HasSubstr("server_restart_s"));
   EXPECT_THAT(error_of({{"calibration", "/nonexistent/params.json"}}),
               HasSubstr("/nonexistent/params.json"));
 }
@@ -232,7 +239,7 @@ TEST(MpsModel, RatesStayInRangeForManyClients) {
 }
 
 TEST(MpsModel, MemoryFaultUnderAllKillsEveryResidentAndSetsRecovery) {
-  const MpsModel m = make({{"admission", "average"}});
+  const MpsModel m = make({{"admission", "average"}, {"oom", "all"}});
   const DeviceProfile d = gpu16();
   const Residents r({job(0.5, 0.5, 8000), job(0.5, 0.5, 6000), job(0.5, 0.5, 4000)});
   std::vector<std::uint8_t> killed(3, 0);
@@ -255,6 +262,41 @@ TEST(MpsModel, MemoryFaultUnderAllocatorKillsOnlyTheLateAllocators) {
   ASSERT_TRUE(m.memory_fault(r.view(d), killed, recovery));
   EXPECT_EQ(killed, (std::vector<std::uint8_t>{0, 1, 0}));
   EXPECT_EQ(recovery, Time::zero());
+}
+
+TEST(MpsModel, OutOfMemoryByDefaultKillsOnlyTheClientWhoseAllocationFailed) {
+  // Measured on an H200: an allocation that does not fit fails for the asker only.
+  const MpsModel m = make({{"admission", "replicas"}});
+  const DeviceProfile d = gpu16();
+  const Residents r({job(0.5, 0.5, 8000), job(0.5, 0.5, 6000), job(0.5, 0.5, 4000)});
+  const std::vector<MemoryMiB> memory{MemoryMiB(8000), MemoryMiB(6000), MemoryMiB(4000)};
+  // The first client grew; the others did not change. Placement order does not matter.
+  const std::vector<std::uint8_t> asked{1, 0, 0};
+  std::vector<std::uint8_t> killed(3, 0);
+  Time recovery = Time::from_seconds(99);
+  ASSERT_TRUE(m.memory_fault(GpuView{d, r.ptrs, r.used, memory, 0, {}, asked}, killed, recovery));
+  EXPECT_EQ(killed, (std::vector<std::uint8_t>{1, 0, 0}));
+  EXPECT_EQ(recovery, Time::zero());
+  // Nobody asked: nobody's allocation failed, nobody dies.
+  const std::vector<std::uint8_t> nobody(3, 0);
+  EXPECT_FALSE(m.memory_fault(GpuView{d, r.ptrs, r.used, memory, 0, {}, nobody}, killed, recovery));
+}
+
+TEST(MpsModel, AFatalFaultTearsDownEveryClientAndTheServerRestarts) {
+  const MpsModel m = make(nlohmann::json::object());
+  const DeviceProfile d = gpu16();
+  const Residents r({job(0.5, 0.5, 1000), job(0.5, 0.5, 1000), job(0.5, 0.5, 1000)});
+  std::vector<std::uint8_t> killed(3, 0);
+  Time recovery;
+  m.fatal_fault(r.view(d), 1, killed, recovery);
+  EXPECT_EQ(killed, (std::vector<std::uint8_t>{1, 1, 1}));
+  EXPECT_EQ(recovery, Time::from_seconds(5.1));  // 5 s teardown + 0.1 s server restart
+  const MpsModel slow = make({{"fault_teardown_s", 2}, {"server_restart_s", 0.5}});
+  std::vector<std::uint8_t> again(3, 0);
+  slow.fatal_fault(r.view(d), 0, again, recovery);
+  EXPECT_EQ(again, (std::vector<std::uint8_t>{1, 1, 1}));
+  EXPECT_EQ(recovery, Time::from_seconds(2.5));
+  EXPECT_EQ(find(slow.parameters(), "fault_teardown_s")->source, "scenario");
 }
 
 TEST(MpsModel, MemoryFaultUnderOffenderKillsOnlyTheJobOverItsPinnedLimit) {

@@ -84,6 +84,55 @@ TEST(MemoryFault, AllocatorPolicyKillsOnlyTheJobWhoseAllocationFailed) {
   EXPECT_DOUBLE_EQ(r.finish["b"], 45);  // requeued at 35, 10 s of work
 }
 
+TEST(MemoryFault, AllocatorKillsTheJobWhoseMemoryGrowsNotItsNeighbour) {
+  testing::NoMemoryCheckModel model(OomPolicy::kAllocator, Time::zero());
+  // a (placed first) uses 6000 MiB until 10 s of work, then 12000; b holds 8000 throughout.
+  // At t = 20 (rate 1/2) a's rise overfills the GPU: a's own allocation fails, b runs on.
+  JobSpec a = with_memory(job("a", 0, 1, 100), 12000);
+  a.memory_profile = std::make_shared<const MemoryProfile>(
+      "step", std::vector<MemoryProfile::Step>{{0, 0.5}, {10e6, 1.0}});
+  EngineStats stats;
+  auto r = simulate(model, {a, with_memory(job("b", 0, 1, 100), 8000)},
+                    EngineOptions{Time::infinity(), 0, Time::from_seconds(10)}, &stats);
+  ASSERT_EQ(r.kills["a"].size(), 1u);
+  EXPECT_DOUBLE_EQ(r.kills["a"][0].at, 20);
+  EXPECT_TRUE(r.kills["b"].empty()) << "b's memory did not change: its allocation never fails";
+  EXPECT_TRUE(r.failed.count("a"));
+  EXPECT_DOUBLE_EQ(r.finish["b"], 110);  // 10 s of work by t = 20, then alone
+  EXPECT_EQ(stats.memory_faults, 1u);
+  EXPECT_EQ(stats.memory_fault_kills, 1u);
+}
+
+TEST(MemoryFault, AllocatorWithSeveralAskersAtOnceKillsTheLaterPlacedUntilTheRestFits) {
+  testing::NoMemoryCheckModel model(OomPolicy::kAllocator, Time::zero(), 4);
+  // a holds 10000 MiB; b, c, d arrive together at 5 asking 4000, 4000 and 2000: b fits
+  // (14000), c does not (18000), d still does (16000 of 16384). Only c dies.
+  auto r = simulate(model,
+                    {with_memory(job("a", 0, 1, 100), 10000), with_memory(job("b", 5, 1, 10), 4000),
+                     with_memory(job("c", 5, 1, 10), 4000), with_memory(job("d", 5, 1, 10), 2000)},
+                    EngineOptions{Time::infinity(), 0, Time::from_seconds(10)});
+  EXPECT_TRUE(r.kills["a"].empty());
+  EXPECT_TRUE(r.kills["b"].empty());
+  EXPECT_TRUE(r.kills["d"].empty());
+  ASSERT_EQ(r.kills["c"].size(), 1u);
+  EXPECT_DOUBLE_EQ(r.kills["c"][0].at, 5);
+  EXPECT_EQ(r.cascades, (std::vector<std::size_t>{1}));
+}
+
+TEST(MemoryFault, AllStillKillsEveryJobWhenOneGrows) {
+  testing::NoMemoryCheckModel model(OomPolicy::kAll, Time::from_seconds(5));
+  JobSpec a = with_memory(job("a", 0, 1, 100), 12000);
+  a.memory_profile = std::make_shared<const MemoryProfile>(
+      "step", std::vector<MemoryProfile::Step>{{0, 0.5}, {10e6, 1.0}});
+  EngineStats stats;
+  auto r = simulate(model, {a, with_memory(job("b", 0, 1, 100), 8000)},
+                    EngineOptions{Time::infinity(), 0, Time::from_seconds(10)}, &stats);
+  ASSERT_EQ(r.kills["b"].size(), 1u);
+  EXPECT_DOUBLE_EQ(r.kills["b"][0].at, 20);
+  EXPECT_EQ(r.cascades, (std::vector<std::size_t>{2}));
+  EXPECT_EQ(stats.memory_fault_kills, 2u);
+}
+
 TEST(MemoryFault, GpuInFaultRecoveryStartsNothing) {
   testing::NoMemoryCheckModel model(OomPolicy::kAll, Time::from_seconds(5));
   // a and b overflow at 50 and wait 100 s to retry; c arrives at 51 and must wait for the
