@@ -79,6 +79,9 @@ int run_run(const RunArgs& a, std::ostream& out, std::ostream& err) {
   RunReport report = run_scenario(s, options);
   if (a.no_outputs) report.out_dir.clear();
   if (!a.quiet) print_summary_table(s, report, out);
+  if (const std::string warning = excluded_jobs_warning(report.summary); !warning.empty()) {
+    err << warning << "\n";
+  }
   err << "[gpumux] " << report.engine.events << " events in " << report.wall_seconds
       << " s wall time\n";
   return kExitOk;

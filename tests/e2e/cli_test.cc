@@ -48,6 +48,37 @@ TEST(Cli, SetOverrideIsValidated) {
   EXPECT_EQ(run_cli({"validate", q, "--set", "scheduler.queue=fifo-backfill"}).code, 0);
 }
 
+// Percentiles over finished jobs must not hide the jobs that did not finish: a run with
+// rejected jobs warns on stderr (even with --quiet) and the table names what it left out.
+TEST(Cli, RunWarnsAboutJobsLeftOutOfThePercentiles) {
+  const auto dir = testing::temp_dir("cli_left_out");
+  testing::write_file(dir / "trace.csv",
+                      "id,submit_s,gpus,runtime_s\na,0,1,10\nbig,1,4,10\nb,2,1,10\n");
+  testing::write_file(dir / "s.json", R"({"name": "left-out",
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 2, "device": "T4"}]},
+    "trace": {"file": "trace.csv"}})");
+  const auto s = (dir / "s.json").string();
+  const auto quiet = run_cli({"run", s, "--no-outputs", "--quiet"});
+  EXPECT_EQ(quiet.code, 0) << quiet.err;
+  EXPECT_NE(quiet.err.find("warning: 1 of 3 arrived jobs (33.3 %) are left out"),
+            std::string::npos)
+      << quiet.err;
+  EXPECT_NE(quiet.err.find("1 rejected, 0 failed, 0 unfinished"), std::string::npos);
+  const auto table = run_cli({"run", s, "--no-outputs"});
+  EXPECT_NE(table.out.find("(over 2 finished jobs; LEFT OUT: 1 rejected, 0 failed, 0 unfinished)"),
+            std::string::npos)
+      << table.out;
+  // A time limit leaves jobs unfinished: counted too.
+  const auto cut = run_cli({"run", s, "--no-outputs", "--quiet", "--set", "limits.max_time_s=5"});
+  EXPECT_NE(cut.err.find("1 rejected, 0 failed, 2 unfinished"), std::string::npos) << cut.err;
+  // A clean run has no warning.
+  const auto clean = run_cli({"run", (testing::source_dir() / "scenarios/examples/quickstart.json")
+                                         .string(),
+                              "--no-outputs", "--quiet"});
+  EXPECT_EQ(clean.err.find("warning"), std::string::npos) << clean.err;
+  testing::fs::remove_all(dir);
+}
+
 TEST(Cli, BadTraceRowFailsWithNoPartialOutput) {
   const auto dir = testing::temp_dir("cli_bad_row");
   std::string trace = "id,submit_s,gpus,runtime_s\n";
