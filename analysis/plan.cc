@@ -534,7 +534,7 @@ void print_plan_table(const PlanResult& r, std::ostream& out) {
     if (m.searched_down) out << "; a smaller size also met: searched down";
     out << "\n";
   }
-  out << "\nobjectives at the answer, and one size below\n";
+  out << "\nobjectives at the answer and one size below (not met: at the largest size tried)\n";
   for (const auto& m : r.models) {
     auto line = [&](const char* label, const PlanProbe& p) {
       out << "  " << std::left << std::setw(15) << label << std::right << std::setw(9)
