@@ -1,6 +1,8 @@
 // Exit codes and messages of the command line: 0 ok, 2 bad input, and no partial output.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/e2e/e2e_support.h"
 
 namespace gpumux {
@@ -77,6 +79,86 @@ TEST(Cli, RunWarnsAboutJobsLeftOutOfThePercentiles) {
                               "--no-outputs", "--quiet"});
   EXPECT_EQ(clean.err.find("warning"), std::string::npos) << clean.err;
   testing::fs::remove_all(dir);
+}
+
+// `gpumux plan` on the quickstart: exit codes, formats, help and progress.
+TEST(Cli, PlanAnswersInTableAndJson) {
+  const auto q = (testing::source_dir() / "scenarios/examples/quickstart.json").string();
+  const auto table = run_cli({"plan", q, "--models", "exclusive,mps", "--objective",
+                              "queue_p95_s<=60", "--threads", "2"});
+  EXPECT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("saving vs excl"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("rejected_jobs<=0 (always)"), std::string::npos);
+  EXPECT_NE(table.out.find("assumptions"), std::string::npos);
+  EXPECT_NE(table.err.find("runs done"), std::string::npos) << table.err;
+  const auto json = run_cli({"plan", q, "--models", "exclusive,mps", "--objective",
+                             "queue_p95_s<=60", "--format", "json", "--threads", "1"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  ASSERT_EQ(j["models"].size(), 2u);
+  for (const auto& m : j["models"]) {
+    for (const char* key : {"model", "nodes", "gpus", "saving_pct", "at_answer", "one_below"}) {
+      EXPECT_TRUE(m.contains(key)) << key;
+    }
+    EXPECT_TRUE(m["at_answer"]["objectives"]["queue_p95_s<=60"]["met"].get<bool>());
+    EXPECT_FALSE(m["one_below"]["met"].get<bool>());
+  }
+  EXPECT_EQ(j["models"][0]["saving_pct"].get<double>(), 0.0);
+}
+
+TEST(Cli, PlanNotMetExitsThreeAndSaysSo) {
+  const auto q = (testing::source_dir() / "scenarios/examples/quickstart.json").string();
+  // Some job of the trace runs longer than 60 s: no cluster meets this.
+  const auto r = run_cli({"plan", q, "--models", "exclusive", "--objective", "jct_max_s<=60",
+                          "--max-nodes", "4"});
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.out.find("not met within --max-nodes 4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NOT MET within --max-nodes 4: exclusive"), std::string::npos);
+}
+
+TEST(Cli, PlanBadInputExitsTwoWithAClearMessage) {
+  const auto q = (testing::source_dir() / "scenarios/examples/quickstart.json").string();
+  struct Case {
+    std::vector<std::string> args;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {{"--models", "exclusive", "--objective", "queue_p95_s>=60"}, "takes an upper bound"},
+      {{"--models", "exclusive", "--objective", "p95<=60"}, "unknown metric"},
+      {{"--models", "exclusive", "--objective", "queue_p95_s<=soon"}, "expected a number"},
+      {{"--models", "exclusive", "--objective", "request_p95_ms<=200"}, "no inference services"},
+      {{"--models", "warp", "--objective", "queue_p95_s<=60"}, "unknown sharing model 'warp'"},
+      {{"--models", "mps", "--model-params", "mps={", "--objective", "queue_p95_s<=60"},
+       "not valid JSON"},
+      {{"--models", "mps", "--model-params", "mps={\"admission\": \"hope\"}", "--objective",
+        "queue_p95_s<=60"},
+       "admission"},
+      {{"--models", "exclusive"}, "--objective is required"},
+      {{"--models", "exclusive", "--objective", "queue_p95_s<=60", "--threads", "0"}, "threads"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"plan", q};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const auto r = run_cli(args);
+    SCOPED_TRACE(c.message);
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    EXPECT_NE((r.err + r.out).find(c.message), std::string::npos) << r.err << r.out;
+    EXPECT_EQ(r.out.find("gpumux plan  scenario"), std::string::npos);  // no partial table
+  }
+}
+
+TEST(Cli, PlanHelpTeachesObjectives) {
+  const auto r = run_cli({"plan", "--help"});
+  EXPECT_EQ(r.code, 0);
+  for (const char* word : {"queue_p95_s", "request_p95_ms", "slo_attainment", "oom_kill_share",
+                           "failed_share", "rejected_jobs<=0", "--max-nodes", "Exit codes"}) {
+    EXPECT_NE(r.out.find(word), std::string::npos) << word;
+  }
+}
+
+TEST(Cli, ModelsListsSpreadPlacement) {
+  const auto r = run_cli({"models"});
+  EXPECT_NE(r.out.find("first-fit, best-fit, spread"), std::string::npos) << r.out;
 }
 
 TEST(Cli, BadTraceRowFailsWithNoPartialOutput) {
