@@ -368,7 +368,8 @@ PlanResult run_plan(const PlanRequest& request, std::ostream* progress) {
                                                      wall_start)
                            .count(),
                        2)
-              << " s wall time (" << request.threads << " threads)\n";
+              << " s wall time (" << request.threads
+              << (request.threads == 1 ? " thread)\n" : " threads)\n");
   }
   return result;
 }
