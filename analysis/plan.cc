@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "analysis/run.h"
+#include "analysis/size_search.h"
 #include "models/sharing_registry.h"
 #include "scenarios/scenario.h"
 #include "sim/input_error.h"
@@ -107,93 +108,12 @@ PlanModelResult resolve_model(const PlanBase& base, const PlanModel& m, int own_
   return r;
 }
 
-enum class Phase { kBracket, kBisect, kDone };
-
-struct Search {
-  Phase phase = Phase::kBracket;
-  int next = 1;  // bracket: the next size to try
-  int lo = 0;    // the largest size known to fail below hi (0: none)
-  int hi = 0;    // the smallest size known to meet (0: none yet)
-  bool searched_down = false;
-  std::map<int, PlanProbe> runs;  // by size
+// One model's search and the probes it ran, by size.
+struct ModelSearch {
+  explicit ModelSearch(int max_size) : sizes(max_size) {}
+  SizeSearch sizes;
+  std::map<int, PlanProbe> probes;
 };
-
-// Advances the search over the sizes already run; returns the next size to run, or nothing
-// when the search is over. Depends only on the results, never on timing.
-std::optional<int> advance(Search& s, int max_size) {
-  for (;;) {
-    if (s.phase == Phase::kDone) return std::nullopt;
-    if (s.phase == Phase::kBracket) {
-      const auto it = s.runs.find(s.next);
-      if (it == s.runs.end()) return s.next;
-      if (it->second.met) {
-        s.hi = s.next;
-        s.phase = Phase::kBisect;
-      } else {
-        s.lo = s.next;
-        if (s.next >= max_size) {
-          s.phase = Phase::kDone;  // not met within --max-nodes
-        } else {
-          s.next = std::min(2 * s.next, max_size);
-        }
-      }
-      continue;
-    }
-    if (s.hi - s.lo > 1) {
-      const int mid = s.lo + (s.hi - s.lo) / 2;
-      const auto it = s.runs.find(mid);
-      if (it == s.runs.end()) return mid;
-      (it->second.met ? s.hi : s.lo) = mid;
-      continue;
-    }
-    // The boundary: one size below the answer must have been run and failed.
-    const int below = s.hi - 1;
-    if (below < 1) {
-      s.phase = Phase::kDone;
-      continue;
-    }
-    const auto it = s.runs.find(below);
-    if (it == s.runs.end()) return below;
-    if (!it->second.met) {
-      s.phase = Phase::kDone;
-      continue;
-    }
-    // It met the objectives too: the curve is not monotone here; keep searching down.
-    s.searched_down = true;
-    s.hi = below;
-    s.lo = 0;
-    for (const auto& [size, probe] : s.runs) {
-      if (size < below && !probe.met) s.lo = size;
-    }
-  }
-}
-
-// Upper bound on the runs a search still needs (for progress lines).
-int remaining_runs(const Search& s, int max_size) {
-  auto log2_ceil = [](int n) {
-    int k = 0;
-    while ((1 << k) < n) ++k;
-    return k;
-  };
-  switch (s.phase) {
-    case Phase::kDone:
-      return 0;
-    case Phase::kBisect:
-      return log2_ceil(std::max(1, s.hi - s.lo));
-    case Phase::kBracket: {
-      int steps = 0, size = s.next, prev = s.lo, widest = 1;
-      for (;;) {
-        ++steps;
-        widest = std::max(widest, size - prev);
-        if (size >= max_size) break;
-        prev = size;
-        size = std::min(2 * size, max_size);
-      }
-      return steps + log2_ceil(widest);
-    }
-  }
-  return 0;
-}
 
 struct Task {
   std::size_t model = 0;
@@ -317,11 +237,11 @@ PlanResult run_plan(const PlanRequest& request, std::ostream* progress) {
     }
     result.models.push_back(resolve_model(base, request.models[i], own_size));
   }
-  std::vector<Search> searches(result.models.size());
+  std::vector<ModelSearch> searches(result.models.size(), ModelSearch(result.max_size));
   for (int round = 1;; ++round) {
     std::vector<Task> tasks;
     for (std::size_t m = 0; m < searches.size(); ++m) {
-      if (auto size = advance(searches[m], result.max_size)) tasks.push_back({m, *size});
+      if (auto size = searches[m].sizes.next()) tasks.push_back({m, *size});
     }
     if (tasks.empty()) break;
     if (progress) {
@@ -334,33 +254,32 @@ PlanResult run_plan(const PlanRequest& request, std::ostream* progress) {
     }
     auto probes = run_round(base, result.models, request.objectives, tasks, request.threads);
     for (std::size_t i = 0; i < tasks.size(); ++i) {
-      searches[tasks[i].model].runs[tasks[i].size] = std::move(probes[i]);
+      ModelSearch& search = searches[tasks[i].model];
+      search.sizes.record(tasks[i].size, probes[i].met);
+      search.probes[tasks[i].size] = std::move(probes[i]);
     }
     result.runs += tasks.size();
     if (progress) {
       std::size_t left = 0;
-      for (auto& s : searches) {
-        Search copy = s;
-        advance(copy, result.max_size);
-        left += remaining_runs(copy, result.max_size);
-      }
+      for (auto& search : searches) left += search.sizes.remaining_runs();
       *progress << "[gpumux plan] " << result.runs << " / at most " << result.runs + left
                 << " runs done\n"
                 << std::flush;
     }
   }
   for (std::size_t m = 0; m < searches.size(); ++m) {
-    Search& s = searches[m];
+    ModelSearch& search = searches[m];
     PlanModelResult& r = result.models[m];
-    r.met = s.hi > 0;
-    r.searched_down = s.searched_down;
+    const int answer = search.sizes.answer();
+    r.met = answer > 0;
+    r.searched_down = search.sizes.searched_down();
     if (r.met) {
-      r.answer = s.runs.at(s.hi);
-      if (s.hi > 1) r.one_below = s.runs.at(s.hi - 1);
+      r.answer = search.probes.at(answer);
+      if (answer > 1) r.one_below = search.probes.at(answer - 1);
     } else {
-      r.largest = s.runs.rbegin()->second;
+      r.largest = search.probes.rbegin()->second;
     }
-    for (auto& [size, probe] : s.runs) r.probes.push_back(std::move(probe));
+    for (auto& [size, probe] : search.probes) r.probes.push_back(std::move(probe));
   }
   if (progress) {
     *progress << "[gpumux plan] " << result.runs << " runs in "
@@ -462,7 +381,7 @@ nlohmann::json plan_to_json(const PlanResult& r) {
     if (m.largest) j["largest_tried"] = probe_json(r, *m.largest);
     nlohmann::json sizes = nlohmann::json::array();
     for (const auto& p : m.probes) sizes.push_back({{"nodes", p.nodes}, {"met", p.met}});
-    j["runs"] = sizes;
+    j["probes"] = sizes;
     models.push_back(j);
   }
   return {{"scenario", r.scenario_name},
