@@ -36,8 +36,10 @@ const std::vector<MetricInfo>& metric_table() {
     for (const char* stat : {"mean", "p50", "p90", "p95", "p99", "max"}) {
       const std::string s = stat;
       t.push_back({"request_" + s + "_ms", Bound::kAtMost, kAny,
-                   "inference request latency " + s + ", milliseconds "
-                   "(metrics.requests.latency_ms." + s + "; needs services)"});
+                   "inference request latency " + s +
+                       ", milliseconds "
+                       "(metrics.requests.latency_ms." +
+                       s + "; needs services)"});
     }
     t.push_back({"slo_attainment", Bound::kAtLeast, 1.0,
                  "share of requests within their SLO, 0..1 (metrics.requests.slo_attainment; "
@@ -85,8 +87,7 @@ std::string Objective::text() const {
 Objective parse_objective(const std::string& text) {
   const std::string where = "--objective " + text;
   const auto op = text.find_first_of("<>=");
-  if (op == std::string::npos || op + 1 >= text.size() || text[op + 1] != '=' ||
-      text[op] == '=') {
+  if (op == std::string::npos || op + 1 >= text.size() || text[op + 1] != '=' || text[op] == '=') {
     throw InputError(where, "",
                      "expected METRIC<=NUMBER or METRIC>=NUMBER, e.g. queue_p95_s<=60 (see "
                      "gpumux plan --help for the metrics)");
@@ -105,9 +106,10 @@ Objective parse_objective(const std::string& text) {
     throw InputError(where, o.metric, "unknown metric (valid: " + valid + ")");
   }
   if (o.bound != info->bound) {
-    throw InputError(where, o.metric,
-                     std::string("takes ") + (info->bound == Bound::kAtMost ? "an upper bound (<=)"
-                                                                           : "a lower bound (>=)"));
+    throw InputError(
+        where, o.metric,
+        std::string("takes ") +
+            (info->bound == Bound::kAtMost ? "an upper bound (<=)" : "a lower bound (>=)"));
   }
   const std::string number = trim(text.substr(op + 2));
   const char* first = number.data();
@@ -117,9 +119,9 @@ Objective parse_objective(const std::string& text) {
     throw InputError(where, o.metric, "expected a number after the operator, got '" + number + "'");
   }
   if (o.limit < 0 || o.limit > info->max_limit) {
-    throw InputError(where, o.metric,
-                     "limit " + number + " out of range [0, " + format_limit(info->max_limit) +
-                         "]");
+    throw InputError(
+        where, o.metric,
+        "limit " + number + " out of range [0, " + format_limit(info->max_limit) + "]");
   }
   return o;
 }
@@ -155,7 +157,8 @@ ObjectiveCheck check_objective(const Objective& objective, const nlohmann::json&
   if (name == "rejected_jobs") {
     value = jobs.at("rejected").get<double>();
   } else if (name == "unfinished_jobs") {
-    value = jobs.at("unfinished_queued").get<double>() + jobs.at("unfinished_running").get<double>();
+    value =
+        jobs.at("unfinished_queued").get<double>() + jobs.at("unfinished_running").get<double>();
   } else if (name == "failed_share") {
     value = share_of_arrived(jobs, jobs.at("failed").get<std::uint64_t>());
   } else if (name == "oom_kill_share") {
@@ -181,8 +184,8 @@ ObjectiveCheck check_objective(const Objective& objective, const nlohmann::json&
     const std::string stat = name.substr(prefix, name.size() - prefix - 2);
     value = m.at(queue ? "queueing_delay_s" : "jct_s").at(stat).get<double>();
   }
-  const bool met = objective.bound == Bound::kAtMost ? value <= objective.limit
-                                                     : value >= objective.limit;
+  const bool met =
+      objective.bound == Bound::kAtMost ? value <= objective.limit : value >= objective.limit;
   return {value, met};
 }
 

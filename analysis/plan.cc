@@ -72,8 +72,7 @@ PlanModelResult resolve_model(const PlanBase& base, const PlanModel& m, int own_
           ? doc["sharing"]["model"].get<std::string>()
           : "exclusive";
   auto parse_with = [&](const nlohmann::json& params) {
-    return parse_scenario(sized_document(base, m.name, params, own_size), base.file,
-                          base.base_dir);
+    return parse_scenario(sized_document(base, m.name, params, own_size), base.file, base.base_dir);
   };
   std::optional<Scenario> parsed;
   if (m.params) {
@@ -81,8 +80,8 @@ PlanModelResult resolve_model(const PlanBase& base, const PlanModel& m, int own_
     r.params_source = "--model-params";
     parsed = parse_with(r.params);
   } else if (scenario_model == m.name) {
-    r.params = doc["sharing"].contains("params") ? doc["sharing"]["params"]
-                                                 : nlohmann::json::object();
+    r.params =
+        doc["sharing"].contains("params") ? doc["sharing"]["params"] : nlohmann::json::object();
     r.params_source = "the scenario's sharing.params (its model is " + m.name + ")";
     parsed = parse_with(r.params);
   } else {
@@ -122,9 +121,8 @@ struct Task {
 
 PlanProbe run_probe(const PlanBase& base, const PlanModelResult& model,
                     const std::vector<Objective>& objectives, int size) {
-  const Scenario s =
-      parse_scenario(sized_document(base, model.model, model.params, size), base.file,
-                     base.base_dir);
+  const Scenario s = parse_scenario(sized_document(base, model.model, model.params, size),
+                                    base.file, base.base_dir);
   RunOptions options;
   options.write_outputs = false;
   const RunReport report = run_scenario(s, options);
@@ -282,13 +280,13 @@ PlanResult run_plan(const PlanRequest& request, std::ostream* progress) {
     for (auto& [size, probe] : search.probes) r.probes.push_back(std::move(probe));
   }
   if (progress) {
-    *progress << "[gpumux plan] " << result.runs << " runs in "
-              << fixed(std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                     wall_start)
-                           .count(),
-                       2)
-              << " s wall time (" << request.threads
-              << (request.threads == 1 ? " thread)\n" : " threads)\n");
+    *progress
+        << "[gpumux plan] " << result.runs << " runs in "
+        << fixed(
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count(),
+               2)
+        << " s wall time (" << request.threads
+        << (request.threads == 1 ? " thread)\n" : " threads)\n");
   }
   return result;
 }
@@ -361,12 +359,9 @@ nlohmann::json plan_to_json(const PlanResult& r) {
   const PlanModelResult* exclusive = exclusive_of(r);
   nlohmann::json models = nlohmann::json::array();
   for (const auto& m : r.models) {
-    nlohmann::json j = {{"model", m.model},
-                        {"met", m.met},
-                        {"params", m.params},
-                        {"params_source", m.params_source},
-                        {"parameters", m.parameters},
-                        {"searched_down", m.searched_down}};
+    nlohmann::json j = {{"model", m.model},           {"met", m.met},
+                        {"params", m.params},         {"params_source", m.params_source},
+                        {"parameters", m.parameters}, {"searched_down", m.searched_down}};
     j["nodes"] = m.met ? nlohmann::json(m.answer->nodes) : nlohmann::json(nullptr);
     j["gpus"] = m.met ? nlohmann::json(m.answer->gpus) : nlohmann::json(nullptr);
     j["saving_gpus"] = nullptr;
@@ -403,7 +398,8 @@ void print_plan_table(const PlanResult& r, std::ostream& out) {
       << r.seed << "\n";
   out << "objectives  ";
   for (std::size_t i = 0; i < r.objectives.size(); ++i) {
-    out << (i ? ", " : "") << r.objectives[i].text() << (r.objectives[i].implicit ? " (always)" : "");
+    out << (i ? ", " : "") << r.objectives[i].text()
+        << (r.objectives[i].implicit ? " (always)" : "");
   }
   out << "\n\n";
   const bool requests = has_requests(r);
@@ -413,14 +409,17 @@ void print_plan_table(const PlanResult& r, std::ostream& out) {
       << std::setw(9) << "SM-busy" << std::setw(12) << "queue p95 s" << std::setw(11)
       << "JCT p95 s";
   if (requests) out << std::setw(13) << "req p95 ms" << std::setw(8) << "SLO";
-  out << std::setw(7) << "kills" << "  one size below\n";
+  out << std::setw(7) << "kills"
+      << "  one size below\n";
   for (const auto& m : r.models) {
     out << std::left << std::setw(15) << m.model << std::right;
     if (!m.met) {
-      out << "  not met within --max-nodes " << r.max_nodes << " (largest tried: "
-          << nodes_text(m.largest->nodes) << ", " << m.largest->gpus << " GPUs; failed:";
+      out << "  not met within --max-nodes " << r.max_nodes
+          << " (largest tried: " << nodes_text(m.largest->nodes) << ", " << m.largest->gpus
+          << " GPUs; failed:";
       for (std::size_t i = 0; i < r.objectives.size(); ++i) {
-        if (!m.largest->checks[i].met) out << " " << check_text(r.objectives[i], m.largest->checks[i]);
+        if (!m.largest->checks[i].met)
+          out << " " << check_text(r.objectives[i], m.largest->checks[i]);
       }
       out << ")\n";
       continue;
@@ -430,8 +429,8 @@ void print_plan_table(const PlanResult& r, std::ostream& out) {
     std::string saving = "-";
     if (exclusive) {
       const int saved = exclusive->answer->gpus - a.gpus;
-      saving = std::to_string(saved) + " (" + fixed(100.0 * saved / exclusive->answer->gpus, 1) +
-               "%)";
+      saving =
+          std::to_string(saved) + " (" + fixed(100.0 * saved / exclusive->answer->gpus, 1) + "%)";
     }
     out << std::setw(7) << a.nodes << std::setw(7) << a.gpus << std::setw(16) << saving
         << std::setw(8) << fixed(100 * x["gpu_allocation_ratio"].get<double>(), 1) + "%"
@@ -442,8 +441,7 @@ void print_plan_table(const PlanResult& r, std::ostream& out) {
       const bool has = x.contains("requests");
       out << std::setw(13)
           << (has ? fixed(x["requests"]["latency_ms"]["p95"].get<double>(), 1) : "-")
-          << std::setw(8)
-          << (has ? fixed(x["requests"]["slo_attainment"].get<double>(), 4) : "-");
+          << std::setw(8) << (has ? fixed(x["requests"]["slo_attainment"].get<double>(), 4) : "-");
     }
     out << std::setw(7) << x["failures"]["jobs_killed"].get<std::uint64_t>() << "  ";
     if (m.one_below) {
@@ -474,8 +472,7 @@ void print_plan_table(const PlanResult& r, std::ostream& out) {
   for (std::size_t i = 0; i < r.unit.size(); ++i) {
     const auto& g = r.unit[i];
     out << (i ? " + " : "") << g["nodes"].get<int>() << " x " << g["group"].get<std::string>()
-        << " (" << g["gpus_per_node"].get<int>() << " x " << g["device"].get<std::string>()
-        << ")";
+        << " (" << g["gpus_per_node"].get<int>() << " x " << g["device"].get<std::string>() << ")";
   }
   out << "; up to " << r.max_nodes << " nodes (" << r.max_size << " steps); " << r.runs
       << " runs\n";

@@ -34,7 +34,7 @@
 namespace gpumux {
 
 struct PlanModel {
-  std::string name;                  // a sharing model of `gpumux models`
+  std::string name;                      // a sharing model of `gpumux models`
   std::optional<nlohmann::json> params;  // from --model-params; else see plan_models()
 };
 
@@ -60,15 +60,15 @@ struct PlanProbe {
 
 struct PlanModelResult {
   std::string model;
-  nlohmann::json params;      // the sharing.params used
-  std::string params_source;  // where they came from
-  nlohmann::json parameters;  // the model's declared parameters (value, unit, source)
-  bool met = false;           // some size within --max-nodes meets the objectives
+  nlohmann::json params;               // the sharing.params used
+  std::string params_source;           // where they came from
+  nlohmann::json parameters;           // the model's declared parameters (value, unit, source)
+  bool met = false;                    // some size within --max-nodes meets the objectives
   std::optional<PlanProbe> answer;     // the smallest size found to meet them
   std::optional<PlanProbe> one_below;  // answer - 1 (absent when the answer is size 1)
   std::optional<PlanProbe> largest;    // when !met: the largest size run
-  bool searched_down = false;  // a size below an earlier answer also met the objectives
-  std::vector<PlanProbe> probes;  // every size run for this model, in size order
+  bool searched_down = false;          // a size below an earlier answer also met the objectives
+  std::vector<PlanProbe> probes;       // every size run for this model, in size order
 };
 
 struct PlanResult {

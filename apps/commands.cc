@@ -209,8 +209,9 @@ int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     if (it->params) throw InputError(where, name, "parameters given twice");
     it->params = params;
   }
-  request.threads = a.threads > 0 ? a.threads
-                                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  request.threads = a.threads > 0
+                        ? a.threads
+                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   request.max_nodes = a.max_nodes;
   const PlanResult result = run_plan(request, &err);
   if (a.format == "json") {

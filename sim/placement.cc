@@ -44,8 +44,7 @@ class TopologyPlacement : public PlacementPolicy {
         all_devices_ok = all_devices_ok && device_ok_[d];
       }
     }
-    if (empty_only && all_devices_ok &&
-        cluster.empty_gpus_total() < static_cast<std::size_t>(n)) {
+    if (empty_only && all_devices_ok && cluster.empty_gpus_total() < static_cast<std::size_t>(n)) {
       return false;
     }
     // The empty-GPU index answers first-fit and best-fit directly; spread needs every node's
@@ -205,8 +204,8 @@ class TopologyPlacement : public PlacementPolicy {
   double need_ = 0.0;  // the job's need (SharingModel::job_need), -huge without a room bound
   std::vector<std::uint8_t> device_ok_;
   std::vector<int> usable_;
-  std::vector<std::size_t> node_residents_;    // spread only
-  std::vector<std::int64_t> node_free_mib_;    // spread only
+  std::vector<std::size_t> node_residents_;  // spread only
+  std::vector<std::int64_t> node_free_mib_;  // spread only
   std::vector<int> rack_usable_;
   std::vector<NodeIndex> nodes_;
   std::vector<NodeIndex> order_;
@@ -215,9 +214,7 @@ class TopologyPlacement : public PlacementPolicy {
 
 }  // namespace
 
-std::vector<std::string> placement_policy_names() {
-  return {"first-fit", "best-fit", "spread"};
-}
+std::vector<std::string> placement_policy_names() { return {"first-fit", "best-fit", "spread"}; }
 
 std::unique_ptr<PlacementPolicy> make_placement_policy(std::string_view name) {
   if (name == "first-fit") return std::make_unique<TopologyPlacement>(FitMode::kFirst);

@@ -88,7 +88,8 @@ TEST(MetricsCollector, RejectedAndUnfinishedJobsAreReportedNotDropped) {
 TEST(MetricsCollector, PercentilesCountTheJobsTheyLeaveOut) {
   MetricsCollector m(2, Time::from_seconds(60), nullptr, nullptr);
   ActiveJob rej = make_job("rej", 0, 5), fail = make_job("fail", 0, 5), zero = make_job("z", 0, 0),
-            done = make_job("d", 0, 4), queued = make_job("q", 0, 5), running = make_job("r", 0, 50);
+            done = make_job("d", 0, 4), queued = make_job("q", 0, 5),
+            running = make_job("r", 0, 50);
   for (ActiveJob* j : {&rej, &fail, &zero, &done, &queued, &running}) {
     m.on_job_arrived(Time::zero(), *j);
   }

@@ -10,17 +10,14 @@ namespace {
 // A summary with the keys objectives read: 10 jobs arrived, 1 failed, 2 kills.
 nlohmann::json summary(std::uint64_t rejected, std::uint64_t unfinished_queued) {
   nlohmann::json m;
-  m["jobs"] = {{"arrived", 10},
-               {"finished", 9 - rejected - unfinished_queued},
-               {"rejected", rejected},
-               {"failed", 1},
-               {"unfinished_queued", unfinished_queued},
-               {"unfinished_running", 0}};
+  m["jobs"] = {
+      {"arrived", 10}, {"finished", 9 - rejected - unfinished_queued}, {"rejected", rejected},
+      {"failed", 1},   {"unfinished_queued", unfinished_queued},       {"unfinished_running", 0}};
   m["failures"] = {{"jobs_killed", 2}};
-  m["queueing_delay_s"] = {{"mean", 5.0}, {"p50", 1.0}, {"p90", 30.0},
+  m["queueing_delay_s"] = {{"mean", 5.0}, {"p50", 1.0},  {"p90", 30.0},
                            {"p95", 60.0}, {"p99", 90.0}, {"max", 120.0}};
   m["jct_s"] = {{"mean", 50.0}, {"p50", 40.0}, {"p90", 80.0},
-                {"p95", 95.0}, {"p99", 99.0}, {"max", 100.0}};
+                {"p95", 95.0},  {"p99", 99.0}, {"max", 100.0}};
   return {{"metrics", m}};
 }
 

@@ -31,11 +31,13 @@ class PlanTest : public ::testing::Test {
                              const std::string& groups = R"([{"name": "t4", "nodes": 1,
         "gpus_per_node": 2, "device": "T4"}])") {
     std::string trace = "id,submit_s,gpus,runtime_s\n";
-    for (int i = 0; i < 12; ++i) trace += "j" + std::to_string(i) + "," + std::to_string(10 * i) + ",1,100\n";
+    for (int i = 0; i < 12; ++i)
+      trace += "j" + std::to_string(i) + "," + std::to_string(10 * i) + ",1,100\n";
     trace += extra_rows;
     std::ofstream(dir_ / "trace.csv") << trace;
     std::ofstream(dir_ / "s.json") << R"({"name": "plan-small", "seed": 7,
-      "cluster": {"node_groups": )" << groups << R"(},
+      "cluster": {"node_groups": )" << groups
+                                   << R"(},
       "trace": {"file": "trace.csv", "defaults": {"memory_mib": 4096}}})";
     return (dir_ / "s.json").string();
   }
@@ -61,7 +63,8 @@ class PlanTest : public ::testing::Test {
     options.write_outputs = false;
     const RunReport report = run_scenario(load_scenario(scenario, o), options);
     bool all = true;
-    for (const auto& objective : objectives) all = all && check_objective(objective, report.summary).met;
+    for (const auto& objective : objectives)
+      all = all && check_objective(objective, report.summary).met;
     return all;
   }
 
@@ -115,8 +118,8 @@ TEST_F(PlanTest, RejectedJobsFailTheObjectives) {
   ASSERT_TRUE(ex.answer && ex.one_below);
   EXPECT_EQ(ex.answer->nodes, 3);
   const auto& below = *ex.one_below;
-  EXPECT_TRUE(below.checks[0].met);        // the latency target alone would pass
-  EXPECT_FALSE(below.checks[1].met);       // rejected_jobs<=0
+  EXPECT_TRUE(below.checks[0].met);   // the latency target alone would pass
+  EXPECT_FALSE(below.checks[1].met);  // rejected_jobs<=0
   EXPECT_DOUBLE_EQ(below.checks[1].value, 1);
   EXPECT_FALSE(below.met);
 }
@@ -144,9 +147,8 @@ TEST_F(PlanTest, OutputDoesNotDependOnThreadCount) {
   std::string reference_json, reference_table;
   for (int threads : {1, 2, 5}) {
     SCOPED_TRACE(threads);
-    const PlanResult r =
-        run_plan(request(s, {"exclusive", "timeslice", "mps"}, {"queue_p90_s<=30"}, threads),
-                 nullptr);
+    const PlanResult r = run_plan(
+        request(s, {"exclusive", "timeslice", "mps"}, {"queue_p90_s<=30"}, threads), nullptr);
     std::ostringstream table;
     print_plan_table(r, table);
     const std::string json = plan_to_json(r).dump();

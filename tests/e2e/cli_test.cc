@@ -62,8 +62,7 @@ TEST(Cli, RunWarnsAboutJobsLeftOutOfThePercentiles) {
   const auto s = (dir / "s.json").string();
   const auto quiet = run_cli({"run", s, "--no-outputs", "--quiet"});
   EXPECT_EQ(quiet.code, 0) << quiet.err;
-  EXPECT_NE(quiet.err.find("warning: 1 of 3 arrived jobs (33.3 %) are left out"),
-            std::string::npos)
+  EXPECT_NE(quiet.err.find("warning: 1 of 3 arrived jobs (33.3 %) are left out"), std::string::npos)
       << quiet.err;
   EXPECT_NE(quiet.err.find("1 rejected, 0 failed, 0 unfinished"), std::string::npos);
   const auto table = run_cli({"run", s, "--no-outputs"});
@@ -74,9 +73,9 @@ TEST(Cli, RunWarnsAboutJobsLeftOutOfThePercentiles) {
   const auto cut = run_cli({"run", s, "--no-outputs", "--quiet", "--set", "limits.max_time_s=5"});
   EXPECT_NE(cut.err.find("1 rejected, 0 failed, 2 unfinished"), std::string::npos) << cut.err;
   // A clean run has no warning.
-  const auto clean = run_cli({"run", (testing::source_dir() / "scenarios/examples/quickstart.json")
-                                         .string(),
-                              "--no-outputs", "--quiet"});
+  const auto clean =
+      run_cli({"run", (testing::source_dir() / "scenarios/examples/quickstart.json").string(),
+               "--no-outputs", "--quiet"});
   EXPECT_EQ(clean.err.find("warning"), std::string::npos) << clean.err;
   testing::fs::remove_all(dir);
 }
@@ -84,8 +83,8 @@ TEST(Cli, RunWarnsAboutJobsLeftOutOfThePercentiles) {
 // `gpumux plan` on the quickstart: exit codes, formats, help and progress.
 TEST(Cli, PlanAnswersInTableAndJson) {
   const auto q = (testing::source_dir() / "scenarios/examples/quickstart.json").string();
-  const auto table = run_cli({"plan", q, "--models", "exclusive,mps", "--objective",
-                              "queue_p95_s<=60", "--threads", "2"});
+  const auto table = run_cli(
+      {"plan", q, "--models", "exclusive,mps", "--objective", "queue_p95_s<=60", "--threads", "2"});
   EXPECT_EQ(table.code, 0) << table.err;
   EXPECT_NE(table.out.find("saving vs excl"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("rejected_jobs<=0 (always)"), std::string::npos);
@@ -109,8 +108,8 @@ TEST(Cli, PlanAnswersInTableAndJson) {
 TEST(Cli, PlanNotMetExitsThreeAndSaysSo) {
   const auto q = (testing::source_dir() / "scenarios/examples/quickstart.json").string();
   // Some job of the trace runs longer than 60 s: no cluster meets this.
-  const auto r = run_cli({"plan", q, "--models", "exclusive", "--objective", "jct_max_s<=60",
-                          "--max-nodes", "4"});
+  const auto r = run_cli(
+      {"plan", q, "--models", "exclusive", "--objective", "jct_max_s<=60", "--max-nodes", "4"});
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.out.find("not met within --max-nodes 4"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("NOT MET within --max-nodes 4: exclusive"), std::string::npos);

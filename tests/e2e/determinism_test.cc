@@ -56,7 +56,8 @@ TEST(Determinism, SpreadPlacementIsDeterministicAndSpreads) {
   EXPECT_EQ(run(dir / "s.json", "spread", "a"), run(dir / "s.json", "spread", "b"));
 
   std::string trace = "id,submit_s,gpus,runtime_s\n";
-  for (int i = 0; i < 20; ++i) trace += "j" + std::to_string(i) + "," + std::to_string(10 * i) + ",1,25\n";
+  for (int i = 0; i < 20; ++i)
+    trace += "j" + std::to_string(i) + "," + std::to_string(10 * i) + ",1,25\n";
   testing::write_file(dir / "trace.csv", trace);
   testing::write_file(dir / "light.json", R"({"name": "light",
     "cluster": {"node_groups": [{"nodes": 2, "gpus_per_node": 2, "device": "A100-80GB"}]},
