@@ -78,7 +78,12 @@ PlanModelResult resolve_model(const PlanBase& base, const PlanModel& m, int own_
   if (m.params) {
     r.params = *m.params;
     r.params_source = "--model-params";
-    parsed = parse_with(r.params);
+    try {
+      parsed = parse_with(r.params);
+    } catch (const InputError& e) {
+      // The pointer in the message is where the params land in the scenario; name the option.
+      throw InputError("--model-params " + m.name, "", e.what());
+    }
   } else if (scenario_model == m.name) {
     r.params =
         doc["sharing"].contains("params") ? doc["sharing"]["params"] : nlohmann::json::object();

@@ -131,7 +131,7 @@ TEST(Cli, PlanBadInputExitsTwoWithAClearMessage) {
        "not valid JSON"},
       {{"--models", "mps", "--model-params", "mps={\"admission\": \"hope\"}", "--objective",
         "queue_p95_s<=60"},
-       "admission"},
+       "--model-params mps"},
       {{"--models", "exclusive"}, "--objective is required"},
       {{"--models", "exclusive", "--objective", "queue_p95_s<=60", "--threads", "0"}, "threads"},
   };
