@@ -170,13 +170,22 @@ ObjectiveCheck check_objective(const Objective& objective, const nlohmann::json&
                        "metrics.requests): request latency and SLO objectives need services");
     }
     const auto& r = m["requests"];
-    if (name == "slo_attainment") {
-      value = r.at("slo_attainment").get<double>();
-    } else {
-      // request_<stat>_ms
-      const std::string stat = name.substr(8, name.size() - 8 - 3);
-      value = r.at("latency_ms").at(stat).get<double>();
+    // The services' summary is another module's: a missing or non-numeric value is reported as
+    // what it is, not as an internal error.
+    const bool slo = name == "slo_attainment";
+    const std::string stat = slo ? "" : name.substr(8, name.size() - 8 - 3);  // request_<stat>_ms
+    const nlohmann::json* v = nullptr;
+    if (slo && r.contains("slo_attainment")) v = &r["slo_attainment"];
+    if (!slo && r.contains("latency_ms") && r["latency_ms"].is_object() &&
+        r["latency_ms"].contains(stat)) {
+      v = &r["latency_ms"][stat];
     }
+    if (!v || !v->is_number()) {
+      throw InputError("--objective " + objective.text(), name,
+                       "the summary has no number at metrics.requests." +
+                           (slo ? std::string("slo_attainment") : "latency_ms." + stat));
+    }
+    value = v->get<double>();
   } else {
     // queue_<stat>_s or jct_<stat>_s
     const bool queue = name.rfind("queue_", 0) == 0;

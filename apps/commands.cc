@@ -324,6 +324,9 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
                "Sizes: with g the gcd of the node groups' node counts, size k gives each group "
                "k x (its nodes / g) nodes. Per model: double the size until the objectives are "
                "met, bisect, and run one size below the answer.\n"
+               "Example: gpumux plan scenarios/examples/mps_safe.json --models "
+               "exclusive,timeslice,mps --objective 'queue_p95_s<=600' --set "
+               "scheduler.placement=spread\n"
                "Exit codes: 0 every model got an answer, 3 some model meets the objectives at no "
                "size within --max-nodes (the table says which), 2 bad input, 1 internal error.");
   plan->callback([&] { action = [&] { return run_plan_command(plan_args, out, err); }; });

@@ -117,6 +117,15 @@ TEST(Objective, RequestObjectivesNeedServices) {
   EXPECT_DOUBLE_EQ(check_objective(r, s).value, 180);
   EXPECT_TRUE(check_objective(parse_objective("slo_attainment>=0.99"), s).met);
   EXPECT_FALSE(check_objective(parse_objective("slo_attainment>=0.999"), s).met);
+  // A services summary without the statistic asked for (or with null) is bad input, named.
+  try {
+    check_objective(parse_objective("request_p99_ms<=200"), s);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("metrics.requests.latency_ms.p99"), std::string::npos);
+  }
+  s["metrics"]["requests"]["slo_attainment"] = nullptr;
+  EXPECT_THROW(check_objective(parse_objective("slo_attainment>=0.9"), s), InputError);
 }
 
 }  // namespace
