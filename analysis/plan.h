@@ -93,8 +93,4 @@ struct PlanResult {
 // any run where it can; a request objective on a scenario without services after the first).
 PlanResult run_plan(const PlanRequest& request, std::ostream* progress);
 
-// The table `gpumux plan` prints (format table), and the JSON it prints with --format json.
-void print_plan_table(const PlanResult& result, std::ostream& out);
-nlohmann::json plan_to_json(const PlanResult& result);
-
 }  // namespace gpumux

@@ -13,6 +13,7 @@
 #include "analysis/atomic_file.h"
 #include "analysis/objective.h"
 #include "analysis/plan.h"
+#include "analysis/plan_report.h"
 #include "analysis/run.h"
 #include "models/device_registry.h"
 #include "models/sharing_registry.h"

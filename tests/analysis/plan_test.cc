@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "analysis/plan_report.h"
 #include "analysis/run.h"
 #include "scenarios/scenario.h"
 #include "sim/input_error.h"
