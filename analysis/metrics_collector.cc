@@ -186,6 +186,22 @@ nlohmann::json MetricsCollector::metrics() {
   const double span_us = static_cast<double>((end_ - first_arrival_).us());
   const double capacity = static_cast<double>(gpu_count_) * span_us;
   auto ratio = [&](double integral) { return capacity > 0 ? integral / capacity : 0.0; };
+  // Every job percentile is over finished jobs only; `excluded` says how many arrived jobs are
+  // not in it and why, so that a percentile is never read without the jobs it leaves out.
+  const nlohmann::json excluded = {{"rejected", rejected_},
+                                   {"failed", failed_},
+                                   {"unfinished", unfinished_queued_ + unfinished_running_}};
+  auto over_finished = [&](std::vector<double>& values) {
+    nlohmann::json j = summarize(values).to_json();
+    j["excluded"] = excluded;
+    return j;
+  };
+  // Slowdowns also leave out finished jobs with a zero exclusive runtime (no ratio).
+  auto over_timed = [&](std::vector<double>& values) {
+    nlohmann::json j = over_finished(values);
+    j["excluded"]["zero_runtime"] = finished_ - values.size();
+    return j;
+  };
   return {
       {"jobs",
        {{"arrived", arrived_},
@@ -218,10 +234,10 @@ nlohmann::json MetricsCollector::metrics() {
        {{"count", reconfigurations_},
         {"drain_gpu_hours", drain_us_ / 3.6e9},
         {"reconfiguration_gpu_hours", reconfiguration_us_ / 3.6e9}}},
-      {"jct_s", summarize(jct_s_).to_json()},
-      {"queueing_delay_s", summarize(queue_s_).to_json()},
-      {"slowdown", summarize(slowdown_).to_json()},
-      {"sharing_slowdown", summarize(sharing_slowdown_).to_json()},
+      {"jct_s", over_finished(jct_s_)},
+      {"queueing_delay_s", over_finished(queue_s_)},
+      {"slowdown", over_timed(slowdown_)},
+      {"sharing_slowdown", over_timed(sharing_slowdown_)},
   };
 }
 

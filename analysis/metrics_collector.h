@@ -12,7 +12,9 @@
 // Job metrics: JCT = finish - submit, queueing delay = start - submit, slowdown = JCT /
 // exclusive runtime, and sharing slowdown = (finish - first start) / exclusive runtime: what
 // sharing (and any kills) cost once the job started (jobs with zero runtime are left out of
-// both).
+// both). Each of these four distributions is over finished jobs only and carries
+// `excluded: {rejected, failed, unfinished}` (the slowdowns also `zero_runtime`): the arrived
+// jobs it leaves out, so that a percentile is never read without them.
 #pragma once
 
 #include <cstdint>

@@ -182,6 +182,25 @@ std::string duration_text(double s) {
 
 }  // namespace
 
+std::string excluded_jobs_warning(const nlohmann::json& summary) {
+  const auto& jobs = summary.at("metrics").at("jobs");
+  const auto rejected = jobs.at("rejected").get<std::uint64_t>();
+  const auto failed = jobs.at("failed").get<std::uint64_t>();
+  const auto unfinished = jobs.at("unfinished_queued").get<std::uint64_t>() +
+                          jobs.at("unfinished_running").get<std::uint64_t>();
+  if (rejected + failed + unfinished == 0) return "";
+  const auto arrived = jobs.at("arrived").get<std::uint64_t>();
+  const double share = arrived > 0 ? 100.0 * static_cast<double>(rejected + failed + unfinished) /
+                                         static_cast<double>(arrived)
+                                   : 0.0;
+  return "warning: " + std::to_string(rejected + failed + unfinished) + " of " +
+         std::to_string(arrived) + " arrived jobs (" + fixed(share, 1) +
+         " %) are left out of the JCT, queueing-delay and slowdown percentiles: " +
+         std::to_string(rejected) + " rejected, " + std::to_string(failed) + " failed, " +
+         std::to_string(unfinished) +
+         " unfinished (metrics.<distribution>.excluded in summary.json; jobs.csv has each)";
+}
+
 void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& out) {
   const auto& m = r.summary["metrics"];
   const auto& sc = r.summary["scenario"];
@@ -227,6 +246,7 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
   if (jobs["rejected"].get<std::uint64_t>() > 0) out << "  (" << jobs["rejected"] << " rejected)";
   const auto unfinished = jobs["unfinished_queued"].get<std::uint64_t>() +
                           jobs["unfinished_running"].get<std::uint64_t>();
+  if (jobs["failed"].get<std::uint64_t>() > 0) out << "  (" << jobs["failed"] << " failed)";
   if (unfinished > 0) out << "  (" << unfinished << " unfinished at the time limit)";
   out << "\n";
   out << "  makespan                     " << duration_text(m["makespan_s"].get<double>()) << "\n";
@@ -292,6 +312,16 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
   row("queueing delay (s)", m["queueing_delay_s"], 1);
   row("slowdown (x)", m["slowdown"], 2);
   row("sharing slowdown (x)", m["sharing_slowdown"], 2);
+  const auto& excluded = m["jct_s"]["excluded"];
+  const auto left_out = excluded["rejected"].get<std::uint64_t>() +
+                        excluded["failed"].get<std::uint64_t>() +
+                        excluded["unfinished"].get<std::uint64_t>();
+  out << "  (over " << m["jct_s"]["count"] << " finished jobs";
+  if (left_out > 0) {
+    out << "; LEFT OUT: " << excluded["rejected"] << " rejected, " << excluded["failed"]
+        << " failed, " << excluded["unfinished"] << " unfinished";
+  }
+  out << ")\n";
   if (!r.out_dir.empty()) {
     out << "\noutputs     " << r.out_dir << "/{summary.json";
     if (s.outputs.jobs_csv) out << ",jobs.csv";

@@ -8,8 +8,12 @@
 #include <fstream>
 #include <functional>
 #include <optional>
+#include <thread>
 
 #include "analysis/atomic_file.h"
+#include "analysis/objective.h"
+#include "analysis/plan.h"
+#include "analysis/plan_report.h"
 #include "analysis/run.h"
 #include "models/device_registry.h"
 #include "models/sharing_registry.h"
@@ -39,6 +43,7 @@ namespace {
 constexpr int kExitOk = 0;
 constexpr int kExitInternal = 1;
 constexpr int kExitBadInput = 2;
+constexpr int kExitNotMet = 3;  // gpumux plan: some model met the objectives at no size
 
 std::string join(const std::vector<std::string>& names) {
   std::string out;
@@ -82,6 +87,9 @@ int run_run(const RunArgs& a, std::ostream& out, std::ostream& err) {
   RunReport report = run_scenario(s, options);
   if (a.no_outputs) report.out_dir.clear();
   if (!a.quiet) print_summary_table(s, report, out);
+  if (const std::string warning = excluded_jobs_warning(report.summary); !warning.empty()) {
+    err << warning << "\n";
+  }
   err << "[gpumux] " << report.engine.events << " events in " << report.wall_seconds
       << " s wall time\n";
   return kExitOk;
@@ -164,6 +172,60 @@ int run_devices(bool as_json, std::ostream& out) {
   return kExitOk;
 }
 
+struct PlanArgs {
+  std::string scenario;
+  std::vector<std::string> models;
+  std::vector<std::string> model_params;  // NAME=JSON
+  std::vector<std::string> objectives;
+  std::vector<std::string> sets;
+  std::optional<std::uint64_t> seed;
+  std::string format = "table";
+  int threads = 0;  // 0: the machine's hardware threads
+  int max_nodes = 256;
+};
+
+int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
+  PlanRequest request;
+  request.scenario_file = a.scenario;
+  request.sets = a.sets;
+  request.seed = a.seed;
+  request.objectives = plan_objectives(a.objectives);
+  for (const auto& name : a.models) request.models.push_back({name, std::nullopt});
+  for (const auto& assignment : a.model_params) {
+    const auto eq = assignment.find('=');
+    const std::string where = "--model-params " + assignment;
+    if (eq == std::string::npos || eq == 0) {
+      throw InputError(where, "", "expected NAME=JSON, e.g. mps='{\"admission\": \"peak\"}'");
+    }
+    const std::string name = assignment.substr(0, eq);
+    nlohmann::json params;
+    try {
+      params = nlohmann::json::parse(assignment.substr(eq + 1));
+    } catch (const nlohmann::json::parse_error& e) {
+      throw InputError(where, name, std::string("not valid JSON: ") + e.what());
+    }
+    if (!params.is_object()) throw InputError(where, name, "expected a JSON object");
+    auto it = std::find_if(request.models.begin(), request.models.end(),
+                           [&](const PlanModel& m) { return m.name == name; });
+    if (it == request.models.end()) {
+      throw InputError(where, name, "model not in --models");
+    }
+    if (it->params) throw InputError(where, name, "parameters given twice");
+    it->params = params;
+  }
+  request.threads = a.threads > 0
+                        ? a.threads
+                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  request.max_nodes = a.max_nodes;
+  const PlanResult result = run_plan(request, &err);
+  if (a.format == "json") {
+    out << plan_to_json(result).dump(2) << "\n";
+  } else {
+    print_plan_table(result, out);
+  }
+  return result.all_met() ? kExitOk : kExitNotMet;
+}
+
 int run_models(std::ostream& out) {
   out << "sharing models (scenario sharing.model):\n";
   for (const auto& m : sharing_models()) out << "  " << m.name << "  " << m.summary << "\n";
@@ -184,7 +246,8 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 ok, 2 bad input (the message names file, line or JSON pointer, "
-      "and field), 1 internal error.");
+      "and field), 3 plan: some model meets the objectives at no size within --max-nodes, "
+      "1 internal error.");
   std::function<int()> action;
 
   RunArgs run_args;
@@ -226,6 +289,51 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   auto* devices = app.add_subcommand("devices", "list the built-in device profiles");
   devices->add_flag("--json", devices_json, "print full profiles (MIG tables, sources) as JSON");
   devices->callback([&] { action = [&] { return run_devices(devices_json, out); }; });
+
+  PlanArgs plan_args;
+  auto* plan = app.add_subcommand(
+      "plan",
+      "for each sharing model, the smallest cluster (the scenario's node groups scaled together) "
+      "that meets every objective");
+  plan->add_option("scenario", plan_args.scenario, "scenario JSON file with cluster.node_groups")
+      ->required();
+  plan->add_option("--models", plan_args.models,
+                   "sharing models to size, comma-separated (e.g. exclusive,timeslice,mps,mig); "
+                   "exclusive gives the baseline for savings. Parameters: --model-params, else "
+                   "the scenario's sharing.params when its model is that one, else the model's "
+                   "defaults (mig has none: the example of `gpumux models`)")
+      ->required()
+      ->delimiter(',');
+  plan->add_option("--model-params", plan_args.model_params,
+                   "a model's sharing.params as NAME=JSON, e.g. mps='{\"admission\": \"peak\"}' "
+                   "(paths relative to the scenario). Repeatable.");
+  plan->add_option("--objective", plan_args.objectives,
+                   "an objective every answer must meet, METRIC<=NUMBER or METRIC>=NUMBER, "
+                   "e.g. queue_p95_s<=60. Repeatable; see below.")
+      ->required();
+  plan->add_option("--format", plan_args.format, "table (default) or json")
+      ->check(CLI::IsMember({"table", "json"}));
+  plan->add_option("--threads", plan_args.threads,
+                   "runs at once (default: the machine's hardware threads); the answer and the "
+                   "output do not depend on it")
+      ->check(CLI::Range(1, 1024));
+  plan->add_option("--max-nodes", plan_args.max_nodes,
+                   "largest cluster tried, in nodes over all groups (default 256)")
+      ->check(CLI::Range(1, 1'000'000));
+  plan->add_option("--set", plan_args.sets,
+                   "override a scenario value before planning, as path=value (as for run); "
+                   "e.g. scheduler.placement=spread. Repeatable.");
+  plan->add_option("--seed", plan_args.seed, "override the scenario's seed");
+  plan->footer(objective_help() +
+               "Sizes: with g the gcd of the node groups' node counts, size k gives each group "
+               "k x (its nodes / g) nodes. Per model: double the size until the objectives are "
+               "met, bisect, and run one size below the answer.\n"
+               "Example: gpumux plan scenarios/examples/mps_safe.json --models "
+               "exclusive,timeslice,mps --objective 'queue_p95_s<=600' --set "
+               "scheduler.placement=spread\n"
+               "Exit codes: 0 every model got an answer, 3 some model meets the objectives at no "
+               "size within --max-nodes (the table says which), 2 bad input, 1 internal error.");
+  plan->callback([&] { action = [&] { return run_plan_command(plan_args, out, err); }; });
 
   auto* models = app.add_subcommand("models", "list sharing models, policies and trace formats");
   models->callback([&] { action = [&] { return run_models(out); }; });

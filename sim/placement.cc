@@ -8,14 +8,22 @@ namespace gpumux {
 
 namespace {
 
-enum class FitMode { kFirst, kBest };
+enum class FitMode { kFirst, kBest, kSpread };
 
 class TopologyPlacement : public PlacementPolicy {
  public:
   explicit TopologyPlacement(FitMode mode) : mode_(mode) {}
 
   std::string_view name() const override {
-    return mode_ == FitMode::kFirst ? "first-fit" : "best-fit";
+    switch (mode_) {
+      case FitMode::kFirst:
+        return "first-fit";
+      case FitMode::kBest:
+        return "best-fit";
+      case FitMode::kSpread:
+        return "spread";
+    }
+    return "";
   }
 
   bool place(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
@@ -36,8 +44,13 @@ class TopologyPlacement : public PlacementPolicy {
         all_devices_ok = all_devices_ok && device_ok_[d];
       }
     }
-    if (empty_only && all_devices_ok) {
-      if (cluster.empty_gpus_total() < static_cast<std::size_t>(n)) return false;
+    if (empty_only && all_devices_ok && cluster.empty_gpus_total() < static_cast<std::size_t>(n)) {
+      return false;
+    }
+    // The empty-GPU index answers first-fit and best-fit directly; spread needs every node's
+    // load, so it takes the counting path below.
+    const bool indexed = empty_only && all_devices_ok && mode_ != FitMode::kSpread;
+    if (indexed) {
       if (n <= cluster.max_gpus_per_node()) {
         auto node = mode_ == FitMode::kFirst ? cluster.first_node_with_empty(n)
                                              : cluster.tightest_node_with_empty(n);
@@ -48,11 +61,11 @@ class TopologyPlacement : public PlacementPolicy {
       }
     }
     // First-fit takes the lowest node with n usable GPUs: counting may stop there.
-    const bool stop_early = mode_ == FitMode::kFirst && !(empty_only && all_devices_ok) &&
-                            n <= cluster.max_gpus_per_node();
+    const bool stop_early =
+        mode_ == FitMode::kFirst && !indexed && n <= cluster.max_gpus_per_node();
     count_usable(cluster, model, views, job, empty_only, stop_early ? n : 0);
-    if (!(empty_only && all_devices_ok) && n <= cluster.max_gpus_per_node()) {
-      if (auto node = choose(usable_, n)) {
+    if (!indexed && n <= cluster.max_gpus_per_node()) {
+      if (auto node = choose(usable_, n, /*nodes=*/true)) {
         take_from_node(cluster, model, views, job, *node, n, empty_only, out);
         return true;
       }
@@ -63,7 +76,7 @@ class TopologyPlacement : public PlacementPolicy {
     for (NodeIndex node = 0; node < cluster.node_count(); ++node) {
       rack_usable_[topo.rack_of_node(node)] += usable_[node];
     }
-    if (auto rack = choose(rack_usable_, n)) {
+    if (auto rack = choose(rack_usable_, n, /*nodes=*/false)) {
       gather_nodes(topo.nodes_in_rack(static_cast<int>(*rack)));
     } else {
       long total = 0;
@@ -90,6 +103,7 @@ class TopologyPlacement : public PlacementPolicy {
   void count_usable(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
                     const JobSpec& job, bool empty_only, int stop_at) {
     usable_.assign(cluster.node_count(), 0);
+    if (mode_ == FitMode::kSpread) measure_load(cluster);
     for (NodeIndex node = 0; node < cluster.node_count(); ++node) {
       if (stop_at > 0 && node > 0 && usable_[node - 1] >= stop_at) break;
       if (empty_only) {
@@ -106,14 +120,39 @@ class TopologyPlacement : public PlacementPolicy {
     }
   }
 
-  // The index whose count is >= n: the lowest (first-fit) or the one with the smallest count
-  // (best-fit, lowest index on ties).
-  std::optional<std::size_t> choose(const std::vector<int>& counts, int n) const {
+  // Spread's load of each node: jobs resident on its GPUs, and its free memory.
+  void measure_load(const Cluster& cluster) {
+    node_residents_.assign(cluster.node_count(), 0);
+    node_free_mib_.assign(cluster.node_count(), 0);
+    for (NodeIndex node = 0; node < cluster.node_count(); ++node) {
+      const GpuIndex first = cluster.topology().first_gpu(node);
+      for (int i = 0; i < cluster.node(node).gpus; ++i) {
+        const GpuState& gpu = cluster.gpu(first + i);
+        node_residents_[node] += gpu.residents.size();
+        node_free_mib_[node] += (cluster.device_of(first + i).memory - gpu.memory_used).mib();
+      }
+    }
+  }
+
+  // The index whose count is >= n: the lowest (first-fit); the one with the smallest count
+  // (best-fit); for spread, the least-loaded node (fewest resident jobs, then most free memory)
+  // or the rack with the most usable GPUs. Ties go to the lowest index.
+  std::optional<std::size_t> choose(const std::vector<int>& counts, int n, bool nodes) const {
     std::optional<std::size_t> pick;
     for (std::size_t i = 0; i < counts.size(); ++i) {
       if (counts[i] < n) continue;
       if (mode_ == FitMode::kFirst) return i;
-      if (!pick || counts[i] < counts[*pick]) pick = i;
+      if (!pick) {
+        pick = i;
+      } else if (mode_ == FitMode::kBest) {
+        if (counts[i] < counts[*pick]) pick = i;
+      } else if (!nodes) {
+        if (counts[i] > counts[*pick]) pick = i;
+      } else if (node_residents_[i] != node_residents_[*pick]) {
+        if (node_residents_[i] < node_residents_[*pick]) pick = i;
+      } else if (node_free_mib_[i] > node_free_mib_[*pick]) {
+        pick = i;
+      }
     }
     return pick;
   }
@@ -141,6 +180,21 @@ class TopologyPlacement : public PlacementPolicy {
         return cluster.gpu(a).memory_used > cluster.gpu(b).memory_used;
       });
     }
+    if (mode_ == FitMode::kSpread && !empty_only) {
+      // Least-loaded GPUs first: fewest residents, then most free memory, then lowest index
+      // (a total order, so the choice is deterministic).
+      std::sort(candidates_.begin(), candidates_.end(), [&](GpuIndex a, GpuIndex b) {
+        const GpuState& ga = cluster.gpu(a);
+        const GpuState& gb = cluster.gpu(b);
+        if (ga.residents.size() != gb.residents.size()) {
+          return ga.residents.size() < gb.residents.size();
+        }
+        const MemoryMiB free_a = cluster.device_of(a).memory - ga.memory_used;
+        const MemoryMiB free_b = cluster.device_of(b).memory - gb.memory_used;
+        if (free_a != free_b) return free_a > free_b;
+        return a < b;
+      });
+    }
     out.insert(out.end(), candidates_.begin(), candidates_.begin() + count);
   }
 
@@ -150,6 +204,8 @@ class TopologyPlacement : public PlacementPolicy {
   double need_ = 0.0;  // the job's need (SharingModel::job_need), -huge without a room bound
   std::vector<std::uint8_t> device_ok_;
   std::vector<int> usable_;
+  std::vector<std::size_t> node_residents_;  // spread only
+  std::vector<std::int64_t> node_free_mib_;  // spread only
   std::vector<int> rack_usable_;
   std::vector<NodeIndex> nodes_;
   std::vector<NodeIndex> order_;
@@ -158,11 +214,12 @@ class TopologyPlacement : public PlacementPolicy {
 
 }  // namespace
 
-std::vector<std::string> placement_policy_names() { return {"first-fit", "best-fit"}; }
+std::vector<std::string> placement_policy_names() { return {"first-fit", "best-fit", "spread"}; }
 
 std::unique_ptr<PlacementPolicy> make_placement_policy(std::string_view name) {
   if (name == "first-fit") return std::make_unique<TopologyPlacement>(FitMode::kFirst);
   if (name == "best-fit") return std::make_unique<TopologyPlacement>(FitMode::kBest);
+  if (name == "spread") return std::make_unique<TopologyPlacement>(FitMode::kSpread);
   throw std::invalid_argument("unknown placement policy '" + std::string(name) + "'");
 }
 

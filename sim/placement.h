@@ -5,7 +5,12 @@
 // the whole cluster (taking the nodes with the most usable GPUs first, to span few nodes).
 // - first-fit: the lowest-numbered node (or rack) that can hold the job;
 // - best-fit: the node (or rack) with the fewest usable GPUs that still holds it, and within a
-//   node the GPUs already carrying the most memory, leaving whole nodes free for large gangs.
+//   node the GPUs already carrying the most memory, leaving whole nodes free for large gangs;
+// - spread: the least-loaded node that holds it (fewest resident jobs, then most free memory;
+//   the rack with the most usable GPUs), and within a node the GPUs with the fewest residents,
+//   then the most free memory: sharing models then co-locate only when they must, so a
+//   comparison of sharing against exclusive is not also a comparison of packing. Ties go to the
+//   lowest index.
 #pragma once
 
 #include <memory>

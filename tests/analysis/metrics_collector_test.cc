@@ -83,5 +83,39 @@ TEST(MetricsCollector, RejectedAndUnfinishedJobsAreReportedNotDropped) {
   EXPECT_NE(jobs.str().find("q,queued,1,1,5"), std::string::npos);
 }
 
+// Every job percentile says which arrived jobs it leaves out: 1 rejected, 1 failed, 2
+// unfinished (one queued, one running), and for the slowdowns 1 finished zero-runtime job.
+TEST(MetricsCollector, PercentilesCountTheJobsTheyLeaveOut) {
+  MetricsCollector m(2, Time::from_seconds(60), nullptr, nullptr);
+  ActiveJob rej = make_job("rej", 0, 5), fail = make_job("fail", 0, 5), zero = make_job("z", 0, 0),
+            done = make_job("d", 0, 4), queued = make_job("q", 0, 5),
+            running = make_job("r", 0, 50);
+  for (ActiveJob* j : {&rej, &fail, &zero, &done, &queued, &running}) {
+    m.on_job_arrived(Time::zero(), *j);
+  }
+  m.on_job_rejected(Time::zero(), rej, "too large");
+  m.on_job_failed(Time::zero(), fail);
+  for (ActiveJob* j : {&zero, &done, &running}) m.on_job_started(Time::zero(), *j);
+  m.on_job_finished(Time::zero(), zero);
+  m.on_job_finished(Time::from_seconds(4), done);
+  queued.phase = JobPhase::kQueued;
+  running.phase = JobPhase::kRunning;
+  const ActiveJob* left[] = {&queued, &running};
+  m.on_run_end(Time::from_seconds(10), left);
+  const auto j = m.metrics();
+  for (const char* key : {"jct_s", "queueing_delay_s", "slowdown", "sharing_slowdown"}) {
+    SCOPED_TRACE(key);
+    const auto& e = j[key]["excluded"];
+    EXPECT_EQ(e["rejected"].get<int>(), 1);
+    EXPECT_EQ(e["failed"].get<int>(), 1);
+    EXPECT_EQ(e["unfinished"].get<int>(), 2);
+  }
+  EXPECT_EQ(j["jct_s"]["count"].get<int>(), 2);
+  EXPECT_FALSE(j["jct_s"]["excluded"].contains("zero_runtime"));
+  EXPECT_EQ(j["slowdown"]["count"].get<int>(), 1);
+  EXPECT_EQ(j["slowdown"]["excluded"]["zero_runtime"].get<int>(), 1);
+  EXPECT_EQ(j["sharing_slowdown"]["excluded"]["zero_runtime"].get<int>(), 1);
+}
+
 }  // namespace
 }  // namespace gpumux

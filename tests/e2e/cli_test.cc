@@ -1,6 +1,8 @@
 // Exit codes and messages of the command line: 0 ok, 2 bad input, and no partial output.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/e2e/e2e_support.h"
 
 namespace gpumux {
@@ -46,6 +48,116 @@ TEST(Cli, SetOverrideIsValidated) {
   EXPECT_NE(r.err.find("unknown sharing model 'teleport'"), std::string::npos);
   EXPECT_NE(r.err.find("exclusive"), std::string::npos);  // lists the valid names
   EXPECT_EQ(run_cli({"validate", q, "--set", "scheduler.queue=fifo-backfill"}).code, 0);
+}
+
+// Percentiles over finished jobs must not hide the jobs that did not finish: a run with
+// rejected jobs warns on stderr (even with --quiet) and the table names what it left out.
+TEST(Cli, RunWarnsAboutJobsLeftOutOfThePercentiles) {
+  const auto dir = testing::temp_dir("cli_left_out");
+  testing::write_file(dir / "trace.csv",
+                      "id,submit_s,gpus,runtime_s\na,0,1,10\nbig,1,4,10\nb,2,1,10\n");
+  testing::write_file(dir / "s.json", R"({"name": "left-out",
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 2, "device": "T4"}]},
+    "trace": {"file": "trace.csv"}})");
+  const auto s = (dir / "s.json").string();
+  const auto quiet = run_cli({"run", s, "--no-outputs", "--quiet"});
+  EXPECT_EQ(quiet.code, 0) << quiet.err;
+  EXPECT_NE(quiet.err.find("warning: 1 of 3 arrived jobs (33.3 %) are left out"), std::string::npos)
+      << quiet.err;
+  EXPECT_NE(quiet.err.find("1 rejected, 0 failed, 0 unfinished"), std::string::npos);
+  const auto table = run_cli({"run", s, "--no-outputs"});
+  EXPECT_NE(table.out.find("(over 2 finished jobs; LEFT OUT: 1 rejected, 0 failed, 0 unfinished)"),
+            std::string::npos)
+      << table.out;
+  // A time limit leaves jobs unfinished: counted too.
+  const auto cut = run_cli({"run", s, "--no-outputs", "--quiet", "--set", "limits.max_time_s=5"});
+  EXPECT_NE(cut.err.find("1 rejected, 0 failed, 2 unfinished"), std::string::npos) << cut.err;
+  // A clean run has no warning.
+  const auto clean =
+      run_cli({"run", (testing::source_dir() / "scenarios/examples/quickstart.json").string(),
+               "--no-outputs", "--quiet"});
+  EXPECT_EQ(clean.err.find("warning"), std::string::npos) << clean.err;
+  testing::fs::remove_all(dir);
+}
+
+// `gpumux plan` on the quickstart: exit codes, formats, help and progress.
+TEST(Cli, PlanAnswersInTableAndJson) {
+  const auto q = (testing::source_dir() / "scenarios/examples/quickstart.json").string();
+  const auto table = run_cli(
+      {"plan", q, "--models", "exclusive,mps", "--objective", "queue_p95_s<=60", "--threads", "2"});
+  EXPECT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("saving vs excl"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("rejected_jobs<=0 (always)"), std::string::npos);
+  EXPECT_NE(table.out.find("assumptions"), std::string::npos);
+  EXPECT_NE(table.err.find("runs done"), std::string::npos) << table.err;
+  const auto json = run_cli({"plan", q, "--models", "exclusive,mps", "--objective",
+                             "queue_p95_s<=60", "--format", "json", "--threads", "1"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  ASSERT_EQ(j["models"].size(), 2u);
+  for (const auto& m : j["models"]) {
+    for (const char* key : {"model", "nodes", "gpus", "saving_pct", "at_answer", "one_below"}) {
+      EXPECT_TRUE(m.contains(key)) << key;
+    }
+    EXPECT_TRUE(m["at_answer"]["objectives"]["queue_p95_s<=60"]["met"].get<bool>());
+    EXPECT_FALSE(m["one_below"]["met"].get<bool>());
+  }
+  EXPECT_EQ(j["models"][0]["saving_pct"].get<double>(), 0.0);
+}
+
+TEST(Cli, PlanNotMetExitsThreeAndSaysSo) {
+  const auto q = (testing::source_dir() / "scenarios/examples/quickstart.json").string();
+  // Some job of the trace runs longer than 60 s: no cluster meets this.
+  const auto r = run_cli(
+      {"plan", q, "--models", "exclusive", "--objective", "jct_max_s<=60", "--max-nodes", "4"});
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.out.find("not met within --max-nodes 4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NOT MET within --max-nodes 4: exclusive"), std::string::npos);
+}
+
+TEST(Cli, PlanBadInputExitsTwoWithAClearMessage) {
+  const auto q = (testing::source_dir() / "scenarios/examples/quickstart.json").string();
+  struct Case {
+    std::vector<std::string> args;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {{"--models", "exclusive", "--objective", "queue_p95_s>=60"}, "takes an upper bound"},
+      {{"--models", "exclusive", "--objective", "p95<=60"}, "unknown metric"},
+      {{"--models", "exclusive", "--objective", "queue_p95_s<=soon"}, "expected a number"},
+      {{"--models", "exclusive", "--objective", "request_p95_ms<=200"}, "no inference services"},
+      {{"--models", "warp", "--objective", "queue_p95_s<=60"}, "unknown sharing model 'warp'"},
+      {{"--models", "mps", "--model-params", "mps={", "--objective", "queue_p95_s<=60"},
+       "not valid JSON"},
+      {{"--models", "mps", "--model-params", "mps={\"admission\": \"hope\"}", "--objective",
+        "queue_p95_s<=60"},
+       "--model-params mps"},
+      {{"--models", "exclusive"}, "--objective is required"},
+      {{"--models", "exclusive", "--objective", "queue_p95_s<=60", "--threads", "0"}, "threads"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"plan", q};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const auto r = run_cli(args);
+    SCOPED_TRACE(c.message);
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    EXPECT_NE((r.err + r.out).find(c.message), std::string::npos) << r.err << r.out;
+    EXPECT_EQ(r.out.find("gpumux plan  scenario"), std::string::npos);  // no partial table
+  }
+}
+
+TEST(Cli, PlanHelpTeachesObjectives) {
+  const auto r = run_cli({"plan", "--help"});
+  EXPECT_EQ(r.code, 0);
+  for (const char* word : {"queue_p95_s", "request_p95_ms", "slo_attainment", "oom_kill_share",
+                           "failed_share", "rejected_jobs<=0", "--max-nodes", "Exit codes"}) {
+    EXPECT_NE(r.out.find(word), std::string::npos) << word;
+  }
+}
+
+TEST(Cli, ModelsListsSpreadPlacement) {
+  const auto r = run_cli({"models"});
+  EXPECT_NE(r.out.find("first-fit, best-fit, spread"), std::string::npos) << r.out;
 }
 
 TEST(Cli, BadTraceRowFailsWithNoPartialOutput) {

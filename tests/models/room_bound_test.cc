@@ -93,27 +93,31 @@ TEST_P(RoomBound, SameRunWithAndWithoutTheBoundAndFewerAdmissionQuestions) {
   JsonObject o(params, "s.json", "/sharing/params");
   const auto inner = make_sharing_model(GetParam().model, o, "s.json#/sharing/model");
   ASSERT_TRUE(inner->has_room_bound());
-  std::map<bool, Starts> runs;
-  std::map<bool, std::uint64_t> calls;
-  for (bool bound : {false, true}) {
-    Cluster cluster({registry.get("A100-40GB", "t"), registry.get("V100M32", "t")},
-                    {NodeSpec{"a0", 0, 4, 0, true}, NodeSpec{"a1", 0, 4, 0, true},
-                     NodeSpec{"v0", 1, 4, 0, true}});
-    Scheduler scheduler(QueuePolicy::kFifoBackfill, make_placement_policy("best-fit"), 16);
-    testing::ListSource source(random_jobs(600, 7));
-    CountingModel model(*inner, bound);
-    Engine engine(cluster, model, scheduler, source);
-    engine.add_observer(&runs[bound]);
-    engine.run();
-    calls[bound] = model.admits_calls;
-  }
-  EXPECT_EQ(runs[true].started, runs[false].started);
-  EXPECT_EQ(runs[true].finished, runs[false].finished);
-  EXPECT_GT(runs[true].started.size(), 300u);
-  if (GetParam().prunes) {
-    EXPECT_LT(calls[true], calls[false]) << "the bound should spare some admission questions";
-  } else {
-    EXPECT_LE(calls[true], calls[false]);
+  // Best-fit, and spread (which visits every node with room and orders GPUs by load).
+  for (const char* placement : {"best-fit", "spread"}) {
+    SCOPED_TRACE(placement);
+    std::map<bool, Starts> runs;
+    std::map<bool, std::uint64_t> calls;
+    for (bool bound : {false, true}) {
+      Cluster cluster({registry.get("A100-40GB", "t"), registry.get("V100M32", "t")},
+                      {NodeSpec{"a0", 0, 4, 0, true}, NodeSpec{"a1", 0, 4, 0, true},
+                       NodeSpec{"v0", 1, 4, 0, true}});
+      Scheduler scheduler(QueuePolicy::kFifoBackfill, make_placement_policy(placement), 16);
+      testing::ListSource source(random_jobs(600, 7));
+      CountingModel model(*inner, bound);
+      Engine engine(cluster, model, scheduler, source);
+      engine.add_observer(&runs[bound]);
+      engine.run();
+      calls[bound] = model.admits_calls;
+    }
+    EXPECT_EQ(runs[true].started, runs[false].started);
+    EXPECT_EQ(runs[true].finished, runs[false].finished);
+    EXPECT_GT(runs[true].started.size(), 300u);
+    if (GetParam().prunes) {
+      EXPECT_LT(calls[true], calls[false]) << "the bound should spare some admission questions";
+    } else {
+      EXPECT_LE(calls[true], calls[false]);
+    }
   }
 }
 
@@ -129,8 +133,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{
             "mig+timeslice",
             {{"layout", {"3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"}}, {"instance_choice", "pack"}}}),
-    [](const ::testing::TestParamInfo<Case>& info) {
-      std::string name = info.param.model + "_" + std::to_string(info.index);
+    [](const ::testing::TestParamInfo<Case>& param_info) {
+      std::string name = param_info.param.model + "_" + std::to_string(param_info.index);
       std::replace(name.begin(), name.end(), '+', '_');  // test names allow [A-Za-z0-9_] only
       return name;
     });

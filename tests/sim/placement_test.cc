@@ -87,6 +87,67 @@ TEST(Placement, MixedDevicesOnlyUseGpusThatAdmitTheJob) {
   EXPECT_FALSE(make_placement_policy("first-fit")->place(c, model, views, j, out));
 }
 
+TEST_F(PlacementTest, SpreadTakesTheLeastLoadedNode) {
+  // Loads: node 0 one job, node 1 none, node 2 two jobs.
+  EXPECT_EQ(place("spread", 2), (std::vector<GpuIndex>{4, 5}));
+  EXPECT_EQ(place("spread", 4), (std::vector<GpuIndex>{4, 5, 6, 7}));
+  // Only node 0 (3 empty) and node 1 hold 3; node 1 is the less loaded.
+  EXPECT_EQ(place("spread", 3), (std::vector<GpuIndex>{4, 5, 6}));
+  // Gangs larger than a node still stay in one rack, the fullest nodes first.
+  EXPECT_EQ(place("spread", 6), (std::vector<GpuIndex>{4, 5, 6, 7, 1, 2}));
+}
+
+// 2 nodes x 2 GPUs under a model that admits two jobs per GPU.
+class SpreadSharedTest : public ::testing::Test {
+ protected:
+  SpreadSharedTest() : cluster_(make_cluster(2, 2)), views_(cluster_, jobs_) {}
+  void add(GpuIndex gpu, std::int64_t mib) {
+    const JobSlot slot = jobs_.acquire();
+    jobs_[slot].spec = testing::job("r" + std::to_string(slot), 0, 1, 1);
+    jobs_[slot].spec.memory = MemoryMiB(mib);
+    cluster_.add_resident(gpu, slot, MemoryMiB(mib));
+  }
+  std::vector<GpuIndex> place(const char* policy, int gpus = 1) {
+    std::vector<GpuIndex> out;
+    JobSpec j = testing::job("j", 0, gpus, 1);
+    j.memory = MemoryMiB(100);
+    if (!make_placement_policy(policy)->place(cluster_, model_, views_, j, out)) return {};
+    return out;
+  }
+  Cluster cluster_;
+  JobTable jobs_;
+  GpuViewBuilder views_;
+  testing::PairModel model_;
+};
+
+TEST_F(SpreadSharedTest, SpreadAvoidsSharingWhileAnEmptyGpuExists) {
+  add(0, 1000);
+  add(2, 1000);
+  add(3, 500);
+  // best-fit and first-fit pack onto an occupied GPU; spread takes node 0's empty GPU.
+  EXPECT_EQ(place("best-fit"), (std::vector<GpuIndex>{0}));
+  EXPECT_EQ(place("first-fit"), (std::vector<GpuIndex>{0}));
+  EXPECT_EQ(place("spread"), (std::vector<GpuIndex>{1}));
+}
+
+TEST_F(SpreadSharedTest, SpreadBreaksTiesByFreeMemoryThenIndex) {
+  // Every GPU carries one job: the node with the most free memory, then its emptier GPU.
+  add(0, 4000);
+  add(1, 1000);
+  add(2, 2000);
+  add(3, 2500);
+  EXPECT_EQ(place("spread"), (std::vector<GpuIndex>{2}));
+  EXPECT_EQ(place("spread", 2), (std::vector<GpuIndex>{2, 3}));
+}
+
+TEST_F(SpreadSharedTest, SpreadTiesGoToTheLowestIndexAndRepeat) {
+  add(1, 1000);
+  add(3, 1000);
+  // Equal loads everywhere: node 0, GPU 0, and the same answer every time.
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(place("spread"), (std::vector<GpuIndex>{0}));
+  EXPECT_EQ(make_placement_policy("spread")->name(), "spread");
+}
+
 TEST(Placement, UnknownPolicyNameThrows) {
   EXPECT_THROW(make_placement_policy("worst-fit"), std::invalid_argument);
 }

@@ -1,0 +1,62 @@
+// Objectives a cluster must meet, as `gpumux plan --objective` writes them, and their check
+// against a run's summary.json.
+//
+// Grammar: METRIC<=NUMBER or METRIC>=NUMBER (spaces allowed around the operator). Each metric
+// takes one direction (a latency an upper bound, an attainment a lower one); the other, an
+// unknown metric, a malformed or out-of-range number, or the same metric twice is an InputError
+// naming the objective. Metrics and where they are read in summary.json:
+//   queue_{mean,p50,p90,p95,p99,max}_s   <=  metrics.queueing_delay_s.<stat> (seconds)
+//   jct_{mean,p50,p90,p95,p99,max}_s     <=  metrics.jct_s.<stat> (seconds)
+//   request_{mean,p50,p90,p95,p99,max}_ms <= metrics.requests.latency_ms.<stat> (milliseconds)
+//   slo_attainment                        >= metrics.requests.slo_attainment (share, 0..1)
+//   oom_kill_share                        <= metrics.failures.jobs_killed / metrics.jobs.arrived
+//                                            (out-of-memory kills per arrived job; a job killed
+//                                            twice counts twice)
+//   failed_share                          <= metrics.jobs.failed / metrics.jobs.arrived
+// The request metrics need a scenario with inference services (metrics.requests); without
+// them the check throws InputError. Every plan also applies, whatever was asked:
+//   rejected_jobs<=0 (metrics.jobs.rejected) and unfinished_jobs<=0 (still queued or running
+//   when the run stopped), and failed_share<=0 unless a failed_share objective is given:
+// percentiles are over finished jobs only, so a target met while jobs were turned away or left
+// waiting would not be met at all.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace gpumux {
+
+enum class Bound { kAtMost, kAtLeast };
+
+struct Objective {
+  std::string metric;  // e.g. "queue_p95_s"
+  Bound bound = Bound::kAtMost;
+  double limit = 0.0;
+  bool implicit = false;  // added by the planner, not by the user
+
+  std::string text() const;  // "queue_p95_s<=60", normalised
+};
+
+struct ObjectiveCheck {
+  double value = 0.0;
+  bool met = false;
+};
+
+// Parses one objective. Throws InputError naming `--objective TEXT`.
+Objective parse_objective(const std::string& text);
+
+// The user's objectives (parsed, duplicates refused) followed by the implicit ones.
+std::vector<Objective> plan_objectives(const std::vector<std::string>& texts);
+
+// True when the objective reads the inference-service summary (metrics.requests).
+bool needs_services(const Objective& objective);
+
+// The objective's value in a run's summary and whether it is met. Throws InputError when it
+// needs metrics.requests and the summary has none.
+ObjectiveCheck check_objective(const Objective& objective, const nlohmann::json& summary);
+
+// Help text: the grammar and every metric, one per line (for `gpumux plan --help`).
+std::string objective_help();
+
+}  // namespace gpumux

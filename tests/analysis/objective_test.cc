@@ -1,0 +1,132 @@
+#include "analysis/objective.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/input_error.h"
+
+namespace gpumux {
+namespace {
+
+// A summary with the keys objectives read: 10 jobs arrived, 1 failed, 2 kills.
+nlohmann::json summary(std::uint64_t rejected, std::uint64_t unfinished_queued) {
+  nlohmann::json m;
+  m["jobs"] = {
+      {"arrived", 10}, {"finished", 9 - rejected - unfinished_queued}, {"rejected", rejected},
+      {"failed", 1},   {"unfinished_queued", unfinished_queued},       {"unfinished_running", 0}};
+  m["failures"] = {{"jobs_killed", 2}};
+  m["queueing_delay_s"] = {{"mean", 5.0}, {"p50", 1.0},  {"p90", 30.0},
+                           {"p95", 60.0}, {"p99", 90.0}, {"max", 120.0}};
+  m["jct_s"] = {{"mean", 50.0}, {"p50", 40.0}, {"p90", 80.0},
+                {"p95", 95.0},  {"p99", 99.0}, {"max", 100.0}};
+  return {{"metrics", m}};
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_objective(text);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Objective, ParsesBothDirectionsAndNormalisesText) {
+  const Objective q = parse_objective("queue_p95_s <= 60");
+  EXPECT_EQ(q.metric, "queue_p95_s");
+  EXPECT_EQ(q.bound, Bound::kAtMost);
+  EXPECT_DOUBLE_EQ(q.limit, 60);
+  EXPECT_EQ(q.text(), "queue_p95_s<=60");
+  const Objective s = parse_objective("slo_attainment>=0.99");
+  EXPECT_EQ(s.bound, Bound::kAtLeast);
+  EXPECT_DOUBLE_EQ(s.limit, 0.99);
+  EXPECT_EQ(parse_objective("failed_share<=0").text(), "failed_share<=0");
+  EXPECT_EQ(parse_objective("request_p99_ms<=1.5e2").limit, 150);
+}
+
+TEST(Objective, RefusesMalformedObjectivesWithAClearMessage) {
+  EXPECT_NE(error_of("queue_p95_s>=60").find("takes an upper bound (<=)"), std::string::npos);
+  EXPECT_NE(error_of("slo_attainment<=0.9").find("takes a lower bound (>=)"), std::string::npos);
+  EXPECT_NE(error_of("queue_p96_s<=60").find("unknown metric (valid: queue_mean_s"),
+            std::string::npos);
+  EXPECT_NE(error_of("queue_p95_s<60").find("expected METRIC<=NUMBER"), std::string::npos);
+  EXPECT_NE(error_of("queue_p95_s=60").find("expected METRIC<=NUMBER"), std::string::npos);
+  EXPECT_NE(error_of("queue_p95_s").find("expected METRIC<=NUMBER"), std::string::npos);
+  EXPECT_NE(error_of("queue_p95_s<=1min").find("expected a number after the operator, got '1min'"),
+            std::string::npos);
+  EXPECT_NE(error_of("queue_p95_s<=").find("expected a number"), std::string::npos);
+  EXPECT_NE(error_of("queue_p95_s<=inf").find("expected a number"), std::string::npos);
+  EXPECT_NE(error_of("failed_share<=2").find("out of range [0, 1]"), std::string::npos);
+  EXPECT_NE(error_of("queue_p95_s<=-1").find("out of range"), std::string::npos);
+  EXPECT_NE(error_of("rejected_jobs<=3").find("always applies"), std::string::npos);
+  // The message names the objective as written.
+  EXPECT_EQ(error_of("queue_p95_s>=60").rfind("--objective queue_p95_s>=60", 0), 0u);
+}
+
+TEST(Objective, PlanAddsTheImplicitObjectivesAndRefusesDuplicates) {
+  const auto o = plan_objectives({"queue_p95_s<=60"});
+  ASSERT_EQ(o.size(), 4u);
+  EXPECT_FALSE(o[0].implicit);
+  EXPECT_EQ(o[1].text(), "rejected_jobs<=0");
+  EXPECT_EQ(o[2].text(), "unfinished_jobs<=0");
+  EXPECT_EQ(o[3].text(), "failed_share<=0");
+  EXPECT_TRUE(o[3].implicit);
+  // A failed_share objective replaces the implicit one.
+  const auto f = plan_objectives({"failed_share<=0.1"});
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_FALSE(f[0].implicit);
+  EXPECT_THROW(plan_objectives({"queue_p95_s<=60", "queue_p95_s<=30"}), InputError);
+}
+
+TEST(Objective, ReadsTheSummary) {
+  const auto s = summary(0, 0);
+  EXPECT_DOUBLE_EQ(check_objective(parse_objective("queue_p95_s<=60"), s).value, 60);
+  EXPECT_TRUE(check_objective(parse_objective("queue_p95_s<=60"), s).met);
+  EXPECT_FALSE(check_objective(parse_objective("queue_p99_s<=60"), s).met);
+  EXPECT_DOUBLE_EQ(check_objective(parse_objective("jct_max_s<=100"), s).value, 100);
+  EXPECT_DOUBLE_EQ(check_objective(parse_objective("oom_kill_share<=1"), s).value, 0.2);
+  EXPECT_DOUBLE_EQ(check_objective(parse_objective("failed_share<=0.1"), s).value, 0.1);
+  EXPECT_TRUE(check_objective(parse_objective("failed_share<=0.1"), s).met);
+  EXPECT_FALSE(check_objective(parse_objective("failed_share<=0.05"), s).met);
+}
+
+TEST(Objective, RejectedOrUnfinishedJobsFailTheImplicitObjectives) {
+  const auto o = plan_objectives({"queue_p95_s<=60"});
+  // The latency target holds on the jobs that finished, but jobs were turned away.
+  const auto rejected = summary(4, 0);
+  EXPECT_TRUE(check_objective(o[0], rejected).met);
+  EXPECT_FALSE(check_objective(o[1], rejected).met);
+  EXPECT_DOUBLE_EQ(check_objective(o[1], rejected).value, 4);
+  const auto unfinished = summary(0, 3);
+  EXPECT_TRUE(check_objective(o[1], unfinished).met);
+  EXPECT_FALSE(check_objective(o[2], unfinished).met);
+}
+
+TEST(Objective, RequestObjectivesNeedServices) {
+  const Objective r = parse_objective("request_p95_ms<=200");
+  EXPECT_TRUE(needs_services(r));
+  EXPECT_FALSE(needs_services(parse_objective("queue_p95_s<=1")));
+  try {
+    check_objective(r, summary(0, 0));
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("has no inference services"), std::string::npos);
+  }
+  auto s = summary(0, 0);
+  s["metrics"]["requests"] = {{"latency_ms", {{"p95", 180.0}}}, {"slo_attainment", 0.995}};
+  EXPECT_TRUE(check_objective(r, s).met);
+  EXPECT_DOUBLE_EQ(check_objective(r, s).value, 180);
+  EXPECT_TRUE(check_objective(parse_objective("slo_attainment>=0.99"), s).met);
+  EXPECT_FALSE(check_objective(parse_objective("slo_attainment>=0.999"), s).met);
+  // A services summary without the statistic asked for (or with null) is bad input, named.
+  try {
+    check_objective(parse_objective("request_p99_ms<=200"), s);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("metrics.requests.latency_ms.p99"), std::string::npos);
+  }
+  s["metrics"]["requests"]["slo_attainment"] = nullptr;
+  EXPECT_THROW(check_objective(parse_objective("slo_attainment>=0.9"), s), InputError);
+}
+
+}  // namespace
+}  // namespace gpumux

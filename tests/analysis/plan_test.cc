@@ -1,0 +1,226 @@
+#include "analysis/plan.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "analysis/plan_report.h"
+#include "analysis/run.h"
+#include "scenarios/scenario.h"
+#include "sim/input_error.h"
+
+namespace gpumux {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A small scenario: nodes of 2 T4 GPUs; 12 one-GPU jobs of 100 s arriving every 10 s, so that
+// at most 10 run at once (a job arriving at 100 s takes the GPU of the one finishing then).
+// Under exclusive GPUs, no job waits with 10 GPUs (5 nodes) and two wait with 8 (4 nodes).
+class PlanTest : public ::testing::Test {
+ protected:
+  PlanTest()
+      : dir_(fs::temp_directory_path() / ("gpumux_plan_test_" + std::to_string(::getpid()))) {
+    fs::create_directories(dir_);
+  }
+  ~PlanTest() override { fs::remove_all(dir_); }
+
+  std::string write_scenario(const std::string& extra_rows = "",
+                             const std::string& groups = R"([{"name": "t4", "nodes": 1,
+        "gpus_per_node": 2, "device": "T4"}])") {
+    std::string trace = "id,submit_s,gpus,runtime_s\n";
+    for (int i = 0; i < 12; ++i)
+      trace += "j" + std::to_string(i) + "," + std::to_string(10 * i) + ",1,100\n";
+    trace += extra_rows;
+    std::ofstream(dir_ / "trace.csv") << trace;
+    std::ofstream(dir_ / "s.json") << R"({"name": "plan-small", "seed": 7,
+      "cluster": {"node_groups": )" << groups
+                                   << R"(},
+      "trace": {"file": "trace.csv", "defaults": {"memory_mib": 4096}}})";
+    return (dir_ / "s.json").string();
+  }
+
+  PlanRequest request(const std::string& scenario, std::vector<std::string> models,
+                      std::vector<std::string> objectives, int threads = 2) {
+    PlanRequest r;
+    r.scenario_file = scenario;
+    for (auto& m : models) r.models.push_back({m, std::nullopt});
+    r.objectives = plan_objectives(objectives);
+    r.threads = threads;
+    r.max_nodes = 16;
+    return r;
+  }
+
+  // Runs the scenario at `nodes` nodes under `model` the way a user would (load_scenario with
+  // overrides), and checks every objective on its summary.
+  bool meets(const std::string& scenario, const std::string& model, int nodes,
+             const std::vector<Objective>& objectives) {
+    ScenarioOverrides o;
+    o.sets = {"sharing.model=" + model, "cluster.node_groups.0.nodes=" + std::to_string(nodes)};
+    RunOptions options;
+    options.write_outputs = false;
+    const RunReport report = run_scenario(load_scenario(scenario, o), options);
+    bool all = true;
+    for (const auto& objective : objectives)
+      all = all && check_objective(objective, report.summary).met;
+    return all;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(PlanTest, AnswerMeetsTheObjectivesAndOneSizeBelowDoesNot) {
+  const auto s = write_scenario();
+  const auto req = request(s, {"exclusive", "timeslice"}, {"queue_p95_s<=0"});
+  const PlanResult r = run_plan(req, nullptr);
+  ASSERT_EQ(r.models.size(), 2u);
+  EXPECT_TRUE(r.all_met());
+  const auto& ex = r.models[0];
+  ASSERT_TRUE(ex.answer && ex.one_below);
+  EXPECT_EQ(ex.answer->nodes, 5);  // the hand derivation above
+  EXPECT_EQ(ex.answer->gpus, 10);
+  EXPECT_EQ(ex.one_below->nodes, 4);
+  EXPECT_FALSE(ex.one_below->met);
+  EXPECT_FALSE(ex.searched_down);
+  // Doubling 1, 2, 4, 8, then bisecting 6, 5: every size run once.
+  std::vector<int> sizes;
+  for (const auto& p : ex.probes) sizes.push_back(p.nodes);
+  EXPECT_EQ(sizes, (std::vector<int>{1, 2, 4, 5, 6, 8}));
+  // Independent runs agree, for both models.
+  for (const auto& m : r.models) {
+    SCOPED_TRACE(m.model);
+    ASSERT_TRUE(m.answer);
+    EXPECT_TRUE(meets(s, m.model, m.answer->nodes, req.objectives));
+    if (m.one_below) {
+      EXPECT_EQ(m.one_below->nodes, m.answer->nodes - 1);
+      EXPECT_FALSE(meets(s, m.model, m.one_below->nodes, req.objectives));
+    } else {
+      EXPECT_EQ(m.answer->nodes, 1);
+    }
+  }
+  // Time-slicing shares GPUs: it needs no more than exclusive.
+  EXPECT_LE(r.models[1].answer->gpus, ex.answer->gpus);
+  const auto j = plan_to_json(r);
+  EXPECT_EQ(j["models"][0]["saving_pct"].get<double>(), 0.0);
+  EXPECT_EQ(j["models"][0]["one_below"]["nodes"].get<int>(), 4);
+  EXPECT_FALSE(j["models"][0]["one_below"]["met"].get<bool>());
+  EXPECT_DOUBLE_EQ(j["models"][1]["saving_pct"].get<double>(),
+                   100.0 * (10 - r.models[1].answer->gpus) / 10);
+}
+
+TEST_F(PlanTest, RejectedJobsFailTheObjectives) {
+  // A gang of 6 GPUs is rejected on clusters under 3 nodes, whatever the latency of the rest.
+  const auto s = write_scenario("big,500,6,10\n");
+  const PlanResult r = run_plan(request(s, {"exclusive"}, {"queue_p95_s<=100000"}), nullptr);
+  const auto& ex = r.models[0];
+  ASSERT_TRUE(ex.answer && ex.one_below);
+  EXPECT_EQ(ex.answer->nodes, 3);
+  const auto& below = *ex.one_below;
+  EXPECT_TRUE(below.checks[0].met);   // the latency target alone would pass
+  EXPECT_FALSE(below.checks[1].met);  // rejected_jobs<=0
+  EXPECT_DOUBLE_EQ(below.checks[1].value, 1);
+  EXPECT_FALSE(below.met);
+}
+
+TEST_F(PlanTest, AnInfeasibleObjectiveIsReportedNotMet) {
+  const auto s = write_scenario();
+  auto req = request(s, {"exclusive"}, {"jct_max_s<=50"});  // every job runs 100 s
+  req.max_nodes = 3;
+  const PlanResult r = run_plan(req, nullptr);
+  EXPECT_FALSE(r.all_met());
+  ASSERT_FALSE(r.models[0].met);
+  ASSERT_TRUE(r.models[0].largest);
+  EXPECT_EQ(r.models[0].largest->nodes, 3);
+  EXPECT_FALSE(r.models[0].answer);
+  std::ostringstream table;
+  print_plan_table(r, table);
+  EXPECT_NE(table.str().find("not met within --max-nodes 3"), std::string::npos) << table.str();
+  // With 6 GPUs jobs still queue: the largest JCT is 140 s.
+  EXPECT_NE(table.str().find("failed: jct_max_s 140.0 FAIL)"), std::string::npos) << table.str();
+  EXPECT_TRUE(plan_to_json(r)["models"][0]["nodes"].is_null());
+}
+
+TEST_F(PlanTest, OutputDoesNotDependOnThreadCount) {
+  const auto s = write_scenario();
+  std::string reference_json, reference_table;
+  for (int threads : {1, 2, 5}) {
+    SCOPED_TRACE(threads);
+    const PlanResult r = run_plan(
+        request(s, {"exclusive", "timeslice", "mps"}, {"queue_p90_s<=30"}, threads), nullptr);
+    std::ostringstream table;
+    print_plan_table(r, table);
+    const std::string json = plan_to_json(r).dump();
+    if (reference_json.empty()) {
+      reference_json = json;
+      reference_table = table.str();
+    }
+    EXPECT_EQ(json, reference_json);
+    EXPECT_EQ(table.str(), reference_table);
+  }
+}
+
+TEST_F(PlanTest, NodeGroupsScaleTogether) {
+  // Groups of 4 and 2 nodes: one size step is 2 + 1 nodes; the scenario itself is size 2.
+  const auto s = write_scenario("", R"([{"name": "a", "nodes": 4, "gpus_per_node": 2,
+      "device": "T4"}, {"name": "b", "nodes": 2, "gpus_per_node": 1, "device": "T4"}])");
+  const PlanResult r = run_plan(request(s, {"exclusive"}, {"queue_p95_s<=0"}), nullptr);
+  EXPECT_EQ(r.unit_nodes, 3);
+  EXPECT_EQ(r.unit_gpus, 5);
+  EXPECT_EQ(r.max_size, 5);  // 16 nodes / 3
+  for (const auto& p : r.models[0].probes) {
+    EXPECT_EQ(p.nodes, 3 * p.size);
+    EXPECT_EQ(p.gpus, 5 * p.size);
+  }
+  ASSERT_TRUE(r.models[0].answer);
+  EXPECT_EQ(r.models[0].answer->gpus, 10);  // 10 GPUs, as with one group
+}
+
+TEST_F(PlanTest, ParametersComeFromTheScenarioOrDefaults) {
+  const auto s = write_scenario();
+  auto req = request(s, {"exclusive", "timeslice"}, {"queue_p95_s<=0"});
+  req.sets = {"sharing.model=timeslice", R"(sharing.params={"max_jobs_per_gpu": 2})"};
+  const PlanResult r = run_plan(req, nullptr);
+  EXPECT_NE(r.models[0].params_source.find("defaults"), std::string::npos);
+  EXPECT_NE(r.models[1].params_source.find("scenario"), std::string::npos);
+  EXPECT_EQ(r.models[1].params["max_jobs_per_gpu"].get<int>(), 2);
+  req.sets.clear();
+  req.models[1].params = nlohmann::json{{"max_jobs_per_gpu", 3}};
+  const PlanResult given = run_plan(req, nullptr);
+  EXPECT_EQ(given.models[1].params_source, "--model-params");
+  bool found = false;
+  for (const auto& p : given.models[1].parameters) {
+    if (p["name"] == "max_jobs_per_gpu") found = p["value"].get<double>() == 3.0;
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(PlanTest, BadRequestsAreInputErrors) {
+  const auto s = write_scenario();
+  EXPECT_THROW(run_plan(request(s, {"teleport"}, {"queue_p95_s<=1"}), nullptr), InputError);
+  EXPECT_THROW(run_plan(request(s, {"mps", "mps"}, {"queue_p95_s<=1"}), nullptr), InputError);
+  auto zero = request(s, {"exclusive"}, {"queue_p95_s<=1"});
+  zero.max_nodes = 0;
+  EXPECT_THROW(run_plan(zero, nullptr), InputError);
+  // No services: a request objective cannot be read.
+  try {
+    run_plan(request(s, {"exclusive"}, {"request_p95_ms<=200"}), nullptr);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no inference services"), std::string::npos);
+  }
+  std::ofstream(dir_ / "nodes.csv") << "name,gpus,device\nn0,2,T4\n";
+  std::ofstream(dir_ / "csv.json") << R"({"cluster": {"nodes_csv": "nodes.csv"},
+      "trace": {"file": "trace.csv"}})";
+  try {
+    run_plan(request((dir_ / "csv.json").string(), {"exclusive"}, {"queue_p95_s<=1"}), nullptr);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("node groups"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace gpumux
