@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "scenarios/service_config.h"
 #include "sim/cluster.h"
 #include "sim/device.h"
 #include "sim/scheduler.h"
@@ -54,6 +55,7 @@ struct Scenario {
   int retry_limit = 3;                        // kills a job survives before it fails
   Time retry_delay = Time::from_seconds(10);  // wait before a killed job requeues
   TraceConfig trace;
+  ServicesConfig services;  // inference services; `given` false when the scenario has none
   OutputConfig outputs;
   Time horizon = Time::infinity();
   nlohmann::json resolved;  // the scenario echoed back with every default filled in

@@ -6,6 +6,8 @@
 // affected job's completion event is rescheduled. A gang job progresses at the minimum of its
 // rates over its GPUs (synchronous training waits for its slowest member). Stale completion
 // events are recognised by a per-job version counter instead of being removed from the heap.
+// A service (JobSpec::service) lives a wall-clock lifetime: its `remaining_us` runs down at 1
+// whatever its rate, and observers hear of each rate change (on_service_rate_changed).
 #pragma once
 
 #include <cstdint>
@@ -83,6 +85,8 @@ class Engine : private Launcher {
   // bounds rooms. Called whenever what the GPU can take may have grown or shrunk.
   void update_room(GpuIndex g);
   double done_us(const ActiveJob& job) const;  // exclusive-runtime microseconds done
+  // How fast remaining_us runs down: the rate, or 1 for a service (its runtime is a lifetime).
+  static double progress_rate(const ActiveJob& job) { return job.spec.service ? 1.0 : job.rate; }
   MemoryMiB memory_at(const ActiveJob& job, double done_us) const;
 
   Cluster& cluster_;
