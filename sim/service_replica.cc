@@ -22,8 +22,10 @@ void RequestLevelReplica::advance_to(double t_us) {
     const double completion =
         (!batch_.empty() && rate_ > 0) ? now_ + work_left_us_ / rate_ : kNever;
     const double arrival = ended_ ? kNever : next_arrival_;
-    if (std::min(completion, arrival) > t_us) break;
-    if (completion <= arrival) {  // a finish and an arrival at once: the server frees first
+    // Arrivals at t_us itself belong to what follows (the new rate, or after the end).
+    const bool completes = completion <= t_us;
+    if (!completes && !(arrival < t_us)) break;
+    if (completes && completion <= arrival) {  // a finish and an arrival at once: finish first
       move_to(completion);
       finish_batch();
       start_batch();
@@ -146,6 +148,24 @@ MD1 md1(double service_us, double rho) {
   return m;
 }
 
+double md1_abandon_mass(const MD1& m, double per_us, double timeout_us) {
+  // Level crossing for the virtual wait V above T: f(v) = lambda (P(V=0) 1{v < S} +
+  // P(V in (max(0, v - S), T])), integrated over v in (T, T + S], with the unscaled shape
+  // P(V = 0) = 1 - rho and P(V in (0, x]) = rho - tail(x).
+  const double s = m.service_us;
+  const double tail_t = m.wait_tail(timeout_us);
+  double mass = (1.0 - m.rho) * per_us * std::max(0.0, s - timeout_us);
+  constexpr int kSteps = 400;
+  const double h = s / kSteps;
+  double integral = 0.0;
+  for (int i = 0; i <= kSteps; ++i) {
+    const double u = timeout_us - s + i * h;
+    const double g = m.wait_tail(std::max(0.0, u)) - tail_t;
+    integral += (i == 0 || i == kSteps ? 0.5 : 1.0) * g;
+  }
+  return mass + per_us * integral * h;
+}
+
 AnalyticReplica::AnalyticReplica(const ServiceSpec& spec, double origin_us, std::uint64_t seed)
     : spec_(spec), arrivals_(spec, origin_us, seed), now_(origin_us) {}
 
@@ -193,24 +213,31 @@ void AnalyticReplica::finalize() {
     counts_.arrived += n;
     if (rho < 1.0) {
       const MD1 m = md1(s, rho);
-      const double p_timeout = timeout_us > 0 ? m.wait_tail(timeout_us) : 0.0;
+      // With a timeout T the waits at or below T keep the shape of the queue without one,
+      // scaled by kappa; abandonments are the mass above T (md1_abandon_mass).
+      double kappa = 1.0;
+      double p_timeout = 0.0;
+      if (timeout_us > 0) {
+        const double above = md1_abandon_mass(m, per_us, timeout_us);
+        kappa = 1.0 / (1.0 - m.wait_tail(timeout_us) + above);
+        p_timeout = kappa * above;
+      }
       counts_.served += n * (1.0 - p_timeout);
       counts_.timed_out += n * p_timeout;
       if (slo_us > 0 && slo_us >= s) {
-        const double w = slo_us - s;
-        counts_.within_slo +=
-            n * (timeout_us > 0 && w >= timeout_us ? 1.0 - p_timeout : 1.0 - m.wait_tail(w));
+        const double w = timeout_us > 0 ? std::min(slo_us - s, timeout_us) : slo_us - s;
+        counts_.within_slo += n * kappa * (1.0 - m.wait_tail(w));
       }
       // The atom (no wait), then the waiting-time tail spread over the bins it covers.
       const std::size_t first = H::bin_of(s);
-      latencies_.add_to_bin(first, n * (1.0 - rho));
-      double sum_us = n * (1.0 - rho) * s;
+      latencies_.add_to_bin(first, n * kappa * (1.0 - rho));
+      double sum_us = n * kappa * (1.0 - rho) * s;
       for (std::size_t k = first; k < H::kBins; ++k) {
         const double w0 = std::max(0.0, H::lower_edge(k) - s);
         double w1 = k + 1 < H::kBins ? H::lower_edge(k + 1) - s : RequestArrivals::kNever;
         if (timeout_us > 0) w1 = std::min(w1, timeout_us);
         const double tail1 = std::isinf(w1) ? 0.0 : m.wait_tail(w1);
-        const double mass = n * (m.wait_tail(w0) - tail1);
+        const double mass = n * kappa * (m.wait_tail(w0) - tail1);
         if (mass > 0) {
           latencies_.add_to_bin(k, mass);
           sum_us += mass * (s + (std::isinf(w1) ? w0 : 0.5 * (w0 + w1)));

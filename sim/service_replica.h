@@ -124,5 +124,10 @@ struct MD1 {
   double wait_tail(double t_us) const;
 };
 MD1 md1(double service_us, double rho);
+// With deterministic patience `timeout_us` (a request waits at most that long), the stationary
+// waits at or below it keep the shape of the queue without timeouts (level crossing), scaled by
+// kappa = 1 / (1 - wait_tail(T) + A); A, returned here, is the unscaled mass of virtual waits
+// above T, and kappa * A the share of requests that time out. `per_us`: arrival rate.
+double md1_abandon_mass(const MD1& m, double per_us, double timeout_us);
 
 }  // namespace gpumux
