@@ -270,12 +270,15 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
   }
   if (m.contains("requests")) {
     const auto& rq = m["requests"];
-    out << "  requests (" << rq["services"].size() << " services, " << rq["mode"].get<std::string>()
-        << " mode)  " << rq["count"] << " arrived, " << rq["served"] << " served, "
-        << rq["dropped"] << " dropped, " << rq["timed_out"] << " timed out, " << rq["unfinished"]
-        << " unfinished\n";
+    const std::size_t services = rq["services"].size();
+    out << "  requests (" << services << (services == 1 ? " service, " : " services, ")
+        << rq["mode"].get<std::string>() << " mode)  " << rq["count"] << " arrived, "
+        << rq["served"] << " served, " << rq["dropped"] << " dropped, " << rq["timed_out"]
+        << " timed out, " << rq["unfinished"] << " unfinished\n";
     const auto& l = rq["latency_ms"];
-    auto ms = [](const nlohmann::json& v) { return v.is_null() ? std::string("-") : fixed(v.get<double>(), 2); };
+    auto ms = [](const nlohmann::json& v) {
+      return v.is_null() ? std::string("-") : fixed(v.get<double>(), 2);
+    };
     out << "  request latency (ms)         mean " << ms(l["mean"]) << ", p50 " << ms(l["p50"])
         << ", p95 " << ms(l["p95"]) << ", p99 " << ms(l["p99"]) << "; SLO attainment "
         << (rq["slo_attainment"].is_null()

@@ -13,15 +13,17 @@ nlohmann::json latency_json(double served, double p50, double p95, double p99, d
   if (served <= 0) {
     return {{"p50", nullptr}, {"p95", nullptr}, {"p99", nullptr}, {"mean", nullptr}};
   }
-  return {{"p50", p50 / 1000.0}, {"p95", p95 / 1000.0}, {"p99", p99 / 1000.0},
-          {"mean", mean / 1000.0}};
+  return {
+      {"p50", p50 / 1000.0}, {"p95", p95 / 1000.0}, {"p99", p99 / 1000.0}, {"mean", mean / 1000.0}};
 }
 
 double outcomes(const RequestCounts& c) { return c.served + c.dropped + c.timed_out; }
 
 nlohmann::json counts_json(const RequestCounts& c) {
-  return {{"count", count_json(c.arrived)},       {"served", count_json(c.served)},
-          {"dropped", count_json(c.dropped)},     {"timed_out", count_json(c.timed_out)},
+  return {{"count", count_json(c.arrived)},
+          {"served", count_json(c.served)},
+          {"dropped", count_json(c.dropped)},
+          {"timed_out", count_json(c.timed_out)},
           {"unfinished", count_json(c.unfinished)}};
 }
 
@@ -127,9 +129,8 @@ void ServiceMetrics::close(std::uint64_t ordinal, Time now) {
 
 nlohmann::json ServiceMetrics::metrics() const {
   nlohmann::json out = counts_json(all_counts_);
-  out["latency_ms"] = latency_json(all_.count(), all_.percentile_us(0.50),
-                                   all_.percentile_us(0.95), all_.percentile_us(0.99),
-                                   all_.mean_us());
+  out["latency_ms"] = latency_json(all_.count(), all_.percentile_us(0.50), all_.percentile_us(0.95),
+                                   all_.percentile_us(0.99), all_.mean_us());
   out["slo_attainment"] =
       any_slo_ && slo_outcomes_ > 0 ? nlohmann::json(slo_within_ / slo_outcomes_) : nullptr;
   out["mode"] = mode_ == RequestMode::kAnalytic ? "analytic" : "request";

@@ -24,9 +24,9 @@ std::shared_ptr<const RateSeries> parse_series(JsonObject& r) {
   const auto& points = r.raw("points");
   const std::string where = r.where("points");
   if (!points.is_array() || points.empty()) {
-    throw InputError(where, "points",
-                     "expected a non-empty array of [t_s, rate_per_s], got " +
-                         describe_json(points));
+    throw InputError(
+        where, "points",
+        "expected a non-empty array of [t_s, rate_per_s], got " + describe_json(points));
   }
   bool any_positive = false;
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -43,8 +43,7 @@ std::shared_ptr<const RateSeries> parse_series(JsonObject& r) {
     }
     if (!(t >= 0 && t <= kMaxSeconds)) throw InputError(at, "points", "t_s out of range");
     if (!(rate >= 0 && rate <= kMaxRate)) {
-      throw InputError(at, "points",
-                       "rate_per_s must be in [0, 1e9], got " + describe_json(p[1]));
+      throw InputError(at, "points", "rate_per_s must be in [0, 1e9], got " + describe_json(p[1]));
     }
     any_positive = any_positive || rate > 0;
     series->points.emplace_back(t, rate);
@@ -75,9 +74,8 @@ std::shared_ptr<const std::vector<double>> read_request_times(const std::string&
     if (first == std::string::npos || line[first] == '#') continue;
     const auto last = line.find_last_not_of(" \t\r");
     const std::string at = path + ":" + std::to_string(number);
-    const double t =
-        parse_number_cell(std::string_view(line).substr(first, last - first + 1), at,
-                          "request_times", 0.0, kMaxSeconds);
+    const double t = parse_number_cell(std::string_view(line).substr(first, last - first + 1), at,
+                                       "request_times", 0.0, kMaxSeconds);
     if (!times->empty() && t < times->back()) {
       throw InputError(at, "request_times", "request times must be sorted (non-decreasing)");
     }

@@ -35,7 +35,7 @@ class RequestArrivals {
   const ServiceSpec& spec_;
   double origin_us_;
   Rng rng_;
-  double last_us_;          // relative time of the previous draw
+  double last_us_;              // relative time of the previous draw
   std::size_t trace_next_ = 0;  // next request time of a trace
 };
 

@@ -31,9 +31,9 @@ struct RateSeries {
 
 struct ServiceSpec {
   ArrivalKind arrival = ArrivalKind::kPoisson;
-  double rate_per_s = 0.0;                                // kPoisson
-  std::shared_ptr<const RateSeries> series;               // kSeries
-  std::shared_ptr<const std::vector<double>> times_s;     // kTrace: sorted request times, s
+  double rate_per_s = 0.0;                             // kPoisson
+  std::shared_ptr<const RateSeries> series;            // kSeries
+  std::shared_ptr<const std::vector<double>> times_s;  // kTrace: sorted request times, s
   double service_ms = 0.0;  // one request alone on an exclusive GPU (rate 1), > 0
   double slo_ms = 0.0;      // latency objective; 0: none
   int max_batch = 1;        // waiting requests served together, at most this many

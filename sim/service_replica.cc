@@ -256,9 +256,8 @@ void AnalyticReplica::finalize() {
       double max_wait = (rho - 1.0) * duration / rho;
       if (timeout_us > 0) max_wait = std::min(max_wait, timeout_us);
       if (slo_us > 0) {
-        counts_.within_slo +=
-            served * (max_wait > 0 ? std::clamp((slo_us - s) / max_wait, 0.0, 1.0)
-                                   : (slo_us >= s ? 1.0 : 0.0));
+        counts_.within_slo += served * (max_wait > 0 ? std::clamp((slo_us - s) / max_wait, 0.0, 1.0)
+                                                     : (slo_us >= s ? 1.0 : 0.0));
       }
       const std::size_t first = H::bin_of(s);
       const std::size_t last = H::bin_of(s + max_wait);

@@ -117,8 +117,8 @@ class AnalyticReplica : public ServiceReplica {
 struct MD1 {
   double service_us = 0;
   double rho = 0;
-  double mean_wait_us = 0;  // Pollaczek-Khinchine: rho * S / (2 (1 - rho))
-  double decay_per_us = 0;  // gamma: rho (e^{gamma S} - 1) = gamma S
+  double mean_wait_us = 0;   // Pollaczek-Khinchine: rho * S / (2 (1 - rho))
+  double decay_per_us = 0;   // gamma: rho (e^{gamma S} - 1) = gamma S
   double tail_constant = 0;  // C = (1 - rho) / (rho e^{gamma S} - 1), at most 1
   // P(wait > t) ~ min(rho, C e^{-gamma t}) for t > 0. Precondition: 0 < rho < 1.
   double wait_tail(double t_us) const;

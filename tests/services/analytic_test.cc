@@ -103,7 +103,7 @@ TEST(AnalyticReplica, OverloadServesAtCapacityAndLeavesTheRest) {
 }
 
 TEST(AnalyticReplica, TimeoutsFollowTheWaitingTail) {
-  for (const auto [rate, timeout] : {std::pair{80.0, 30.0}, {80.0, 12.0}, {95.0, 40.0}}) {
+  for (const auto& [rate, timeout] : {std::pair{80.0, 30.0}, {80.0, 12.0}, {95.0, 40.0}}) {
     ServiceSpec s = poisson(rate, 10.0);  // rho 0.8 and 0.95
     s.timeout_ms = timeout;
     Pair p(s, 3);
@@ -114,9 +114,9 @@ TEST(AnalyticReplica, TimeoutsFollowTheWaitingTail) {
     EXPECT_NEAR(ta, tq, 0.15 * tq) << rate << " " << timeout;
     EXPECT_NEAR(p.analytic.latencies().mean_us() / p.request.latencies().mean_us(), 1.0, 0.05)
         << rate << " " << timeout;
-    EXPECT_NEAR(p.analytic.latencies().percentile_us(0.95) /
-                    p.request.latencies().percentile_us(0.95),
-                1.0, 0.10)
+    EXPECT_NEAR(
+        p.analytic.latencies().percentile_us(0.95) / p.request.latencies().percentile_us(0.95), 1.0,
+        0.10)
         << rate << " " << timeout;
   }
 }

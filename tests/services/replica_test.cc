@@ -89,8 +89,8 @@ TEST(RequestLevelReplica, KillDropsHeldRequestsAndArrivalsWhileDown) {
   const ServiceSpec s = at_times({0.0, 0.0, 1.0, 3.0}, 10.0);
   RequestLevelReplica r(s, 0.0, 1);
   r.set_rate(0.0, 1.0);
-  r.kill(5 * kMs);           // one in service, one waiting
-  r.set_rate(2e6, 1.0);      // back at 2 s: the request at 1 s found nobody
+  r.kill(5 * kMs);       // one in service, one waiting
+  r.set_rate(2e6, 1.0);  // back at 2 s: the request at 1 s found nobody
   r.end(10e6);
   EXPECT_EQ(r.counts().arrived, 4);
   EXPECT_EQ(r.counts().dropped, 3);

@@ -14,10 +14,10 @@ using testing::write_case;
 void expect_error(const std::string& trace, const std::string& extra,
                   std::initializer_list<std::string> needles,
                   std::initializer_list<std::pair<std::string, std::string>> more = {}) {
-  const auto dir = write_case("bad", {{"trace.csv", trace},
-                                      {"scenario.json", scenario_json("A100-40GB", 1,
-                                                                      R"({"model": "exclusive"})",
-                                                                      extra)}});
+  const auto dir = write_case(
+      "bad",
+      {{"trace.csv", trace},
+       {"scenario.json", scenario_json("A100-40GB", 1, R"({"model": "exclusive"})", extra)}});
   for (const auto& [file, text] : more) std::ofstream(dir / file) << text;
   try {
     testing::run_case(dir);
@@ -32,9 +32,10 @@ void expect_error(const std::string& trace, const std::string& extra,
 const std::string kInference = "id,submit_s,gpus,runtime_s,kind\ninf,0,1,10,inference\n";
 
 TEST(ServicesInput, NegativeRateInTheTrace) {
-  expect_error("id,submit_s,gpus,runtime_s,kind,request_rate_per_s,service_ms\n"
-               "a,0,1,10,inference,-3,5\n",
-               "", {"trace.csv:2", "request_rate_per_s"});
+  expect_error(
+      "id,submit_s,gpus,runtime_s,kind,request_rate_per_s,service_ms\n"
+      "a,0,1,10,inference,-3,5\n",
+      "", {"trace.csv:2", "request_rate_per_s"});
 }
 
 TEST(ServicesInput, ServiceColumnsOnATrainingRow) {
@@ -86,11 +87,11 @@ TEST(ServicesInput, BadRateSeries) {
   expect_error(kInference,
                R"(, "services": {"default": {"rate_series": {"points": [[0, 1], [0, 2]]}}})",
                {"#/services/default/rate_series/points/1", "increase"});
-  expect_error(kInference,
-               R"(, "services": {"default": {"rate_series": {"points": [[0, 0]], "repeat_s": 10}}})",
-               {"rate_series/points", "above 0"});
-  expect_error(kInference,
-               R"(, "services": {"default": {"rate_series": {"points": [[0, -1]]}}})",
+  expect_error(
+      kInference,
+      R"(, "services": {"default": {"rate_series": {"points": [[0, 0]], "repeat_s": 10}}})",
+      {"rate_series/points", "above 0"});
+  expect_error(kInference, R"(, "services": {"default": {"rate_series": {"points": [[0, -1]]}}})",
                {"rate_series/points/0", "rate_per_s"});
 }
 
@@ -101,9 +102,10 @@ TEST(ServicesInput, ByIdOnATrainingJob) {
 }
 
 TEST(ServicesInput, ZeroMaxBatch) {
-  expect_error("id,submit_s,gpus,runtime_s,kind,request_rate_per_s,service_ms,max_batch\n"
-               "a,0,1,10,inference,1,5,0\n",
-               "", {"trace.csv:2", "max_batch"});
+  expect_error(
+      "id,submit_s,gpus,runtime_s,kind,request_rate_per_s,service_ms,max_batch\n"
+      "a,0,1,10,inference,1,5,0\n",
+      "", {"trace.csv:2", "max_batch"});
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // time-slicing interference, analytic vs request-level, determinism.
 #include <gtest/gtest.h>
 
+#include "sim/input_error.h"
 #include "tests/services/services_support.h"
 
 namespace gpumux {
@@ -42,7 +43,8 @@ nlohmann::json shared_run(const std::string& sharing, const std::string& extra =
   std::string trace = std::string(kHeader) + "svc,0,1,3600,0.4,4000,inference,,20,10,40\n";
   if (neighbour) trace += "train,600,1,1200,1.0,4000,training,,,,\n";
   const auto dir = write_case(
-      "shared", {{"trace.csv", trace}, {"scenario.json", scenario_json("A100-40GB", 1, sharing, extra)}});
+      "shared",
+      {{"trace.csv", trace}, {"scenario.json", scenario_json("A100-40GB", 1, sharing, extra)}});
   auto summary = run_case(dir);
   testing::fs::remove_all(dir);
   return summary;
@@ -96,7 +98,8 @@ TEST(ServicesRun, MigNeighbourInAnotherInstanceChangesNothing) {
 
 TEST(ServicesRun, AnalyticModeAgreesWithRequestLevelThroughNeighbours) {
   const auto request = shared_run(R"({"model": "timeslice"})");
-  const auto analytic = shared_run(R"({"model": "timeslice"})", R"(, "services": {"mode": "analytic"})");
+  const auto analytic =
+      shared_run(R"({"model": "timeslice"})", R"(, "services": {"mode": "analytic"})");
   const auto& q = request["metrics"]["requests"];
   const auto& a = analytic["metrics"]["requests"];
   EXPECT_EQ(a["mode"], "analytic");
@@ -148,12 +151,46 @@ TEST(ServicesRun, ScenarioDefaultsMakeInferenceJobsServices) {
   testing::fs::remove_all(dir);
 }
 
+TEST(ServicesRun, JsonLinesRowsCarryServiceKeys) {
+  const auto dir = write_case(
+      "jsonl",
+      {{"trace.jsonl",
+        R"({"id": "s", "submit_s": 0, "gpus": 1, "runtime_s": 100, "kind": "inference",)"
+        R"( "request_rate_per_s": 10, "service_ms": 2, "slo_ms": 5, "max_batch": 4,)"
+        R"( "timeout_ms": 100})"
+        "\n"},
+       {"scenario.json",
+        R"({"cluster": {"node_groups": [{"name": "g", "nodes": 1, "gpus_per_node": 1,)"
+        R"( "device": "A100-40GB"}]}, "trace": {"file": "trace.jsonl", "format": "jsonl"}})"}});
+  const auto summary = run_case(dir);
+  const auto& rq = summary["metrics"]["requests"];
+  EXPECT_NEAR(rq["count"].get<double>(), 1000, 4 * std::sqrt(1000.0));
+  EXPECT_GT(rq["slo_attainment"].get<double>(), 0.9);
+  testing::fs::remove_all(dir);
+  const auto bad = write_case(
+      "jsonl_bad",
+      {{"trace.jsonl",
+        R"({"id": "s", "submit_s": 0, "gpus": 1, "runtime_s": 100, "kind": "inference",)"
+        R"( "service_ms": "fast"})"
+        "\n"},
+       {"scenario.json",
+        R"({"cluster": {"node_groups": [{"name": "g", "nodes": 1, "gpus_per_node": 1,)"
+        R"( "device": "A100-40GB"}]}, "trace": {"file": "trace.jsonl", "format": "jsonl"}})"}});
+  try {
+    run_case(bad);
+    ADD_FAILURE() << "a string service_ms passed";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("service_ms"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("trace.jsonl:1"), std::string::npos) << e.what();
+  }
+  testing::fs::remove_all(bad);
+}
+
 TEST(ServicesRun, UnfinishedAtTheTimeLimit) {
   const auto dir = write_case(
-      "limit",
-      {{"trace.csv", std::string(kHeader) + "svc,0,1,3600,0.4,4000,inference,,200,10,\n"},
-       {"scenario.json", scenario_json("A100-40GB", 1, R"({"model": "exclusive"})",
-                                       R"(, "limits": {"max_time_s": 60})")}});
+      "limit", {{"trace.csv", std::string(kHeader) + "svc,0,1,3600,0.4,4000,inference,,200,10,\n"},
+                {"scenario.json", scenario_json("A100-40GB", 1, R"({"model": "exclusive"})",
+                                                R"(, "limits": {"max_time_s": 60})")}});
   const auto summary = run_case(dir);
   const auto& rq = summary["metrics"]["requests"];
   // rho = 2: the queue grows by ~100 requests a second.
