@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 constexpr double kMaxMs = 1e9;
 constexpr double kMaxRate = 1e9;
 constexpr double kMaxSeconds = 1e12;
-constexpr double kBuiltinBatchCost = 0.1;
+const double kBuiltinBatchCost = ServiceSpec{}.batch_cost;  // one place: sim/service.h
 
 std::shared_ptr<const RateSeries> parse_series(JsonObject& r) {
   auto series = std::make_shared<RateSeries>();
