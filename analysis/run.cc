@@ -9,6 +9,7 @@
 
 #include "analysis/atomic_file.h"
 #include "analysis/metrics_collector.h"
+#include "analysis/service_metrics.h"
 #include "analysis/slot_metrics.h"
 #include "scenarios/trace_opening.h"
 #include "sim/placement.h"
@@ -66,6 +67,12 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     source = trace.get();
   }
 
+  // Inference services: completes the trace's service columns with the scenario's `services`
+  // section (and clears what other sources leave), before memory profiles are drawn.
+  ServiceAssigningSource services(*source, scenario.services,
+                                  scenario.trace.generated ? "generator" : scenario.trace.path);
+  source = &services;
+
   std::unique_ptr<ProfileAssigningSource> profiled;
   if (!scenario.trace.memory_profiles.empty()) {
     profiled = std::make_unique<ProfileAssigningSource>(*source, scenario.trace.memory_profiles,
@@ -108,6 +115,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     slot_metrics = std::make_unique<SlotMetrics>(cluster, *scenario.model);
     engine.add_observer(slot_metrics.get());
   }
+  ServiceMetrics service_metrics(scenario.services.mode, scenario.seed);
+  engine.add_observer(&service_metrics);
   std::unique_ptr<ProgressReporter> progress;
   if (options.progress) {
     progress = std::make_unique<ProgressReporter>(*options.progress);
@@ -153,6 +162,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
       {"metrics", metrics.metrics()},
   };
   if (slot_metrics) report.summary["metrics"]["slots"] = slot_metrics->metrics();
+  // Runs without services keep their summary exactly as before: no `requests` key.
+  if (service_metrics.any()) report.summary["metrics"]["requests"] = service_metrics.metrics();
 
   if (options.write_outputs) {
     AtomicFile summary((fs::path(scenario.outputs.dir) / "summary.json").string());
@@ -295,6 +306,24 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
                    fixed(100 * p["occupancy"].get<double>(), 1) + " %";
     }
     if (!occupancy.empty()) out << "  slot occupancy               " << occupancy << "\n";
+  }
+  if (m.contains("requests")) {
+    const auto& rq = m["requests"];
+    const std::size_t services = rq["services"].size();
+    out << "  requests (" << services << (services == 1 ? " service, " : " services, ")
+        << rq["mode"].get<std::string>() << " mode)  " << rq["count"] << " arrived, "
+        << rq["served"] << " served, " << rq["dropped"] << " dropped, " << rq["timed_out"]
+        << " timed out, " << rq["unfinished"] << " unfinished\n";
+    const auto& l = rq["latency_ms"];
+    auto ms = [](const nlohmann::json& v) {
+      return v.is_null() ? std::string("-") : fixed(v.get<double>(), 2);
+    };
+    out << "  request latency (ms)         mean " << ms(l["mean"]) << ", p50 " << ms(l["p50"])
+        << ", p95 " << ms(l["p95"]) << ", p99 " << ms(l["p99"]) << "; SLO attainment "
+        << (rq["slo_attainment"].is_null()
+                ? std::string("- (no SLO)")
+                : fixed(100 * rq["slo_attainment"].get<double>(), 2) + " %")
+        << "\n";
   }
   out << "  GPUs in use (mean / peak)    " << fixed(m["mean_allocated_gpus"].get<double>(), 1)
       << " / " << m["peak_allocated_gpus"] << " of " << m["gpus"] << "\n\n";

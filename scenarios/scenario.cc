@@ -385,6 +385,13 @@ Scenario parse_scenario(const nlohmann::json& document, const std::string& file,
   parse_sharing(s, root, base_dir);
   parse_scheduler(s, root);
   parse_trace(s, root, base_dir);
+  if (root.has("services")) {  // echoed only when given: summaries of other runs stay as they were
+    JsonObject services = root.object("services");
+    s.services = parse_services(services, base_dir);
+    s.resolved["services"] = s.services.echo;
+  } else {
+    root.allow("services");
+  }
   parse_outputs(s, root);
   parse_faults(s, root);
   parse_limits(s, root);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "scenarios/service_config.h"
 #include "sim/cluster.h"
 #include "sim/device.h"
 #include "sim/scheduler.h"
@@ -57,6 +58,7 @@ struct Scenario {
   // `faults.fatal_per_gpu_hour`: fatal GPU faults per hour of each running process (0: none).
   double fatal_faults_per_gpu_hour = 0.0;
   TraceConfig trace;
+  ServicesConfig services;  // inference services; `given` false when the scenario has none
   OutputConfig outputs;
   Time horizon = Time::infinity();
   nlohmann::json resolved;  // the scenario echoed back with every default filled in

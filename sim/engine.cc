@@ -210,7 +210,7 @@ void Engine::on_arrival(Time now) {
 void Engine::advance(ActiveJob& job, Time now) {
   if (job.phase != JobPhase::kRunning) return;
   const double elapsed = static_cast<double>((now - job.last_update).us());
-  job.remaining_us = std::max(0.0, job.remaining_us - job.rate * elapsed);
+  job.remaining_us = std::max(0.0, job.remaining_us - progress_rate(job) * elapsed);
   job.last_update = now;
 }
 
@@ -372,7 +372,11 @@ bool Engine::refresh_touched(Time now) {
     }
     job.rate = rate;
     ++job.version;
-    const double us = std::ceil(job.remaining_us / rate);
+    if (job.spec.service) {
+      for (auto* o : observers_) o->on_service_rate_changed(now, job);
+    }
+    const double progress = progress_rate(job);
+    const double us = std::ceil(job.remaining_us / progress);
     job.expected_finish = now + Time::from_us(static_cast<std::int64_t>(us));
     // One pending event per job: its completion, or its next memory step if that comes first,
     // or its fatal fault if that comes before either.
@@ -384,7 +388,7 @@ bool Engine::refresh_touched(Time now) {
       const double next = job.spec.memory_profile->next_change_after(done);
       if (next < static_cast<double>(job.spec.runtime.us())) {
         job.next_memory_change_us = next;
-        const double wait = std::ceil((next - done) / rate);
+        const double wait = std::ceil((next - done) / progress);
         const Time step = now + Time::from_us(static_cast<std::int64_t>(wait));
         if (step < at) {
           at = step;

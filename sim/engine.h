@@ -12,6 +12,9 @@
 // memory and fatal faults kill whom the model says (SharingModel::memory_fault, fatal_fault);
 // the engine flags the residents that just asked for memory (placed, or grown) so that the
 // model can fail the asker's allocation.
+//
+// A service (JobSpec::service) lives a wall-clock lifetime: its `remaining_us` runs down at 1
+// whatever its rate, and observers hear of each rate change (on_service_rate_changed).
 #pragma once
 
 #include <cstdint>
@@ -107,6 +110,8 @@ class Engine : private Launcher {
   // bounds rooms. Called whenever what the GPU can take may have grown or shrunk.
   void update_room(GpuIndex g);
   double done_us(const ActiveJob& job) const;  // exclusive-runtime microseconds done
+  // How fast remaining_us runs down: the rate, or 1 for a service (its runtime is a lifetime).
+  static double progress_rate(const ActiveJob& job) { return job.spec.service ? 1.0 : job.rate; }
   MemoryMiB memory_at(const ActiveJob& job, double done_us) const;
 
   Cluster& cluster_;

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "sim/memory_profile.h"
+#include "sim/service.h"
 #include "sim/units.h"
 
 namespace gpumux {
@@ -19,7 +20,7 @@ struct JobSpec {
   std::string id;         // unique within a trace
   Time submit;            // arrival time
   int gpus = 1;           // gang size: all GPUs are granted at once or none
-  Time runtime;           // runtime when running alone on exclusive GPUs (the job's work)
+  Time runtime;           // runtime alone on exclusive GPUs (the job's work); a service's lifetime
   double sm_util = 1.0;   // duty cycle alone: fraction of time its kernels keep the GPU busy, (0,1]
   double sm_share = 1.0;  // fraction of the GPU's SMs its kernels occupy while running, (0,1]
   MemoryMiB memory;       // peak device memory per GPU
@@ -37,6 +38,9 @@ struct JobSpec {
   // variable (exponential) ones: fixed lengths lock into alternation (trace.kernel_lengths).
   bool fixed_kernel_lengths = false;
   Time checkpoint_interval;                  // zero: no checkpoints (a killed job restarts)
+  // Non-null for an inference service (sim/service.h): `runtime` is then its wall-clock
+  // lifetime, and its rate sets how fast it serves requests.
+  std::shared_ptr<const ServiceSpec> service;
 };
 
 }  // namespace gpumux

@@ -37,6 +37,9 @@ class EngineObserver {
   }
   // The GPU's residents or their rates changed at `now`; `gpu` holds the new state.
   virtual void on_gpu_changed(Time /*now*/, GpuIndex /*index*/, const GpuState& /*gpu*/) {}
+  // A service's (JobSpec::service) rate changed to job.rate at `now` (also right after it
+  // starts). Emitted for services only, so runs without services pay nothing.
+  virtual void on_service_rate_changed(Time /*now*/, const ActiveJob& /*job*/) {}
   // The run ends at `now`; `unfinished` lists jobs still queued or running.
   virtual void on_run_end(Time /*now*/, std::span<const ActiveJob* const> /*unfinished*/) {}
 };

@@ -6,6 +6,7 @@
 
 #include "sim/json_fields.h"
 #include "traces/csv_reader.h"
+#include "traces/service_fields.h"
 
 namespace gpumux {
 
@@ -41,11 +42,13 @@ namespace {
 struct CsvDialect {
   std::map<std::string, JobField, std::less<>> columns;
   std::vector<std::string> ignored;
+  bool service_columns = false;  // the native service columns (traces/service_fields.h)
 };
 
 CsvDialect native_dialect() {
   CsvDialect d;
   for (const auto& f : job_fields()) d.columns.emplace(std::string(f.name), f.field);
+  d.service_columns = true;
   return d;
 }
 
@@ -68,6 +71,7 @@ class CsvTraceSource : public TraceSource {
     if (!reader_.next(header)) throw InputError(path + ":1", "", "empty trace: no header line");
     const std::string where = reader_.where();
     std::array<bool, kJobFieldCount> seen{};
+    std::array<bool, kServiceColumns.size()> service_seen{};
     for (const auto& name : header) {
       auto it = dialect.columns.find(name);
       if (it != dialect.columns.end()) {
@@ -82,9 +86,19 @@ class CsvTraceSource : public TraceSource {
         column_field_.push_back(-1);
         continue;
       }
+      int service_index = 0;
+      if (dialect.service_columns && find_service_column(name, service_index)) {
+        if (service_seen[service_index]) throw InputError(where, name, "column appears twice");
+        service_seen[service_index] = true;
+        column_field_.push_back(kServiceColumnBase - service_index);
+        continue;
+      }
       std::string valid;
       for (const auto& [n, f] : dialect.columns) valid += (valid.empty() ? "" : ", ") + n;
       for (const auto& n : dialect.ignored) valid += ", " + n;
+      if (dialect.service_columns) {
+        for (const auto n : kServiceColumns) valid += ", " + std::string(n);
+      }
       throw InputError(where, name, "unknown column (valid: " + valid + ")");
     }
     for (const auto& [n, f] : dialect.columns) {
@@ -106,18 +120,31 @@ class CsvTraceSource : public TraceSource {
                            " fields like the header, got " + std::to_string(cells_.size()));
     }
     std::array<bool, kJobFieldCount> present{};
+    std::shared_ptr<ServiceSpec> service;
+    job.service.reset();
     for (std::size_t c = 0; c < cells_.size(); ++c) {
       const int f = column_field_[c];
-      if (f < 0 || cells_[c].empty()) continue;
+      if (cells_[c].empty() || f == -1) continue;
+      if (f <= kServiceColumnBase) {
+        if (!service) service = empty_service_row();
+        set_service_cell(*service, kServiceColumnBase - f, cells_[c], where);
+        continue;
+      }
       set_job_field(job, static_cast<JobField>(f), cells_[c], where);
       present[f] = true;
     }
     complete(job, present, where);
+    if (service) {
+      check_service_row(job, where);
+      job.service = std::move(service);
+    }
     stats_.skipped_lines = reader_.skipped_lines();
     return true;
   }
 
  private:
+  // column_field_ codes below -1: service column kServiceColumnBase - index.
+  static constexpr int kServiceColumnBase = -2;
   CsvReader reader_;
   std::vector<int> column_field_;  // per column: field index, or -1 for an ignored column
   std::vector<std::string> cells_;
@@ -157,8 +184,27 @@ class JsonlTraceSource : public TraceSource {
         set_job_field(job, f.field, text, where);
         present[static_cast<int>(f.field)] = true;
       }
+      std::shared_ptr<ServiceSpec> service;
+      job.service.reset();
+      for (std::size_t i = 0; i < kServiceColumns.size(); ++i) {
+        const std::string key(kServiceColumns[i]);
+        if (!o.has(key) || o.raw(key).is_null()) {
+          o.allow(key);
+          continue;
+        }
+        const auto& v = o.raw(key);
+        if (!v.is_number()) {
+          throw InputError(o.where(key), key, "expected a number, got " + describe_json(v));
+        }
+        if (!service) service = empty_service_row();
+        set_service_cell(*service, static_cast<int>(i), v.dump(), where);
+      }
       o.finish();
       complete(job, present, where);
+      if (service) {
+        check_service_row(job, where);
+        job.service = std::move(service);
+      }
       return true;
     }
     return false;

@@ -1,0 +1,272 @@
+#include "scenarios/service_config.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "sim/input_error.h"
+#include "traces/csv_reader.h"
+#include "traces/service_fields.h"
+
+namespace gpumux {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kMaxMs = 1e9;
+constexpr double kMaxRate = 1e9;
+constexpr double kMaxSeconds = 1e12;
+const double kBuiltinBatchCost = ServiceSpec{}.batch_cost;  // one place: sim/service.h
+
+std::shared_ptr<const RateSeries> parse_series(JsonObject& r) {
+  auto series = std::make_shared<RateSeries>();
+  const auto& points = r.raw("points");
+  const std::string where = r.where("points");
+  if (!points.is_array() || points.empty()) {
+    throw InputError(
+        where, "points",
+        "expected a non-empty array of [t_s, rate_per_s], got " + describe_json(points));
+  }
+  bool any_positive = false;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& p = points[i];
+    const std::string at = where + "/" + std::to_string(i);
+    if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number()) {
+      throw InputError(at, "points", "expected [t_s, rate_per_s], got " + describe_json(p));
+    }
+    const double t = p[0].get<double>();
+    const double rate = p[1].get<double>();
+    if (i == 0 && t != 0.0) throw InputError(at, "points", "the first point must be at t_s 0");
+    if (i > 0 && !(t > series->points.back().first)) {
+      throw InputError(at, "points", "t_s must increase strictly from point to point");
+    }
+    if (!(t >= 0 && t <= kMaxSeconds)) throw InputError(at, "points", "t_s out of range");
+    if (!(rate >= 0 && rate <= kMaxRate)) {
+      throw InputError(at, "points", "rate_per_s must be in [0, 1e9], got " + describe_json(p[1]));
+    }
+    any_positive = any_positive || rate > 0;
+    series->points.emplace_back(t, rate);
+  }
+  series->repeat_s = r.optional_number("repeat_s", 0.0, 0.0, kMaxSeconds);
+  if (series->repeat_s > 0) {
+    if (!(series->repeat_s > series->points.back().first)) {
+      throw InputError(r.where("repeat_s"), "repeat_s", "must exceed the last point's t_s");
+    }
+    if (!any_positive) {
+      throw InputError(where, "points", "a repeating series needs a rate above 0 somewhere");
+    }
+  }
+  r.finish();
+  return series;
+}
+
+std::shared_ptr<const std::vector<double>> read_request_times(const std::string& path,
+                                                              const std::string& where) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(where, "request_times", "request-time file not found: " + path);
+  auto times = std::make_shared<std::vector<double>>();
+  std::string line;
+  std::size_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
+    const auto last = line.find_last_not_of(" \t\r");
+    const std::string at = path + ":" + std::to_string(number);
+    const double t = parse_number_cell(std::string_view(line).substr(first, last - first + 1), at,
+                                       "request_times", 0.0, kMaxSeconds);
+    if (!times->empty() && t < times->back()) {
+      throw InputError(at, "request_times", "request times must be sorted (non-decreasing)");
+    }
+    times->push_back(t);
+  }
+  return times;
+}
+
+double optional_or_nan(JsonObject& o, const char* key, double min, double max) {
+  if (!o.has(key)) {
+    o.allow(key);
+    return std::nan("");
+  }
+  return o.required_number(key, min, max);
+}
+
+ServiceFields parse_fields(JsonObject& o, const std::string& base_dir, nlohmann::json& echo) {
+  ServiceFields f;
+  f.spec = empty_service_row();
+  f.spec->max_queue = -1;
+  f.where = o.where();
+  int arrivals = 0;
+  if (o.has("request_rate_per_s")) {
+    f.spec->arrival = ArrivalKind::kPoisson;
+    f.spec->rate_per_s = o.required_number("request_rate_per_s", 0.0, kMaxRate);
+    echo["request_rate_per_s"] = f.spec->rate_per_s;
+    ++arrivals;
+  } else {
+    o.allow("request_rate_per_s");
+  }
+  if (o.has("rate_series")) {
+    JsonObject r = o.object("rate_series");
+    f.spec->arrival = ArrivalKind::kSeries;
+    f.spec->series = parse_series(r);
+    echo["rate_series"] = {{"points", f.spec->series->points},
+                           {"repeat_s", f.spec->series->repeat_s}};
+    ++arrivals;
+  } else {
+    o.allow("rate_series");
+  }
+  if (o.has("request_times")) {
+    const std::string file = o.required_string("request_times");
+    const std::string path = file.empty() || fs::path(file).is_absolute() || base_dir.empty()
+                                 ? file
+                                 : (fs::path(base_dir) / file).lexically_normal().string();
+    f.spec->arrival = ArrivalKind::kTrace;
+    f.spec->times_s = read_request_times(path, o.where("request_times"));
+    echo["request_times"] = {{"file", file}, {"requests", f.spec->times_s->size()}};
+    ++arrivals;
+  } else {
+    o.allow("request_times");
+  }
+  if (arrivals > 1) {
+    throw InputError(o.where(), "request_rate_per_s",
+                     "give at most one of request_rate_per_s, rate_series, request_times");
+  }
+  f.arrival_given = arrivals == 1;
+  f.spec->service_ms = optional_or_nan(o, "service_ms", 1e-6, kMaxMs);
+  f.spec->slo_ms = optional_or_nan(o, "slo_ms", 1e-6, kMaxMs);
+  f.spec->timeout_ms = optional_or_nan(o, "timeout_ms", 1e-6, kMaxMs);
+  f.spec->batch_cost = optional_or_nan(o, "batch_cost", 0.0, 10.0);
+  f.spec->max_batch = static_cast<int>(o.optional_int("max_batch", 0, 1, 1000000));
+  f.spec->max_queue = static_cast<int>(o.optional_int("max_queue", -1, 1, 1000000000));
+  for (const char* key : {"service_ms", "slo_ms", "timeout_ms", "batch_cost"}) {
+    if (o.has(key)) echo[key] = o.raw(key);
+  }
+  if (f.spec->max_batch > 0) echo["max_batch"] = f.spec->max_batch;
+  if (f.spec->max_queue > 0) echo["max_queue"] = f.spec->max_queue;
+  o.finish();
+  return f;
+}
+
+double first_given(std::initializer_list<const ServiceSpec*> layers, double ServiceSpec::*field,
+                   double fallback) {
+  for (const ServiceSpec* l : layers) {
+    if (l && !std::isnan(l->*field)) return l->*field;
+  }
+  return fallback;
+}
+
+int first_given_int(std::initializer_list<const ServiceSpec*> layers, int ServiceSpec::*field,
+                    int not_given, int fallback) {
+  for (const ServiceSpec* l : layers) {
+    if (l && l->*field != not_given) return l->*field;
+  }
+  return fallback;
+}
+
+}  // namespace
+
+ServicesConfig parse_services(JsonObject& o, const std::string& base_dir) {
+  ServicesConfig c;
+  c.given = true;
+  const std::string mode = o.optional_string("mode", "request");
+  if (mode == "request") {
+    c.mode = RequestMode::kRequest;
+  } else if (mode == "analytic") {
+    c.mode = RequestMode::kAnalytic;
+  } else {
+    throw InputError(o.where("mode"), "mode",
+                     "expected 'request' or 'analytic', got '" + mode + "'");
+  }
+  c.echo["mode"] = mode;
+  if (o.has("default")) {
+    JsonObject d = o.object("default");
+    nlohmann::json echo = nlohmann::json::object();
+    c.defaults = std::make_shared<ServiceFields>(parse_fields(d, base_dir, echo));
+    c.echo["default"] = echo;
+  } else {
+    o.allow("default");
+  }
+  if (o.has("by_id")) {
+    JsonObject by_id = o.object("by_id");
+    nlohmann::json echo = nlohmann::json::object();
+    for (const auto& [id, value] : o.raw("by_id").items()) {
+      JsonObject entry = by_id.object(id);
+      c.by_id.emplace(id, parse_fields(entry, base_dir, echo[id]));
+    }
+    by_id.finish();
+    c.echo["by_id"] = echo;
+  } else {
+    o.allow("by_id");
+  }
+  c.echo["builtin"] = {{"batch_cost", kBuiltinBatchCost}, {"max_batch", 1}};
+  o.finish();
+  return c;
+}
+
+ServiceAssigningSource::ServiceAssigningSource(JobSource& inner, const ServicesConfig& config,
+                                               std::string trace_label)
+    : inner_(inner), config_(config), trace_label_(std::move(trace_label)) {}
+
+std::shared_ptr<const ServiceSpec> ServiceAssigningSource::resolve(
+    const JobSpec& job, const ServiceSpec* row, const ServiceFields* by_id) const {
+  const ServiceSpec* id_layer = by_id ? by_id->spec.get() : nullptr;
+  const ServiceSpec* default_layer = config_.defaults ? config_.defaults->spec.get() : nullptr;
+  const std::string where = trace_label_ + " job '" + job.id + "'";
+  auto s = std::make_shared<ServiceSpec>();
+  if (by_id && by_id->arrival_given) {
+    *s = *id_layer;
+  } else if (row && !std::isnan(row->rate_per_s)) {
+    s->arrival = ArrivalKind::kPoisson;
+    s->rate_per_s = row->rate_per_s;
+  } else if (config_.defaults && config_.defaults->arrival_given) {
+    *s = *default_layer;
+  } else {
+    throw InputError(where, "request_rate_per_s",
+                     "a service needs request arrivals: a request_rate_per_s column, or "
+                     "services.default / services.by_id with request_rate_per_s, rate_series "
+                     "or request_times");
+  }
+  const std::initializer_list<const ServiceSpec*> layers = {id_layer, row, default_layer};
+  s->service_ms = first_given(layers, &ServiceSpec::service_ms, std::nan(""));
+  if (std::isnan(s->service_ms)) {
+    throw InputError(where, "service_ms",
+                     "a service needs a per-request service time: a service_ms column or "
+                     "services.default / services.by_id service_ms");
+  }
+  s->slo_ms = first_given(layers, &ServiceSpec::slo_ms, 0.0);
+  s->timeout_ms = first_given(layers, &ServiceSpec::timeout_ms, 0.0);
+  s->batch_cost = first_given(layers, &ServiceSpec::batch_cost, kBuiltinBatchCost);
+  s->max_batch = first_given_int(layers, &ServiceSpec::max_batch, 0, 1);
+  s->max_queue = first_given_int({id_layer, default_layer}, &ServiceSpec::max_queue, -1, 0);
+  return s;
+}
+
+bool ServiceAssigningSource::next(JobSpec& job) {
+  // Sources other than the native ones never touch `service`: clear what a recycled job slot
+  // left there, so that a non-null value after next() is always this row's columns.
+  job.service.reset();
+  if (!inner_.next(job)) return false;
+  const ServiceFields* by_id = nullptr;
+  if (!config_.by_id.empty()) {
+    const auto it = config_.by_id.find(job.id);
+    if (it != config_.by_id.end()) {
+      if (job.kind != JobKind::kInference) {
+        throw InputError(it->second.where, job.id,
+                         "services.by_id names a job that is not of kind inference");
+      }
+      by_id = &it->second;
+    }
+  }
+  if (!job.service && !by_id) {
+    if (config_.defaults && job.kind == JobKind::kInference) {
+      if (!default_spec_) default_spec_ = resolve(job, nullptr, nullptr);
+      job.service = default_spec_;
+    }
+    return true;
+  }
+  job.service = resolve(job, job.service.get(), by_id);
+  return true;
+}
+
+}  // namespace gpumux

@@ -1,0 +1,69 @@
+// The scenario's `services` section (README "Inference services") and the job-source
+// decorator that turns inference jobs into services.
+//
+//   "services": {
+//     "mode": "request",                 // request (every request) | analytic (M/D/1)
+//     "default": {fields},               // every inference job becomes a service with these
+//     "by_id": {"job-id": {fields}, ...} // per job; wins over the trace's service columns
+//   }
+// fields (all optional): at most one arrival process, `request_rate_per_s` (Poisson),
+// `rate_series` {"points": [[t_s, rate_per_s], ...], "repeat_s": s} or `request_times` (a
+// text file: one time in seconds from the service's start per line, sorted; blank and '#'
+// lines skipped); `service_ms`, `slo_ms`, `max_batch`, `batch_cost`, `timeout_ms`,
+// `max_queue`. Precedence per field: by_id, then the trace row's columns, then default, then
+// the built-in defaults of sim/service.h. A job is a service when its row has service columns,
+// when by_id names it, or when `default` is given and it is of kind inference.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "sim/job_source.h"
+#include "sim/json_fields.h"
+#include "sim/service.h"
+
+namespace gpumux {
+
+enum class RequestMode : std::uint8_t { kRequest, kAnalytic };
+
+// One fields object: a partial spec (NaN / max_batch 0 / max_queue -1: not given).
+struct ServiceFields {
+  std::shared_ptr<ServiceSpec> spec;
+  bool arrival_given = false;
+  std::string where;  // file#/pointer, for errors found when jobs arrive
+};
+
+struct ServicesConfig {
+  bool given = false;  // the scenario has a services section
+  RequestMode mode = RequestMode::kRequest;
+  std::shared_ptr<const ServiceFields> defaults;  // null: none
+  std::map<std::string, ServiceFields, std::less<>> by_id;
+  nlohmann::json echo;
+};
+
+// Reads the `services` object; `base_dir` resolves request_times files. Throws InputError.
+ServicesConfig parse_services(JsonObject& o, const std::string& base_dir);
+
+// Completes the services of `inner`'s jobs (see the header comment), and clears `service` on
+// every other job. Throws InputError naming the job (`trace_label` and its id) when a service
+// lacks a service time or an arrival process, or by_id names a job that is not inference.
+class ServiceAssigningSource : public JobSource {
+ public:
+  ServiceAssigningSource(JobSource& inner, const ServicesConfig& config, std::string trace_label);
+  bool next(JobSpec& job) override;
+  std::uint64_t skipped_rows() const override { return inner_.skipped_rows(); }
+
+ private:
+  std::shared_ptr<const ServiceSpec> resolve(const JobSpec& job, const ServiceSpec* row,
+                                             const ServiceFields* by_id) const;
+
+  JobSource& inner_;
+  const ServicesConfig& config_;
+  std::string trace_label_;
+  std::shared_ptr<const ServiceSpec> default_spec_;  // `default` completed, shared by many jobs
+};
+
+}  // namespace gpumux

@@ -1,0 +1,204 @@
+// Services through whole runs: the M/D/1 mean alone on a GPU, lifetimes, MIG isolation,
+// time-slicing interference, analytic vs request-level, determinism.
+#include <gtest/gtest.h>
+
+#include "sim/input_error.h"
+#include "tests/services/services_support.h"
+
+namespace gpumux {
+namespace {
+
+using testing::run_case;
+using testing::scenario_json;
+using testing::write_case;
+
+const char* kHeader =
+    "id,submit_s,gpus,runtime_s,sm_util,memory_mib,kind,mig_profile,request_rate_per_s,"
+    "service_ms,slo_ms\n";
+
+TEST(ServicesRun, AloneOnAGpuTheMeanLatencyIsTheMD1Mean) {
+  // Poisson arrivals, deterministic 10 ms service, rho = 0.5, 10 h: 900,000 requests. The
+  // Pollaczek-Khinchine mean is S + rho S / (2 (1 - rho)) = 15 ms; the standard error of the
+  // simulated mean (correlated waits) is ~0.1%, so 1% is an honest tolerance.
+  const auto dir = write_case(
+      "md1", {{"trace.csv", std::string(kHeader) + "svc,0,1,36000,0.5,1000,inference,,50,10,\n"},
+              {"scenario.json", scenario_json("A100-40GB", 1, R"({"model": "exclusive"})")}});
+  const auto summary = run_case(dir);
+  const auto& rq = summary["metrics"]["requests"];
+  EXPECT_NEAR(rq["latency_ms"]["mean"].get<double>(), 15.0, 0.15);
+  EXPECT_NEAR(rq["count"].get<double>(), 1.8e6, 4 * std::sqrt(1.8e6));
+  EXPECT_EQ(rq["count"].get<std::int64_t>(),
+            rq["served"].get<std::int64_t>() + rq["unfinished"].get<std::int64_t>());
+  EXPECT_LT(rq["unfinished"].get<std::int64_t>(), 20);
+  EXPECT_TRUE(rq["slo_attainment"].is_null());
+  ASSERT_EQ(rq["services"].size(), 1u);
+  EXPECT_EQ(rq["services"][0]["id"], "svc");
+  EXPECT_GE(rq["latency_ms"]["p50"].get<double>(), 10.0 * 0.99);
+  testing::fs::remove_all(dir);
+}
+
+// A service sharing one GPU with a training job that arrives at 600 s and needs 1,200 s alone.
+nlohmann::json shared_run(const std::string& sharing, const std::string& extra = "",
+                          bool neighbour = true) {
+  std::string trace = std::string(kHeader) + "svc,0,1,3600,0.4,4000,inference,,20,10,40\n";
+  if (neighbour) trace += "train,600,1,1200,1.0,4000,training,,,,\n";
+  const auto dir = write_case(
+      "shared",
+      {{"trace.csv", trace}, {"scenario.json", scenario_json("A100-40GB", 1, sharing, extra)}});
+  auto summary = run_case(dir);
+  testing::fs::remove_all(dir);
+  return summary;
+}
+
+TEST(ServicesRun, AServiceLivesItsRuntimeWhateverItsRate) {
+  const auto summary = shared_run(R"({"model": "timeslice"})");
+  // The finished service's JCT is its lifetime; the trainer was slowed by sharing.
+  EXPECT_DOUBLE_EQ(summary["metrics"]["jct_s"]["max"].get<double>(), 3600.0);
+  EXPECT_GT(summary["metrics"]["sharing_slowdown"]["max"].get<double>(), 1.2);  // the trainer
+  EXPECT_DOUBLE_EQ(summary["engine"]["end_time_s"].get<double>(), 3600.0);
+}
+
+TEST(ServicesRun, TimeSlicingNeighbourRaisesLatency) {
+  const auto alone = shared_run(R"({"model": "timeslice"})", "", false);
+  const auto shared = shared_run(R"({"model": "timeslice"})");
+  const double a = alone["metrics"]["requests"]["latency_ms"]["mean"].get<double>();
+  const double s = shared["metrics"]["requests"]["latency_ms"]["mean"].get<double>();
+  EXPECT_GT(s, 1.2 * a);
+  EXPECT_LT(shared["metrics"]["requests"]["slo_attainment"].get<double>(),
+            alone["metrics"]["requests"]["slo_attainment"].get<double>());
+}
+
+TEST(ServicesRun, MigNeighbourInAnotherInstanceChangesNothing) {
+  const std::string mig =
+      R"({"model": "mig", "params": {"layout": ["1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb"]}})";
+  auto trace = [](bool noisy) {
+    std::string t = std::string(kHeader) + "svc,0,1,3600,0.4,4000,inference,1g.5gb,5,10,200\n";
+    if (noisy) {
+      for (int i = 0; i < 6; ++i) {
+        t += "noisy" + std::to_string(i) + "," + std::to_string(100 + i) +
+             ",1,1200,1.0,4000,training,1g.5gb,,,\n";
+      }
+    }
+    return t;
+  };
+  auto run = [&](bool noisy) {
+    const auto dir = write_case("mig", {{"trace.csv", trace(noisy)},
+                                        {"scenario.json", scenario_json("A100-40GB", 1, mig)}});
+    auto summary = run_case(dir);
+    testing::fs::remove_all(dir);
+    return summary["metrics"]["requests"]["services"][0];
+  };
+  const auto quiet = run(false);
+  const auto noisy = run(true);
+  EXPECT_GT(quiet["served"].get<double>(), 10000);
+  EXPECT_EQ(quiet.dump(), noisy.dump());
+  // And the instance is slower than the whole GPU: 1g is a seventh of the SMs.
+  EXPECT_GT(quiet["latency_ms"]["p50"].get<double>(), 60.0);
+}
+
+TEST(ServicesRun, AnalyticModeAgreesWithRequestLevelThroughNeighbours) {
+  const auto request = shared_run(R"({"model": "timeslice"})");
+  const auto analytic =
+      shared_run(R"({"model": "timeslice"})", R"(, "services": {"mode": "analytic"})");
+  const auto& q = request["metrics"]["requests"];
+  const auto& a = analytic["metrics"]["requests"];
+  EXPECT_EQ(a["mode"], "analytic");
+  EXPECT_NEAR(a["latency_ms"]["mean"].get<double>() / q["latency_ms"]["mean"].get<double>(), 1.0,
+              0.08);
+  EXPECT_NEAR(a["latency_ms"]["p95"].get<double>() / q["latency_ms"]["p95"].get<double>(), 1.0,
+              0.15);
+  EXPECT_NEAR(a["slo_attainment"].get<double>(), q["slo_attainment"].get<double>(), 0.03);
+}
+
+TEST(ServicesRun, SameSeedSameRequestsOtherSeedOthers) {
+  const std::string extra = R"(, "seed": 5)";
+  const auto a = shared_run(R"({"model": "timeslice"})", extra);
+  const auto b = shared_run(R"({"model": "timeslice"})", extra);
+  const auto c = shared_run(R"({"model": "timeslice"})", R"(, "seed": 6)");
+  EXPECT_EQ(a["metrics"].dump(), b["metrics"].dump());
+  EXPECT_NE(a["metrics"]["requests"].dump(), c["metrics"]["requests"].dump());
+}
+
+TEST(ServicesRun, RunsWithoutServicesHaveNoRequestMetrics) {
+  const auto dir = write_case(
+      "none", {{"trace.csv", "id,submit_s,gpus,runtime_s,kind\na,0,1,10,inference\n"},
+               {"scenario.json", scenario_json("A100-40GB", 1, R"({"model": "exclusive"})")}});
+  const auto summary = run_case(dir);
+  EXPECT_FALSE(summary["metrics"].contains("requests"));
+  EXPECT_FALSE(summary["scenario"].contains("services"));
+  testing::fs::remove_all(dir);
+}
+
+TEST(ServicesRun, ScenarioDefaultsMakeInferenceJobsServices) {
+  // A rate series from the scenario and the service time from the default; the training job
+  // stays a job.
+  const auto dir = write_case(
+      "defaults",
+      {{"trace.csv",
+        "id,submit_s,gpus,runtime_s,kind\ninf,0,1,100,inference\ntrain,0,1,50,training\n"},
+       {"times.txt", "# request times\n0.5\n1.5\n\n2.5\n"},
+       {"scenario.json",
+        scenario_json("A100-40GB", 2, R"({"model": "exclusive"})",
+                      R"(, "services": {"default": {"rate_series": {"points": [[0, 10], [50, 0]]},
+                          "service_ms": 5, "slo_ms": 10},
+                          "by_id": {"inf": {"request_times": "times.txt"}}})")}});
+  const auto summary = run_case(dir);
+  const auto& rq = summary["metrics"]["requests"];
+  ASSERT_EQ(rq["services"].size(), 1u);
+  EXPECT_EQ(rq["count"], 3);  // by_id wins: the three request times
+  EXPECT_NEAR(rq["latency_ms"]["mean"].get<double>(), 5.0, 1e-9);
+  EXPECT_DOUBLE_EQ(rq["slo_attainment"].get<double>(), 1.0);
+  testing::fs::remove_all(dir);
+}
+
+TEST(ServicesRun, JsonLinesRowsCarryServiceKeys) {
+  const auto dir = write_case(
+      "jsonl",
+      {{"trace.jsonl",
+        R"({"id": "s", "submit_s": 0, "gpus": 1, "runtime_s": 100, "kind": "inference",)"
+        R"( "request_rate_per_s": 10, "service_ms": 2, "slo_ms": 5, "max_batch": 4,)"
+        R"( "timeout_ms": 100})"
+        "\n"},
+       {"scenario.json",
+        R"({"cluster": {"node_groups": [{"name": "g", "nodes": 1, "gpus_per_node": 1,)"
+        R"( "device": "A100-40GB"}]}, "trace": {"file": "trace.jsonl", "format": "jsonl"}})"}});
+  const auto summary = run_case(dir);
+  const auto& rq = summary["metrics"]["requests"];
+  EXPECT_NEAR(rq["count"].get<double>(), 1000, 4 * std::sqrt(1000.0));
+  EXPECT_GT(rq["slo_attainment"].get<double>(), 0.9);
+  testing::fs::remove_all(dir);
+  const auto bad = write_case(
+      "jsonl_bad",
+      {{"trace.jsonl",
+        R"({"id": "s", "submit_s": 0, "gpus": 1, "runtime_s": 100, "kind": "inference",)"
+        R"( "service_ms": "fast"})"
+        "\n"},
+       {"scenario.json",
+        R"({"cluster": {"node_groups": [{"name": "g", "nodes": 1, "gpus_per_node": 1,)"
+        R"( "device": "A100-40GB"}]}, "trace": {"file": "trace.jsonl", "format": "jsonl"}})"}});
+  try {
+    run_case(bad);
+    ADD_FAILURE() << "a string service_ms passed";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("service_ms"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("trace.jsonl:1"), std::string::npos) << e.what();
+  }
+  testing::fs::remove_all(bad);
+}
+
+TEST(ServicesRun, UnfinishedAtTheTimeLimit) {
+  const auto dir = write_case(
+      "limit", {{"trace.csv", std::string(kHeader) + "svc,0,1,3600,0.4,4000,inference,,200,10,\n"},
+                {"scenario.json", scenario_json("A100-40GB", 1, R"({"model": "exclusive"})",
+                                                R"(, "limits": {"max_time_s": 60})")}});
+  const auto summary = run_case(dir);
+  const auto& rq = summary["metrics"]["requests"];
+  // rho = 2: the queue grows by ~100 requests a second.
+  EXPECT_GT(rq["unfinished"].get<double>(), 3000);
+  EXPECT_EQ(rq["count"].get<std::int64_t>(),
+            rq["served"].get<std::int64_t>() + rq["unfinished"].get<std::int64_t>());
+  testing::fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gpumux
