@@ -24,7 +24,8 @@ constexpr double kMemoryEnd = 2.2;
 constexpr double kFaultAt = 0.5;          // the faulting member launches its bad kernel
 constexpr double kFaultEndTimeslice = 2.5;
 constexpr double kFaultEndMps = 9.0;      // MPS teardown took ~5 s on an H200
-constexpr double kReadyTimeout = 60;      // context creation, also through MPS
+constexpr double kReadyTimeout = 60;      // context creation, also through MPS; at most
+                                          // the budget left (but 10 s at least)
 
 json count_json(const LoopCount& c) {
   return {{"kernels_in_window", c.kernels_in_window},
@@ -244,6 +245,10 @@ int ProbeRunner::run() {
   return report_.interrupted ? 130 : 0;
 }
 
+double ProbeRunner::ready_timeout() const {
+  return std::clamp(t0_ + options_.budget_s - monotonic_s(), 10.0, kReadyTimeout);
+}
+
 void ProbeRunner::stop_mps() {
   if (!mps_.running()) return;
   const std::string err = mps_.stop((fs::path(options_.out_dir) / "mps-log").string());
@@ -277,7 +282,7 @@ void ProbeRunner::run_solo(const PlanItem& item) {
       out.push_back({p.blocks, p.kernel_us, m.kernel_us_measured, m.period_us});
     }
     return out.dump();
-  }, kReadyTimeout + 3 * item.estimate_s);
+  }, ready_timeout() + 3 * item.estimate_s);
   const json j = parse_payload(c);
   if (!j.is_array()) {
     report_.errors.push_back("solo: " + child_failure(c));
@@ -307,7 +312,7 @@ bool ProbeRunner::run_alone(const PlanItem& item) {
         out.push_back(count_json(backend_.run_loop(spec_of(m), w)));
       }
       return out.dump();
-    }, kReadyTimeout + 3 * item.estimate_s);
+    }, ready_timeout() + 3 * item.estimate_s);
     const json j = parse_payload(c);
     if (!j.is_array() || j.size() != item.alone_first.size()) {
       report_.errors.push_back(item.name + " (alone runs): " + child_failure(c));
@@ -349,7 +354,7 @@ void ProbeRunner::run_set(const PlanItem& item) {
         return count_json(backend_.run_loop(spec_of(item.members[static_cast<size_t>(member)]), w))
             .dump();
       },
-      kReadyTimeout, options_.warmup_s + options_.window_s + tail + 10.0);
+      ready_timeout(), options_.warmup_s + options_.window_s + tail + 10.0);
 
   json raw = {{"set", item.name}, {"mode", item.mode}, {"active_thread_pct", item.active_thread_pct},
               {"window_s", options_.window_s}, {"members", json::array()}};
@@ -423,7 +428,7 @@ void ProbeRunner::run_memory_test(const PlanItem& item) {
                     {"after", count_json(after)}}
             .dump();
       },
-      kReadyTimeout, kMemoryEnd + 10.0);
+      ready_timeout(), kMemoryEnd + 10.0);
   const json v = parse_payload(run.children[0]);
   const json h = parse_payload(run.children[1]);
   json result = {{"test", "memory"}, {"mode", item.mode},
@@ -473,7 +478,7 @@ void ProbeRunner::run_fault_test(const PlanItem& item) {
         const std::string error = backend_.launch_faulting_kernel();
         return json{{"error", error}}.dump();
       },
-      kReadyTimeout, end + 15.0);
+      ready_timeout(), end + 15.0);
   const double fault_s = run.start_s + kFaultAt;
   const ChildResult& vc = run.children[0];
   const ChildResult& fc = run.children[1];

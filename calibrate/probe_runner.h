@@ -42,6 +42,7 @@ class ProbeRunner {
   void run_memory_test(const PlanItem& item);
   void run_fault_test(const PlanItem& item);
   void stop_mps();
+  double ready_timeout() const;  // seconds a child may take to become ready
   void write_outputs();
 
   ProbeOptions options_;

@@ -42,7 +42,7 @@ TEST(ChildProcesses, MembersStartTogetherAndReportPayloads) {
     // Every member was ready before the start was sent (the slowest after 40 ms), and
     // each wakes at the start, not before.
     EXPECT_GE(woke, start);
-    EXPECT_LT(woke - start, 0.01);
+    EXPECT_LT(woke - start, 0.05);
   }
 }
 
