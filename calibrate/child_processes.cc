@@ -92,7 +92,13 @@ void pump(std::vector<Child>& children, double deadline, Done done) {
                              const ChildBody& body) {
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
-  for (const auto& [name, value] : env) ::setenv(name.c_str(), value.c_str(), 1);
+  for (const auto& [name, value] : env) {
+    if (value.empty()) {
+      ::unsetenv(name.c_str());
+    } else {
+      ::setenv(name.c_str(), value.c_str(), 1);
+    }
+  }
   StartGate gate(to_parent, from_parent);
   std::string message;
   try {

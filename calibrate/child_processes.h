@@ -36,6 +36,8 @@ class StartGate {
 // child's `error`.
 using ChildBody = std::function<std::string(int member, StartGate& gate)>;
 
+// Variables set in a child before its body runs, in order; an empty value removes the
+// variable.
 using EnvVars = std::vector<std::pair<std::string, std::string>>;
 
 struct ChildResult {

@@ -1,7 +1,6 @@
 #include "calibrate/mps_daemon.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <system_error>
 #include <thread>
 
@@ -22,75 +23,76 @@ MpsDaemon::~MpsDaemon() {
 }
 
 EnvVars MpsDaemon::client_env() const {
-  return {{"CUDA_MPS_PIPE_DIRECTORY", pipe_dir_}, {"CUDA_MPS_LOG_DIRECTORY", log_dir_}};
+  return {{"CUDA_MPS_PIPE_DIRECTORY", pipe_dir_},
+          {"CUDA_MPS_LOG_DIRECTORY", log_dir_},
+          {"CUDA_VISIBLE_DEVICES", ""}};
 }
 
 // Runs the control program with this daemon's variables, feeding `stdin_text`. Returns its
-// exit code, -1 when it could not run or ran past `timeout_s` (then it is killed).
+// exit code, -1 when it could not run or ran past `timeout_s` (then it is killed). Its output
+// goes to a file, not a pipe: the daemon that `-d` forks keeps the launcher's stdout, and a
+// pipe would either never reach EOF or, once closed here, kill the daemon with SIGPIPE.
 int MpsDaemon::run_control(const std::string& stdin_text, double timeout_s,
                            std::string* output) const {
-  int in[2], out[2];
-  if (::pipe2(in, O_CLOEXEC) != 0) return -1;
-  if (::pipe2(out, O_CLOEXEC) != 0) {
-    ::close(in[0]);
-    ::close(in[1]);
+  const std::string out_path = root_ + "/control-output.txt";
+  const int out_fd = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (out_fd < 0) return -1;
+  int in[2];
+  if (::pipe2(in, O_CLOEXEC) != 0) {
+    ::close(out_fd);
     return -1;
   }
   const pid_t pid = ::fork();
   if (pid < 0) {
-    for (int fd : {in[0], in[1], out[0], out[1]}) ::close(fd);
+    for (int fd : {in[0], in[1], out_fd}) ::close(fd);
     return -1;
   }
   if (pid == 0) {
     ::dup2(in[0], 0);
-    ::dup2(out[1], 1);
-    ::dup2(out[1], 2);
+    ::dup2(out_fd, 1);
+    ::dup2(out_fd, 2);
     ::setenv("CUDA_MPS_PIPE_DIRECTORY", pipe_dir_.c_str(), 1);
     ::setenv("CUDA_MPS_LOG_DIRECTORY", log_dir_.c_str(), 1);
-    ::setenv("CUDA_VISIBLE_DEVICES", std::to_string(device_).c_str(), 1);
+    ::setenv("CUDA_VISIBLE_DEVICES", device_.c_str(), 1);
     ::execlp(control_.c_str(), control_.c_str(), stdin_text.empty() ? "-d" : nullptr, nullptr);
     ::_exit(127);
   }
   ::close(in[0]);
-  ::close(out[1]);
+  ::close(out_fd);
   if (!stdin_text.empty()) {
+    // A control program that exits before reading must not kill us with SIGPIPE.
+    struct sigaction ignore {}, previous {};
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGPIPE, &ignore, &previous);
     const ssize_t n = ::write(in[1], stdin_text.data(), stdin_text.size());
-    (void)n;  // a control program that exits early is reported by its status
+    (void)n;  // an early exit is reported by the exit status
+    ::sigaction(SIGPIPE, &previous, nullptr);
   }
   ::close(in[1]);
-  // `-d` forks the daemon and returns; the daemon may keep our output pipe open, so the
-  // launcher's exit, not EOF, ends the wait.
   const double deadline = monotonic_s() + timeout_s;
-  char buf[1024];
   int status = 0;
-  bool exited = false;
-  while (!exited) {
-    pollfd p{out[0], POLLIN, 0};
-    if (::poll(&p, 1, 20) > 0) {
-      const ssize_t n = ::read(out[0], buf, sizeof buf);
-      if (n > 0 && output) output->append(buf, static_cast<size_t>(n));
-    }
+  for (;;) {
     const pid_t r = ::waitpid(pid, &status, WNOHANG);
-    if (r == pid) exited = true;
-    if (!exited && monotonic_s() > deadline) {
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) return -1;
+    if (monotonic_s() > deadline) {
       ::kill(pid, SIGKILL);
       ::waitpid(pid, &status, 0);
-      ::close(out[0]);
       return -1;
     }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  pollfd p{out[0], POLLIN, 0};
-  if (::poll(&p, 1, 0) > 0) {
-    const ssize_t n = ::read(out[0], buf, sizeof buf);
-    if (n > 0 && output) output->append(buf, static_cast<size_t>(n));
+  if (output != nullptr) {
+    std::ifstream in_file(out_path);
+    output->assign(std::istreambuf_iterator<char>(in_file), std::istreambuf_iterator<char>());
+    while (!output->empty() && (output->back() == '\n' || output->back() == ' ')) output->pop_back();
   }
-  ::close(out[0]);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-std::string MpsDaemon::start(int device) {
+std::string MpsDaemon::start(const std::string& visible_device) {
   if (running_) return "";
-  device_ = device;
+  device_ = visible_device;
   const char* tmp = std::getenv("TMPDIR");
   // MPS pipes are Unix sockets, whose paths are limited to ~107 bytes: keep the root short.
   std::string base = (tmp && std::strlen(tmp) > 0 && std::strlen(tmp) < 60) ? tmp : "/tmp";

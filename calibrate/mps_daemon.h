@@ -24,15 +24,17 @@ class MpsDaemon {
   MpsDaemon& operator=(const MpsDaemon&) = delete;
 
   // Returns an empty string on success, else why it could not start (nothing is left
-  // running then). `device` limits the daemon to that CUDA device (CUDA_VISIBLE_DEVICES).
-  std::string start(int device);
+  // running then). The daemon sees only `visible_device` (its CUDA_VISIBLE_DEVICES: an
+  // index, a UUID or a MIG UUID), so its clients see that GPU as device 0.
+  std::string start(const std::string& visible_device);
   // Quits the daemon (idempotent). Copies its logs into `log_copy_dir` when not empty.
   // Returns an empty string when it is gone, else what went wrong.
   std::string stop(const std::string& log_copy_dir = "");
 
   bool running() const { return running_; }
   const std::string& pipe_dir() const { return pipe_dir_; }
-  // Variables a client needs to reach this daemon.
+  // Variables a client needs to reach this daemon. CUDA_VISIBLE_DEVICES is removed (empty
+  // value, see EnvVars): the daemon already limits what its clients see.
   EnvVars client_env() const;
 
  private:
@@ -43,7 +45,7 @@ class MpsDaemon {
   std::string root_;      // temp folder holding pipe/ and log/
   std::string pipe_dir_;
   std::string log_dir_;
-  int device_ = 0;
+  std::string device_;
   bool running_ = false;
 };
 

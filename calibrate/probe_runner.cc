@@ -84,7 +84,7 @@ ProbeRunner::ProbeRunner(ProbeOptions options, GpuBackend& backend, std::ostream
 EnvVars ProbeRunner::child_env(const std::string& mode, int active_thread_pct) const {
   EnvVars env = {{"CUDA_VISIBLE_DEVICES", visible_device_}};
   if (mode == "mps") {
-    for (const auto& kv : mps_.client_env()) env.push_back(kv);
+    env = mps_.client_env();
     if (active_thread_pct < 100) {
       env.emplace_back("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", std::to_string(active_thread_pct));
     }
@@ -200,7 +200,7 @@ int ProbeRunner::run() {
       if (stop_requested()) break;
       if (item.mode != "mps" && mps_.running()) stop_mps();
       if (item.mode == "mps" && !mps_.running() && mps_error_.empty()) {
-        const std::string err = mps_.start(0);
+        const std::string err = mps_.start(visible_device_);
         if (!err.empty()) {
           mps_error_ = err;
           report_.mps_status = "could not start a private MPS daemon: " + err;

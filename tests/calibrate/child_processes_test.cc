@@ -59,6 +59,20 @@ TEST(ChildProcesses, EnvironmentIsSetPerChild) {
   EXPECT_EQ(std::getenv("GPUMUX_TEST_VAR"), nullptr);  // the parent's stays untouched
 }
 
+TEST(ChildProcesses, EmptyValueRemovesAnInheritedVariable) {
+  ::setenv("GPUMUX_TEST_INHERITED", "2,3", 1);
+  const SetRun run = run_child_set(
+      {{{"GPUMUX_TEST_INHERITED", ""}}, {}},
+      [](int, StartGate&) {
+        const char* v = std::getenv("GPUMUX_TEST_INHERITED");
+        return std::string(v ? v : "unset");
+      },
+      5, 5);
+  ::unsetenv("GPUMUX_TEST_INHERITED");
+  EXPECT_EQ(run.children[0].payload, "unset");
+  EXPECT_EQ(run.children[1].payload, "2,3");
+}
+
 TEST(ChildProcesses, ExceptionsCrashesAndHangsAreReportedNotInherited) {
   const SetRun run = run_child_set(
       {{}, {}, {}, {}},

@@ -44,14 +44,15 @@ std::string test_dir() {
 TEST(MpsDaemon, StartsWithPrivateFoldersAndQuits) {
   const std::string dir = test_dir();
   MpsDaemon d(fake_control(dir));
-  ASSERT_EQ(d.start(3), "");
+  ASSERT_EQ(d.start("3"), "");
   EXPECT_TRUE(d.running());
   EXPECT_TRUE(fs::exists(d.pipe_dir() + "/control"));
   const EnvVars env = d.client_env();
-  ASSERT_EQ(env.size(), 2u);
+  ASSERT_EQ(env.size(), 3u);
   EXPECT_EQ(env[0].first, "CUDA_MPS_PIPE_DIRECTORY");
   EXPECT_EQ(env[0].second, d.pipe_dir());
   EXPECT_EQ(env[1].first, "CUDA_MPS_LOG_DIRECTORY");
+  EXPECT_EQ(env[2], (std::pair<std::string, std::string>{"CUDA_VISIBLE_DEVICES", ""}));
   const std::string root = fs::path(d.pipe_dir()).parent_path().string();
   EXPECT_LT(d.pipe_dir().size(), 80u);  // Unix socket paths are short
   EXPECT_EQ(d.stop(dir + "/logs"), "");
@@ -67,7 +68,7 @@ TEST(MpsDaemon, StartsWithPrivateFoldersAndQuits) {
 
 TEST(MpsDaemon, MissingControlProgramIsReportedAndLeavesNothing) {
   MpsDaemon d("/nonexistent/nvidia-cuda-mps-control");
-  const std::string err = d.start(0);
+  const std::string err = d.start("0");
   EXPECT_NE(err.find("failed"), std::string::npos) << err;
   EXPECT_FALSE(d.running());
 }
@@ -75,7 +76,7 @@ TEST(MpsDaemon, MissingControlProgramIsReportedAndLeavesNothing) {
 TEST(MpsDaemon, DaemonThatDoesNotGoAwayIsReported) {
   const std::string dir = test_dir();
   MpsDaemon d(fake_control(dir, /*quit_works=*/false), /*quit_wait_s=*/0.3);
-  ASSERT_EQ(d.start(0), "");
+  ASSERT_EQ(d.start("0"), "");
   const std::string pipe = d.pipe_dir();
   const std::string err = d.stop();
   EXPECT_NE(err.find("still present"), std::string::npos) << err;
@@ -88,7 +89,7 @@ TEST(MpsDaemon, DestructorQuitsARunningDaemon) {
   std::string pipe;
   {
     MpsDaemon d(fake_control(dir));
-    ASSERT_EQ(d.start(0), "");
+    ASSERT_EQ(d.start("0"), "");
     pipe = d.pipe_dir();
   }
   EXPECT_FALSE(fs::exists(pipe + "/control"));

@@ -32,6 +32,7 @@ class FakeBackend : public GpuBackend {
   int compute_mode = 0;
   bool fail_query = false;
   double prepare_s = 0;  // pretend context creation takes this long
+  std::string expected_device = "0";  // CUDA_VISIBLE_DEVICES a time-slicing child must see
 
   DeviceInfo query_device(int device) override {
     if (fail_query) throw std::runtime_error("cudaSetDevice failed: cudaErrorNoDevice");
@@ -44,7 +45,17 @@ class FakeBackend : public GpuBackend {
     d.pci_bus_id = "0000:00:0" + std::to_string(device) + ".0";
     return d;
   }
+  // Fails unless the child's environment is what the mode needs: an MPS client reaches a
+  // running daemon and inherits no CUDA_VISIBLE_DEVICES; any other child sees the chosen GPU.
   void prepare(int) override {
+    const char* pipe = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
+    const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
+    if (pipe != nullptr) {
+      if (cvd != nullptr) throw std::runtime_error("MPS client with CUDA_VISIBLE_DEVICES");
+      if (!fs::exists(std::string(pipe) + "/control")) throw std::runtime_error("no MPS daemon");
+    } else if (cvd == nullptr || cvd != expected_device) {
+      throw std::runtime_error("wrong CUDA_VISIBLE_DEVICES");
+    }
     if (prepare_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(prepare_s));
   }
   SoloMeasurement measure_solo(int blocks, double kernel_us, int) override {
@@ -96,6 +107,8 @@ std::string fake_control(const std::string& dir) {
 }
 
 ProbeOptions small_options(const std::string& out) {
+  // The fake checks what each child sees; a value from the caller's shell would change it.
+  ::unsetenv("CUDA_VISIBLE_DEVICES");
   ProbeOptions o;
   o.out_dir = out;
   o.kernel_us = {100};
@@ -191,6 +204,30 @@ TEST(ProbeRunner, MeasuresEveryPlannedSetAndWritesTheThreeFiles) {
   EXPECT_FALSE(fs::exists(out + "/mps_pipe_dir.txt"));
   fs::remove_all(out);
   fs::remove_all(out + "-bin");
+}
+
+TEST(ProbeRunner, DeviceIndexesTheVisibleDevicesList) {
+  const std::string out = fresh_dir("cvd");
+  ProbeOptions o = small_options(out);
+  ::setenv("CUDA_VISIBLE_DEVICES", "5,7", 1);
+  FakeBackend gpu;
+  gpu.expected_device = "7";
+  std::ostringstream log;
+  o.modes = {"timeslice"};
+  o.kernel_us = {100};
+  o.sm_share = {1.0};
+  o.duty = {1.0};
+  o.device = 1;
+  ProbeRunner runner(o, gpu, log, fast_times());
+  const int rc = runner.run();
+  o.device = 2;
+  ProbeRunner beyond(o, gpu, log, fast_times());
+  EXPECT_THROW(beyond.run(), InputError);
+  ::unsetenv("CUDA_VISIBLE_DEVICES");
+  EXPECT_EQ(rc, 0);
+  EXPECT_TRUE(runner.report().errors.empty()) << runner.report().errors.front();
+  EXPECT_FALSE(runner.overlap_rows().empty());
+  fs::remove_all(out);
 }
 
 TEST(ProbeRunner, WithoutMpsTheMpsItemsAreSkippedWithTheReason) {
