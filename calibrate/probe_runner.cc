@@ -1,5 +1,7 @@
 #include "calibrate/probe_runner.h"
 
+#include <stdlib.h>  // mkdtemp
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -82,7 +84,10 @@ ProbeRunner::ProbeRunner(ProbeOptions options, GpuBackend& backend, std::ostream
       mps_(std::move(mps_control)) {}
 
 EnvVars ProbeRunner::child_env(const std::string& mode, int active_thread_pct) const {
-  EnvVars env = {{"CUDA_VISIBLE_DEVICES", visible_device_}};
+  // An empty private pipe folder keeps non-MPS children off any MPS daemon that may already
+  // serve this machine's default folder: they must measure plain time-slicing.
+  EnvVars env = {{"CUDA_VISIBLE_DEVICES", visible_device_},
+                 {"CUDA_MPS_PIPE_DIRECTORY", no_mps_dir_}};
   if (mode == "mps") {
     env = mps_.client_env();
     if (active_thread_pct < 100) {
@@ -128,6 +133,26 @@ int ProbeRunner::run() {
     visible_device_ = entries[static_cast<size_t>(options_.device)];
   } else {
     visible_device_ = std::to_string(options_.device);
+  }
+
+  {
+    std::string templ = "/tmp/gpumux-nomps-XXXXXX";
+    if (::mkdtemp(templ.data()) == nullptr) throw std::runtime_error("cannot create a temp folder in /tmp");
+    no_mps_dir_ = templ;
+  }
+  struct RemoveDir {
+    std::string path;
+    ~RemoveDir() {
+      std::error_code ignored;
+      fs::remove_all(path, ignored);
+    }
+  } remove_no_mps_dir{no_mps_dir_};
+  const char* inherited_pipe = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
+  const std::string foreign_pipe = inherited_pipe ? inherited_pipe : "/tmp/nvidia-mps";
+  if (fs::exists(fs::path(foreign_pipe) / "control")) {
+    report_.notes.push_back("an MPS daemon already serves " + foreign_pipe +
+                            "; the probe's processes stay off it (private pipe folders)");
+    log_ << "note: " << report_.notes.back() << "\n";
   }
 
   // Device query, in a child: the parent never initialises CUDA.

@@ -51,7 +51,8 @@ class ProbeRunner {
   PlanTimes times_;
   MpsDaemon mps_;
   std::string mps_error_;       // why MPS could not run; empty while it may
-  std::string visible_device_;  // CUDA_VISIBLE_DEVICES for every child
+  std::string visible_device_;  // CUDA_VISIBLE_DEVICES for every non-MPS child
+  std::string no_mps_dir_;      // empty pipe folder for non-MPS children
   double t0_ = 0;
   std::map<AloneKey, double> alone_rate_;  // kernels/s alone, per mode, cap and member
   std::vector<OverlapRow> rows_;

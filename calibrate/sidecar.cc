@@ -76,6 +76,7 @@ nlohmann::json sidecar_json(const ProbeReport& r, const ProbeOptions& o) {
           {"mps", r.mps_status},
           {"skipped", skipped},
           {"errors", r.errors},
+          {"notes", r.notes},
           {"sets", r.sets},
           {"containment", r.containment}};
 }

@@ -22,6 +22,7 @@ struct ProbeReport {
   double plan_estimate_s = 0;
   std::vector<SkippedItem> skipped;
   std::vector<std::string> errors;  // failed items and why
+  std::vector<std::string> notes;   // conditions worth knowing when reading the numbers
   std::string mps_status;           // "not requested", "ok", or why MPS could not run
   nlohmann::json sets = nlohmann::json::array();         // raw counts per set
   nlohmann::json containment = nlohmann::json::array();  // one object per test

@@ -46,15 +46,19 @@ class FakeBackend : public GpuBackend {
     return d;
   }
   // Fails unless the child's environment is what the mode needs: an MPS client reaches a
-  // running daemon and inherits no CUDA_VISIBLE_DEVICES; any other child sees the chosen GPU.
+  // running daemon and inherits no CUDA_VISIBLE_DEVICES; any other child sees the chosen GPU
+  // and an empty pipe folder (no daemon to join).
   void prepare(int) override {
     const char* pipe = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
     const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
-    if (pipe != nullptr) {
+    if (pipe == nullptr) throw std::runtime_error("no private CUDA_MPS_PIPE_DIRECTORY");
+    if (fs::exists(std::string(pipe) + "/control")) {
       if (cvd != nullptr) throw std::runtime_error("MPS client with CUDA_VISIBLE_DEVICES");
-      if (!fs::exists(std::string(pipe) + "/control")) throw std::runtime_error("no MPS daemon");
-    } else if (cvd == nullptr || cvd != expected_device) {
-      throw std::runtime_error("wrong CUDA_VISIBLE_DEVICES");
+    } else {
+      if (!fs::is_empty(pipe)) throw std::runtime_error("non-MPS pipe folder not empty");
+      if (cvd == nullptr || cvd != expected_device) {
+        throw std::runtime_error("wrong CUDA_VISIBLE_DEVICES");
+      }
     }
     if (prepare_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(prepare_s));
   }
