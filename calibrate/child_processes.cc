@@ -237,8 +237,7 @@ SetRun run_child_set(const std::vector<EnvVars>& envs, const ChildBody& body,
 ChildResult run_child(const EnvVars& env, const std::function<std::string()>& body,
                       double timeout_s) {
   SetRun run = run_child_set(
-      {env},
-      [&](int, StartGate&) { return body(); }, timeout_s, timeout_s, 0);
+      {env}, [&](int, StartGate&) { return body(); }, timeout_s, timeout_s, 0);
   return run.children.front();
 }
 

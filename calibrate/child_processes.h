@@ -20,7 +20,8 @@ bool stop_requested();
 // A child's link to the parent, handed to its body.
 class StartGate {
  public:
-  StartGate(int to_parent_fd, int from_parent_fd) : to_parent_(to_parent_fd), from_parent_(from_parent_fd) {}
+  StartGate(int to_parent_fd, int from_parent_fd)
+      : to_parent_(to_parent_fd), from_parent_(from_parent_fd) {}
   // Tells the parent this child is ready (context created, warmed up), then waits for the
   // common start instant the parent sends and returns at that instant (monotonic_s()
   // clock). Returns a negative value when the parent gave up on the set; the body should
@@ -41,15 +42,15 @@ using ChildBody = std::function<std::string(int member, StartGate& gate)>;
 using EnvVars = std::vector<std::pair<std::string, std::string>>;
 
 struct ChildResult {
-  bool ready = false;       // reached ready_and_wait()
-  bool timed_out = false;   // killed at a deadline
-  bool exited = false;      // exited by itself (see exit_code)
+  bool ready = false;      // reached ready_and_wait()
+  bool timed_out = false;  // killed at a deadline
+  bool exited = false;     // exited by itself (see exit_code)
   int exit_code = -1;
-  int signal = 0;           // killed by this signal (0 if none)
+  int signal = 0;  // killed by this signal (0 if none)
   bool has_payload = false;
-  std::string payload;      // the body's return value
-  std::string error;        // the body's exception text
-  double exit_s = -1;       // monotonic_s() when the parent saw its output end
+  std::string payload;  // the body's return value
+  std::string error;    // the body's exception text
+  double exit_s = -1;   // monotonic_s() when the parent saw its output end
 };
 
 struct SetRun {

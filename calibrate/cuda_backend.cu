@@ -89,7 +89,9 @@ void read_nvml(DeviceInfo& d) {
     constexpr int kNvmlClockSm = 1;
     if (by_pci != nullptr && by_pci(d.pci_bus_id.c_str(), &dev) == 0) {
       unsigned mhz = 0;
-      if (clock != nullptr && clock(dev, kNvmlClockSm, &mhz) == 0) d.nvml_sm_clock_mhz = static_cast<int>(mhz);
+      if (clock != nullptr && clock(dev, kNvmlClockSm, &mhz) == 0) {
+        d.nvml_sm_clock_mhz = static_cast<int>(mhz);
+      }
       if (max_clock != nullptr && max_clock(dev, kNvmlClockSm, &mhz) == 0) {
         d.nvml_max_sm_clock_mhz = static_cast<int>(mhz);
       }
@@ -137,9 +139,9 @@ class CudaBackend : public GpuBackend {
     const int per_sm = attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
     const int optin = attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     smem_bytes_ = std::min(optin, per_sm / 2 + 1024);
-    check(cudaFuncSetAttribute(spin_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               smem_bytes_),
-          "cudaFuncSetAttribute");
+    check(
+        cudaFuncSetAttribute(spin_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes_),
+        "cudaFuncSetAttribute");
     int per_sm_blocks = 0;
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_blocks, spin_kernel,
                                                         kThreadsPerBlock, smem_bytes_),
@@ -231,7 +233,9 @@ class CudaBackend : public GpuBackend {
         static_cast<uint64_t>(kernel_us * 1000.0), sink_);
     return cudaGetLastError();
   }
-  void launch(int blocks, double kernel_us) { check(launch_unchecked(blocks, kernel_us), "launch"); }
+  void launch(int blocks, double kernel_us) {
+    check(launch_unchecked(blocks, kernel_us), "launch");
+  }
 
   int smem_bytes_ = 0;
   cudaStream_t stream_ = nullptr;

@@ -15,24 +15,24 @@ namespace gpumux::calibrate {
 // What the probe records about the device. Fields that could not be read stay at their
 // defaults (0, -1 or empty).
 struct DeviceInfo {
-  std::string cuda_name;             // cudaDeviceProp::name, e.g. "NVIDIA H200"
-  std::string pci_bus_id;            // e.g. "0000:1B:00.0"
+  std::string cuda_name;   // cudaDeviceProp::name, e.g. "NVIDIA H200"
+  std::string pci_bus_id;  // e.g. "0000:1B:00.0"
   uint64_t total_memory_bytes = 0;
-  uint64_t free_memory_bytes = 0;    // at query time
+  uint64_t free_memory_bytes = 0;  // at query time
   int sm_count = 0;
   int cc_major = 0;
   int cc_minor = 0;
-  int compute_mode = -1;             // cudaComputeMode: 0 default, 1 exclusive thread,
-                                     // 2 prohibited, 3 exclusive process
+  int compute_mode = -1;  // cudaComputeMode: 0 default, 1 exclusive thread,
+                          // 2 prohibited, 3 exclusive process
   int max_threads_per_sm = 0;
-  int shared_memory_per_sm = 0;      // bytes
+  int shared_memory_per_sm = 0;           // bytes
   int shared_memory_per_block_optin = 0;  // bytes a block may opt in to
-  int sm_clock_khz = 0;              // attribute (peak), 0 when the runtime no longer reports it
+  int sm_clock_khz = 0;  // attribute (peak), 0 when the runtime no longer reports it
   int memory_clock_khz = 0;
-  int driver_api_version = 0;        // cudaDriverGetVersion, e.g. 13000
-  int runtime_version = 0;           // cudaRuntimeGetVersion
-  std::string driver_version;        // NVML (e.g. "580.95.05"), empty without NVML
-  int nvml_sm_clock_mhz = -1;        // current SM clock, -1 without NVML
+  int driver_api_version = 0;  // cudaDriverGetVersion, e.g. 13000
+  int runtime_version = 0;     // cudaRuntimeGetVersion
+  std::string driver_version;  // NVML (e.g. "580.95.05"), empty without NVML
+  int nvml_sm_clock_mhz = -1;  // current SM clock, -1 without NVML
   int nvml_max_sm_clock_mhz = -1;
 };
 
@@ -52,16 +52,16 @@ struct LoopSpec {
 
 // Times are CLOCK_MONOTONIC seconds (shared by all processes of the machine).
 struct LoopWindow {
-  double start_s = 0;        // begin looping
-  double window_begin_s = 0; // count kernels that complete in [window_begin_s, window_end_s)
+  double start_s = 0;         // begin looping
+  double window_begin_s = 0;  // count kernels that complete in [window_begin_s, window_end_s)
   double window_end_s = 0;
-  double stop_s = 0;         // stop looping (>= window_end_s, so neighbours stay loaded)
+  double stop_s = 0;  // stop looping (>= window_end_s, so neighbours stay loaded)
 };
 
 struct LoopCount {
   int64_t kernels_in_window = 0;
   int64_t kernels_total = 0;
-  std::string error;  // first CUDA error met while looping; the loop stops there
+  std::string error;       // first CUDA error met while looping; the loop stops there
   double error_at_s = -1;  // CLOCK_MONOTONIC seconds of that error, -1 without one
 };
 

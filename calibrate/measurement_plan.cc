@@ -179,8 +179,7 @@ MeasurementPlan build_plan(const ProbeOptions& o, const PlanContext& ctx) {
   for (const std::string& mode : modes) {
     int i = 0;
     for (const MemberSpec& m : full_pal) {
-      candidates.push_back(
-          make_set(mode, 100, mode + "-triple" + std::to_string(i++), {m, m, m}));
+      candidates.push_back(make_set(mode, 100, mode + "-triple" + std::to_string(i++), {m, m, m}));
     }
   }
   const auto triples = mixed_sets(pal, 3, o.mixed_triples, o.seed);
@@ -201,8 +200,9 @@ MeasurementPlan build_plan(const ProbeOptions& o, const PlanContext& ctx) {
     if (prohibited) {
       reason = "compute mode is prohibited: no process may use the GPU";
     } else if (item.mode == "timeslice" && exclusive && item.kind != ItemKind::kSolo) {
-      reason = "compute mode is exclusive-process: a second process cannot create a context, "
-               "so time-slicing sets are impossible";
+      reason =
+          "compute mode is exclusive-process: a second process cannot create a context, "
+          "so time-slicing sets are impossible";
     }
     double est = 0;
     switch (item.kind) {
@@ -221,18 +221,18 @@ MeasurementPlan build_plan(const ProbeOptions& o, const PlanContext& ctx) {
         double alone_s = 0;
         for (const MemberSpec& m : item.members) {
           const AloneKey key = alone_key(item.mode, item.active_thread_pct, m);
-          const bool dup = std::any_of(item.alone_first.begin(), item.alone_first.end(),
-                                       [&](const MemberSpec& a) {
-                                         return alone_key(item.mode, item.active_thread_pct,
-                                                          a) == key;
-                                       });
+          const bool dup = std::any_of(
+              item.alone_first.begin(), item.alone_first.end(), [&](const MemberSpec& a) {
+                return alone_key(item.mode, item.active_thread_pct, a) == key;
+              });
           if (alone_planned.count(key) == 0 && !dup) {
             item.alone_first.push_back(m);
             alone_s += loop_seconds(o, m);
           }
         }
         double together_s = 0;
-        for (const MemberSpec& m : item.members) together_s = std::max(together_s, loop_seconds(o, m));
+        for (const MemberSpec& m : item.members)
+          together_s = std::max(together_s, loop_seconds(o, m));
         est = t.spawn_s + together_s + (item.alone_first.empty() ? 0 : t.spawn_s + alone_s);
         break;
       }
@@ -275,8 +275,8 @@ MeasurementPlan build_plan(const ProbeOptions& o, const PlanContext& ctx) {
 std::string describe_plan(const MeasurementPlan& plan, int sm_count) {
   std::ostringstream out;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "plan: %zu items, about %.0f s (SM count %d)\n",
-                plan.items.size(), plan.estimate_s, sm_count);
+  std::snprintf(buf, sizeof buf, "plan: %zu items, about %.0f s (SM count %d)\n", plan.items.size(),
+                plan.estimate_s, sm_count);
   out << buf;
   for (const PlanItem& item : plan.items) {
     std::snprintf(buf, sizeof buf, "  %-28s %6.1f s", item.name.c_str(), item.estimate_s);

@@ -26,9 +26,9 @@ enum class ItemKind { kSolo, kSet, kMemoryContainment, kFaultContainment };
 
 struct PlanItem {
   ItemKind kind = ItemKind::kSet;
-  std::string mode;            // "timeslice" or "mps"; empty for kSolo
-  int active_thread_pct = 100; // MPS cap of every member (100 = none)
-  std::string name;            // unique: set name ("mps_atp50-pair2") or item label
+  std::string mode;                     // "timeslice" or "mps"; empty for kSolo
+  int active_thread_pct = 100;          // MPS cap of every member (100 = none)
+  std::string name;                     // unique: set name ("mps_atp50-pair2") or item label
   std::vector<MemberSpec> members;      // kSet: the processes that run together
   std::vector<MemberSpec> alone_first;  // kSet: members' alone runs not measured earlier
   std::vector<MemberSpec> solo_points;  // kSolo: kernels timed alone
@@ -44,10 +44,10 @@ struct SkippedItem {
 // Duration model behind the estimates (seconds). Defaults are generous for a data-centre
 // GPU: a process start includes creating its CUDA context (and connecting to MPS).
 struct PlanTimes {
-  double spawn_s = 1.0;         // fork + context creation + warm-up kernels
-  double mps_start_s = 3.0;     // starting and later quitting the MPS daemon
-  double reserve_s = 3.0;       // device query and writing outputs
-  double memory_test_s = 3.0;   // containment (a), after spawn
+  double spawn_s = 1.0;                 // fork + context creation + warm-up kernels
+  double mps_start_s = 3.0;             // starting and later quitting the MPS daemon
+  double reserve_s = 3.0;               // device query and writing outputs
+  double memory_test_s = 3.0;           // containment (a), after spawn
   double fault_test_timeslice_s = 4.0;  // containment (b), after spawn
   double fault_test_mps_s = 12.0;       // MPS teardown takes seconds (GPU-FACTS)
 };
@@ -61,7 +61,7 @@ struct PlanContext {
 struct MeasurementPlan {
   std::vector<PlanItem> items;  // in execution order
   std::vector<SkippedItem> skipped;
-  double estimate_s = 0;        // items + reserve + MPS start when any MPS item is kept
+  double estimate_s = 0;  // items + reserve + MPS start when any MPS item is kept
 };
 
 MeasurementPlan build_plan(const ProbeOptions& options, const PlanContext& context);

@@ -61,7 +61,8 @@ int MpsDaemon::run_control(const std::string& stdin_text, double timeout_s,
   ::close(out_fd);
   if (!stdin_text.empty()) {
     // A control program that exits before reading must not kill us with SIGPIPE.
-    struct sigaction ignore {}, previous {};
+    struct sigaction ignore {
+    }, previous{};
     ignore.sa_handler = SIG_IGN;
     ::sigaction(SIGPIPE, &ignore, &previous);
     const ssize_t n = ::write(in[1], stdin_text.data(), stdin_text.size());
@@ -85,7 +86,8 @@ int MpsDaemon::run_control(const std::string& stdin_text, double timeout_s,
   if (output != nullptr) {
     std::ifstream in_file(out_path);
     output->assign(std::istreambuf_iterator<char>(in_file), std::istreambuf_iterator<char>());
-    while (!output->empty() && (output->back() == '\n' || output->back() == ' ')) output->pop_back();
+    while (!output->empty() && (output->back() == '\n' || output->back() == ' '))
+      output->pop_back();
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -133,7 +135,8 @@ std::string MpsDaemon::stop(const std::string& log_copy_dir) {
   std::error_code ec;
   if (!log_copy_dir.empty()) {
     fs::create_directories(log_copy_dir, ec);
-    fs::copy(log_dir_, log_copy_dir, fs::copy_options::overwrite_existing | fs::copy_options::recursive, ec);
+    fs::copy(log_dir_, log_copy_dir,
+             fs::copy_options::overwrite_existing | fs::copy_options::recursive, ec);
   }
   if (gone) fs::remove_all(root_, ec);
   if (code != 0) return "'echo quit | " + control_ + "' failed (exit " + std::to_string(code) + ")";

@@ -42,7 +42,7 @@ class MpsDaemon {
 
   std::string control_;
   double quit_wait_s_;
-  std::string root_;      // temp folder holding pipe/ and log/
+  std::string root_;  // temp folder holding pipe/ and log/
   std::string pipe_dir_;
   std::string log_dir_;
   std::string device_;

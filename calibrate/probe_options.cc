@@ -39,8 +39,7 @@ void check_each(const std::vector<T>& values, const std::string& option, T low, 
     const bool below = low_open ? !(v > low) : !(v >= low);
     if (below || !(v <= high)) {
       std::ostringstream what;
-      what << "value " << v << " outside " << (low_open ? "(" : "[") << low << ", " << high
-           << "]";
+      what << "value " << v << " outside " << (low_open ? "(" : "[") << low << ", " << high << "]";
       throw InputError("command line", option, what.str());
     }
   }
@@ -114,10 +113,10 @@ ParsedCommandLine parse_probe_command_line(int argc, const char* const* argv) {
   }
   o.containment = !no_containment;
 
-  if (o.kernel_us.empty()) o.kernel_us = o.quick ? std::vector<double>{20, 2000}
-                                                 : std::vector<double>{20, 200, 2000};
-  if (o.sm_share.empty()) o.sm_share = o.quick ? std::vector<double>{0.5, 1.0}
-                                               : std::vector<double>{0.25, 0.5, 1.0};
+  if (o.kernel_us.empty())
+    o.kernel_us = o.quick ? std::vector<double>{20, 2000} : std::vector<double>{20, 200, 2000};
+  if (o.sm_share.empty())
+    o.sm_share = o.quick ? std::vector<double>{0.5, 1.0} : std::vector<double>{0.25, 0.5, 1.0};
   if (o.duty.empty()) o.duty = o.quick ? std::vector<double>{1.0} : std::vector<double>{0.5, 1.0};
   if (o.active_thread_pct.empty() && !atp_none) o.active_thread_pct = {50};
   if (o.modes.empty()) o.modes = {"timeslice", "mps"};

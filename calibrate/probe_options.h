@@ -19,13 +19,13 @@ struct ProbeOptions {
   std::vector<std::string> modes;      // "timeslice", "mps"
   int mixed_pairs = 6;                 // mixed (different members) sets per mode
   int mixed_triples = 3;
-  double warmup_s = 0.2;               // looping before the counted window
-  double window_s = 0.5;               // counted window
-  bool containment = true;             // memory and fault containment tests
-  bool dry_run = false;                // print the plan, touch no GPU
-  int assume_sms = 132;                // SM count for --dry-run
-  uint64_t seed = 1;                   // picks the mixed sets
-  std::string command_line;            // as typed, for the sidecar
+  double warmup_s = 0.2;     // looping before the counted window
+  double window_s = 0.5;     // counted window
+  bool containment = true;   // memory and fault containment tests
+  bool dry_run = false;      // print the plan, touch no GPU
+  int assume_sms = 132;      // SM count for --dry-run
+  uint64_t seed = 1;         // picks the mixed sets
+  std::string command_line;  // as typed, for the sidecar
 };
 
 // The parsed command line; `help` set means print `help_text` and exit 0.

@@ -23,11 +23,11 @@ using nlohmann::json;
 // Containment timing, seconds after the common start.
 constexpr double kMemoryAttemptAt = 1.0;  // the hog asks for more than is free
 constexpr double kMemoryEnd = 2.2;
-constexpr double kFaultAt = 0.5;          // the faulting member launches its bad kernel
+constexpr double kFaultAt = 0.5;  // the faulting member launches its bad kernel
 constexpr double kFaultEndTimeslice = 2.5;
-constexpr double kFaultEndMps = 9.0;      // MPS teardown took ~5 s on an H200
-constexpr double kReadyTimeout = 60;      // context creation, also through MPS; at most
-                                          // the budget left (but 10 s at least)
+constexpr double kFaultEndMps = 9.0;  // MPS teardown took ~5 s on an H200
+constexpr double kReadyTimeout = 60;  // context creation, also through MPS; at most
+                                      // the budget left (but 10 s at least)
 
 json count_json(const LoopCount& c) {
   return {{"kernels_in_window", c.kernels_in_window},
@@ -45,7 +45,9 @@ LoopCount count_from(const json& j) {
   return c;
 }
 
-LoopSpec spec_of(const MemberSpec& m) { return {m.blocks, m.kernel_us, gap_us(m.kernel_us, m.duty)}; }
+LoopSpec spec_of(const MemberSpec& m) {
+  return {m.blocks, m.kernel_us, gap_us(m.kernel_us, m.duty)};
+}
 
 void sleep_until(double t) {
   const double left = t - monotonic_s();
@@ -57,7 +59,8 @@ std::string child_failure(const ChildResult& c) {
   if (c.timed_out) return "timed out and was killed";
   if (!c.error.empty()) return c.error;
   if (c.signal != 0) return "killed by signal " + std::to_string(c.signal);
-  if (!c.has_payload) return "exited without a result (exit code " + std::to_string(c.exit_code) + ")";
+  if (!c.has_payload)
+    return "exited without a result (exit code " + std::to_string(c.exit_code) + ")";
   return "";
 }
 
@@ -80,7 +83,10 @@ std::string fmt(const char* f, double a, double b = 0) {
 
 ProbeRunner::ProbeRunner(ProbeOptions options, GpuBackend& backend, std::ostream& log,
                          PlanTimes times, std::string mps_control)
-    : options_(std::move(options)), backend_(backend), log_(log), times_(times),
+    : options_(std::move(options)),
+      backend_(backend),
+      log_(log),
+      times_(times),
       mps_(std::move(mps_control)) {}
 
 EnvVars ProbeRunner::child_env(const std::string& mode, int active_thread_pct) const {
@@ -127,8 +133,10 @@ int ProbeRunner::run() {
     for (std::string e; std::getline(ss, e, ',');) entries.push_back(e);
     if (options_.device >= static_cast<int>(entries.size())) {
       throw InputError("command line", "--device",
-                       "device " + std::to_string(options_.device) + " is not among "
-                       "CUDA_VISIBLE_DEVICES=" + cvd);
+                       "device " + std::to_string(options_.device) +
+                           " is not among "
+                           "CUDA_VISIBLE_DEVICES=" +
+                           cvd);
     }
     visible_device_ = entries[static_cast<size_t>(options_.device)];
   } else {
@@ -137,7 +145,8 @@ int ProbeRunner::run() {
 
   {
     std::string templ = "/tmp/gpumux-nomps-XXXXXX";
-    if (::mkdtemp(templ.data()) == nullptr) throw std::runtime_error("cannot create a temp folder in /tmp");
+    if (::mkdtemp(templ.data()) == nullptr)
+      throw std::runtime_error("cannot create a temp folder in /tmp");
     no_mps_dir_ = templ;
   }
   struct RemoveDir {
@@ -157,18 +166,31 @@ int ProbeRunner::run() {
 
   // Device query, in a child: the parent never initialises CUDA.
   log_ << "querying device " << options_.device << "...\n";
-  const ChildResult q = run_child(child_env("timeslice", 100), [&] {
-    const DeviceInfo d = backend_.query_device(0);
-    return json{{"name", d.cuda_name}, {"pci", d.pci_bus_id}, {"total", d.total_memory_bytes},
-                {"free", d.free_memory_bytes}, {"sms", d.sm_count}, {"ccmaj", d.cc_major},
-                {"ccmin", d.cc_minor}, {"mode", d.compute_mode}, {"tps", d.max_threads_per_sm},
-                {"smem_sm", d.shared_memory_per_sm}, {"smem_optin", d.shared_memory_per_block_optin},
-                {"clk", d.sm_clock_khz}, {"memclk", d.memory_clock_khz},
-                {"drvapi", d.driver_api_version}, {"rt", d.runtime_version},
-                {"drv", d.driver_version}, {"nvclk", d.nvml_sm_clock_mhz},
-                {"nvmax", d.nvml_max_sm_clock_mhz}}
-        .dump();
-  }, kReadyTimeout);
+  const ChildResult q = run_child(
+      child_env("timeslice", 100),
+      [&] {
+        const DeviceInfo d = backend_.query_device(0);
+        return json{{"name", d.cuda_name},
+                    {"pci", d.pci_bus_id},
+                    {"total", d.total_memory_bytes},
+                    {"free", d.free_memory_bytes},
+                    {"sms", d.sm_count},
+                    {"ccmaj", d.cc_major},
+                    {"ccmin", d.cc_minor},
+                    {"mode", d.compute_mode},
+                    {"tps", d.max_threads_per_sm},
+                    {"smem_sm", d.shared_memory_per_sm},
+                    {"smem_optin", d.shared_memory_per_block_optin},
+                    {"clk", d.sm_clock_khz},
+                    {"memclk", d.memory_clock_khz},
+                    {"drvapi", d.driver_api_version},
+                    {"rt", d.runtime_version},
+                    {"drv", d.driver_version},
+                    {"nvclk", d.nvml_sm_clock_mhz},
+                    {"nvmax", d.nvml_max_sm_clock_mhz}}
+            .dump();
+      },
+      kReadyTimeout);
   const json dj = parse_payload(q);
   if (!dj.is_object()) {
     const std::string why = child_failure(q);
@@ -247,10 +269,10 @@ int ProbeRunner::run() {
       const double needed = item.estimate_s * slowdown;
       const double now = monotonic_s();
       if (now + needed > t0_ + options_.budget_s) {
-        report_.skipped.push_back(
-            {item.name, fmt("budget at run time: needs %.1f s, %.1f s left", needed,
-                            std::max(0.0, t0_ + options_.budget_s - now)),
-             needed});
+        report_.skipped.push_back({item.name,
+                                   fmt("budget at run time: needs %.1f s, %.1f s left", needed,
+                                       std::max(0.0, t0_ + options_.budget_s - now)),
+                                   needed});
         continue;
       }
       log_ << "running " << item.name << "\n";
@@ -289,25 +311,35 @@ void ProbeRunner::stop_mps() {
 
 void ProbeRunner::run_item(const PlanItem& item) {
   switch (item.kind) {
-    case ItemKind::kSolo: run_solo(item); break;
+    case ItemKind::kSolo:
+      run_solo(item);
+      break;
     case ItemKind::kSet:
       if (run_alone(item)) run_set(item);
       break;
-    case ItemKind::kMemoryContainment: run_memory_test(item); break;
-    case ItemKind::kFaultContainment: run_fault_test(item); break;
+    case ItemKind::kMemoryContainment:
+      run_memory_test(item);
+      break;
+    case ItemKind::kFaultContainment:
+      run_fault_test(item);
+      break;
   }
 }
 
 void ProbeRunner::run_solo(const PlanItem& item) {
-  const ChildResult c = run_child(child_env("timeslice", 100), [&] {
-    backend_.prepare(0);
-    json out = json::array();
-    for (const MemberSpec& p : item.solo_points) {
-      const SoloMeasurement m = backend_.measure_solo(p.blocks, p.kernel_us, solo_repeats(p.kernel_us));
-      out.push_back({p.blocks, p.kernel_us, m.kernel_us_measured, m.period_us});
-    }
-    return out.dump();
-  }, ready_timeout() + 3 * item.estimate_s);
+  const ChildResult c = run_child(
+      child_env("timeslice", 100),
+      [&] {
+        backend_.prepare(0);
+        json out = json::array();
+        for (const MemberSpec& p : item.solo_points) {
+          const SoloMeasurement m =
+              backend_.measure_solo(p.blocks, p.kernel_us, solo_repeats(p.kernel_us));
+          out.push_back({p.blocks, p.kernel_us, m.kernel_us_measured, m.period_us});
+        }
+        return out.dump();
+      },
+      ready_timeout() + 3 * item.estimate_s);
   const json j = parse_payload(c);
   if (!j.is_array()) {
     report_.errors.push_back("solo: " + child_failure(c));
@@ -327,17 +359,20 @@ void ProbeRunner::run_solo(const PlanItem& item) {
 
 bool ProbeRunner::run_alone(const PlanItem& item) {
   if (!item.alone_first.empty()) {
-    const ChildResult c = run_child(child_env(item.mode, item.active_thread_pct), [&] {
-      backend_.prepare(0);
-      json out = json::array();
-      for (const MemberSpec& m : item.alone_first) {
-        const double start = monotonic_s() + 0.001;
-        const double begin = start + options_.warmup_s;
-        const LoopWindow w{start, begin, begin + options_.window_s, begin + options_.window_s};
-        out.push_back(count_json(backend_.run_loop(spec_of(m), w)));
-      }
-      return out.dump();
-    }, ready_timeout() + 3 * item.estimate_s);
+    const ChildResult c = run_child(
+        child_env(item.mode, item.active_thread_pct),
+        [&] {
+          backend_.prepare(0);
+          json out = json::array();
+          for (const MemberSpec& m : item.alone_first) {
+            const double start = monotonic_s() + 0.001;
+            const double begin = start + options_.warmup_s;
+            const LoopWindow w{start, begin, begin + options_.window_s, begin + options_.window_s};
+            out.push_back(count_json(backend_.run_loop(spec_of(m), w)));
+          }
+          return out.dump();
+        },
+        ready_timeout() + 3 * item.estimate_s);
     const json j = parse_payload(c);
     if (!j.is_array() || j.size() != item.alone_first.size()) {
       report_.errors.push_back(item.name + " (alone runs): " + child_failure(c));
@@ -355,7 +390,8 @@ bool ProbeRunner::run_alone(const PlanItem& item) {
     }
   }
   for (const MemberSpec& m : item.members) {
-    if (alone_rate_.count({item.mode, item.active_thread_pct, m.blocks, m.kernel_us, m.duty}) == 0) {
+    if (alone_rate_.count({item.mode, item.active_thread_pct, m.blocks, m.kernel_us, m.duty}) ==
+        0) {
       report_.errors.push_back(item.name + ": a member's alone run is missing");
       return false;
     }
@@ -366,7 +402,8 @@ bool ProbeRunner::run_alone(const PlanItem& item) {
 void ProbeRunner::run_set(const PlanItem& item) {
   double tail = 0;
   for (const MemberSpec& m : item.members) tail = std::max(tail, tail_seconds(m));
-  const std::vector<EnvVars> envs(item.members.size(), child_env(item.mode, item.active_thread_pct));
+  const std::vector<EnvVars> envs(item.members.size(),
+                                  child_env(item.mode, item.active_thread_pct));
   const SetRun run = run_child_set(
       envs,
       [&](int member, StartGate& gate) {
@@ -381,8 +418,11 @@ void ProbeRunner::run_set(const PlanItem& item) {
       },
       ready_timeout(), options_.warmup_s + options_.window_s + tail + 10.0);
 
-  json raw = {{"set", item.name}, {"mode", item.mode}, {"active_thread_pct", item.active_thread_pct},
-              {"window_s", options_.window_s}, {"members", json::array()}};
+  json raw = {{"set", item.name},
+              {"mode", item.mode},
+              {"active_thread_pct", item.active_thread_pct},
+              {"window_s", options_.window_s},
+              {"members", json::array()}};
   std::vector<OverlapRow> rows;
   std::string failure;
   const int sms = std::max(1, report_.device.sm_count);
@@ -396,11 +436,15 @@ void ProbeRunner::run_set(const PlanItem& item) {
     }
     const LoopCount count = count_from(j);
     if (!count.error.empty()) failure = "member " + std::to_string(i) + ": " + count.error;
-    const double alone = alone_rate_[{item.mode, item.active_thread_pct, m.blocks, m.kernel_us, m.duty}];
+    const double alone =
+        alone_rate_[{item.mode, item.active_thread_pct, m.blocks, m.kernel_us, m.duty}];
     const double together = kernels_per_s(count.kernels_in_window, options_.window_s);
-    raw["members"].push_back({{"blocks", m.blocks}, {"kernel_us", m.kernel_us}, {"duty", m.duty},
+    raw["members"].push_back({{"blocks", m.blocks},
+                              {"kernel_us", m.kernel_us},
+                              {"duty", m.duty},
                               {"kernels_in_window", count.kernels_in_window},
-                              {"kernels_per_s", together}, {"alone_kernels_per_s", alone}});
+                              {"kernels_per_s", together},
+                              {"alone_kernels_per_s", alone}});
     OverlapRow r;
     r.mode = item.mode;
     r.set = item.name;
@@ -438,8 +482,8 @@ void ProbeRunner::run_memory_test(const PlanItem& item) {
               spec_of(victim), {start, start, start + kMemoryAttemptAt, start + kMemoryAttemptAt});
           const double after_begin = start + kMemoryAttemptAt + 0.1;
           const LoopCount after = backend_.run_loop(
-              spec_of(victim), {start + kMemoryAttemptAt, after_begin, start + kMemoryEnd,
-                                start + kMemoryEnd});
+              spec_of(victim),
+              {start + kMemoryAttemptAt, after_begin, start + kMemoryEnd, start + kMemoryEnd});
           return json{{"before", count_json(before)}, {"after", count_json(after)}}.dump();
         }
         sleep_until(start + kMemoryAttemptAt);
@@ -447,21 +491,25 @@ void ProbeRunner::run_memory_test(const PlanItem& item) {
         const uint64_t request = free_bytes + (uint64_t{1} << 30);
         const std::string error = backend_.try_allocate(request);
         const double now = monotonic_s();
-        const LoopCount after = backend_.run_loop(
-            spec_of(victim), {now, now, start + kMemoryEnd, start + kMemoryEnd});
-        return json{{"free_bytes", free_bytes}, {"request_bytes", request}, {"error", error},
+        const LoopCount after =
+            backend_.run_loop(spec_of(victim), {now, now, start + kMemoryEnd, start + kMemoryEnd});
+        return json{{"free_bytes", free_bytes},
+                    {"request_bytes", request},
+                    {"error", error},
                     {"after", count_json(after)}}
             .dump();
       },
       ready_timeout(), kMemoryEnd + 10.0);
   const json v = parse_payload(run.children[0]);
   const json h = parse_payload(run.children[1]);
-  json result = {{"test", "memory"}, {"mode", item.mode},
-                 {"description", "member 1 asks for 1 GiB more than is free while member 0 "
-                                 "loops 200 us kernels on a quarter of the SMs"}};
+  json result = {{"test", "memory"},
+                 {"mode", item.mode},
+                 {"description",
+                  "member 1 asks for 1 GiB more than is free while member 0 "
+                  "loops 200 us kernels on a quarter of the SMs"}};
   if (!v.is_object() || !v.contains("after") || !h.is_object() || !h.contains("error")) {
-    result["error"] = "member 0: " + child_failure(run.children[0]) + "; member 1: " +
-                      child_failure(run.children[1]);
+    result["error"] = "member 0: " + child_failure(run.children[0]) +
+                      "; member 1: " + child_failure(run.children[1]);
     report_.errors.push_back(item.name + ": " + result["error"].get<std::string>());
   } else {
     const LoopCount after = count_from(v["after"]);
@@ -509,12 +557,14 @@ void ProbeRunner::run_fault_test(const PlanItem& item) {
   const ChildResult& fc = run.children[1];
   const json v = parse_payload(vc);
   const json f = parse_payload(fc);
-  json result = {{"test", "fault"}, {"mode", item.mode},
-                 {"description", "member 1 launches a kernel that writes to an illegal "
-                                 "address while member 0 loops 200 us kernels on a quarter of "
-                                 "the SMs"}};
-  result["faulting_error"] = f.is_object() && f.contains("error") ? f["error"].get<std::string>()
-                                                                  : child_failure(fc);
+  json result = {{"test", "fault"},
+                 {"mode", item.mode},
+                 {"description",
+                  "member 1 launches a kernel that writes to an illegal "
+                  "address while member 0 loops 200 us kernels on a quarter of "
+                  "the SMs"}};
+  result["faulting_error"] =
+      f.is_object() && f.contains("error") ? f["error"].get<std::string>() : child_failure(fc);
   result["faulting_exit_after_fault_s"] = run.start_s >= 0 ? fc.exit_s - fault_s : -1.0;
   result["other_exit_after_fault_s"] = run.start_s >= 0 ? vc.exit_s - fault_s : -1.0;
   if (!v.is_object() || !v.contains("after")) {
@@ -529,8 +579,8 @@ void ProbeRunner::run_fault_test(const PlanItem& item) {
     result["other_survived"] = after.error.empty() && after.kernels_in_window > 0;
   }
   log_ << "  fault (" << item.mode << "): faulting member got '"
-       << result["faulting_error"].get<std::string>() << "', other survived: "
-       << (result["other_survived"].get<bool>() ? "yes" : "no") << "\n";
+       << result["faulting_error"].get<std::string>()
+       << "', other survived: " << (result["other_survived"].get<bool>() ? "yes" : "no") << "\n";
   report_.containment.push_back(result);
 }
 

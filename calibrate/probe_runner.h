@@ -20,8 +20,8 @@ namespace gpumux::calibrate {
 class ProbeRunner {
  public:
   // `log` receives progress lines. `times` is the duration model the plan uses.
-  ProbeRunner(ProbeOptions options, GpuBackend& backend, std::ostream& log,
-              PlanTimes times = {}, std::string mps_control = "nvidia-cuda-mps-control");
+  ProbeRunner(ProbeOptions options, GpuBackend& backend, std::ostream& log, PlanTimes times = {},
+              std::string mps_control = "nvidia-cuda-mps-control");
 
   // Exit code: 0 done (items may have been skipped, see probe.json), 1 no usable device,
   // 130 interrupted (outputs so far are written). Throws InputError for an unusable --out.

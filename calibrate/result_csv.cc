@@ -43,8 +43,9 @@ void write_overlap_csv(std::ostream& out, const std::vector<OverlapRow>& rows) {
 void write_solo_csv(std::ostream& out, const std::vector<SoloRow>& rows) {
   out << kSoloCsvHeader << '\n';
   for (const SoloRow& r : rows) {
-    out << fixed(r.sm_share, 4) << ',' << r.blocks << ',' << format_number(r.kernel_us_nominal, false)
-        << ',' << fixed(r.kernel_us_measured, 2) << ',' << fixed(r.launch_overhead_us, 2) << '\n';
+    out << fixed(r.sm_share, 4) << ',' << r.blocks << ','
+        << format_number(r.kernel_us_nominal, false) << ',' << fixed(r.kernel_us_measured, 2) << ','
+        << fixed(r.launch_overhead_us, 2) << '\n';
   }
 }
 

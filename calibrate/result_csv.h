@@ -10,16 +10,16 @@ namespace gpumux::calibrate {
 
 // One process of a measured set.
 struct OverlapRow {
-  std::string mode;          // "timeslice" or "mps"
-  std::string set;           // rows with the same set ran together
-  int member = 0;            // 0-based index in the set
-  std::string device;        // profile name (device_naming.h)
-  double sm_share = 0;       // blocks / SM count
-  double kernel_us = 0;      // nominal kernel length alone
-  double duty = 0;           // nominal duty
-  double alone_duty = 0;     // measured busy fraction alone
+  std::string mode;       // "timeslice" or "mps"
+  std::string set;        // rows with the same set ran together
+  int member = 0;         // 0-based index in the set
+  std::string device;     // profile name (device_naming.h)
+  double sm_share = 0;    // blocks / SM count
+  double kernel_us = 0;   // nominal kernel length alone
+  double duty = 0;        // nominal duty
+  double alone_duty = 0;  // measured busy fraction alone
   int active_thread_pct = 100;
-  double speed = 0;          // kernels/s together / kernels/s alone
+  double speed = 0;  // kernels/s together / kernels/s alone
 };
 
 // One kernel alone (solo.csv).

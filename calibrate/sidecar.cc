@@ -7,11 +7,16 @@ namespace gpumux::calibrate {
 
 std::string compute_mode_name(int mode) {
   switch (mode) {
-    case 0: return "default";
-    case 1: return "exclusive_thread";
-    case 2: return "prohibited";
-    case 3: return "exclusive_process";
-    default: return "unknown";
+    case 0:
+      return "default";
+    case 1:
+      return "exclusive_thread";
+    case 2:
+      return "prohibited";
+    case 3:
+      return "exclusive_process";
+    default:
+      return "unknown";
   }
 }
 

@@ -14,9 +14,9 @@ namespace gpumux::calibrate {
 
 struct ProbeReport {
   DeviceInfo device;
-  std::string device_profile;   // device_naming.h
-  bool device_known = false;    // the device query succeeded
-  std::string started_utc;      // ISO 8601
+  std::string device_profile;  // device_naming.h
+  bool device_known = false;   // the device query succeeded
+  std::string started_utc;     // ISO 8601
   std::string finished_utc;
   double elapsed_s = 0;
   double plan_estimate_s = 0;

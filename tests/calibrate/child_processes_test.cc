@@ -110,19 +110,24 @@ TEST(ChildProcesses, ChildNeverReadyIsKilledAtTheReadyDeadline) {
 }
 
 TEST(ChildProcesses, SingleChildHelper) {
-  const ChildResult c = run_child({{"X_PROBE", "1"}}, [] { return std::string(std::getenv("X_PROBE")); }, 5);
+  const ChildResult c = run_child(
+      {{"X_PROBE", "1"}}, [] { return std::string(std::getenv("X_PROBE")); }, 5);
   EXPECT_EQ(c.payload, "1");
   EXPECT_TRUE(c.exited);
-  const ChildResult slow = run_child({}, [] {
-    std::this_thread::sleep_for(std::chrono::seconds(30));
-    return std::string("late");
-  }, 0.2);
+  const ChildResult slow = run_child(
+      {},
+      [] {
+        std::this_thread::sleep_for(std::chrono::seconds(30));
+        return std::string("late");
+      },
+      0.2);
   EXPECT_TRUE(slow.timed_out);
   EXPECT_FALSE(slow.has_payload);
 }
 
 TEST(ChildProcesses, LargePayloadsArriveWhole) {
-  const ChildResult c = run_child({}, [] { return std::string(1 << 20, 'x'); }, 10);
+  const ChildResult c = run_child(
+      {}, [] { return std::string(1 << 20, 'x'); }, 10);
   EXPECT_EQ(c.payload.size(), size_t{1} << 20);
 }
 

@@ -66,8 +66,8 @@ TEST(MeasurementPlan, EachAloneRunIsPlannedOncePerModeAndCap) {
   std::set<std::tuple<std::string, int, int, double, double>> seen;
   for (const PlanItem& item : p.items) {
     for (const MemberSpec& m : item.alone_first) {
-      EXPECT_TRUE(seen.insert({item.mode, item.active_thread_pct, m.blocks, m.kernel_us, m.duty})
-                      .second)
+      EXPECT_TRUE(
+          seen.insert({item.mode, item.active_thread_pct, m.blocks, m.kernel_us, m.duty}).second)
           << item.name << " measures an alone run again";
     }
     // Every member of a set has its alone run planned by then.

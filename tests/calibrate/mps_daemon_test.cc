@@ -18,18 +18,18 @@ namespace fs = std::filesystem;
 std::string fake_control(const std::string& dir, bool quit_works = true) {
   fs::create_directories(dir);
   const std::string path = dir + "/fake-mps-control";
-  std::ofstream(path) << "#!/bin/sh\n"
-                         "[ -n \"$CUDA_MPS_PIPE_DIRECTORY\" ] && [ -n \"$CUDA_MPS_LOG_DIRECTORY\" ] "
-                         "|| exit 3\n"
-                         "if [ \"$1\" = \"-d\" ]; then\n"
-                         "  touch \"$CUDA_MPS_PIPE_DIRECTORY/control\"\n"
-                         "  echo \"started for $CUDA_VISIBLE_DEVICES\" > \"$CUDA_MPS_LOG_DIRECTORY/control.log\"\n"
-                         "  exit 0\nfi\n"
-                         "read cmd\n"
-                         "[ \"$cmd\" = quit ] || exit 4\n" +
-                             std::string(quit_works ? "rm -f \"$CUDA_MPS_PIPE_DIRECTORY/control\"\n"
-                                                    : "") +
-                             "exit 0\n";
+  std::ofstream(path)
+      << "#!/bin/sh\n"
+         "[ -n \"$CUDA_MPS_PIPE_DIRECTORY\" ] && [ -n \"$CUDA_MPS_LOG_DIRECTORY\" ] "
+         "|| exit 3\n"
+         "if [ \"$1\" = \"-d\" ]; then\n"
+         "  touch \"$CUDA_MPS_PIPE_DIRECTORY/control\"\n"
+         "  echo \"started for $CUDA_VISIBLE_DEVICES\" > \"$CUDA_MPS_LOG_DIRECTORY/control.log\"\n"
+         "  exit 0\nfi\n"
+         "read cmd\n"
+         "[ \"$cmd\" = quit ] || exit 4\n" +
+             std::string(quit_works ? "rm -f \"$CUDA_MPS_PIPE_DIRECTORY/control\"\n" : "") +
+             "exit 0\n";
   ::chmod(path.c_str(), 0755);
   return path;
 }

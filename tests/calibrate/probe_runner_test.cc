@@ -31,7 +31,7 @@ class FakeBackend : public GpuBackend {
  public:
   int compute_mode = 0;
   bool fail_query = false;
-  double prepare_s = 0;  // pretend context creation takes this long
+  double prepare_s = 0;               // pretend context creation takes this long
   std::string expected_device = "0";  // CUDA_VISIBLE_DEVICES a time-slicing child must see
 
   DeviceInfo query_device(int device) override {
@@ -67,9 +67,11 @@ class FakeBackend : public GpuBackend {
     return {k, k + kOverheadUs};
   }
   LoopCount run_loop(const LoopSpec& spec, const LoopWindow& w) override {
-    const double period_s = (spec.kernel_us * waves(spec.blocks) + kOverheadUs + spec.gap_us) * 1e-6;
+    const double period_s =
+        (spec.kernel_us * waves(spec.blocks) + kOverheadUs + spec.gap_us) * 1e-6;
     LoopCount c;
-    c.kernels_in_window = static_cast<int64_t>(std::floor((w.window_end_s - w.window_begin_s) / period_s));
+    c.kernels_in_window =
+        static_cast<int64_t>(std::floor((w.window_end_s - w.window_begin_s) / period_s));
     c.kernels_total = static_cast<int64_t>(std::floor((w.stop_s - w.start_s) / period_s));
     const double left = w.stop_s - monotonic_s();
     if (left > 0) std::this_thread::sleep_for(std::chrono::duration<double>(left));
@@ -92,8 +94,8 @@ class FakeBackend : public GpuBackend {
 };
 
 std::string fresh_dir(const std::string& tag) {
-  const fs::path p = fs::temp_directory_path() /
-                     ("gpumux-probe-test-" + std::to_string(::getpid()) + "-" + tag);
+  const fs::path p =
+      fs::temp_directory_path() / ("gpumux-probe-test-" + std::to_string(::getpid()) + "-" + tag);
   fs::remove_all(p);
   return p.string();
 }
@@ -102,10 +104,11 @@ std::string fresh_dir(const std::string& tag) {
 std::string fake_control(const std::string& dir) {
   fs::create_directories(dir);
   const std::string path = dir + "/fake-mps-control";
-  std::ofstream(path) << "#!/bin/sh\n"
-                         "if [ \"$1\" = \"-d\" ]; then touch \"$CUDA_MPS_PIPE_DIRECTORY/control\"; "
-                         "exit 0; fi\n"
-                         "read cmd; [ \"$cmd\" = quit ] && rm -f \"$CUDA_MPS_PIPE_DIRECTORY/control\"\n";
+  std::ofstream(path)
+      << "#!/bin/sh\n"
+         "if [ \"$1\" = \"-d\" ]; then touch \"$CUDA_MPS_PIPE_DIRECTORY/control\"; "
+         "exit 0; fi\n"
+         "read cmd; [ \"$cmd\" = quit ] && rm -f \"$CUDA_MPS_PIPE_DIRECTORY/control\"\n";
   ::chmod(path.c_str(), 0755);
   return path;
 }
@@ -250,7 +253,8 @@ TEST(ProbeRunner, WithoutMpsTheMpsItemsAreSkippedWithTheReason) {
   bool mps_pair_skipped = false;
   for (const json& s : side["skipped"]) {
     if (s["item"] == "mps-pair0") {
-      mps_pair_skipped = s["reason"].get<std::string>().find("MPS unavailable") != std::string::npos;
+      mps_pair_skipped =
+          s["reason"].get<std::string>().find("MPS unavailable") != std::string::npos;
     }
   }
   EXPECT_TRUE(mps_pair_skipped) << side["skipped"].dump();

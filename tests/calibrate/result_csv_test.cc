@@ -50,8 +50,16 @@ TEST(ResultCsv, ReferenceRowsSurviveARoundTrip) {
     std::vector<std::string> f;
     for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
     ASSERT_EQ(f.size(), 10u) << line;
-    OverlapRow r{f[0], f[1], std::stoi(f[2]), f[3], std::stod(f[4]), std::stod(f[5]),
-                 std::stod(f[6]), std::stod(f[7]), std::stoi(f[8]), std::stod(f[9])};
+    OverlapRow r{f[0],
+                 f[1],
+                 std::stoi(f[2]),
+                 f[3],
+                 std::stod(f[4]),
+                 std::stod(f[5]),
+                 std::stod(f[6]),
+                 std::stod(f[7]),
+                 std::stoi(f[8]),
+                 std::stod(f[9])};
     std::ostringstream out;
     write_overlap_csv(out, {r});
     EXPECT_EQ(out.str(), std::string(kOverlapCsvHeader) + "\n" + line + "\n");
