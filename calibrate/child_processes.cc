@@ -194,12 +194,17 @@ SetRun run_child_set(const std::vector<EnvVars>& envs, const ChildBody& body,
     run.start_s = monotonic_s() + start_delay_s;
     deadline = run.start_s + run_timeout_s;
   }
+  // A child that died just after reporting ready must not take the parent down by SIGPIPE.
+  struct sigaction ignore {}, previous {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &previous);
   for (Child& c : children) {
     if (c.result.ready && !c.eof && run.start_s >= 0) {
       write_all(c.to_child, &run.start_s, sizeof run.start_s);
     }
     close_fd(c.to_child);  // a child still waiting reads EOF: the set was given up
   }
+  ::sigaction(SIGPIPE, &previous, nullptr);
   pump(children, deadline, [&] {
     for (const Child& c : children) {
       if (!c.eof) return false;

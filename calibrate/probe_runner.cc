@@ -233,6 +233,7 @@ int ProbeRunner::run() {
   ctx.times = times_;
   const MeasurementPlan plan = build_plan(options_, ctx);
   report_.plan_estimate_s = plan.estimate_s;
+  for (const PlanItem& item : plan.items) report_.planned.push_back({item.name, "", item.estimate_s});
   report_.skipped = plan.skipped;
   log_ << describe_plan(plan, ctx.sm_count);
 
@@ -277,6 +278,7 @@ int ProbeRunner::run() {
       }
       log_ << "running " << item.name << "\n";
       run_item(item);
+      write_outputs();  // so that a killed run still leaves what it measured
       actual_s += monotonic_s() - now;
       estimated_s += item.estimate_s;
     }
@@ -286,6 +288,7 @@ int ProbeRunner::run() {
   }
   stop_mps();
   report_.interrupted = stop_requested();
+  report_.complete = true;
   write_outputs();
   log_ << "wrote " << rows_.size() << " overlap rows and " << solo_.size() << " solo rows to "
        << options_.out_dir << " in " << fmt("%.1f", monotonic_s() - t0_) << " s\n";

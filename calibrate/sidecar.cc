@@ -57,6 +57,10 @@ nlohmann::json sidecar_json(const ProbeReport& r, const ProbeOptions& o) {
   for (const SkippedItem& s : r.skipped) {
     skipped.push_back({{"item", s.name}, {"reason", s.reason}, {"estimate_s", s.estimate_s}});
   }
+  json planned = json::array();
+  for (const SkippedItem& p : r.planned) {
+    planned.push_back({{"item", p.name}, {"estimate_s", p.estimate_s}});
+  }
   return {{"tool", "gpumux-probe"},
           {"version", GPUMUX_VERSION},
           {"command_line", o.command_line},
@@ -66,6 +70,7 @@ nlohmann::json sidecar_json(const ProbeReport& r, const ProbeOptions& o) {
           {"finished_utc", r.finished_utc},
           {"elapsed_s", r.elapsed_s},
           {"interrupted", r.interrupted},
+          {"complete", r.complete},
           {"device", device},
           {"settings",
            {{"device_index", o.device},
@@ -79,6 +84,7 @@ nlohmann::json sidecar_json(const ProbeReport& r, const ProbeOptions& o) {
             {"containment", o.containment},
             {"seed", o.seed}}},
           {"mps", r.mps_status},
+          {"planned", planned},
           {"skipped", skipped},
           {"errors", r.errors},
           {"notes", r.notes},

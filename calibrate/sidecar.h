@@ -27,6 +27,8 @@ struct ProbeReport {
   nlohmann::json sets = nlohmann::json::array();         // raw counts per set
   nlohmann::json containment = nlohmann::json::array();  // one object per test
   bool interrupted = false;
+  bool complete = false;  // false in the copies written while the run goes on
+  std::vector<SkippedItem> planned;  // kept items in execution order (reason empty)
 };
 
 // Names of cudaComputeMode values ("default", "exclusive_process", ...).

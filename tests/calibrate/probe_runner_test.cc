@@ -203,6 +203,9 @@ TEST(ProbeRunner, MeasuresEveryPlannedSetAndWritesTheThreeFiles) {
   EXPECT_EQ(side["device"]["driver_version"], "580.00");
   EXPECT_EQ(side["command_line"], "gpumux-probe --test");
   EXPECT_EQ(side["mps"], "ok");
+  EXPECT_TRUE(side["complete"].get<bool>());
+  EXPECT_EQ(side["planned"].size(), 1u + 18u);  // solo and the sets
+  EXPECT_EQ(side["planned"][0]["item"], "solo");
   EXPECT_TRUE(side["skipped"].empty()) << side["skipped"].dump();
   EXPECT_TRUE(side["errors"].empty()) << side["errors"].dump();
   EXPECT_EQ(side["sets"].size(), 18u);
