@@ -18,7 +18,9 @@ int main(int argc, char** argv) {
   const int cases = argc > 1 ? std::atoi(argv[1]) : 150;
   const std::uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 2026;
   const std::string gavel =
-      argc > 3 ? argv[3] : "/work/shared/data/colocation/gavel_simulation_throughputs.json";
+      argc > 3 ? argv[3]
+               : std::string(GPUMUX_SOURCE_DIR) +
+                     "/../shared/data/colocation/gavel_simulation_throughputs.json";
   MpsReferenceConfig reference;
   reference.min_cycles = 20000.0;
   reference.max_events = 1e7;

@@ -16,13 +16,8 @@ namespace {
 
 std::string data_dir() {
   const char* root = std::getenv("GPUMUX_SOURCE_DIR");
-  // The shared data lives next to the repository (see /work/shared/data/README.md).
-  for (const std::string& candidate :
-       {std::string(root ? root : ".") + "/../shared/data/colocation",
-        std::string("/work/shared/data/colocation")}) {
-    if (std::filesystem::exists(candidate + "/lucid_single_data.csv")) return candidate;
-  }
-  return "/work/shared/data/colocation";
+  // The shared data lives beside the repository: ../shared/data (see its README.md).
+  return std::string(root ? root : ".") + "/../shared/data/colocation";
 }
 std::string singles_csv() { return data_dir() + "/lucid_single_data.csv"; }
 std::string pairs_csv() { return data_dir() + "/lucid_pairs_train.csv"; }

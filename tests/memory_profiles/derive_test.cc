@@ -295,16 +295,8 @@ TEST(MemoryProfilesDerive, EntryPointExitCodesAndNothingWrittenOnBadInput) {
 // The shared GenAI 2026 files: every pod is accounted for, and the shipped library is exactly
 // what the derivation writes (regenerate with GPUMUX_UPDATE_MEMORY_PROFILES=1).
 TEST(MemoryProfilesDerive, RealGenAiFilesAndShippedLibrary) {
-  std::string dir;
-  for (const std::string& candidate :
-       {::gpumux::testing::source_path("../shared/data/alibaba-genai-v2026"),
-        std::string("/work/shared/data/alibaba-genai-v2026")}) {
-    if (std::filesystem::exists(candidate + "/pod_gpu_memory_used_bytes_anon.csv")) {
-      dir = candidate;
-      break;
-    }
-  }
-  if (dir.empty()) GTEST_SKIP() << "shared GenAI 2026 data not found";
+  std::string dir = ::gpumux::testing::source_path("../shared/data/alibaba-genai-v2026");
+  if (!std::filesystem::exists(dir + "/pod_gpu_memory_used_bytes_anon.csv")) GTEST_SKIP() << "shared GenAI 2026 data not found";
   const std::string memory_csv = dir + "/pod_gpu_memory_used_bytes_anon.csv";
   const std::string duty_csv = dir + "/pod_gpu_duty_cycle_anon.csv";
 

@@ -14,14 +14,10 @@ namespace {
 
 std::string gavel_json() {
   const char* root = std::getenv("GPUMUX_SOURCE_DIR");
-  // The shared data lives next to the repository (see /work/shared/data/README.md).
-  for (const std::string& candidate :
-       {std::string(root ? root : ".") + "/../shared/data/colocation",
-        std::string("/work/shared/data/colocation")}) {
-    const std::string path = candidate + "/gavel_simulation_throughputs.json";
-    if (std::filesystem::exists(path)) return path;
-  }
-  return "";
+  // The shared data lives beside the repository: ../shared/data (see its README.md).
+  const std::string path = std::string(root ? root : ".") +
+                           "/../shared/data/colocation/gavel_simulation_throughputs.json";
+  return std::filesystem::exists(path) ? path : "";
 }
 
 std::string temp_file(const std::string& name, const std::string& text) {

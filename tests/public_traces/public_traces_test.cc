@@ -425,12 +425,8 @@ TEST(PublicTracePai2020, PathMustBeAFolder) {
 // --- the real shared files (skipped when absent) --------------------------------------------
 
 std::string shared_file(const std::string& relative) {
-  for (const std::string& root :
-       {source_path("../shared/data"), std::string("/work/shared/data")}) {
-    const std::string p = root + "/" + relative;
-    if (std::filesystem::exists(p)) return p;
-  }
-  return "";
+  const std::string p = source_path("../shared/data") + "/" + relative;
+  return std::filesystem::exists(p) ? p : "";
 }
 
 // Data rows of a CSV with a header (no comments or blank lines in the shared files).
