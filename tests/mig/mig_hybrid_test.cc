@@ -242,7 +242,9 @@ TEST(MigHybrid, SharedInstanceRateIsInstanceRateTimesInnerRate) {
     const std::vector<double> in = inner_rates(*alone, sub, {by_hand(a, s), by_hand(b, s)});
     EXPECT_NEAR(r[0], mig_instance_rate(a, d, half) * in[0], 1e-12);
     EXPECT_NEAR(r[1], mig_instance_rate(b, d, half) * in[1], 1e-12);
-    EXPECT_LT(in[0], 1.0) << "they do slow each other";
+    // Under mps (blocks) the wide job's CPU gaps hide the narrow one's kernels: only the narrow
+    // one waits. Under timeslice both do.
+    EXPECT_LT(std::min(in[0], in[1]), 1.0) << "they do slow each other";
     EXPECT_NEAR(mig_instance_rate(a, d, half), s / 0.5, 1e-12);
     EXPECT_GT(load.useful_busy, 0.0);
     EXPECT_LE(load.useful_busy + load.overhead, s + 1e-12) << "one instance of 42/108 SMs busy";
