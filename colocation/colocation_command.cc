@@ -90,24 +90,31 @@ int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err)
     const FitReport fit = fit_model(kind, d.matched);
     const double train_mae = mean_abs_error(kind, fit.params, d.matched);
     const CrossValidation cv = cross_validate(d.matched, cmd.folds, cmd.seed);
-    nlohmann::json j;
-    j["model"] = model_name(kind);
-    j["params"] = to_json(fit.params);
-    j["source"] = "least-squares fit (Levenberg-Marquardt) on " + cmd.pairs_csv + ", " +
-                  std::to_string(d.matched.size()) + " matched pairs";
-    j["mapping"] =
+    // The calibration file format of `gpumux calibrate fit` (models/calibration_file.h): one
+    // entry under "models"; parameters held at an assumed value are listed as "fixed", so that
+    // a model reading the file does not take them for measured ones.
+    nlohmann::json fitted;
+    fitted["params"] = to_json(fit.params);
+    fitted["fixed"] = {"kernel_us", "time_slice_us"};
+    fitted["mapping"] =
         "sm_util = clamp(util_scale * (gpu_util / 100)^util_exponent, 0.01, 1); mean kernel = "
         "kernel_us (assumed, not fitted) for "
         "every config; time slice fixed at the driver default";
-    j["train_mae"] = train_mae;
-    j["train_rms"] = fit.rms;
-    j["cross_validation"] = {{"folds", cv.folds},
-                             {"seed", cv.seed},
-                             {"jobs", cv.jobs},
-                             {"timeslice_mae", cv.timeslice_mae},
-                             {"mps_mae", cv.mps_mae},
-                             {"none_mae", cv.none_mae},
-                             {"proportional_mae", cv.proportional_mae}};
+    fitted["train_mae"] = train_mae;
+    fitted["train_rms"] = fit.rms;
+    fitted["cross_validation"] = {{"folds", cv.folds},
+                                  {"seed", cv.seed},
+                                  {"jobs", cv.jobs},
+                                  {"timeslice_mae", cv.timeslice_mae},
+                                  {"mps_mae", cv.mps_mae},
+                                  {"none_mae", cv.none_mae},
+                                  {"proportional_mae", cv.proportional_mae}};
+    nlohmann::json j;
+    j["format"] = "gpumux-calibration";
+    j["source"] = "least-squares fit (Levenberg-Marquardt) on " + cmd.pairs_csv + ", " +
+                  std::to_string(d.matched.size()) + " matched pairs";
+    j["measurements"] = cmd.pairs_csv;
+    j["models"] = {{model_name(kind), fitted}};
     j["version"] = GPUMUX_VERSION;
     write_atomically(cmd.out_json, j.dump(2) + "\n");
     out << std::setprecision(4) << "fitted: util_scale " << fit.params.util_scale
@@ -141,10 +148,25 @@ int run_predict_command(const PredictCommand& cmd, std::ostream& out, std::ostre
       } catch (const nlohmann::json::parse_error& e) {
         throw InputError(cmd.params_json + ":" + std::to_string(e.byte), "", "invalid JSON");
       }
-      if (!j.contains("params") || !j["params"].is_object()) {
-        throw InputError(cmd.params_json + "#/params", "params", "missing object");
+      // A calibration file (one fit under "models": this model's, else the only one) or the
+      // older flat layout with "params" at the top.
+      std::string pointer = "";
+      if (j.is_object() && j.contains("models") && j["models"].is_object()) {
+        const nlohmann::json& models = j["models"];
+        if (models.contains(model_name(kind))) {
+          pointer = std::string("/models/") + model_name(kind);
+        } else if (models.size() == 1) {
+          pointer = "/models/" + models.begin().key();
+        } else {
+          throw InputError(cmd.params_json + "#/models", "models",
+                           std::string("no fit for model '") + model_name(kind) + "'");
+        }
       }
-      params = params_from_json(j["params"], cmd.params_json + "#/params");
+      const nlohmann::json& entry = pointer.empty() ? j : j.at(nlohmann::json::json_pointer(pointer));
+      if (!entry.is_object() || !entry.contains("params") || !entry["params"].is_object()) {
+        throw InputError(cmd.params_json + "#" + pointer + "/params", "params", "missing object");
+      }
+      params = params_from_json(entry["params"], cmd.params_json + "#" + pointer + "/params");
     } else if (kind == ModelKind::kTimeslice) {
       err << "note: no --params: timeslice model with unfitted defaults (switch cost and kernel "
              "length are assumptions)\n";

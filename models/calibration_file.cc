@@ -8,7 +8,8 @@ namespace gpumux {
 
 namespace {
 
-// `colocation fit` files carry the driver's default slice, never fitted: it is not read.
+// `colocation fit` files carry the driver's default slice, never fitted: it is not read (the
+// older flat layout says nothing; the calibration layout lists it under "fixed").
 void read_params(JsonObject& fitted, Calibration& c, bool slice_was_fitted) {
   c.interference = fitted.optional_number("interference", 0.0, 0.0, 100.0);
   c.switch_cost_us = fitted.optional_number("switch_cost_us", 0.0, 0.0, 1e6);
@@ -43,9 +44,26 @@ Calibration read_calibration(const std::string& file, const std::string& model) 
                        "calibrate fit MEAS.csv --mode " + model + "` on measurements of it");
     }
     JsonObject fit = models.object(model);
+    bool slice_fixed = false;
+    const nlohmann::json& entry = document["models"][model];
+    if (entry.contains("fixed")) {
+      const nlohmann::json& fixed = entry["fixed"];
+      if (!fixed.is_array()) {
+        throw InputError(fit.where("fixed"), "fixed", "expected an array of parameter names");
+      }
+      for (const nlohmann::json& name : fixed) {
+        if (!name.is_string()) {
+          throw InputError(fit.where("fixed"), "fixed", "expected an array of parameter names");
+        }
+        if (name == "time_slice_us") slice_fixed = true;
+      }
+    }
     JsonObject fitted = fit.object("params");
-    read_params(fitted, c, true);
-    for (const char* key : {"residuals", "notes", "rows"}) fit.allow(key);
+    read_params(fitted, c, !slice_fixed);
+    for (const char* key : {"residuals", "notes", "rows", "fixed", "mapping", "train_mae",
+                            "train_rms", "cross_validation"}) {
+      fit.allow(key);
+    }
     fit.finish();
     for (const auto& [key, value] : document["models"].items()) models.allow(key);
     models.finish();

@@ -1,11 +1,14 @@
 // Reading a calibration file: the fitted parameters of the sharing models, checked against the
 // model that reads them, since a parameter such as `interference` means different things in
-// different models. Two layouts are read:
-// - written by `gpumux calibrate fit` (measured kernel overlap on a GPU):
+// different models. One format, written by `gpumux calibrate fit` (measured kernel overlap on a
+// GPU) and by `gpumux colocation fit` (co-located training pairs):
 //     {"format": "gpumux-calibration", "device": "H200-141GB", "source": ...,
-//      "models": {"timeslice": {"params": {...}, "residuals": {...}}, "mps": {...}}}
-// - written by `gpumux colocation fit` (co-located training pairs):
-//     {"model": "timeslice", "params": {...}, ...}
+//      "models": {"timeslice": {"params": {...}, "fixed": [...], "residuals": {...}},
+//                 "mps": {...}}}
+// "fixed" names parameters the fit held at an assumed value (co-location fits keep the driver's
+// slice): they are not read as measured. Files of the earlier co-location layout,
+//     {"model": "timeslice", "params": {...}, ...},
+// are still read.
 #pragma once
 
 #include <optional>
