@@ -139,16 +139,28 @@ TimeSliceModel::TimeSliceModel(JsonObject& p) {
   workspace_.resize(kScratchJobs);
 }
 
+namespace {
+
+// Summed peak memory of the residents (their specs, not what they use right now): memory
+// admission is a promise about the whole of their lives, as under mps `peak`.
+MemoryMiB summed_peaks(const GpuView& gpu) {
+  MemoryMiB peak;
+  for (const JobSpec* r : gpu.residents) peak += r->memory;
+  return peak;
+}
+
+}  // namespace
+
 bool TimeSliceModel::admits(const GpuView& gpu, const JobSpec& job) const {
   if (gpu.residents.size() >= max_jobs_) return false;
   if (replicas_mode_) return true;
-  return gpu.memory_used + job.memory <= gpu.device.memory;
+  return summed_peaks(gpu) + job.memory <= gpu.device.memory;
 }
 
 double TimeSliceModel::gpu_room(const GpuView& gpu) const {
   if (gpu.residents.size() >= max_jobs_) return -1.0;
   if (replicas_mode_) return 0.0;
-  return static_cast<double>((gpu.device.memory - gpu.memory_used).mib());
+  return static_cast<double>((gpu.device.memory - summed_peaks(gpu)).mib());
 }
 
 double TimeSliceModel::job_need(const JobSpec& job) const {

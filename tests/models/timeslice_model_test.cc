@@ -142,6 +142,19 @@ TEST(TimeSliceModel, MemoryAdmissionChecksTheSum) {
   EXPECT_FALSE(m.admits(GpuView{d, three, MemoryMiB(3000)}, job(0.5, 100, 0)));
 }
 
+// A resident that uses less than its peak right now (a memory profile in a low phase) still
+// counts with its peak: admission promises room for the whole of its life.
+TEST(TimeSliceModel, MemoryAdmissionCountsPeaksNotCurrentUse) {
+  const TimeSliceModel m = make({{"admission", "memory"}});
+  const DeviceProfile d = gpu16();
+  const JobSpec a = job(0.5, 100, 10000);
+  const JobSpec* one[] = {&a};
+  const GpuView low_phase{d, one, MemoryMiB(2000)};
+  EXPECT_FALSE(m.admits(low_phase, job(0.5, 100, 7000)));
+  EXPECT_TRUE(m.admits(low_phase, job(0.5, 100, 6000)));
+  EXPECT_DOUBLE_EQ(m.gpu_room(low_phase), 16384.0 - 10000.0);
+}
+
 TEST(TimeSliceModel, ReplicasAdmitWithoutMemoryCheckAndOverflowKillsTheAllocator) {
   const TimeSliceModel m = make({{"admission", "replicas"}, {"replicas", 2}});
   const DeviceProfile d = gpu16();
