@@ -185,7 +185,10 @@ void MetricsCollector::write_job_row(const ActiveJob& job, std::string_view stat
 nlohmann::json MetricsCollector::metrics() {
   const double span_us = static_cast<double>((end_ - first_arrival_).us());
   const double capacity = static_cast<double>(gpu_count_) * span_us;
-  auto ratio = [&](double integral) { return capacity > 0 ? integral / capacity : 0.0; };
+  // A share of no GPU time (no job arrived, or all at one instant) is n/a: null, not 0.
+  auto ratio = [&](double integral) {
+    return capacity > 0 ? nlohmann::json(integral / capacity) : nlohmann::json(nullptr);
+  };
   // Every job percentile is over finished jobs only; `excluded` says how many arrived jobs are
   // not in it and why, so that a percentile is never read without the jobs it leaves out.
   const nlohmann::json excluded = {{"rejected", rejected_},
@@ -211,15 +214,18 @@ nlohmann::json MetricsCollector::metrics() {
         {"unfinished_queued", unfinished_queued_},
         {"unfinished_running", unfinished_running_}}},
       {"gpus", gpu_count_},
-      {"makespan_s", started_clock_ ? (end_ - first_arrival_).seconds() : 0.0},
+      {"makespan_s", started_clock_ ? nlohmann::json((end_ - first_arrival_).seconds())
+                                    : nlohmann::json(nullptr)},
       {"gpu_allocation_ratio", ratio(allocated_integral_)},
       {"sm_busy_utilization", ratio(busy_integral_)},
       {"sm_busy_per_allocated_gpu",
-       allocated_integral_ > 0 ? busy_integral_ / allocated_integral_ : 0.0},
+       allocated_integral_ > 0 ? nlohmann::json(busy_integral_ / allocated_integral_)
+                               : nlohmann::json(nullptr)},
       {"sharing_overhead", ratio(overhead_integral_)},
       {"sharing_overhead_gpu_hours", overhead_integral_ / 3.6e9},
       {"peak_allocated_gpus", peak_allocated_},
-      {"mean_allocated_gpus", span_us > 0 ? allocated_integral_ / span_us : 0.0},
+      {"mean_allocated_gpus",
+       span_us > 0 ? nlohmann::json(allocated_integral_ / span_us) : nlohmann::json(nullptr)},
       {"finished_work_gpu_hours", work_done_gpu_s_ / 3600.0},
       {"failures",
        {{"memory_faults", cascade_sizes_.size()},

@@ -14,7 +14,8 @@
 // sharing (and any kills) cost once the job started (jobs with zero runtime are left out of
 // both). Each of these four distributions is over finished jobs only and carries
 // `excluded: {rejected, failed, unfinished}` (the slowdowns also `zero_runtime`): the arrived
-// jobs it leaves out, so that a percentile is never read without them.
+// jobs it leaves out, so that a percentile is never read without them. Statistics of an empty
+// set (no finished job, no out-of-memory event) and shares of no GPU time are null, never 0.
 #pragma once
 
 #include <cstdint>
