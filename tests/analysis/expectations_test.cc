@@ -8,9 +8,11 @@
 
 #include "analysis/closest_names.h"
 #include "analysis/number_text.h"
+#include "analysis/run.h"
 #include "analysis/summary_metrics.h"
 #include "sim/input_error.h"
 #include "sim/json_fields.h"
+#include "tests/traces/test_files.h"
 
 namespace gpumux {
 namespace {
@@ -85,6 +87,49 @@ TEST(SummaryMetrics, ReadsValuesAndSaysWhyNotAvailable) {
   json no_slots = s;
   no_slots["metrics"].erase("slots");
   EXPECT_THAT(read_metric(no_slots, "slots.fragmentation").why_na, HasSubstr("no slot metrics"));
+}
+
+// Every number in `metrics` of real summaries is a metric name, and every name without a `*`
+// is in some summary: the catalogue cannot drift from what the collectors write.
+void collect_leaves(const json& j, const std::string& path, std::vector<std::string>& out) {
+  for (const auto& [key, value] : j.items()) {
+    // Not metrics: the excluded-job counts repeat jobs.*, reasons are free text, per-service
+    // records are an array, the mode is a word.
+    if (key == "excluded" || key == "rejected_by_reason" || key == "services" || key == "mode") {
+      continue;
+    }
+    const std::string name = path.empty() ? key : path + "." + key;
+    if (value.is_object()) {
+      collect_leaves(value, name, out);
+    } else {
+      out.push_back(name);
+    }
+  }
+}
+
+TEST(SummaryMetrics, CatalogueMatchesRealSummaries) {
+  std::vector<json> summaries;
+  for (const char* file : {"mig_balanced.json", "inference_mig.json", "mps_optimistic_oom.json"}) {
+    RunOptions options;
+    options.write_outputs = false;
+    const Scenario s =
+        load_scenario(testing::source_path(std::string("scenarios/regression/") + file));
+    summaries.push_back(run_scenario(s, options).summary);
+  }
+  for (const auto& summary : summaries) {
+    std::vector<std::string> leaves;
+    collect_leaves(summary["metrics"], "", leaves);
+    ASSERT_GT(leaves.size(), 60u);
+    for (const auto& name : leaves) EXPECT_TRUE(is_known_metric(name)) << name;
+  }
+  for (const auto& name : metric_names()) {
+    if (name.find('*') != std::string::npos) continue;
+    bool found = false;
+    for (const auto& summary : summaries) {
+      found = found || summary.contains(json::json_pointer(metric_pointer(name)));
+    }
+    EXPECT_TRUE(found) << name << " is in no summary";
+  }
 }
 
 TEST(Expectations, ParsesBoundsAndRefusesBadShapes) {
