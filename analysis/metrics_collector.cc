@@ -18,7 +18,8 @@ MetricsCollector::MetricsCollector(std::size_t gpu_count, Time timeseries_interv
       overhead_(gpu_count, 0.0) {
   if (jobs_csv_) {
     *jobs_csv_ << "id,state,submit_s,gpus,runtime_s,start_s,finish_s,queue_s,jct_s,slowdown,"
-                  "placement_span,first_gpu,kills,reason\n";
+                  "placement_span,first_gpu,kills,reason,kind,tenant,memory_mib,sm_util,"
+                  "sm_share,device,mig_instance\n";
   }
   if (timeseries_csv_) {
     *timeseries_csv_ << "time_s,allocated_gpus,allocation_ratio,sm_busy,overhead,queued,running,"
@@ -63,9 +64,27 @@ void MetricsCollector::on_job_rejected(Time now, const ActiveJob& job, std::stri
   write_job_row(job, "rejected", Time::zero(), reason);
 }
 
-void MetricsCollector::on_job_started(Time now, const ActiveJob&) {
+MetricsCollector::Placement MetricsCollector::placement_of(const ActiveJob& job) const {
+  Placement p;
+  if (!cluster_ || job.gpus.empty()) return p;
+  const GpuIndex first = job.gpus.front();
+  const DeviceProfile& device = cluster_->device_of(first);
+  p.device = device.name;
+  const GpuState& gpu = cluster_->gpu(first);
+  // The engine adds a starting job to each of its GPUs last, just before it signals the start:
+  // its slot on the first GPU is that GPU's last.
+  if (model_->slot_count(device, gpu.layout) > 0 && !gpu.slots.empty()) {
+    const int slot = gpu.slots.back();
+    p.instance = std::string(model_->slot_info(device, gpu.layout, slot).name) + ":" +
+                 std::to_string(slot);
+  }
+  return p;
+}
+
+void MetricsCollector::on_job_started(Time now, const ActiveJob& job) {
   advance_to(now);
   ++started_;
+  if (jobs_csv_ && cluster_) placements_[job.ordinal] = placement_of(job);
 }
 
 void MetricsCollector::on_job_finished(Time now, const ActiveJob& job) {
@@ -179,7 +198,17 @@ void MetricsCollector::write_job_row(const ActiveJob& job, std::string_view stat
   } else {
     o << ',';
   }
-  o << ',' << job.kills << ',' << csv_cell(std::string(reason)) << '\n';
+  o << ',' << job.kills << ',' << csv_cell(std::string(reason)) << ',' << job_kind_name(s.kind)
+    << ',' << csv_cell(s.tenant) << ',' << s.memory.mib() << ',' << format_double(s.sm_util) << ','
+    << format_double(s.sm_share) << ',';
+  // Where it ran (its last start, for a job killed and not restarted); empty if it never started.
+  if (const auto it = placements_.find(job.ordinal); it != placements_.end()) {
+    o << csv_cell(it->second.device) << ',' << csv_cell(it->second.instance);
+    placements_.erase(it);
+  } else {
+    o << ',';
+  }
+  o << '\n';
 }
 
 nlohmann::json MetricsCollector::metrics() {

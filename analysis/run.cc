@@ -110,6 +110,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   MetricsCollector metrics(cluster.gpu_count(), scenario.outputs.timeseries_interval,
                            jobs_file ? &jobs_file->stream() : nullptr,
                            series_file ? &series_file->stream() : nullptr);
+  metrics.describe_placements(cluster, *scenario.model);
   engine.add_observer(&metrics);
   // Only models that split GPUs into slots have slot metrics; other runs' outputs stay as they
   // were.
