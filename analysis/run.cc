@@ -11,6 +11,7 @@
 #include "analysis/expectations.h"
 #include "analysis/metrics_collector.h"
 #include "analysis/number_text.h"
+#include "analysis/progress.h"
 #include "analysis/service_metrics.h"
 #include "analysis/slot_metrics.h"
 #include "scenarios/trace_opening.h"
@@ -23,28 +24,6 @@
 namespace gpumux {
 
 namespace {
-
-// Prints a line every few seconds of wall time: simulated time and job counts.
-class ProgressReporter : public EngineObserver {
- public:
-  explicit ProgressReporter(std::ostream& out) : out_(out), last_(Clock::now()) {}
-  void on_job_finished(Time now, const ActiveJob&) override {
-    ++finished_;
-    if ((finished_ & 0x3fff) != 0) return;
-    const auto t = Clock::now();
-    if (t - last_ < std::chrono::seconds(2)) return;
-    last_ = t;
-    out_ << "[gpumux] simulated " << std::fixed << std::setprecision(1) << now.seconds() / 3600.0
-         << " h, " << finished_ << " jobs finished\n"
-         << std::flush;
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  std::ostream& out_;
-  Clock::time_point last_;
-  std::uint64_t finished_ = 0;
-};
 
 std::string version() { return GPUMUX_VERSION; }
 
@@ -123,7 +102,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   engine.add_observer(&service_metrics);
   std::unique_ptr<ProgressReporter> progress;
   if (options.progress) {
-    progress = std::make_unique<ProgressReporter>(*options.progress);
+    progress = std::make_unique<ProgressReporter>(*options.progress, expected_job_count(scenario));
     engine.add_observer(progress.get());
   }
   report.engine = engine.run();

@@ -317,8 +317,8 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
                   "else out/<scenario name>)");
   run->add_flag("--quiet", run_args.quiet, "print no summary table");
   run->add_flag("--progress", run_args.progress,
-                "print progress lines to stderr (default when "
-                "stderr is a terminal)");
+                "print progress lines to stderr every 2 s: percent of jobs done, time left "
+                "(default when stderr is a terminal)");
   run->add_flag("--no-outputs", run_args.no_outputs, "write no files; print the summary only");
   run->add_option("--format", run_args.format,
                   "the printed summary: table (default), or json (what summary.json holds)")
