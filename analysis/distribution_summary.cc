@@ -30,6 +30,10 @@ DistributionSummary summarize(std::vector<double>& values) {
 }
 
 nlohmann::json DistributionSummary::to_json() const {
+  if (count == 0) {
+    return {{"count", 0},     {"mean", nullptr}, {"p50", nullptr}, {"p90", nullptr},
+            {"p95", nullptr}, {"p99", nullptr},  {"max", nullptr}};
+  }
   return {{"count", count}, {"mean", mean}, {"p50", p50}, {"p90", p90},
           {"p95", p95},     {"p99", p99},   {"max", max}};
 }

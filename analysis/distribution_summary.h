@@ -12,10 +12,12 @@ struct DistributionSummary {
   double mean = 0.0;
   double p50 = 0.0, p90 = 0.0, p95 = 0.0, p99 = 0.0, max = 0.0;
 
+  // {count, mean, p50, p90, p95, p99, max}; an empty sample has count 0 and null statistics
+  // (a percentile of nothing is not 0).
   nlohmann::json to_json() const;
 };
 
-// Sorts `values` in place. An empty sample gives count 0 and zeros.
+// Sorts `values` in place. An empty sample gives count 0 (and null statistics in to_json).
 DistributionSummary summarize(std::vector<double>& values);
 
 // The nearest-rank percentile (q in [0, 100]) of sorted, non-empty values.

@@ -18,7 +18,8 @@ MetricsCollector::MetricsCollector(std::size_t gpu_count, Time timeseries_interv
       overhead_(gpu_count, 0.0) {
   if (jobs_csv_) {
     *jobs_csv_ << "id,state,submit_s,gpus,runtime_s,start_s,finish_s,queue_s,jct_s,slowdown,"
-                  "placement_span,first_gpu,kills,reason\n";
+                  "placement_span,first_gpu,kills,reason,kind,tenant,memory_mib,sm_util,"
+                  "sm_share,device,mig_instance\n";
   }
   if (timeseries_csv_) {
     *timeseries_csv_ << "time_s,allocated_gpus,allocation_ratio,sm_busy,overhead,queued,running,"
@@ -63,9 +64,27 @@ void MetricsCollector::on_job_rejected(Time now, const ActiveJob& job, std::stri
   write_job_row(job, "rejected", Time::zero(), reason);
 }
 
-void MetricsCollector::on_job_started(Time now, const ActiveJob&) {
+MetricsCollector::Placement MetricsCollector::placement_of(const ActiveJob& job) const {
+  Placement p;
+  if (!cluster_ || job.gpus.empty()) return p;
+  const GpuIndex first = job.gpus.front();
+  const DeviceProfile& device = cluster_->device_of(first);
+  p.device = device.name;
+  const GpuState& gpu = cluster_->gpu(first);
+  // The engine adds a starting job to each of its GPUs last, just before it signals the start:
+  // its slot on the first GPU is that GPU's last.
+  if (model_->slot_count(device, gpu.layout) > 0 && !gpu.slots.empty()) {
+    const int slot = gpu.slots.back();
+    p.instance = std::string(model_->slot_info(device, gpu.layout, slot).name) + ":" +
+                 std::to_string(slot);
+  }
+  return p;
+}
+
+void MetricsCollector::on_job_started(Time now, const ActiveJob& job) {
   advance_to(now);
   ++started_;
+  if (jobs_csv_ && cluster_) placements_[job.ordinal] = placement_of(job);
 }
 
 void MetricsCollector::on_job_finished(Time now, const ActiveJob& job) {
@@ -179,13 +198,26 @@ void MetricsCollector::write_job_row(const ActiveJob& job, std::string_view stat
   } else {
     o << ',';
   }
-  o << ',' << job.kills << ',' << csv_cell(std::string(reason)) << '\n';
+  o << ',' << job.kills << ',' << csv_cell(std::string(reason)) << ',' << job_kind_name(s.kind)
+    << ',' << csv_cell(s.tenant) << ',' << s.memory.mib() << ',' << format_double(s.sm_util) << ','
+    << format_double(s.sm_share) << ',';
+  // Where it ran (its last start, for a job killed and not restarted); empty if it never started.
+  if (const auto it = placements_.find(job.ordinal); it != placements_.end()) {
+    o << csv_cell(it->second.device) << ',' << csv_cell(it->second.instance);
+    placements_.erase(it);
+  } else {
+    o << ',';
+  }
+  o << '\n';
 }
 
 nlohmann::json MetricsCollector::metrics() {
   const double span_us = static_cast<double>((end_ - first_arrival_).us());
   const double capacity = static_cast<double>(gpu_count_) * span_us;
-  auto ratio = [&](double integral) { return capacity > 0 ? integral / capacity : 0.0; };
+  // A share of no GPU time (no job arrived, or all at one instant) is n/a: null, not 0.
+  auto ratio = [&](double integral) {
+    return capacity > 0 ? nlohmann::json(integral / capacity) : nlohmann::json(nullptr);
+  };
   // Every job percentile is over finished jobs only; `excluded` says how many arrived jobs are
   // not in it and why, so that a percentile is never read without the jobs it leaves out.
   const nlohmann::json excluded = {{"rejected", rejected_},
@@ -211,15 +243,18 @@ nlohmann::json MetricsCollector::metrics() {
         {"unfinished_queued", unfinished_queued_},
         {"unfinished_running", unfinished_running_}}},
       {"gpus", gpu_count_},
-      {"makespan_s", started_clock_ ? (end_ - first_arrival_).seconds() : 0.0},
+      {"makespan_s", started_clock_ ? nlohmann::json((end_ - first_arrival_).seconds())
+                                    : nlohmann::json(nullptr)},
       {"gpu_allocation_ratio", ratio(allocated_integral_)},
       {"sm_busy_utilization", ratio(busy_integral_)},
       {"sm_busy_per_allocated_gpu",
-       allocated_integral_ > 0 ? busy_integral_ / allocated_integral_ : 0.0},
+       allocated_integral_ > 0 ? nlohmann::json(busy_integral_ / allocated_integral_)
+                               : nlohmann::json(nullptr)},
       {"sharing_overhead", ratio(overhead_integral_)},
       {"sharing_overhead_gpu_hours", overhead_integral_ / 3.6e9},
       {"peak_allocated_gpus", peak_allocated_},
-      {"mean_allocated_gpus", span_us > 0 ? allocated_integral_ / span_us : 0.0},
+      {"mean_allocated_gpus",
+       span_us > 0 ? nlohmann::json(allocated_integral_ / span_us) : nlohmann::json(nullptr)},
       {"finished_work_gpu_hours", work_done_gpu_s_ / 3600.0},
       {"failures",
        {{"memory_faults", cascade_sizes_.size()},

@@ -14,16 +14,20 @@
 // sharing (and any kills) cost once the job started (jobs with zero runtime are left out of
 // both). Each of these four distributions is over finished jobs only and carries
 // `excluded: {rejected, failed, unfinished}` (the slowdowns also `zero_runtime`): the arrived
-// jobs it leaves out, so that a percentile is never read without them.
+// jobs it leaves out, so that a percentile is never read without them. Statistics of an empty
+// set (no finished job, no out-of-memory event) and shares of no GPU time are null, never 0.
 #pragma once
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "sim/cluster.h"
 #include "sim/observer.h"
+#include "sim/sharing_model.h"
 
 namespace gpumux {
 
@@ -45,6 +49,13 @@ class MetricsCollector : public EngineObserver {
   void on_gpu_reconfigured(Time now, GpuIndex gpu, Time drain, Time delay) override;
   void on_run_end(Time now, std::span<const ActiveJob* const> unfinished) override;
 
+  // Lets jobs.csv name each started job's device and MIG instance (the slot it holds on its
+  // first GPU). Without it those columns stay empty. Both must outlive the collector.
+  void describe_placements(const Cluster& cluster, const SharingModel& model) {
+    cluster_ = &cluster;
+    model_ = &model;
+  }
+
   // Every metric, for summary.json (valid after on_run_end).
   nlohmann::json metrics();
 
@@ -55,7 +66,18 @@ class MetricsCollector : public EngineObserver {
   void write_job_row(const ActiveJob& job, std::string_view state, Time finish,
                      std::string_view reason);
 
+  // Where a started job runs, for its jobs.csv row: device name, and "<profile>:<slot>" of its
+  // MIG instance (empty without slots). Kept from its (last) start until its row is written.
+  struct Placement {
+    std::string device;
+    std::string instance;
+  };
+  Placement placement_of(const ActiveJob& job) const;
+
   std::size_t gpu_count_;
+  const Cluster* cluster_ = nullptr;
+  const SharingModel* model_ = nullptr;
+  std::unordered_map<std::uint64_t, Placement> placements_;  // by job ordinal
   Time interval_;
   std::ostream* jobs_csv_;
   std::ostream* timeseries_csv_;

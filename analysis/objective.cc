@@ -180,6 +180,7 @@ ObjectiveCheck check_objective(const Objective& objective, const nlohmann::json&
         r["latency_ms"].contains(stat)) {
       v = &r["latency_ms"][stat];
     }
+    if (v && v->is_null()) return {std::nan(""), false};  // no request served: n/a
     if (!v || !v->is_number()) {
       throw InputError("--objective " + objective.text(), name,
                        "the summary has no number at metrics.requests." +
@@ -191,7 +192,9 @@ ObjectiveCheck check_objective(const Objective& objective, const nlohmann::json&
     const bool queue = name.rfind("queue_", 0) == 0;
     const std::size_t prefix = queue ? 6 : 4;
     const std::string stat = name.substr(prefix, name.size() - prefix - 2);
-    value = m.at(queue ? "queueing_delay_s" : "jct_s").at(stat).get<double>();
+    const nlohmann::json& v = m.at(queue ? "queueing_delay_s" : "jct_s").at(stat);
+    if (v.is_null()) return {std::nan(""), false};  // no finished job: n/a, never met
+    value = v.get<double>();
   }
   const bool met =
       objective.bound == Bound::kAtMost ? value <= objective.limit : value >= objective.limit;

@@ -39,7 +39,7 @@ struct Objective {
 };
 
 struct ObjectiveCheck {
-  double value = 0.0;
+  double value = 0.0;  // NaN when n/a (a percentile of no finished jobs): not met
   bool met = false;
 };
 

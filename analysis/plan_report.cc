@@ -1,7 +1,10 @@
 #include "analysis/plan_report.h"
 
+#include <cmath>
 #include <iomanip>
 #include <sstream>
+
+#include "analysis/number_text.h"
 
 namespace gpumux {
 
@@ -25,8 +28,9 @@ std::string nodes_text(int n) { return std::to_string(n) + (n == 1 ? " node" : "
 std::string check_text(const Objective& o, const ObjectiveCheck& c) {
   const bool count = o.metric == "rejected_jobs" || o.metric == "unfinished_jobs";
   const bool share = o.metric.find("share") != std::string::npos || o.metric == "slo_attainment";
-  const std::string value =
-      count ? std::to_string(static_cast<long long>(c.value)) : fixed(c.value, share ? 4 : 1);
+  const std::string value = std::isnan(c.value) ? "n/a"
+                            : count ? std::to_string(static_cast<long long>(c.value))
+                                    : fixed(c.value, share ? 4 : 1);
   return o.metric + " " + value + (c.met ? " ok" : " FAIL");
 }
 
@@ -153,15 +157,15 @@ void print_plan_table(const PlanResult& r, std::ostream& out) {
           std::to_string(saved) + " (" + fixed(100.0 * saved / exclusive->answer->gpus, 1) + "%)";
     }
     out << std::setw(7) << a.nodes << std::setw(7) << a.gpus << std::setw(16) << saving
-        << std::setw(8) << fixed(100 * x["gpu_allocation_ratio"].get<double>(), 1) + "%"
-        << std::setw(9) << fixed(100 * x["sm_busy_utilization"].get<double>(), 1) + "%"
-        << std::setw(12) << fixed(x["queueing_delay_s"]["p95"].get<double>(), 1) << std::setw(11)
-        << fixed(x["jct_s"]["p95"].get<double>(), 1);
+        << std::setw(8) << fixed_or_na(x["gpu_allocation_ratio"], 1, 100) + "%"
+        << std::setw(9) << fixed_or_na(x["sm_busy_utilization"], 1, 100) + "%"
+        << std::setw(12) << fixed_or_na(x["queueing_delay_s"]["p95"], 1) << std::setw(11)
+        << fixed_or_na(x["jct_s"]["p95"], 1);
     if (requests) {
       const bool has = x.contains("requests");
       out << std::setw(13)
-          << (has ? fixed(x["requests"]["latency_ms"]["p95"].get<double>(), 1) : "-")
-          << std::setw(8) << (has ? fixed(x["requests"]["slo_attainment"].get<double>(), 4) : "-");
+          << (has ? fixed_or_na(x["requests"]["latency_ms"]["p95"], 1) : "-")
+          << std::setw(8) << (has ? fixed_or_na(x["requests"]["slo_attainment"], 4) : "-");
     }
     out << std::setw(7) << x["failures"]["jobs_killed"].get<std::uint64_t>() << "  ";
     if (m.one_below) {

@@ -8,7 +8,10 @@
 #include <sstream>
 
 #include "analysis/atomic_file.h"
+#include "analysis/expectations.h"
 #include "analysis/metrics_collector.h"
+#include "analysis/number_text.h"
+#include "analysis/progress.h"
 #include "analysis/service_metrics.h"
 #include "analysis/slot_metrics.h"
 #include "scenarios/trace_opening.h"
@@ -22,34 +25,13 @@ namespace gpumux {
 
 namespace {
 
-// Prints a line every few seconds of wall time: simulated time and job counts.
-class ProgressReporter : public EngineObserver {
- public:
-  explicit ProgressReporter(std::ostream& out) : out_(out), last_(Clock::now()) {}
-  void on_job_finished(Time now, const ActiveJob&) override {
-    ++finished_;
-    if ((finished_ & 0x3fff) != 0) return;
-    const auto t = Clock::now();
-    if (t - last_ < std::chrono::seconds(2)) return;
-    last_ = t;
-    out_ << "[gpumux] simulated " << std::fixed << std::setprecision(1) << now.seconds() / 3600.0
-         << " h, " << finished_ << " jobs finished\n"
-         << std::flush;
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  std::ostream& out_;
-  Clock::time_point last_;
-  std::uint64_t finished_ = 0;
-};
-
 std::string version() { return GPUMUX_VERSION; }
 
 }  // namespace
 
 RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
+  validate_expect_names(scenario);  // before anything runs or is written
   RunReport report;
   report.out_dir = scenario.outputs.dir;
   namespace fs = std::filesystem;
@@ -107,6 +89,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   MetricsCollector metrics(cluster.gpu_count(), scenario.outputs.timeseries_interval,
                            jobs_file ? &jobs_file->stream() : nullptr,
                            series_file ? &series_file->stream() : nullptr);
+  metrics.describe_placements(cluster, *scenario.model);
   engine.add_observer(&metrics);
   // Only models that split GPUs into slots have slot metrics; other runs' outputs stay as they
   // were.
@@ -119,7 +102,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   engine.add_observer(&service_metrics);
   std::unique_ptr<ProgressReporter> progress;
   if (options.progress) {
-    progress = std::make_unique<ProgressReporter>(*options.progress);
+    progress = std::make_unique<ProgressReporter>(*options.progress, expected_job_count(scenario));
     engine.add_observer(progress.get());
   }
   report.engine = engine.run();
@@ -164,6 +147,11 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   if (slot_metrics) report.summary["metrics"]["slots"] = slot_metrics->metrics();
   // Runs without services keep their summary exactly as before: no `requests` key.
   if (service_metrics.any()) report.summary["metrics"]["requests"] = service_metrics.metrics();
+  // Runs without bounds keep their summary exactly as before: no `expect` key.
+  if (!scenario.expect.empty()) {
+    report.expect = check_expect(scenario.expect, report.summary);
+    report.summary["expect"] = expect_results_json(report.expect);
+  }
 
   if (options.write_outputs) {
     AtomicFile summary((fs::path(scenario.outputs.dir) / "summary.json").string());
@@ -179,13 +167,11 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
 
 namespace {
 
-std::string fixed(double x, int digits) {
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(digits) << x;
-  return o.str();
-}
+std::string fixed(double x, int digits) { return fixed_text(x, digits); }
 
-std::string duration_text(double s) {
+std::string duration_text(const nlohmann::json& value) {
+  if (value.is_null()) return "n/a";
+  const double s = value.get<double>();
   if (s < 120) return fixed(s, 1) + " s";
   if (s < 7200) return fixed(s / 60, 1) + " min";
   return fixed(s / 3600, 2) + " h";
@@ -260,13 +246,13 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
   if (jobs["failed"].get<std::uint64_t>() > 0) out << "  (" << jobs["failed"] << " failed)";
   if (unfinished > 0) out << "  (" << unfinished << " unfinished at the time limit)";
   out << "\n";
-  out << "  makespan                     " << duration_text(m["makespan_s"].get<double>()) << "\n";
+  out << "  makespan                     " << duration_text(m["makespan_s"]) << "\n";
   out << "  GPU allocation ratio         "
-      << fixed(100 * m["gpu_allocation_ratio"].get<double>(), 1) << " %\n";
-  out << "  SM-busy utilization          " << fixed(100 * m["sm_busy_utilization"].get<double>(), 1)
-      << " %  (" << fixed(100 * m["sm_busy_per_allocated_gpu"].get<double>(), 1)
+      << fixed_or_na(m["gpu_allocation_ratio"], 1, 100) << " %\n";
+  out << "  SM-busy utilization          " << fixed_or_na(m["sm_busy_utilization"], 1, 100)
+      << " %  (" << fixed_or_na(m["sm_busy_per_allocated_gpu"], 1, 100)
       << " % of GPUs in use)\n";
-  out << "  sharing overhead             " << fixed(100 * m["sharing_overhead"].get<double>(), 1)
+  out << "  sharing overhead             " << fixed_or_na(m["sharing_overhead"], 1, 100)
       << " %  (" << fixed(m["sharing_overhead_gpu_hours"].get<double>(), 1) << " GPU-hours)\n";
   const auto& failures = m["failures"];
   if (failures["memory_faults"].get<std::uint64_t>() > 0) {
@@ -291,7 +277,7 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
   }
   if (m.contains("slots")) {
     const auto& sl = m["slots"];
-    auto percent = [&](const char* key) { return fixed(100 * sl[key].get<double>(), 1) + " %"; };
+    auto percent = [&](const char* key) { return fixed_or_na(sl[key], 1, 100) + " %"; };
     out << "  slice utilization            " << percent("slice_utilization") << "  (memory "
         << percent("memory_allocation_share") << "; free " << percent("free_slice_share")
         << ", unavailable " << percent("unavailable_slice_share") << ")\n";
@@ -303,7 +289,7 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
     std::string occupancy;
     for (const auto& [name, p] : sl["profiles"].items()) {
       occupancy += (occupancy.empty() ? "" : ", ") + name + " " +
-                   fixed(100 * p["occupancy"].get<double>(), 1) + " %";
+                   fixed_or_na(p["occupancy"], 1, 100) + " %";
     }
     if (!occupancy.empty()) out << "  slot occupancy               " << occupancy << "\n";
   }
@@ -315,17 +301,15 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
         << rq["served"] << " served, " << rq["dropped"] << " dropped, " << rq["timed_out"]
         << " timed out, " << rq["unfinished"] << " unfinished\n";
     const auto& l = rq["latency_ms"];
-    auto ms = [](const nlohmann::json& v) {
-      return v.is_null() ? std::string("-") : fixed(v.get<double>(), 2);
-    };
+    auto ms = [](const nlohmann::json& v) { return fixed_or_na(v, 2); };
     out << "  request latency (ms)         mean " << ms(l["mean"]) << ", p50 " << ms(l["p50"])
         << ", p95 " << ms(l["p95"]) << ", p99 " << ms(l["p99"]) << "; SLO attainment "
         << (rq["slo_attainment"].is_null()
-                ? std::string("- (no SLO)")
+                ? std::string("n/a (no SLO)")
                 : fixed(100 * rq["slo_attainment"].get<double>(), 2) + " %")
         << "\n";
   }
-  out << "  GPUs in use (mean / peak)    " << fixed(m["mean_allocated_gpus"].get<double>(), 1)
+  out << "  GPUs in use (mean / peak)    " << fixed_or_na(m["mean_allocated_gpus"], 1)
       << " / " << m["peak_allocated_gpus"] << " of " << m["gpus"] << "\n\n";
   out << "  " << std::left << std::setw(22) << "" << std::right;
   for (const char* h : {"mean", "p50", "p90", "p95", "p99", "max"}) out << std::setw(11) << h;
@@ -333,7 +317,7 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
   auto row = [&](const char* label, const nlohmann::json& d, int digits) {
     out << "  " << std::left << std::setw(22) << label << std::right;
     for (const char* k : {"mean", "p50", "p90", "p95", "p99", "max"}) {
-      out << std::setw(11) << fixed(d[k].get<double>(), digits);
+      out << std::setw(11) << fixed_or_na(d[k], digits);
     }
     out << "\n";
   };

@@ -7,6 +7,7 @@
 #include <ostream>
 #include <string>
 
+#include "analysis/expectations.h"
 #include "scenarios/scenario.h"
 #include "sim/engine.h"
 
@@ -19,12 +20,14 @@ struct RunOptions {
 
 struct RunReport {
   nlohmann::json summary;  // exactly what summary.json holds
+  std::vector<BoundResult> expect;  // the scenario's `expect` bounds, checked (also in summary)
   EngineStats engine;
   double wall_seconds = 0.0;  // not in the summary: outputs must be byte-identical across runs
   std::string out_dir;
 };
 
-// Throws InputError for bad trace rows (no output files are left behind).
+// Throws InputError for bad trace rows and for `expect` bounds on unknown metrics (no output
+// files are left behind).
 RunReport run_scenario(const Scenario& scenario, const RunOptions& options = {});
 
 // One line naming the arrived jobs left out of the job percentiles (rejected, failed, and
@@ -33,7 +36,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options = {})
 // finished says nothing about those that did not.
 std::string excluded_jobs_warning(const nlohmann::json& summary);
 
-// The human-readable summary printed by `gpumux run`.
+// The human-readable summary printed by `gpumux run` (`--format table`); null values (empty
+// sets) print as n/a. The `expect` bounds are not in it: print_expect_table prints them.
 void print_summary_table(const Scenario& scenario, const RunReport& report, std::ostream& out);
 
 }  // namespace gpumux

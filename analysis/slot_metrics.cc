@@ -371,20 +371,22 @@ void SlotMetrics::on_run_end(Time now, std::span<const ActiveJob* const>) {
 
 nlohmann::json SlotMetrics::metrics() const {
   const double span_us = static_cast<double>((end_ - first_arrival_).us());
-  auto share = [&](double x) { return integral_.slices > 0 ? x / integral_.slices : 0.0; };
-  auto mean = [&](double x) { return span_us > 0 ? x / span_us : 0.0; };
+  // Shares and means over no time or no slices are n/a: null, not 0.
+  auto quotient = [](double x, double over) {
+    return over > 0 ? nlohmann::json(x / over) : nlohmann::json(nullptr);
+  };
+  auto share = [&](double x) { return quotient(x, integral_.slices); };
+  auto mean = [&](double x) { return quotient(x, span_us); };
   nlohmann::json profiles = nlohmann::json::object();
   for (std::size_t n = 0; n < names_.size(); ++n) {
     profiles[names_[n]] = {
         {"mean_instances", mean(instances_integral_[n])},
         {"mean_busy", mean(busy_integral_[n])},
-        {"occupancy",
-         instances_integral_[n] > 0 ? busy_integral_[n] / instances_integral_[n] : 0.0}};
+        {"occupancy", quotient(busy_integral_[n], instances_integral_[n])}};
   }
   return {
       {"slice_utilization", share(integral_.busy)},
-      {"memory_allocation_share",
-       integral_.memory > 0 ? integral_.memory_busy / integral_.memory : 0.0},
+      {"memory_allocation_share", quotient(integral_.memory_busy, integral_.memory)},
       {"free_slice_share", share(integral_.free)},
       {"unavailable_slice_share", share(integral_.unavailable)},
       {"fragmentation", share(integral_.fragmented)},

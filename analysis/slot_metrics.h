@@ -79,7 +79,8 @@ class SlotMetrics : public EngineObserver {
   void on_gpu_changed(Time now, GpuIndex index, const GpuState& gpu) override;
   void on_run_end(Time now, std::span<const ActiveJob* const> unfinished) override;
 
-  // The "slots" object of summary.json's metrics (valid after on_run_end).
+  // The "slots" object of summary.json's metrics (valid after on_run_end). A share or mean over
+  // no slices or no time, and the occupancy of a profile never instantiated, are null.
   nlohmann::json metrics() const;
 
  private:

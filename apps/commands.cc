@@ -11,6 +11,9 @@
 #include <thread>
 
 #include "analysis/atomic_file.h"
+#include "analysis/check.h"
+#include "analysis/closest_names.h"
+#include "analysis/expectations.h"
 #include "analysis/objective.h"
 #include "analysis/plan.h"
 #include "analysis/plan_report.h"
@@ -43,7 +46,8 @@ namespace {
 constexpr int kExitOk = 0;
 constexpr int kExitInternal = 1;
 constexpr int kExitBadInput = 2;
-constexpr int kExitNotMet = 3;  // gpumux plan: some model met the objectives at no size
+constexpr int kExitNotMet = 3;  // plan: some model met the objectives at no size; check: a
+                                // bound failed
 
 std::string join(const std::vector<std::string>& names) {
   std::string out;
@@ -59,6 +63,8 @@ struct RunArgs {
   bool quiet = false;
   bool progress = false;
   bool no_outputs = false;
+  std::string format = "table";
+  bool check = false;
 };
 
 ScenarioOverrides overrides_of(const RunArgs& a) {
@@ -86,17 +92,66 @@ int run_run(const RunArgs& a, std::ostream& out, std::ostream& err) {
   if (a.progress || (!a.quiet && isatty(STDERR_FILENO))) options.progress = &err;
   RunReport report = run_scenario(s, options);
   if (a.no_outputs) report.out_dir.clear();
-  if (!a.quiet) print_summary_table(s, report, out);
+  if (!a.quiet && a.format == "json") {
+    out << report.summary.dump(2) << "\n";
+  } else if (!a.quiet) {
+    print_summary_table(s, report, out);
+    if (!report.expect.empty()) {
+      out << "\nexpect (" << (all_pass(report.expect) ? "all bounds hold" : "some bounds FAIL")
+          << (a.check ? "" : "; gpumux check or run --check gate on them") << ")\n";
+      print_expect_table(report.expect, out);
+    }
+  }
   if (const std::string warning = excluded_jobs_warning(report.summary); !warning.empty()) {
     err << warning << "\n";
   }
   err << "[gpumux] " << report.engine.events << " events in " << report.wall_seconds
       << " s wall time\n";
-  return kExitOk;
+  return a.check && !all_pass(report.expect) ? kExitNotMet : kExitOk;
+}
+
+struct CheckArgs {
+  CheckRequest request;
+  std::string format = "table";
+};
+
+int run_check_command(const CheckArgs& a, std::ostream& out, std::ostream& err) {
+  const CheckResult result = run_check(a.request, isatty(STDERR_FILENO) ? &err : nullptr);
+  if (a.format == "json") {
+    out << check_to_json(result).dump(2) << "\n";
+  } else {
+    print_check_table(result, out);
+  }
+  return result.pass() ? kExitOk : kExitNotMet;
+}
+
+// An unknown (sub)command, named with the closest known ones; "" when `argv` names only known
+// commands. Looks at the leading words that select subcommands; options end the walk.
+std::string unknown_command_error(CLI::App& app, int argc, char** argv) {
+  CLI::App* level = &app;
+  std::string path = "gpumux";
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-' || level->get_require_subcommand_min() == 0) return "";
+    std::vector<std::string> names;
+    for (const CLI::App* sub : level->get_subcommands([](CLI::App*) { return true; })) {
+      names.push_back(sub->get_name());
+    }
+    if (std::find(names.begin(), names.end(), word) == names.end()) {
+      const auto close = closest_names(word, names, 1);
+      return "unknown command '" + word + "' for " + path +
+             (close.empty() ? "" : " (did you mean '" + close.front() + "'?)") +
+             "; commands: " + join(names) + " (" + path + " --help)";
+    }
+    level = level->get_subcommand(word);
+    path += " " + word;
+  }
+  return "";
 }
 
 int run_validate(const RunArgs& a, std::ostream& out) {
   const Scenario s = load_scenario(a.scenario, overrides_of(a));
+  validate_expect_names(s);
   // Open the trace and read its header so that a bad trace file fails here too.
   if (!s.trace.generated)
     open_scenario_trace(s.trace.path, s.trace.format, s.trace.defaults, s.seed);
@@ -104,7 +159,9 @@ int run_validate(const RunArgs& a, std::ostream& out) {
       << s.nodes.size() << (s.nodes.size() == 1 ? " node" : " nodes") << ", model "
       << s.resolved["sharing"]["model"].get<std::string>() << ", "
       << s.resolved["scheduler"]["queue"].get<std::string>() << " + " << s.placement << ", trace "
-      << (s.trace.generated ? "generated" : s.trace.path) << "\n";
+      << (s.trace.generated ? "generated" : s.trace.path);
+  if (!s.expect.empty()) out << ", " << s.expect.size() << " expect bounds";
+  out << "\n";
   return kExitOk;
 }
 
@@ -246,8 +303,8 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 ok, 2 bad input (the message names file, line or JSON pointer, "
-      "and field), 3 plan: some model meets the objectives at no size within --max-nodes, "
-      "1 internal error.");
+      "and field), 3 check (or run --check): a bound of a scenario's expect block fails; plan: "
+      "some model meets the objectives at no size within --max-nodes, 1 internal error.");
   std::function<int()> action;
 
   RunArgs run_args;
@@ -260,9 +317,15 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
                   "else out/<scenario name>)");
   run->add_flag("--quiet", run_args.quiet, "print no summary table");
   run->add_flag("--progress", run_args.progress,
-                "print progress lines to stderr (default when "
-                "stderr is a terminal)");
+                "print progress lines to stderr every 2 s: percent of jobs done, time left "
+                "(default when stderr is a terminal)");
   run->add_flag("--no-outputs", run_args.no_outputs, "write no files; print the summary only");
+  run->add_option("--format", run_args.format,
+                  "the printed summary: table (default), or json (what summary.json holds)")
+      ->check(CLI::IsMember({"table", "json"}));
+  run->add_flag("--check", run_args.check,
+                "exit 3 when a bound of the scenario's expect block fails (without it, run "
+                "reports the bounds and exits 0)");
   run->callback([&] { action = [&] { return run_run(run_args, out, err); }; });
 
   RunArgs validate_args;
@@ -271,6 +334,28 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
                                       "without running it");
   add_scenario_options(validate, validate_args);
   validate->callback([&] { action = [&] { return run_validate(validate_args, out); }; });
+
+  CheckArgs check_args;
+  auto* check = app.add_subcommand(
+      "check",
+      "run scenarios and check their expect bounds; exit 3 when any bound fails (README "
+      "\"Checks\")");
+  check->add_option("scenarios", check_args.request.scenarios,
+                    "scenario JSON files, each with an expect block")
+      ->required();
+  check->add_option("--set", check_args.request.sets,
+                    "override a value in every scenario, as path=value (as for run). Repeatable.");
+  check->add_option("--seed", check_args.request.seed, "override every scenario's seed");
+  check->add_option("--out", check_args.request.out_dir,
+                    "write each run's outputs to DIR/<scenario name> (default: write no files)");
+  check->add_option("--format", check_args.format, "table (default) or json")
+      ->check(CLI::IsMember({"table", "json"}));
+  check->footer(
+      "A bound {\"min\": a, \"max\": b} holds when a <= value <= b; a metric that is n/a in "
+      "the run (an empty set, or not produced by it) fails.\n"
+      "Exit codes: 0 every bound holds, 3 some bound fails, 2 bad input (nothing is run), 1 "
+      "internal error.");
+  check->callback([&] { action = [&] { return run_check_command(check_args, out, err); }; });
 
   GenerateArgs gen;
   auto* generate =
@@ -406,6 +491,10 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
       [&] { action = [&] { return run_calibrate_check(calibrate_check_args, out, err); }; });
 #endif
 
+  if (const std::string unknown = unknown_command_error(app, argc, argv); !unknown.empty()) {
+    err << "error: " << unknown << "\n";
+    return kExitBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

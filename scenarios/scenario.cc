@@ -395,6 +395,9 @@ Scenario parse_scenario(const nlohmann::json& document, const std::string& file,
   parse_outputs(s, root);
   parse_faults(s, root);
   parse_limits(s, root);
+  s.expect = parse_expect(root);
+  // Echoed only when given: summaries of runs without bounds stay as they were.
+  if (!s.expect.empty()) s.resolved["expect"] = expect_echo(s.expect);
   root.finish();
   return s;
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "scenarios/expect_config.h"
 #include "scenarios/service_config.h"
 #include "sim/cluster.h"
 #include "sim/device.h"
@@ -61,6 +62,7 @@ struct Scenario {
   ServicesConfig services;  // inference services; `given` false when the scenario has none
   OutputConfig outputs;
   Time horizon = Time::infinity();
+  std::vector<ExpectBound> expect;  // bounds on the run's metrics (`expect`); empty: none
   nlohmann::json resolved;  // the scenario echoed back with every default filled in
 
   std::size_t gpu_count() const;

@@ -32,6 +32,18 @@ TEST(DistributionSummary, SmallAndEmptySamples) {
   EXPECT_DOUBLE_EQ(nearest_rank({1, 2, 3}, 0), 1);
 }
 
+// A percentile of no values is n/a: null in summary.json, never a 0 that reads as "instant".
+TEST(DistributionSummary, EmptySampleHasNullStatistics) {
+  std::vector<double> none;
+  const auto j = summarize(none).to_json();
+  EXPECT_EQ(j["count"], 0);
+  for (const char* k : {"mean", "p50", "p90", "p95", "p99", "max"}) {
+    EXPECT_TRUE(j[k].is_null()) << k;
+  }
+  std::vector<double> one = {0.0};
+  EXPECT_EQ(summarize(one).to_json()["p95"], 0.0);  // a real zero stays a number
+}
+
 TEST(DistributionSummary, MeanDoesNotDependOnOrder) {
   std::vector<double> a = {1e16, 1, -1e16, 3, 0.1};
   std::vector<double> b = {0.1, 3, -1e16, 1, 1e16};

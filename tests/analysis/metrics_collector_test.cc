@@ -53,9 +53,10 @@ TEST(MetricsCollector, TimeWeightedRatiosAndJobStatistics) {
   EXPECT_EQ(j["peak_allocated_gpus"].get<int>(), 1);
   EXPECT_EQ(jobs.str(),
             "id,state,submit_s,gpus,runtime_s,start_s,finish_s,queue_s,jct_s,slowdown,"
-            "placement_span,first_gpu,kills,reason\n"
-            "a,finished,0,1,10,0,10,0,10,1,same-gpu,0,0,\n"
-            "b,finished,0,1,20,10,30,10,30,1.5,same-gpu,0,0,\n");
+            "placement_span,first_gpu,kills,reason,kind,tenant,memory_mib,sm_util,sm_share,"
+            "device,mig_instance\n"
+            "a,finished,0,1,10,0,10,0,10,1,same-gpu,0,0,,training,,0,1,1,,\n"
+            "b,finished,0,1,20,10,30,10,30,1.5,same-gpu,0,0,,training,,0,1,1,,\n");
   // Samples at 0, 10, 20 (state just before each instant's changes) and 30 (end).
   EXPECT_EQ(series.str(),
             "time_s,allocated_gpus,allocation_ratio,sm_busy,overhead,queued,running,finished\n"

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "sim/input_error.h"
 
 namespace gpumux {
@@ -117,15 +119,30 @@ TEST(Objective, RequestObjectivesNeedServices) {
   EXPECT_DOUBLE_EQ(check_objective(r, s).value, 180);
   EXPECT_TRUE(check_objective(parse_objective("slo_attainment>=0.99"), s).met);
   EXPECT_FALSE(check_objective(parse_objective("slo_attainment>=0.999"), s).met);
-  // A services summary without the statistic asked for (or with null) is bad input, named.
+  // A services summary without the statistic asked for is bad input, named.
   try {
     check_objective(parse_objective("request_p99_ms<=200"), s);
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("metrics.requests.latency_ms.p99"), std::string::npos);
   }
+  // A null statistic is an empty set (no request ended with an SLO): n/a, never met.
   s["metrics"]["requests"]["slo_attainment"] = nullptr;
-  EXPECT_THROW(check_objective(parse_objective("slo_attainment>=0.9"), s), InputError);
+  const auto na = check_objective(parse_objective("slo_attainment>=0.9"), s);
+  EXPECT_FALSE(na.met);
+  EXPECT_TRUE(std::isnan(na.value));
+}
+
+TEST(Objective, PercentilesOfNoFinishedJobFailTheirObjective) {
+  nlohmann::json s = {{"metrics",
+                       {{"jobs", {{"arrived", 2}, {"rejected", 2}, {"failed", 0}}},
+                        {"jct_s", {{"count", 0}, {"p95", nullptr}}},
+                        {"queueing_delay_s", {{"count", 0}, {"p95", nullptr}}}}}};
+  for (const char* text : {"queue_p95_s<=60", "jct_p95_s<=1e9"}) {
+    const auto c = check_objective(parse_objective(text), s);
+    EXPECT_FALSE(c.met) << text;
+    EXPECT_TRUE(std::isnan(c.value)) << text;
+  }
 }
 
 }  // namespace

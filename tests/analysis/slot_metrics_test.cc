@@ -257,6 +257,9 @@ void expect_consistent_slots(const nlohmann::json& slots) {
   EXPECT_LE(get(slots, "fragmentation"), get(slots, "free_slice_share") + 1e-12);
   EXPECT_LE(get(slots, "fragmentation"), 1.0 - get(slots, "slice_utilization") + 1e-12);
   for (const auto& [name, p] : slots["profiles"].items()) {
+    // A profile never instantiated has no occupancy (n/a), not 0.
+    EXPECT_EQ(p["occupancy"].is_null(), get(p, "mean_instances") == 0.0) << name;
+    if (p["occupancy"].is_null()) continue;
     EXPECT_GE(get(p, "occupancy"), 0.0) << name;
     EXPECT_LE(get(p, "occupancy"), 1.0) << name;
     EXPECT_LE(get(p, "mean_busy"), get(p, "mean_instances") + 1e-9) << name;

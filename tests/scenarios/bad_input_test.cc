@@ -131,6 +131,12 @@ const BadInput kCases[] = {
      "scenario_negative_time_limit.json#/limits/max_time_s", "max_time_s", "expected a number in"},
     {"scenario_not_an_object.json", Reader::kScenario, "scenario_not_an_object.json#", "",
      "expected an object"},
+    {"scenario_expect_min_above_max.json", Reader::kScenario,
+     "scenario_expect_min_above_max.json#/expect/jobs.finished", "jobs.finished",
+     "min is above max"},
+    {"scenario_expect_without_bound.json", Reader::kScenario,
+     "scenario_expect_without_bound.json#/expect/jct_s.p95", "jct_s.p95",
+     "needs \"min\", \"max\" or both"},
     // A syntax error: "file:line:column". The missing comma is at the end of line 3; the parser
     // notices it at the string that starts line 4.
     {"scenario_syntax_error.json", Reader::kScenario, "scenario_syntax_error.json:4:", "",

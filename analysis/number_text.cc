@@ -1,0 +1,33 @@
+#include "analysis/number_text.h"
+
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <sstream>
+
+namespace gpumux {
+
+std::string fixed_text(double x, int digits) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(digits) << x;
+  return o.str();
+}
+
+std::string fixed_or_na(const nlohmann::json& value, int digits, double scale) {
+  if (value.is_null()) return "n/a";
+  return fixed_text(scale * value.get<double>(), digits);
+}
+
+std::string number_text(double x) {
+  char buffer[64];
+  if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15) {
+    std::snprintf(buffer, sizeof buffer, "%.0f", x);
+  } else if (std::isfinite(x) && std::fabs(x) >= 1e5 && std::fabs(x) < 1e15) {
+    std::snprintf(buffer, sizeof buffer, "%.1f", x);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%.6g", x);
+  }
+  return buffer;
+}
+
+}  // namespace gpumux

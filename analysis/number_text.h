@@ -1,0 +1,20 @@
+// Numbers as the printed tables show them, and "n/a" for a summary value that is null (an
+// empty set: a percentile of no jobs, a share of no time), never 0.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace gpumux {
+
+// Fixed notation with `digits` decimals.
+std::string fixed_text(double x, int digits);
+
+// A summary value times `scale` with `digits` decimals, or "n/a" when it is null.
+std::string fixed_or_na(const nlohmann::json& value, int digits, double scale = 1.0);
+
+// A value in a check table: integers without decimals, others with 6 significant digits
+// (fixed, without exponent, up to 1e15).
+std::string number_text(double x);
+
+}  // namespace gpumux
