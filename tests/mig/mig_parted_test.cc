@@ -205,7 +205,7 @@ mig-configs:
         "1g.5gb": -1
 )"),
               HasSubstr("m.yaml:7:19: field 'mig-configs.c[0].mig-devices.1g.5gb': expected an "
-                        "integer >= 0, got '-1'"));
+                        "integer in [0, 1000000], got '-1'"));
   EXPECT_THAT(parse_error("version: v1\nmig-configs:\n  c:\n    - devices: some\n      "
                           "mig-enabled: false\n"),
               HasSubstr("m.yaml:4:16: field 'mig-configs.c[0].devices': expected 'all' or a list"));
