@@ -315,7 +315,7 @@ TEST(PublicTracePhilly, DeepNestingIsAnErrorNotACrash) {
 }
 
 TEST(PublicTracePhilly, NumberBeyondDoubleIsAnError) {
-  TempFile f("philly.json", "[\n  {\"status\": \"Pass\", \"x\": 1e400}\n]\n");
+  TempFile f("philly.json", "[\n  {\"status\": \"Pass\", \"x\": 1e400}]");
   const std::string msg = load_error(f.path(), "philly");
   EXPECT_THAT(msg, HasSubstr(f.path() + ":2"));
   EXPECT_THAT(msg, HasSubstr("number out of range"));
