@@ -445,15 +445,19 @@ void apply_override(nlohmann::json& document, const std::string& assignment) {
 
 Scenario load_scenario(const std::string& path, const ScenarioOverrides& overrides) {
   nlohmann::json document = read_json_file(path);
-  // Overrides address keys of the top-level object; anything else is reported as it is.
-  if (!document.is_object()) return parse_scenario(document, path, "");
-  for (const auto& a : overrides.sets) apply_override(document, a);
+  const std::string base = fs::path(path).parent_path().string();
+  // Overrides address keys of objects; a document (or an --set result) of another shape is left
+  // as it is, for parse_scenario to report.
+  if (document.is_object()) {
+    for (const auto& a : overrides.sets) apply_override(document, a);
+  }
+  if (!document.is_object()) return parse_scenario(document, path, base);
   if (overrides.seed) document["seed"] = *overrides.seed;
   if (overrides.out_dir) {
-    if (!document.is_object()) document = nlohmann::json::object();
-    document["outputs"]["dir"] = *overrides.out_dir;
+    nlohmann::json& outputs = document["outputs"];
+    if (outputs.is_null()) outputs = nlohmann::json::object();
+    if (outputs.is_object()) outputs["dir"] = *overrides.out_dir;
   }
-  const std::string base = fs::path(path).parent_path().string();
   return parse_scenario(document, path, base);
 }
 

@@ -67,6 +67,11 @@ TEST_F(Hostile, TopLevelArrayWithSeedIsBadInput) {
   const auto v = run_cli({"validate", s, "--seed", "3"});
   EXPECT_EQ(v.code, 2) << v.err;
   EXPECT_TRUE(has(v.err, "a.json#: expected an object, got array")) << v.err;
+  // An --set that makes outputs a number, before --out sets outputs.dir.
+  const auto t = write("t.json", scenario());
+  const auto outputs = run_cli({"run", t, "--set", "outputs=5", "--out", "o"});
+  EXPECT_EQ(outputs.code, 2) << outputs.err;
+  EXPECT_TRUE(has(outputs.err, "t.json#/outputs")) << outputs.err;
   const auto p = run_cli(
       {"plan", s, "--seed", "3", "--models", "exclusive", "--objective", "queue_p95_s<=60"});
   EXPECT_EQ(p.code, 2) << p.err;
