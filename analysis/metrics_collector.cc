@@ -30,8 +30,8 @@ void MetricsCollector::emit_samples(Time limit, bool inclusive) {
   if (timeseries_csv_ && next_sample_ <= limit) {
     // Rows this call writes, checked before the first of them is written.
     const std::int64_t span = (limit - next_sample_).us(), step = interval_.us();
-    const std::uint64_t due = static_cast<std::uint64_t>(
-        inclusive ? span / step + 1 : (span + step - 1) / step);
+    const std::uint64_t due =
+        static_cast<std::uint64_t>(inclusive ? span / step + 1 : (span + step - 1) / step);
     if (timeseries_rows_ + due > kMaxTimeseriesRows) {
       throw TimeseriesTooLong("timeseries.csv would have more than " +
                               std::to_string(kMaxTimeseriesRows) + " rows (the run reaches " +

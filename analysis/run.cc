@@ -126,9 +126,9 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     report.engine = engine.run();
   } catch (const TimeOverflow& e) {
     // Only inputs make times this large (durations near kMaxInputSeconds, queued in series).
-    throw InputError(scenario.trace.generated ? scenario.file + "#/trace/generator"
-                                              : scenario.trace.path,
-                     "", std::string(e.what()) + ": the trace's times or durations are too large");
+    throw InputError(
+        scenario.trace.generated ? scenario.file + "#/trace/generator" : scenario.trace.path, "",
+        std::string(e.what()) + ": the trace's times or durations are too large");
   } catch (const TimeseriesTooLong& e) {
     throw InputError(scenario.file + "#/outputs/timeseries_interval_s", "timeseries_interval_s",
                      e.what());

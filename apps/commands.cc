@@ -90,8 +90,7 @@ void add_scenario_options(CLI::App* sub, RunArgs& a) {
                   "override a scenario value before validation, as path=value; the path is "
                   "dotted (sharing.model) or a JSON pointer (/cluster/node_groups/0/nodes); the "
                   "value is JSON, or a string. Repeatable.");
-  sub->add_option("--seed", a.seed, "override the scenario's seed")
-      ->check(non_negative());
+  sub->add_option("--seed", a.seed, "override the scenario's seed")->check(non_negative());
 }
 
 int run_run(const RunArgs& a, std::ostream& out, std::ostream& err) {
@@ -297,8 +296,7 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
                        "(default: the documented generator defaults)");
   generate->add_option("--jobs", gen.jobs, "number of jobs (overrides the config)")
       ->check(non_negative());
-  generate->add_option("--seed", gen.seed, "random seed (default 1)")
-      ->check(non_negative());
+  generate->add_option("--seed", gen.seed, "random seed (default 1)")->check(non_negative());
   generate->add_option("-o,--output", gen.output, "output CSV file")->required();
   generate->callback([&] { action = [&] { return run_generate(gen, out); }; });
 
@@ -340,8 +338,7 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   plan->add_option("--set", plan_args.sets,
                    "override a scenario value before planning, as path=value (as for run); "
                    "e.g. scheduler.placement=spread. Repeatable.");
-  plan->add_option("--seed", plan_args.seed, "override the scenario's seed")
-      ->check(non_negative());
+  plan->add_option("--seed", plan_args.seed, "override the scenario's seed")->check(non_negative());
   plan->footer(objective_help() +
                "Sizes: with g the gcd of the node groups' node counts, size k gives each group "
                "k x (its nodes / g) nodes. Per model: double the size until the objectives are "

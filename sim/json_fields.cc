@@ -228,8 +228,8 @@ class StrictDomBuilder {
 
   bool parse_error(std::size_t position, const std::string& token,
                    const nlohmann::detail::exception& e) {
-    const std::string where = text_position(text_, position == 0 ? 0 : position - 1, file_,
-                                            first_line_);
+    const std::string where =
+        text_position(text_, position == 0 ? 0 : position - 1, file_, first_line_);
     if (e.id == 406) {  // out_of_range.406: a number beyond the range of a double
       throw InputError(where, key_, "number out of range (beyond +-1.8e308): " + token);
     }
@@ -290,8 +290,8 @@ class StrictDomBuilder {
   std::string key_;
 };
 
-nlohmann::json parse_strict(std::string_view text, const std::string& file,
-                            std::size_t first_line, std::string where_prefix) {
+nlohmann::json parse_strict(std::string_view text, const std::string& file, std::size_t first_line,
+                            std::string where_prefix) {
   check_json_depth(text, file, first_line);
   StrictDomBuilder builder(text, file, first_line, std::move(where_prefix));
   nlohmann::json::sax_parse(text.begin(), text.end(), &builder);

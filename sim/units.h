@@ -66,8 +66,9 @@ class TimeOverflow : public std::overflow_error {
 // when the sum passes kMaxSimulatedUs or `us` is not finite.
 inline Time checked_after(Time now, double us, const std::string& what) {
   if (!(us <= static_cast<double>(kMaxSimulatedUs - now.us()))) {
-    throw TimeOverflow(what + " would pass the latest simulated time (2^62 us, about 146,000 "
-                              "years)");
+    throw TimeOverflow(what +
+                       " would pass the latest simulated time (2^62 us, about 146,000 "
+                       "years)");
   }
   return now + Time::from_us(static_cast<std::int64_t>(us));
 }

@@ -217,11 +217,10 @@ void MigModel::check_cluster(std::span<const DeviceProfile> devices,
     if (most == 0) continue;  // an entry for device types this cluster does not have
     for (int index : e.devices) {
       if (index >= most) {
-        throw InputError(e.where,
-                         "mig-configs." + mig_parted_.name + "[" + std::to_string(k) + "].devices",
-                         "GPU index " + std::to_string(index) + " is beyond every node (at most " +
-                             std::to_string(most) + " GPUs, indices 0-" +
-                             std::to_string(most - 1) + ")");
+        throw InputError(
+            e.where, "mig-configs." + mig_parted_.name + "[" + std::to_string(k) + "].devices",
+            "GPU index " + std::to_string(index) + " is beyond every node (at most " +
+                std::to_string(most) + " GPUs, indices 0-" + std::to_string(most - 1) + ")");
       }
     }
   }

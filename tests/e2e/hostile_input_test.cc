@@ -145,8 +145,8 @@ TEST_F(Hostile, EndlessTimeseriesIsBadInputBeforeWritingIt) {
   EXPECT_FALSE(fs::exists(dir_ / "out" / "jobs.csv"));
 
   write("trace.csv", "id,submit_s,gpus,runtime_s\na,0,1,3600\n");
-  const auto fine = write(
-      "f.json", scenario(R"(, "outputs": {"dir": "out", "timeseries_interval_s": 0.001})"));
+  const auto fine =
+      write("f.json", scenario(R"(, "outputs": {"dir": "out", "timeseries_interval_s": 0.001})"));
   const auto f = run_cli({"run", fine, "--quiet"});
   EXPECT_EQ(f.code, 2) << f.err;  // 3.6 million rows
   EXPECT_TRUE(has(f.err, "raise timeseries_interval_s")) << f.err;

@@ -307,8 +307,8 @@ TEST(PublicTracePhilly, InvalidJsonNamesLine) {
 
 // 100,000 levels: bounded like every JSON input (sim/json_fields.h kMaxJsonDepth).
 TEST(PublicTracePhilly, DeepNestingIsAnErrorNotACrash) {
-  TempFile f("philly.json", "[{\"a\": " + std::string(100000, '[') + std::string(100000, ']') +
-                                "}]");
+  TempFile f("philly.json",
+             "[{\"a\": " + std::string(100000, '[') + std::string(100000, ']') + "}]");
   const std::string msg = load_error(f.path(), "philly");
   EXPECT_THAT(msg, HasSubstr(f.path() + ":1"));
   EXPECT_THAT(msg, HasSubstr("nested deeper than 128 levels"));

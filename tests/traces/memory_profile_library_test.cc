@@ -76,8 +76,8 @@ TEST(MemoryProfileLibrary, BadProfilesNameThePlace) {
 
 // A library nested 100,000 deep once crashed the error-message printer (stack overflow).
 TEST(MemoryProfileLibrary, DeeplyNestedLibraryIsAnError) {
-  testing::TempFile lib("lib.json", "{\"profiles\": " + std::string(100000, '[') +
-                                        std::string(100000, ']') + "}");
+  testing::TempFile lib(
+      "lib.json", "{\"profiles\": " + std::string(100000, '[') + std::string(100000, ']') + "}");
   const std::string msg = input_error_message([&] { parse({{"library", lib.path()}}); });
   EXPECT_THAT(msg, HasSubstr(lib.path() + ":1:"));
   EXPECT_THAT(msg, HasSubstr("nested deeper than 128 levels"));

@@ -30,8 +30,7 @@ class Philly final : public PublicTraceSource {
     parsed_ = true;
     using Event = json::parse_event_t;
     auto callback = [this](int depth, Event event, json& value) {
-      if (depth >= kMaxJsonDepth &&
-          (event == Event::object_start || event == Event::array_start)) {
+      if (depth >= kMaxJsonDepth && (event == Event::object_start || event == Event::array_start)) {
         throw InputError(in_.where(), "",
                          "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
       }
