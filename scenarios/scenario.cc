@@ -6,6 +6,7 @@
 #include "models/device_registry.h"
 #include "models/sharing_registry.h"
 #include "scenarios/trace_opening.h"
+#include "sim/json_depth.h"
 #include "sim/json_fields.h"
 #include "sim/placement.h"
 #include "traces/csv_reader.h"
@@ -417,6 +418,7 @@ void apply_override(nlohmann::json& document, const std::string& assignment) {
   std::string path = assignment.substr(0, eq);
   const std::string text = assignment.substr(eq + 1);
   nlohmann::json value;
+  check_json_depth(text, "--set " + path);  // path: the text is too long to repeat
   try {
     value = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error&) {

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/json_depth.h"
+
 namespace gpumux {
 
 namespace {
@@ -165,7 +167,8 @@ std::string text_position(std::string_view text, std::size_t byte, const std::st
   return file + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
-// Rejects nesting deeper than kMaxJsonDepth before any parser or printer recurses over it.
+}  // namespace
+
 void check_json_depth(std::string_view text, const std::string& file, std::size_t first_line) {
   int depth = 0;
   bool in_string = false, escaped = false;
@@ -191,6 +194,8 @@ void check_json_depth(std::string_view text, const std::string& file, std::size_
     }
   }
 }
+
+namespace {
 
 // Builds the document like nlohmann's own DOM parser, but rejects a key given twice in one
 // object (nlohmann keeps the last silently, so a typo'd copy would override the real value) and

@@ -46,6 +46,11 @@ TEST_F(Hostile, DeeplyNestedScenarioIsBadInputNotACrash) {
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_TRUE(has(r.err, "deep.json:1:")) << r.err;
   EXPECT_TRUE(has(r.err, "nested deeper than 128 levels")) << r.err;
+  const auto set = run_cli({"validate", write("t.json", scenario()), "--set",
+                            "description=" + std::string(100000, '[') + std::string(100000, ']')});
+  EXPECT_EQ(set.code, 2) << set.err;
+  EXPECT_TRUE(has(set.err, "--set description:1:129: ")) << set.err.substr(0, 200);
+  EXPECT_TRUE(has(set.err, "nested deeper than 128 levels")) << set.err.substr(0, 200);
 }
 
 TEST_F(Hostile, NumberBeyondDoubleIsBadInput) {
