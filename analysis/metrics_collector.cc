@@ -28,6 +28,20 @@ MetricsCollector::MetricsCollector(std::size_t gpu_count, Time timeseries_interv
 }
 
 void MetricsCollector::emit_samples(Time limit, bool inclusive) {
+  if (timeseries_csv_ && next_sample_ <= limit) {
+    // Rows this call writes, checked before the first of them is written.
+    const std::int64_t span = (limit - next_sample_).us(), step = interval_.us();
+    const std::uint64_t due =
+        static_cast<std::uint64_t>(inclusive ? span / step + 1 : (span + step - 1) / step);
+    if (timeseries_rows_ + due > kMaxTimeseriesRows) {
+      throw TimeseriesTooLong("timeseries.csv would have more than " +
+                              std::to_string(kMaxTimeseriesRows) + " rows (the run reaches " +
+                              std::to_string(static_cast<long long>(limit.seconds())) +
+                              " s at one row every " + format_seconds(interval_) +
+                              " s); raise timeseries_interval_s or turn timeseries_csv off");
+    }
+    timeseries_rows_ += due;
+  }
   while (timeseries_csv_ && (next_sample_ < limit || (inclusive && next_sample_ == limit))) {
     const double g = static_cast<double>(gpu_count_);
     *timeseries_csv_ << format_seconds(next_sample_) << ',' << allocated_count_ << ','

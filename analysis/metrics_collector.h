@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -30,6 +31,16 @@
 #include "sim/sharing_model.h"
 
 namespace gpumux {
+
+// The most rows timeseries.csv may have (about 60 MB): a year sampled every 60 s is 525,600.
+// A run that would write more (a tiny timeseries_interval_s, or times of years) stops with
+// TimeseriesTooLong before writing the rows past it; the run driver names the scenario key.
+inline constexpr std::uint64_t kMaxTimeseriesRows = 1'000'000;
+
+class TimeseriesTooLong : public std::length_error {
+ public:
+  using std::length_error::length_error;
+};
 
 class MetricsCollector : public EngineObserver {
  public:
@@ -87,6 +98,7 @@ class MetricsCollector : public EngineObserver {
   Time last_time_;
   Time end_;
   Time next_sample_;
+  std::uint64_t timeseries_rows_ = 0;
 
   std::vector<std::uint8_t> allocated_;
   std::vector<double> busy_;

@@ -177,8 +177,11 @@ PlanBase load_base(const PlanRequest& request, PlanResult& result, int& own_size
   base.file = request.scenario_file;
   base.base_dir = fs::path(request.scenario_file).parent_path().string();
   base.document = read_json_file(request.scenario_file);
-  for (const auto& a : request.sets) apply_override(base.document, a);
-  if (request.seed) base.document["seed"] = *request.seed;
+  // Overrides address keys of objects; another shape is left for parse_scenario to report.
+  if (base.document.is_object()) {
+    for (const auto& a : request.sets) apply_override(base.document, a);
+  }
+  if (base.document.is_object() && request.seed) base.document["seed"] = *request.seed;
   // The scenario as written must be valid before it is scaled.
   const Scenario own = parse_scenario(base.document, base.file, base.base_dir);
   const auto& cluster = base.document["cluster"];

@@ -105,7 +105,17 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     progress = std::make_unique<ProgressReporter>(*options.progress, expected_job_count(scenario));
     engine.add_observer(progress.get());
   }
-  report.engine = engine.run();
+  try {
+    report.engine = engine.run();
+  } catch (const TimeOverflow& e) {
+    // Only inputs make times this large (durations near kMaxInputSeconds, queued in series).
+    throw InputError(
+        scenario.trace.generated ? scenario.file + "#/trace/generator" : scenario.trace.path, "",
+        std::string(e.what()) + ": the trace's times or durations are too large");
+  } catch (const TimeseriesTooLong& e) {
+    throw InputError(scenario.file + "#/outputs/timeseries_interval_s", "timeseries_interval_s",
+                     e.what());
+  }
 
   nlohmann::json trace_json;
   if (trace) {

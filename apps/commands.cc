@@ -23,6 +23,7 @@
 #include "scenarios/scenario.h"
 #include "scenarios/trace_opening.h"
 #include "sim/input_error.h"
+#include "sim/json_fields.h"
 #include "sim/placement.h"
 #include "sim/scheduler.h"
 #include "traces/generator.h"
@@ -55,6 +56,19 @@ std::string join(const std::vector<std::string>& names) {
   return out;
 }
 
+// CLI11 reads "-1" into an unsigned option as 2^64 - 1; a seed or a count is never negative.
+CLI::Validator non_negative() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const auto first = text.find_first_not_of(" \t");
+        if (first != std::string::npos && text[first] == '-') {
+          return "expected a non-negative integer, got " + text;
+        }
+        return "";
+      },
+      "NON-NEGATIVE");
+}
+
 struct RunArgs {
   std::string scenario;
   std::optional<std::string> out_dir;
@@ -82,7 +96,7 @@ void add_scenario_options(CLI::App* sub, RunArgs& a) {
                   "override a scenario value before validation, as path=value; the path is "
                   "dotted (sharing.model) or a JSON pointer (/cluster/node_groups/0/nodes); the "
                   "value is JSON, or a string. Repeatable.");
-  sub->add_option("--seed", a.seed, "override the scenario's seed");
+  sub->add_option("--seed", a.seed, "override the scenario's seed")->check(non_negative());
 }
 
 int run_run(const RunArgs& a, std::ostream& out, std::ostream& err) {
@@ -257,8 +271,8 @@ int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     const std::string name = assignment.substr(0, eq);
     nlohmann::json params;
     try {
-      params = nlohmann::json::parse(assignment.substr(eq + 1));
-    } catch (const nlohmann::json::parse_error& e) {
+      params = parse_json_text(assignment.substr(eq + 1), where);
+    } catch (const InputError& e) {
       throw InputError(where, name, std::string("not valid JSON: ") + e.what());
     }
     if (!params.is_object()) throw InputError(where, name, "expected a JSON object");
@@ -365,8 +379,9 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   generate->add_option("--config", gen.config,
                        "generator JSON object, or a scenario whose trace has a generator "
                        "(default: the documented generator defaults)");
-  generate->add_option("--jobs", gen.jobs, "number of jobs (overrides the config)");
-  generate->add_option("--seed", gen.seed, "random seed (default 1)");
+  generate->add_option("--jobs", gen.jobs, "number of jobs (overrides the config)")
+      ->check(non_negative());
+  generate->add_option("--seed", gen.seed, "random seed (default 1)")->check(non_negative());
   generate->add_option("-o,--output", gen.output, "output CSV file")->required();
   generate->callback([&] { action = [&] { return run_generate(gen, out); }; });
 
@@ -408,7 +423,7 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   plan->add_option("--set", plan_args.sets,
                    "override a scenario value before planning, as path=value (as for run); "
                    "e.g. scheduler.placement=spread. Repeatable.");
-  plan->add_option("--seed", plan_args.seed, "override the scenario's seed");
+  plan->add_option("--seed", plan_args.seed, "override the scenario's seed")->check(non_negative());
   plan->footer(objective_help() +
                "Sizes: with g the gcd of the node groups' node counts, size k gives each group "
                "k x (its nodes / g) nodes. Per model: double the size until the objectives are "

@@ -7,6 +7,7 @@
 #include "colocation/colocation_data.h"
 #include "colocation/colocation_model.h"
 #include "sim/input_error.h"
+#include "sim/json_fields.h"
 
 namespace gpumux::colocation {
 namespace {
@@ -140,14 +141,7 @@ int run_predict_command(const PredictCommand& cmd, std::ostream& out, std::ostre
     }
     ColocationParams params;
     if (!cmd.params_json.empty()) {
-      std::ifstream in(cmd.params_json);
-      if (!in) throw InputError(cmd.params_json, "", "cannot open file");
-      nlohmann::json j;
-      try {
-        j = nlohmann::json::parse(in);
-      } catch (const nlohmann::json::parse_error& e) {
-        throw InputError(cmd.params_json + ":" + std::to_string(e.byte), "", "invalid JSON");
-      }
+      const nlohmann::json j = read_json_file(cmd.params_json);
       // A calibration file (one fit under "models": this model's, else the only one) or the
       // older flat layout with "params" at the top.
       std::string pointer = "";

@@ -6,6 +6,7 @@
 #include "models/device_registry.h"
 #include "models/sharing_registry.h"
 #include "scenarios/trace_opening.h"
+#include "sim/json_depth.h"
 #include "sim/json_fields.h"
 #include "sim/placement.h"
 #include "traces/csv_reader.h"
@@ -204,6 +205,12 @@ void parse_sharing(Scenario& s, JsonObject& root, const std::string& base_dir) {
     s.model = make_sharing_model(model, p, root.where("sharing"));
   }
   for (const auto& device : s.devices) s.model->check_device(device);
+  std::vector<int> gpus_per_node(s.devices.size(), 0);
+  for (const NodeSpec& n : s.nodes) {
+    auto& most = gpus_per_node[static_cast<std::size_t>(n.device)];
+    most = std::max(most, n.gpus);
+  }
+  s.model->check_cluster(s.devices, gpus_per_node);
   nlohmann::json declared = nlohmann::json::array();
   for (const auto& p : s.model->parameters()) {
     declared.push_back({{"name", p.name},
@@ -372,8 +379,11 @@ Scenario parse_scenario(const nlohmann::json& document, const std::string& file,
   s.file = file;
   JsonObject root(document, file, "");
   s.name = root.optional_string("name", fs::path(file).stem().string());
-  if (s.name.empty() || s.name.find_first_of("/\\") != std::string::npos) {
-    throw InputError(root.where("name"), "name", "must be non-empty and contain no path separator");
+  // The name becomes the default output folder out/<name>: it must stay one folder inside out/.
+  if (s.name.empty() || s.name == "." || s.name == ".." ||
+      s.name.find_first_of(std::string_view("/\\\0", 3)) != std::string::npos) {
+    throw InputError(root.where("name"), "name",
+                     "must be non-empty, not '.' or '..', and contain no path separator");
   }
   s.description = root.optional_string("description", "");
   s.seed = static_cast<std::uint64_t>(root.optional_int("seed", 1, 0, INT64_MAX));
@@ -411,10 +421,13 @@ void apply_override(nlohmann::json& document, const std::string& assignment) {
   std::string path = assignment.substr(0, eq);
   const std::string text = assignment.substr(eq + 1);
   nlohmann::json value;
+  check_json_depth(text, "--set " + path);  // path: the text is too long to repeat
   try {
     value = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error&) {
     value = text;  // a bare word is a string
+  } catch (const nlohmann::json::out_of_range&) {
+    throw InputError("--set " + assignment, path, "number out of range (beyond +-1.8e308)");
   }
   if (path.front() != '/') {
     std::string pointer;
@@ -437,13 +450,19 @@ void apply_override(nlohmann::json& document, const std::string& assignment) {
 
 Scenario load_scenario(const std::string& path, const ScenarioOverrides& overrides) {
   nlohmann::json document = read_json_file(path);
-  for (const auto& a : overrides.sets) apply_override(document, a);
+  const std::string base = fs::path(path).parent_path().string();
+  // Overrides address keys of objects; a document (or an --set result) of another shape is left
+  // as it is, for parse_scenario to report.
+  if (document.is_object()) {
+    for (const auto& a : overrides.sets) apply_override(document, a);
+  }
+  if (!document.is_object()) return parse_scenario(document, path, base);
   if (overrides.seed) document["seed"] = *overrides.seed;
   if (overrides.out_dir) {
-    if (!document.is_object()) document = nlohmann::json::object();
-    document["outputs"]["dir"] = *overrides.out_dir;
+    nlohmann::json& outputs = document["outputs"];
+    if (outputs.is_null()) outputs = nlohmann::json::object();
+    if (outputs.is_object()) outputs["dir"] = *overrides.out_dir;
   }
-  const std::string base = fs::path(path).parent_path().string();
   return parse_scenario(document, path, base);
 }
 

@@ -377,7 +377,7 @@ bool Engine::refresh_touched(Time now) {
     }
     const double progress = progress_rate(job);
     const double us = std::ceil(job.remaining_us / progress);
-    job.expected_finish = now + Time::from_us(static_cast<std::int64_t>(us));
+    job.expected_finish = checked_after(now, us, "job '" + job.spec.id + "' finishing");
     // One pending event per job: its completion, or its next memory step if that comes first,
     // or its fatal fault if that comes before either.
     Time at = job.expected_finish;
@@ -389,7 +389,8 @@ bool Engine::refresh_touched(Time now) {
       if (next < static_cast<double>(job.spec.runtime.us())) {
         job.next_memory_change_us = next;
         const double wait = std::ceil((next - done) / progress);
-        const Time step = now + Time::from_us(static_cast<std::int64_t>(wait));
+        const Time step = wait < us ? now + Time::from_us(static_cast<std::int64_t>(wait))
+                                    : job.expected_finish;  // the step is no earlier
         if (step < at) {
           at = step;
           kind = EventKind::kMemoryChange;

@@ -57,12 +57,22 @@ class JsonObject {
   std::set<std::string, std::less<>> known_;
 };
 
-// Parses a JSON document, turning syntax errors into InputError with "file:line:column";
-// `first_line` is the file line the text starts on (JSON Lines parse one line at a time).
+// The deepest nesting of arrays and objects any JSON input may have. Real inputs nest a few
+// levels; the bound keeps a hostile file from exhausting the stack of the parser or printer.
+inline constexpr int kMaxJsonDepth = 128;
+
+// Parses a JSON document strictly: syntax errors, numbers beyond the range of a double and
+// nesting deeper than kMaxJsonDepth are InputError with "file:line:column"; a key given twice in
+// one object is an InputError with "file#/json/pointer". `first_line` is the file line the text
+// starts on.
 nlohmann::json parse_json_text(std::string_view text, const std::string& file,
                                std::size_t first_line = 1);
-// Reads and parses a file; a missing or unreadable file is an InputError naming it.
+// The same for one line of a JSON Lines file: a duplicate key is named "file:line#/pointer".
+nlohmann::json parse_json_line(std::string_view text, const std::string& file, std::size_t line);
+// Reads and parses a file; a missing or unreadable file or a folder is an InputError naming it.
 nlohmann::json read_json_file(const std::string& path);
+// A whole file as text; a missing or unreadable file or a folder is an InputError naming it.
+std::string read_text_file(const std::string& path);
 
 // A short description of a JSON value for error messages, e.g. `string "abc"`.
 std::string describe_json(const nlohmann::json& value);

@@ -140,6 +140,11 @@ class SharingModel {
   // profile table); throws InputError naming the parameter. Called for every device of a
   // cluster before a run, so that configuration errors never surface mid-run.
   virtual void check_device(const DeviceProfile& /*device*/) const {}
+  // Checks the model against the cluster as a whole: `devices` are its device types and
+  // `gpus_per_node[i]` the most GPUs a node of devices[i] has. Throws InputError naming the
+  // parameter (e.g. a MIG configuration on a cluster without MIG GPUs).
+  virtual void check_cluster(std::span<const DeviceProfile> /*devices*/,
+                             std::span<const int> /*gpus_per_node*/) const {}
 
   // Layouts a GPU of `device` can take (MIG partitions); GpuView::layout indexes them. Models
   // without per-GPU configurations have one.

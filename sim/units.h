@@ -8,6 +8,8 @@
 #include <compare>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace gpumux {
 
@@ -43,6 +45,33 @@ class Time {
   constexpr explicit Time(std::int64_t us) : us_(us) {}
   std::int64_t us_ = 0;
 };
+
+// The latest instant a simulation may reach: 2^62 us, about 146,000 years. It is half the range
+// of int64, so adding a valid instant and a valid duration never overflows; a run that would
+// pass it stops with TimeOverflow instead of wrapping to negative times.
+inline constexpr std::int64_t kMaxSimulatedUs = std::int64_t{1} << 62;
+// The largest time or duration any input may give, in seconds (about 31,700 years); anything
+// larger is a unit mistake. 1e12 s = 1e18 us, well below kMaxSimulatedUs.
+inline constexpr double kMaxInputSeconds = 1e12;
+
+// Simulated time would pass kMaxSimulatedUs, e.g. very long jobs queued one after another. The
+// run driver turns it into an InputError naming the trace.
+class TimeOverflow : public std::overflow_error {
+ public:
+  using std::overflow_error::overflow_error;
+};
+
+// `now` plus a non-negative duration of `us` microseconds (a double: rates make durations
+// fractional and, for tiny rates, huge). Throws TimeOverflow, with `what` saying whose time it is,
+// when the sum passes kMaxSimulatedUs or `us` is not finite.
+inline Time checked_after(Time now, double us, const std::string& what) {
+  if (!(us <= static_cast<double>(kMaxSimulatedUs - now.us()))) {
+    throw TimeOverflow(what +
+                       " would pass the latest simulated time (2^62 us, about 146,000 "
+                       "years)");
+  }
+  return now + Time::from_us(static_cast<std::int64_t>(us));
+}
 
 // An amount of device memory, in MiB.
 class MemoryMiB {

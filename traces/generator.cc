@@ -18,6 +18,7 @@ Distribution field(JsonObject& o, const char* key, const nlohmann::json& fallbac
 GeneratorSpec GeneratorSpec::parse(JsonObject& o) {
   GeneratorSpec s;
   s.jobs = static_cast<std::uint64_t>(o.optional_int("jobs", 1000, 1, 1'000'000'000));
+  s.where = o.where("arrival");
   if (o.has("arrival")) {
     JsonObject a = o.object("arrival");
     s.process = a.optional_string("process", "poisson");
@@ -26,6 +27,7 @@ GeneratorSpec GeneratorSpec::parse(JsonObject& o) {
                        "expected 'poisson' or 'bursty', got '" + s.process + "'");
     }
     s.rate_per_hour = a.optional_number("rate_per_hour", s.rate_per_hour, 1e-9, 1e12);
+    s.where = a.where("rate_per_hour");
     s.burst_factor = a.optional_number("burst_factor", s.burst_factor, 1.0, 1e6);
     s.burst_fraction = a.optional_number("burst_fraction", s.burst_fraction, 1e-6, 1.0 - 1e-6);
     s.mean_burst_s = a.optional_number("mean_burst_s", s.mean_burst_s, 1e-3, 1e9);
@@ -104,6 +106,12 @@ double GeneratedJobs::next_gap_s() {
 bool GeneratedJobs::next(JobSpec& job) {
   if (emitted_ >= spec_.jobs) return false;
   if (emitted_ > 0) now_s_ += next_gap_s();
+  if (!(now_s_ <= kMaxInputSeconds)) {  // a tiny rate_per_hour: gaps of ~1e12 s and more
+    throw InputError(spec_.where, "rate_per_hour",
+                     "job " + std::to_string(emitted_) + " would arrive after " +
+                         std::to_string(static_cast<long long>(kMaxInputSeconds)) +
+                         " s (the limit on times); raise rate_per_hour or lower jobs");
+  }
   job.id = "g" + std::to_string(emitted_);
   job.submit = Time::from_seconds(std::round(now_s_ * 1e6) / 1e6);
   job.gpus = static_cast<int>(std::lround(spec_.gpus.draw(rng_)));

@@ -21,6 +21,7 @@ struct GeneratorSpec {
   std::uint64_t jobs = 1000;
   std::string process = "poisson";  // or "bursty"
   double rate_per_hour = 60.0;
+  std::string where;  // "file#/pointer" of the arrival rate, for the error when times run out
   double burst_factor = 8.0;
   double burst_fraction = 0.1;
   double mean_burst_s = 600.0;

@@ -9,7 +9,7 @@ namespace gpumux {
 
 namespace {
 
-constexpr double kMaxSeconds = 1e12;  // ~31,700 years: anything larger is a unit mistake
+constexpr double kMaxSeconds = kMaxInputSeconds;  // sim/units.h
 constexpr std::int64_t kMaxMemoryMiB = std::int64_t{1} << 30;
 
 constexpr std::array<JobFieldInfo, kJobFieldCount> kFields = {{

@@ -166,7 +166,7 @@ class JsonlTraceSource : public TraceSource {
         continue;
       }
       const std::string where = path_ + ":" + std::to_string(line_number_);
-      const nlohmann::json row = parse_json_text(line_, path_, line_number_);
+      const nlohmann::json row = parse_json_line(line_, path_, line_number_);
       JsonObject o(row, where, "");
       std::array<bool, kJobFieldCount> present{};
       for (const auto& f : job_fields()) {

@@ -116,6 +116,10 @@ class MigHybridModel : public SharingModel {
   }
   // MigModel's checks, then builds the sub-devices of every layout of `device`.
   void check_device(const DeviceProfile& device) const override;
+  void check_cluster(std::span<const DeviceProfile> devices,
+                     std::span<const int> gpus_per_node) const override {
+    mig_.check_cluster(devices, gpus_per_node);
+  }
   int layout_count(const DeviceProfile& device) const override { return mig_.layout_count(device); }
   bool plan_reconfiguration(Time now, const Cluster& cluster, GpuViewBuilder& views,
                             const JobSpec& blocked, std::span<const JobSpec* const> behind,

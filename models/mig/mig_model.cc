@@ -182,6 +182,50 @@ void MigModel::check_device(const DeviceProfile& device) const {
   for (int i = 0; i < layout_count(device); ++i) resolve(device, i);
 }
 
+void MigModel::check_cluster(std::span<const DeviceProfile> devices,
+                             std::span<const int> gpus_per_node) const {
+  std::string without;
+  bool any = false;
+  for (const DeviceProfile& d : devices) {
+    any = any || d.supports_mig();
+    if (!d.supports_mig()) without += (without.empty() ? "" : ", ") + d.name;
+  }
+  if (!any) {
+    throw InputError(layout_where_, "",
+                     "MIG is configured, but no device of the cluster supports MIG (" + without +
+                         "): every GPU would run whole, as under 'exclusive'");
+  }
+  if (source_ == Source::kPerDevice) {
+    for (const auto& [name, list] : per_device_) {
+      for (const DeviceProfile& d : devices) {
+        if (d.name == name && !d.supports_mig() && !list.empty()) {
+          throw InputError(layout_where_ + "/" + name, "layout",
+                           "a MIG layout for " + name + ", which does not support MIG");
+        }
+      }
+    }
+  }
+  if (source_ != Source::kMigParted) return;
+  for (std::size_t k = 0; k < mig_parted_.entries.size(); ++k) {
+    const MigPartedEntry& e = mig_parted_.entries[k];
+    int most = 0;  // the most GPUs a node of a device this entry applies to has
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      if (devices[i].supports_mig() && device_filter_matches(e, devices[i])) {
+        most = std::max(most, gpus_per_node[i]);
+      }
+    }
+    if (most == 0) continue;  // an entry for device types this cluster does not have
+    for (int index : e.devices) {
+      if (index >= most) {
+        throw InputError(
+            e.where, "mig-configs." + mig_parted_.name + "[" + std::to_string(k) + "].devices",
+            "GPU index " + std::to_string(index) + " is beyond every node (at most " +
+                std::to_string(most) + " GPUs, indices 0-" + std::to_string(most - 1) + ")");
+      }
+    }
+  }
+}
+
 int MigModel::layout_count(const DeviceProfile& device) const {
   if (!device.supports_mig()) return 1;
   if (source_ == Source::kCandidates) return static_cast<int>(candidates_.size());

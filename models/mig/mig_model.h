@@ -91,6 +91,10 @@ class MigModel : public SharingModel {
   void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;
   std::vector<ModelParameter> parameters() const override { return declared_; }
   void check_device(const DeviceProfile& device) const override;
+  // MIG configured on a cluster without MIG GPUs, or a mig-parted entry for a GPU index no
+  // node has, is an InputError (either would silently run whole GPUs).
+  void check_cluster(std::span<const DeviceProfile> devices,
+                     std::span<const int> gpus_per_node) const override;
   int layout_count(const DeviceProfile& device) const override;
   // Dynamic repartitioning (`layouts`): see "Repartitioning" above.
   bool plan_reconfiguration(Time now, const Cluster& cluster, GpuViewBuilder& views,

@@ -60,10 +60,12 @@ class Reader {
     }
     return b;
   }
-  int integer(const YAML::Node& n, const std::string& field, int min) const {
+  int integer(const YAML::Node& n, const std::string& field, int min, int max = 1'000'000) const {
     long long v = 0;
-    if (!n.IsScalar() || !YAML::convert<long long>::decode(n, v) || v < min || v > 1'000'000) {
-      fail(n, field, "expected an integer >= " + std::to_string(min) + ", got " + describe(n));
+    if (!n.IsScalar() || !YAML::convert<long long>::decode(n, v) || v < min || v > max) {
+      fail(n, field,
+           "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
+               "], got " + describe(n));
     }
     return static_cast<int>(v);
   }
@@ -96,7 +98,9 @@ MigPartedEntry read_entry(const Reader& r, const YAML::Node& node, const std::st
           r.fail(v, f, "expected 'all' or a list of GPU indices, got " + describe(v));
         e.all_devices = true;
       } else if (v.IsSequence()) {
-        for (const YAML::Node& i : v) e.devices.push_back(r.integer(i, f, 0));
+        // A node has at most 64 GPUs (cluster.node_groups); the bound also keeps the table of
+        // per-index layouts small. Indices beyond the cluster's nodes fail in check_cluster.
+        for (const YAML::Node& i : v) e.devices.push_back(r.integer(i, f, 0, 63));
       } else {
         r.fail(v, f, "expected 'all' or a list of GPU indices, got " + describe(v));
       }

@@ -81,6 +81,24 @@ TEST(ColocationData, KeysMatchAsNumbersAndUnmatchedRowsAreKept) {
   EXPECT_NE(out.str().find("unmatched"), std::string::npos);
 }
 
+// A folder or a number beyond a double as --params: exit 2 naming the file (was an uncaught
+// exception, exit 1).
+TEST(ColocationBadInput, ParamsFolderOrHugeNumberIsBadInput) {
+  PredictCommand cmd;
+  cmd.single_csv = "unused.csv";
+  cmd.pairs_csv = "unused.csv";
+  cmd.params_json = ::testing::TempDir();
+  std::ostringstream out, err;
+  EXPECT_EQ(run_predict_command(cmd, out, err), 2);
+  EXPECT_NE(err.str().find("is a folder"), std::string::npos) << err.str();
+  cmd.params_json = temp_file("p.json", R"({"params": {"util_scale": 1e400}})");
+  std::ostringstream err2;
+  EXPECT_EQ(run_predict_command(cmd, out, err2), 2);
+  EXPECT_NE(err2.str().find("p.json:1:"), std::string::npos) << err2.str();
+  EXPECT_NE(err2.str().find("field 'util_scale': number out of range"), std::string::npos)
+      << err2.str();
+}
+
 TEST(ColocationBadInput, MissingFileNamesIt) {
   const std::string msg = input_error([] { load_singles("/nonexistent/singles.csv"); });
   EXPECT_NE(msg.find("/nonexistent/singles.csv"), std::string::npos) << msg;

@@ -78,6 +78,21 @@ mig-configs:
               HasSubstr("GPU 2 of a A100-40GB node"));
 }
 
+// GPU index 999999 once built a million per-index layouts and turned MIG off on every real GPU.
+TEST(MigParted, DeviceIndexBeyondANodeIsAnError) {
+  EXPECT_THAT(parse_error("version: v1\nmig-configs:\n  c:\n    - devices: [0, 999999]\n"
+                          "      mig-enabled: false\n"),
+              HasSubstr("m.yaml:4:20: field 'mig-configs.c[0].devices': expected an integer in "
+                        "[0, 63], got '999999'"));
+}
+
+// Nesting is bounded by yaml-cpp's own depth guard: an error at the place, not a stack overflow.
+TEST(MigParted, DeepNestingIsAnError) {
+  EXPECT_THAT(parse_error("version: v1\nmig-configs:\n  c: " + std::string(100000, '[') +
+                          std::string(100000, ']') + "\n"),
+              HasSubstr("m.yaml:3:"));
+}
+
 TEST(MigParted, DisabledAndEmptyLayouts) {
   const MigPartedConfig off = parse_mig_parted(R"(version: v1
 mig-configs:
@@ -205,7 +220,7 @@ mig-configs:
         "1g.5gb": -1
 )"),
               HasSubstr("m.yaml:7:19: field 'mig-configs.c[0].mig-devices.1g.5gb': expected an "
-                        "integer >= 0, got '-1'"));
+                        "integer in [0, 1000000], got '-1'"));
   EXPECT_THAT(parse_error("version: v1\nmig-configs:\n  c:\n    - devices: some\n      "
                           "mig-enabled: false\n"),
               HasSubstr("m.yaml:4:16: field 'mig-configs.c[0].devices': expected 'all' or a list"));

@@ -74,6 +74,15 @@ TEST(MemoryProfileLibrary, BadProfilesNameThePlace) {
               HasSubstr("cannot open"));
 }
 
+// A library nested 100,000 deep once crashed the error-message printer (stack overflow).
+TEST(MemoryProfileLibrary, DeeplyNestedLibraryIsAnError) {
+  testing::TempFile lib(
+      "lib.json", "{\"profiles\": " + std::string(100000, '[') + std::string(100000, ']') + "}");
+  const std::string msg = input_error_message([&] { parse({{"library", lib.path()}}); });
+  EXPECT_THAT(msg, HasSubstr(lib.path() + ":1:"));
+  EXPECT_THAT(msg, HasSubstr("nested deeper than 128 levels"));
+}
+
 class Fixed : public JobSource {
  public:
   bool next(JobSpec& j) override {

@@ -381,6 +381,20 @@ TEST(NativeCsv, KindSynonyms) {
 
 // --- JSON Lines ---------------------------------------------------------------------------
 
+TEST(Jsonl, HostileLinesAreInputErrorsNamingTheLine) {
+  TempFile big("t.jsonl",
+               "\n{\"id\": \"a\", \"submit_s\": 0, \"gpus\": 1, \"runtime_s\": 1e400}\n");
+  const std::string overflow = read_error(big, "jsonl");
+  EXPECT_THAT(overflow, HasSubstr(big.path() + ":2:"));
+  EXPECT_THAT(overflow, HasSubstr("field 'runtime_s': number out of range"));
+  TempFile twice("t.jsonl",
+                 "{\"id\": \"a\", \"submit_s\": 0, \"gpus\": 1, \"gpus\": 8, \"runtime_s\": 1}\n");
+  EXPECT_THAT(read_error(twice, "jsonl"),
+              HasSubstr(twice.path() + ":1#/gpus: field 'gpus': duplicate key"));
+  TempFile deep("t.jsonl", "{\"id\": " + std::string(100000, '[') + "}\n");
+  EXPECT_THAT(read_error(deep, "jsonl"), HasSubstr("nested deeper than 128 levels"));
+}
+
 TEST(Jsonl, ReadsFieldsSkipsBlankAndCommentLines) {
   TempFile f(
       "t.jsonl",

@@ -30,6 +30,10 @@ class Philly final : public PublicTraceSource {
     parsed_ = true;
     using Event = json::parse_event_t;
     auto callback = [this](int depth, Event event, json& value) {
+      if (depth >= kMaxJsonDepth && (event == Event::object_start || event == Event::array_start)) {
+        throw InputError(in_.where(), "",
+                         "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+      }
       if (depth == 0 && event == Event::object_start) {
         throw InputError(in_.where(), "", "expected a JSON array of jobs, got an object");
       }
@@ -56,6 +60,8 @@ class Philly final : public PublicTraceSource {
       }
     } catch (const json::parse_error& e) {
       throw InputError(in_.where(), "", std::string("invalid JSON: ") + e.what());
+    } catch (const json::out_of_range& e) {  // a number beyond the range of a double
+      throw InputError(in_.where(), "", std::string("number out of range: ") + e.what());
     }
     return true;
   }

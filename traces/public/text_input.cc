@@ -61,6 +61,17 @@ bool TextInput::refill() {
       const char* message = gzerror(gz, &code);
       throw InputError(where(), "", std::string("gzip error: ") + (message ? message : "unknown"));
     }
+    if (n == 0) {
+      // zlib reports a file cut short (no gzip trailer) only here, as Z_BUF_ERROR at the end:
+      // without this check a truncated download would read as a complete, shorter trace.
+      int code = Z_OK;
+      const char* message = gzerror(gz, &code);
+      if (code != Z_OK) {
+        throw InputError(where(), "",
+                         std::string("gzip file is truncated or damaged (") +
+                             (message ? message : "unknown") + ")");
+      }
+    }
     end_ = static_cast<std::size_t>(n);
 #endif
   } else {

@@ -1,0 +1,205 @@
+// Hostile input through the command line: each case once crashed, exited 1 ("internal error")
+// or produced nonsense with exit 0. Each must now be exit 2 with a message naming the place, and
+// leave no output behind.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/e2e/e2e_support.h"
+
+namespace gpumux {
+namespace {
+
+using testing::run_cli;
+namespace fs = std::filesystem;
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// A valid scenario on one 16-GPU node reading trace.csv, with `extra` keys appended.
+std::string scenario(const std::string& extra = "") {
+  return R"({"name": "hostile",
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 16, "device": "A100-40GB"}]},
+    "trace": {"file": "trace.csv"})" +
+         extra + "}";
+}
+
+class Hostile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::temp_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    testing::write_file(dir_ / "trace.csv", "id,submit_s,gpus,runtime_s\na,0,1,10\n");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    testing::write_file(dir_ / name, text);
+    return (dir_ / name).string();
+  }
+  fs::path dir_;
+};
+
+TEST_F(Hostile, DeeplyNestedScenarioIsBadInputNotACrash) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const auto s = write("deep.json", R"({"name": "x", "description": )" + deep + "}");
+  const auto r = run_cli({"validate", s});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "deep.json:1:")) << r.err;
+  EXPECT_TRUE(has(r.err, "nested deeper than 128 levels")) << r.err;
+  const auto set = run_cli({"validate", write("t.json", scenario()), "--set",
+                            "description=" + std::string(100000, '[') + std::string(100000, ']')});
+  EXPECT_EQ(set.code, 2) << set.err;
+  EXPECT_TRUE(has(set.err, "--set description:1:129: ")) << set.err.substr(0, 200);
+  EXPECT_TRUE(has(set.err, "nested deeper than 128 levels")) << set.err.substr(0, 200);
+}
+
+TEST_F(Hostile, NumberBeyondDoubleIsBadInput) {
+  const auto s = write("s.json", scenario(R"(, "seed": 1e400)"));
+  const auto r = run_cli({"validate", s});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "s.json:")) << r.err;
+  EXPECT_TRUE(has(r.err, "field 'seed'")) << r.err;
+  EXPECT_TRUE(has(r.err, "number out of range")) << r.err;
+
+  const auto set = run_cli({"validate", write("t.json", scenario()), "--set", "seed=1e400"});
+  EXPECT_EQ(set.code, 2) << set.err;
+  EXPECT_TRUE(has(set.err, "--set seed=1e400")) << set.err;
+  EXPECT_TRUE(has(set.err, "number out of range")) << set.err;
+}
+
+TEST_F(Hostile, TopLevelArrayWithSeedIsBadInput) {
+  const auto s = write("a.json", "[1, 2]");
+  const auto v = run_cli({"validate", s, "--seed", "3"});
+  EXPECT_EQ(v.code, 2) << v.err;
+  EXPECT_TRUE(has(v.err, "a.json#: expected an object, got array")) << v.err;
+  // An --set that makes outputs a number, before --out sets outputs.dir.
+  const auto t = write("t.json", scenario());
+  const auto outputs = run_cli({"run", t, "--set", "outputs=5", "--out", "o"});
+  EXPECT_EQ(outputs.code, 2) << outputs.err;
+  EXPECT_TRUE(has(outputs.err, "t.json#/outputs")) << outputs.err;
+  const auto p = run_cli(
+      {"plan", s, "--seed", "3", "--models", "exclusive", "--objective", "queue_p95_s<=60"});
+  EXPECT_EQ(p.code, 2) << p.err;
+  EXPECT_TRUE(has(p.err, "a.json#: expected an object, got array")) << p.err;
+}
+
+TEST_F(Hostile, DuplicateKeyIsBadInputWithItsPointer) {
+  const auto s = write("s.json", R"({"name": "x", "outputs": {"jobs_csv": true, "jobs_csv": false},
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 1, "device": "T4"}]},
+    "trace": {"file": "trace.csv"}})");
+  const auto r = run_cli({"validate", s});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "s.json#/outputs/jobs_csv: field 'jobs_csv': duplicate key")) << r.err;
+}
+
+TEST_F(Hostile, NegativeSeedOrJobCountIsBadInput) {
+  const auto s = write("s.json", scenario());
+  const auto seed = run_cli({"validate", s, "--seed", "-1"});
+  EXPECT_EQ(seed.code, 2);
+  EXPECT_TRUE(has(seed.err, "non-negative")) << seed.err;
+  const auto out = (dir_ / "g.csv").string();
+  const auto jobs = run_cli({"generate", "--jobs", "-5", "-o", out});
+  EXPECT_EQ(jobs.code, 2);
+  EXPECT_TRUE(has(jobs.err, "non-negative")) << jobs.err;
+  EXPECT_EQ(run_cli({"generate", "--seed", "-1", "-o", out}).code, 2);
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// Ten jobs of 1e12 s (the largest duration a trace may give) on 16 GPUs run one after another:
+// the fifth would end past 2^62 us. Before the check, times wrapped to -8.4e12 s.
+TEST_F(Hostile, SimulatedTimeOverflowIsBadInputNamingTheTrace) {
+  std::string rows = "id,submit_s,gpus,runtime_s\n";
+  for (int i = 0; i < 10; ++i) rows += "j" + std::to_string(i) + ",0,16,1e12\n";
+  write("trace.csv", rows);
+  const auto s = write("s.json", scenario(R"(, "outputs": {"timeseries_csv": false})"));
+  const auto r = run_cli({"run", s, "--quiet"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "trace.csv")) << r.err;
+  EXPECT_TRUE(has(r.err, "would pass the latest simulated time")) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "hostile" / "jobs.csv"));
+}
+
+TEST_F(Hostile, GeneratorWithTinyRateStopsBeforeNegativeTimes) {
+  const auto config = write("gen.json", R"({"jobs": 10, "arrival": {"rate_per_hour": 1e-9}})");
+  const auto out = (dir_ / "g.csv").string();
+  const auto r = run_cli({"generate", "--config", config, "-o", out});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "gen.json#/arrival/rate_per_hour")) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(Hostile, ScenarioNameCannotLeaveTheOutputFolder) {
+  for (const char* name : {"..", "."}) {
+    const auto s = write("s.json", R"({"name": ")" + std::string(name) + R"(",
+      "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 1, "device": "T4"}]},
+      "trace": {"file": "trace.csv"}})");
+    const auto r = run_cli({"validate", s});
+    EXPECT_EQ(r.code, 2) << name;
+    EXPECT_TRUE(has(r.err, "s.json#/name")) << r.err;
+  }
+}
+
+TEST_F(Hostile, EndlessTimeseriesIsBadInputBeforeWritingIt) {
+  write("trace.csv", "id,submit_s,gpus,runtime_s\na,0,1,1e12\n");
+  const auto s = write("s.json", scenario(R"(, "outputs": {"dir": "out"})"));
+  const auto r = run_cli({"run", s, "--quiet"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "s.json#/outputs/timeseries_interval_s")) << r.err;
+  EXPECT_TRUE(has(r.err, "more than 1000000 rows")) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "timeseries.csv"));
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "jobs.csv"));
+
+  write("trace.csv", "id,submit_s,gpus,runtime_s\na,0,1,3600\n");
+  const auto fine =
+      write("f.json", scenario(R"(, "outputs": {"dir": "out", "timeseries_interval_s": 0.001})"));
+  const auto f = run_cli({"run", fine, "--quiet"});
+  EXPECT_EQ(f.code, 2) << f.err;  // 3.6 million rows
+  EXPECT_TRUE(has(f.err, "raise timeseries_interval_s")) << f.err;
+  EXPECT_EQ(run_cli({"run", fine, "--quiet", "--set", "outputs.timeseries_interval_s=60"}).code, 0);
+}
+
+TEST_F(Hostile, MigOnAClusterWithoutMigIsBadInput) {
+  const auto s = write("s.json", R"({"name": "x",
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 4, "device": "V100M32"}]},
+    "sharing": {"model": "mig", "params": {"layout": ["3g.20gb"]}},
+    "trace": {"file": "trace.csv"}})");
+  const auto r = run_cli({"validate", s});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "s.json#/sharing/params/layout")) << r.err;
+  EXPECT_TRUE(has(r.err, "no device of the cluster supports MIG (V100M32)")) << r.err;
+}
+
+TEST_F(Hostile, MigPartedIndexBeyondTheNodesIsBadInput) {
+  write("parted.yaml", R"(version: v1
+mig-configs:
+  odd:
+    - devices: all
+      mig-enabled: true
+      mig-devices: {"1g.5gb": 7}
+    - devices: [8]
+      mig-enabled: false
+)");
+  write("huge.yaml", R"(version: v1
+mig-configs:
+  huge:
+    - devices: [999999]
+      mig-enabled: false
+)");
+  const auto odd = write("odd.json", R"({"name": "x",
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 8, "device": "A100-40GB"}]},
+    "sharing": {"model": "mig", "params": {"mig_parted": "parted.yaml", "config": "odd"}},
+    "trace": {"file": "trace.csv"}})");
+  const auto r = run_cli({"validate", odd});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "parted.yaml:7:")) << r.err;
+  EXPECT_TRUE(has(r.err, "GPU index 8 is beyond every node (at most 8 GPUs")) << r.err;
+  // An index no node can have fails in the file itself, whichever config is selected.
+  const auto h = run_cli({"validate", odd, "--set", "sharing.params.mig_parted=huge.yaml", "--set",
+                          "sharing.params.config=huge"});
+  EXPECT_EQ(h.code, 2);
+  EXPECT_TRUE(has(h.err, "huge.yaml:4:")) << h.err;
+  EXPECT_TRUE(has(h.err, "999999")) << h.err;
+}
+
+}  // namespace
+}  // namespace gpumux
