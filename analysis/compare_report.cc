@@ -100,7 +100,8 @@ void print_compare_table(const CompareResult& result, std::ostream& out) {
            "never 0.\n";
   } else {
     out << "mean ± half-width of the 95% confidence interval of the mean over " << seeds
-        << " seeds (Student t, " << seeds - 1 << " degrees of freedom, t = "
+        << " seeds (Student t, " << seeds - 1
+        << (seeds == 2 ? " degree" : " degrees") << " of freedom, t = "
         << fixed_text(student_t_975(seeds - 1), 3)
         << ").\nn/a: an empty set (e.g. no finished job) in some seed; n/a (k/" << seeds
         << "): only k of the " << seeds << " seeds had a value.\n";
