@@ -35,6 +35,23 @@ CompareCell cell_of(std::vector<std::optional<double>> values) {
   return c;
 }
 
+// After a failed run: removes what the runs wrote (complete runs' outputs, the folders the
+// atomic writer created) so that a failure leaves no partial comparison behind. `out_dir`
+// itself goes only if this command created it.
+void remove_run_outputs(const std::vector<Scenario>& runs, const std::string& out_dir,
+                        bool out_dir_existed) {
+  std::error_code ignored;
+  for (const auto& s : runs) {
+    const fs::path dir = s.outputs.dir;
+    for (const char* f : {"summary.json", "jobs.csv", "timeseries.csv"}) {
+      fs::remove(dir / f, ignored);
+    }
+    fs::remove(dir, ignored);                // only when empty
+    fs::remove(dir.parent_path(), ignored);  // OUT/<model>, only when empty
+  }
+  if (!out_dir_existed) fs::remove(out_dir, ignored);
+}
+
 }  // namespace
 
 CompareResult run_compare(const CompareRequest& request, std::ostream* progress) {
@@ -79,10 +96,11 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
     }
   }
 
+  const bool out_dir_existed = request.out_dir && fs::exists(*request.out_dir);
   std::vector<nlohmann::json> summaries(runs.size());
   std::mutex progress_mutex;
   std::size_t done = 0;
-  run_indexed(runs.size(), request.threads, [&](std::size_t i) {
+  auto run_one = [&](std::size_t i) {
     RunOptions options;
     options.write_outputs = request.out_dir.has_value();
     const RunReport report = run_scenario(runs[i], options);
@@ -91,12 +109,18 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
       // Lines come in completion order; they are on stderr, never in the results.
       const std::lock_guard<std::mutex> lock(progress_mutex);
       ++done;
-      *progress << "[gpumux compare] " << done << "/" << runs.size() << " runs done: "
-                << result.variants[i / seeds].model << " seed " << runs[i].seed << " ("
-                << fixed_text(report.wall_seconds, 2) << " s)\n"
+      *progress << "[gpumux compare] " << done << "/" << runs.size()
+                << " runs done: " << result.variants[i / seeds].model << " seed " << runs[i].seed
+                << " (" << fixed_text(report.wall_seconds, 2) << " s)\n"
                 << std::flush;
     }
-  });
+  };
+  try {
+    run_indexed(runs.size(), request.threads, run_one);
+  } catch (...) {
+    if (request.out_dir) remove_run_outputs(runs, *request.out_dir, out_dir_existed);
+    throw;
+  }
 
   for (std::size_t v = 0; v < result.variants.size(); ++v) {
     for (const auto& metric : result.metrics) {

@@ -59,9 +59,8 @@ std::string compare_cell_text(const CompareMetric& metric, const CompareCell& ce
 void print_compare_table(const CompareResult& result, std::ostream& out) {
   const std::size_t seeds = result.seeds.size();
   out << "compare: scenario '" << result.scenario_name << "' (" << result.scenario_file << "), "
-      << result.variants.size() << (result.variants.size() == 1 ? " variant" : " variants")
-      << " x " << seeds << (seeds == 1 ? " seed" : " seeds") << " (seed "
-      << result.seeds.front();
+      << result.variants.size() << (result.variants.size() == 1 ? " variant" : " variants") << " x "
+      << seeds << (seeds == 1 ? " seed" : " seeds") << " (seed " << result.seeds.front();
   if (seeds > 1) out << ".." << result.seeds.back();
   out << ")\n";
   for (const auto& v : result.variants) {
@@ -100,9 +99,8 @@ void print_compare_table(const CompareResult& result, std::ostream& out) {
            "never 0.\n";
   } else {
     out << "mean ± half-width of the 95% confidence interval of the mean over " << seeds
-        << " seeds (Student t, " << seeds - 1
-        << (seeds == 2 ? " degree" : " degrees") << " of freedom, t = "
-        << fixed_text(student_t_975(seeds - 1), 3)
+        << " seeds (Student t, " << seeds - 1 << (seeds == 2 ? " degree" : " degrees")
+        << " of freedom, t = " << fixed_text(student_t_975(seeds - 1), 3)
         << ").\nn/a: an empty set (e.g. no finished job) in some seed; n/a (k/" << seeds
         << "): only k of the " << seeds << " seeds had a value.\n";
   }

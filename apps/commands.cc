@@ -482,18 +482,21 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   compare->add_option("--set", compare_args.sets,
                       "override a scenario value before anything runs, as path=value (as for "
                       "run). Repeatable.");
-  compare->add_option("--seeds", compare_args.seeds,
-                      "runs per model: the scenario's seed, seed + 1, ... (default 1)")
+  compare
+      ->add_option("--seeds", compare_args.seeds,
+                   "runs per model: the scenario's seed, seed + 1, ... (default 1)")
       ->check(CLI::Range(1, 1000));
-  compare->add_option("--threads", compare_args.threads,
-                      "runs at once (default: the machine's hardware threads); the output does "
-                      "not depend on it")
+  compare
+      ->add_option("--threads", compare_args.threads,
+                   "runs at once (default: the machine's hardware threads); the output does "
+                   "not depend on it")
       ->check(CLI::Range(1, 1024));
   compare->add_option("--out", compare_args.out_dir,
                       "write each run's outputs to DIR/<model>/seed-<seed>/ and DIR/compare.csv, "
                       "DIR/compare.json (default: write nothing)");
-  compare->add_option("--format", compare_args.format,
-                      "the printed result: table (default) or json (what compare.json holds)")
+  compare
+      ->add_option("--format", compare_args.format,
+                   "the printed result: table (default) or json (what compare.json holds)")
       ->check(CLI::IsMember({"table", "json"}));
   compare->footer(
       "Example: gpumux compare scenarios/examples/quickstart.json --models exclusive,timeslice "

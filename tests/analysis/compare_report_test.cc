@@ -28,8 +28,7 @@ CompareResult result() {
   a.model = "a";
   a.params = nlohmann::json::object();
   a.params_source = "defaults";
-  a.cells = {cell({10.0, 12.0, 14.0}, 12.0, 4.968),
-             cell({0.0, 1.0, 2.0}, 1.0, 2.484)};
+  a.cells = {cell({10.0, 12.0, 14.0}, 12.0, 4.968), cell({0.0, 1.0, 2.0}, 1.0, 2.484)};
   CompareVariant b = a;
   b.model = "bb";
   b.cells = {cell({10.0, std::nullopt, 14.0}, std::nullopt, std::nullopt),
@@ -46,8 +45,7 @@ TEST(CompareReport, CellText) {
   EXPECT_EQ(compare_cell_text(count, cell({1.0, 2.0}, 1.5, 6.353), 2), "1.5 ± 6.4");
   EXPECT_EQ(compare_cell_text(seconds, cell({1.0, std::nullopt}, std::nullopt, std::nullopt), 2),
             "n/a (1/2)");
-  EXPECT_EQ(compare_cell_text(seconds, cell({std::nullopt}, std::nullopt, std::nullopt), 1),
-            "n/a");
+  EXPECT_EQ(compare_cell_text(seconds, cell({std::nullopt}, std::nullopt, std::nullopt), 1), "n/a");
 }
 
 TEST(CompareReport, TableIsAligned) {

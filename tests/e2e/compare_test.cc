@@ -62,8 +62,8 @@ TEST(Compare, OutWritesRunFoldersTidyCsvAndJson) {
   const auto r = run_cli({"compare", quickstart(), "--models", "exclusive,timeslice", "--seeds",
                           "2", "--out", (dir / "cmp").string()});
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* run : {"exclusive/seed-42", "exclusive/seed-43", "timeslice/seed-42",
-                          "timeslice/seed-43"}) {
+  for (const char* run :
+       {"exclusive/seed-42", "exclusive/seed-43", "timeslice/seed-42", "timeslice/seed-43"}) {
     for (const char* f : {"summary.json", "jobs.csv", "timeseries.csv"}) {
       EXPECT_TRUE(fs::exists(dir / "cmp" / run / f)) << run << "/" << f;
     }
@@ -87,8 +87,8 @@ TEST(Compare, OutWritesRunFoldersTidyCsvAndJson) {
     }
   }
   // The CSV, the JSON and each run's own summary.json hold the same value.
-  const auto summary = nlohmann::json::parse(
-      testing::read_file(dir / "cmp/timeslice/seed-43/summary.json"));
+  const auto summary =
+      nlohmann::json::parse(testing::read_file(dir / "cmp/timeslice/seed-43/summary.json"));
   const double p95 = summary["metrics"]["jct_s"]["p95"].get<double>();
   const auto& cell = doc["variants"][1]["metrics"]["jct_s.p95"];
   EXPECT_EQ(doc["variants"][1]["model"], "timeslice");
@@ -132,7 +132,8 @@ TEST(Compare, OutputDoesNotDependOnTheThreadCount) {
   const auto two = with({"--threads", "2", "--out", (dir / "two").string()});
   EXPECT_EQ(one, two);
   EXPECT_NE(one.find(" ± "), std::string::npos);
-  EXPECT_EQ(testing::read_file(dir / "one/compare.csv"), testing::read_file(dir / "two/compare.csv"));
+  EXPECT_EQ(testing::read_file(dir / "one/compare.csv"),
+            testing::read_file(dir / "two/compare.csv"));
   EXPECT_EQ(testing::read_file(dir / "one/mps/seed-44/jobs.csv"),
             testing::read_file(dir / "two/mps/seed-44/jobs.csv"));
   EXPECT_EQ(with({"--threads", "1", "--format", "json"}),
@@ -171,8 +172,8 @@ TEST(Compare, SeedsGiveStudentTIntervals) {
                      run_value("timeslice", 42 + s, "/metrics/jct_s/mean"));
   }
   // The table prints the same mean and half-width.
-  const auto table = run_cli({"compare", quickstart(), "--models", "exclusive,timeslice",
-                              "--seeds", "4"});
+  const auto table =
+      run_cli({"compare", quickstart(), "--models", "exclusive,timeslice", "--seeds", "4"});
   const auto& c = ts["metrics"]["jct_s.mean"];
   char cell[64];
   std::snprintf(cell, sizeof cell, "%.1f ± %.1f", c["mean"].get<double>(),
@@ -212,6 +213,16 @@ TEST(Compare, BadInputExitsTwoBeforeAnythingRuns) {
   }
   const auto missing = run_cli({"compare", (dir / "none.json").string(), "--models", "mps"});
   EXPECT_EQ(missing.code, 2);
+  // A bad trace row is met only while the runs go: the error names it and nothing is left.
+  testing::write_file(dir / "bad.csv", "id,submit_s,gpus,runtime_s\na,0,1,10\nb,1,x,10\n");
+  testing::write_file(dir / "s.json", R"({"name": "bad-row",
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 2, "device": "T4"}]},
+    "trace": {"file": "bad.csv"}})");
+  const auto row = run_cli({"compare", (dir / "s.json").string(), "--models", "exclusive,mps",
+                            "--seeds", "2", "--out", out});
+  EXPECT_EQ(row.code, 2);
+  EXPECT_NE(row.err.find("bad.csv:3: field 'gpus'"), std::string::npos) << row.err;
+  EXPECT_FALSE(fs::exists(out));
   fs::remove_all(dir);
 }
 
@@ -226,9 +237,11 @@ TEST(Compare, EmptySetsAreNotAvailable) {
   const auto r = run_cli({"compare", (dir / "s.json").string(), "--models", "exclusive,mps",
                           "--seeds", "2", "--out", (dir / "out").string()});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("JCT p95 (s)                          n/a            n/a\n"), std::string::npos)
+  EXPECT_NE(r.out.find("JCT p95 (s)                          n/a            n/a\n"),
+            std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("jobs rejected                  2.0 ± 0.0      2.0 ± 0.0\n"), std::string::npos)
+  EXPECT_NE(r.out.find("jobs rejected                  2.0 ± 0.0      2.0 ± 0.0\n"),
+            std::string::npos)
       << r.out;
   const auto doc = nlohmann::json::parse(testing::read_file(dir / "out/compare.json"));
   const auto& cell = doc["variants"][0]["metrics"]["jct_s.p95"];
@@ -249,8 +262,8 @@ TEST(Compare, SomeSeedsWithoutAValueAreCounted) {
   testing::write_file(dir / "s.json", R"({"name": "partial", "seed": 1,
     "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 1, "device": "T4"}]},
     "trace": {"file": "t.csv", "defaults": {"memory_mib": {"choice": [1024, 65536]}}}})");
-  const auto r = run_cli({"compare", (dir / "s.json").string(), "--models", "exclusive",
-                          "--seeds", "6", "--format", "json"});
+  const auto r = run_cli({"compare", (dir / "s.json").string(), "--models", "exclusive", "--seeds",
+                          "6", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   const auto& jct = doc["variants"][0]["metrics"]["jct_s.mean"];
@@ -259,8 +272,8 @@ TEST(Compare, SomeSeedsWithoutAValueAreCounted) {
   EXPECT_EQ(jct["values"], nlohmann::json::parse("[10.0, null, null, null, null, null]"));
   const auto& rejected = doc["variants"][0]["metrics"]["jobs.rejected"];
   EXPECT_EQ(rejected["values"], nlohmann::json::parse("[0.0, 1.0, 1.0, 1.0, 1.0, 1.0]"));
-  const auto table = run_cli({"compare", (dir / "s.json").string(), "--models", "exclusive",
-                              "--seeds", "6"});
+  const auto table =
+      run_cli({"compare", (dir / "s.json").string(), "--models", "exclusive", "--seeds", "6"});
   EXPECT_NE(table.out.find("JCT mean (s)               n/a (1/6)\n"), std::string::npos)
       << table.out;
   // 5/6 rejected: mean 0.833, sd sqrt(1/6), t(5) = 2.570582, half-width 0.428.
