@@ -57,6 +57,25 @@ TEST(Compare, QuickstartTableSetsTheModelsSideBySide) {
   EXPECT_NE(r.err.find("[gpumux compare] 2/2 runs done"), std::string::npos) << r.err;
 }
 
+// With inference services the request-latency rows appear, with the values of `gpumux run`.
+TEST(Compare, ServicesAddRequestRows) {
+  const std::string scenario =
+      (testing::source_dir() / "scenarios/examples/plan_mixed.json").string();
+  const auto r = run_cli({"compare", scenario, "--models", "timeslice", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["metrics"].size(), 18u);
+  EXPECT_EQ(doc["metrics"][9]["name"], "requests.latency_ms.p95");
+  EXPECT_EQ(doc["metrics"][11]["name"], "requests.slo_attainment");
+  const auto run = run_cli({"run", scenario, "--no-outputs", "--format", "json"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto summary = nlohmann::json::parse(run.out);
+  EXPECT_EQ(doc["variants"][0]["metrics"]["requests.latency_ms.p95"]["values"][0],
+            summary["metrics"]["requests"]["latency_ms"]["p95"]);
+  const auto table = run_cli({"compare", scenario, "--models", "timeslice"});
+  EXPECT_NE(table.out.find("request SLO attainment"), std::string::npos) << table.out;
+}
+
 TEST(Compare, OutWritesRunFoldersTidyCsvAndJson) {
   const auto dir = testing::temp_dir("compare_out");
   const auto r = run_cli({"compare", quickstart(), "--models", "exclusive,timeslice", "--seeds",
