@@ -1,19 +1,16 @@
 #include "analysis/plan.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <exception>
 #include <filesystem>
 #include <iomanip>
 #include <map>
 #include <numeric>
 #include <sstream>
-#include <thread>
 
+#include "analysis/parallel_tasks.h"
 #include "analysis/run.h"
 #include "analysis/size_search.h"
-#include "models/sharing_registry.h"
 #include "scenarios/scenario.h"
 #include "sim/input_error.h"
 #include "sim/json_fields.h"
@@ -40,75 +37,10 @@ struct PlanBase {
 
 nlohmann::json sized_document(const PlanBase& base, const std::string& model,
                               const nlohmann::json& params, int size) {
-  nlohmann::json doc = base.document;
-  doc["sharing"] = {{"model", model}, {"params", params}};
+  nlohmann::json doc = with_sharing(base.document, model, params);
   auto& groups = doc["cluster"]["node_groups"];
   for (std::size_t i = 0; i < base.unit.size(); ++i) groups[i]["nodes"] = size * base.unit[i];
   return doc;
-}
-
-// Chooses the model's parameters (README "Capacity planning"): --model-params, else the
-// scenario's when its model is this one, else the model's defaults, else (for a model that has
-// no defaults, such as mig) the example `gpumux models` gives. Validates them by parsing the
-// scenario at its own size.
-PlanModelResult resolve_model(const PlanBase& base, const PlanModel& m, int own_size) {
-  PlanModelResult r;
-  r.model = m.name;
-  const SharingModelInfo* info = nullptr;
-  const auto all = sharing_models();
-  std::string valid;
-  for (const auto& candidate : all) {
-    if (candidate.name == m.name) info = &candidate;
-    valid += (valid.empty() ? "" : ", ") + candidate.name;
-  }
-  if (!info) {
-    throw InputError("--models", m.name,
-                     "unknown sharing model '" + m.name + "' (valid: " + valid + ")");
-  }
-  const nlohmann::json& doc = base.document;
-  const std::string scenario_model =
-      doc.contains("sharing") && doc["sharing"].is_object() && doc["sharing"].contains("model")
-          ? doc["sharing"]["model"].get<std::string>()
-          : "exclusive";
-  auto parse_with = [&](const nlohmann::json& params) {
-    return parse_scenario(sized_document(base, m.name, params, own_size), base.file, base.base_dir);
-  };
-  std::optional<Scenario> parsed;
-  if (m.params) {
-    r.params = *m.params;
-    r.params_source = "--model-params";
-    try {
-      parsed = parse_with(r.params);
-    } catch (const InputError& e) {
-      // The pointer in the message is where the params land in the scenario; name the option.
-      throw InputError("--model-params " + m.name, "", e.what());
-    }
-  } else if (scenario_model == m.name) {
-    r.params =
-        doc["sharing"].contains("params") ? doc["sharing"]["params"] : nlohmann::json::object();
-    r.params_source = "the scenario's sharing.params (its model is " + m.name + ")";
-    parsed = parse_with(r.params);
-  } else {
-    r.params = nlohmann::json::object();
-    r.params_source = "the model's defaults (the scenario's model is " + scenario_model + ")";
-    try {
-      parsed = parse_with(r.params);
-    } catch (const InputError& e) {
-      if (info->example_params == "{}") throw;
-      r.params = nlohmann::json::parse(info->example_params);
-      r.params_source = "the example of `gpumux models` (the model has no defaults)";
-      try {
-        parsed = parse_with(r.params);
-      } catch (const InputError&) {
-        throw InputError("--models", m.name,
-                         std::string("needs parameters for this cluster; give them with "
-                                     "--model-params ") +
-                             m.name + "='{...}' (" + e.what() + ")");
-      }
-    }
-  }
-  r.parameters = parsed->resolved["sharing"]["parameters"];
-  return r;
 }
 
 // One model's search and the probes it ran, by size.
@@ -143,36 +75,18 @@ PlanProbe run_probe(const PlanBase& base, const PlanModelResult& model,
   return p;
 }
 
-// Runs the tasks on up to `threads` threads; results in task order. The first failure in task
-// order is rethrown, so which error is reported does not depend on timing either.
+// Runs the tasks on up to `threads` threads; results in task order (parallel_tasks.h).
 std::vector<PlanProbe> run_round(const PlanBase& base, const std::vector<PlanModelResult>& models,
                                  const std::vector<Objective>& objectives,
                                  const std::vector<Task>& tasks, int threads) {
   std::vector<PlanProbe> results(tasks.size());
-  std::vector<std::exception_ptr> errors(tasks.size());
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < tasks.size();) {
-      try {
-        results[i] = run_probe(base, models[tasks[i].model], objectives, tasks[i].size);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  const std::size_t helpers =
-      std::min(tasks.size(), static_cast<std::size_t>(std::max(1, threads))) - 1;
-  std::vector<std::thread> pool;
-  for (std::size_t i = 0; i < helpers; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  for (const auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+  run_indexed(tasks.size(), threads, [&](std::size_t i) {
+    results[i] = run_probe(base, models[tasks[i].model], objectives, tasks[i].size);
+  });
   return results;
 }
 
-PlanBase load_base(const PlanRequest& request, PlanResult& result, int& own_size) {
+PlanBase load_base(const PlanRequest& request, PlanResult& result) {
   PlanBase base;
   base.file = request.scenario_file;
   base.base_dir = fs::path(request.scenario_file).parent_path().string();
@@ -194,7 +108,6 @@ PlanBase load_base(const PlanRequest& request, PlanResult& result, int& own_size
   for (const auto& g : cluster["node_groups"]) nodes.push_back(g["nodes"].get<int>());
   int g = 0;
   for (int n : nodes) g = std::gcd(g, n);
-  own_size = g;
   result.scenario_name = own.name;
   result.scenario_file = own.file;
   result.seed = own.seed;
@@ -232,15 +145,13 @@ PlanResult run_plan(const PlanRequest& request, std::ostream* progress) {
   const auto wall_start = std::chrono::steady_clock::now();
   PlanResult result;
   result.objectives = request.objectives;
-  int own_size = 1;
-  const PlanBase base = load_base(request, result, own_size);
-  for (std::size_t i = 0; i < request.models.size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      if (request.models[j].name == request.models[i].name) {
-        throw InputError("--models", request.models[i].name, "listed twice");
-      }
-    }
-    result.models.push_back(resolve_model(base, request.models[i], own_size));
+  const PlanBase base = load_base(request, result);
+  reject_repeated_models(request.models);
+  for (const auto& m : request.models) {
+    // The scenario's own size is its own cluster: the params are checked against it.
+    PlanModelResult r;
+    static_cast<ModelChoice&>(r) = choose_model_params(base.document, base.file, base.base_dir, m);
+    result.models.push_back(std::move(r));
   }
   std::vector<ModelSearch> searches(result.models.size(), ModelSearch(result.max_size));
   for (int round = 1;; ++round) {

@@ -29,14 +29,12 @@
 #include <string>
 #include <vector>
 
+#include "analysis/model_choice.h"
 #include "analysis/objective.h"
 
 namespace gpumux {
 
-struct PlanModel {
-  std::string name;                      // a sharing model of `gpumux models`
-  std::optional<nlohmann::json> params;  // from --model-params; else see plan_models()
-};
+using PlanModel = ModelRequest;  // params chosen by choose_model_params (model_choice.h)
 
 struct PlanRequest {
   std::string scenario_file;
@@ -58,11 +56,8 @@ struct PlanProbe {
   nlohmann::json metrics;              // summary.json's `metrics`
 };
 
-struct PlanModelResult {
-  std::string model;
-  nlohmann::json params;               // the sharing.params used
-  std::string params_source;           // where they came from
-  nlohmann::json parameters;           // the model's declared parameters (value, unit, source)
+// The model, its params and their source (ModelChoice), and the search's outcome.
+struct PlanModelResult : ModelChoice {
   bool met = false;                    // some size within --max-nodes meets the objectives
   std::optional<PlanProbe> answer;     // the smallest size found to meet them
   std::optional<PlanProbe> one_below;  // answer - 1 (absent when the answer is size 1)

@@ -13,6 +13,8 @@
 #include "analysis/atomic_file.h"
 #include "analysis/check.h"
 #include "analysis/closest_names.h"
+#include "analysis/compare.h"
+#include "analysis/compare_report.h"
 #include "analysis/expectations.h"
 #include "analysis/objective.h"
 #include "analysis/plan.h"
@@ -255,14 +257,12 @@ struct PlanArgs {
   int max_nodes = 256;
 };
 
-int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
-  PlanRequest request;
-  request.scenario_file = a.scenario;
-  request.sets = a.sets;
-  request.seed = a.seed;
-  request.objectives = plan_objectives(a.objectives);
-  for (const auto& name : a.models) request.models.push_back({name, std::nullopt});
-  for (const auto& assignment : a.model_params) {
+// --models and --model-params (NAME=JSON) as the models to run, each with its params if given.
+std::vector<ModelRequest> model_requests(const std::vector<std::string>& names,
+                                         const std::vector<std::string>& assignments) {
+  std::vector<ModelRequest> models;
+  for (const auto& name : names) models.push_back({name, std::nullopt});
+  for (const auto& assignment : assignments) {
     const auto eq = assignment.find('=');
     const std::string where = "--model-params " + assignment;
     if (eq == std::string::npos || eq == 0) {
@@ -276,17 +276,30 @@ int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
       throw InputError(where, name, std::string("not valid JSON: ") + e.what());
     }
     if (!params.is_object()) throw InputError(where, name, "expected a JSON object");
-    auto it = std::find_if(request.models.begin(), request.models.end(),
-                           [&](const PlanModel& m) { return m.name == name; });
-    if (it == request.models.end()) {
+    auto it = std::find_if(models.begin(), models.end(),
+                           [&](const ModelRequest& m) { return m.name == name; });
+    if (it == models.end()) {
       throw InputError(where, name, "model not in --models");
     }
     if (it->params) throw InputError(where, name, "parameters given twice");
     it->params = params;
   }
-  request.threads = a.threads > 0
-                        ? a.threads
-                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return models;
+}
+
+int threads_or_hardware(int threads) {
+  return threads > 0 ? threads
+                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
+  PlanRequest request;
+  request.scenario_file = a.scenario;
+  request.sets = a.sets;
+  request.seed = a.seed;
+  request.objectives = plan_objectives(a.objectives);
+  request.models = model_requests(a.models, a.model_params);
+  request.threads = threads_or_hardware(a.threads);
   request.max_nodes = a.max_nodes;
   const PlanResult result = run_plan(request, &err);
   if (a.format == "json") {
@@ -295,6 +308,35 @@ int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     print_plan_table(result, out);
   }
   return result.all_met() ? kExitOk : kExitNotMet;
+}
+
+struct CompareArgs {
+  std::string scenario;
+  std::vector<std::string> models;
+  std::vector<std::string> model_params;  // NAME=JSON
+  std::vector<std::string> sets;
+  int seeds = 1;
+  int threads = 0;  // 0: the machine's hardware threads
+  std::optional<std::string> out_dir;
+  std::string format = "table";
+};
+
+int run_compare_command(const CompareArgs& a, std::ostream& out, std::ostream& err) {
+  CompareRequest request;
+  request.scenario_file = a.scenario;
+  request.sets = a.sets;
+  request.models = model_requests(a.models, a.model_params);
+  request.seeds = a.seeds;
+  request.threads = threads_or_hardware(a.threads);
+  request.out_dir = a.out_dir;
+  const CompareResult result = run_compare(request, &err);
+  if (a.out_dir) write_compare_files(result, *a.out_dir);
+  if (a.format == "json") {
+    out << compare_to_json(result).dump(2) << "\n";
+  } else {
+    print_compare_table(result, out);
+  }
+  return kExitOk;
 }
 
 int run_models(std::ostream& out) {
@@ -434,6 +476,48 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
                "Exit codes: 0 every model got an answer, 3 some model meets the objectives at no "
                "size within --max-nodes (the table says which), 2 bad input, 1 internal error.");
   plan->callback([&] { action = [&] { return run_plan_command(plan_args, out, err); }; });
+
+  CompareArgs compare_args;
+  auto* compare = app.add_subcommand(
+      "compare",
+      "run a scenario under several sharing models and seeds; print their metrics side by side "
+      "with 95% intervals (README \"Comparing sharing models\")");
+  compare->add_option("scenario", compare_args.scenario, "scenario JSON file")->required();
+  compare
+      ->add_option("--models", compare_args.models,
+                   "sharing models to compare, comma-separated (e.g. "
+                   "exclusive,timeslice,mps,mig). Parameters as for plan: --model-params, else "
+                   "the scenario's sharing.params when its model is that one, else the model's "
+                   "defaults (mig has none: the example of `gpumux models`)")
+      ->required()
+      ->delimiter(',');
+  compare->add_option("--model-params", compare_args.model_params,
+                      "a model's sharing.params as NAME=JSON, e.g. mps='{\"admission\": "
+                      "\"peak\"}' (paths relative to the scenario). Repeatable.");
+  compare->add_option("--set", compare_args.sets,
+                      "override a scenario value before anything runs, as path=value (as for "
+                      "run). Repeatable.");
+  compare
+      ->add_option("--seeds", compare_args.seeds,
+                   "runs per model: the scenario's seed, seed + 1, ... (default 1)")
+      ->check(CLI::Range(1, 1000));
+  compare
+      ->add_option("--threads", compare_args.threads,
+                   "runs at once (default: the machine's hardware threads); the output does "
+                   "not depend on it")
+      ->check(CLI::Range(1, 1024));
+  compare->add_option("--out", compare_args.out_dir,
+                      "write each run's outputs to DIR/<model>/seed-<seed>/ and DIR/compare.csv, "
+                      "DIR/compare.json (default: write nothing)");
+  compare
+      ->add_option("--format", compare_args.format,
+                   "the printed result: table (default) or json (what compare.json holds)")
+      ->check(CLI::IsMember({"table", "json"}));
+  compare->footer(
+      "Example: gpumux compare scenarios/examples/quickstart.json --models exclusive,timeslice "
+      "--seeds 5\n"
+      "Exit codes: 0 ok, 2 bad input (nothing is run), 1 internal error.");
+  compare->callback([&] { action = [&] { return run_compare_command(compare_args, out, err); }; });
 
   auto* models = app.add_subcommand("models", "list sharing models, policies and trace formats");
   models->callback([&] { action = [&] { return run_models(out); }; });

@@ -1,0 +1,22 @@
+// The rows of `gpumux compare`: which summary metrics it sets side by side, in which order,
+// under which label, with how many decimals. Names are the metric names of `expect`
+// (summary_metrics.h: dotted paths under `metrics` in summary.json).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpumux {
+
+struct CompareMetric {
+  std::string name;   // e.g. "jct_s.p95"
+  std::string label;  // e.g. "JCT p95 (s)"
+  int digits = 0;     // decimals of a single run's value; a mean of counts gets one
+  bool count = false;
+};
+
+// The rows, in table order; the request-latency rows only when `services` (the scenario has
+// inference services).
+std::vector<CompareMetric> compare_metrics(bool services);
+
+}  // namespace gpumux

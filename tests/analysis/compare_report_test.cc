@@ -1,0 +1,90 @@
+#include "analysis/compare_report.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace gpumux {
+namespace {
+
+CompareCell cell(std::vector<std::optional<double>> values, std::optional<double> mean,
+                 std::optional<double> half) {
+  CompareCell c;
+  for (const auto& v : values) c.n += v ? 1 : 0;
+  c.values = std::move(values);
+  c.mean = mean;
+  c.half_width = half;
+  return c;
+}
+
+// Two variants, three seeds; jct_s.p95 is empty in one seed of "b".
+CompareResult result() {
+  CompareResult r;
+  r.scenario_name = "s";
+  r.scenario_file = "s.json";
+  r.seeds = {5, 6, 7};
+  r.metrics = {{"jct_s.p95", "JCT p95 (s)", 1, false}, {"jobs.rejected", "jobs rejected", 0, true}};
+  CompareVariant a;
+  a.model = "a";
+  a.params = nlohmann::json::object();
+  a.params_source = "defaults";
+  a.cells = {cell({10.0, 12.0, 14.0}, 12.0, 4.968), cell({0.0, 1.0, 2.0}, 1.0, 2.484)};
+  CompareVariant b = a;
+  b.model = "bb";
+  b.cells = {cell({10.0, std::nullopt, 14.0}, std::nullopt, std::nullopt),
+             cell({std::nullopt, std::nullopt, std::nullopt}, std::nullopt, std::nullopt)};
+  r.variants = {a, b};
+  return r;
+}
+
+TEST(CompareReport, CellText) {
+  const CompareMetric seconds{"jct_s.p95", "JCT p95 (s)", 1, false};
+  const CompareMetric count{"jobs.rejected", "jobs rejected", 0, true};
+  EXPECT_EQ(compare_cell_text(seconds, cell({12.34}, 12.34, std::nullopt), 1), "12.3");
+  EXPECT_EQ(compare_cell_text(count, cell({3.0}, 3.0, std::nullopt), 1), "3");
+  EXPECT_EQ(compare_cell_text(count, cell({1.0, 2.0}, 1.5, 6.353), 2), "1.5 ± 6.4");
+  EXPECT_EQ(compare_cell_text(seconds, cell({1.0, std::nullopt}, std::nullopt, std::nullopt), 2),
+            "n/a (1/2)");
+  EXPECT_EQ(compare_cell_text(seconds, cell({std::nullopt}, std::nullopt, std::nullopt), 1), "n/a");
+}
+
+TEST(CompareReport, TableIsAligned) {
+  std::ostringstream out;
+  print_compare_table(result(), out);
+  const std::string t = out.str();
+  EXPECT_NE(t.find("metric                  a         bb\n"
+                   "JCT p95 (s)    12.0 ± 5.0  n/a (2/3)\n"
+                   "jobs rejected   1.0 ± 2.5        n/a\n"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("2 variants x 3 seeds (seed 5..7)"), std::string::npos) << t;
+}
+
+TEST(CompareReport, CsvNullIsAnEmptyField) {
+  std::ostringstream out;
+  write_compare_csv(result(), out);
+  EXPECT_EQ(out.str(),
+            "variant,seed,metric,value\n"
+            "a,5,jct_s.p95,10\na,5,jobs.rejected,0\n"
+            "a,6,jct_s.p95,12\na,6,jobs.rejected,1\n"
+            "a,7,jct_s.p95,14\na,7,jobs.rejected,2\n"
+            "bb,5,jct_s.p95,10\nbb,5,jobs.rejected,\n"
+            "bb,6,jct_s.p95,\nbb,6,jobs.rejected,\n"
+            "bb,7,jct_s.p95,14\nbb,7,jobs.rejected,\n");
+}
+
+TEST(CompareReport, JsonPerVariantPerMetric) {
+  const auto j = compare_to_json(result());
+  const auto& b = j["variants"][1]["metrics"]["jct_s.p95"];
+  EXPECT_TRUE(b["mean"].is_null());
+  EXPECT_TRUE(b["ci95_half_width"].is_null());
+  EXPECT_EQ(b["n"], 2);
+  EXPECT_EQ(b["values"], nlohmann::json::parse("[10.0, null, 14.0]"));
+  EXPECT_DOUBLE_EQ(j["variants"][0]["metrics"]["jct_s.p95"]["ci95_half_width"].get<double>(),
+                   4.968);
+  EXPECT_EQ(j["confidence"]["degrees_of_freedom"], 2);
+  EXPECT_EQ(j["metrics"][1]["name"], "jobs.rejected");
+}
+
+}  // namespace
+}  // namespace gpumux
