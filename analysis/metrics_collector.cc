@@ -23,7 +23,7 @@ MetricsCollector::MetricsCollector(std::size_t gpu_count, Time timeseries_interv
   }
   if (timeseries_csv_) {
     *timeseries_csv_ << "time_s,allocated_gpus,allocation_ratio,sm_busy,overhead,queued,running,"
-                        "finished\n";
+                        "finished,failed,memory_faults,fatal_faults,jobs_killed\n";
   }
 }
 
@@ -48,7 +48,8 @@ void MetricsCollector::emit_samples(Time limit, bool inclusive) {
                      << format_double(static_cast<double>(allocated_count_) / g) << ','
                      << format_double(busy_sum_ / g) << ',' << format_double(overhead_sum_ / g)
                      << ',' << (arrived_ - rejected_ - failed_ - started_) << ','
-                     << (started_ - finished_) << ',' << finished_ << '\n';
+                     << (started_ - finished_) << ',' << finished_ << ',' << failed_ << ','
+                     << cascade_sizes_.size() << ',' << fatal_faults_ << ',' << kills_ << '\n';
     next_sample_ += interval_;
   }
 }

@@ -16,6 +16,7 @@
 #include "analysis/compare.h"
 #include "analysis/compare_report.h"
 #include "analysis/expectations.h"
+#include "analysis/html_report.h"
 #include "analysis/objective.h"
 #include "analysis/plan.h"
 #include "analysis/plan_report.h"
@@ -81,6 +82,7 @@ struct RunArgs {
   bool no_outputs = false;
   std::string format = "table";
   bool check = false;
+  bool report = false;
 };
 
 ScenarioOverrides overrides_of(const RunArgs& a) {
@@ -106,8 +108,16 @@ int run_run(const RunArgs& a, std::ostream& out, std::ostream& err) {
   RunOptions options;
   options.write_outputs = !a.no_outputs;
   if (a.progress || (!a.quiet && isatty(STDERR_FILENO))) options.progress = &err;
+  if (a.report && a.no_outputs) {
+    throw InputError("--report", "", "needs the run's outputs: drop --no-outputs");
+  }
   RunReport report = run_scenario(s, options);
   if (a.no_outputs) report.out_dir.clear();
+  if (a.report) {
+    const std::string page = (std::filesystem::path(report.out_dir) / "report.html").string();
+    write_html_report({report.out_dir}, page);
+    err << "[gpumux] wrote " << page << "\n";
+  }
   if (!a.quiet && a.format == "json") {
     out << report.summary.dump(2) << "\n";
   } else if (!a.quiet) {
@@ -319,6 +329,7 @@ struct CompareArgs {
   int threads = 0;  // 0: the machine's hardware threads
   std::optional<std::string> out_dir;
   std::string format = "table";
+  bool report = false;
 };
 
 int run_compare_command(const CompareArgs& a, std::ostream& out, std::ostream& err) {
@@ -329,13 +340,32 @@ int run_compare_command(const CompareArgs& a, std::ostream& out, std::ostream& e
   request.seeds = a.seeds;
   request.threads = threads_or_hardware(a.threads);
   request.out_dir = a.out_dir;
+  if (a.report && !a.out_dir) {
+    throw InputError("--report", "", "needs --out DIR: the report is drawn from the run folders");
+  }
   const CompareResult result = run_compare(request, &err);
   if (a.out_dir) write_compare_files(result, *a.out_dir);
+  if (a.report) {
+    const std::string page = (std::filesystem::path(*a.out_dir) / "report.html").string();
+    write_html_report({*a.out_dir}, page);
+    err << "[gpumux] wrote " << page << "\n";
+  }
   if (a.format == "json") {
     out << compare_to_json(result).dump(2) << "\n";
   } else {
     print_compare_table(result, out);
   }
+  return kExitOk;
+}
+
+struct ReportArgs {
+  std::vector<std::string> dirs;
+  std::string output;
+};
+
+int run_report_command(const ReportArgs& a, std::ostream& out) {
+  write_html_report(a.dirs, a.output);
+  out << "wrote " << a.output << "\n";
   return kExitOk;
 }
 
@@ -382,6 +412,9 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   run->add_flag("--check", run_args.check,
                 "exit 3 when a bound of the scenario's expect block fails (without it, run "
                 "reports the bounds and exits 0)");
+  run->add_flag("--report", run_args.report,
+                "also write report.html (charts and tables, one self-contained page) into the "
+                "output folder (README \"Reports\")");
   run->callback([&] { action = [&] { return run_run(run_args, out, err); }; });
 
   RunArgs validate_args;
@@ -513,11 +546,29 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
       ->add_option("--format", compare_args.format,
                    "the printed result: table (default) or json (what compare.json holds)")
       ->check(CLI::IsMember({"table", "json"}));
+  compare->add_flag("--report", compare_args.report,
+                    "also write DIR/report.html (needs --out; README \"Reports\")");
   compare->footer(
       "Example: gpumux compare scenarios/examples/quickstart.json --models exclusive,timeslice "
       "--seeds 5\n"
       "Exit codes: 0 ok, 2 bad input (nothing is run), 1 internal error.");
   compare->callback([&] { action = [&] { return run_compare_command(compare_args, out, err); }; });
+
+  ReportArgs report_args;
+  auto* report = app.add_subcommand(
+      "report",
+      "one self-contained HTML page with charts and tables from run folders and compare "
+      "folders (README \"Reports\")");
+  report->add_option("dirs", report_args.dirs,
+                     "run folders (summary.json, jobs.csv, timeseries.csv) or compare folders "
+                     "(compare.json and DIR/<model>/seed-<seed>/)")
+      ->required();
+  report->add_option("-o,--output", report_args.output, "HTML file to write")->required();
+  report->footer("Example: gpumux report out/quickstart -o report.html\n"
+                 "Exit codes: 0 ok, 2 bad input (a missing folder, not a run or compare folder, "
+                 "malformed JSON or CSV: the message names the file; nothing is written), 1 "
+                 "internal error.");
+  report->callback([&] { action = [&] { return run_report_command(report_args, out); }; });
 
   auto* models = app.add_subcommand("models", "list sharing models, policies and trace formats");
   models->callback([&] { action = [&] { return run_models(out); }; });

@@ -59,11 +59,12 @@ TEST(MetricsCollector, TimeWeightedRatiosAndJobStatistics) {
             "b,finished,0,1,20,10,30,10,30,1.5,same-gpu,0,0,,training,,0,1,1,,\n");
   // Samples at 0, 10, 20 (state just before each instant's changes) and 30 (end).
   EXPECT_EQ(series.str(),
-            "time_s,allocated_gpus,allocation_ratio,sm_busy,overhead,queued,running,finished\n"
-            "0,1,0.5,0.25,0,1,1,0\n"
-            "10,1,0.5,0.5,0,0,1,1\n"
-            "20,1,0.5,0.5,0,0,1,1\n"
-            "30,0,0,0,0,0,0,2\n");
+            "time_s,allocated_gpus,allocation_ratio,sm_busy,overhead,queued,running,finished,"
+            "failed,memory_faults,fatal_faults,jobs_killed\n"
+            "0,1,0.5,0.25,0,1,1,0,0,0,0,0\n"
+            "10,1,0.5,0.5,0,0,1,1,0,0,0,0\n"
+            "20,1,0.5,0.5,0,0,1,1,0,0,0,0\n"
+            "30,0,0,0,0,0,0,2,0,0,0,0\n");
 }
 
 TEST(MetricsCollector, RejectedAndUnfinishedJobsAreReportedNotDropped) {
