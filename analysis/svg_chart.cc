@@ -150,7 +150,7 @@ std::string svg_chart(const ChartSpec& spec) {
   const double w = spec.width, h = spec.height;
   const double left = 64, right = w - 16, top = 52, bottom = h - 44;
   std::ostringstream o;
-  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << spec.width << "\" height=\""
+  o << "<svg width=\"" << spec.width << "\" height=\""
     << spec.height << "\" viewBox=\"0 0 " << spec.width << ' ' << spec.height
     << "\" role=\"img\" aria-label=\"" << escape_xml(spec.title) << "\" class=\"chart\">\n";
   o << "<rect x=\"0.5\" y=\"0.5\" width=\"" << spec.width - 1 << "\" height=\"" << spec.height - 1

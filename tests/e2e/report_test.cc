@@ -1,0 +1,257 @@
+// `gpumux report` and `--report` on run and compare: the sections of the page, self-containment,
+// balanced markup, determinism, the size bound on large runs, and bad input (exit 2, nothing
+// written).
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "analysis/svg_chart.h"
+#include "tests/e2e/e2e_support.h"
+
+namespace gpumux {
+namespace {
+
+using testing::read_file;
+using testing::run_cli;
+using testing::write_file;
+namespace fs = std::filesystem;
+
+std::string scenario(const std::string& relative) {
+  return (testing::source_dir() / relative).string();
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Self-contained and well-formed enough for a browser: no network reference, no script, every
+// <svg>, <section> and <table> closed.
+void expect_self_contained(const std::string& html) {
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(html.find("http://"), std::string::npos);
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("@import"), std::string::npos);
+  EXPECT_EQ(html.find("url("), std::string::npos);
+  for (const char* tag : {"svg", "section", "table", "tr"}) {
+    EXPECT_EQ(count(html, std::string("<") + tag + ">") + count(html, std::string("<") + tag + " "),
+              count(html, std::string("</") + tag + ">"))
+        << tag;
+  }
+  EXPECT_NE(html.find("</html>"), std::string::npos);
+}
+
+// The run's outputs, produced once for the tests below.
+const fs::path& quickstart_run() {
+  static const fs::path dir = [] {
+    const fs::path d = testing::temp_dir("report_run") / "run";
+    const auto r = run_cli(
+        {"run", scenario("scenarios/examples/quickstart.json"), "--out", d.string(), "--quiet",
+         "--report"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    return d;
+  }();
+  return dir;
+}
+
+TEST(Report, RunReportHasEverySectionAndIsSelfContained) {
+  const std::string html = read_file(quickstart_run() / "report.html");
+  expect_self_contained(html);
+  for (const char* section : {"id=\"metrics\"", "id=\"over-time\"", "id=\"cdfs\"",
+                              "id=\"requests\"", "id=\"faults\"", "id=\"mig\"",
+                              "id=\"scenario\""}) {
+    EXPECT_NE(html.find(section), std::string::npos) << section;
+  }
+  EXPECT_EQ(html.find("id=\"compare\""), std::string::npos);  // not a compare folder
+  for (const char* chart : {"GPU allocation ratio", "SM-busy utilization", "GPUs in use",
+                            "Queued jobs", "JCT CDF", "Queueing-delay CDF",
+                            "Out-of-memory events", "Fatal GPU faults"}) {
+    EXPECT_NE(html.find("aria-label=\"" + std::string(chart) + "\""), std::string::npos) << chart;
+  }
+  // Time series and CDFs drawn, fault counts of 0 drawn as lines too (the columns exist).
+  EXPECT_GE(count(html, "<polyline"), 10u);
+  EXPECT_EQ(count(html, "class=\"no-data\""), 0u);
+  // The scenario with its trace defaults and their sources; 60 jobs finished.
+  EXPECT_NE(html.find("<td>quickstart</td>"), std::string::npos);
+  EXPECT_NE(html.find("<th>sm_util</th><td>{&quot;uniform&quot;:[0.3,0.95]}</td><td>scenario "
+                      "trace.defaults</td><td>60</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<tr><th>jobs finished</th><td>60</td></tr>"), std::string::npos);
+  EXPECT_NE(html.find("No inference services"), std::string::npos);
+  EXPECT_NE(html.find("No variant splits GPUs into slots"), std::string::npos);
+}
+
+TEST(Report, SameFoldersGiveTheSameBytes) {
+  const fs::path out = testing::temp_dir("report_same");
+  ASSERT_EQ(run_cli({"report", quickstart_run().string(), "-o", (out / "a.html").string()}).code,
+            0);
+  ASSERT_EQ(run_cli({"report", quickstart_run().string(), "-o", (out / "b.html").string()}).code,
+            0);
+  const std::string a = read_file(out / "a.html");
+  EXPECT_EQ(a, read_file(out / "b.html"));
+  EXPECT_EQ(a, read_file(quickstart_run() / "report.html"));
+}
+
+TEST(Report, CompareFolderGetsTheTableAndOneLinePerVariant) {
+  const fs::path dir = testing::temp_dir("report_compare") / "cmp";
+  const auto r = run_cli({"compare", scenario("scenarios/examples/quickstart.json"), "--models",
+                          "exclusive,timeslice", "--seeds", "2", "--out", dir.string(),
+                          "--report"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string html = read_file(dir / "report.html");
+  expect_self_contained(html);
+  EXPECT_NE(html.find("<section id=\"compare\">"), std::string::npos);
+  EXPECT_NE(html.find("<th>metric</th><th>exclusive</th><th>timeslice</th>"), std::string::npos);
+  // Exclusive GPUs: the same JCTs in both seeds, a zero-width interval.
+  EXPECT_NE(html.find("<tr><th>JCT p95 (s)</th><td>366 \u00b1 0</td>"), std::string::npos);
+  // Each chart has one legend entry and one line per variant.
+  const std::size_t charts = count(html, "<svg ");
+  EXPECT_EQ(count(html, "<polyline"), 2 * charts);
+  // Several inputs: labels name their folder.
+  const fs::path both = dir.parent_path() / "both.html";
+  ASSERT_EQ(run_cli({"report", dir.string(), quickstart_run().string(), "-o", both.string()}).code,
+            0);
+  const std::string merged = read_file(both);
+  EXPECT_NE(merged.find(dir.string() + ": timeslice"), std::string::npos);
+  EXPECT_EQ(count(merged, "<polyline"), 3 * count(merged, "<svg "));
+}
+
+TEST(Report, ShowsFaultsRequestsAndMigSlotsWhenTheRunHasThem) {
+  const fs::path base = testing::temp_dir("report_features");
+  ASSERT_EQ(run_cli({"run", scenario("scenarios/regression/mps_optimistic_oom.json"), "--out",
+                     (base / "oom").string(), "--quiet", "--report"})
+                .code,
+            0);
+  const std::string oom = read_file(base / "oom" / "report.html");
+  // The OOM chart climbs: its last point is higher (smaller y pixel) than its first.
+  const auto at = oom.find("aria-label=\"Out-of-memory events\"");
+  ASSERT_NE(at, std::string::npos);
+  const std::string chart = oom.substr(at, oom.find("</svg>", at) - at);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(chart, m, std::regex("points=\"[0-9.]+,([0-9.]+) .* [0-9.]+,([0-9.]+)\"")));
+  EXPECT_GT(std::stod(m[1]), std::stod(m[2]));
+  EXPECT_NE(oom.find("<tr><th>out-of-memory events</th><td>2</td></tr>"), std::string::npos);
+
+  ASSERT_EQ(run_cli({"run", scenario("scenarios/regression/inference_mig.json"), "--out",
+                     (base / "inference").string(), "--quiet", "--report"})
+                .code,
+            0);
+  const std::string inference = read_file(base / "inference" / "report.html");
+  expect_self_contained(inference);
+  EXPECT_NE(inference.find("<th>latency p95 (ms)</th>"), std::string::npos);
+  EXPECT_NE(inference.find("<th>occupancy</th>"), std::string::npos);
+  EXPECT_EQ(inference.find("No variant splits GPUs"), std::string::npos);
+}
+
+TEST(Report, LargeRunsAreDownsampledToASmallPage) {
+  // A run folder with 200,000 time-series rows and 200,000 finished jobs.
+  const fs::path dir = testing::temp_dir("report_large") / "run";
+  fs::create_directories(dir);
+  fs::copy_file(quickstart_run() / "summary.json", dir / "summary.json");
+  std::string series = "time_s,allocated_gpus,allocation_ratio,sm_busy,overhead,queued,running,"
+                       "finished\n";
+  std::string jobs = "id,state,queue_s,jct_s\n";
+  for (int i = 0; i < 200'000; ++i) {
+    const std::string n = std::to_string(i % 17);
+    series += std::to_string(i * 60) + "," + n + ",0." + n + ",0." + n + ",0," + n + ",1," +
+              std::to_string(i) + "\n";
+    jobs += "j" + std::to_string(i) + ",finished," + std::to_string(i % 1000) + "," +
+            std::to_string(i) + "\n";
+  }
+  write_file(dir / "timeseries.csv", series);
+  write_file(dir / "jobs.csv", jobs);
+  const fs::path page = dir.parent_path() / "large.html";
+  const auto r = run_cli({"report", dir.string(), "-o", page.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string html = read_file(page);
+  expect_self_contained(html);
+  EXPECT_LT(html.size(), 600'000u);  // 6 lines of at most 2000 points, and the tables
+  std::size_t lines = 0;
+  for (auto at = html.find("points=\""); at != std::string::npos;
+       at = html.find("points=\"", at + 1)) {
+    const auto begin = at + 8, end = html.find('"', begin);
+    // A step line draws two pixel pairs per point.
+    EXPECT_LE(static_cast<std::size_t>(std::count(html.begin() + begin, html.begin() + end, ',')),
+              2 * kMaxChartPoints);
+    ++lines;
+  }
+  EXPECT_EQ(lines, 6u);
+  // Without the fault columns (an older timeseries.csv) the fault charts say so.
+  EXPECT_EQ(count(html, "class=\"no-data\">no data: the timeseries.csv files have no such column"),
+            4u);
+}
+
+TEST(Report, BadInputExitsTwoNamingTheFileAndWritesNothing) {
+  const fs::path base = testing::temp_dir("report_bad");
+  const fs::path page = base / "report.html";
+  auto expect_error = [&](const std::vector<std::string>& dirs, const std::string& message) {
+    std::vector<std::string> args = {"report"};
+    args.insert(args.end(), dirs.begin(), dirs.end());
+    args.insert(args.end(), {"-o", page.string()});
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(page));
+  };
+  expect_error({(base / "missing").string()}, (base / "missing").string() + ": no such folder");
+  fs::create_directories(base / "empty");
+  expect_error({(base / "empty").string()}, "neither a run folder");
+  // A good folder first does not save a bad second one.
+  expect_error({quickstart_run().string(), (base / "empty").string()}, "neither a run folder");
+
+  auto copy_run = [&](const std::string& name) {
+    const fs::path d = base / name;
+    fs::create_directories(d);
+    for (const char* f : {"summary.json", "jobs.csv", "timeseries.csv"}) {
+      fs::copy_file(quickstart_run() / f, d / f);
+    }
+    return d;
+  };
+  const fs::path bad_number = copy_run("bad_number");
+  std::string series = read_file(bad_number / "timeseries.csv");
+  series.replace(series.find("\n60,") + 1, 2, "6x");
+  write_file(bad_number / "timeseries.csv", series);
+  expect_error({bad_number.string()},
+               (bad_number / "timeseries.csv").string() + ":3: field 'time_s': expected a number");
+
+  const fs::path short_row = copy_run("short_row");
+  write_file(short_row / "jobs.csv", read_file(short_row / "jobs.csv") + "x,finished,1\n");
+  expect_error({short_row.string()}, (short_row / "jobs.csv").string() + ":62: expected 21 fields");
+
+  const fs::path no_column = copy_run("no_column");
+  write_file(no_column / "jobs.csv", "id,state\na,finished\n");
+  expect_error({no_column.string()},
+               (no_column / "jobs.csv").string() + ":1: field 'jct_s': required column");
+
+  const fs::path bad_json = copy_run("bad_json");
+  write_file(bad_json / "summary.json", "{\"scenario\": ");
+  expect_error({bad_json.string()}, (bad_json / "summary.json").string() + ":1:");
+
+  const fs::path not_summary = copy_run("not_summary");
+  write_file(not_summary / "summary.json", "{\"scenario\": {}}");
+  expect_error({not_summary.string()},
+               (not_summary / "summary.json").string() + "#/metrics: field 'metrics'");
+
+  const fs::path compare = base / "compare";
+  write_file(compare / "compare.json",
+             R"({"seeds": [1], "metrics": [{"name": "m", "label": "m"}],
+                 "variants": [{"model": "mps", "metrics": {}}]})");
+  expect_error({compare.string()},
+               (compare / "mps" / "seed-1").string() + ": run folder named by " +
+                   (compare / "compare.json").string() + " is missing");
+
+  // --report needs the outputs it draws from.
+  const auto no_out = run_cli({"compare", scenario("scenarios/examples/quickstart.json"),
+                               "--models", "exclusive", "--report"});
+  EXPECT_EQ(no_out.code, 2);
+  EXPECT_NE(no_out.err.find("--report: needs --out DIR"), std::string::npos) << no_out.err;
+  const auto no_outputs = run_cli({"run", scenario("scenarios/examples/quickstart.json"),
+                                   "--no-outputs", "--report", "--quiet"});
+  EXPECT_EQ(no_outputs.code, 2);
+  EXPECT_NE(no_outputs.err.find("drop --no-outputs"), std::string::npos) << no_outputs.err;
+}
+
+}  // namespace
+}  // namespace gpumux
