@@ -504,8 +504,8 @@ std::string build_html_report(const std::vector<std::string>& dirs) {
           "jobs.</p>\n";
   page << "<nav>";
   if (!compares.empty()) page << "<a href=\"#compare\">comparison</a>";
-  page << "<a href=\"#metrics\">key metrics</a><a href=\"#over-time\">over time</a>"
-          "<a href=\"#cdfs\">JCT and queueing</a><a href=\"#requests\">requests</a>"
+  page << "<a href=\"#over-time\">over time</a><a href=\"#cdfs\">JCT and queueing</a>"
+          "<a href=\"#metrics\">key metrics</a><a href=\"#requests\">requests</a>"
           "<a href=\"#faults\">faults</a><a href=\"#mig\">MIG slots</a>"
           "<a href=\"#scenario\">scenario</a></nav>\n";
 
@@ -514,10 +514,6 @@ std::string build_html_report(const std::vector<std::string>& dirs) {
     for (const auto& c : compares) compare_table(page, c);
     page << "</section>\n";
   }
-
-  page << "<section id=\"metrics\">\n<h2>Key metrics</h2>\n";
-  metric_table(page, variants, kKeyMetrics);
-  page << "</section>\n";
 
   page << "<section id=\"over-time\">\n<h2>Utilization and allocation over time</h2>\n"
           "<div class=\"charts\">\n";
@@ -541,6 +537,15 @@ std::string build_html_report(const std::vector<std::string>& dirs) {
   chart(page, cdf(variants, "Queueing-delay CDF", "queueing delay (s)", &RunData::queue_s));
   page << "</div>\n<p class=\"note\">Finished jobs only; rejected, failed and unfinished jobs "
           "are counted under Key metrics and Faults.</p>\n</section>\n";
+
+  page << "<section id=\"metrics\">\n<h2>Key metrics</h2>\n";
+  metric_table(page, variants, kKeyMetrics);
+  if (std::any_of(variants.begin(), variants.end(),
+                  [](const Variant& v) { return v.runs.size() > 1; })) {
+    page << "<p class=\"note\">Variants with several seeds: the run of the first seed (the "
+            "comparison above has every seed).</p>\n";
+  }
+  page << "</section>\n";
 
   page << "<section id=\"requests\">\n<h2>Request latency</h2>\n";
   const bool any_requests = std::any_of(variants.begin(), variants.end(), [](const Variant& v) {

@@ -8,9 +8,9 @@
 // labelled by its path as given. With several inputs, compare variants are labelled
 // "<folder>: <model>".
 //
-// Content (README "Reports"): the compare table (compare folders), key metrics per variant,
-// allocation ratio, SM-busy utilization, GPUs in use and queued jobs over time, JCT and
-// queueing-delay CDFs, the request-latency summary (runs with inference services), failed jobs,
+// Content (README "Reports"): the compare table (compare folders), allocation ratio, SM-busy
+// utilization, GPUs in use and queued jobs over time, JCT and queueing-delay CDFs, key metrics
+// per variant, the request-latency summary (runs with inference services), failed jobs,
 // out-of-memory events, fatal faults and kills over time, MIG slot occupancy (models with
 // slots), and each scenario with its sharing parameters and trace defaults and their sources.
 // With several seeds, the time series show the first seed and the CDFs pool every seed's jobs.
