@@ -80,8 +80,9 @@ class Columns {
 void check_field_count(const CsvReader& csv, const std::vector<std::string>& fields,
                        std::size_t expected) {
   if (fields.size() != expected) {
-    throw InputError(csv.where(), "", "expected " + std::to_string(expected) + " fields, got " +
-                                          std::to_string(fields.size()));
+    throw InputError(
+        csv.where(), "",
+        "expected " + std::to_string(expected) + " fields, got " + std::to_string(fields.size()));
   }
 }
 
@@ -98,10 +99,11 @@ void read_timeseries(const std::string& file, RunData& run) {
     std::optional<std::vector<ChartPoint>>* target;
     const char* name;
   };
-  std::vector<Optional> faults = {{c.optional("failed"), &run.failed, "failed"},
-                                  {c.optional("memory_faults"), &run.memory_faults, "memory_faults"},
-                                  {c.optional("fatal_faults"), &run.fatal_faults, "fatal_faults"},
-                                  {c.optional("jobs_killed"), &run.jobs_killed, "jobs_killed"}};
+  std::vector<Optional> faults = {
+      {c.optional("failed"), &run.failed, "failed"},
+      {c.optional("memory_faults"), &run.memory_faults, "memory_faults"},
+      {c.optional("fatal_faults"), &run.fatal_faults, "fatal_faults"},
+      {c.optional("jobs_killed"), &run.jobs_killed, "jobs_killed"}};
   for (auto& f : faults) {
     if (f.column) f.target->emplace();
   }
@@ -146,8 +148,7 @@ RunData read_run(const fs::path& dir) {
   const std::string summary_file = path_text(dir / "summary.json");
   run.summary = read_json_file(summary_file);
   for (const char* key : {"scenario", "metrics"}) {
-    if (!run.summary.is_object() || !run.summary.contains(key) ||
-        !run.summary[key].is_object()) {
+    if (!run.summary.is_object() || !run.summary.contains(key) || !run.summary[key].is_object()) {
       throw InputError(summary_file + "#/" + key, key,
                        "expected an object (a summary.json written by gpumux run)");
     }
@@ -202,8 +203,7 @@ std::vector<Variant> read_compare(const fs::path& dir, const std::string& prefix
       const fs::path run_dir = dir / variant["model"].get<std::string>() /
                                ("seed-" + std::to_string(seed.get<std::uint64_t>()));
       if (!fs::is_directory(run_dir)) {
-        throw InputError(path_text(run_dir), "",
-                         "run folder named by " + file + " is missing");
+        throw InputError(path_text(run_dir), "", "run folder named by " + file + " is missing");
       }
       out.runs.push_back(read_run(run_dir));
     }
@@ -213,9 +213,14 @@ std::vector<Variant> read_compare(const fs::path& dir, const std::string& prefix
 }
 
 // The value at a JSON pointer, or nullptr when any step is missing.
+// A value of the wrong type on the way (a hand-edited file) also counts as missing.
 const json* find(const json& j, const std::string& pointer) {
-  const json::json_pointer p(pointer);
-  return j.contains(p) ? &j.at(p) : nullptr;
+  try {
+    const json::json_pointer p(pointer);
+    return j.contains(p) ? &j.at(p) : nullptr;
+  } catch (const json::exception&) {
+    return nullptr;
+  }
 }
 
 std::string value_text(const json* v) {
@@ -274,8 +279,8 @@ ChartSpec cdf(const std::vector<Variant>& variants, std::string title, std::stri
   spec.no_data_reason = "no data: no finished job in jobs.csv (or no jobs.csv)";
   for (const auto& v : variants) {
     std::vector<double> pooled;
-    for (const auto& run : v.runs) pooled.insert(pooled.end(), (run.*member).begin(),
-                                                 (run.*member).end());
+    for (const auto& run : v.runs)
+      pooled.insert(pooled.end(), (run.*member).begin(), (run.*member).end());
     spec.series.push_back({v.label, cdf_points(std::move(pooled), kMaxChartPoints)});
   }
   return spec;
@@ -383,8 +388,8 @@ void compare_table(std::ostringstream& page, const CompareData& c) {
             text += " \u00b1 " + short_number(std::abs(h) < 1e-9 * scale ? 0.0 : h);
           }
         } else if (n != nullptr && n->is_number_unsigned() && n->get<std::size_t>() > 0) {
-          text = "n/a (" + std::to_string(n->get<std::size_t>()) + "/" + std::to_string(seeds) +
-                 ")";
+          text =
+              "n/a (" + std::to_string(n->get<std::size_t>()) + "/" + std::to_string(seeds) + ")";
         } else {
           text = "n/a";
         }
@@ -407,7 +412,8 @@ void scenario_block(std::ostringstream& page, const std::string& label, const Ru
   };
   row("run folder", run.dir);
   row("scenario", value_text(find(sc, "/name")));
-  if (const json* d = find(sc, "/description"); d && d->is_string() && !d->get<std::string>().empty())
+  if (const json* d = find(sc, "/description");
+      d && d->is_string() && !d->get<std::string>().empty())
     row("description", d->get<std::string>());
   row("seed", value_text(find(sc, "/seed")));
   row("gpumux version", value_text(find(run.summary, "/gpumux_version")));
@@ -423,9 +429,10 @@ void scenario_block(std::ostringstream& page, const std::string& label, const Ru
   row("scheduler", value_text(find(sc, "/scheduler/queue")) + " + " +
                        value_text(find(sc, "/scheduler/placement")));
   const json* file = find(sc, "/trace/file");
-  row("trace", file ? value_text(file) + " (" + value_text(find(sc, "/trace/format")) + ")"
-                    : "generated");
-  if (const json* limit = find(sc, "/limits/max_time_s"); limit) row("time limit (s)", value_text(limit));
+  row("trace",
+      file ? value_text(file) + " (" + value_text(find(sc, "/trace/format")) + ")" : "generated");
+  if (const json* limit = find(sc, "/limits/max_time_s"); limit)
+    row("time limit (s)", value_text(limit));
   page << "</table>\n";
 
   page << "<table><tr><th>sharing parameter</th><th>value</th><th>unit</th><th>source</th></tr>\n";
@@ -522,8 +529,8 @@ std::string build_html_report(const std::vector<std::string>& dirs) {
   ratio.y_min = 0.0;
   ratio.y_max = 1.0;
   chart(page, ratio);
-  ChartSpec busy = over_time(variants, "SM-busy utilization", "share of GPU time computing",
-                             &RunData::sm_busy);
+  ChartSpec busy =
+      over_time(variants, "SM-busy utilization", "share of GPU time computing", &RunData::sm_busy);
   busy.y_min = 0.0;
   busy.y_max = 1.0;
   chart(page, busy);

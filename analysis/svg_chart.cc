@@ -49,12 +49,23 @@ std::string escape_xml(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -121,9 +132,9 @@ std::vector<ChartPoint> downsample(const std::vector<ChartPoint>& points, std::s
 
 std::vector<ChartPoint> cdf_points(std::vector<double> values, std::size_t max_points) {
   max_points = std::max<std::size_t>(max_points, 2);
-  values.erase(std::remove_if(values.begin(), values.end(),
-                              [](double v) { return !std::isfinite(v); }),
-               values.end());
+  values.erase(
+      std::remove_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); }),
+      values.end());
   std::vector<ChartPoint> out;
   if (values.empty()) return out;
   std::sort(values.begin(), values.end());
@@ -150,9 +161,9 @@ std::string svg_chart(const ChartSpec& spec) {
   const double w = spec.width, h = spec.height;
   const double left = 64, right = w - 16, top = 52, bottom = h - 44;
   std::ostringstream o;
-  o << "<svg width=\"" << spec.width << "\" height=\""
-    << spec.height << "\" viewBox=\"0 0 " << spec.width << ' ' << spec.height
-    << "\" role=\"img\" aria-label=\"" << escape_xml(spec.title) << "\" class=\"chart\">\n";
+  o << "<svg width=\"" << spec.width << "\" height=\"" << spec.height << "\" viewBox=\"0 0 "
+    << spec.width << ' ' << spec.height << "\" role=\"img\" aria-label=\"" << escape_xml(spec.title)
+    << "\" class=\"chart\">\n";
   o << "<rect x=\"0.5\" y=\"0.5\" width=\"" << spec.width - 1 << "\" height=\"" << spec.height - 1
     << "\" fill=\"#ffffff\" stroke=\"#cccccc\"/>\n";
   o << "<text x=\"" << coordinate(w / 2) << "\" y=\"20\" text-anchor=\"middle\" "
@@ -208,16 +219,15 @@ std::string svg_chart(const ChartSpec& spec) {
   o << "<g font-size=\"11\" fill=\"#333333\">\n";
   for (double t : y_axis_ticks) {
     o << "<line x1=\"" << coordinate(left) << "\" y1=\"" << coordinate(py(t)) << "\" x2=\""
-      << coordinate(right) << "\" y2=\"" << coordinate(py(t))
-      << "\" stroke=\"#eeeeee\"/><text x=\"" << coordinate(left - 4) << "\" y=\""
-      << coordinate(py(t) + 4) << "\" text-anchor=\"end\">" << short_number(t) << "</text>\n";
+      << coordinate(right) << "\" y2=\"" << coordinate(py(t)) << "\" stroke=\"#eeeeee\"/><text x=\""
+      << coordinate(left - 4) << "\" y=\"" << coordinate(py(t) + 4) << "\" text-anchor=\"end\">"
+      << short_number(t) << "</text>\n";
   }
   for (double t : x_ticks) {
     o << "<line x1=\"" << coordinate(px(t)) << "\" y1=\"" << coordinate(bottom) << "\" x2=\""
       << coordinate(px(t)) << "\" y2=\"" << coordinate(bottom + 4)
       << "\" stroke=\"#333333\"/><text x=\"" << coordinate(px(t)) << "\" y=\""
-      << coordinate(bottom + 16) << "\" text-anchor=\"middle\">" << short_number(t)
-      << "</text>\n";
+      << coordinate(bottom + 16) << "\" text-anchor=\"middle\">" << short_number(t) << "</text>\n";
   }
   o << "</g>\n";
   o << "<path d=\"M" << coordinate(left) << ' ' << coordinate(top) << "V" << coordinate(bottom)
@@ -236,8 +246,7 @@ std::string svg_chart(const ChartSpec& spec) {
     const auto& points = series[i].points;
     if (!points.empty()) {
       o << "<polyline class=\"series\" fill=\"none\" stroke=\"" << color
-        << "\" stroke-width=\"1.5\"" << (dashed ? " stroke-dasharray=\"5 3\"" : "")
-        << " points=\"";
+        << "\" stroke-width=\"1.5\"" << (dashed ? " stroke-dasharray=\"5 3\"" : "") << " points=\"";
       for (std::size_t k = 0; k < points.size(); ++k) {
         if (spec.step && k > 0) {
           o << ' ' << coordinate(px(points[k].x)) << ',' << coordinate(py(points[k - 1].y));
@@ -249,9 +258,9 @@ std::string svg_chart(const ChartSpec& spec) {
     }
     o << "<line x1=\"" << coordinate(legend_x) << "\" y1=\"36\" x2=\"" << coordinate(legend_x + 18)
       << "\" y2=\"36\" stroke=\"" << color << "\" stroke-width=\"3\""
-      << (dashed ? " stroke-dasharray=\"5 3\"" : "") << "/><text x=\""
-      << coordinate(legend_x + 22) << "\" y=\"40\" font-size=\"11\">"
-      << escape_xml(series[i].name) << (points.empty() ? " (no data)" : "") << "</text>\n";
+      << (dashed ? " stroke-dasharray=\"5 3\"" : "") << "/><text x=\"" << coordinate(legend_x + 22)
+      << "\" y=\"40\" font-size=\"11\">" << escape_xml(series[i].name)
+      << (points.empty() ? " (no data)" : "") << "</text>\n";
     legend_x += 34 + 6.5 * static_cast<double>(series[i].name.size());
   }
   o << "</svg>\n";

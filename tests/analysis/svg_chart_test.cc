@@ -96,8 +96,7 @@ TEST(SvgChart, DownsamplingBoundsThePointsAndKeepsEndsAndSpikes) {
   EXPECT_EQ(small.front().x, 0.0);
   EXPECT_EQ(small.back().x, 999'999.0);
   EXPECT_TRUE(std::any_of(small.begin(), small.end(), [](auto p) { return p.y == 99.0; }));
-  EXPECT_TRUE(std::is_sorted(small.begin(), small.end(),
-                             [](auto a, auto b) { return a.x < b.x; }));
+  EXPECT_TRUE(std::is_sorted(small.begin(), small.end(), [](auto a, auto b) { return a.x < b.x; }));
   EXPECT_EQ(downsample({{0, 1}, {1, 2}}, 2000).size(), 2u);
 
   // The chart itself draws at most kMaxChartPoints per series, whatever it is given.

@@ -47,9 +47,8 @@ void expect_self_contained(const std::string& html) {
 const fs::path& quickstart_run() {
   static const fs::path dir = [] {
     const fs::path d = testing::temp_dir("report_run") / "run";
-    const auto r = run_cli(
-        {"run", scenario("scenarios/examples/quickstart.json"), "--out", d.string(), "--quiet",
-         "--report"});
+    const auto r = run_cli({"run", scenario("scenarios/examples/quickstart.json"), "--out",
+                            d.string(), "--quiet", "--report"});
     EXPECT_EQ(r.code, 0) << r.err;
     return d;
   }();
@@ -59,15 +58,15 @@ const fs::path& quickstart_run() {
 TEST(Report, RunReportHasEverySectionAndIsSelfContained) {
   const std::string html = read_file(quickstart_run() / "report.html");
   expect_self_contained(html);
-  for (const char* section : {"id=\"metrics\"", "id=\"over-time\"", "id=\"cdfs\"",
-                              "id=\"requests\"", "id=\"faults\"", "id=\"mig\"",
-                              "id=\"scenario\""}) {
+  for (const char* section :
+       {"id=\"metrics\"", "id=\"over-time\"", "id=\"cdfs\"", "id=\"requests\"", "id=\"faults\"",
+        "id=\"mig\"", "id=\"scenario\""}) {
     EXPECT_NE(html.find(section), std::string::npos) << section;
   }
   EXPECT_EQ(html.find("id=\"compare\""), std::string::npos);  // not a compare folder
-  for (const char* chart : {"GPU allocation ratio", "SM-busy utilization", "GPUs in use",
-                            "Queued jobs", "JCT CDF", "Queueing-delay CDF",
-                            "Out-of-memory events", "Fatal GPU faults"}) {
+  for (const char* chart :
+       {"GPU allocation ratio", "SM-busy utilization", "GPUs in use", "Queued jobs", "JCT CDF",
+        "Queueing-delay CDF", "Out-of-memory events", "Fatal GPU faults"}) {
     EXPECT_NE(html.find("aria-label=\"" + std::string(chart) + "\""), std::string::npos) << chart;
   }
   // Time series and CDFs drawn, fault counts of 0 drawn as lines too (the columns exist).
@@ -96,9 +95,9 @@ TEST(Report, SameFoldersGiveTheSameBytes) {
 
 TEST(Report, CompareFolderGetsTheTableAndOneLinePerVariant) {
   const fs::path dir = testing::temp_dir("report_compare") / "cmp";
-  const auto r = run_cli({"compare", scenario("scenarios/examples/quickstart.json"), "--models",
-                          "exclusive,timeslice", "--seeds", "2", "--out", dir.string(),
-                          "--report"});
+  const auto r =
+      run_cli({"compare", scenario("scenarios/examples/quickstart.json"), "--models",
+               "exclusive,timeslice", "--seeds", "2", "--out", dir.string(), "--report"});
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string html = read_file(dir / "report.html");
   expect_self_contained(html);
@@ -130,7 +129,8 @@ TEST(Report, ShowsFaultsRequestsAndMigSlotsWhenTheRunHasThem) {
   ASSERT_NE(at, std::string::npos);
   const std::string chart = oom.substr(at, oom.find("</svg>", at) - at);
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(chart, m, std::regex("points=\"[0-9.]+,([0-9.]+) .* [0-9.]+,([0-9.]+)\"")));
+  ASSERT_TRUE(
+      std::regex_search(chart, m, std::regex("points=\"[0-9.]+,([0-9.]+) .* [0-9.]+,([0-9.]+)\"")));
   EXPECT_GT(std::stod(m[1]), std::stod(m[2]));
   EXPECT_NE(oom.find("<tr><th>out-of-memory events</th><td>2</td></tr>"), std::string::npos);
 
@@ -150,8 +150,9 @@ TEST(Report, LargeRunsAreDownsampledToASmallPage) {
   const fs::path dir = testing::temp_dir("report_large") / "run";
   fs::create_directories(dir);
   fs::copy_file(quickstart_run() / "summary.json", dir / "summary.json");
-  std::string series = "time_s,allocated_gpus,allocation_ratio,sm_busy,overhead,queued,running,"
-                       "finished\n";
+  std::string series =
+      "time_s,allocated_gpus,allocation_ratio,sm_busy,overhead,queued,running,"
+      "finished\n";
   std::string jobs = "id,state,queue_s,jct_s\n";
   for (int i = 0; i < 200'000; ++i) {
     const std::string n = std::to_string(i % 17);
@@ -181,6 +182,22 @@ TEST(Report, LargeRunsAreDownsampledToASmallPage) {
   // Without the fault columns (an older timeseries.csv) the fault charts say so.
   EXPECT_EQ(count(html, "class=\"no-data\">no data: the timeseries.csv files have no such column"),
             4u);
+}
+
+TEST(Report, OddValuesInASummaryShowAsDashesNotACrash) {
+  const fs::path dir = testing::temp_dir("report_odd") / "run";
+  write_file(dir / "summary.json",
+             R"({"scenario": {"name": ["x"], "sharing": {"parameters": [1, {"name": 2}]},
+                 "cluster": {"node_groups": 5}},
+                 "metrics": {"jobs": 3, "jct_s": {"p95": null}}, "trace": {"defaults_used": []}})");
+  const fs::path page = dir.parent_path() / "odd.html";
+  const auto r = run_cli({"report", dir.string(), "-o", page.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string html = read_file(page);
+  expect_self_contained(html);
+  EXPECT_NE(html.find("<tr><th>jobs arrived</th><td>-</td></tr>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><th>JCT p95 (s)</th><td>n/a</td></tr>"), std::string::npos);
+  EXPECT_EQ(count(html, "class=\"no-data\""), 10u);  // no CSVs: every chart says so
 }
 
 TEST(Report, BadInputExitsTwoNamingTheFileAndWritesNothing) {
@@ -238,9 +255,9 @@ TEST(Report, BadInputExitsTwoNamingTheFileAndWritesNothing) {
   write_file(compare / "compare.json",
              R"({"seeds": [1], "metrics": [{"name": "m", "label": "m"}],
                  "variants": [{"model": "mps", "metrics": {}}]})");
-  expect_error({compare.string()},
-               (compare / "mps" / "seed-1").string() + ": run folder named by " +
-                   (compare / "compare.json").string() + " is missing");
+  expect_error({compare.string()}, (compare / "mps" / "seed-1").string() +
+                                       ": run folder named by " +
+                                       (compare / "compare.json").string() + " is missing");
 
   // --report needs the outputs it draws from.
   const auto no_out = run_cli({"compare", scenario("scenarios/examples/quickstart.json"),
