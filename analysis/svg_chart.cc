@@ -201,6 +201,8 @@ std::string svg_chart(const ChartSpec& spec) {
   if (y.lo >= 0.0 && !spec.y_min) y.lo = 0.0;
   if (spec.y_min) y.lo = *spec.y_min;
   if (spec.y_max) y.hi = *spec.y_max;
+  // All zero (e.g. no fault so far): a count axis from 0 to 1, not around 0.
+  if (y.lo == 0.0 && y.hi == 0.0 && !spec.y_min) y.hi = 1.0;
   y = widen(y);
   const std::vector<double> y_ticks = nice_ticks(y.lo, y.hi, 5);
   if (!spec.y_max && !y_ticks.empty() && y_ticks.back() < y.hi) {

@@ -144,6 +144,11 @@ TEST(SvgChart, EmptySeriesGiveANoDataPanel) {
   const std::string single = svg_chart(spec);
   EXPECT_EQ(single.find("no-data"), std::string::npos);
   EXPECT_EQ(single.find("nan"), std::string::npos);
+  // All zeros (a count that never rose) get an axis from 0 to 1, never a negative tick.
+  spec.series = {{"zeros", {{0, 0}, {10, 0}}}};
+  const std::string zeros = svg_chart(spec);
+  EXPECT_NE(zeros.find(">1</text>"), std::string::npos);
+  EXPECT_EQ(zeros.find(">-"), std::string::npos);
 }
 
 TEST(SvgChart, SameChartSameBytes) {
