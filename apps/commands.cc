@@ -429,8 +429,9 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
       "check",
       "run scenarios and check their expect bounds; exit 3 when any bound fails (README "
       "\"Checks\")");
-  check->add_option("scenarios", check_args.request.scenarios,
-                    "scenario JSON files, each with an expect block")
+  check
+      ->add_option("scenarios", check_args.request.scenarios,
+                   "scenario JSON files, each with an expect block")
       ->required();
   check->add_option("--set", check_args.request.sets,
                     "override a value in every scenario, as path=value (as for run). Repeatable.");
@@ -559,15 +560,17 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
       "report",
       "one self-contained HTML page with charts and tables from run folders and compare "
       "folders (README \"Reports\")");
-  report->add_option("dirs", report_args.dirs,
-                     "run folders (summary.json, jobs.csv, timeseries.csv) or compare folders "
-                     "(compare.json and DIR/<model>/seed-<seed>/)")
+  report
+      ->add_option("dirs", report_args.dirs,
+                   "run folders (summary.json, jobs.csv, timeseries.csv) or compare folders "
+                   "(compare.json and DIR/<model>/seed-<seed>/)")
       ->required();
   report->add_option("-o,--output", report_args.output, "HTML file to write")->required();
-  report->footer("Example: gpumux report out/quickstart -o report.html\n"
-                 "Exit codes: 0 ok, 2 bad input (a missing folder, not a run or compare folder, "
-                 "malformed JSON or CSV: the message names the file; nothing is written), 1 "
-                 "internal error.");
+  report->footer(
+      "Example: gpumux report out/quickstart -o report.html\n"
+      "Exit codes: 0 ok, 2 bad input (a missing folder, not a run or compare folder, "
+      "malformed JSON or CSV: the message names the file; nothing is written), 1 "
+      "internal error.");
   report->callback([&] { action = [&] { return run_report_command(report_args, out); }; });
 
   auto* models = app.add_subcommand("models", "list sharing models, policies and trace formats");
