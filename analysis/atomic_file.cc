@@ -1,15 +1,36 @@
 #include "analysis/atomic_file.h"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <system_error>
 
+#include "analysis/signal_cleanup.h"
 #include "sim/input_error.h"
 
 namespace gpumux {
 
 namespace fs = std::filesystem;
+
+// Removes .NAME.tmp-<pid> beside `target` when process <pid> no longer exists (killed with
+// SIGKILL, or the machine stopped): nothing else would ever remove it.
+void remove_stale_temporaries(const fs::path& target) {
+  const std::string prefix = "." + target.filename().string() + ".tmp-";
+  std::error_code ec;
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string digits = name.substr(prefix.size());
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(digits));
+    if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    std::error_code ignored;
+    fs::remove(entry.path(), ignored);
+  }
+}
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   const fs::path target(path_);
@@ -19,15 +40,22 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   temp_path_ = (target.parent_path() /
                 ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid())))
                    .string();
+  remove_stale_temporaries(target);
+  cleanup_ = register_signal_cleanup(temp_path_, false);
   out_.open(temp_path_, std::ios::binary | std::ios::trunc);
-  if (!out_) throw InputError(path_, "", "cannot write file");
+  if (!out_) {
+    unregister_signal_cleanup(cleanup_);
+    throw InputError(path_, "", "cannot write file");
+  }
 }
 
 AtomicFile::~AtomicFile() {
-  if (committed_) return;
-  out_.close();
-  std::error_code ec;
-  fs::remove(temp_path_, ec);
+  if (!committed_) {
+    out_.close();
+    std::error_code ec;
+    fs::remove(temp_path_, ec);
+  }
+  unregister_signal_cleanup(cleanup_);
 }
 
 void AtomicFile::commit() {
