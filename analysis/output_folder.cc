@@ -27,6 +27,13 @@ std::string error_text(int e) { return std::strerror(e); }
 std::string folder_path(const std::string& dir) {
   std::string p = fs::path(dir).lexically_normal().string();
   while (p.size() > 1 && p.back() == '/') p.pop_back();
+  // A link to a folder: replace the folder it names (renaming onto the link would replace the
+  // link itself), and lock that folder, whichever name a run is given.
+  std::error_code ec;
+  if (!p.empty() && fs::is_symlink(p, ec)) {
+    const fs::path target = fs::canonical(p, ec);
+    if (!ec) p = target.string();
+  }
   const std::string name = fs::path(p).filename().string();
   if (p.empty() || name.empty() || name == "." || name == ".." || p == "/") {
     throw InputError(dir.empty() ? std::string("--out") : dir, "",

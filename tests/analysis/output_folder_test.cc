@@ -150,5 +150,21 @@ TEST(OutputFolder, RefusesToReplaceAFolderWithOtherFiles) {
   fs::remove_all(root);
 }
 
+TEST(OutputFolder, ALinkToAFolderReplacesTheFolderAndKeepsTheLink) {
+  const fs::path root = fresh_dir("link");
+  fs::create_directories(root / "real");
+  write(root / "real" / "jobs.csv", "old\n");
+  fs::create_directory_symlink("real", root / "link");
+  {
+    OutputFolder folder((root / "link").string());
+    write(folder.file("summary.json"), "new\n");
+    folder.commit();
+  }
+  EXPECT_TRUE(fs::is_symlink(root / "link"));
+  EXPECT_EQ(names_in(root / "real"), std::set<std::string>{"summary.json"});
+  EXPECT_EQ(read(root / "link" / "summary.json"), "new\n");
+  fs::remove_all(root);
+}
+
 }  // namespace
 }  // namespace gpumux
