@@ -32,11 +32,12 @@ void remove_stale_temporaries(const fs::path& target) {
   }
 }
 
-AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+AtomicFile::AtomicFile(std::string path, std::string shown)
+    : path_(std::move(path)), shown_(shown.empty() ? path_ : std::move(shown)) {
   const fs::path target(path_);
   std::error_code ec;
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  if (ec) throw InputError(path_, "", "cannot create folder: " + ec.message());
+  if (ec) throw InputError(shown_, "", "cannot create folder: " + ec.message());
   temp_path_ = (target.parent_path() /
                 ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid())))
                    .string();
@@ -45,7 +46,7 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   out_.open(temp_path_, std::ios::binary | std::ios::trunc);
   if (!out_) {
     unregister_signal_cleanup(cleanup_);
-    throw InputError(path_, "", "cannot write file");
+    throw InputError(shown_, "", "cannot write file");
   }
 }
 
@@ -62,10 +63,10 @@ void AtomicFile::commit() {
   out_.flush();
   const bool ok = static_cast<bool>(out_);
   out_.close();
-  if (!ok) throw InputError(path_, "", "write failed (disk full?)");
+  if (!ok) throw InputError(shown_, "", "write failed (disk full?)");
   std::error_code ec;
   fs::rename(temp_path_, path_, ec);
-  if (ec) throw InputError(path_, "", "cannot move the result into place: " + ec.message());
+  if (ec) throw InputError(shown_, "", "cannot move the result into place: " + ec.message());
   committed_ = true;
 }
 

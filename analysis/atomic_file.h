@@ -12,8 +12,9 @@ namespace gpumux {
 
 class AtomicFile {
  public:
-  // Creates the folder if needed. Throws InputError when the file cannot be created.
-  explicit AtomicFile(std::string path);
+  // Creates the folder if needed. Throws InputError when the file cannot be created. Errors name
+  // `shown` when given (a file in a temporary output folder is named by its final path).
+  explicit AtomicFile(std::string path, std::string shown = "");
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
@@ -24,6 +25,7 @@ class AtomicFile {
 
  private:
   std::string path_;
+  std::string shown_;
   std::string temp_path_;
   std::ofstream out_;
   bool committed_ = false;

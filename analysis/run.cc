@@ -73,12 +73,14 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   // Every file goes into the folder's temporary twin; the folder is replaced only at the end.
   std::unique_ptr<OutputFolder> folder;
   if (options.write_outputs) folder = std::make_unique<OutputFolder>(scenario.outputs.dir);
+  auto shown = [&](const char* name) { return (fs::path(scenario.outputs.dir) / name).string(); };
   std::unique_ptr<AtomicFile> jobs_file, series_file;
   if (folder && scenario.outputs.jobs_csv) {
-    jobs_file = std::make_unique<AtomicFile>(folder->file("jobs.csv"));
+    jobs_file = std::make_unique<AtomicFile>(folder->file("jobs.csv"), shown("jobs.csv"));
   }
   if (folder && scenario.outputs.timeseries_csv) {
-    series_file = std::make_unique<AtomicFile>(folder->file("timeseries.csv"));
+    series_file =
+        std::make_unique<AtomicFile>(folder->file("timeseries.csv"), shown("timeseries.csv"));
   }
 
   Cluster cluster(scenario.devices, scenario.nodes);
@@ -167,7 +169,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   }
 
   if (folder) {
-    AtomicFile summary(folder->file("summary.json"));
+    AtomicFile summary(folder->file("summary.json"), shown("summary.json"));
     summary.stream() << report.summary.dump(2) << '\n';
     if (jobs_file) jobs_file->commit();
     if (series_file) series_file->commit();

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -163,6 +164,46 @@ TEST(Outputs, AStaleTemporaryFolderOfAnEndedRunIsRemoved) {
       run_cli({"run", (dir / "s.json").string(), "--out", (dir / "out").string(), "--quiet"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_FALSE(testing::fs::exists(stale));
+  testing::fs::remove_all(dir);
+}
+
+TEST(Outputs, AFullDiskLeavesThePreviousFolderByteIdentical) {
+  const auto dir = testing::temp_dir("outputs_full");
+  testing::write_file(dir / "s.json", kScenario);
+  testing::write_file(dir / "trace.csv", trace_rows(3000, false));
+  const std::string scenario = (dir / "s.json").string();
+  const std::string out = (dir / "out").string();
+  ASSERT_EQ(run_cli({"run", scenario, "--out", out, "--quiet"}).code, 0);
+  const auto before = snapshot(dir / "out");
+  // A file size limit stands in for a full disk: jobs.csv (about 300 kB) cannot be written whole.
+  int err_pipe[2];
+  ASSERT_EQ(::pipe(err_pipe), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::dup2(err_pipe[1], STDERR_FILENO);
+    const rlimit limit{64 * 1024, 64 * 1024};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    ::signal(SIGXFSZ, SIG_IGN);  // writes past the limit fail with EFBIG instead
+    ::execl(GPUMUX_BINARY, "gpumux", "run", scenario.c_str(), "--out", out.c_str(), "--quiet",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(err_pipe[1]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  std::string err(4096, '\0');
+  const ssize_t n = ::read(err_pipe[0], err.data(), err.size());
+  err.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  ::close(err_pipe[0]);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << status << " " << err;
+  // Named by its final path, not the temporary folder's.
+  EXPECT_NE(err.find(out + "/jobs.csv: write failed"), std::string::npos) << err;
+  EXPECT_EQ(snapshot(dir / "out"), before);
+  std::set<std::string> names;
+  for (const auto& e : testing::fs::directory_iterator(dir)) {
+    names.insert(e.path().filename().string());
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"out", "s.json", "trace.csv"}));
   testing::fs::remove_all(dir);
 }
 
