@@ -17,11 +17,11 @@ namespace gpumux {
 struct RunOptions {
   bool write_outputs = true;
   std::ostream* progress = nullptr;  // periodic progress lines on long runs, or none
-  bool html_report = false;  // also report.html in the output folder (needs write_outputs)
+  bool html_report = false;          // also report.html in the output folder (needs write_outputs)
 };
 
 struct RunReport {
-  nlohmann::json summary;  // exactly what summary.json holds
+  nlohmann::json summary;           // exactly what summary.json holds
   std::vector<BoundResult> expect;  // the scenario's `expect` bounds, checked (also in summary)
   EngineStats engine;
   double wall_seconds = 0.0;  // not in the summary: outputs must be byte-identical across runs
