@@ -1,6 +1,8 @@
 // A file that appears at its final path only when complete: written to a temporary file in the
 // same folder and renamed on commit(). Destroyed uncommitted, it removes the temporary, so a
-// failed run never leaves a truncated or partial result behind.
+// failed run never leaves a truncated or partial result behind. The temporary is also removed on
+// SIGINT/SIGTERM/SIGHUP (signal_cleanup.h), and one left by a process that no longer exists
+// (SIGKILL) is removed when the same path is written again.
 #pragma once
 
 #include <fstream>
@@ -10,8 +12,9 @@ namespace gpumux {
 
 class AtomicFile {
  public:
-  // Creates the folder if needed. Throws InputError when the file cannot be created.
-  explicit AtomicFile(std::string path);
+  // Creates the folder if needed. Throws InputError when the file cannot be created. Errors name
+  // `shown` when given (a file in a temporary output folder is named by its final path).
+  explicit AtomicFile(std::string path, std::string shown = "");
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
@@ -22,9 +25,11 @@ class AtomicFile {
 
  private:
   std::string path_;
+  std::string shown_;
   std::string temp_path_;
   std::ofstream out_;
   bool committed_ = false;
+  int cleanup_ = -1;  // signal_cleanup.h handle
 };
 
 }  // namespace gpumux

@@ -472,13 +472,15 @@ constexpr const char* kStyle =
 
 }  // namespace
 
-std::string build_html_report(const std::vector<std::string>& dirs) {
+std::string build_html_report(const std::vector<std::string>& dirs,
+                              const std::vector<std::string>& shown_as) {
   if (dirs.empty()) throw InputError("gpumux report", "", "expected at least one folder");
+  const std::vector<std::string>& names = shown_as.empty() ? dirs : shown_as;
   std::vector<Variant> variants;
   std::vector<CompareData> compares;
-  for (const auto& given : dirs) {
-    const fs::path dir(given);
-    const std::string shown = display_dir(given);
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    const fs::path dir(dirs[i]);
+    const std::string shown = display_dir(names.at(i));
     if (!fs::is_directory(dir)) throw InputError(shown, "", "no such folder");
     const std::string prefix = dirs.size() > 1 ? shown + ": " : "";
     if (fs::exists(dir / "compare.json")) {
@@ -488,7 +490,9 @@ std::string build_html_report(const std::vector<std::string>& dirs) {
                       std::make_move_iterator(read.end()));
       compares.push_back(std::move(data));
     } else if (fs::exists(dir / "summary.json")) {
-      variants.push_back({shown, {read_run(dir)}});
+      RunData run = read_run(dir);
+      run.dir = path_text(fs::path(names.at(i)));
+      variants.push_back({shown, {std::move(run)}});
     } else {
       throw InputError(shown, "",
                        "neither a run folder (summary.json, from gpumux run) nor a compare "
@@ -505,7 +509,7 @@ std::string build_html_report(const std::vector<std::string>& dirs) {
        << "<title>" << escape_xml(title) << "</title>\n"
        << "<link rel=\"icon\" href=\"data:,\">\n<style>" << kStyle << "</style>\n</head>\n<body>\n"
        << "<h1>" << escape_xml(title) << "</h1>\n<p>Inputs:";
-  for (const auto& d : dirs) page << " <code>" << escape_xml(display_dir(d)) << "</code>";
+  for (const auto& d : names) page << " <code>" << escape_xml(display_dir(d)) << "</code>";
   page << ". " << variants.size() << (variants.size() == 1 ? " variant" : " variants")
        << ". Charts with several seeds: time series of the first seed, CDFs over every seed's "
           "jobs.</p>\n";
@@ -605,8 +609,9 @@ std::string build_html_report(const std::vector<std::string>& dirs) {
   return page.str();
 }
 
-void write_html_report(const std::vector<std::string>& dirs, const std::string& output) {
-  const std::string page = build_html_report(dirs);
+void write_html_report(const std::vector<std::string>& dirs, const std::string& output,
+                       const std::vector<std::string>& shown) {
+  const std::string page = build_html_report(dirs, shown);
   AtomicFile file(output);
   file.stream() << page;
   file.commit();

@@ -28,9 +28,13 @@ namespace gpumux {
 // The page. Throws InputError naming the file (and line or JSON pointer) for a missing folder,
 // a folder that is neither a run nor a compare folder, malformed JSON or CSV, or a missing
 // column; `dirs` is not empty.
-std::string build_html_report(const std::vector<std::string>& dirs);
+// `shown`, if not empty, names each folder on the page instead of its path in `dirs` (same
+// size): a run draws its report from its temporary folder before moving it into place.
+std::string build_html_report(const std::vector<std::string>& dirs,
+                              const std::vector<std::string>& shown = {});
 
 // Builds the page and writes it to `output` atomically (nothing is written on error).
-void write_html_report(const std::vector<std::string>& dirs, const std::string& output);
+void write_html_report(const std::vector<std::string>& dirs, const std::string& output,
+                       const std::vector<std::string>& shown = {});
 
 }  // namespace gpumux

@@ -9,8 +9,10 @@
 
 #include "analysis/atomic_file.h"
 #include "analysis/expectations.h"
+#include "analysis/html_report.h"
 #include "analysis/metrics_collector.h"
 #include "analysis/number_text.h"
+#include "analysis/output_folder.h"
 #include "analysis/progress.h"
 #include "analysis/service_metrics.h"
 #include "analysis/slot_metrics.h"
@@ -68,14 +70,17 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     source = fixed.get();
   }
 
+  // Every file goes into the folder's temporary twin; the folder is replaced only at the end.
+  std::unique_ptr<OutputFolder> folder;
+  if (options.write_outputs) folder = std::make_unique<OutputFolder>(scenario.outputs.dir);
+  auto shown = [&](const char* name) { return (fs::path(scenario.outputs.dir) / name).string(); };
   std::unique_ptr<AtomicFile> jobs_file, series_file;
-  if (options.write_outputs && scenario.outputs.jobs_csv) {
-    jobs_file =
-        std::make_unique<AtomicFile>((fs::path(scenario.outputs.dir) / "jobs.csv").string());
+  if (folder && scenario.outputs.jobs_csv) {
+    jobs_file = std::make_unique<AtomicFile>(folder->file("jobs.csv"), shown("jobs.csv"));
   }
-  if (options.write_outputs && scenario.outputs.timeseries_csv) {
+  if (folder && scenario.outputs.timeseries_csv) {
     series_file =
-        std::make_unique<AtomicFile>((fs::path(scenario.outputs.dir) / "timeseries.csv").string());
+        std::make_unique<AtomicFile>(folder->file("timeseries.csv"), shown("timeseries.csv"));
   }
 
   Cluster cluster(scenario.devices, scenario.nodes);
@@ -163,12 +168,17 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     report.summary["expect"] = expect_results_json(report.expect);
   }
 
-  if (options.write_outputs) {
-    AtomicFile summary((fs::path(scenario.outputs.dir) / "summary.json").string());
+  if (folder) {
+    AtomicFile summary(folder->file("summary.json"), shown("summary.json"));
     summary.stream() << report.summary.dump(2) << '\n';
     if (jobs_file) jobs_file->commit();
     if (series_file) series_file->commit();
     summary.commit();
+    if (options.html_report) {
+      // Drawn from the temporary folder but naming the folder the outputs end up in.
+      write_html_report({folder->temp_path()}, folder->file("report.html"), {scenario.outputs.dir});
+    }
+    folder->commit();
   }
   report.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -257,13 +267,12 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
   if (unfinished > 0) out << "  (" << unfinished << " unfinished at the time limit)";
   out << "\n";
   out << "  makespan                     " << duration_text(m["makespan_s"]) << "\n";
-  out << "  GPU allocation ratio         "
-      << fixed_or_na(m["gpu_allocation_ratio"], 1, 100) << " %\n";
+  out << "  GPU allocation ratio         " << fixed_or_na(m["gpu_allocation_ratio"], 1, 100)
+      << " %\n";
   out << "  SM-busy utilization          " << fixed_or_na(m["sm_busy_utilization"], 1, 100)
-      << " %  (" << fixed_or_na(m["sm_busy_per_allocated_gpu"], 1, 100)
-      << " % of GPUs in use)\n";
-  out << "  sharing overhead             " << fixed_or_na(m["sharing_overhead"], 1, 100)
-      << " %  (" << fixed(m["sharing_overhead_gpu_hours"].get<double>(), 1) << " GPU-hours)\n";
+      << " %  (" << fixed_or_na(m["sm_busy_per_allocated_gpu"], 1, 100) << " % of GPUs in use)\n";
+  out << "  sharing overhead             " << fixed_or_na(m["sharing_overhead"], 1, 100) << " %  ("
+      << fixed(m["sharing_overhead_gpu_hours"].get<double>(), 1) << " GPU-hours)\n";
   const auto& failures = m["failures"];
   if (failures["memory_faults"].get<std::uint64_t>() > 0) {
     out << "  out-of-memory events         " << failures["memory_faults"] << "  ("
@@ -298,8 +307,8 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
         << " job-hours queued with free slots, none fitting)\n";
     std::string occupancy;
     for (const auto& [name, p] : sl["profiles"].items()) {
-      occupancy += (occupancy.empty() ? "" : ", ") + name + " " +
-                   fixed_or_na(p["occupancy"], 1, 100) + " %";
+      occupancy +=
+          (occupancy.empty() ? "" : ", ") + name + " " + fixed_or_na(p["occupancy"], 1, 100) + " %";
     }
     if (!occupancy.empty()) out << "  slot occupancy               " << occupancy << "\n";
   }
@@ -319,8 +328,8 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
                 : fixed(100 * rq["slo_attainment"].get<double>(), 2) + " %")
         << "\n";
   }
-  out << "  GPUs in use (mean / peak)    " << fixed_or_na(m["mean_allocated_gpus"], 1)
-      << " / " << m["peak_allocated_gpus"] << " of " << m["gpus"] << "\n\n";
+  out << "  GPUs in use (mean / peak)    " << fixed_or_na(m["mean_allocated_gpus"], 1) << " / "
+      << m["peak_allocated_gpus"] << " of " << m["gpus"] << "\n\n";
   out << "  " << std::left << std::setw(22) << "" << std::right;
   for (const char* h : {"mean", "p50", "p90", "p95", "p99", "max"}) out << std::setw(11) << h;
   out << "\n";

@@ -1,6 +1,7 @@
 // Runs one scenario end to end: builds the cluster, model, scheduler and job source, replays
-// the trace, and writes summary.json, jobs.csv and timeseries.csv atomically into the output
-// folder (nothing is left there if the run fails).
+// the trace, and writes summary.json, jobs.csv and timeseries.csv (and report.html when asked)
+// into the output folder as a whole (output_folder.h): a failed or stopped run leaves the folder
+// as it was, and a second run into a folder in use fails at once.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -16,10 +17,11 @@ namespace gpumux {
 struct RunOptions {
   bool write_outputs = true;
   std::ostream* progress = nullptr;  // periodic progress lines on long runs, or none
+  bool html_report = false;          // also report.html in the output folder (needs write_outputs)
 };
 
 struct RunReport {
-  nlohmann::json summary;  // exactly what summary.json holds
+  nlohmann::json summary;           // exactly what summary.json holds
   std::vector<BoundResult> expect;  // the scenario's `expect` bounds, checked (also in summary)
   EngineStats engine;
   double wall_seconds = 0.0;  // not in the summary: outputs must be byte-identical across runs

@@ -18,6 +18,7 @@
 #include "analysis/expectations.h"
 #include "analysis/html_report.h"
 #include "analysis/objective.h"
+#include "analysis/output_folder.h"
 #include "analysis/plan.h"
 #include "analysis/plan_report.h"
 #include "analysis/run.h"
@@ -111,12 +112,12 @@ int run_run(const RunArgs& a, std::ostream& out, std::ostream& err) {
   if (a.report && a.no_outputs) {
     throw InputError("--report", "", "needs the run's outputs: drop --no-outputs");
   }
+  options.html_report = a.report;
   RunReport report = run_scenario(s, options);
   if (a.no_outputs) report.out_dir.clear();
   if (a.report) {
-    const std::string page = (std::filesystem::path(report.out_dir) / "report.html").string();
-    write_html_report({report.out_dir}, page);
-    err << "[gpumux] wrote " << page << "\n";
+    err << "[gpumux] wrote " << (std::filesystem::path(report.out_dir) / "report.html").string()
+        << "\n";
   }
   if (!a.quiet && a.format == "json") {
     out << report.summary.dump(2) << "\n";
@@ -142,6 +143,9 @@ struct CheckArgs {
 };
 
 int run_check_command(const CheckArgs& a, std::ostream& out, std::ostream& err) {
+  // One check per output folder at a time; each scenario's folder is also replaced as a whole.
+  std::optional<FolderLock> lock;
+  if (!a.request.out_dir.empty()) lock.emplace(a.request.out_dir);
   const CheckResult result = run_check(a.request, isatty(STDERR_FILENO) ? &err : nullptr);
   if (a.format == "json") {
     out << check_to_json(result).dump(2) << "\n";
@@ -343,6 +347,9 @@ int run_compare_command(const CompareArgs& a, std::ostream& out, std::ostream& e
   if (a.report && !a.out_dir) {
     throw InputError("--report", "", "needs --out DIR: the report is drawn from the run folders");
   }
+  // One comparison per output folder at a time (its run folders are replaced one by one).
+  std::optional<FolderLock> lock;
+  if (a.out_dir) lock.emplace(*a.out_dir);
   const CompareResult result = run_compare(request, &err);
   if (a.out_dir) write_compare_files(result, *a.out_dir);
   if (a.report) {

@@ -1,6 +1,8 @@
 #include "analysis/atomic_file.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -54,6 +56,26 @@ TEST(AtomicFile, UnwritableLocationIsAnInputError) {
   std::ofstream(dir / "file") << "x";
   // A folder path that runs through a regular file cannot be created.
   EXPECT_THROW(AtomicFile((dir / "file" / "out.txt").string()), InputError);
+  fs::remove_all(dir);
+}
+
+TEST(AtomicFile, StaleTemporaryOfAnEndedProcessIsRemoved) {
+  const fs::path dir = fresh_dir("stale");
+  fs::create_directories(dir);
+  const pid_t ended = ::fork();
+  if (ended == 0) ::_exit(0);
+  ::waitpid(ended, nullptr, 0);
+  const fs::path stale = dir / (".result.txt.tmp-" + std::to_string(ended));
+  const fs::path alive = dir / (".result.txt.tmp-" + std::to_string(::getppid()));
+  for (const auto& p : {stale, alive}) std::ofstream(p) << "half";
+  {
+    AtomicFile f((dir / "result.txt").string());
+    f.stream() << "whole\n";
+    f.commit();
+  }
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(alive));  // its process may still be writing
+  EXPECT_TRUE(fs::exists(dir / "result.txt"));
   fs::remove_all(dir);
 }
 
