@@ -141,7 +141,9 @@ TEST_F(Hostile, ScenarioNameCannotLeaveTheOutputFolder) {
 
 TEST_F(Hostile, EndlessTimeseriesIsBadInputBeforeWritingIt) {
   write("trace.csv", "id,submit_s,gpus,runtime_s\na,0,1,1e12\n");
-  const auto s = write("s.json", scenario(R"(, "outputs": {"dir": "out"})"));
+  // Outputs into this test's folder (a relative dir would be the working directory's).
+  const std::string out = (dir_ / "out").string();
+  const auto s = write("s.json", scenario(R"(, "outputs": {"dir": ")" + out + R"("})"));
   const auto r = run_cli({"run", s, "--quiet"});
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_TRUE(has(r.err, "s.json#/outputs/timeseries_interval_s")) << r.err;
@@ -151,7 +153,7 @@ TEST_F(Hostile, EndlessTimeseriesIsBadInputBeforeWritingIt) {
 
   write("trace.csv", "id,submit_s,gpus,runtime_s\na,0,1,3600\n");
   const auto fine =
-      write("f.json", scenario(R"(, "outputs": {"dir": "out", "timeseries_interval_s": 0.001})"));
+      write("f.json", scenario(R"(, "outputs": {"dir": ")" + out + R"(", "timeseries_interval_s": 0.001})"));
   const auto f = run_cli({"run", fine, "--quiet"});
   EXPECT_EQ(f.code, 2) << f.err;  // 3.6 million rows
   EXPECT_TRUE(has(f.err, "raise timeseries_interval_s")) << f.err;
