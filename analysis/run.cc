@@ -16,6 +16,7 @@
 #include "analysis/slot_metrics.h"
 #include "scenarios/trace_opening.h"
 #include "sim/placement.h"
+#include "traces/arrival_batch_source.h"
 #include "traces/fixed_kernel_source.h"
 #include "traces/generator.h"
 #include "traces/memory_profile_library.h"
@@ -49,6 +50,14 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     source = trace.get();
   }
 
+  // Batch arrivals rewrite submit times first: everything after sees the rewritten stream.
+  std::unique_ptr<ArrivalBatchSource> batched;
+  if (scenario.trace.batch_jobs > 0) {
+    batched = std::make_unique<ArrivalBatchSource>(*source, scenario.trace.batch_jobs,
+                                                   scenario.trace.batch_every);
+    source = batched.get();
+  }
+
   // Inference services: completes the trace's service columns with the scenario's `services`
   // section (and clears what other sources leave), before memory profiles are drawn.
   ServiceAssigningSource services(*source, scenario.services,
@@ -80,7 +89,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
 
   Cluster cluster(scenario.devices, scenario.nodes);
   Scheduler scheduler(scenario.queue, make_placement_policy(scenario.placement),
-                      scenario.backfill_depth);
+                      scenario.backfill_depth, scenario.order);
   EngineOptions engine_options{scenario.horizon, scenario.retry_limit, scenario.retry_delay};
   // Fault times on a stream of their own: turning faults on changes no other draw.
   engine_options.fatal_faults_per_gpu_hour = scenario.fatal_faults_per_gpu_hour;
@@ -257,13 +266,12 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
   if (unfinished > 0) out << "  (" << unfinished << " unfinished at the time limit)";
   out << "\n";
   out << "  makespan                     " << duration_text(m["makespan_s"]) << "\n";
-  out << "  GPU allocation ratio         "
-      << fixed_or_na(m["gpu_allocation_ratio"], 1, 100) << " %\n";
+  out << "  GPU allocation ratio         " << fixed_or_na(m["gpu_allocation_ratio"], 1, 100)
+      << " %\n";
   out << "  SM-busy utilization          " << fixed_or_na(m["sm_busy_utilization"], 1, 100)
-      << " %  (" << fixed_or_na(m["sm_busy_per_allocated_gpu"], 1, 100)
-      << " % of GPUs in use)\n";
-  out << "  sharing overhead             " << fixed_or_na(m["sharing_overhead"], 1, 100)
-      << " %  (" << fixed(m["sharing_overhead_gpu_hours"].get<double>(), 1) << " GPU-hours)\n";
+      << " %  (" << fixed_or_na(m["sm_busy_per_allocated_gpu"], 1, 100) << " % of GPUs in use)\n";
+  out << "  sharing overhead             " << fixed_or_na(m["sharing_overhead"], 1, 100) << " %  ("
+      << fixed(m["sharing_overhead_gpu_hours"].get<double>(), 1) << " GPU-hours)\n";
   const auto& failures = m["failures"];
   if (failures["memory_faults"].get<std::uint64_t>() > 0) {
     out << "  out-of-memory events         " << failures["memory_faults"] << "  ("
@@ -298,8 +306,8 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
         << " job-hours queued with free slots, none fitting)\n";
     std::string occupancy;
     for (const auto& [name, p] : sl["profiles"].items()) {
-      occupancy += (occupancy.empty() ? "" : ", ") + name + " " +
-                   fixed_or_na(p["occupancy"], 1, 100) + " %";
+      occupancy +=
+          (occupancy.empty() ? "" : ", ") + name + " " + fixed_or_na(p["occupancy"], 1, 100) + " %";
     }
     if (!occupancy.empty()) out << "  slot occupancy               " << occupancy << "\n";
   }
@@ -319,8 +327,8 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
                 : fixed(100 * rq["slo_attainment"].get<double>(), 2) + " %")
         << "\n";
   }
-  out << "  GPUs in use (mean / peak)    " << fixed_or_na(m["mean_allocated_gpus"], 1)
-      << " / " << m["peak_allocated_gpus"] << " of " << m["gpus"] << "\n\n";
+  out << "  GPUs in use (mean / peak)    " << fixed_or_na(m["mean_allocated_gpus"], 1) << " / "
+      << m["peak_allocated_gpus"] << " of " << m["gpus"] << "\n\n";
   out << "  " << std::left << std::setw(22) << "" << std::right;
   for (const char* h : {"mean", "p50", "p90", "p95", "p99", "max"}) out << std::setw(11) << h;
   out << "\n";
