@@ -130,6 +130,43 @@ TEST(Scheduler, ShortestOrderIsOnlyForGreedy) {
   EXPECT_THROW(parse_queue_order("longest"), std::invalid_argument);
 }
 
+// The queue's order as front() reports it, by job id.
+std::vector<std::string> front_ids(const Scheduler& s, const JobTable& jobs) {
+  std::vector<JobSlot> slots;
+  s.front(100, slots);
+  std::vector<std::string> ids;
+  for (JobSlot slot : slots) ids.push_back(jobs[slot].spec.id);
+  return ids;
+}
+
+TEST(Scheduler, GreedyRequeueTakesItsPlaceByOrderWhileFifoPutsItFirst) {
+  JobTable jobs;
+  auto add = [&](JobSpec spec) {
+    const JobSlot slot = jobs.acquire();
+    jobs[slot].spec = std::move(spec);
+    return slot;
+  };
+  const JobSlot late = add(job("late", 50, 2, 10));
+  const JobSlot b = add(job("b", 5, 1, 10));
+  const JobSlot a = add(job("a", 5, 4, 10));
+  const JobSlot early = add(job("early", 1, 1, 10));
+  Scheduler greedy(QueuePolicy::kGreedy, make_placement_policy("first-fit"), 64);
+  Scheduler fifo(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
+  for (JobSlot slot : {b, a, early}) {
+    greedy.enqueue(slot, jobs);
+    fifo.enqueue(slot, jobs);
+  }
+  // A killed job coming back: greedy files it by its submit time, fifo puts it at the head.
+  greedy.requeue(late, jobs);
+  fifo.requeue(late, jobs);
+  EXPECT_EQ(greedy.queued(), 4u);
+  EXPECT_EQ(front_ids(greedy, jobs), (std::vector<std::string>{"early", "a", "b", "late"}));
+  EXPECT_EQ(front_ids(fifo, jobs), (std::vector<std::string>{"late", "b", "a", "early"}));
+  std::vector<JobSlot> two;
+  greedy.front(2, two);
+  EXPECT_EQ(two, (std::vector<JobSlot>{early, a}));
+}
+
 TEST(JobOrder, DigitIdsCompareAsNumbersOthersByBytes) {
   EXPECT_LT(compare_job_ids("9", "10"), 0);
   EXPECT_GT(compare_job_ids("10", "9"), 0);
