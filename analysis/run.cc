@@ -18,6 +18,7 @@
 #include "analysis/slot_metrics.h"
 #include "scenarios/trace_opening.h"
 #include "sim/placement.h"
+#include "traces/arrival_batch_source.h"
 #include "traces/fixed_kernel_source.h"
 #include "traces/generator.h"
 #include "traces/memory_profile_library.h"
@@ -49,6 +50,14 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     trace = open_scenario_trace(scenario.trace.path, scenario.trace.format, scenario.trace.defaults,
                                 scenario.seed ^ 0x9e3779b97f4a7c15ULL);
     source = trace.get();
+  }
+
+  // Batch arrivals rewrite submit times first: everything after sees the rewritten stream.
+  std::unique_ptr<ArrivalBatchSource> batched;
+  if (scenario.trace.batch_jobs > 0) {
+    batched = std::make_unique<ArrivalBatchSource>(*source, scenario.trace.batch_jobs,
+                                                   scenario.trace.batch_every);
+    source = batched.get();
   }
 
   // Inference services: completes the trace's service columns with the scenario's `services`
@@ -85,7 +94,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
 
   Cluster cluster(scenario.devices, scenario.nodes);
   Scheduler scheduler(scenario.queue, make_placement_policy(scenario.placement),
-                      scenario.backfill_depth);
+                      scenario.backfill_depth, scenario.order);
   EngineOptions engine_options{scenario.horizon, scenario.retry_limit, scenario.retry_delay};
   // Fault times on a stream of their own: turning faults on changes no other draw.
   engine_options.fatal_faults_per_gpu_hour = scenario.fatal_faults_per_gpu_hour;

@@ -234,6 +234,19 @@ void parse_scheduler(Scenario& s, JsonObject& root) {
           sch.where("queue"), "queue",
           "unknown queue policy '" + queue + "' (valid: " + join(queue_policy_names()) + ")");
     }
+    const std::string order = sch.optional_string("order", "arrival");
+    try {
+      s.order = parse_queue_order(order);
+    } catch (const std::invalid_argument&) {
+      throw InputError(
+          sch.where("order"), "order",
+          "unknown queue order '" + order + "' (valid: " + join(queue_order_names()) + ")");
+    }
+    if (s.order == QueueOrder::kShortest && s.queue != QueuePolicy::kGreedy) {
+      throw InputError(sch.where("order"), "order",
+                       "order 'shortest' applies only to queue 'greedy' (queue is '" + queue +
+                           "'; fifo and fifo-backfill keep arrival order)");
+    }
     s.placement = sch.optional_string("placement", s.placement);
     try {
       make_placement_policy(s.placement);
@@ -256,6 +269,10 @@ void parse_scheduler(Scenario& s, JsonObject& root) {
                              {"backfill_depth", s.backfill_depth},
                              {"retry_limit", s.retry_limit},
                              {"retry_delay_s", s.retry_delay.seconds()}};
+  // Only the greedy queue has a choice of order; other runs' summaries stay as they were.
+  if (s.queue == QueuePolicy::kGreedy) {
+    s.resolved["scheduler"]["order"] = std::string(queue_order_name(s.order));
+  }
 }
 
 void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
@@ -281,6 +298,18 @@ void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
   }
   s.trace.fixed_kernel_lengths = lengths == "fixed";
   if (s.trace.fixed_kernel_lengths) echo["kernel_lengths"] = lengths;
+  if (trace.has("arrival_batches")) {
+    JsonObject b = trace.object("arrival_batches");
+    s.trace.batch_jobs =
+        static_cast<std::uint64_t>(b.required_int("jobs", 1, std::int64_t{1} << 40));
+    s.trace.batch_every = Time::from_seconds(
+        b.optional_number("every_s", s.trace.batch_every.seconds(), 0.0, kMaxInputSeconds));
+    b.finish();
+    echo["arrival_batches"] = {{"jobs", s.trace.batch_jobs},
+                               {"every_s", s.trace.batch_every.seconds()}};
+  } else {
+    trace.allow("arrival_batches");
+  }
   const bool file = trace.has("file");
   const bool generator = trace.has("generator");
   if (file == generator) {

@@ -33,6 +33,9 @@ struct TraceConfig {
   TraceDefaults defaults;
   MemoryProfileConfig memory_profiles;  // empty: every job uses its peak the whole time
   bool fixed_kernel_lengths = false;    // trace.kernel_lengths: "fixed" (default "exponential")
+  // trace.arrival_batches (traces/arrival_batch_source.h); 0 jobs: submit times as read.
+  std::uint64_t batch_jobs = 0;
+  Time batch_every = Time::from_seconds(60);
 };
 
 struct OutputConfig {
@@ -52,6 +55,7 @@ struct Scenario {
   std::uint64_t skipped_node_rows = 0;  // nodes without GPUs in a nodes CSV (counted, reported)
   std::shared_ptr<const SharingModel> model;
   QueuePolicy queue = QueuePolicy::kFifo;
+  QueueOrder order = QueueOrder::kArrival;  // scheduler.order; kShortest only with kGreedy
   std::string placement = "first-fit";
   int backfill_depth = 64;
   int retry_limit = 3;                        // kills a job survives before it fails
@@ -63,7 +67,7 @@ struct Scenario {
   OutputConfig outputs;
   Time horizon = Time::infinity();
   std::vector<ExpectBound> expect;  // bounds on the run's metrics (`expect`); empty: none
-  nlohmann::json resolved;  // the scenario echoed back with every default filled in
+  nlohmann::json resolved;          // the scenario echoed back with every default filled in
 
   std::size_t gpu_count() const;
 };

@@ -93,7 +93,7 @@ EngineStats Engine::run() {
           throw std::logic_error("engine: retry event for a job that is not waiting to retry");
         }
         job.phase = JobPhase::kQueued;
-        scheduler_.requeue(ev.target);
+        scheduler_.requeue(ev.target, jobs_);
         break;
       }
       case EventKind::kGpuRecovered: {
@@ -202,7 +202,7 @@ void Engine::on_arrival(Time now) {
     for (auto* o : observers_) o->on_job_rejected(now, job, reason);
     jobs_.release(slot);
   } else {
-    scheduler_.enqueue(slot);
+    scheduler_.enqueue(slot, jobs_);
   }
   if (pull_next_arrival()) events_.push(pending_.submit, EventKind::kArrival);
 }
@@ -270,12 +270,9 @@ void Engine::maybe_reconfigure(Time now) {
   GpuViewBuilder views(cluster_, jobs_);
   Reconfiguration r;
   behind_head_.clear();
-  const std::size_t last = std::min(scheduler_.queued(), kReconfigurationLookahead + 1);
-  for (std::size_t i = 1; i < last; ++i) {
-    behind_head_.push_back(&jobs_[scheduler_.queued_at(i)].spec);
-  }
-  if (!model_.plan_reconfiguration(now, cluster_, views, jobs_[scheduler_.head()].spec,
-                                   behind_head_, r)) {
+  scheduler_.front(kReconfigurationLookahead + 1, front_);
+  for (std::size_t i = 1; i < front_.size(); ++i) behind_head_.push_back(&jobs_[front_[i]].spec);
+  if (!model_.plan_reconfiguration(now, cluster_, views, jobs_[front_[0]].spec, behind_head_, r)) {
     return;
   }
   GpuState& gpu = cluster_.gpu(r.gpu);

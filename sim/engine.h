@@ -143,6 +143,7 @@ class Engine : private Launcher {
   std::vector<std::size_t> gpus_per_device_;
   GpuViewBuilder start_views_;               // views for choose_slot when a job starts
   std::vector<const JobSpec*> behind_head_;  // queued jobs after the head, for reconfiguration
+  std::vector<JobSlot> front_;               // scratch: the queue's first jobs
 };
 
 }  // namespace gpumux

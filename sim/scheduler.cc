@@ -1,34 +1,162 @@
 #include "sim/scheduler.h"
 
 #include <algorithm>
+#include <climits>
 #include <stdexcept>
+
+#include "sim/job_order.h"
 
 namespace gpumux {
 
 QueuePolicy parse_queue_policy(std::string_view name) {
   if (name == "fifo") return QueuePolicy::kFifo;
   if (name == "fifo-backfill") return QueuePolicy::kFifoBackfill;
+  if (name == "greedy") return QueuePolicy::kGreedy;
   throw std::invalid_argument("unknown queue policy '" + std::string(name) + "'");
 }
 
 std::string_view queue_policy_name(QueuePolicy policy) {
-  return policy == QueuePolicy::kFifo ? "fifo" : "fifo-backfill";
+  switch (policy) {
+    case QueuePolicy::kFifo:
+      return "fifo";
+    case QueuePolicy::kFifoBackfill:
+      return "fifo-backfill";
+    case QueuePolicy::kGreedy:
+      return "greedy";
+  }
+  return "fifo";
 }
 
-std::vector<std::string> queue_policy_names() { return {"fifo", "fifo-backfill"}; }
+std::vector<std::string> queue_policy_names() { return {"fifo", "fifo-backfill", "greedy"}; }
+
+QueueOrder parse_queue_order(std::string_view name) {
+  if (name == "arrival") return QueueOrder::kArrival;
+  if (name == "shortest") return QueueOrder::kShortest;
+  throw std::invalid_argument("unknown queue order '" + std::string(name) + "'");
+}
+
+std::string_view queue_order_name(QueueOrder order) {
+  return order == QueueOrder::kArrival ? "arrival" : "shortest";
+}
+
+std::vector<std::string> queue_order_names() { return {"arrival", "shortest"}; }
 
 Scheduler::Scheduler(QueuePolicy policy, std::unique_ptr<PlacementPolicy> placement,
-                     int backfill_depth)
-    : policy_(policy), placement_(std::move(placement)), backfill_depth_(backfill_depth) {}
+                     int backfill_depth, QueueOrder order)
+    : policy_(policy),
+      placement_(std::move(placement)),
+      backfill_depth_(backfill_depth),
+      order_(order) {
+  if (order_ == QueueOrder::kShortest && policy_ != QueuePolicy::kGreedy) {
+    throw std::invalid_argument("queue order 'shortest' applies only to the 'greedy' queue");
+  }
+}
+
+bool Scheduler::Entry::operator<(const Entry& o) const {
+  if (primary != o.primary) return primary < o.primary;
+  if (submit != o.submit) return submit < o.submit;
+  if (const int c = compare_job_ids(id, o.id); c != 0) return c < 0;
+  return slot < o.slot;
+}
+
+Scheduler::Entry Scheduler::entry_for(JobSlot job, const JobTable& jobs) const {
+  const JobSpec& spec = jobs[job].spec;
+  return Entry{order_ == QueueOrder::kShortest ? spec.runtime.us() : 0, spec.submit.us(), spec.id,
+               job};
+}
+
+void Scheduler::enqueue(JobSlot job, const JobTable& jobs) {
+  ++queued_;
+  if (policy_ == QueuePolicy::kGreedy) {
+    by_gpus_[jobs[job].spec.gpus].insert(entry_for(job, jobs));
+  } else {
+    queue_.push_back(job);
+  }
+}
+
+void Scheduler::requeue(JobSlot job, const JobTable& jobs) {
+  if (policy_ == QueuePolicy::kGreedy) {
+    enqueue(job, jobs);
+    return;
+  }
+  ++queued_;
+  queue_.push_front(job);
+}
+
+void Scheduler::front(std::size_t n, std::vector<JobSlot>& out) const {
+  out.clear();
+  if (policy_ != QueuePolicy::kGreedy) {
+    const std::size_t k = std::min(n, queue_.size());
+    out.assign(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(k));
+    return;
+  }
+  // A merge of the per-size sets, n steps of one comparison per size.
+  std::vector<std::pair<std::set<Entry>::const_iterator, std::set<Entry>::const_iterator>> at;
+  for (const auto& [gpus, bucket] : by_gpus_) at.emplace_back(bucket.begin(), bucket.end());
+  while (out.size() < n) {
+    std::size_t best = at.size();
+    for (std::size_t i = 0; i < at.size(); ++i) {
+      if (at[i].first == at[i].second) continue;
+      if (best == at.size() || *at[i].first < *at[best].first) best = i;
+    }
+    if (best == at.size()) break;
+    out.push_back(at[best].first->slot);
+    ++at[best].first;
+  }
+}
+
+void Scheduler::schedule_greedy(const Cluster& cluster, const SharingModel& model, JobTable& jobs,
+                                Launcher& launcher) {
+  if (queued_ == 0) return;
+  const bool count_bound = model.requires_empty_gpu();
+  // The largest gang that can fit by count: exact for models that need empty GPUs.
+  auto bound = [&] {
+    return count_bound ? static_cast<long>(cluster.empty_gpus_total()) : LONG_MAX;
+  };
+  long most = bound();
+  if (most <= 0) return;
+  GpuViewBuilder views(cluster, jobs);
+  cursors_.clear();
+  for (auto& [gpus, bucket] : by_gpus_) {
+    if (gpus > most) break;  // the map is ordered by size
+    if (!bucket.empty()) cursors_.push_back(Cursor{&bucket, bucket.begin(), gpus});
+  }
+  while (true) {
+    // The earliest job, in queue order, among the sizes that can still fit.
+    std::size_t best = cursors_.size();
+    for (std::size_t i = 0; i < cursors_.size(); ++i) {
+      const Cursor& c = cursors_[i];
+      if (c.gpus > most || c.at == c.bucket->end()) continue;
+      if (best == cursors_.size() || *c.at < *cursors_[best].at) best = i;
+    }
+    if (best == cursors_.size()) return;
+    Cursor& c = cursors_[best];
+    const JobSlot candidate = c.at->slot;
+    if (!placement_->place(cluster, model, views, jobs[candidate].spec, chosen_)) {
+      ++c.at;
+      continue;
+    }
+    c.at = c.bucket->erase(c.at);
+    --queued_;
+    launcher.start(candidate, chosen_);
+    most = bound();
+    if (most <= 0) return;
+  }
+}
 
 void Scheduler::schedule(Time now, const Cluster& cluster, const SharingModel& model,
                          JobTable& jobs, const std::vector<JobSlot>& running, Launcher& launcher) {
+  if (policy_ == QueuePolicy::kGreedy) {
+    schedule_greedy(cluster, model, jobs, launcher);
+    return;
+  }
   GpuViewBuilder views(cluster, jobs);
   // Start jobs from the head while they fit.
   while (!queue_.empty()) {
     const JobSlot head = queue_.front();
     if (!placement_->place(cluster, model, views, jobs[head].spec, chosen_)) break;
     queue_.pop_front();
+    --queued_;
     launcher.start(head, chosen_);
   }
   if (policy_ != QueuePolicy::kFifoBackfill || queue_.size() < 2) return;
@@ -57,6 +185,7 @@ void Scheduler::schedule(Time now, const Cluster& cluster, const SharingModel& m
     }
     if (!ends_before_shadow) reservation.extra_gpus -= spec.gpus;
     queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
+    --queued_;
     launcher.start(candidate, chosen_);
   }
 }

@@ -7,10 +7,24 @@
 //   finish before the shadow time (estimated with its exclusive runtime), or if it only uses GPUs
 //   the head will not need. At most `backfill_depth` queued jobs are examined per pass, which
 //   bounds a pass's cost on long queues.
+// - greedy: after completions and arrivals, start the first queued job (in the queue's order)
+//   that fits now, and again, until none fits; no job waits for the head, and nothing is
+//   reserved for it. A large head can starve behind a stream of small jobs: that is the rule.
+//
+// Queue order (QueueOrder, greedy only): `arrival` sorts by submit time, then job id
+// (compare_job_ids); `shortest` by runtime alone (JobSpec::runtime), then submit time, then id.
+// fifo and fifo-backfill keep arrival order (a killed job returns at their head).
+//
+// The greedy queue is kept in one ordered set per gang size, so a pass never visits a job that
+// cannot fit by GPU count: under models that need empty GPUs (exclusive) only sizes up to the
+// cluster's empty-GPU count are looked at, and the pass ends when none is empty. Under sharing
+// models every size is looked at (a GPU with a resident may still admit a job).
 #pragma once
 
 #include <deque>
+#include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,12 +37,17 @@
 
 namespace gpumux {
 
-enum class QueuePolicy { kFifo, kFifoBackfill };
+enum class QueuePolicy { kFifo, kFifoBackfill, kGreedy };
+enum class QueueOrder { kArrival, kShortest };
 
 // Throws std::invalid_argument for an unknown name; valid: queue_policy_names().
 QueuePolicy parse_queue_policy(std::string_view name);
 std::string_view queue_policy_name(QueuePolicy policy);
 std::vector<std::string> queue_policy_names();
+// Throws std::invalid_argument for an unknown name; valid: queue_order_names().
+QueueOrder parse_queue_order(std::string_view name);
+std::string_view queue_order_name(QueueOrder order);
+std::vector<std::string> queue_order_names();
 
 // Receives the scheduler's decisions; the engine implements it.
 class Launcher {
@@ -39,18 +58,22 @@ class Launcher {
 
 class Scheduler {
  public:
-  Scheduler(QueuePolicy policy, std::unique_ptr<PlacementPolicy> placement, int backfill_depth);
+  // Throws std::invalid_argument for kShortest with a policy other than kGreedy.
+  Scheduler(QueuePolicy policy, std::unique_ptr<PlacementPolicy> placement, int backfill_depth,
+            QueueOrder order = QueueOrder::kArrival);
 
-  void enqueue(JobSlot job) { queue_.push_back(job); }
-  // A killed job returns at the head: it had already been chosen once.
-  void requeue(JobSlot job) { queue_.push_front(job); }
-  std::size_t queued() const { return queue_.size(); }
-  // The job at the head of the queue. Precondition: queued() > 0.
-  JobSlot head() const { return queue_.front(); }
-  // The i-th queued job (0 = head). Precondition: i < queued().
-  JobSlot queued_at(std::size_t i) const { return queue_[i]; }
+  // `jobs` gives the job's spec (its order key under greedy); the slot must hold it until the
+  // job leaves the queue.
+  void enqueue(JobSlot job, const JobTable& jobs);
+  // A killed job returns at the head under fifo and fifo-backfill (it had already been chosen
+  // once); under greedy it takes its place by the queue's order again.
+  void requeue(JobSlot job, const JobTable& jobs);
+  std::size_t queued() const { return queued_; }
+  // The first min(n, queued()) jobs in queue order (out[0] = head), replacing `out`'s contents.
+  void front(std::size_t n, std::vector<JobSlot>& out) const;
   const PlacementPolicy& placement() const { return *placement_; }
   QueuePolicy policy() const { return policy_; }
+  QueueOrder order() const { return order_; }
 
   // Starts every job the policy allows at `now`. `running` lists the running jobs (for the
   // backfill reservation); it is read after launcher.start() calls, which may grow it.
@@ -64,13 +87,34 @@ class Scheduler {
     Time shadow = Time::infinity();
     long extra_gpus = 0;
   };
+  // A greedy queue entry; ordered by (primary, submit, id), the slot only breaks exact ties.
+  struct Entry {
+    std::int64_t primary = 0;  // runtime in us under kShortest, else 0
+    std::int64_t submit = 0;   // us
+    std::string id;
+    JobSlot slot = 0;
+    bool operator<(const Entry& o) const;
+  };
+  Entry entry_for(JobSlot job, const JobTable& jobs) const;
+  void schedule_greedy(const Cluster& cluster, const SharingModel& model, JobTable& jobs,
+                       Launcher& launcher);
+
   Reservation reserve_for(const ActiveJob& head, const Cluster& cluster, const JobTable& jobs,
                           const std::vector<JobSlot>& running);
 
   QueuePolicy policy_;
   std::unique_ptr<PlacementPolicy> placement_;
   int backfill_depth_;
-  std::deque<JobSlot> queue_;
+  QueueOrder order_;
+  std::size_t queued_ = 0;
+  std::deque<JobSlot> queue_;               // fifo, fifo-backfill
+  std::map<int, std::set<Entry>> by_gpus_;  // greedy: gang size -> ordered entries
+  struct Cursor {
+    std::set<Entry>* bucket;
+    std::set<Entry>::iterator at;
+    int gpus;
+  };
+  std::vector<Cursor> cursors_;
   std::vector<GpuIndex> chosen_;
   std::vector<std::pair<Time, int>> releases_;
 };

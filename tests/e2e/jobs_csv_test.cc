@@ -47,9 +47,9 @@ std::vector<std::map<std::string, std::string>> rows(const fs::path& file) {
 
 TEST(JobsCsv, MigRunNamesDeviceAndInstance) {
   const auto dir = testing::temp_dir("jobs_csv_mig");
-  const auto r = run_cli(
-      {"run", (testing::source_dir() / "scenarios/regression/mig_balanced.json").string(), "--out",
-       dir.string(), "--quiet"});
+  const auto r =
+      run_cli({"run", (testing::source_dir() / "scenarios/regression/mig_balanced.json").string(),
+               "--out", dir.string(), "--quiet"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto all = rows(dir / "jobs.csv");
   ASSERT_EQ(all.size(), 400u);
@@ -100,6 +100,48 @@ TEST(JobsCsv, TraceDefaultsAndJobsThatNeverRan) {
   EXPECT_EQ(a.at("sm_share"), "1");  // the built-in default
   EXPECT_EQ(a.at("device"), "T4");
   EXPECT_EQ(a.at("mig_instance"), "");  // exclusive GPUs have no instances
+  fs::remove_all(dir);
+}
+
+TEST(JobsCsv, GreedyRunWithArrivalBatchesHoldsRewrittenSubmitTimes) {
+  // Ranked by (submit, id): h@0, s1@0 (bytes: "h" < "s1"), s2@5, w@7; two jobs per batch every
+  // 60 s: h and s1 arrive at 0, s2 and w at 60. 2 GPUs: h takes both until 100. At 60 w (2
+  // GPUs, 10 s) and s2 (1 GPU, 30 s) wait. At 100 under arrival order the earliest fitting job
+  // starts: s1 (1 GPU) was queued at 0 and runs 100-120, then s2 (queued at 60, id before w)
+  // 100-130; w waits for both: 130-140. Under shortest, s1 (20 s) goes before h (100 s) at 0
+  // and runs 0-20, h 20-120; at 120 w (10 s) goes before s2 (30 s): w 120-130, s2 130-160.
+  const auto dir = testing::temp_dir("jobs_csv_greedy");
+  testing::write_file(dir / "trace.csv",
+                      "id,submit_s,gpus,runtime_s\n"
+                      "s1,0,1,20\nh,0,2,100\ns2,5,1,30\nw,7,2,10\n");
+  testing::write_file(dir / "s.json", R"({"name": "greedy",
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 2, "device": "T4"}]},
+    "scheduler": {"queue": "greedy"},
+    "trace": {"file": "trace.csv", "arrival_batches": {"jobs": 2, "every_s": 60}}})");
+  auto run = [&](const std::string& order) {
+    const auto out = dir / ("out_" + order);
+    const auto r = run_cli({"run", (dir / "s.json").string(), "--out", out.string(), "--quiet",
+                            "--set", "scheduler.order=" + order});
+    EXPECT_EQ(r.code, 0) << r.err;
+    std::map<std::string, std::map<std::string, std::string>> by_id;
+    for (auto& row : rows(out / "jobs.csv")) by_id[row.at("id")] = row;
+    return by_id;
+  };
+  auto arrival = run("arrival");
+  ASSERT_EQ(arrival.size(), 4u);
+  EXPECT_EQ(arrival["h"].at("submit_s"), "0");
+  EXPECT_EQ(arrival["s1"].at("submit_s"), "0");
+  EXPECT_EQ(arrival["s2"].at("submit_s"), "60");
+  EXPECT_EQ(arrival["w"].at("submit_s"), "60");
+  EXPECT_EQ(arrival["s1"].at("start_s"), "100");
+  EXPECT_EQ(arrival["s2"].at("start_s"), "100");
+  EXPECT_EQ(arrival["w"].at("start_s"), "130");
+  auto shortest = run("shortest");
+  ASSERT_EQ(shortest.size(), 4u);
+  EXPECT_EQ(shortest["s1"].at("start_s"), "0");
+  EXPECT_EQ(shortest["h"].at("start_s"), "20");
+  EXPECT_EQ(shortest["w"].at("start_s"), "120");
+  EXPECT_EQ(shortest["s2"].at("start_s"), "130");
   fs::remove_all(dir);
 }
 

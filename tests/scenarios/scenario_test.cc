@@ -208,6 +208,35 @@ TEST(ParseScenario, LimitsAndOutputs) {
   EXPECT_EQ(s.resolved["scheduler"]["queue"], "fifo-backfill");
 }
 
+TEST(Scenario, GreedyQueueWithShortestOrderIsEchoed) {
+  json doc = minimal();
+  doc["scheduler"] = {{"queue", "greedy"}, {"order", "shortest"}};
+  Scenario s = parse(doc);
+  EXPECT_EQ(s.queue, QueuePolicy::kGreedy);
+  EXPECT_EQ(s.order, QueueOrder::kShortest);
+  EXPECT_EQ(s.resolved["scheduler"]["queue"], "greedy");
+  EXPECT_EQ(s.resolved["scheduler"]["order"], "shortest");
+  doc["scheduler"] = {{"queue", "greedy"}};
+  EXPECT_EQ(parse(doc).resolved["scheduler"]["order"], "arrival");
+  // Other queues have no choice of order: their echo stays as it was.
+  doc["scheduler"] = {{"queue", "fifo"}, {"order", "arrival"}};
+  EXPECT_FALSE(parse(doc).resolved["scheduler"].contains("order"));
+}
+
+TEST(Scenario, ArrivalBatchesDefaultToOneMinuteAndAreEchoed) {
+  json doc = minimal();
+  Scenario plain = parse(doc);
+  EXPECT_EQ(plain.trace.batch_jobs, 0u);
+  EXPECT_FALSE(plain.resolved["trace"].contains("arrival_batches"));
+  doc["trace"]["arrival_batches"] = {{"jobs", 1000}};
+  Scenario s = parse(doc);
+  EXPECT_EQ(s.trace.batch_jobs, 1000u);
+  EXPECT_EQ(s.trace.batch_every, Time::from_seconds(60));
+  EXPECT_EQ(s.resolved["trace"]["arrival_batches"]["every_s"], 60.0);
+  doc["trace"]["arrival_batches"] = {{"jobs", 5}, {"every_s", 0.5}};
+  EXPECT_EQ(parse(doc).trace.batch_every, Time::from_us(500'000));
+}
+
 // --- generator scenarios --------------------------------------------------------------------
 
 TEST(GeneratorScenario, ParsesAndEchoesResolvedGenerator) {

@@ -6,6 +6,7 @@
 
 #include "models/exclusive_model.h"
 #include "sim/engine.h"
+#include "sim/job_order.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux {
@@ -19,10 +20,11 @@ struct StartRecorder : EngineObserver {
   void on_job_finished(Time now, const ActiveJob& j) override { finish[j.spec.id] = now.seconds(); }
 };
 
-StartRecorder run(QueuePolicy policy, std::vector<JobSpec> jobs, int gpus = 4) {
+StartRecorder run(QueuePolicy policy, std::vector<JobSpec> jobs, int gpus = 4,
+                  QueueOrder order = QueueOrder::kArrival) {
   Cluster cluster = testing::make_cluster(1, gpus);
   ExclusiveModel model;
-  Scheduler scheduler(policy, make_placement_policy("first-fit"), 64);
+  Scheduler scheduler(policy, make_placement_policy("first-fit"), 64, order);
   testing::ListSource source(std::move(jobs));
   Engine engine(cluster, model, scheduler, source);
   StartRecorder r;
@@ -63,6 +65,115 @@ TEST(Scheduler, BackfillMayUseGpusTheHeadDoesNotNeed) {
                {job("A", 0, 4, 100), job("B", 1, 4, 10), job("C", 2, 1, 500)}, 6);
   EXPECT_DOUBLE_EQ(r.start["C"], 2);
   EXPECT_DOUBLE_EQ(r.start["B"], 100);
+}
+
+TEST(Scheduler, GreedyStartsALaterSmallJobWhileTheHeadWaits) {
+  // A holds 3 of 4 GPUs until t=100; B (the head) needs all 4; C needs 1 for 200 s.
+  // fifo: C waits behind B (B 100-110, C from 110). fifo-backfill: C would delay B's
+  // reservation, so it waits too. greedy: C fits now and starts at t=2; B waits until C ends.
+  const std::vector<JobSpec> jobs = {job("A", 0, 3, 100), job("B", 1, 4, 10), job("C", 2, 1, 200)};
+  auto fifo = run(QueuePolicy::kFifo, jobs);
+  EXPECT_DOUBLE_EQ(fifo.start["C"], 110);
+  auto greedy = run(QueuePolicy::kGreedy, jobs);
+  EXPECT_DOUBLE_EQ(greedy.start["C"], 2);
+  EXPECT_DOUBLE_EQ(greedy.finish["C"], 202);
+  EXPECT_DOUBLE_EQ(greedy.start["B"], 202);
+  EXPECT_DOUBLE_EQ(greedy.finish["B"], 212);
+}
+
+TEST(Scheduler, GreedyStartsEveryJobThatFitsInQueueOrder) {
+  // 4 GPUs, A holds 2 until t=100. B (3 GPUs) arrives at 1 and never fits before A ends.
+  // C (1) starts at 2 and E (1) at 4, while D (2, at 3) finds 1 empty GPU; C ends at 12 (1
+  // empty: D still waits), E at 14 (2 empty: D starts, skipping B). D ends at 64 (2 empty, B
+  // still waits); A ends at 100 and B starts.
+  auto r = run(QueuePolicy::kGreedy, {job("A", 0, 2, 100), job("B", 1, 3, 10), job("C", 2, 1, 10),
+                                      job("D", 3, 2, 50), job("E", 4, 1, 10)});
+  EXPECT_DOUBLE_EQ(r.start["C"], 2);
+  EXPECT_DOUBLE_EQ(r.start["E"], 4);
+  EXPECT_DOUBLE_EQ(r.start["D"], 14);
+  EXPECT_DOUBLE_EQ(r.start["B"], 100);
+}
+
+TEST(Scheduler, GreedyBreaksSubmitTiesByNumericJobId) {
+  // One GPU busy until t=100; "10" arrives before "9" at the same instant: "9" goes first.
+  const std::vector<JobSpec> jobs = {job("A", 0, 1, 100), job("10", 5, 1, 10), job("9", 5, 1, 10)};
+  auto greedy = run(QueuePolicy::kGreedy, jobs, 1);
+  EXPECT_DOUBLE_EQ(greedy.start["9"], 100);
+  EXPECT_DOUBLE_EQ(greedy.start["10"], 110);
+  auto fifo = run(QueuePolicy::kFifo, jobs, 1);  // fifo keeps the stream's order
+  EXPECT_DOUBLE_EQ(fifo.start["10"], 100);
+}
+
+TEST(Scheduler, GreedyShortestOrdersByRuntimeThenSubmit) {
+  // 2 GPUs held until t=100; B (50 s), C (10 s), D (30 s), F (10 s, later than C) wait.
+  const std::vector<JobSpec> jobs = {job("A", 0, 2, 100), job("B", 1, 1, 50), job("C", 2, 1, 10),
+                                     job("D", 3, 1, 30), job("F", 4, 1, 10)};
+  auto shortest = run(QueuePolicy::kGreedy, jobs, 2, QueueOrder::kShortest);
+  EXPECT_DOUBLE_EQ(shortest.start["C"], 100);
+  EXPECT_DOUBLE_EQ(shortest.start["F"], 100);
+  EXPECT_DOUBLE_EQ(shortest.start["D"], 110);
+  EXPECT_DOUBLE_EQ(shortest.start["B"], 110);
+  auto arrival = run(QueuePolicy::kGreedy, jobs, 2);
+  EXPECT_DOUBLE_EQ(arrival.start["B"], 100);
+  EXPECT_DOUBLE_EQ(arrival.start["C"], 100);
+  EXPECT_DOUBLE_EQ(arrival.start["D"], 110);
+  EXPECT_DOUBLE_EQ(arrival.start["F"], 140);
+}
+
+TEST(Scheduler, ShortestOrderIsOnlyForGreedy) {
+  EXPECT_THROW(
+      Scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64, QueueOrder::kShortest),
+      std::invalid_argument);
+  for (const auto& name : queue_order_names()) {
+    EXPECT_EQ(queue_order_name(parse_queue_order(name)), name);
+  }
+  EXPECT_THROW(parse_queue_order("longest"), std::invalid_argument);
+}
+
+// The queue's order as front() reports it, by job id.
+std::vector<std::string> front_ids(const Scheduler& s, const JobTable& jobs) {
+  std::vector<JobSlot> slots;
+  s.front(100, slots);
+  std::vector<std::string> ids;
+  for (JobSlot slot : slots) ids.push_back(jobs[slot].spec.id);
+  return ids;
+}
+
+TEST(Scheduler, GreedyRequeueTakesItsPlaceByOrderWhileFifoPutsItFirst) {
+  JobTable jobs;
+  auto add = [&](JobSpec spec) {
+    const JobSlot slot = jobs.acquire();
+    jobs[slot].spec = std::move(spec);
+    return slot;
+  };
+  const JobSlot late = add(job("late", 50, 2, 10));
+  const JobSlot b = add(job("b", 5, 1, 10));
+  const JobSlot a = add(job("a", 5, 4, 10));
+  const JobSlot early = add(job("early", 1, 1, 10));
+  Scheduler greedy(QueuePolicy::kGreedy, make_placement_policy("first-fit"), 64);
+  Scheduler fifo(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
+  for (JobSlot slot : {b, a, early}) {
+    greedy.enqueue(slot, jobs);
+    fifo.enqueue(slot, jobs);
+  }
+  // A killed job coming back: greedy files it by its submit time, fifo puts it at the head.
+  greedy.requeue(late, jobs);
+  fifo.requeue(late, jobs);
+  EXPECT_EQ(greedy.queued(), 4u);
+  EXPECT_EQ(front_ids(greedy, jobs), (std::vector<std::string>{"early", "a", "b", "late"}));
+  EXPECT_EQ(front_ids(fifo, jobs), (std::vector<std::string>{"late", "b", "a", "early"}));
+  std::vector<JobSlot> two;
+  greedy.front(2, two);
+  EXPECT_EQ(two, (std::vector<JobSlot>{early, a}));
+}
+
+TEST(JobOrder, DigitIdsCompareAsNumbersOthersByBytes) {
+  EXPECT_LT(compare_job_ids("9", "10"), 0);
+  EXPECT_GT(compare_job_ids("10", "9"), 0);
+  EXPECT_LT(compare_job_ids("7", "007"), 0);  // same number: the shorter spelling first
+  EXPECT_EQ(compare_job_ids("42", "42"), 0);
+  EXPECT_LT(compare_job_ids("job10", "job9"), 0);  // not all digits: bytes
+  EXPECT_LT(compare_job_ids("10", "a"), 0);
 }
 
 TEST(Scheduler, PolicyNamesRoundTrip) {
