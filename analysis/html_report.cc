@@ -286,6 +286,31 @@ ChartSpec cdf(const std::vector<Variant>& variants, std::string title, std::stri
   return spec;
 }
 
+// Request-latency CDFs from summary.json's `metrics.requests.latency_cdf_ms` (the first seed's
+// run: the points are bins of a histogram, not single requests, so seeds are not pooled).
+ChartSpec request_cdf(const std::vector<Variant>& variants) {
+  ChartSpec spec;
+  spec.title = "Request-latency CDF";
+  spec.x_label = "request latency (ms)";
+  spec.y_label = "share of served requests";
+  spec.step = true;
+  spec.y_min = 0.0;
+  spec.y_max = 1.0;
+  spec.no_data_reason = "no data: no request served (or a summary.json without latency_cdf_ms)";
+  for (const auto& v : variants) {
+    const json* points = find(v.runs.front().summary["metrics"], "/requests/latency_cdf_ms");
+    if (points == nullptr || !points->is_array()) continue;
+    std::vector<ChartPoint> series;
+    for (const json& p : *points) {
+      if (p.is_array() && p.size() == 2 && p[0].is_number() && p[1].is_number()) {
+        series.push_back({p[0].get<double>(), p[1].get<double>()});
+      }
+    }
+    spec.series.push_back({v.label, downsample(series, kMaxChartPoints)});
+  }
+  return spec;
+}
+
 struct MetricRow {
   const char* label;
   const char* pointer;  // in summary.json's metrics
@@ -563,6 +588,9 @@ std::string build_html_report(const std::vector<std::string>& dirs,
     return v.runs.front().summary["metrics"].contains("requests");
   });
   if (any_requests) {
+    page << "<div class=\"charts\">\n";
+    chart(page, request_cdf(variants));
+    page << "</div>\n";
     metric_table(page, variants, kRequestMetrics);
   } else {
     page << "<p class=\"note\">No inference services in these runs.</p>\n";

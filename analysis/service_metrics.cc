@@ -131,6 +131,12 @@ nlohmann::json ServiceMetrics::metrics() const {
   nlohmann::json out = counts_json(all_counts_);
   out["latency_ms"] = latency_json(all_.count(), all_.percentile_us(0.50), all_.percentile_us(0.95),
                                    all_.percentile_us(0.99), all_.mean_us());
+  // The latency distribution over every request served, for CDF plots (html_report.h):
+  // [latency ms, share served at or below it] at the upper edge of each occupied 1% bin.
+  nlohmann::json cdf = nlohmann::json::array();
+  all_.for_each_cdf_point(
+      [&](double us, double share) { cdf.push_back(nlohmann::json::array({us / 1000.0, share})); });
+  out["latency_cdf_ms"] = std::move(cdf);
   out["slo_attainment"] =
       any_slo_ && slo_outcomes_ > 0 ? nlohmann::json(slo_within_ / slo_outcomes_) : nullptr;
   out["mode"] = mode_ == RequestMode::kAnalytic ? "analytic" : "request";

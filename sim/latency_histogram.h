@@ -49,6 +49,18 @@ class LatencyHistogram {
   }
 
   double count() const { return total_; }
+  // The distribution as (latency us, share of requests at or below it) at the upper edge of
+  // every bin that holds requests, in increasing latency; empty when nothing was recorded.
+  template <class Emit>
+  void for_each_cdf_point(Emit emit) const {
+    if (total_ <= 0) return;
+    double seen = 0.0;
+    for (std::size_t k = 0; k < kBins; ++k) {
+      if (weights_[k] <= 0) continue;
+      seen += weights_[k];
+      emit(lower_edge(k + 1), std::min(1.0, seen / total_));
+    }
+  }
   double mean_us() const { return total_ > 0 ? sum_us_ / total_ : 0.0; }
   // Nearest-rank percentile (q in (0, 1]), reported at the geometric middle of its bin.
   double percentile_us(double q) const {

@@ -94,8 +94,9 @@ TEST(SummaryMetrics, ReadsValuesAndSaysWhyNotAvailable) {
 void collect_leaves(const json& j, const std::string& path, std::vector<std::string>& out) {
   for (const auto& [key, value] : j.items()) {
     // Not metrics: the excluded-job counts repeat jobs.*, reasons are free text, per-service
-    // records are an array, the mode is a word.
-    if (key == "excluded" || key == "rejected_by_reason" || key == "services" || key == "mode") {
+    // records and the latency distribution are arrays, the mode is a word.
+    if (key == "excluded" || key == "rejected_by_reason" || key == "services" || key == "mode" ||
+        key == "latency_cdf_ms") {
       continue;
     }
     const std::string name = path.empty() ? key : path + "." + key;

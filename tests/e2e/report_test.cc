@@ -141,6 +141,12 @@ TEST(Report, ShowsFaultsRequestsAndMigSlotsWhenTheRunHasThem) {
   const std::string inference = read_file(base / "inference" / "report.html");
   expect_self_contained(inference);
   EXPECT_NE(inference.find("<th>latency p95 (ms)</th>"), std::string::npos);
+  // The request-latency CDF is drawn from the summary's distribution, not a "no data" panel.
+  const std::size_t cdf_at = inference.find("Request-latency CDF");
+  ASSERT_NE(cdf_at, std::string::npos);
+  const std::string cdf_chart = inference.substr(cdf_at, inference.find("</svg>", cdf_at) - cdf_at);
+  EXPECT_NE(cdf_chart.find("points=\""), std::string::npos) << cdf_chart;
+  EXPECT_EQ(cdf_chart.find("no data"), std::string::npos);
   EXPECT_NE(inference.find("<th>occupancy</th>"), std::string::npos);
   EXPECT_EQ(inference.find("No variant splits GPUs"), std::string::npos);
 }
