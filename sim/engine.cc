@@ -263,7 +263,7 @@ void Engine::on_completion(Time now, JobSlot slot) {
 }
 
 void Engine::maybe_reconfigure(Time now) {
-  if (scheduler_.queued() == 0 ||
+  if (!model_.reconfigures() || scheduler_.queued() == 0 ||
       reconfigurations_in_flight_ >= options_.max_reconfigurations_in_flight) {
     return;
   }

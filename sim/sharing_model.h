@@ -156,6 +156,9 @@ class SharingModel {
   // serve). The engine then stops placing jobs on that GPU, waits until it is empty (drain),
   // pays `delay`, and switches it to the new layout. Hysteresis against thrashing is the
   // model's: GpuState records when each GPU was last reconfigured.
+  // Whether plan_reconfiguration may ever propose anything: false lets the engine skip
+  // gathering the queue's front after every scheduling pass (most models never repartition).
+  virtual bool reconfigures() const { return false; }
   virtual bool plan_reconfiguration(Time /*now*/, const Cluster& /*cluster*/,
                                     GpuViewBuilder& /*views*/, const JobSpec& /*blocked*/,
                                     std::span<const JobSpec* const> /*behind*/,

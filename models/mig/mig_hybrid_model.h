@@ -121,6 +121,7 @@ class MigHybridModel : public SharingModel {
     mig_.check_cluster(devices, gpus_per_node);
   }
   int layout_count(const DeviceProfile& device) const override { return mig_.layout_count(device); }
+  bool reconfigures() const override { return mig_.reconfigures(); }
   bool plan_reconfiguration(Time now, const Cluster& cluster, GpuViewBuilder& views,
                             const JobSpec& blocked, std::span<const JobSpec* const> behind,
                             Reconfiguration& out) const override {

@@ -97,6 +97,7 @@ class MigModel : public SharingModel {
                      std::span<const int> gpus_per_node) const override;
   int layout_count(const DeviceProfile& device) const override;
   // Dynamic repartitioning (`layouts`): see "Repartitioning" above.
+  bool reconfigures() const override { return source_ == Source::kCandidates; }
   bool plan_reconfiguration(Time now, const Cluster& cluster, GpuViewBuilder& views,
                             const JobSpec& blocked, std::span<const JobSpec* const> behind,
                             Reconfiguration& out) const override;

@@ -26,6 +26,7 @@ class KindLayoutModel : public SharingModel {
     load = GpuLoad{1.0, 0.0};
   }
   int layout_count(const DeviceProfile&) const override { return 2; }
+  bool reconfigures() const override { return true; }
   bool plan_reconfiguration(Time, const Cluster& cluster, GpuViewBuilder&, const JobSpec& blocked,
                             std::span<const JobSpec* const>, Reconfiguration& out) const override {
     for (GpuIndex g = 0; g < cluster.gpu_count(); ++g) {
