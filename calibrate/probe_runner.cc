@@ -470,6 +470,15 @@ void ProbeRunner::run_set(const PlanItem& item) {
   rows_.insert(rows_.end(), rows.begin(), rows.end());
 }
 
+std::string ProbeRunner::victim_counts(const MemberSpec& victim, double start_s, double event_s,
+                                       double settle_s, double end_s) {
+  const LoopCount before =
+      backend_.run_loop(spec_of(victim), {start_s, start_s, event_s, event_s});
+  const LoopCount after =
+      backend_.run_loop(spec_of(victim), {event_s, event_s + settle_s, end_s, end_s});
+  return json{{"before", count_json(before)}, {"after", count_json(after)}}.dump();
+}
+
 void ProbeRunner::run_memory_test(const PlanItem& item) {
   const int sms = std::max(1, report_.device.sm_count);
   const MemberSpec victim{std::max(1, sms / 4), 200, 0.5};
@@ -481,13 +490,7 @@ void ProbeRunner::run_memory_test(const PlanItem& item) {
         const double start = gate.ready_and_wait();
         if (start < 0) return std::string("{}");
         if (member == 0) {
-          const LoopCount before = backend_.run_loop(
-              spec_of(victim), {start, start, start + kMemoryAttemptAt, start + kMemoryAttemptAt});
-          const double after_begin = start + kMemoryAttemptAt + 0.1;
-          const LoopCount after = backend_.run_loop(
-              spec_of(victim),
-              {start + kMemoryAttemptAt, after_begin, start + kMemoryEnd, start + kMemoryEnd});
-          return json{{"before", count_json(before)}, {"after", count_json(after)}}.dump();
+          return victim_counts(victim, start, start + kMemoryAttemptAt, 0.1, start + kMemoryEnd);
         }
         sleep_until(start + kMemoryAttemptAt);
         const uint64_t free_bytes = backend_.free_memory_bytes();
@@ -543,12 +546,7 @@ void ProbeRunner::run_fault_test(const PlanItem& item) {
         const double start = gate.ready_and_wait();
         if (start < 0) return std::string("{}");
         if (member == 0) {
-          const LoopCount before = backend_.run_loop(
-              spec_of(victim), {start, start, start + kFaultAt, start + kFaultAt});
-          const LoopCount after = backend_.run_loop(
-              spec_of(victim),
-              {start + kFaultAt, start + kFaultAt + 0.2, start + end, start + end});
-          return json{{"before", count_json(before)}, {"after", count_json(after)}}.dump();
+          return victim_counts(victim, start, start + kFaultAt, 0.2, start + end);
         }
         sleep_until(start + kFaultAt);
         const std::string error = backend_.launch_faulting_kernel();

@@ -41,6 +41,10 @@ class ProbeRunner {
   void run_set(const PlanItem& item);
   void run_memory_test(const PlanItem& item);
   void run_fault_test(const PlanItem& item);
+  // Containment tests' member 0: loops `victim`'s kernels from start_s until the neighbour's
+  // event at event_s, then (after settle_s) until end_s; the two counts as a JSON payload.
+  std::string victim_counts(const MemberSpec& victim, double start_s, double event_s,
+                            double settle_s, double end_s);
   void stop_mps();
   double ready_timeout() const;  // seconds a child may take to become ready
   void write_outputs();
