@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "analysis/mean_interval.h"
+#include "analysis/output_folder.h"
 #include "analysis/number_text.h"
 #include "analysis/parallel_tasks.h"
 #include "analysis/run.h"
@@ -43,7 +44,7 @@ void remove_run_outputs(const std::vector<Scenario>& runs, const std::string& ou
   std::error_code ignored;
   for (const auto& s : runs) {
     const fs::path dir = s.outputs.dir;
-    for (const char* f : {"summary.json", "jobs.csv", "timeseries.csv"}) {
+    for (const char* f : kRunOutputNames) {
       fs::remove(dir / f, ignored);
     }
     fs::remove(dir, ignored);                // only when empty

@@ -33,6 +33,10 @@ struct RunData {
   std::optional<std::vector<ChartPoint>> failed, memory_faults, fatal_faults, jobs_killed;
   // Finished jobs (jobs.csv).
   std::vector<double> jct_s, queue_s;
+  // Slot state over time (slot_timeseries.csv, models with slots): busy and fragmented shares
+  // of the split GPUs' slices.
+  bool has_slot_timeseries = false;
+  std::vector<ChartPoint> slice_busy_share, slice_fragmented_share;
 };
 
 struct Variant {
@@ -43,6 +47,11 @@ struct Variant {
 struct CompareData {
   std::string dir;
   json doc;  // compare.json
+};
+
+struct PlanData {
+  std::string dir;
+  json doc;  // plan.json
 };
 
 std::string path_text(const fs::path& p) { return p.generic_string(); }
@@ -125,6 +134,27 @@ void read_timeseries(const std::string& file, RunData& run) {
   run.has_timeseries = true;
 }
 
+void read_slot_timeseries(const std::string& file, RunData& run) {
+  CsvReader csv(file);
+  std::vector<std::string> fields;
+  if (!csv.next(fields)) throw InputError(file, "", "empty file: expected a header line");
+  const Columns c(fields, file);
+  const std::size_t time = c.required("time_s"), slices = c.required("slices"),
+                    busy = c.required("busy_slices"), fragmented = c.required("fragmented_slices");
+  while (csv.next(fields)) {
+    check_field_count(csv, fields, c.count());
+    const std::string where = csv.where();
+    const double t = parse_number_cell(fields[time], where, "time_s", -kHuge, kHuge);
+    const double n = parse_number_cell(fields[slices], where, "slices", 0.0, kHuge);
+    const double b = parse_number_cell(fields[busy], where, "busy_slices", 0.0, kHuge);
+    const double f = parse_number_cell(fields[fragmented], where, "fragmented_slices", 0.0, kHuge);
+    if (n <= 0) continue;  // no GPU split at t: no share to draw (a gap, not a zero)
+    run.slice_busy_share.push_back({t, b / n});
+    run.slice_fragmented_share.push_back({t, f / n});
+  }
+  run.has_slot_timeseries = true;
+}
+
 void read_jobs(const std::string& file, RunData& run) {
   CsvReader csv(file);
   std::vector<std::string> fields;
@@ -157,7 +187,33 @@ RunData read_run(const fs::path& dir) {
     read_timeseries(path_text(dir / "timeseries.csv"), run);
   }
   if (fs::is_regular_file(dir / "jobs.csv")) read_jobs(path_text(dir / "jobs.csv"), run);
+  if (fs::is_regular_file(dir / "slot_timeseries.csv")) {
+    read_slot_timeseries(path_text(dir / "slot_timeseries.csv"), run);
+  }
   return run;
+}
+
+// A plan folder (plan.json, from gpumux plan --out): its models must be an array of objects
+// with a name; everything else is read where drawn, a missing value shown as "-".
+PlanData read_plan(const fs::path& dir) {
+  PlanData data;
+  data.dir = display_dir(path_text(dir));
+  const std::string file = path_text(dir / "plan.json");
+  data.doc = read_json_file(file);
+  const json& doc = data.doc;
+  if (!doc.is_object() || !doc.contains("models") || !doc["models"].is_array() ||
+      doc["models"].empty()) {
+    throw InputError(file + "#/models", "models",
+                     "expected a non-empty array (a plan.json written by gpumux plan --out)");
+  }
+  for (std::size_t i = 0; i < doc["models"].size(); ++i) {
+    const json& m = doc["models"][i];
+    if (!m.is_object() || !m.contains("model") || !m["model"].is_string()) {
+      throw InputError(file + "#/models/" + std::to_string(i), "model",
+                       "expected an object with a model name");
+    }
+  }
+  return data;
 }
 
 // The variants of a compare folder, in compare.json's order, one run per seed.
@@ -428,6 +484,59 @@ void compare_table(std::ostringstream& page, const CompareData& c) {
           "set.</p>\n";
 }
 
+std::string percent_text(const json* v) {
+  if (v == nullptr || !v->is_number()) return value_text(v);
+  return short_number(100.0 * v->get<double>()) + "%";
+}
+
+// The plan of one plan folder: per model the answer, its saving and its metrics there, the
+// size below it, and where each model's parameters came from.
+void plan_table(std::ostringstream& page, const PlanData& p) {
+  const json& doc = p.doc;
+  page << "<h3>" << escape_xml(p.dir) << ": scenario '"
+       << escape_xml(value_text(find(doc, "/scenario"))) << "', seed "
+       << escape_xml(value_text(find(doc, "/seed"))) << "</h3>\n<p>Objectives:";
+  if (const json* objectives = find(doc, "/objectives"); objectives && objectives->is_array()) {
+    for (const auto& o : *objectives) {
+      page << " <code>" << escape_xml(value_text(find(o, "/objective"))) << "</code>";
+    }
+  }
+  page << ". Scheduler " << escape_xml(value_text(find(doc, "/scheduler"))) << ", up to "
+       << escape_xml(value_text(find(doc, "/max_nodes"))) << " nodes, "
+       << escape_xml(value_text(find(doc, "/runs"))) << " runs.</p>\n";
+  page << "<table><tr><th>model</th><th>nodes</th><th>GPUs</th><th>saving vs exclusive</th>"
+          "<th>GPU allocation</th><th>SM-busy</th><th>queue p95 (s)</th><th>JCT p95 (s)</th>"
+          "<th>kills</th><th>one size below</th><th>parameters from</th></tr>\n";
+  for (const auto& m : doc["models"]) {
+    page << "<tr>" << th(m["model"].get<std::string>());
+    const json* met = find(m, "/met");
+    if (met == nullptr || !met->is_boolean() || !met->get<bool>()) {
+      page << "<td colspan=\"9\">not met within " << escape_xml(value_text(find(doc, "/max_nodes")))
+           << " nodes (largest tried: " << escape_xml(value_text(find(m, "/largest_tried/nodes")))
+           << " nodes, " << escape_xml(value_text(find(m, "/largest_tried/gpus")))
+           << " GPUs)</td>";
+    } else {
+      std::string saving = "-";
+      if (const json* g = find(m, "/saving_gpus"); g && g->is_number()) {
+        saving = value_text(g) + " (" + short_number(find(m, "/saving_pct")->get<double>()) + "%)";
+      }
+      const json* below = find(m, "/one_below/nodes");
+      page << td(value_text(find(m, "/nodes"))) << td(value_text(find(m, "/gpus"))) << td(saving)
+           << td(percent_text(find(m, "/at_answer/gpu_allocation_ratio")))
+           << td(percent_text(find(m, "/at_answer/sm_busy_utilization")))
+           << td(value_text(find(m, "/at_answer/queueing_delay_s/p95")))
+           << td(value_text(find(m, "/at_answer/jct_s/p95")))
+           << td(value_text(find(m, "/at_answer/failures/jobs_killed")))
+           << td(below && below->is_number() ? value_text(below) + " nodes fail"
+                                             : "none (smallest size)");
+    }
+    page << td(value_text(find(m, "/params_source"))) << "</tr>\n";
+  }
+  page << "</table>\n<p class=\"note\">The smallest cluster (the scenario's node groups "
+          "scaled together) meeting every objective, per sharing model; metrics at that size. "
+          "Saving: GPUs fewer than exclusive's answer.</p>\n";
+}
+
 // The scenario of one run: what ran, and every parameter with its source.
 void scenario_block(std::ostringstream& page, const std::string& label, const RunData& run) {
   const json& sc = run.summary["scenario"];
@@ -503,6 +612,7 @@ std::string build_html_report(const std::vector<std::string>& dirs,
   const std::vector<std::string>& names = shown_as.empty() ? dirs : shown_as;
   std::vector<Variant> variants;
   std::vector<CompareData> compares;
+  std::vector<PlanData> plans;
   for (std::size_t i = 0; i < dirs.size(); ++i) {
     const fs::path dir(dirs[i]);
     const std::string shown = display_dir(names.at(i));
@@ -518,16 +628,24 @@ std::string build_html_report(const std::vector<std::string>& dirs,
       RunData run = read_run(dir);
       run.dir = path_text(fs::path(names.at(i)));
       variants.push_back({shown, {std::move(run)}});
+    } else if (fs::exists(dir / "plan.json")) {
+      PlanData plan = read_plan(dir);
+      plan.dir = shown;
+      plans.push_back(std::move(plan));
     } else {
       throw InputError(shown, "",
-                       "neither a run folder (summary.json, from gpumux run) nor a compare "
-                       "folder (compare.json, from gpumux compare --out)");
+                       "neither a run folder (summary.json, from gpumux run), a compare "
+                       "folder (compare.json, from gpumux compare --out) nor a plan folder "
+                       "(plan.json, from gpumux plan --out)");
     }
   }
 
   std::ostringstream page;
   std::string title = "gpumux report";
-  if (const json* name = find(variants.front().runs.front().summary, "/scenario/name"); name) {
+  if (!variants.empty()) {
+    if (const json* name = find(variants.front().runs.front().summary, "/scenario/name"); name)
+      title += ": " + value_text(name);
+  } else if (const json* name = find(plans.front().doc, "/scenario"); name) {
     title += ": " + value_text(name);
   }
   page << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -539,16 +657,28 @@ std::string build_html_report(const std::vector<std::string>& dirs,
        << ". Charts with several seeds: time series of the first seed, CDFs over every seed's "
           "jobs.</p>\n";
   page << "<nav>";
+  if (!plans.empty()) page << "<a href=\"#plan\">capacity plan</a>";
   if (!compares.empty()) page << "<a href=\"#compare\">comparison</a>";
   page << "<a href=\"#over-time\">over time</a><a href=\"#cdfs\">JCT and queueing</a>"
           "<a href=\"#metrics\">key metrics</a><a href=\"#requests\">requests</a>"
           "<a href=\"#faults\">faults</a><a href=\"#mig\">MIG slots</a>"
           "<a href=\"#scenario\">scenario</a></nav>\n";
 
+  if (!plans.empty()) {
+    page << "<section id=\"plan\">\n<h2>Capacity plan</h2>\n";
+    for (const auto& p : plans) plan_table(page, p);
+    page << "</section>\n";
+  }
   if (!compares.empty()) {
     page << "<section id=\"compare\">\n<h2>Comparison</h2>\n";
     for (const auto& c : compares) compare_table(page, c);
     page << "</section>\n";
+  }
+  if (variants.empty()) {
+    // A plan alone: its runs are not kept, so there is nothing to chart.
+    page << "<p class=\"note\">No run or compare folder given: no charts.</p>\n</body>\n"
+            "</html>\n";
+    return page.str();
   }
 
   page << "<section id=\"over-time\">\n<h2>Utilization and allocation over time</h2>\n"
@@ -612,6 +742,27 @@ std::string build_html_report(const std::vector<std::string>& dirs,
     return v.runs.front().summary["metrics"].contains("slots");
   });
   if (any_slots) {
+    page << "<div class=\"charts\">\n";
+    ChartSpec busy_slices;
+    busy_slices.title = "Busy share of MIG slices";
+    busy_slices.x_label = "simulated time (s)";
+    busy_slices.y_label = "busy slices / slices of split GPUs";
+    busy_slices.y_min = 0.0;
+    busy_slices.y_max = 1.0;
+    busy_slices.no_data_reason = "no data: no slot_timeseries.csv in these runs";
+    ChartSpec fragmented = busy_slices;
+    fragmented.title = "Fragmented share of MIG slices";
+    fragmented.y_label = "free slices no queued job fits / slices";
+    for (const auto& v : variants) {
+      const RunData& run = v.runs.front();
+      if (!run.has_slot_timeseries) continue;
+      busy_slices.series.push_back({v.label, downsample(run.slice_busy_share, kMaxChartPoints)});
+      fragmented.series.push_back(
+          {v.label, downsample(run.slice_fragmented_share, kMaxChartPoints)});
+    }
+    chart(page, busy_slices);
+    chart(page, fragmented);
+    page << "</div>\n";
     metric_table(page, variants, kSlotMetrics);
     page << "<table><tr><th>variant</th><th>profile</th><th>mean instances</th>"
             "<th>mean busy</th><th>occupancy</th></tr>\n";

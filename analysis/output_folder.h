@@ -57,8 +57,11 @@ class OutputFolder {
   bool committed_ = false;
 };
 
-// The files a run folder may hold; an existing folder with anything else is not replaced.
-inline constexpr const char* kRunOutputNames[] = {"summary.json", "jobs.csv", "timeseries.csv",
+// The files a run folder (or a plan folder: plan.json, plan.txt) may hold; an existing folder
+// with anything else is not replaced.
+inline constexpr const char* kRunOutputNames[] = {"summary.json",        "jobs.csv",
+                                                  "timeseries.csv",      "slot_timeseries.csv",
+                                                  "plan.json",           "plan.txt",
                                                   "report.html"};
 
 // Removes the siblings of `dir` named DIR.tmp-<pid> or DIR.old-<pid> whose process no longer

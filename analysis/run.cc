@@ -108,8 +108,15 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   // Only models that split GPUs into slots have slot metrics; other runs' outputs stay as they
   // were.
   std::unique_ptr<SlotMetrics> slot_metrics;
+  std::unique_ptr<AtomicFile> slot_series_file;
   if (has_slots(cluster, *scenario.model)) {
     slot_metrics = std::make_unique<SlotMetrics>(cluster, *scenario.model);
+    if (folder && scenario.outputs.timeseries_csv) {
+      slot_series_file = std::make_unique<AtomicFile>(folder->file("slot_timeseries.csv"),
+                                                      shown("slot_timeseries.csv"));
+      slot_metrics->write_timeseries(&slot_series_file->stream(),
+                                     scenario.outputs.timeseries_interval);
+    }
     engine.add_observer(slot_metrics.get());
   }
   ServiceMetrics service_metrics(scenario.services.mode, scenario.seed);
@@ -182,6 +189,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     summary.stream() << report.summary.dump(2) << '\n';
     if (jobs_file) jobs_file->commit();
     if (series_file) series_file->commit();
+    if (slot_series_file) slot_series_file->commit();
     summary.commit();
     if (options.html_report) {
       // Drawn from the temporary folder but naming the folder the outputs end up in.
@@ -367,6 +375,8 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
     out << "\noutputs     " << r.out_dir << "/{summary.json";
     if (s.outputs.jobs_csv) out << ",jobs.csv";
     if (s.outputs.timeseries_csv) out << ",timeseries.csv";
+    if (s.outputs.timeseries_csv && r.summary["metrics"].contains("slots"))
+      out << ",slot_timeseries.csv";
     out << "}\n";
   }
 }

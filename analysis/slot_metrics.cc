@@ -4,6 +4,10 @@
 #include <bit>
 #include <functional>
 #include <stdexcept>
+#include <string>
+
+#include "analysis/metrics_collector.h"
+#include "traces/trace_writer.h"
 
 namespace gpumux {
 
@@ -294,10 +298,45 @@ void SlotMetrics::refresh(Time at) {
   dirty_ = fit_dirty_ = false;
 }
 
+void SlotMetrics::write_timeseries(std::ostream* out, Time interval) {
+  series_ = out;
+  series_interval_ = interval;
+  if (series_) {
+    *series_ << "time_s,split_gpus,slices,busy_slices,free_slices,unavailable_slices,"
+                "fragmented_slices,slice_utilization,fit_blocked_jobs\n";
+  }
+}
+
+void SlotMetrics::emit_samples(Time limit, bool inclusive) {
+  if (!series_ || !sampling_ || next_sample_ > limit) return;
+  const std::int64_t span = (limit - next_sample_).us(), step = series_interval_.us();
+  const std::uint64_t due =
+      static_cast<std::uint64_t>(inclusive ? span / step + 1 : (span + step - 1) / step);
+  if (series_rows_ + due > kMaxTimeseriesRows) {
+    throw TimeseriesTooLong("slot_timeseries.csv would have more than " +
+                            std::to_string(kMaxTimeseriesRows) + " rows (one row every " +
+                            format_seconds(series_interval_) +
+                            " s); raise timeseries_interval_s or turn timeseries_csv off");
+  }
+  series_rows_ += due;
+  // The same row repeats until the state changes: format it once.
+  std::string row;
+  row += ',' + format_double(now_.split_gpus) + ',' + format_double(now_.slices) + ',' +
+         format_double(now_.busy) + ',' + format_double(now_.free) + ',' +
+         format_double(now_.unavailable) + ',' + format_double(now_.fragmented) + ',' +
+         (now_.slices > 0 ? format_double(now_.busy / now_.slices) : std::string()) + ',' +
+         format_double(now_.blocked_jobs) + '\n';
+  while (next_sample_ < limit || (inclusive && next_sample_ == limit)) {
+    *series_ << format_seconds(next_sample_) << row;
+    next_sample_ += series_interval_;
+  }
+}
+
 void SlotMetrics::advance_to(Time now) {
   if (!started_) start_clock(now);
   if (now <= last_time_) return;
   if (dirty_ || fit_dirty_) refresh(last_time_);
+  emit_samples(now, false);
   const double dt = static_cast<double>((now - last_time_).us());
   integral_.slices += now_.slices * dt;
   integral_.busy += now_.busy * dt;
@@ -317,6 +356,10 @@ void SlotMetrics::advance_to(Time now) {
 
 void SlotMetrics::on_job_arrived(Time now, const ActiveJob& job) {
   advance_to(now);
+  if (!sampling_) {  // rows start at the first arrival, as timeseries.csv's do
+    sampling_ = true;
+    next_sample_ = now;
+  }
   enqueue(now, job);
 }
 
@@ -362,6 +405,8 @@ void SlotMetrics::on_gpu_changed(Time now, GpuIndex index, const GpuState& gpu) 
 
 void SlotMetrics::on_run_end(Time now, std::span<const ActiveJob* const>) {
   advance_to(now);
+  if (dirty_ || fit_dirty_) refresh(now);
+  emit_samples(now, true);
   end_ = now;
   // Jobs still queued at a time limit count with the fit-blocked time they have had so far.
   for (auto& [ordinal, record] : jobs_) {

@@ -48,6 +48,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -82,6 +83,16 @@ class SlotMetrics : public EngineObserver {
   // The "slots" object of summary.json's metrics (valid after on_run_end). A share or mean over
   // no slices or no time, and the occupancy of a profile never instantiated, are null.
   nlohmann::json metrics() const;
+
+  // Samples the slot state over time into `out` (slot_timeseries.csv; README "Outputs"): writes
+  // the header now, then one row every `interval` from the first arrival to the end of the run,
+  // on the same instants as timeseries.csv. A row at t holds the state after every event at t.
+  // Columns: time_s, split_gpus, slices, busy_slices, free_slices, unavailable_slices,
+  // fragmented_slices (slice counts summed over split GPUs), slice_utilization (busy / slices,
+  // empty while no GPU is split), fit_blocked_jobs (queued jobs fit-blocked at t).
+  // Precondition: called before the run; interval > 0; `out` outlives the observer. Throws
+  // TimeseriesTooLong (metrics_collector.h) before writing past kMaxTimeseriesRows rows.
+  void write_timeseries(std::ostream* out, Time interval);
 
  private:
   // One (device, layout) pair; its slots are slots_[first_slot, first_slot + slots).
@@ -127,6 +138,8 @@ class SlotMetrics : public EngineObserver {
   };
 
   void start_clock(Time now);
+  // Writes the rows due before `limit` (and at `limit` when `inclusive`) from now_.
+  void emit_samples(Time limit, bool inclusive);
   // Integrates the state up to `now`, refreshing derived values first when something changed.
   void advance_to(Time now);
   void refresh(Time at);
@@ -180,6 +193,12 @@ class SlotMetrics : public EngineObserver {
     double memory = 0, memory_busy = 0, split_gpus = 0, blocked_jobs = 0;
   };
   Values now_, integral_;
+
+  std::ostream* series_ = nullptr;  // slot_timeseries.csv, when sampled
+  Time series_interval_;
+  bool sampling_ = false;  // from the first arrival
+  Time next_sample_;
+  std::uint64_t series_rows_ = 0;
   std::vector<double> instances_by_name_, busy_by_name_;
   std::vector<double> instances_integral_, busy_integral_;
 

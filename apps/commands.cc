@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include "analysis/atomic_file.h"
@@ -269,6 +271,8 @@ struct PlanArgs {
   std::string format = "table";
   int threads = 0;  // 0: the machine's hardware threads
   int max_nodes = 256;
+  std::string out;  // folder for plan.json, plan.txt (and report.html); empty: none
+  bool report = false;
 };
 
 // --models and --model-params (NAME=JSON) as the models to run, each with its params if given.
@@ -315,11 +319,33 @@ int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   request.models = model_requests(a.models, a.model_params);
   request.threads = threads_or_hardware(a.threads);
   request.max_nodes = a.max_nodes;
+  if (a.report && a.out.empty()) {
+    throw InputError("--report", "", "needs --out DIR: the report is drawn from the plan folder");
+  }
+  // Locked and checked before the runs: an unusable folder fails at once, not after them.
+  std::unique_ptr<OutputFolder> folder;
+  if (!a.out.empty()) folder = std::make_unique<OutputFolder>(a.out);
   const PlanResult result = run_plan(request, &err);
+  const nlohmann::json doc = plan_to_json(result);
+  std::ostringstream table;
+  print_plan_table(result, table);
   if (a.format == "json") {
-    out << plan_to_json(result).dump(2) << "\n";
+    out << doc.dump(2) << "\n";
   } else {
-    print_plan_table(result, out);
+    out << table.str();
+  }
+  if (folder) {
+    const auto shown = [&](const char* name) {
+      return (std::filesystem::path(a.out) / name).string();
+    };
+    AtomicFile json_file(folder->file("plan.json"), shown("plan.json"));
+    json_file.stream() << doc.dump(2) << "\n";
+    json_file.commit();
+    AtomicFile table_file(folder->file("plan.txt"), shown("plan.txt"));
+    table_file.stream() << table.str();
+    table_file.commit();
+    if (a.report) write_html_report({folder->temp_path()}, folder->file("report.html"), {a.out});
+    folder->commit();
   }
   return result.all_met() ? kExitOk : kExitNotMet;
 }
@@ -507,6 +533,10 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
                    "override a scenario value before planning, as path=value (as for run); "
                    "e.g. scheduler.placement=spread. Repeatable.");
   plan->add_option("--seed", plan_args.seed, "override the scenario's seed")->check(non_negative());
+  plan->add_option("--out", plan_args.out,
+                   "also write the plan into this folder, whole or not at all: plan.json (as "
+                   "--format json), plan.txt (the table); `gpumux report DIR` draws it");
+  plan->add_flag("--report", plan_args.report, "with --out: also write DIR/report.html");
   plan->footer(objective_help() +
                "Sizes: with g the gcd of the node groups' node counts, size k gives each group "
                "k x (its nodes / g) nodes. Per model: double the size until the objectives are "
@@ -565,17 +595,18 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   ReportArgs report_args;
   auto* report = app.add_subcommand(
       "report",
-      "one self-contained HTML page with charts and tables from run folders and compare "
+      "one self-contained HTML page with charts and tables from run, compare and plan "
       "folders (README \"Reports\")");
   report
       ->add_option("dirs", report_args.dirs,
-                   "run folders (summary.json, jobs.csv, timeseries.csv) or compare folders "
-                   "(compare.json and DIR/<model>/seed-<seed>/)")
+                   "run folders (summary.json, jobs.csv, timeseries.csv, slot_timeseries.csv), "
+                   "compare folders (compare.json and DIR/<model>/seed-<seed>/) or plan folders "
+                   "(plan.json, from plan --out)")
       ->required();
   report->add_option("-o,--output", report_args.output, "HTML file to write")->required();
   report->footer(
       "Example: gpumux report out/quickstart -o report.html\n"
-      "Exit codes: 0 ok, 2 bad input (a missing folder, not a run or compare folder, "
+      "Exit codes: 0 ok, 2 bad input (a missing folder, not a run, compare or plan folder, "
       "malformed JSON or CSV: the message names the file; nothing is written), 1 "
       "internal error.");
   report->callback([&] { action = [&] { return run_report_command(report_args, out); }; });

@@ -3,6 +3,7 @@
 // written).
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "analysis/svg_chart.h"
@@ -149,6 +150,58 @@ TEST(Report, ShowsFaultsRequestsAndMigSlotsWhenTheRunHasThem) {
   EXPECT_EQ(cdf_chart.find("no data"), std::string::npos);
   EXPECT_NE(inference.find("<th>occupancy</th>"), std::string::npos);
   EXPECT_EQ(inference.find("No variant splits GPUs"), std::string::npos);
+  // MIG slice occupancy over time, from the run's slot_timeseries.csv.
+  const std::string slots = read_file(base / "inference" / "slot_timeseries.csv");
+  EXPECT_EQ(slots.rfind("time_s,split_gpus,slices,busy_slices,", 0), 0u) << slots.substr(0, 200);
+  for (const char* title : {"Busy share of MIG slices", "Fragmented share of MIG slices"}) {
+    const std::size_t chart_at = inference.find(std::string("aria-label=\"") + title + "\"");
+    ASSERT_NE(chart_at, std::string::npos) << title;
+    const std::string svg = inference.substr(chart_at, inference.find("</svg>", chart_at) - chart_at);
+    EXPECT_NE(svg.find("points=\""), std::string::npos) << title;
+  }
+  // Models without slots write no slot_timeseries.csv.
+  EXPECT_FALSE(fs::exists(base / "oom" / "slot_timeseries.csv"));
+}
+
+// `gpumux plan --out DIR [--report]`: the folder holds plan.json (the JSON format), plan.txt
+// (the printed table) and the report's plan table; `gpumux report DIR` draws it alone.
+TEST(Report, PlanFolderHoldsThePlanAndTheReportDrawsItsTable) {
+  const fs::path base = testing::temp_dir("report_plan");
+  const fs::path dir = base / "plan";
+  const auto r = run_cli({"plan", scenario("scenarios/examples/quickstart.json"), "--models",
+                          "exclusive,mps", "--objective", "queue_p95_s<=60", "--threads", "2",
+                          "--out", dir.string(), "--report"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_file(dir / "plan.txt"), r.out);
+  const auto plan = nlohmann::json::parse(read_file(dir / "plan.json"));
+  ASSERT_EQ(plan["models"].size(), 2u);
+  const std::string html = read_file(dir / "report.html");
+  expect_self_contained(html);
+  EXPECT_NE(html.find("<h2>Capacity plan</h2>"), std::string::npos);
+  for (const auto& m : plan["models"]) {
+    const std::string row = "<tr><th>" + m["model"].get<std::string>() + "</th><td>" +
+                            std::to_string(m["nodes"].get<int>()) + "</td><td>" +
+                            std::to_string(m["gpus"].get<int>()) + "</td>";
+    EXPECT_NE(html.find(row), std::string::npos) << row;
+  }
+  // The same page from `gpumux report` on the folder.
+  const auto again = run_cli({"report", dir.string(), "-o", (base / "again.html").string()});
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(read_file(base / "again.html"), html);
+
+  // --report needs --out; a plan.json without models is bad input naming the pointer.
+  const auto no_out = run_cli({"plan", scenario("scenarios/examples/quickstart.json"), "--models",
+                               "exclusive", "--objective", "queue_p95_s<=60", "--report"});
+  EXPECT_EQ(no_out.code, 2);
+  EXPECT_NE(no_out.err.find("--report"), std::string::npos) << no_out.err;
+  fs::create_directories(base / "broken");
+  write_file(base / "broken" / "plan.json", "{\"models\": []}");
+  const auto broken = run_cli({"report", (base / "broken").string(), "-o",
+                               (base / "broken.html").string()});
+  EXPECT_EQ(broken.code, 2);
+  EXPECT_NE(broken.err.find("plan.json#/models"), std::string::npos) << broken.err;
+  EXPECT_FALSE(fs::exists(base / "broken.html"));
+  fs::remove_all(base);
 }
 
 TEST(Report, LargeRunsAreDownsampledToASmallPage) {
