@@ -137,6 +137,13 @@ bool launched_with_several_mpi_ranks() {
   return false;
 }
 
+int mpi_rank_from_environment() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) {
+    if (const auto n = env_number(name)) return static_cast<int>(*n);
+  }
+  return 0;
+}
+
 MpiSweepOutcome run_sweep_mpi(const SweepRequest& request, std::ostream* progress) {
   MpiSession mpi;
   MpiSweepOutcome outcome;

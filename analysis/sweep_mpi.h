@@ -27,6 +27,10 @@ namespace gpumux {
 // the MPI way. One rank, or no launcher: the thread pool.
 bool launched_with_several_mpi_ranks();
 
+// This process's rank as the launcher's environment gives it (OMPI_COMM_WORLD_RANK, PMI_RANK,
+// PMIX_RANK), before MPI starts; 0 when none does.
+int mpi_rank_from_environment();
+
 struct MpiSweepOutcome {
   bool coordinator = false;  // rank 0: merge and print
   SweepCounts counts;        // on rank 0

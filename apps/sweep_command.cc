@@ -89,15 +89,18 @@ int run_sweep_command(const SweepCommand& a, std::ostream& out, std::ostream& er
                         ? a.threads
                         : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   request.retry_failed = a.retry_failed;
-  if (!a.shard.empty()) request.shard = parse_sweep_shard(a.shard);
 
 #ifdef GPUMUX_HAVE_MPI
   if (launched_with_several_mpi_ranks()) {
-    if (request.shard) {
+    // Options wrong under MPI are wrong on every rank: rank 0 alone says so.
+    const bool speaks = mpi_rank_from_environment() == 0;
+    if (!a.shard.empty()) {
+      if (!speaks) return kExitBadInput;
       throw InputError("--shard " + a.shard, "shard",
                        "not with MPI: the ranks share the runs already (use one or the other)");
     }
     if (a.threads_option && a.threads_option->count() > 0 && a.threads != 1) {
+      if (!speaks) return kExitBadInput;
       throw InputError("-j " + std::to_string(a.threads), "threads",
                        "not with MPI: each worker rank runs one run at a time (start more ranks)");
     }
@@ -109,6 +112,7 @@ int run_sweep_command(const SweepCommand& a, std::ostream& out, std::ostream& er
                        out, err);
   }
 #endif
+  if (!a.shard.empty()) request.shard = parse_sweep_shard(a.shard);
 
   // One process per sweep folder, or per shard of it, at a time: DIR.lock, DIR.shard-I-of-N.lock.
   const std::string lock_path =
