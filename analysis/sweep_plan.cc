@@ -246,8 +246,10 @@ SweepPlan load_sweep(const std::string& file) {
   const long double total = static_cast<long double>(sf.scenarios.size()) * models *
                             static_cast<long double>(combos) * seeds;
   if (total > kMaxSweepRuns) {
-    throw InputError(file, "", "expands to " + std::to_string(static_cast<double>(total)) +
-                                   " runs, more than the " + std::to_string(kMaxSweepRuns) +
+    char count[64];
+    std::snprintf(count, sizeof count, "%.0Lf", total);
+    throw InputError(file, "", std::string("expands to ") + count + " runs, more than the " +
+                                   std::to_string(kMaxSweepRuns) +
                                    " one sweep may hold (split it into several sweeps)");
   }
 
@@ -259,19 +261,23 @@ SweepPlan load_sweep(const std::string& file) {
     nlohmann::json document;
     try {
       document = read_json_file(scenario_file);
-      if (document.is_object()) {
-        for (const auto& a : sf.sets) apply_override(document, a);
-      }
-      if (sf.summary_only && document.is_object()) {
-        nlohmann::json& outputs = document["outputs"];
-        if (outputs.is_null()) outputs = nlohmann::json::object();
-        if (outputs.is_object()) {
-          outputs["jobs_csv"] = false;
-          outputs["timeseries_csv"] = false;
-        }
-      }
     } catch (const InputError& e) {
       throw InputError(where, "", e.what());
+    }
+    for (std::size_t k = 0; k < sf.sets.size() && document.is_object(); ++k) {
+      try {
+        apply_override(document, sf.sets[k]);
+      } catch (const InputError& e) {
+        throw InputError(file + "#/sets/" + std::to_string(k), "", e.what());
+      }
+    }
+    if (sf.summary_only && document.is_object()) {
+      nlohmann::json& outputs = document["outputs"];
+      if (outputs.is_null()) outputs = nlohmann::json::object();
+      if (outputs.is_object()) {
+        outputs["jobs_csv"] = false;
+        outputs["timeseries_csv"] = false;
+      }
     }
     const Scenario own = [&] {
       try {

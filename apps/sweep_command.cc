@@ -115,8 +115,10 @@ int run_sweep_command(const SweepCommand& a, std::ostream& out, std::ostream& er
   if (!a.shard.empty()) request.shard = parse_sweep_shard(a.shard);
 
   // One process per sweep folder, or per shard of it, at a time: DIR.lock, DIR.shard-I-of-N.lock.
+  std::string base = std::filesystem::path(a.out_dir).lexically_normal().string();
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
   const std::string lock_path =
-      request.shard ? a.out_dir + ".shard-" + std::to_string(request.shard->index) + "-of-" +
+      request.shard ? base + ".shard-" + std::to_string(request.shard->index) + "-of-" +
                           std::to_string(request.shard->count)
                     : a.out_dir;
   const FolderLock lock(lock_path);

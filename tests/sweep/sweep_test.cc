@@ -85,6 +85,22 @@ TEST(SweepPlan, SeedListsKeepTheirOrderAndTheScenarioDecidesItsOutputsWhenAsked)
   fs::remove_all(dir);
 }
 
+// The bundled sweeps load, and expand to the sizes docs/SWEEPS.md gives.
+TEST(SweepPlan, BundledSweepsExpand) {
+  const fs::path dir = testing::source_dir() / "scenarios" / "sweeps";
+  EXPECT_EQ(load_sweep((dir / "queues_tiny.json").string()).runs.size(), 8u);
+  const SweepPlan grid = load_sweep((dir / "models_placement.json").string());
+  ASSERT_EQ(grid.runs.size(), 24u);
+  EXPECT_EQ(grid.runs[23].variant, "regression-timeslice mps scheduler.placement=spread");
+  EXPECT_EQ(grid.runs[23].seed, 8u);  // the scenario's seed 5, four seeds
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    EXPECT_NO_THROW(load_sweep(entry.path().string())) << entry.path();
+    ++files;
+  }
+  EXPECT_EQ(files, 2u);
+}
+
 TEST(SweepPlan, BadSweepFilesNameTheJsonPointerAndExitTwoWritingNothing) {
   const auto dir = temp_dir("sweep_bad");
   const std::string s = "\"scenarios\": [\"" + small_scenario() + "\"]";
@@ -115,6 +131,7 @@ TEST(SweepPlan, BadSweepFilesNameTheJsonPointerAndExitTwoWritingNothing) {
        "s.json#/axes/1/set"},
       {"{" + s + R"(, "axes": [{"set": "x", "values": [1], "extra": 1}]})", "extra"},
       {"{" + s + R"(, "sets": ["outputs.dir=elsewhere"]})", "s.json#/sets/0"},
+      {"{" + s + R"(, "sets": ["x.y=1", "no equals sign"]})", "s.json#/sets/1"},
       {"{" + s + R"(, "seeds": 0})", "s.json#/seeds: field 'seeds'"},
       {"{" + s + R"(, "seeds": [1, 1]})", "s.json#/seeds/1"},
       {"{" + s + R"(, "seeds": [-1]})", "s.json#/seeds/0"},
@@ -161,7 +178,9 @@ TEST(Sweep, ThreadsAndShardsMergeToTheSameBytes) {
   const auto three = run_cli({"sweep", sweep, "--out", (dir / "j3").string(), "-j", "3"});
   ASSERT_EQ(three.code, 0) << three.err;
   for (const char* shard : {"2/3", "0/3", "1/3"}) {
-    const auto r = run_cli({"sweep", sweep, "--out", (dir / "shards").string(), "--shard", shard});
+    // A trailing slash names the same folder (the shard's lock goes beside it, not into it).
+    const auto r =
+        run_cli({"sweep", sweep, "--out", (dir / "shards").string() + "/", "--shard", shard});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("4 of 12 runs, 4 run now"), std::string::npos) << r.out;
     EXPECT_FALSE(fs::exists(dir / "shards" / "sweep.csv"));  // a shard does not merge
