@@ -11,9 +11,10 @@
 // (error.json) like any result and the sweep goes on. Rank 0 runs nothing itself (start one
 // rank more than the cores you want busy); it prints progress and, at the end, merges.
 //
-// Only MPI_Init, rank, size and point-to-point messages on MPI_COMM_WORLD are used, so the
-// same binary works under mpirun and under Slurm's srun. Waiting ranks poll with short sleeps
-// instead of spinning in MPI_Recv, so an oversubscribed node keeps its cores for the runs.
+// Only MPI_Init, rank, size, one MPI_Allgather at the start (did every rank load the sweep?)
+// and point-to-point messages on MPI_COMM_WORLD are used, so the same binary works under
+// mpirun and under Slurm's srun. Waiting ranks poll with short sleeps instead of spinning in
+// MPI_Recv, so an oversubscribed node keeps its cores for the runs.
 #pragma once
 
 #include <ostream>
