@@ -11,10 +11,6 @@
 
 namespace gpumux {
 
-namespace {
-
-// A value in the CSV: integers without decimals, others in the shortest text that reads back
-// as the same double.
 std::string csv_number(double x) {
   if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15) {
     char buffer[32];
@@ -23,6 +19,8 @@ std::string csv_number(double x) {
   }
   return nlohmann::json(x).dump();
 }
+
+namespace {
 
 nlohmann::json optional_json(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);

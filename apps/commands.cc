@@ -24,6 +24,7 @@
 #include "analysis/plan.h"
 #include "analysis/plan_report.h"
 #include "analysis/run.h"
+#include "apps/sweep_command.h"
 #include "models/device_registry.h"
 #include "models/sharing_registry.h"
 #include "scenarios/scenario.h"
@@ -423,7 +424,8 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   app.footer(
       "Exit codes: 0 ok, 2 bad input (the message names file, line or JSON pointer, "
       "and field), 3 check (or run --check): a bound of a scenario's expect block fails; plan: "
-      "some model meets the objectives at no size within --max-nodes, 1 internal error.");
+      "some model meets the objectives at no size within --max-nodes; sweep/merge: some run "
+      "failed, 1 internal error.");
   std::function<int()> action;
 
   RunArgs run_args;
@@ -591,6 +593,20 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
       "--seeds 5\n"
       "Exit codes: 0 ok, 2 bad input (nothing is run), 1 internal error.");
   compare->callback([&] { action = [&] { return run_compare_command(compare_args, out, err); }; });
+
+  SweepCommand sweep_args;
+  auto* sweep = app.add_subcommand(
+      "sweep",
+      "run a grid of scenarios x models x axes x seeds into one folder, resumable, on threads, "
+      "MPI ranks or array shards; merge it (docs/SWEEPS.md)");
+  configure_sweep_command(*sweep, sweep_args);
+  sweep->callback([&] { action = [&] { return run_sweep_command(sweep_args, out, err); }; });
+
+  MergeCommand merge_args;
+  auto* merge = app.add_subcommand(
+      "merge", "gather a sweep folder's runs into sweep.csv (as compare.csv) and sweep.json");
+  configure_merge_command(*merge, merge_args);
+  merge->callback([&] { action = [&] { return run_merge_command(merge_args, out, err); }; });
 
   ReportArgs report_args;
   auto* report = app.add_subcommand(
