@@ -103,6 +103,7 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
   auto run_one = [&](std::size_t i) {
     RunOptions options;
     options.write_outputs = request.out_dir.has_value();
+    options.check_invariants = request.check_invariants;
     const RunReport report = run_scenario(runs[i], options);
     summaries[i] = report.summary;
     if (progress) {

@@ -32,6 +32,7 @@ struct CompareRequest {
   int seeds = 1;    // >= 1
   int threads = 1;  // >= 1
   std::optional<std::string> out_dir;
+  bool check_invariants = false;  // RunOptions::check_invariants for every run
 };
 
 // One metric of one variant across the seeds.
