@@ -45,6 +45,11 @@ struct OutputConfig {
   bool timeseries_csv = true;
 };
 
+// The most GPUs a cluster may have (node groups or a nodes CSV): the simulator keeps a few
+// hundred bytes of state per GPU (README "Limits on input"), so a million GPUs take a few
+// hundred MB before the first job.
+inline constexpr std::int64_t kMaxClusterGpus = 1'000'000;
+
 struct Scenario {
   std::string file;
   std::string name;
