@@ -118,6 +118,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
                            jobs_file ? &jobs_file->stream() : nullptr,
                            series_file ? &series_file->stream() : nullptr);
   metrics.describe_placements(cluster, *scenario.model);
+  metrics.set_exact_percentiles(scenario.outputs.exact_percentiles);
   engine.add_observer(&metrics);
   // Only models that split GPUs into slots have slot metrics; other runs' outputs stay as they
   // were.

@@ -373,6 +373,7 @@ void parse_outputs(Scenario& s, JsonObject& root) {
         Time::from_seconds(o.optional_number("timeseries_interval_s", 60.0, 1e-3, 1e9));
     s.outputs.jobs_csv = o.optional_bool("jobs_csv", true);
     s.outputs.timeseries_csv = o.optional_bool("timeseries_csv", true);
+    s.outputs.exact_percentiles = o.optional_bool("exact_percentiles", false);
     o.finish();
   } else {
     root.allow("outputs");
@@ -382,6 +383,8 @@ void parse_outputs(Scenario& s, JsonObject& root) {
   s.resolved["outputs"] = {{"timeseries_interval_s", s.outputs.timeseries_interval.seconds()},
                            {"jobs_csv", s.outputs.jobs_csv},
                            {"timeseries_csv", s.outputs.timeseries_csv}};
+  // Echoed when asked for: summaries of runs that leave it at its default stay as they were.
+  if (s.outputs.exact_percentiles) s.resolved["outputs"]["exact_percentiles"] = true;
 }
 
 void parse_faults(Scenario& s, JsonObject& root) {
