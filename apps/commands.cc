@@ -359,15 +359,11 @@ int run_compare_command(const CompareArgs& a, std::ostream& out, std::ostream& e
   if (a.report && !a.out_dir) {
     throw InputError("--report", "", "needs --out DIR: the report is drawn from the run folders");
   }
-  // One comparison per output folder at a time (its run folders are replaced one by one).
-  std::optional<FolderLock> lock;
-  if (a.out_dir) lock.emplace(*a.out_dir);
+  request.report = a.report;
   const CompareResult result = run_compare(request, &err);
-  if (a.out_dir) write_compare_files(result, *a.out_dir);
   if (a.report) {
-    const std::string page = (std::filesystem::path(*a.out_dir) / "report.html").string();
-    write_html_report({*a.out_dir}, page);
-    err << "[gpumux] wrote " << page << "\n";
+    err << "[gpumux] wrote " << (std::filesystem::path(*a.out_dir) / "report.html").string()
+        << "\n";
   }
   if (a.format == "json") {
     out << compare_to_json(result).dump(2) << "\n";
