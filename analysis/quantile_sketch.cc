@@ -43,6 +43,8 @@ void QuantileSketch::add(double value) {
 void QuantileSketch::add_to_bins(double value) {
   if (value <= 0.0) {
     ++non_positive_;
+  } else if (value >= kMax) {
+    ++above_;
   } else {
     ++bins_[bin_of(value)];
   }
@@ -59,7 +61,7 @@ double QuantileSketch::percentile(double q) const {
     seen += bins_[k];
     if (seen >= rank) return std::clamp(middle_of(k), min_, max_);
   }
-  return max_;
+  return max_;  // among the values at or above kMax
 }
 
 DistributionSummary QuantileSketch::summary() {

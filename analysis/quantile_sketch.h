@@ -6,9 +6,9 @@
 // holds [kMin * kGrowth^k, kMin * kGrowth^(k+1)), and a percentile is reported at the geometric
 // middle of the bin that holds its nearest rank, clamped to the smallest and largest value seen.
 // Its relative error is then at most sqrt(kGrowth) - 1 < kRelativeError (0.5 %) for values in
-// [kMin, kMax]; zero and negative values are counted apart and reported exactly (as the smallest
-// value seen), values below kMin (1e-6: a microsecond in seconds) fall in the first bin and above
-// kMax in the last, clamped as said. Count, mean and max stay exact (the mean is summed in the
+// [kMin, kMax]; zero and negative values are counted apart and reported as the smallest value
+// seen (exactly, when they are zeros), values at or above kMax likewise as the largest, and values
+// below kMin (1e-6: a microsecond in seconds) fall in the first bin, clamped as said. Count, mean and max stay exact (the mean is summed in the
 // order values came). Memory: the exact values up to the limit, then 45 KB whatever the count.
 #pragma once
 
@@ -55,6 +55,7 @@ class QuantileSketch {
   std::vector<double> exact_;
   std::vector<std::uint64_t> bins_;  // empty while exact
   std::uint64_t non_positive_ = 0;   // values <= 0, in approximate mode
+  std::uint64_t above_ = 0;          // values >= kMax, in approximate mode
   std::size_t count_ = 0;
   double sum_ = 0.0;
   double min_ = std::numeric_limits<double>::infinity();
