@@ -68,7 +68,10 @@ TEST_F(Limits, CheckInvariantsIsAnOptionOfRunCompareAndCheck) {
       {"nodes": 1, "gpus_per_node": 4, "device": "A100-40GB"}]})");
   const auto run = run_cli({"run", s, "--check-invariants", "--no-outputs", "--quiet"});
   EXPECT_EQ(run.code, 0) << run.err;
-  const auto check = run_cli({"check", s, "--check-invariants"});
+  testing::write_file(dir_ / "checked.json", R"({"name": "checked", "cluster": {"node_groups": [
+      {"nodes": 1, "gpus_per_node": 4, "device": "A100-40GB"}]}, "trace": {"file": "trace.csv"},
+      "expect": {"jobs.rejected": {"max": 0}}})");
+  const auto check = run_cli({"check", (dir_ / "checked.json").string(), "--check-invariants"});
   EXPECT_EQ(check.code, 0) << check.err;
   const auto compare =
       run_cli({"compare", s, "--models", "exclusive,timeslice", "--check-invariants"});
