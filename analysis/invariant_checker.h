@@ -11,7 +11,7 @@
 // - Work is conserved: a job never progresses faster than alone (work done since a start is at
 //   most the time since it), the work kept at checkpoints never shrinks, and the lost work the
 //   kill signals report adds up to the job's own count (done + lost = required; the engine
-//   checks that a completion comes exactly when the work is done).
+//   checks that a completion never comes before the work is done).
 // - No over-allocation: a started gang holds exactly its GPU count of distinct GPUs; under
 //   empty-GPU admission a GPU holds at most one job; a GPU in fault recovery or reconfiguration
 //   holds none; a GPU's memory in use is never negative nor above its capacity once out of
