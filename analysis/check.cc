@@ -43,6 +43,7 @@ CheckResult run_check(const CheckRequest& request, std::ostream* progress) {
   for (const Scenario& s : loaded) {
     RunOptions options;
     options.write_outputs = !request.out_dir.empty();
+    options.check_invariants = request.check_invariants;
     const RunReport report = run_scenario(s, options);
     ScenarioCheck c{s.file, s.name, s.seed, report.expect, report.wall_seconds};
     if (progress) {

@@ -21,6 +21,7 @@ struct CheckRequest {
   std::vector<std::string> sets;       // --set, applied to every scenario
   std::optional<std::uint64_t> seed;   // --seed, for every scenario
   std::string out_dir;  // "": write no files; else each run's outputs go to out_dir/<name>
+  bool check_invariants = false;  // RunOptions::check_invariants for every run
 };
 
 struct ScenarioCheck {

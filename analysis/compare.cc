@@ -1,12 +1,15 @@
 #include "analysis/compare.h"
 
 #include <chrono>
+#include <memory>
 #include <filesystem>
 #include <mutex>
 
+#include "analysis/compare_report.h"
+#include "analysis/html_report.h"
 #include "analysis/mean_interval.h"
-#include "analysis/output_folder.h"
 #include "analysis/number_text.h"
+#include "analysis/output_folder.h"
 #include "analysis/parallel_tasks.h"
 #include "analysis/run.h"
 #include "analysis/summary_metrics.h"
@@ -34,23 +37,6 @@ CompareCell cell_of(std::vector<std::optional<double>> values) {
   }
   c.values = std::move(values);
   return c;
-}
-
-// After a failed run: removes what the runs wrote (complete runs' outputs, the folders the
-// atomic writer created) so that a failure leaves no partial comparison behind. `out_dir`
-// itself goes only if this command created it.
-void remove_run_outputs(const std::vector<Scenario>& runs, const std::string& out_dir,
-                        bool out_dir_existed) {
-  std::error_code ignored;
-  for (const auto& s : runs) {
-    const fs::path dir = s.outputs.dir;
-    for (const char* f : kRunOutputNames) {
-      fs::remove(dir / f, ignored);
-    }
-    fs::remove(dir, ignored);                // only when empty
-    fs::remove(dir.parent_path(), ignored);  // OUT/<model>, only when empty
-  }
-  if (!out_dir_existed) fs::remove(out_dir, ignored);
 }
 
 }  // namespace
@@ -97,13 +83,24 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
     }
   }
 
-  const bool out_dir_existed = request.out_dir && fs::exists(*request.out_dir);
+  // The whole comparison goes into the folder's temporary twin, replaced only at the end: a
+  // failed or stopped comparison leaves the folder as it was (output_folder.h).
+  std::unique_ptr<OutputFolder> folder;
+  if (request.out_dir) {
+    folder = std::make_unique<OutputFolder>(*request.out_dir, OutputKind::kComparison);
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      runs[i].outputs.dir = (fs::path(folder->temp_path()) / result.variants[i / seeds].model /
+                             ("seed-" + std::to_string(runs[i].seed)))
+                                .string();
+    }
+  }
   std::vector<nlohmann::json> summaries(runs.size());
   std::mutex progress_mutex;
   std::size_t done = 0;
   auto run_one = [&](std::size_t i) {
     RunOptions options;
     options.write_outputs = request.out_dir.has_value();
+    options.check_invariants = request.check_invariants;
     const RunReport report = run_scenario(runs[i], options);
     summaries[i] = report.summary;
     if (progress) {
@@ -116,12 +113,7 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
                 << std::flush;
     }
   };
-  try {
-    run_indexed(runs.size(), request.threads, run_one);
-  } catch (...) {
-    if (request.out_dir) remove_run_outputs(runs, *request.out_dir, out_dir_existed);
-    throw;
-  }
+  run_indexed(runs.size(), request.threads, run_one);
 
   for (std::size_t v = 0; v < result.variants.size(); ++v) {
     for (const auto& metric : result.metrics) {
@@ -131,6 +123,16 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
       }
       result.variants[v].cells.push_back(cell_of(std::move(values)));
     }
+  }
+  if (folder) {
+    write_compare_files(result, folder->temp_path());
+    if (request.report) {
+      // Drawn from the temporary folder but naming the folder the outputs end up in.
+      write_html_report({folder->temp_path()},
+                        (fs::path(folder->temp_path()) / "report.html").string(),
+                        {*request.out_dir});
+    }
+    folder->commit();
   }
   if (progress) {
     const double wall =

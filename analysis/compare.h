@@ -10,7 +10,10 @@
 //
 // Outputs. Without an out dir nothing is written: only the summary of each run is kept in
 // memory. With one, each run writes its normal outputs (summary.json, jobs.csv,
-// timeseries.csv, as the scenario's outputs block selects) to OUT/<model>/seed-<seed>/.
+// timeseries.csv, as the scenario's outputs block selects) to OUT/<model>/seed-<seed>/, and
+// the comparison compare.csv, compare.json (and report.html) to OUT, all into OUT's temporary
+// twin that replaces OUT as a whole once everything is written (output_folder.h): a failed or
+// stopped comparison leaves OUT as it was, and a second one into OUT fails at once.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +35,8 @@ struct CompareRequest {
   int seeds = 1;    // >= 1
   int threads = 1;  // >= 1
   std::optional<std::string> out_dir;
+  bool check_invariants = false;  // RunOptions::check_invariants for every run
+  bool report = false;            // also report.html in the out dir (needs out_dir)
 };
 
 // One metric of one variant across the seeds.

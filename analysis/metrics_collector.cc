@@ -107,11 +107,11 @@ void MetricsCollector::on_job_finished(Time now, const ActiveJob& job) {
   ++finished_;
   last_finish_ = std::max(last_finish_, now);
   const double jct = (now - job.spec.submit).seconds();
-  jct_s_.push_back(jct);
-  queue_s_.push_back((job.start - job.spec.submit).seconds());
+  jct_s_.add(jct);
+  queue_s_.add((job.start - job.spec.submit).seconds());
   if (job.spec.runtime > Time::zero()) {
-    slowdown_.push_back(jct / job.spec.runtime.seconds());
-    sharing_slowdown_.push_back((now - job.start).seconds() / job.spec.runtime.seconds());
+    slowdown_.add(jct / job.spec.runtime.seconds());
+    sharing_slowdown_.add((now - job.start).seconds() / job.spec.runtime.seconds());
   }
   work_done_gpu_s_ += job.spec.runtime.seconds() * job.spec.gpus;
   write_job_row(job, "finished", now, "");
@@ -238,15 +238,15 @@ nlohmann::json MetricsCollector::metrics() {
   const nlohmann::json excluded = {{"rejected", rejected_},
                                    {"failed", failed_},
                                    {"unfinished", unfinished_queued_ + unfinished_running_}};
-  auto over_finished = [&](std::vector<double>& values) {
-    nlohmann::json j = summarize(values).to_json();
+  auto over_finished = [&](QuantileSketch& values) {
+    nlohmann::json j = values.to_json();
     j["excluded"] = excluded;
     return j;
   };
   // Slowdowns also leave out finished jobs with a zero exclusive runtime (no ratio).
-  auto over_timed = [&](std::vector<double>& values) {
+  auto over_timed = [&](QuantileSketch& values) {
     nlohmann::json j = over_finished(values);
-    j["excluded"]["zero_runtime"] = finished_ - values.size();
+    j["excluded"]["zero_runtime"] = finished_ - values.count();
     return j;
   };
   return {

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <span>
 #include <system_error>
 
 #include "analysis/signal_cleanup.h"
@@ -52,7 +53,28 @@ bool leftover_temporary(const std::string& name) {
   return name.size() > 1 && name[0] == '.' && name.find(".tmp-") != std::string::npos;
 }
 
-void check_replaceable(const std::string& dir) {
+bool one_of(const std::string& name, std::span<const char* const> names) {
+  for (const char* n : names) {
+    if (name == n) return true;
+  }
+  return false;
+}
+
+// A comparison's run folder OUT/<model>: only seed-<n> folders of run outputs.
+bool model_folder(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& seed : fs::directory_iterator(dir, ec)) {
+    const std::string name = seed.path().filename().string();
+    if (name.rfind("seed-", 0) != 0 || !seed.is_directory()) return false;
+    for (const auto& f : fs::directory_iterator(seed.path(), ec)) {
+      const std::string file = f.path().filename().string();
+      if (!f.is_regular_file() || !one_of(file, kRunOutputNames)) return false;
+    }
+  }
+  return !ec;
+}
+
+void check_replaceable(const std::string& dir, OutputKind kind) {
   std::error_code ec;
   const auto status = fs::symlink_status(dir, ec);
   if (ec || status.type() == fs::file_type::not_found) return;
@@ -62,12 +84,18 @@ void check_replaceable(const std::string& dir) {
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
     bool known = leftover_temporary(name);
-    for (const char* output : kRunOutputNames) known = known || name == output;
-    if (!known || !entry.is_regular_file()) {
+    if (kind == OutputKind::kRun) {
+      known = known || (entry.is_regular_file() && one_of(name, kRunOutputNames));
+    } else {
+      known = known || (entry.is_regular_file() && one_of(name, kCompareOutputNames)) ||
+              (entry.is_directory() && !entry.is_symlink() && model_folder(entry.path()));
+    }
+    if (!known) {
       throw InputError(dir, "",
-                       "holds '" + name +
-                           "', which no run wrote: a run replaces its output folder as a whole, "
-                           "so it writes only into a new folder or one holding a run's outputs");
+                       "holds '" + name + "', which no " +
+                           (kind == OutputKind::kRun ? "run" : "comparison") +
+                           " wrote: its outputs replace the folder as a whole, so they go only "
+                           "into a new folder or one holding such outputs");
     }
   }
   if (ec) throw InputError(dir, "", "cannot list the folder: " + ec.message());
@@ -139,10 +167,10 @@ int remove_stale_temporaries(const std::string& dir) {
   return removed;
 }
 
-OutputFolder::OutputFolder(const std::string& dir)
+OutputFolder::OutputFolder(const std::string& dir, OutputKind kind)
     : dir_(folder_path(dir)), temp_(dir_ + ".tmp-" + std::to_string(::getpid())), lock_(dir_) {
   remove_stale_temporaries(dir_);
-  check_replaceable(dir_);
+  check_replaceable(dir_, kind);
   cleanup_ = register_signal_cleanup(temp_, true);
   std::error_code ec;
   fs::remove_all(temp_, ec);  // this process's own, from an earlier folder object

@@ -1,6 +1,7 @@
 // All-or-nothing output folders.
 //
-// A run writes its files into a temporary sibling folder, DIR.tmp-<pid>, and commit() replaces
+// A run (or a comparison, OutputKind) writes its files into a temporary sibling folder,
+// DIR.tmp-<pid>, and commit() replaces
 // DIR by it as a whole (one atomic rename where the kernel can exchange two paths): DIR then
 // holds exactly this run's files, or, if the run fails or is stopped, exactly what it held
 // before. While it writes, the run holds an advisory lock (flock) on DIR.lock, so a second run
@@ -30,6 +31,12 @@ class FolderLock {
   int cleanup_ = -1;
 };
 
+// What an output folder holds, hence what an existing folder may hold to be replaced.
+enum class OutputKind {
+  kRun,         // a run's files (kRunOutputNames)
+  kComparison,  // `compare --out`: kCompareOutputNames and <model>/seed-<n>/ run folders
+};
+
 class OutputFolder {
  public:
   // Locks `dir`, removes stale DIR.tmp-<pid> / DIR.old-<pid> folders of processes that no longer
@@ -37,7 +44,7 @@ class OutputFolder {
   // another run, when `dir` exists but is not a folder or holds anything other than a run's
   // outputs (kRunOutputNames: replacing it would delete someone's files), or when it names no
   // folder that can be replaced ("", ".", "..", "/").
-  explicit OutputFolder(const std::string& dir);
+  explicit OutputFolder(const std::string& dir, OutputKind kind = OutputKind::kRun);
   // Uncommitted: removes the temporary folder (DIR is untouched). Releases the lock.
   ~OutputFolder();
   OutputFolder(const OutputFolder&) = delete;
@@ -63,6 +70,10 @@ inline constexpr const char* kRunOutputNames[] = {"summary.json",        "jobs.c
                                                   "timeseries.csv",      "slot_timeseries.csv",
                                                   "plan.json",           "plan.txt",
                                                   "report.html"};
+
+// The files a comparison folder may hold besides its run folders <model>/seed-<n>/.
+inline constexpr const char* kCompareOutputNames[] = {"compare.csv", "compare.json",
+                                                      "report.html"};
 
 // Removes the siblings of `dir` named DIR.tmp-<pid> or DIR.old-<pid> whose process no longer
 // exists (kill(pid, 0) fails with ESRCH). Returns how many were removed.

@@ -1,6 +1,7 @@
 #include "analysis/run.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
@@ -10,6 +11,7 @@
 #include "analysis/atomic_file.h"
 #include "analysis/expectations.h"
 #include "analysis/html_report.h"
+#include "analysis/invariant_checker.h"
 #include "analysis/metrics_collector.h"
 #include "analysis/number_text.h"
 #include "analysis/output_folder.h"
@@ -31,6 +33,11 @@ namespace {
 std::string version() { return GPUMUX_VERSION; }
 
 }  // namespace
+
+bool invariant_checks_from_environment() {
+  const char* v = std::getenv("GPUMUX_CHECK_INVARIANTS");
+  return v != nullptr && *v != '\0' && std::string_view(v) != "0";
+}
 
 RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
@@ -99,11 +106,19 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   // Fault times on a stream of their own: turning faults on changes no other draw.
   engine_options.fatal_faults_per_gpu_hour = scenario.fatal_faults_per_gpu_hour;
   engine_options.fault_seed = scenario.seed ^ 0xd1b54a32d192ed03ULL;
+  const bool check_invariants = options.check_invariants || invariant_checks_from_environment();
+  engine_options.check_invariants = check_invariants;
   Engine engine(cluster, *scenario.model, scheduler, *source, engine_options);
+  std::unique_ptr<InvariantChecker> invariants;
+  if (check_invariants) {
+    invariants = std::make_unique<InvariantChecker>(cluster, *scenario.model);
+    engine.add_observer(invariants.get());
+  }
   MetricsCollector metrics(cluster.gpu_count(), scenario.outputs.timeseries_interval,
                            jobs_file ? &jobs_file->stream() : nullptr,
                            series_file ? &series_file->stream() : nullptr);
   metrics.describe_placements(cluster, *scenario.model);
+  metrics.set_exact_percentiles(scenario.outputs.exact_percentiles);
   engine.add_observer(&metrics);
   // Only models that split GPUs into slots have slot metrics; other runs' outputs stay as they
   // were.

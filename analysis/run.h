@@ -18,7 +18,15 @@ struct RunOptions {
   bool write_outputs = true;
   std::ostream* progress = nullptr;  // periodic progress lines on long runs, or none
   bool html_report = false;          // also report.html in the output folder (needs write_outputs)
+  // Check the simulation's invariants as it runs (analysis/invariant_checker.h,
+  // sim/engine_invariants.h); a break throws InvariantViolation. Also on whenever the
+  // environment variable GPUMUX_CHECK_INVARIANTS is set to anything but "" or "0" (the test
+  // suite sets it), so that every run of a test is checked.
+  bool check_invariants = false;
 };
+
+// Whether GPUMUX_CHECK_INVARIANTS asks for invariant checks (see RunOptions::check_invariants).
+bool invariant_checks_from_environment();
 
 struct RunReport {
   nlohmann::json summary;           // exactly what summary.json holds

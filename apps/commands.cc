@@ -87,6 +87,7 @@ struct RunArgs {
   std::string format = "table";
   bool check = false;
   bool report = false;
+  bool check_invariants = false;
 };
 
 ScenarioOverrides overrides_of(const RunArgs& a) {
@@ -107,6 +108,14 @@ void add_scenario_options(CLI::App* sub, RunArgs& a) {
   sub->add_option("--seed", a.seed, "override the scenario's seed")->check(non_negative());
 }
 
+void add_check_invariants_flag(CLI::App* sub, bool& flag) {
+  sub->add_flag("--check-invariants", flag,
+                "check the simulation's invariants as it runs (work conserved, memory within "
+                "capacity, no over-allocation, time never backwards, one terminal state per "
+                "job); a break is an internal error, exit 1 (README \"Exit codes\"); also on "
+                "when GPUMUX_CHECK_INVARIANTS=1");
+}
+
 int run_run(const RunArgs& a, std::ostream& out, std::ostream& err) {
   const Scenario s = load_scenario(a.scenario, overrides_of(a));
   RunOptions options;
@@ -116,6 +125,7 @@ int run_run(const RunArgs& a, std::ostream& out, std::ostream& err) {
     throw InputError("--report", "", "needs the run's outputs: drop --no-outputs");
   }
   options.html_report = a.report;
+  options.check_invariants = a.check_invariants;
   RunReport report = run_scenario(s, options);
   if (a.no_outputs) report.out_dir.clear();
   if (a.report) {
@@ -361,6 +371,7 @@ struct CompareArgs {
   std::optional<std::string> out_dir;
   std::string format = "table";
   bool report = false;
+  bool check_invariants = false;
 };
 
 int run_compare_command(const CompareArgs& a, std::ostream& out, std::ostream& err) {
@@ -371,18 +382,15 @@ int run_compare_command(const CompareArgs& a, std::ostream& out, std::ostream& e
   request.seeds = a.seeds;
   request.threads = threads_or_hardware(a.threads);
   request.out_dir = a.out_dir;
+  request.check_invariants = a.check_invariants;
   if (a.report && !a.out_dir) {
     throw InputError("--report", "", "needs --out DIR: the report is drawn from the run folders");
   }
-  // One comparison per output folder at a time (its run folders are replaced one by one).
-  std::optional<FolderLock> lock;
-  if (a.out_dir) lock.emplace(*a.out_dir);
+  request.report = a.report;
   const CompareResult result = run_compare(request, &err);
-  if (a.out_dir) write_compare_files(result, *a.out_dir);
   if (a.report) {
-    const std::string page = (std::filesystem::path(*a.out_dir) / "report.html").string();
-    write_html_report({*a.out_dir}, page);
-    err << "[gpumux] wrote " << page << "\n";
+    err << "[gpumux] wrote " << (std::filesystem::path(*a.out_dir) / "report.html").string()
+        << "\n";
   }
   if (a.format == "json") {
     out << compare_to_json(result).dump(2) << "\n";
@@ -450,6 +458,7 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   run->add_flag("--report", run_args.report,
                 "also write report.html (charts and tables, one self-contained page) into the "
                 "output folder (README \"Reports\")");
+  add_check_invariants_flag(run, run_args.check_invariants);
   run->callback([&] { action = [&] { return run_run(run_args, out, err); }; });
 
   RunArgs validate_args;
@@ -480,6 +489,7 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
       "the run (an empty set, or not produced by it) fails.\n"
       "Exit codes: 0 every bound holds, 3 some bound fails, 2 bad input (nothing is run), 1 "
       "internal error.");
+  add_check_invariants_flag(check, check_args.request.check_invariants);
   check->callback([&] { action = [&] { return run_check_command(check_args, out, err); }; });
 
   GenerateArgs gen;
@@ -592,6 +602,7 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
       "Example: gpumux compare scenarios/examples/quickstart.json --models exclusive,timeslice "
       "--seeds 5\n"
       "Exit codes: 0 ok, 2 bad input (nothing is run), 1 internal error.");
+  add_check_invariants_flag(compare, compare_args.check_invariants);
   compare->callback([&] { action = [&] { return run_compare_command(compare_args, out, err); }; });
 
   SweepCommand sweep_args;

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iomanip>
 
+#include "analysis/atomic_file.h"
 #include "colocation/colocation_data.h"
 #include "colocation/colocation_model.h"
 #include "sim/input_error.h"
@@ -50,15 +51,12 @@ nlohmann::json key_json(const ConfigKey& k) {
   return {{"model", k.model}, {"dataset", k.dataset}, {"batchsize", k.batchsize}, {"amp", k.amp}};
 }
 
+// Through the same atomic writer as every output: the file appears whole or not at all, and
+// its temporary goes on failure or SIGINT/SIGTERM.
 void write_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw InputError(path, "", "cannot write file");
-    out << text;
-    if (!out.flush()) throw InputError(path, "", "write failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw InputError(path, "", "cannot rename");
+  AtomicFile file(path);
+  file.stream() << text;
+  file.commit();
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "packing/pack_command.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -87,6 +88,15 @@ int run_pack_command(const PackCommand& cmd, std::ostream& out, std::ostream& er
   const PodList pods = load_openb_pods(cmd.pods_csv);
   report_load(err, "pods", cmd.pods_csv, pods.report);
   if (pods.pods.empty()) throw InputError(cmd.pods_csv, "", "no pods to sample from");
+  // The pods are drawn until their GPU request reaches --arrive-to % of the cluster's GPUs:
+  // CPU-only pods never get there.
+  if (std::none_of(pods.pods.begin(), pods.pods.end(),
+                   [](const PodSpec& p) { return p.num_gpus > 0 && p.gpu_milli > 0; })) {
+    throw InputError(cmd.pods_csv, "num_gpu",
+                     "no pod requests a GPU (" + std::to_string(pods.pods.size()) +
+                         " CPU-only pods): their GPU request can never reach --arrive-to " +
+                         std::to_string(cmd.arrive_to) + " % of the cluster's GPUs");
+  }
 
   PackOptions opt;
   opt.policy = *policy;

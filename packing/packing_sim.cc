@@ -199,7 +199,9 @@ std::vector<std::size_t> inflation_sequence(const std::vector<PodSpec>& pods,
       total -= std::int64_t{pods[seq[k]].num_gpus} * pods[seq[k]].gpu_milli;
       seq.erase(seq.begin() + static_cast<std::ptrdiff_t>(k));
     }
-  } else {
+  } else if (std::any_of(pods.begin(), pods.end(),
+                         [](const PodSpec& p) { return p.num_gpus > 0 && p.gpu_milli > 0; })) {
+    // Without a GPU pod the request never grows: drawing would never end.
     while (true) {
       const std::size_t i = by_name[rng.below(by_name.size())];
       if (static_cast<double>(total + pods[i].gpu_milli) > target) break;

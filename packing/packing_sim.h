@@ -146,7 +146,8 @@ struct PackResult {
 // name order, shuffled; then, while the total GPU request (sum of num_gpu * gpu_milli) is below
 // ratio * capacity, pods drawn uniformly with replacement are appended, stopping at the first
 // draw whose *per-GPU* milli would overshoot (the study's exact test); above the target, random
-// pods are removed instead. Precondition: `pods` non-empty.
+// pods are removed instead; a list without GPU pods is only shuffled (its request cannot grow).
+// Precondition: `pods` non-empty.
 std::vector<std::size_t> inflation_sequence(const std::vector<PodSpec>& pods,
                                             std::int64_t cluster_gpu_milli, double ratio,
                                             PackRng& rng);

@@ -47,6 +47,12 @@ int device_index(Scenario& s, const DeviceRegistry& registry, const std::string&
   return static_cast<int>(s.devices.size() - 1);
 }
 
+std::string too_many_gpus(std::int64_t total) {
+  return "the cluster would have more than " + std::to_string(kMaxClusterGpus) + " GPUs (" +
+         std::to_string(total) + " up to here), the most a run supports (README \"Limits on " +
+         "input\")";
+}
+
 void parse_node_groups(Scenario& s, const DeviceRegistry& registry, JsonObject& cluster,
                        nlohmann::json& echo) {
   const auto& groups = cluster.raw("node_groups");
@@ -55,6 +61,7 @@ void parse_node_groups(Scenario& s, const DeviceRegistry& registry, JsonObject& 
                      "expected a non-empty array of node groups");
   }
   int rack = 0;
+  std::int64_t total_gpus = 0;
   echo["node_groups"] = nlohmann::json::array();
   for (std::size_t gi = 0; gi < groups.size(); ++gi) {
     JsonObject g(groups[gi], cluster.file(),
@@ -68,6 +75,10 @@ void parse_node_groups(Scenario& s, const DeviceRegistry& registry, JsonObject& 
     const int per_rack =
         static_cast<int>(g.optional_int("nodes_per_rack", kDefaultNodesPerRack, 1, 1'000'000));
     g.finish();
+    total_gpus += std::int64_t{nodes} * gpus;
+    if (total_gpus > kMaxClusterGpus) {
+      throw InputError(g.where("nodes"), "nodes", too_many_gpus(total_gpus));
+    }
     for (int n = 0; n < nodes; ++n) {
       s.nodes.push_back(
           NodeSpec{name + "-" + std::to_string(n), dev, gpus, rack + n / per_rack, nvlink});
@@ -103,6 +114,7 @@ void parse_nodes_csv(Scenario& s, const DeviceRegistry& registry, const std::str
   }
   std::map<std::string, int, std::less<>> racks;
   std::size_t index = 0;
+  std::int64_t total_gpus = 0;
   while (reader.next(row)) {
     const std::string where = reader.where();
     if (row.size() != header.size()) {
@@ -115,6 +127,8 @@ void parse_nodes_csv(Scenario& s, const DeviceRegistry& registry, const std::str
       ++s.skipped_node_rows;
       continue;
     }
+    total_gpus += gpus;
+    if (total_gpus > kMaxClusterGpus) throw InputError(where, gpus_col, too_many_gpus(total_gpus));
     const int dev = device_index(s, registry, row[col[device_col]], where);
     int rack = static_cast<int>(index / kDefaultNodesPerRack);
     if (!openb && col.count("rack")) {
@@ -359,6 +373,7 @@ void parse_outputs(Scenario& s, JsonObject& root) {
         Time::from_seconds(o.optional_number("timeseries_interval_s", 60.0, 1e-3, 1e9));
     s.outputs.jobs_csv = o.optional_bool("jobs_csv", true);
     s.outputs.timeseries_csv = o.optional_bool("timeseries_csv", true);
+    s.outputs.exact_percentiles = o.optional_bool("exact_percentiles", false);
     o.finish();
   } else {
     root.allow("outputs");
@@ -368,6 +383,8 @@ void parse_outputs(Scenario& s, JsonObject& root) {
   s.resolved["outputs"] = {{"timeseries_interval_s", s.outputs.timeseries_interval.seconds()},
                            {"jobs_csv", s.outputs.jobs_csv},
                            {"timeseries_csv", s.outputs.timeseries_csv}};
+  // Echoed when asked for: summaries of runs that leave it at its default stay as they were.
+  if (s.outputs.exact_percentiles) s.resolved["outputs"]["exact_percentiles"] = true;
 }
 
 void parse_faults(Scenario& s, JsonObject& root) {

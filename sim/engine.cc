@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/engine_invariants.h"
+
 namespace gpumux {
 
 Engine::Engine(Cluster& cluster, const SharingModel& model, Scheduler& scheduler, JobSource& source,
@@ -248,6 +250,11 @@ void Engine::start(JobSlot slot, std::span<const GpuIndex> gpus) {
 
 void Engine::on_completion(Time now, JobSlot slot) {
   ActiveJob& job = jobs_[slot];
+  if (options_.check_invariants) {
+    const double rate = progress_rate(job);
+    check_completion_work(
+        job, job.remaining_us - rate * static_cast<double>((now - job.last_update).us()), rate, now);
+  }
   for (GpuIndex g : job.gpus) touch(g, now);
   job.remaining_us = 0.0;
   for (GpuIndex g : job.gpus) {
@@ -351,6 +358,7 @@ bool Engine::refresh_touched(Time now) {
         }
       }
     }
+    if (options_.check_invariants) check_gpu_invariants(g, cluster_, jobs_, model_, now);
     for (auto* o : observers_) o->on_gpu_changed(now, g, gpu);
   }
   touched_.clear();

@@ -43,6 +43,9 @@ struct EngineOptions {
   // `fault_seed`, so that turning faults on changes no other draw.
   double fatal_faults_per_gpu_hour = 0.0;
   std::uint64_t fault_seed = 0;
+  // Checks the invariants only the engine can see (sim/engine_invariants.h) at every
+  // completion and GPU refresh; throws InvariantViolation. Off: one untaken branch per event.
+  bool check_invariants = false;
 };
 
 struct EngineStats {

@@ -55,21 +55,23 @@ Topology::Topology(std::span<const TopologyNode> nodes) {
   for (std::uint32_t n = 0; n < nodes.size(); ++n) {
     const Vertex node = boost::add_vertex(VertexInfo{VertexInfo::Kind::kNode, n}, graph_);
     boost::add_edge(rack_vertex[nodes[n].rack], node, LinkKind::kRackNetwork, graph_);
-    const std::size_t first = gpu_vertex_.size();
+    Vertex nvswitch = node;
+    if (nodes[n].nvlink) {
+      nvswitch = boost::add_vertex(VertexInfo{VertexInfo::Kind::kNvSwitch, n}, graph_);
+      boost::add_edge(node, nvswitch, LinkKind::kPcie, graph_);
+    }
     for (int g = 0; g < nodes[n].gpu_count; ++g) {
       const Vertex gpu = boost::add_vertex(VertexInfo{VertexInfo::Kind::kGpu, next_gpu++}, graph_);
       boost::add_edge(node, gpu, LinkKind::kPcie, graph_);
-      if (nodes[n].nvlink) {
-        for (std::size_t peer = first; peer < gpu_vertex_.size(); ++peer) {
-          boost::add_edge(gpu_vertex_[peer], gpu, LinkKind::kNvlink, graph_);
-        }
-      }
+      // NVLink through the node's NVSwitch: one edge per GPU, not one per pair (a full mesh of
+      // a 64-GPU node is 2,016 edges; on a million nodes, tens of GB).
+      if (nodes[n].nvlink) boost::add_edge(nvswitch, gpu, LinkKind::kNvlink, graph_);
       gpu_vertex_.push_back(gpu);
     }
   }
 
   // Derive GPU -> node -> rack from the graph: BFS from the root reaches every GPU first
-  // through its node (distance 3) before any NVLink peer (distance 4).
+  // through its node (distance 3) before through its NVSwitch (distance 4).
   std::vector<Vertex> parent(boost::num_vertices(graph_), root);
   boost::breadth_first_search(graph_, root, boost::visitor(ParentRecorder<Vertex>(parent)));
   gpu_node_.resize(gpu_vertex_.size());
@@ -82,7 +84,9 @@ Topology::Topology(std::span<const TopologyNode> nodes) {
       throw std::logic_error("topology: GPU not under node");
     gpu_node_[g] = node.index;
   }
+  node_nvlink_.assign(nodes.size(), 0);
   for (auto v : boost::make_iterator_range(boost::vertices(graph_))) {
+    if (graph_[v].kind == VertexInfo::Kind::kNvSwitch) node_nvlink_[graph_[parent[v]].index] = 1;
     if (graph_[v].kind != VertexInfo::Kind::kNode) continue;
     const VertexInfo& rack = graph_[parent[v]];
     node_rack_[graph_[v].index] = static_cast<int>(rack.index);
@@ -93,9 +97,9 @@ Topology::Topology(std::span<const TopologyNode> nodes) {
 
 LinkKind Topology::link_between(GpuIndex a, GpuIndex b) const {
   if (a == b) return LinkKind::kSameGpu;
-  auto [edge, direct] = boost::edge(gpu_vertex_[a], gpu_vertex_[b], graph_);
-  if (direct) return graph_[edge];
-  if (gpu_node_[a] == gpu_node_[b]) return LinkKind::kPcie;
+  if (gpu_node_[a] == gpu_node_[b]) {
+    return node_nvlink_[gpu_node_[a]] ? LinkKind::kNvlink : LinkKind::kPcie;
+  }
   if (node_rack_[gpu_node_[a]] == node_rack_[gpu_node_[b]]) return LinkKind::kRackNetwork;
   return LinkKind::kClusterNetwork;
 }

@@ -1,6 +1,6 @@
 // The cluster's physical topology as a graph: cluster - racks - nodes - GPUs, with the kind of
-// link on every edge (NVLink between GPUs of a node that has it, PCIe from GPU to node, network
-// from node to rack and rack to cluster).
+// link on every edge (NVLink from each GPU to its node's NVSwitch when the node has one, PCIe
+// from GPU and NVSwitch to node, network from node to rack and rack to cluster).
 //
 // Gang placement uses it to prefer the tightest group of GPUs: one node before one rack before
 // the whole cluster. The graph is the source of truth; the per-GPU node/rack arrays are derived
@@ -42,14 +42,14 @@ class Topology {
   GpuIndex first_gpu(NodeIndex node) const { return node_first_gpu_[node]; }
   const std::vector<NodeIndex>& nodes_in_rack(int rack) const { return rack_nodes_[rack]; }
 
-  // The kind of the narrowest link on the path between two GPUs, read from the graph.
+  // The kind of the widest link on the path between two GPUs (derived from the graph).
   LinkKind link_between(GpuIndex a, GpuIndex b) const;
   // The widest link any two GPUs of the group must cross (kSameGpu for a single GPU).
   LinkKind group_span(std::span<const GpuIndex> gpus) const;
 
  private:
   struct VertexInfo {
-    enum class Kind : std::uint8_t { kCluster, kRack, kNode, kGpu } kind;
+    enum class Kind : std::uint8_t { kCluster, kRack, kNode, kNvSwitch, kGpu } kind;
     std::uint32_t index;
   };
   using Graph =
@@ -60,6 +60,7 @@ class Topology {
   std::vector<Vertex> gpu_vertex_;
   std::vector<NodeIndex> gpu_node_;
   std::vector<int> node_rack_;
+  std::vector<std::uint8_t> node_nvlink_;  // the node has an NVSwitch linking all its GPUs
   std::vector<GpuIndex> node_first_gpu_;
   std::vector<std::vector<NodeIndex>> rack_nodes_;
 };

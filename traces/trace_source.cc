@@ -29,7 +29,7 @@ void TraceSource::complete(JobSpec& job, const std::array<bool, kJobFieldCount>&
                          " s: traces must be sorted by submit time");
   }
   last_submit_ = job.submit;
-  if (!id_hashes_.insert(std::hash<std::string>{}(job.id)).second) {
+  if (!id_hashes_.insert(std::hash<std::string>{}(job.id))) {
     throw InputError(where, "id", "job id '" + job.id + "' appears more than once in the trace");
   }
   ++stats_.rows;

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "sim/input_error.h"
@@ -35,10 +34,27 @@ std::string describe(const YAML::Node& n) {
   return "?";
 }
 
+// Nodes a file may visit once its aliases are followed. yaml-cpp shares an aliased node, so a
+// small file of aliases of aliases ("billion laughs") stands for exponentially many nodes; every
+// config is checked, so such a file would otherwise be walked node by node for minutes. Stock
+// mig-parted files visit a few thousand.
+constexpr std::size_t kMaxVisitedNodes = 100'000;
+
 // Reads one document with errors at "file:line:column".
 class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  // Counts `n` as visited; throws InputError at it past kMaxVisitedNodes.
+  void visit(const YAML::Node& n, const std::string& field) const {
+    if (++visited_ > kMaxVisitedNodes) {
+      fail(n, field,
+           "the file expands to more than " + std::to_string(kMaxVisitedNodes) +
+               " nodes once its aliases are followed (aliases of aliases?); a mig-parted file "
+               "needs a few thousand");
+    }
+  }
+  std::size_t visited() const { return visited_; }
 
   [[noreturn]] void fail(const YAML::Node& at, const std::string& field,
                          const std::string& what) const {
@@ -72,15 +88,41 @@ class Reader {
 
  private:
   std::string file_;
+  mutable std::size_t visited_ = 0;
 };
 
-// mig-parted's accepted profile form: [Nc.]Ng.Mgb with optional attributes (+me, +gfx, -me...).
+// mig-parted's accepted profile form: [Nc.]Ng.Mgb with optional attributes (+me, +gfx, -me...),
+// i.e. ^([0-9]+c\.)?[0-9]+g\.[0-9]+gb([+-][a-z]+)*$, matched by hand (linear, no regex engine).
 bool well_formed_profile(const std::string& name) {
-  static const std::regex form(R"(^([0-9]+c\.)?[0-9]+g\.[0-9]+gb([+-][a-z]+)*$)");
-  return std::regex_match(name, form);
+  std::size_t i = 0;
+  const std::size_t n = name.size();
+  auto digits = [&] {
+    const std::size_t from = i;
+    while (i < n && name[i] >= '0' && name[i] <= '9') ++i;
+    return i > from;
+  };
+  auto literal = [&](std::string_view text) {
+    if (name.compare(i, text.size(), text) != 0) return false;
+    i += text.size();
+    return true;
+  };
+  if (!digits()) return false;
+  if (i < n && name[i] == 'c') {  // the optional compute-instance prefix "Nc."
+    ++i;
+    if (!literal(".") || !digits()) return false;
+  }
+  if (!literal("g.") || !digits() || !literal("gb")) return false;
+  while (i < n) {
+    if (name[i] != '+' && name[i] != '-') return false;
+    const std::size_t from = ++i;
+    while (i < n && name[i] >= 'a' && name[i] <= 'z') ++i;
+    if (i == from) return false;
+  }
+  return true;
 }
 
 MigPartedEntry read_entry(const Reader& r, const YAML::Node& node, const std::string& field) {
+  r.visit(node, field);
   r.expect_map(node, field);
   MigPartedEntry e;
   e.where = r.where(node);
@@ -91,6 +133,7 @@ MigPartedEntry read_entry(const Reader& r, const YAML::Node& node, const std::st
     const YAML::Node k = kv.first, v = kv.second;
     const std::string key = r.scalar(k, field);
     const std::string f = field + "." + key;
+    r.visit(v, f);
     if (key == "devices") {
       has_devices = true;
       if (v.IsScalar()) {
@@ -100,7 +143,10 @@ MigPartedEntry read_entry(const Reader& r, const YAML::Node& node, const std::st
       } else if (v.IsSequence()) {
         // A node has at most 64 GPUs (cluster.node_groups); the bound also keeps the table of
         // per-index layouts small. Indices beyond the cluster's nodes fail in check_cluster.
-        for (const YAML::Node& i : v) e.devices.push_back(r.integer(i, f, 0, 63));
+        for (const YAML::Node& i : v) {
+          r.visit(i, f);
+          e.devices.push_back(r.integer(i, f, 0, 63));
+        }
       } else {
         r.fail(v, f, "expected 'all' or a list of GPU indices, got " + describe(v));
       }
@@ -108,7 +154,10 @@ MigPartedEntry read_entry(const Reader& r, const YAML::Node& node, const std::st
       if (v.IsScalar()) {
         e.device_filter.push_back(v.Scalar());
       } else if (v.IsSequence()) {
-        for (const YAML::Node& s : v) e.device_filter.push_back(r.scalar(s, f));
+        for (const YAML::Node& s : v) {
+          r.visit(s, f);
+          e.device_filter.push_back(r.scalar(s, f));
+        }
       } else {
         r.fail(v, f, "expected a device id or a list of them, got " + describe(v));
       }
@@ -123,6 +172,7 @@ MigPartedEntry read_entry(const Reader& r, const YAML::Node& node, const std::st
       r.expect_map(v, f);
       for (const auto& d : v) {
         const YAML::Node dk = d.first, dv = d.second;
+        r.visit(dv, f);
         const std::string name = r.scalar(dk, f);
         if (!well_formed_profile(name)) {
           r.fail(dk, f,
@@ -207,6 +257,7 @@ MigPartedConfig parse_mig_parted(std::string_view text, const std::string& file,
   for (const auto& kv : configs) {
     const YAML::Node k = kv.first, list = kv.second;
     const std::string name = r.scalar(k, "mig-configs");
+    r.visit(list, "mig-configs." + name);
     names += (names.empty() ? "" : ", ") + name;
     const std::string field = "mig-configs." + name;
     if (!list.IsSequence() || list.size() == 0) {

@@ -271,5 +271,25 @@ TEST(ColocationCrossValidation, FittedTimeslicingBeatsBothBaselines) {
   EXPECT_LT(cv.mps_mae, cv.proportional_mae);
 }
 
+// The fitted params go through the project's atomic writer: the folder is created, and only
+// the finished file is left in it (no PATH.tmp of a writer of its own).
+TEST(ColocationCommands, FitWritesThroughTheAtomicWriter) {
+  SKIP_WITHOUT_SHARED_DATA();
+  const auto dir = std::filesystem::temp_directory_path() / "gpumux_colocation_atomic";
+  std::filesystem::remove_all(dir);
+  FitCommand fit;
+  fit.single_csv = singles_csv();
+  fit.pairs_csv = pairs_csv();
+  fit.out_json = (dir / "new" / "params.json").string();
+  std::ostringstream out, err;
+  ASSERT_EQ(run_fit_command(fit, out, err), 0) << err.str();
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "new")) {
+    names.push_back(e.path().filename().string());
+  }
+  EXPECT_EQ(names, std::vector<std::string>{"params.json"});
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace gpumux::colocation

@@ -1,5 +1,7 @@
 #include "traces/memory_profiles/derive.h"
 
+#include "analysis/atomic_file.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -485,20 +487,11 @@ int run_derive_memory_profiles(const std::string& memory_csv, const std::string&
     write_profile_library(result, json);
     const std::string text = json.str();
 
-    const std::string tmp = out_json + ".tmp";
-    {
-      std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-      if (!f) throw InputError(out_json, "", "cannot write the output file");
-      f << text;
-      f.flush();
-      if (!f) throw InputError(out_json, "", "cannot write the output file");
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, out_json, ec);
-    if (ec) {
-      std::filesystem::remove(tmp, ec);
-      throw InputError(out_json, "", "cannot write the output file");
-    }
+    // The same atomic writer as every output: the file appears whole or not at all, and its
+    // temporary goes on failure or SIGINT/SIGTERM.
+    AtomicFile file(out_json);
+    file.stream() << text;
+    file.commit();
     print_derive_summary(result, out);
     out << "wrote " << result.profiles.size() << " profiles (" << text.size() << " bytes) to "
         << out_json << "\n";

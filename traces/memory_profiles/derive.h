@@ -119,8 +119,8 @@ void write_profile_library(const DeriveResult& result, std::ostream& out);
 // Human-readable summary: pods used and skipped by reason, distributions of the stats.
 void print_derive_summary(const DeriveResult& result, std::ostream& out);
 
-// The entry point for the command line: derives, writes `out_json` atomically (temp file, then
-// rename) and prints the summary to `out`. Returns 0 on success, 2 on bad input (the message,
+// The entry point for the command line: derives, writes `out_json` atomically (AtomicFile:
+// temporary file renamed into place, removed on failure or SIGINT/SIGTERM) and prints the summary to `out`. Returns 0 on success, 2 on bad input (the message,
 // naming file:line and field, goes to `err`; nothing is written), 1 on an internal error.
 int run_derive_memory_profiles(const std::string& memory_csv, const std::string& duty_csv,
                                const std::string& out_json, std::ostream& out, std::ostream& err);
