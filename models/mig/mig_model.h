@@ -49,6 +49,19 @@
 // the one that would start the most of the head and the next `lookahead` queued jobs at once
 // (each in the smallest free instance it fits), the earlier candidate on ties. The delay is
 // reset_s when MIG mode toggles on Ampere, else reconfiguration_s.
+// Migration (`repartition.migration`: {checkpoint true, checkpoint_s 10, restart_s 20}): instead
+// of waiting for the chosen GPU to drain, its residents are checkpointed and restarted wherever
+// the scheduler places them (the new layout included; sim/sharing_model.h MigrationPlan; with
+// checkpoint false they lose the work since their last periodic checkpoint instead). The GPU and
+// layout are then chosen so that the new layout holds the residents and the head together (as
+// MISO re-partitions a GPU for its job mix): among GPUs that take jobs and were not changed
+// within the hysteresis window, the one with the fewest residents that some other candidate
+// holds with the head; among those candidates, the one that starts the most of residents, head
+// and the next `lookahead` queued jobs; the earlier candidate on ties. A GPU whose current
+// layout would take the head once an instance frees may be chosen: moving is cheap.
+// Profile-guided sizing (`sizing`: {max_slowdown 1.25}; not with compute_aware): a job that
+// requests no profile fits an instance only within max_slowdown of its best rate on the device
+// (models/mig/profile_sizing.h), so it gets the smallest such instance.
 //
 // Views without slots (built by hand, or an empty GPU) are answered by matching instead: jobs in
 // order of needed memory, descending, each to the smallest free instance that fits, completed by
@@ -165,6 +178,15 @@ class MigModel : public SharingModel {
   // start at once (each in the smallest free instance it fits, in queue order).
   int jobs_served(const DeviceProfile& device, int layout, const JobSpec& head,
                   std::span<const JobSpec* const> behind) const;
+  // With migration: how many of `residents`, `head` and the first lookahead_ jobs of `behind`
+  // an empty GPU in `layout` would start at once, or -1 when it cannot hold the residents and
+  // the head together (each resident and the head in an instance of its own, found by matching;
+  // the queued jobs then each in the smallest instance left that fits, in queue order).
+  int jobs_served_with(const DeviceProfile& device, int layout,
+                       std::span<const JobSpec* const> residents, const JobSpec& head,
+                       std::span<const JobSpec* const> behind) const;
+  // Parses `repartition.migration`; declares its parameters.
+  void read_migration(JsonObject& repartition);
   // Fills instance_of_ with each resident's instance: its slot when the view carries slots,
   // else the matching (assign_resolved). False when the matching leaves a resident out.
   bool resident_instances(const GpuView& gpu, const Resolved& r) const;
@@ -182,6 +204,8 @@ class MigModel : public SharingModel {
   MigPartedConfig mig_parted_;                                                // kMigParted
   std::string layout_where_;  // where the layout was given, for errors
   bool compute_aware_ = false;
+  double max_slowdown_ = 0.0;  // profile-guided sizing bound; 0: off
+  MigrationPlan migration_;    // repartition.migration (enabled: move residents, not drain)
   MigStrategy strategy_ = MigStrategy::kAuto;
   mutable std::deque<std::pair<std::string, MigPartedIndexLayouts>> parted_;  // by device name
   // Dynamic repartitioning (`layouts` + `repartition`): candidate layouts of every MIG GPU.
