@@ -415,7 +415,10 @@ bool MigModel::fits(const DeviceProfile& device, const MigProfile& profile,
     case MigStrategy::kAuto:
       if (!job.mig_profile.empty())
         return job.mig_profile == profile.name && job.memory <= profile.memory;
-      if (max_slowdown_ > 0.0) return within_slowdown(device, profile, job, max_slowdown_);
+      if (max_slowdown_ > 0.0) {
+        return within_slowdown(device, profile, job, max_slowdown_,
+                               best_instance_rate(device, job, offered_profiles(device)));
+      }
       return instance_fits(device, profile, job, compute_aware_);
     case MigStrategy::kMixed:  // only a nvidia.com/mig-<profile> request lands on an instance
       return job.mig_profile == profile.name;
@@ -423,6 +426,22 @@ bool MigModel::fits(const DeviceProfile& device, const MigProfile& profile,
       return job.mig_profile.empty() || job.mig_profile == profile.name;
   }
   return false;
+}
+
+std::span<const MigProfile* const> MigModel::offered_profiles(const DeviceProfile& device) const {
+  for (const auto& [name, profiles] : offered_) {
+    if (name == device.name) return profiles;
+  }
+  std::vector<const MigProfile*> profiles;
+  for (int l = 0; l < layout_count(device); ++l) {
+    const Resolved& r = resolve(device, l);
+    for (std::size_t i = 0; i < r.layout.instances.size(); ++i) {
+      const MigProfile* p = &instance_profile_of(device, r, static_cast<int>(i));
+      if (std::find(profiles.begin(), profiles.end(), p) == profiles.end()) profiles.push_back(p);
+    }
+  }
+  offered_.emplace_back(device.name, std::move(profiles));
+  return offered_.back().second;
 }
 
 bool MigModel::fits_whole_gpu(const DeviceProfile& device, const JobSpec& job) const {

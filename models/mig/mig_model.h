@@ -60,8 +60,9 @@
 // and the next `lookahead` queued jobs; the earlier candidate on ties. A GPU whose current
 // layout would take the head once an instance frees may be chosen: moving is cheap.
 // Profile-guided sizing (`sizing`: {max_slowdown 1.25}; not with compute_aware): a job that
-// requests no profile fits an instance only within max_slowdown of its best rate on the device
-// (models/mig/profile_sizing.h), so it gets the smallest such instance.
+// requests no profile fits an instance only within max_slowdown of its best rate in any instance
+// the layouts of the device offer (models/mig/profile_sizing.h), so it gets the smallest such
+// instance.
 //
 // Views without slots (built by hand, or an empty GPU) are answered by matching instead: jobs in
 // order of needed memory, descending, each to the smallest free instance that fits, completed by
@@ -185,8 +186,9 @@ class MigModel : public SharingModel {
   int jobs_served_with(const DeviceProfile& device, int layout,
                        std::span<const JobSpec* const> residents, const JobSpec& head,
                        std::span<const JobSpec* const> behind) const;
-  // Parses `repartition.migration`; declares its parameters.
-  void read_migration(JsonObject& repartition);
+  // The MIG profiles the model's layouts of `device` use (its sizing bound's "best"), cached by
+  // device name.
+  std::span<const MigProfile* const> offered_profiles(const DeviceProfile& device) const;
   // Fills instance_of_ with each resident's instance: its slot when the view carries slots,
   // else the matching (assign_resolved). False when the matching leaves a resident out.
   bool resident_instances(const GpuView& gpu, const Resolved& r) const;
@@ -222,6 +224,7 @@ class MigModel : public SharingModel {
   // Cache and scratch: resolved layouts by device name; matching state sized up front so that
   // compute_rates does not allocate.
   mutable std::deque<Resolved> resolved_;  // a deque: references stay valid as it grows
+  mutable std::deque<std::pair<std::string, std::vector<const MigProfile*>>> offered_;
   mutable std::vector<const JobSpec*> jobs_;
   mutable std::vector<int> order_;
   mutable std::vector<int> instance_of_;

@@ -24,6 +24,15 @@ bool smaller(const MigProfile& a, const MigProfile& b) {
 
 }  // namespace
 
+double best_instance_rate(const DeviceProfile& device, const JobSpec& job,
+                          std::span<const MigProfile* const> offered) {
+  double best = 0.0;
+  for (const MigProfile* p : offered) {
+    if (job.memory <= p->memory) best = std::max(best, mig_instance_rate(job, device, *p));
+  }
+  return best;
+}
+
 double best_instance_rate(const DeviceProfile& device, const JobSpec& job) {
   double best = 0.0;
   for (const MigProfile& p : device.mig_profiles) {
@@ -33,17 +42,18 @@ double best_instance_rate(const DeviceProfile& device, const JobSpec& job) {
 }
 
 bool within_slowdown(const DeviceProfile& device, const MigProfile& profile, const JobSpec& job,
-                     double max_slowdown) {
+                     double max_slowdown, double best) {
   if (job.memory > profile.memory) return false;
   const double rate = mig_instance_rate(job, device, profile);
-  return rate * max_slowdown >= best_instance_rate(device, job) * (1.0 - kTolerance);
+  return rate * max_slowdown >= best * (1.0 - kTolerance);
 }
 
 const MigProfile* sized_profile(const DeviceProfile& device, const JobSpec& job,
                                 double max_slowdown) {
   const MigProfile* out = nullptr;
+  const double best = best_instance_rate(device, job);
   for (const MigProfile& p : device.mig_profiles) {
-    if (!within_slowdown(device, p, job, max_slowdown)) continue;
+    if (!within_slowdown(device, p, job, max_slowdown, best)) continue;
     if (out == nullptr || smaller(p, *out)) out = &p;
   }
   return out;

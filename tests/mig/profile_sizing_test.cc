@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "models/mig/layout.h"
 #include "models/mig/mig_model.h"
 #include "models/mig/profile_sizing.h"
 #include "tests/mig/mig_test_util.h"
@@ -70,6 +71,21 @@ TEST(ProfileSizing, TheModelGivesTheSizedInstance) {
   JsonObject po(plain, "s.json", "/sharing/params");
   const MigModel by_memory(po);
   EXPECT_EQ(by_memory.slot_info(d, 0, by_memory.choose_slot(empty, j)).name, "1g.5gb");
+}
+
+TEST(ProfileSizing, TheBestRateIsThatOfTheLargestInstanceTheLayoutsOffer) {
+  // 4g.20gb + 3g.20gb has no 7g.40gb: a job wanting the whole GPU is measured against the 4g
+  // (56/108 = 0.519), so it fits there and not in the 3g (42/108 = 0.389; 0.486 at 1.25).
+  const nlohmann::json params = {{"layout", {"4g.20gb", "3g.20gb"}},
+                                 {"sizing", {{"max_slowdown", 1.25}}}};
+  JsonObject o(params, "s.json", "/sharing/params");
+  const MigModel m(o);
+  const DeviceProfile& d = device("A100-40GB");
+  const JobSpec wide = job(3000, 0.5, 1.0);
+  EXPECT_TRUE(m.fits(d, *find_mig_profile(d, "4g.20gb"), wide));
+  EXPECT_FALSE(m.fits(d, *find_mig_profile(d, "3g.20gb"), wide));
+  // Measured against every profile of the device (7g.40gb, 0.907), even the 4g would be too slow.
+  EXPECT_EQ(sized(wide, 1.25), "7g.40gb");
 }
 
 TEST(ProfileSizing, BadSizingParametersAreRejected) {
