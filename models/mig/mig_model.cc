@@ -416,8 +416,7 @@ bool MigModel::fits(const DeviceProfile& device, const MigProfile& profile,
       if (!job.mig_profile.empty())
         return job.mig_profile == profile.name && job.memory <= profile.memory;
       if (max_slowdown_ > 0.0) {
-        return within_slowdown(device, profile, job, max_slowdown_,
-                               best_instance_rate(device, job, offered_profiles(device)));
+        return within_slowdown(device, profile, job, max_slowdown_, sizing_best(device, job));
       }
       return instance_fits(device, profile, job, compute_aware_);
     case MigStrategy::kMixed:  // only a nvidia.com/mig-<profile> request lands on an instance
@@ -442,6 +441,19 @@ std::span<const MigProfile* const> MigModel::offered_profiles(const DeviceProfil
   }
   offered_.emplace_back(device.name, std::move(profiles));
   return offered_.back().second;
+}
+
+double MigModel::sizing_best(const DeviceProfile& device, const JobSpec& job) const {
+  SizingMemo& m = sizing_memo_;
+  if (m.sm_share != job.sm_share || m.sm_util != job.sm_util || m.memory != job.memory ||
+      m.device != device.name) {
+    m.best = best_instance_rate(device, job, offered_profiles(device));
+    m.device = device.name;
+    m.sm_share = job.sm_share;
+    m.sm_util = job.sm_util;
+    m.memory = job.memory;
+  }
+  return m.best;
 }
 
 bool MigModel::fits_whole_gpu(const DeviceProfile& device, const JobSpec& job) const {

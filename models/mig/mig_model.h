@@ -189,6 +189,9 @@ class MigModel : public SharingModel {
   // The MIG profiles the model's layouts of `device` use (its sizing bound's "best"), cached by
   // device name.
   std::span<const MigProfile* const> offered_profiles(const DeviceProfile& device) const;
+  // best_instance_rate over offered_profiles, remembered for the last device and demand asked:
+  // placement asks `fits` for one job across many instances and GPUs in a row.
+  double sizing_best(const DeviceProfile& device, const JobSpec& job) const;
   // Fills instance_of_ with each resident's instance: its slot when the view carries slots,
   // else the matching (assign_resolved). False when the matching leaves a resident out.
   bool resident_instances(const GpuView& gpu, const Resolved& r) const;
@@ -225,6 +228,13 @@ class MigModel : public SharingModel {
   // compute_rates does not allocate.
   mutable std::deque<Resolved> resolved_;  // a deque: references stay valid as it grows
   mutable std::deque<std::pair<std::string, std::vector<const MigProfile*>>> offered_;
+  struct SizingMemo {  // keyed by what the best rate depends on, never by pointers
+    std::string device;  // name, as offered_profiles is keyed
+    double sm_share = -1.0, sm_util = -1.0;
+    MemoryMiB memory;
+    double best = 0.0;
+  };
+  mutable SizingMemo sizing_memo_;
   mutable std::vector<const JobSpec*> jobs_;
   mutable std::vector<int> order_;
   mutable std::vector<int> instance_of_;
