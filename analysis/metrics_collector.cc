@@ -153,6 +153,15 @@ void MetricsCollector::on_job_killed(Time now, const ActiveJob& job, double lost
   --started_;  // back to queued (or failed)
 }
 
+void MetricsCollector::on_job_migrated(Time now, const ActiveJob& job, double lost_work_us,
+                                       Time checkpoint) {
+  advance_to(now);
+  ++migrations_;
+  migration_lost_gpu_us_ += lost_work_us * job.spec.gpus;
+  checkpoint_gpu_us_ += static_cast<double>(checkpoint.us()) * job.spec.gpus;
+  --started_;  // back to queued
+}
+
 void MetricsCollector::on_job_failed(Time now, const ActiveJob& job) {
   advance_to(now);
   ++failed_;
@@ -283,7 +292,10 @@ nlohmann::json MetricsCollector::metrics() {
       {"reconfigurations",
        {{"count", reconfigurations_},
         {"drain_gpu_hours", drain_us_ / 3.6e9},
-        {"reconfiguration_gpu_hours", reconfiguration_us_ / 3.6e9}}},
+        {"reconfiguration_gpu_hours", reconfiguration_us_ / 3.6e9},
+        {"migrations", migrations_},
+        {"migration_lost_work_gpu_hours", migration_lost_gpu_us_ / 3.6e9},
+        {"checkpoint_gpu_hours", checkpoint_gpu_us_ / 3.6e9}}},
       {"jct_s", over_finished(jct_s_)},
       {"queueing_delay_s", over_finished(queue_s_)},
       {"slowdown", over_timed(slowdown_)},

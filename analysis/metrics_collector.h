@@ -59,6 +59,8 @@ class MetricsCollector : public EngineObserver {
   void on_memory_fault(Time now, GpuIndex gpu, std::size_t killed) override;
   void on_fatal_fault(Time now, GpuIndex gpu, std::size_t killed) override;
   void on_job_killed(Time now, const ActiveJob& job, double lost_work_us) override;
+  void on_job_migrated(Time now, const ActiveJob& job, double lost_work_us,
+                       Time checkpoint) override;
   void on_job_failed(Time now, const ActiveJob& job) override;
   void on_gpu_reconfigured(Time now, GpuIndex gpu, Time drain, Time delay) override;
   void on_run_end(Time now, std::span<const ActiveJob* const> unfinished) override;
@@ -131,6 +133,8 @@ class MetricsCollector : public EngineObserver {
   double lost_gpu_us_ = 0.0;  // GPU-microseconds of work lost to kills
   std::uint64_t reconfigurations_ = 0;
   double drain_us_ = 0.0, reconfiguration_us_ = 0.0;
+  std::uint64_t migrations_ = 0;  // jobs moved off reconfigured GPUs
+  double migration_lost_gpu_us_ = 0.0, checkpoint_gpu_us_ = 0.0;
   QuantileSketch jct_s_, queue_s_, slowdown_, sharing_slowdown_;
   double work_done_gpu_s_ = 0.0;  // exclusive GPU-seconds of finished jobs
   Time last_finish_;

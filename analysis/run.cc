@@ -325,6 +325,13 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
         << fixed(reconfigurations["drain_gpu_hours"].get<double>(), 2) << " GPU-hours draining, "
         << fixed(reconfigurations["reconfiguration_gpu_hours"].get<double>(), 2)
         << " reconfiguring)\n";
+    if (reconfigurations["migrations"].get<std::uint64_t>() > 0) {
+      out << "  jobs migrated                " << reconfigurations["migrations"] << "  ("
+          << fixed(reconfigurations["checkpoint_gpu_hours"].get<double>(), 2)
+          << " GPU-hours checkpointing, "
+          << fixed(reconfigurations["migration_lost_work_gpu_hours"].get<double>(), 2)
+          << " GPU-hours of work lost)\n";
+    }
   }
   if (m.contains("slots")) {
     const auto& sl = m["slots"];

@@ -384,6 +384,11 @@ void SlotMetrics::on_job_killed(Time now, const ActiveJob& job, double) {
   enqueue(now, job);  // back to the queue; on_job_failed follows when it will not retry
 }
 
+void SlotMetrics::on_job_migrated(Time now, const ActiveJob& job, double, Time) {
+  advance_to(now);
+  enqueue(now, job);  // moved off a reconfigured GPU: back to the queue
+}
+
 void SlotMetrics::on_job_failed(Time now, const ActiveJob& job) {
   advance_to(now);
   dequeue(now, job, true);

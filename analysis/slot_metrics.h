@@ -74,6 +74,8 @@ class SlotMetrics : public EngineObserver {
   void on_job_started(Time now, const ActiveJob& job) override;
   void on_job_finished(Time now, const ActiveJob& job) override;
   void on_job_killed(Time now, const ActiveJob& job, double lost_work_us) override;
+  void on_job_migrated(Time now, const ActiveJob& job, double lost_work_us,
+                       Time checkpoint) override;
   void on_job_failed(Time now, const ActiveJob& job) override;
   void on_gpu_drain_started(Time now, GpuIndex gpu) override;
   void on_gpu_reconfigured(Time now, GpuIndex gpu, Time drain, Time delay) override;

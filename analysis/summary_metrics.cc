@@ -23,7 +23,8 @@ std::vector<std::string> build_names() {
     n.push_back(std::string("failures.") + k);
   }
   for (const char* s : kStats) n.push_back(std::string("failures.cascade_size.") + s);
-  for (const char* k : {"count", "drain_gpu_hours", "reconfiguration_gpu_hours"}) {
+  for (const char* k : {"count", "drain_gpu_hours", "reconfiguration_gpu_hours", "migrations",
+                        "migration_lost_work_gpu_hours", "checkpoint_gpu_hours"}) {
     n.push_back(std::string("reconfigurations.") + k);
   }
   for (const char* d : {"jct_s", "queueing_delay_s", "slowdown", "sharing_slowdown"}) {

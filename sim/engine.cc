@@ -89,6 +89,15 @@ EngineStats Engine::run() {
         on_fatal_fault(now, ev.target);
         break;
       }
+      case EventKind::kCheckpointWritten: {
+        const ActiveJob& job = jobs_[ev.target];
+        if (job.phase != JobPhase::kRunning || job.version != ev.version || !job.checkpointing) {
+          ++stats_.stale_events;
+          continue;
+        }
+        on_checkpoint_written(now, ev.target);
+        break;
+      }
       case EventKind::kRetry: {
         ActiveJob& job = jobs_[ev.target];
         if (job.phase != JobPhase::kRetryWait || job.version != ev.version) {
@@ -211,7 +220,9 @@ void Engine::on_arrival(Time now) {
 
 void Engine::advance(ActiveJob& job, Time now) {
   if (job.phase != JobPhase::kRunning) return;
-  const double elapsed = static_cast<double>((now - job.last_update).us());
+  // No progress while writing a migration checkpoint or restoring from one.
+  const Time from = job.checkpointing ? now : std::max(job.last_update, job.stalled_until);
+  const double elapsed = now > from ? static_cast<double>((now - from).us()) : 0.0;
   job.remaining_us = std::max(0.0, job.remaining_us - progress_rate(job) * elapsed);
   job.last_update = now;
 }
@@ -225,10 +236,13 @@ void Engine::touch(GpuIndex gpu, Time now) {
 
 void Engine::start(JobSlot slot, std::span<const GpuIndex> gpus) {
   ActiveJob& job = jobs_[slot];
-  if (job.kills == 0) {  // a restart keeps its first start and the work it checkpointed
+  // A restart (after a kill or a migration) keeps its first start and the work it kept.
+  if (job.kills == 0 && job.migrations == 0) {
     job.start = now_;
     job.remaining_us = static_cast<double>(job.spec.runtime.us());
   }
+  job.stalled_until = now_ + job.restart_time;  // a migrated job restores its checkpoint first
+  job.restart_time = Time::zero();
   job.current_memory = memory_at(job, done_us(job));
   for (GpuIndex g : gpus) {
     touch(g, now_);
@@ -296,6 +310,13 @@ void Engine::maybe_reconfigure(Time now) {
   cluster_.set_available(r.gpu, false);
   for (auto* o : observers_) o->on_gpu_drain_started(now, r.gpu);
   maybe_start_reconfiguration(now, r.gpu);
+  if (r.migration.enabled) {
+    migrate_residents(now, r.gpu, r.migration);
+    // Jobs moved without a checkpoint are queued again now: place them before time moves on.
+    do {
+      scheduler_.schedule(now, cluster_, model_, jobs_, running_, *this);
+    } while (refresh_touched(now));
+  }
 }
 
 void Engine::maybe_start_reconfiguration(Time now, GpuIndex g) {
@@ -376,12 +397,16 @@ bool Engine::refresh_touched(Time now) {
                              "' gave a rate outside (0, 1]: " + std::to_string(rate));
     }
     job.rate = rate;
+    if (job.checkpointing) continue;  // its pending event is the checkpoint's end
     ++job.version;
     if (job.spec.service) {
       for (auto* o : observers_) o->on_service_rate_changed(now, job);
     }
     const double progress = progress_rate(job);
-    const double us = std::ceil(job.remaining_us / progress);
+    // A job restoring a migration checkpoint starts progressing when the restore ends.
+    const double stall =
+        job.stalled_until > now ? static_cast<double>((job.stalled_until - now).us()) : 0.0;
+    const double us = stall + std::ceil(job.remaining_us / progress);
     job.expected_finish = checked_after(now, us, "job '" + job.spec.id + "' finishing");
     // One pending event per job: its completion, or its next memory step if that comes first,
     // or its fatal fault if that comes before either.
@@ -393,7 +418,7 @@ bool Engine::refresh_touched(Time now) {
       const double next = job.spec.memory_profile->next_change_after(done);
       if (next < static_cast<double>(job.spec.runtime.us())) {
         job.next_memory_change_us = next;
-        const double wait = std::ceil((next - done) / progress);
+        const double wait = stall + std::ceil((next - done) / progress);
         const Time step = wait < us ? now + Time::from_us(static_cast<std::int64_t>(wait))
                                     : job.expected_finish;  // the step is no earlier
         if (step < at) {
@@ -497,7 +522,9 @@ void Engine::kill(Time now, JobSlot slot) {
   const double runtime = static_cast<double>(job.spec.runtime.us());
   const double done = runtime - job.remaining_us;
   const double interval = static_cast<double>(job.spec.checkpoint_interval.us());
-  const double kept = interval > 0 ? std::floor(done / interval) * interval : 0.0;
+  // Back to its last checkpoint: periodic, or the one a migration wrote.
+  const double kept = std::max(interval > 0 ? std::floor(done / interval) * interval : 0.0,
+                               std::min(job.checkpointed_us, done));
   job.remaining_us = runtime - kept;
   job.lost_work_us += done - kept;
   for (GpuIndex g : job.gpus) {
@@ -507,6 +534,7 @@ void Engine::kill(Time now, JobSlot slot) {
   }
   remove_running(slot);
   job.gpus.clear();
+  job.checkpointing = false;  // a checkpoint cut short by the kill is not written
   ++job.kills;
   ++job.version;
   ++stats_.killed;

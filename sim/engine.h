@@ -60,6 +60,7 @@ struct EngineStats {
   std::uint64_t fatal_faults = 0;        // fatal GPU faults
   std::uint64_t fatal_fault_kills = 0;   // jobs killed by them (the faulting one included)
   std::uint64_t reconfigurations = 0;
+  std::uint64_t migrations = 0;  // jobs moved off GPUs being reconfigured
   std::uint64_t events = 0;
   std::uint64_t stale_events = 0;
   Time end_time;
@@ -109,6 +110,14 @@ class Engine : private Launcher {
   void maybe_reconfigure(Time now);
   // A draining GPU that has emptied starts paying its reconfiguration delay.
   void maybe_start_reconfiguration(Time now, GpuIndex g);
+  // Checkpoint-restart migration (sim/engine_migration.cc): moves the residents of GPU `g`,
+  // just set draining, off it as `plan` says.
+  void migrate_residents(Time now, GpuIndex g, const MigrationPlan& plan);
+  // A resident's migration checkpoint is written: it leaves its GPUs with its work kept.
+  void on_checkpoint_written(Time now, JobSlot slot);
+  // Takes a running job off its GPUs and back into the queue after a migration that lost
+  // `lost_us` of its work (and spent job.checkpoint_time writing a checkpoint).
+  void evict(Time now, JobSlot slot, double lost_us);
   // Refreshes the GPU's room for placement pruning (SharingModel::gpu_room), when the model
   // bounds rooms. Called whenever what the GPU can take may have grown or shrunk.
   void update_room(GpuIndex g);
@@ -147,6 +156,7 @@ class Engine : private Launcher {
   GpuViewBuilder start_views_;               // views for choose_slot when a job starts
   std::vector<const JobSpec*> behind_head_;  // queued jobs after the head, for reconfiguration
   std::vector<JobSlot> front_;               // scratch: the queue's first jobs
+  std::vector<JobSlot> moving_;              // scratch: residents of a GPU being migrated
 };
 
 }  // namespace gpumux

@@ -22,6 +22,7 @@ enum class EventKind : std::uint8_t {
   kGpuRecovered,     // target = GPU: the fault is over, the GPU takes jobs again
   kGpuReconfigured,  // target = GPU: its new layout is in place
   kFatalFault,       // target = job slot: its process faults (same version rule as completion)
+  kCheckpointWritten,  // target = job slot: its migration checkpoint is written (same rule)
 };
 
 struct Event {

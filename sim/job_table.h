@@ -40,10 +40,17 @@ struct ActiveJob {
   std::uint32_t kills = 0;   // times the job was killed (e.g. out of memory)
   MemoryMiB current_memory;  // memory in use on each of its GPUs while running
   double next_memory_change_us = MemoryProfile::kNever;  // progress of the next profile step
-  double lost_work_us = 0.0;  // exclusive-runtime microseconds redone because of kills
+  double lost_work_us = 0.0;  // exclusive-runtime microseconds redone (kills, migrations)
   // When the running process next hits a fatal GPU fault (drawn at each start; infinity when
   // fatal faults are off). Its event takes the place of the completion when it comes first.
   Time fault_at = Time::infinity();
+  // Checkpoint-restart migration (MigrationPlan, sim/engine_migration.cc).
+  std::uint32_t migrations = 0;  // times the job was moved off a GPU being reconfigured
+  bool checkpointing = false;    // writing a migration checkpoint: holds its GPUs, no progress
+  double checkpointed_us = 0.0;  // work saved by its last migration checkpoint
+  Time checkpoint_time;          // length of the migration checkpoint being written
+  Time restart_time;             // restore time its next start pays (set by a migration)
+  Time stalled_until;            // no progress before this time (restoring after a restart)
 };
 
 class JobTable {
@@ -63,6 +70,12 @@ class JobTable {
     j.gpus.clear();
     j.kills = 0;
     j.lost_work_us = 0.0;
+    j.migrations = 0;
+    j.checkpointing = false;
+    j.checkpointed_us = 0.0;
+    j.checkpoint_time = Time::zero();
+    j.restart_time = Time::zero();
+    j.stalled_until = Time::zero();
     ++j.version;
     free_.push_back(s);
   }

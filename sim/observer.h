@@ -30,6 +30,11 @@ class EngineObserver {
   // retry unless it has used up its retries, in which case on_job_failed follows.
   virtual void on_job_killed(Time /*now*/, const ActiveJob& /*job*/, double /*lost_work_us*/) {}
   virtual void on_job_failed(Time /*now*/, const ActiveJob& /*job*/) {}
+  // The job left its GPUs, moved off a GPU being reconfigured (checkpoint-restart migration,
+  // sim/sharing_model.h MigrationPlan), and is back in the queue; it lost `lost_work_us` of
+  // progress (0 when it wrote a checkpoint) and spent `checkpoint` writing one.
+  virtual void on_job_migrated(Time /*now*/, const ActiveJob& /*job*/, double /*lost_work_us*/,
+                               Time /*checkpoint*/) {}
   // A reconfiguration of `gpu` was planned (drain starts), and later applied after `drain`
   // time waiting for it to empty plus `delay` (both known when on_gpu_reconfigured fires).
   virtual void on_gpu_drain_started(Time /*now*/, GpuIndex /*gpu*/) {}

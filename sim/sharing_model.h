@@ -48,11 +48,29 @@ inline constexpr double kUnboundedRoom = 1e300;
 // Queued jobs behind the head that SharingModel::plan_reconfiguration is shown.
 inline constexpr std::size_t kReconfigurationLookahead = 64;
 
+// How a reconfiguration empties its GPU when the model moves residents off it instead of
+// waiting for them to finish (checkpoint-restart migration, sim/engine_migration.cc). Each
+// running resident that is not a service and would take longer to finish than to be moved
+// (time left at its current rate > checkpoint_time + restart_time, or lost work + restart_time
+// without a checkpoint) leaves the GPU and returns to the queue with its progress:
+// - checkpoint = true: it stops progressing, spends `checkpoint_time` writing a checkpoint (its
+//   instance stays held), then leaves with all its work kept;
+// - checkpoint = false: it leaves at once and keeps only the work up to its last checkpoint
+//   (JobSpec::checkpoint_interval, or an earlier migration's checkpoint); the rest is lost.
+// Wherever it starts again, it spends `restart_time` restoring before it progresses.
+struct MigrationPlan {
+  bool enabled = false;  // false: drain (wait for every resident to finish)
+  bool checkpoint = true;
+  Time checkpoint_time;  // wall time per resident to write its checkpoint
+  Time restart_time;     // wall time per restart to restore it
+};
+
 // A model's request to change one GPU's layout (see SharingModel::plan_reconfiguration).
 struct Reconfiguration {
   std::uint32_t gpu = 0;
   int layout = 0;
   Time delay;  // time the change takes once the GPU is empty (e.g. longer when a reset is needed)
+  MigrationPlan migration;  // residents moved off instead of drained (default: drained)
 };
 
 // What a GPU does with its time under the current residents, as fractions of wall time.
@@ -153,8 +171,9 @@ class SharingModel {
   // Asked after a scheduling pass when the queue's head (`blocked`) fits nowhere: may propose to
   // change one GPU's layout so that it would. `behind` lists the jobs queued after the head, in
   // queue order, at most kReconfigurationLookahead of them (the demand a new layout should
-  // serve). The engine then stops placing jobs on that GPU, waits until it is empty (drain),
-  // pays `delay`, and switches it to the new layout. Hysteresis against thrashing is the
+  // serve). The engine then stops placing jobs on that GPU, waits until it is empty (drain, or
+  // migration of its residents when Reconfiguration::migration is enabled), pays `delay`, and
+  // switches it to the new layout. Hysteresis against thrashing is the
   // model's: GpuState records when each GPU was last reconfigured.
   // Whether plan_reconfiguration may ever propose anything: false lets the engine skip
   // gathering the queue's front after every scheduling pass (most models never repartition).

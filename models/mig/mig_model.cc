@@ -5,7 +5,9 @@
 
 #include "models/mig/instance_rate.h"
 #include "models/mig/profile_selection.h"
+#include "models/mig/profile_sizing.h"
 #include "sim/cluster.h"
+#include "sim/job_table.h"
 
 namespace gpumux {
 
@@ -13,6 +15,15 @@ namespace {
 
 // Scratch capacity reserved up front: more than any MIG table allows instances per GPU (7).
 constexpr std::size_t kScratch = 64;
+
+// Migration costs when the scenario gives none: assumptions, not measurements (GPU-FACTS has no
+// checkpoint figure). A checkpoint writes at most an instance's memory (<= 40 GB, usually a few
+// GB) to local storage at a few GB/s; a restart starts a process and a CUDA context, loads the
+// framework and reads the checkpoint back (models/mig/README.md, "Migration").
+constexpr double kDefaultCheckpointS = 10.0;
+constexpr double kDefaultRestartS = 20.0;
+// Profile-guided sizing: a job accepts an instance that runs it at most 25% slower than its best.
+constexpr double kDefaultMaxSlowdown = 1.25;
 
 std::vector<std::string> profile_list(const nlohmann::json& v, const std::string& where,
                                       const std::string& field) {
@@ -50,6 +61,7 @@ MigModel::MigModel(JsonObject& p) {
   }
   std::string layout_source;
   bool repartition_given = false;
+  bool checkpoint_s_given = false, restart_s_given = false, checkpoint_given = false;
   if (has_candidates) {
     source_ = Source::kCandidates;
     layout_where_ = p.where("layouts");
@@ -73,6 +85,19 @@ MigModel::MigModel(JsonObject& p) {
       hysteresis_ = Time::from_seconds(r.optional_number("hysteresis_s", 300.0, 0.0, 1e9));
       lookahead_ = static_cast<int>(
           r.optional_int("lookahead", 32, 0, static_cast<std::int64_t>(kReconfigurationLookahead)));
+      if (r.has("migration")) {
+        JsonObject m = r.object("migration");
+        migration_.enabled = true;
+        migration_.checkpoint = m.optional_bool("checkpoint", true);
+        migration_.checkpoint_time = Time::from_seconds(m.optional_number(
+            "checkpoint_s", kDefaultCheckpointS, 0.0, 1e6));
+        migration_.restart_time =
+            Time::from_seconds(m.optional_number("restart_s", kDefaultRestartS, 0.0, 1e6));
+        m.finish();
+        checkpoint_s_given = m.has("checkpoint_s");
+        restart_s_given = m.has("restart_s");
+        checkpoint_given = m.has("checkpoint");
+      }
       r.finish();
     } else {
       p.allow("repartition");
@@ -114,6 +139,18 @@ MigModel::MigModel(JsonObject& p) {
   }
   compute_aware_ = p.optional_bool("compute_aware", false);
   const std::string aware_source = p.has("compute_aware") ? "scenario" : "default";
+  bool sizing_bound_given = false;
+  if (p.has("sizing")) {
+    JsonObject z = p.object("sizing");
+    max_slowdown_ = z.optional_number("max_slowdown", kDefaultMaxSlowdown, 1.0, 1e6);
+    sizing_bound_given = z.has("max_slowdown");
+    z.finish();
+    if (compute_aware_) {
+      throw InputError(p.where("sizing"), "sizing",
+                       "give one of 'compute_aware' and 'sizing': both choose instances by the "
+                       "SMs a job needs (sizing with max_slowdown 1 asks for its full speed)");
+    }
+  }
   const std::string strategy = p.optional_string("strategy", "auto");
   const std::string strategy_source = p.has("strategy") ? "scenario" : "default";
   if (strategy == "auto") {
@@ -125,6 +162,11 @@ MigModel::MigModel(JsonObject& p) {
   } else {
     throw InputError(p.where("strategy"), "strategy",
                      "unknown strategy '" + strategy + "' (valid: auto, mixed, single)");
+  }
+  if (max_slowdown_ > 0.0 && strategy_ != MigStrategy::kAuto) {
+    throw InputError(p.where("sizing"), "sizing",
+                     "the Kubernetes strategies place jobs blind to their needs; 'sizing' "
+                     "works with strategy 'auto' only");
   }
   if (strategy_ == MigStrategy::kSingle && source_ == Source::kCandidates) {
     throw InputError(p.where("strategy"), "strategy",
@@ -166,6 +208,31 @@ MigModel::MigModel(JsonObject& p) {
                          "a GPU is not changed again within this time"});
     declared_.push_back({"repartition.lookahead", static_cast<double>(lookahead_), "jobs", src,
                          "queued jobs behind the head a new layout is chosen for"});
+    declared_.push_back({"repartition.migration", migration_.enabled ? 1.0 : 0.0, "bool",
+                         migration_.enabled ? "scenario" : "default",
+                         "1: a reconfigured GPU's residents are moved off (checkpoint-restart) "
+                         "instead of drained"});
+  }
+  if (migration_.enabled) {
+    const auto src = [](bool given) -> std::string {
+      return given ? "scenario" : "default (assumption; models/mig/README.md, \"Migration\")";
+    };
+    declared_.push_back({"repartition.migration.checkpoint", migration_.checkpoint ? 1.0 : 0.0,
+                         "bool", checkpoint_given ? "scenario" : "default",
+                         "1: a moved job writes a checkpoint first (no work lost); 0: it loses "
+                         "the work since its last periodic checkpoint"});
+    declared_.push_back({"repartition.migration.checkpoint_s", migration_.checkpoint_time.seconds(),
+                         "s", src(checkpoint_s_given),
+                         "wall time a moved job spends writing its checkpoint"});
+    declared_.push_back({"repartition.migration.restart_s", migration_.restart_time.seconds(), "s",
+                         src(restart_s_given),
+                         "wall time a moved job spends restoring before it progresses"});
+  }
+  if (max_slowdown_ > 0.0) {
+    declared_.push_back({"sizing.max_slowdown", max_slowdown_, "x",
+                         sizing_bound_given ? "scenario" : "default (a choice)",
+                         "a job fits an instance only within this slowdown of its best rate on "
+                         "the device (roofline profile, models/mig/profile_sizing.h)"});
   }
   jobs_.reserve(kScratch);
   order_.reserve(kScratch);
@@ -348,6 +415,9 @@ bool MigModel::fits(const DeviceProfile& device, const MigProfile& profile,
     case MigStrategy::kAuto:
       if (!job.mig_profile.empty())
         return job.mig_profile == profile.name && job.memory <= profile.memory;
+      if (max_slowdown_ > 0.0) {
+        return within_slowdown(device, profile, job, max_slowdown_, sizing_best(device, job));
+      }
       return instance_fits(device, profile, job, compute_aware_);
     case MigStrategy::kMixed:  // only a nvidia.com/mig-<profile> request lands on an instance
       return job.mig_profile == profile.name;
@@ -355,6 +425,35 @@ bool MigModel::fits(const DeviceProfile& device, const MigProfile& profile,
       return job.mig_profile.empty() || job.mig_profile == profile.name;
   }
   return false;
+}
+
+std::span<const MigProfile* const> MigModel::offered_profiles(const DeviceProfile& device) const {
+  for (const auto& [name, profiles] : offered_) {
+    if (name == device.name) return profiles;
+  }
+  std::vector<const MigProfile*> profiles;
+  for (int l = 0; l < layout_count(device); ++l) {
+    const Resolved& r = resolve(device, l);
+    for (std::size_t i = 0; i < r.layout.instances.size(); ++i) {
+      const MigProfile* p = &instance_profile_of(device, r, static_cast<int>(i));
+      if (std::find(profiles.begin(), profiles.end(), p) == profiles.end()) profiles.push_back(p);
+    }
+  }
+  offered_.emplace_back(device.name, std::move(profiles));
+  return offered_.back().second;
+}
+
+double MigModel::sizing_best(const DeviceProfile& device, const JobSpec& job) const {
+  SizingMemo& m = sizing_memo_;
+  if (m.sm_share != job.sm_share || m.sm_util != job.sm_util || m.memory != job.memory ||
+      m.device != device.name) {
+    m.best = best_instance_rate(device, job, offered_profiles(device));
+    m.device = device.name;
+    m.sm_share = job.sm_share;
+    m.sm_util = job.sm_util;
+    m.memory = job.memory;
+  }
+  return m.best;
 }
 
 bool MigModel::fits_whole_gpu(const DeviceProfile& device, const JobSpec& job) const {
@@ -591,7 +690,39 @@ int MigModel::jobs_served(const DeviceProfile& device, int layout, const JobSpec
   return served;
 }
 
-bool MigModel::plan_reconfiguration(Time now, const Cluster& cluster, GpuViewBuilder&,
+int MigModel::jobs_served_with(const DeviceProfile& device, int layout,
+                               std::span<const JobSpec* const> residents, const JobSpec& head,
+                               std::span<const JobSpec* const> behind) const {
+  const Resolved& r = resolve(device, layout);
+  if (!r.layout.mig_enabled) {  // a whole GPU: the head alone
+    return residents.empty() && fits_whole_gpu(device, head) ? 1 : -1;
+  }
+  jobs_.assign(residents.begin(), residents.end());
+  jobs_.push_back(&head);
+  instance_of_.resize(jobs_.size());
+  for (const JobSpec* j : jobs_) {
+    if (j->gpus != 1) return -1;
+  }
+  if (!assign_resolved(device, r, jobs_, instance_of_)) return -1;
+  taken_.assign(r.layout.instances.size(), 0);
+  for (int i : instance_of_) taken_[static_cast<std::size_t>(i)] = 1;
+  int served = static_cast<int>(jobs_.size());
+  const std::size_t n = std::min(behind.size(), static_cast<std::size_t>(lookahead_));
+  for (std::size_t k = 0; k < n; ++k) {
+    const JobSpec& job = *behind[k];
+    if (job.gpus != 1) continue;
+    for (int i : r.by_size) {
+      const auto ui = static_cast<std::size_t>(i);
+      if (taken_[ui] != 0 || !fits(device, instance_profile_of(device, r, i), job)) continue;
+      taken_[ui] = 1;
+      ++served;
+      break;
+    }
+  }
+  return served;
+}
+
+bool MigModel::plan_reconfiguration(Time now, const Cluster& cluster, GpuViewBuilder& views,
                                     const JobSpec& blocked, std::span<const JobSpec* const> behind,
                                     Reconfiguration& out) const {
   if (source_ != Source::kCandidates || blocked.gpus != 1) return false;
@@ -630,16 +761,26 @@ bool MigModel::plan_reconfiguration(Time now, const Cluster& cluster, GpuViewBui
       if (l == gpu.layout || empty_fit_[at] == 0) continue;
       if (target < 0 || served_[at] > served_[row + static_cast<std::size_t>(target)]) target = l;
     }
-    if (target < 0) continue;
-    if (empty_fit_[current] != 0 &&
-        served_[row + static_cast<std::size_t>(target)] <= served_[current]) {
+    if (migration_.enabled) {
+      // Moving the residents is cheap: the new layout must hold them and the head together.
+      const GpuView view = views.view(g);
+      target = -1;
+      int most = -1;
+      for (int l = 0; l < layout_count(device); ++l) {
+        if (l == gpu.layout) continue;
+        const int served = jobs_served_with(device, l, view.residents, blocked, behind);
+        if (served > most) target = l, most = served;
+      }
+      if (target < 0) continue;
+    } else if (target < 0 || (empty_fit_[current] != 0 &&
+                              served_[row + static_cast<std::size_t>(target)] <= served_[current])) {
       continue;
     }
     // Toggling MIG mode needs a GPU reset on Ampere (GPU-FACTS "MIG").
     const bool toggles = candidates_[static_cast<std::size_t>(target)].empty() !=
                          candidates_[static_cast<std::size_t>(gpu.layout)].empty();
     const bool reset = toggles && device.architecture == "ampere";
-    out = Reconfiguration{g, target, reset ? reset_delay_ : reconfiguration_delay_};
+    out = Reconfiguration{g, target, reset ? reset_delay_ : reconfiguration_delay_, migration_};
     best_residents = gpu.residents.size();
     found = true;
     if (best_residents == 0) break;

@@ -49,6 +49,20 @@
 // the one that would start the most of the head and the next `lookahead` queued jobs at once
 // (each in the smallest free instance it fits), the earlier candidate on ties. The delay is
 // reset_s when MIG mode toggles on Ampere, else reconfiguration_s.
+// Migration (`repartition.migration`: {checkpoint true, checkpoint_s 10, restart_s 20}): instead
+// of waiting for the chosen GPU to drain, its residents are checkpointed and restarted wherever
+// the scheduler places them (the new layout included; sim/sharing_model.h MigrationPlan; with
+// checkpoint false they lose the work since their last periodic checkpoint instead). The GPU and
+// layout are then chosen so that the new layout holds the residents and the head together (as
+// MISO re-partitions a GPU for its job mix): among GPUs that take jobs and were not changed
+// within the hysteresis window, the one with the fewest residents that some other candidate
+// holds with the head; among those candidates, the one that starts the most of residents, head
+// and the next `lookahead` queued jobs; the earlier candidate on ties. A GPU whose current
+// layout would take the head once an instance frees may be chosen: moving is cheap.
+// Profile-guided sizing (`sizing`: {max_slowdown 1.25}; not with compute_aware): a job that
+// requests no profile fits an instance only within max_slowdown of its best rate in any instance
+// the layouts of the device offer (models/mig/profile_sizing.h), so it gets the smallest such
+// instance.
 //
 // Views without slots (built by hand, or an empty GPU) are answered by matching instead: jobs in
 // order of needed memory, descending, each to the smallest free instance that fits, completed by
@@ -165,6 +179,19 @@ class MigModel : public SharingModel {
   // start at once (each in the smallest free instance it fits, in queue order).
   int jobs_served(const DeviceProfile& device, int layout, const JobSpec& head,
                   std::span<const JobSpec* const> behind) const;
+  // With migration: how many of `residents`, `head` and the first lookahead_ jobs of `behind`
+  // an empty GPU in `layout` would start at once, or -1 when it cannot hold the residents and
+  // the head together (each resident and the head in an instance of its own, found by matching;
+  // the queued jobs then each in the smallest instance left that fits, in queue order).
+  int jobs_served_with(const DeviceProfile& device, int layout,
+                       std::span<const JobSpec* const> residents, const JobSpec& head,
+                       std::span<const JobSpec* const> behind) const;
+  // The MIG profiles the model's layouts of `device` use (its sizing bound's "best"), cached by
+  // device name.
+  std::span<const MigProfile* const> offered_profiles(const DeviceProfile& device) const;
+  // best_instance_rate over offered_profiles, remembered for the last device and demand asked:
+  // placement asks `fits` for one job across many instances and GPUs in a row.
+  double sizing_best(const DeviceProfile& device, const JobSpec& job) const;
   // Fills instance_of_ with each resident's instance: its slot when the view carries slots,
   // else the matching (assign_resolved). False when the matching leaves a resident out.
   bool resident_instances(const GpuView& gpu, const Resolved& r) const;
@@ -182,6 +209,8 @@ class MigModel : public SharingModel {
   MigPartedConfig mig_parted_;                                                // kMigParted
   std::string layout_where_;  // where the layout was given, for errors
   bool compute_aware_ = false;
+  double max_slowdown_ = 0.0;  // profile-guided sizing bound; 0: off
+  MigrationPlan migration_;    // repartition.migration (enabled: move residents, not drain)
   MigStrategy strategy_ = MigStrategy::kAuto;
   mutable std::deque<std::pair<std::string, MigPartedIndexLayouts>> parted_;  // by device name
   // Dynamic repartitioning (`layouts` + `repartition`): candidate layouts of every MIG GPU.
@@ -198,6 +227,14 @@ class MigModel : public SharingModel {
   // Cache and scratch: resolved layouts by device name; matching state sized up front so that
   // compute_rates does not allocate.
   mutable std::deque<Resolved> resolved_;  // a deque: references stay valid as it grows
+  mutable std::deque<std::pair<std::string, std::vector<const MigProfile*>>> offered_;
+  struct SizingMemo {  // keyed by what the best rate depends on, never by pointers
+    std::string device;  // name, as offered_profiles is keyed
+    double sm_share = -1.0, sm_util = -1.0;
+    MemoryMiB memory;
+    double best = 0.0;
+  };
+  mutable SizingMemo sizing_memo_;
   mutable std::vector<const JobSpec*> jobs_;
   mutable std::vector<int> order_;
   mutable std::vector<int> instance_of_;

@@ -1,0 +1,62 @@
+#include "models/mig/profile_sizing.h"
+
+#include <algorithm>
+
+#include "models/mig/instance_rate.h"
+#include "models/mig/layout.h"
+
+namespace gpumux {
+
+namespace {
+
+// Rates are quotients of the same doubles; a relative tolerance keeps "exactly at the bound"
+// inside it (max_slowdown = 1 must accept the best profile itself).
+constexpr double kTolerance = 1e-12;
+
+bool smaller(const MigProfile& a, const MigProfile& b) {
+  if (a.memory != b.memory) return a.memory < b.memory;
+  if (a.compute_slices != b.compute_slices) return a.compute_slices < b.compute_slices;
+  if (a.memory_slices != b.memory_slices) return a.memory_slices < b.memory_slices;
+  const bool ame = is_media_extension_profile(a.name), bme = is_media_extension_profile(b.name);
+  if (ame != bme) return !ame;  // a plain profile before its "+me" twin
+  return a.name < b.name;
+}
+
+}  // namespace
+
+double best_instance_rate(const DeviceProfile& device, const JobSpec& job,
+                          std::span<const MigProfile* const> offered) {
+  double best = 0.0;
+  for (const MigProfile* p : offered) {
+    if (job.memory <= p->memory) best = std::max(best, mig_instance_rate(job, device, *p));
+  }
+  return best;
+}
+
+double best_instance_rate(const DeviceProfile& device, const JobSpec& job) {
+  double best = 0.0;
+  for (const MigProfile& p : device.mig_profiles) {
+    if (job.memory <= p.memory) best = std::max(best, mig_instance_rate(job, device, p));
+  }
+  return best;
+}
+
+bool within_slowdown(const DeviceProfile& device, const MigProfile& profile, const JobSpec& job,
+                     double max_slowdown, double best) {
+  if (job.memory > profile.memory) return false;
+  const double rate = mig_instance_rate(job, device, profile);
+  return rate * max_slowdown >= best * (1.0 - kTolerance);
+}
+
+const MigProfile* sized_profile(const DeviceProfile& device, const JobSpec& job,
+                                double max_slowdown) {
+  const MigProfile* out = nullptr;
+  const double best = best_instance_rate(device, job);
+  for (const MigProfile& p : device.mig_profiles) {
+    if (!within_slowdown(device, p, job, max_slowdown, best)) continue;
+    if (out == nullptr || smaller(p, *out)) out = &p;
+  }
+  return out;
+}
+
+}  // namespace gpumux
