@@ -7,17 +7,16 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
-#include "apps/commands.h"
 
 namespace gpumux::fuzz {
 
 namespace {
 
 // Made at first use, removed at normal exit (a crash leaves it: its files help to reproduce).
+// Never destroyed: the exit handler that removes the folder runs after static destructors.
 const std::string& scratch_dir() {
-  static const std::string dir = [] {
+  static const std::string* const dir = [] {
     std::string pattern = (std::filesystem::temp_directory_path() / "gpumux-fuzz-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) {
       std::perror("mkdtemp");
@@ -25,11 +24,11 @@ const std::string& scratch_dir() {
     }
     std::atexit([] {
       std::error_code ignored;
-      std::filesystem::remove_all(scratch_dir(), ignored);
+      std::filesystem::remove_all(*dir, ignored);
     });
-    return pattern;
+    return new std::string(pattern);
   }();
-  return dir;
+  return *dir;
 }
 
 }  // namespace
@@ -56,18 +55,6 @@ std::vector<std::string_view> split_files(std::string_view data, std::size_t cou
   parts.push_back(data);
   parts.resize(count);
   return parts;
-}
-
-void run_gpumux(const std::vector<std::string>& args) {
-  std::vector<std::string> words{"gpumux"};
-  words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  std::ostringstream out, err;
-  const int code =
-      run_command_line(static_cast<int>(words.size()), argv.data(), out, err);
-  if (code == 1) finding("exit code 1 from gpumux:\n" + err.str());
 }
 
 void finding(const std::string& what) {
