@@ -1,0 +1,31 @@
+# Sanitizer and fuzzer builds (README "Sanitizers and fuzzing").
+#
+# GPUMUX_SANITIZE: every target, tests included, with AddressSanitizer and UndefinedBehaviorSanitizer
+# (float-cast-overflow named explicitly: GCC's "undefined" leaves it out). Any report aborts the
+# process (-fno-sanitize-recover), so a test that triggers one fails.
+# GPUMUX_BUILD_FUZZERS (clang only): the libFuzzer targets under fuzz/. It implies GPUMUX_SANITIZE
+# and instruments every library for coverage, so one tree holds both the sanitized suite and the
+# fuzzers.
+option(GPUMUX_SANITIZE "Build with AddressSanitizer + UndefinedBehaviorSanitizer" OFF)
+option(GPUMUX_BUILD_FUZZERS "Build the libFuzzer targets under fuzz/ (clang only)" OFF)
+
+if(GPUMUX_BUILD_FUZZERS)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "GPUMUX_BUILD_FUZZERS needs clang (libFuzzer), got "
+                        "${CMAKE_CXX_COMPILER_ID}: configure with -DCMAKE_CXX_COMPILER=clang++")
+  endif()
+  set(GPUMUX_SANITIZE ON CACHE BOOL "Build with AddressSanitizer + UndefinedBehaviorSanitizer" FORCE)
+endif()
+
+if(GPUMUX_SANITIZE)
+  set(gpumux_sanitizers -fsanitize=address,undefined,float-cast-overflow)
+  add_compile_options(${gpumux_sanitizers} -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_link_options(${gpumux_sanitizers})
+  # Tests that count allocations or measure speed skip themselves under this definition.
+  add_compile_definitions(GPUMUX_SANITIZED=1)
+endif()
+
+if(GPUMUX_BUILD_FUZZERS)
+  # Coverage feedback from every library; the fuzz targets link the libFuzzer driver.
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()
