@@ -20,7 +20,7 @@ using testing::TempFile;
 
 constexpr const char* kFullHeader =
     "id,submit_s,gpus,runtime_s,sm_util,sm_share,memory_mib,kind,mig_profile,tenant,priority,"
-    "kernel_us,checkpoint_s,memory_limit_mib\n";
+    "kernel_us,checkpoint_s,memory_limit_mib,cpus\n";
 
 std::size_t idx(JobField f) { return static_cast<std::size_t>(f); }
 
@@ -70,8 +70,8 @@ TEST(OpenTrace, MissingFileIsInputError) {
 TEST(NativeCsv, ReadsEveryField) {
   TempFile f("full.csv", std::string(kFullHeader) +
                              "j1,10.5,2,3600,0.5,0.25,8192,inference,3g.40gb,teamA,3,250,600,"
-                             "6000\n"
-                             "\"j,2\",11,1,0.000001,1,1,0,training,,,-2,1,0,0\n");
+                             "6000,12.5\n"
+                             "\"j,2\",11,0,0.000001,1,1,0,training,,,-2,1,0,0,\n");
   auto source = open_trace(f.path(), "csv", TraceDefaults(), 1);
   const auto jobs = read_all(*source);
   ASSERT_EQ(jobs.size(), 2u);
@@ -90,10 +90,13 @@ TEST(NativeCsv, ReadsEveryField) {
   EXPECT_EQ(j.priority, 3);
   EXPECT_EQ(j.kernel_length, Time::from_us(250));
   EXPECT_EQ(j.checkpoint_interval, Time::from_seconds(600));
+  EXPECT_DOUBLE_EQ(j.cpus, 12.5);
 
   // The second row must not inherit anything from the first.
   const JobSpec& k = jobs[1];
   EXPECT_EQ(k.id, "j,2");
+  EXPECT_EQ(k.gpus, 0);          // a CPU-only job
+  EXPECT_DOUBLE_EQ(k.cpus, 0.0);  // empty: the default
   EXPECT_EQ(k.runtime, Time::from_us(1));
   EXPECT_EQ(k.kind, JobKind::kTraining);
   EXPECT_EQ(k.mig_profile, "");
