@@ -148,7 +148,9 @@ void parse_pool(Scenario& s, const DeviceRegistry& registry, JsonObject& cluster
   const std::string device = p.optional_string("device", kDefaultPoolDevice);
   const int dev = device_index(s, registry, device, p.where("device"));
   p.finish();
-  s.nodes.push_back(NodeSpec{"pool", dev, pool.gpus, 0, true});
+  // No NVLink mesh: nobody is placed on the pool's GPUs, and a mesh of thousands of GPUs would
+  // be millions of topology links.
+  s.nodes.push_back(NodeSpec{"pool", dev, pool.gpus, 0, false});
   s.pool = pool;
   const PoolAmount capacity = pool_capacity(pool);
   echo["pool"] = {{"gpus", pool.gpus},

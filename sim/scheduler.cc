@@ -192,13 +192,22 @@ void Scheduler::schedule(Time now, const Cluster& cluster, const SharingModel& m
   const ActiveJob& head = jobs[queue_.front()];
   Reservation reservation;
   bool reserved = false;
+  // Under models that need empty GPUs a gang larger than the empty count cannot fit: skipped
+  // without asking the placement policy, and the pass ends when no GPU is empty. The
+  // reservation test comes before placement too (both must pass; placement is the costly one).
+  // The reservation is still computed before any backfill start of the pass, as before.
+  const bool count_bound = model.requires_empty_gpu();
   const std::size_t depth = std::min<std::size_t>(queue_.size(), backfill_depth_ + 1);
   for (std::size_t i = 1; i < depth && i < queue_.size();) {
     const JobSlot candidate = queue_[i];
     const JobSpec& spec = jobs[candidate].spec;
-    if (!placement_->place(cluster, model, views, spec, chosen_)) {
-      ++i;
-      continue;
+    if (count_bound) {
+      const auto empty = static_cast<long>(cluster.empty_gpus_total());
+      if (empty == 0) break;
+      if (spec.gpus > empty) {
+        ++i;
+        continue;
+      }
     }
     if (!reserved) {
       reservation = reserve_for(head, cluster, jobs, running);
@@ -206,7 +215,8 @@ void Scheduler::schedule(Time now, const Cluster& cluster, const SharingModel& m
     }
     const bool ends_before_shadow = now + spec.runtime <= reservation.shadow;
     const bool spare = spec.gpus <= reservation.extra_gpus;
-    if (!ends_before_shadow && !spare) {
+    if ((!ends_before_shadow && !spare) ||
+        !placement_->place(cluster, model, views, spec, chosen_)) {
       ++i;
       continue;
     }
@@ -250,6 +260,19 @@ Scheduler::Reservation Scheduler::reserve_for(const ActiveJob& head, const Clust
   return r;  // never enough: no backfill job may delay it beyond infinity, so all may start
 }
 
+namespace {
+
+// Whether the job's pool amount is larger than `free` without rounding it: an amount x more than
+// half a hundredth above a whole number F rounds above F. The backfill scan visits every queued
+// job; most do not fit, and this saves them the rounding (pool_request).
+bool surely_exceeds_free(const JobSpec& job, const PoolAmount& free) {
+  const double share = job.gpus == 0 ? 0.0 : job.sm_share;
+  return 100.0 * job.gpus * share > static_cast<double>(free.gpu) + 0.5 ||
+         100.0 * job.cpus > static_cast<double>(free.cpu) + 0.5;
+}
+
+}  // namespace
+
 void Scheduler::schedule_pool_fifo(Time now, const Cluster& cluster, JobTable& jobs,
                                    const std::vector<JobSlot>& running, Launcher& launcher) {
   while (!queue_.empty()) {
@@ -267,6 +290,10 @@ void Scheduler::schedule_pool_fifo(Time now, const Cluster& cluster, JobTable& j
   for (std::size_t i = 1; i < depth && i < queue_.size();) {
     const JobSlot candidate = queue_[i];
     const JobSpec& spec = jobs[candidate].spec;
+    if (surely_exceeds_free(spec, cluster.pool_free())) {
+      ++i;
+      continue;
+    }
     const PoolAmount amount = pool_request(spec);
     if (!cluster.pool_fits(amount)) {
       ++i;
@@ -293,8 +320,7 @@ void Scheduler::schedule_pool_fifo(Time now, const Cluster& cluster, JobTable& j
 }
 
 Scheduler::PoolReservation Scheduler::reserve_in_pool(const PoolAmount& need,
-                                                      const Cluster& cluster,
-                                                      const JobTable& jobs,
+                                                      const Cluster& cluster, const JobTable& jobs,
                                                       const std::vector<JobSlot>& running) {
   PoolAmount free = cluster.pool_free();
   PoolReservation r;
@@ -311,14 +337,19 @@ Scheduler::PoolReservation Scheduler::reserve_in_pool(const PoolAmount& need,
   for (JobSlot s : running) {
     pool_releases_.emplace_back(jobs[s].expected_finish, pool_request(jobs[s].spec));
   }
-  std::sort(pool_releases_.begin(), pool_releases_.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (std::size_t i = 0; i < pool_releases_.size();) {
+  // A heap, popped only as far as the shadow time: O(running + popped x log), not a full sort of
+  // every running job on every pass.
+  auto later = [](const auto& a, const auto& b) { return a.first > b.first; };
+  std::make_heap(pool_releases_.begin(), pool_releases_.end(), later);
+  auto end = pool_releases_.end();
+  while (end != pool_releases_.begin()) {
     // Every release of one instant counts before the spare is measured.
-    const Time when = pool_releases_[i].first;
-    for (; i < pool_releases_.size() && pool_releases_[i].first == when; ++i) {
-      free.gpu += pool_releases_[i].second.gpu;
-      free.cpu += pool_releases_[i].second.cpu;
+    const Time when = pool_releases_.front().first;
+    while (end != pool_releases_.begin() && pool_releases_.front().first == when) {
+      std::pop_heap(pool_releases_.begin(), end, later);
+      --end;
+      free.gpu += end->second.gpu;
+      free.cpu += end->second.cpu;
     }
     if (enough()) {
       settle(when);

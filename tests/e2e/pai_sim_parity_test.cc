@@ -40,7 +40,7 @@ constexpr int kBatch = 40;
 std::string generate_trace() {
   std::mt19937_64 rng(20200);
   auto pick = [&](std::uint64_t n) { return rng() % n; };
-  const char* gpus[] = {"1.0", "1.0", "0.5", "0.25", "0.1", "2.0", "4.0", "8.0",
+  const char* gpus[] = {"1.0", "1.0", "0.5",   "0.25", "0.1", "2.0", "4.0", "8.0",
                         "0",   "",    "0.125", "0.75", "1.0", "0.5", "1.0", "0.05"};
   std::ostringstream out;
   out << "job_id,user,group,gpu_type,num_inst,submit_time,duration,num_cpu,num_gpu,wait_time,"
@@ -69,9 +69,9 @@ std::string generate_trace() {
     const std::string inst = pick(12) == 0 ? "2" : (pick(20) == 0 ? "" : "1");
     std::ostringstream cpu;
     cpu << pick(24) << '.' << pick(4) * 25;
-    out << ids[i] << ",u" << pick(30) << ",g" << pick(5) << ",V100," << inst << ','
-        << submit.str() << ',' << duration.str() << ',' << (pick(30) == 0 ? "" : cpu.str()) << ','
-        << gpus[pick(16)] << ",0,1,1,1,1\n";
+    out << ids[i] << ",u" << pick(30) << ",g" << pick(5) << ",V100," << inst << ',' << submit.str()
+        << ',' << duration.str() << ',' << (pick(30) == 0 ? "" : cpu.str()) << ',' << gpus[pick(16)]
+        << ",0,1,1,1,1\n";
   }
   return out.str();
 }
@@ -126,14 +126,19 @@ void simulate_reference(std::vector<RefJob>& jobs, bool shortest) {
         ++i;
       }
     }
+    bool arrived = false;
     while (next_arrival < jobs.size() && jobs[next_arrival].submit == now) {
       queue.push_back(&jobs[next_arrival++]);
+      arrived = true;
     }
-    std::stable_sort(queue.begin(), queue.end(), [&](const RefJob* a, const RefJob* b) {
-      if (shortest && a->duration != b->duration) return a->duration < b->duration;
-      if (!shortest && a->submit != b->submit) return a->submit < b->submit;
-      return a->id < b->id;
-    });
+    // A job's place in the order never changes: sorting again is needed only after arrivals.
+    if (arrived) {
+      std::stable_sort(queue.begin(), queue.end(), [&](const RefJob* a, const RefJob* b) {
+        if (shortest && a->duration != b->duration) return a->duration < b->duration;
+        if (!shortest && a->submit != b->submit) return a->submit < b->submit;
+        return a->id < b->id;
+      });
+    }
     for (std::size_t i = 0; i < queue.size();) {
       if (free_gpu <= 0 && free_cpu <= 0) break;
       RefJob* j = queue[i];
@@ -159,11 +164,12 @@ struct GpumuxJob {
 std::map<std::int64_t, GpumuxJob> run_gpumux(const std::string& trace, const std::string& order,
                                              const testing::fs::path& dir) {
   const auto scenario = testing::source_dir() / "scenarios/peers/pai2020_sim.json";
-  const auto r = testing::run_cli(
-      {"run", scenario.string(), "--out", (dir / order).string(), "--quiet", "--set",
-       "trace.file=" + trace, "--set", "cluster.pool.gpus=" + std::to_string(kPoolGpus), "--set",
-       "cluster.pool.cpus_per_gpu=6.5", "--set",
-       "trace.arrival_batches.jobs=" + std::to_string(kBatch), "--set", "scheduler.order=" + order});
+  const auto r = testing::run_cli({"run", scenario.string(), "--out", (dir / order).string(),
+                                   "--quiet", "--set", "trace.file=" + trace, "--set",
+                                   "cluster.pool.gpus=" + std::to_string(kPoolGpus), "--set",
+                                   "cluster.pool.cpus_per_gpu=6.5", "--set",
+                                   "trace.arrival_batches.jobs=" + std::to_string(kBatch), "--set",
+                                   "scheduler.order=" + order});
   EXPECT_EQ(r.code, 0) << r.err;
   CsvReader reader((dir / order / "jobs.csv").string());
   std::vector<std::string> row, header;

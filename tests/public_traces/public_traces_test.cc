@@ -370,7 +370,8 @@ TEST(PublicTracePaiSim, ArrivalBatchesRankCpuOnlyRowsToo) {
   ArrivalBatchSource batched(whole_seconds, 2, Time::from_seconds(60));
   std::vector<std::pair<std::string, double>> got;
   JobSpec job;
-  while (batched.next(job)) got.emplace_back(job.id + ":" + std::to_string(job.gpus), job.submit.seconds());
+  while (batched.next(job))
+    got.emplace_back(job.id + ":" + std::to_string(job.gpus), job.submit.seconds());
   const std::vector<std::pair<std::string, double>> want = {
       {"1:1", 0}, {"2:0", 0}, {"3:1", 60}, {"4:0", 60}, {"5:1", 120}};
   EXPECT_EQ(got, want);

@@ -1,13 +1,14 @@
 // A pooled cluster (sim/pool.h): fractional GPU amounts counted against one capacity, CPU cores,
 // CPU-only jobs, and the queue policies on it. Every expected time below is worked out by hand
 // in the comment above its check.
+#include "sim/pool.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
 
 #include "models/exclusive_model.h"
 #include "sim/engine.h"
-#include "sim/pool.h"
 #include "sim/scheduler.h"
 #include "tests/sim/test_support.h"
 
@@ -25,7 +26,9 @@ JobSpec pooled(std::string id, double submit_s, double gpus, double cpus, double
 struct Times : EngineObserver {
   std::map<std::string, std::pair<double, double>> at;  // id -> (start, finish)
   std::map<std::string, std::string> rejected;
-  void on_job_started(Time now, const ActiveJob& j) override { at[j.spec.id].first = now.seconds(); }
+  void on_job_started(Time now, const ActiveJob& j) override {
+    at[j.spec.id].first = now.seconds();
+  }
   void on_job_finished(Time now, const ActiveJob& j) override {
     at[j.spec.id].second = now.seconds();
   }
@@ -38,7 +41,7 @@ using Span = std::pair<double, double>;
 
 Times run_pool(int gpus, double cpus_per_gpu, std::vector<JobSpec> jobs,
                QueuePolicy policy = QueuePolicy::kGreedy, QueueOrder order = QueueOrder::kArrival) {
-  Cluster cluster({testing::test_device()}, {NodeSpec{"pool", 0, gpus, 0, true}},
+  Cluster cluster({testing::test_device()}, {NodeSpec{"pool", 0, gpus, 0, false}},
                   PoolSpec{gpus, cpus_per_gpu});
   ExclusiveModel model;
   Scheduler scheduler(policy, make_placement_policy("first-fit"), 1'000'000, order);
@@ -68,9 +71,10 @@ TEST(PoolAmount, RequestsRoundToHundredthsTiesToEven) {
 // ends at 50, then takes 0.1 of the 0.8 freed; E (1.0, t=2) does not fit the 0.7 left and waits
 // until A and B end at 100.
 TEST(Pool, FractionsShareOneCapacityNotPerGpuBins) {
-  const Times t = run_pool(2, 4, {pooled("A", 0, 0.6, 0, 100), pooled("B", 0, 0.6, 0, 100),
-                                  pooled("C", 0, 0.8, 0, 50), pooled("D", 1, 0.1, 0, 10),
-                                  pooled("E", 2, 1.0, 0, 30)});
+  const Times t = run_pool(
+      2, 4,
+      {pooled("A", 0, 0.6, 0, 100), pooled("B", 0, 0.6, 0, 100), pooled("C", 0, 0.8, 0, 50),
+       pooled("D", 1, 0.1, 0, 10), pooled("E", 2, 1.0, 0, 30)});
   EXPECT_EQ(t.at.at("A"), Span(0, 100));
   EXPECT_EQ(t.at.at("B"), Span(0, 100));
   EXPECT_EQ(t.at.at("C"), Span(0, 50));
@@ -84,9 +88,10 @@ TEST(Pool, FractionsShareOneCapacityNotPerGpuBins) {
 // ends: E (0.25) starts, B still cannot. At 100 A ends: free 0.5 + ... B needs 0.75: A's 0.5 and
 // D's (ended at 60) 0.25 give 0.75 at 100.
 TEST(Pool, GreedyStartsEveryLaterJobThatFits) {
-  const Times t = run_pool(1, 4, {pooled("A", 0, 0.5, 0, 100), pooled("B", 1, 0.75, 0, 10),
-                                  pooled("C", 2, 0.25, 0, 38), pooled("D", 3, 0.25, 0, 57),
-                                  pooled("E", 4, 0.25, 0, 70)});
+  const Times t = run_pool(
+      1, 4,
+      {pooled("A", 0, 0.5, 0, 100), pooled("B", 1, 0.75, 0, 10), pooled("C", 2, 0.25, 0, 38),
+       pooled("D", 3, 0.25, 0, 57), pooled("E", 4, 0.25, 0, 70)});
   EXPECT_EQ(t.at.at("A"), Span(0, 100));
   EXPECT_EQ(t.at.at("C"), Span(2, 40));
   EXPECT_EQ(t.at.at("D"), Span(3, 60));
@@ -99,8 +104,9 @@ TEST(Pool, GreedyStartsEveryLaterJobThatFits) {
 // not the cores: it waits. C (0.25 GPU, 2 cores), queued after B, fits both and starts at once.
 // At 100 A's cores come back and B starts.
 TEST(Pool, CpuCapacityBlocksAJobWhoseGpusFit) {
-  const Times t = run_pool(1, 8, {pooled("A", 0, 0.25, 6, 100), pooled("B", 0, 0.25, 4, 10),
-                                  pooled("C", 0, 0.25, 2, 10)});
+  const Times t = run_pool(
+      1, 8,
+      {pooled("A", 0, 0.25, 6, 100), pooled("B", 0, 0.25, 4, 10), pooled("C", 0, 0.25, 2, 10)});
   EXPECT_EQ(t.at.at("A"), Span(0, 100));
   EXPECT_EQ(t.at.at("B"), Span(100, 110));
   EXPECT_EQ(t.at.at("C"), Span(0, 10));
@@ -112,8 +118,9 @@ TEST(Pool, CpuCapacityBlocksAJobWhoseGpusFit) {
 // the PAI simulator, no job starts then (it stops at an exhausted cluster); D starts at 50 after
 // C, in queue order.
 TEST(Pool, CpuOnlyJobsHoldCoresQueueAndRun) {
-  const Times t = run_pool(1, 4, {pooled("A", 0, 1, 0, 100), pooled("B", 0, 0, 4, 50),
-                                  pooled("C", 10, 0, 1, 5), pooled("D", 20, 0, 0, 5)});
+  const Times t = run_pool(1, 4,
+                           {pooled("A", 0, 1, 0, 100), pooled("B", 0, 0, 4, 50),
+                            pooled("C", 10, 0, 1, 5), pooled("D", 20, 0, 0, 5)});
   EXPECT_EQ(t.at.at("A"), Span(0, 100));
   EXPECT_EQ(t.at.at("B"), Span(0, 50));
   EXPECT_EQ(t.at.at("C"), Span(50, 55));
@@ -153,11 +160,11 @@ TEST(Pool, FifoWaitsBehindTheHeadBackfillUsesTheSpare) {
 // reserved at 100 (1.0 free, 0.25 spare); C (0.25, 200 s) fits now (0.25 free) and the spare
 // 0.25: backfilled; D (0.25, t=3) finds nothing free. After C the spare is gone.
 TEST(Pool, BackfillNeverDelaysTheHead) {
-  const Times t = run_pool(1, 4,
-                           {pooled("A", 0, 0.5, 0, 100), pooled("A2", 0, 0.25, 0, 100),
-                            pooled("B", 1, 0.75, 0, 10), pooled("C", 2, 0.25, 0, 200),
-                            pooled("D", 3, 0.25, 0, 5)},
-                           QueuePolicy::kFifoBackfill);
+  const Times t = run_pool(
+      1, 4,
+      {pooled("A", 0, 0.5, 0, 100), pooled("A2", 0, 0.25, 0, 100), pooled("B", 1, 0.75, 0, 10),
+       pooled("C", 2, 0.25, 0, 200), pooled("D", 3, 0.25, 0, 5)},
+      QueuePolicy::kFifoBackfill);
   EXPECT_EQ(t.at.at("C"), Span(2, 202));
   EXPECT_EQ(t.at.at("B"), Span(100, 110));
   // D: at 100 B takes 0.75 of the 0.75 free; at 110 B ends and D starts.
@@ -165,9 +172,9 @@ TEST(Pool, BackfillNeverDelaysTheHead) {
 }
 
 TEST(Pool, RejectsWhatTheWholePoolCannotHold) {
-  const Times t = run_pool(2, 1,
-                           {pooled("big", 0, 3, 0, 10), pooled("cores", 0, 1, 2.5, 10),
-                            pooled("ok", 0, 2, 2, 10)});
+  const Times t = run_pool(
+      2, 1,
+      {pooled("big", 0, 3, 0, 10), pooled("cores", 0, 1, 2.5, 10), pooled("ok", 0, 2, 2, 10)});
   EXPECT_EQ(t.rejected.at("big"), "GPU amount larger than the pool");
   EXPECT_EQ(t.rejected.at("cores"), "CPU cores more than the pool has");
   EXPECT_EQ(t.at.at("ok"), Span(0, 10));

@@ -95,7 +95,7 @@ TEST(NativeCsv, ReadsEveryField) {
   // The second row must not inherit anything from the first.
   const JobSpec& k = jobs[1];
   EXPECT_EQ(k.id, "j,2");
-  EXPECT_EQ(k.gpus, 0);          // a CPU-only job
+  EXPECT_EQ(k.gpus, 0);           // a CPU-only job
   EXPECT_DOUBLE_EQ(k.cpus, 0.0);  // empty: the default
   EXPECT_EQ(k.runtime, Time::from_us(1));
   EXPECT_EQ(k.kind, JobKind::kTraining);
@@ -107,9 +107,10 @@ TEST(NativeCsv, ReadsEveryField) {
   const TraceStats& st = source->stats();
   EXPECT_EQ(st.rows, 2u);
   EXPECT_EQ(st.skipped_lines, 0u);
-  // Row 1 has every field; row 2 leaves mig_profile and tenant empty (defaults, counted).
+  // Row 1 has every field; row 2 leaves mig_profile, tenant and cpus empty (defaults, counted).
   for (const auto& info : job_fields()) {
-    const bool defaulted = info.field == JobField::kMigProfile || info.field == JobField::kTenant;
+    const bool defaulted = info.field == JobField::kMigProfile ||
+                           info.field == JobField::kTenant || info.field == JobField::kCpus;
     EXPECT_EQ(st.defaults.rows[idx(info.field)], defaulted ? 1u : 0u) << info.name;
   }
 }
@@ -343,7 +344,7 @@ TEST_P(NativeCsvBadCell, NamesFileLineAndField) {
       {"id", "a"},          {"submit_s", "1"},   {"gpus", "1"},         {"runtime_s", "10"},
       {"sm_util", "0.5"},   {"sm_share", "0.5"}, {"memory_mib", "100"}, {"kind", "training"},
       {"mig_profile", ""},  {"tenant", ""},      {"priority", "0"},     {"kernel_us", "100"},
-      {"checkpoint_s", "0"}};
+      {"checkpoint_s", "0"}, {"cpus", "2"}};
   std::string header, row, bad;
   bool replaced = false;
   for (const auto& [name, value] : good) {
@@ -371,7 +372,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCell{"kernel_us", "0.5", "outside"}, BadCell{"checkpoint_s", "-10", "outside"},
         BadCell{"kind", "batch", "expected 'training' or 'inference'"},
         BadCell{"submit_s", "1e13", "outside"}, BadCell{"runtime_s", "ten", "expected a number"},
-        BadCell{"gpus", "0", "outside"}, BadCell{"gpus", "2.5", "expected an integer"}),
+        BadCell{"gpus", "-1", "outside"}, BadCell{"gpus", "2.5", "expected an integer"},
+        BadCell{"cpus", "-0.5", "outside"}, BadCell{"cpus", "many", "expected a number"}),
     [](const auto& p) { return std::string(p.param.column) + "_" + std::to_string(p.index); });
 
 TEST(NativeCsv, KindSynonyms) {

@@ -36,10 +36,11 @@ class PaiSim final : public CsvPublicSource {
     const double duration = parse_seconds_cell(c[duration_], where, "duration");
     // The simulator reads an empty num_gpu or num_cpu as 0 and an empty num_inst as 1.
     // Like the simulator, amounts are whole hundredths (it allocates percent): round(100 x).
-    auto hundredths = [](double x) { return static_cast<double>(round_half_even(100.0 * x)) / 100; };
-    const double gpus = c[gpu_].empty()
-                            ? 0.0
-                            : hundredths(parse_number_cell(c[gpu_], where, "num_gpu", 0, 1e6));
+    auto hundredths = [](double x) {
+      return static_cast<double>(round_half_even(100.0 * x)) / 100;
+    };
+    const double gpus =
+        c[gpu_].empty() ? 0.0 : hundredths(parse_number_cell(c[gpu_], where, "num_gpu", 0, 1e6));
     const double cpus = cpu_ < 0 || c[cpu_].empty()
                             ? 0.0
                             : hundredths(parse_number_cell(c[cpu_], where, "num_cpu", 0, 1e6));
