@@ -217,7 +217,9 @@ void MetricsCollector::write_job_row(const ActiveJob& job, std::string_view stat
     o << ",,,";
   }
   o << ',';
-  if (started) {
+  if (started && job.gpus.empty()) {
+    o << "pool,";  // a job of a pooled cluster holds an amount of the pool, no GPU
+  } else if (started) {
     o << link_kind_name(job.span) << ',' << job.gpus.front();
   } else {
     o << ',';

@@ -23,6 +23,7 @@
 #include "traces/arrival_batch_source.h"
 #include "traces/fixed_kernel_source.h"
 #include "traces/generator.h"
+#include "traces/integer_seconds_source.h"
 #include "traces/memory_profile_library.h"
 #include "traces/trace_source.h"
 
@@ -59,7 +60,14 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     source = trace.get();
   }
 
-  // Batch arrivals rewrite submit times first: everything after sees the rewritten stream.
+  // Whole seconds first (the batch ranking below sees the rounded submit times).
+  std::unique_ptr<IntegerSecondsSource> whole_seconds;
+  if (scenario.trace.integer_seconds) {
+    whole_seconds = std::make_unique<IntegerSecondsSource>(*source);
+    source = whole_seconds.get();
+  }
+
+  // Batch arrivals rewrite submit times next: everything after sees the rewritten stream.
   std::unique_ptr<ArrivalBatchSource> batched;
   if (scenario.trace.batch_jobs > 0) {
     batched = std::make_unique<ArrivalBatchSource>(*source, scenario.trace.batch_jobs,
@@ -99,7 +107,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
         std::make_unique<AtomicFile>(folder->file("timeseries.csv"), shown("timeseries.csv"));
   }
 
-  Cluster cluster(scenario.devices, scenario.nodes);
+  Cluster cluster(scenario.devices, scenario.nodes, scenario.pool);
   Scheduler scheduler(scenario.queue, make_placement_policy(scenario.placement),
                       scenario.backfill_depth, scenario.order);
   EngineOptions engine_options{scenario.horizon, scenario.retry_limit, scenario.retry_delay};

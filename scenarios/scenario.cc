@@ -149,6 +149,30 @@ void parse_nodes_csv(Scenario& s, const DeviceRegistry& registry, const std::str
   if (s.nodes.empty()) throw InputError(path, "", "no node with GPUs in the nodes file");
 }
 
+// The default device of a pool: the pool never asks a device anything (every job runs at full
+// speed), it only names the GPUs in per-GPU outputs.
+constexpr const char* kDefaultPoolDevice = "V100M32";
+
+void parse_pool(Scenario& s, const DeviceRegistry& registry, JsonObject& cluster,
+                nlohmann::json& echo) {
+  JsonObject p = cluster.object("pool");
+  PoolSpec pool;
+  pool.gpus = static_cast<int>(p.required_int("gpus", 1, 10'000'000));
+  pool.cpus_per_gpu = p.required_number("cpus_per_gpu", 0.0, 1e6);
+  const std::string device = p.optional_string("device", kDefaultPoolDevice);
+  const int dev = device_index(s, registry, device, p.where("device"));
+  p.finish();
+  // No NVLink mesh: nobody is placed on the pool's GPUs, and a mesh of thousands of GPUs would
+  // be millions of topology links.
+  s.nodes.push_back(NodeSpec{"pool", dev, pool.gpus, 0, false});
+  s.pool = pool;
+  const PoolAmount capacity = pool_capacity(pool);
+  echo["pool"] = {{"gpus", pool.gpus},
+                  {"cpus_per_gpu", pool.cpus_per_gpu},
+                  {"cpus", static_cast<double>(capacity.cpu) / 100.0},
+                  {"device", device}};
+}
+
 void parse_cluster(Scenario& s, JsonObject& cluster, const std::string& base_dir) {
   DeviceRegistry registry = DeviceRegistry::with_builtins();
   nlohmann::json echo = nlohmann::json::object();
@@ -167,11 +191,17 @@ void parse_cluster(Scenario& s, JsonObject& cluster, const std::string& base_dir
   }
   const bool groups = cluster.has("node_groups");
   const bool csv = cluster.has("nodes_csv");
-  if (groups == csv) {
-    throw InputError(cluster.where(), "node_groups",
-                     "give exactly one of 'node_groups' or 'nodes_csv'");
+  const bool pool = cluster.has("pool");
+  if (static_cast<int>(groups) + static_cast<int>(csv) + static_cast<int>(pool) != 1) {
+    throw InputError(cluster.where(), pool ? "pool" : "node_groups",
+                     "give exactly one of 'node_groups', 'nodes_csv' or 'pool'");
   }
-  if (groups) {
+  if (pool) {
+    parse_pool(s, registry, cluster, echo);
+    cluster.allow("node_groups");
+    cluster.allow("nodes_csv");
+  } else if (groups) {
+    cluster.allow("pool");
     parse_node_groups(s, registry, cluster, echo);
     cluster.allow("nodes_csv");
   } else {
@@ -181,6 +211,7 @@ void parse_cluster(Scenario& s, JsonObject& cluster, const std::string& base_dir
     echo["nodes"] = s.nodes.size();
     echo["skipped_node_rows_without_gpus"] = s.skipped_node_rows;
     cluster.allow("node_groups");
+    cluster.allow("pool");
   }
   cluster.finish();
   echo["total_gpus"] = s.gpu_count();
@@ -217,6 +248,13 @@ void parse_sharing(Scenario& s, JsonObject& root, const std::string& base_dir) {
     root.allow("sharing");
     JsonObject p(params, root.file(), params_pointer);
     s.model = make_sharing_model(model, p, root.where("sharing"));
+  }
+  if (s.pool && s.model->name() != "exclusive") {
+    throw InputError(root.has("sharing") ? root.where("sharing") + "/model" : root.where("sharing"),
+                     "model",
+                     "a pooled cluster (cluster.pool) runs every job at full speed on its share "
+                     "of the pool: sharing.model must be 'exclusive' (the default), got '" +
+                         model + "'");
   }
   for (const auto& device : s.devices) s.model->check_device(device);
   std::vector<int> gpus_per_node(s.devices.size(), 0);
@@ -312,6 +350,8 @@ void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
   }
   s.trace.fixed_kernel_lengths = lengths == "fixed";
   if (s.trace.fixed_kernel_lengths) echo["kernel_lengths"] = lengths;
+  s.trace.integer_seconds = trace.optional_bool("integer_seconds", false);
+  if (s.trace.integer_seconds) echo["integer_seconds"] = true;
   if (trace.has("arrival_batches")) {
     JsonObject b = trace.object("arrival_batches");
     s.trace.batch_jobs =

@@ -33,6 +33,9 @@ struct TraceConfig {
   TraceDefaults defaults;
   MemoryProfileConfig memory_profiles;  // empty: every job uses its peak the whole time
   bool fixed_kernel_lengths = false;    // trace.kernel_lengths: "fixed" (default "exponential")
+  // trace.integer_seconds (traces/integer_seconds_source.h): whole-second times as the PAI 2020
+  // simulator reads them.
+  bool integer_seconds = false;
   // trace.arrival_batches (traces/arrival_batch_source.h); 0 jobs: submit times as read.
   std::uint64_t batch_jobs = 0;
   Time batch_every = Time::from_seconds(60);
@@ -60,6 +63,8 @@ struct Scenario {
   std::uint64_t seed = 1;
   std::vector<DeviceProfile> devices;  // the device types the cluster uses
   std::vector<NodeSpec> nodes;
+  // cluster.pool: one pooled node (sim/pool.h); `nodes` then holds that one node.
+  std::optional<PoolSpec> pool;
   std::uint64_t skipped_node_rows = 0;  // nodes without GPUs in a nodes CSV (counted, reported)
   std::shared_ptr<const SharingModel> model;
   QueuePolicy queue = QueuePolicy::kFifo;

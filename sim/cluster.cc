@@ -20,8 +20,18 @@ constexpr std::size_t kResidentReserve = 8;
 
 }  // namespace
 
-Cluster::Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes)
+Cluster::Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes,
+                 std::optional<PoolSpec> pool)
     : devices_(std::move(devices)), nodes_(std::move(nodes)), topology_(topology_nodes(nodes_)) {
+  if (pool) {
+    if (nodes_.size() != 1 || nodes_[0].gpus != pool->gpus || pool->gpus < 1 ||
+        !(pool->cpus_per_gpu >= 0.0)) {
+      throw std::logic_error("cluster: a pool is one node of pool.gpus GPUs");
+    }
+    pooled_ = true;
+    pool_capacity_ = gpumux::pool_capacity(*pool);
+    pool_free_ = pool_capacity_;
+  }
   gpus_.resize(topology_.gpu_count());
   empty_per_node_.resize(nodes_.size());
   while (room_leaves_ < nodes_.size()) room_leaves_ *= 2;
@@ -50,6 +60,20 @@ Cluster::Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes
       g.asked.reserve(kResidentReserve);
       g.index_in_node = i;
     }
+  }
+}
+
+void Cluster::pool_take(const PoolAmount& amount) {
+  if (!pooled_ || !pool_fits(amount)) throw std::logic_error("cluster: pool amount does not fit");
+  pool_free_.gpu -= amount.gpu;
+  pool_free_.cpu -= amount.cpu;
+}
+
+void Cluster::pool_give(const PoolAmount& amount) {
+  pool_free_.gpu += amount.gpu;
+  pool_free_.cpu += amount.cpu;
+  if (!pooled_ || pool_free_.gpu > pool_capacity_.gpu || pool_free_.cpu > pool_capacity_.cpu) {
+    throw std::logic_error("cluster: pool given back more than it holds");
   }
 }
 

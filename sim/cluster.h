@@ -1,4 +1,6 @@
 // Cluster state: nodes, their GPUs, which jobs sit on each GPU, and an index of empty GPUs.
+// A pooled cluster (sim/pool.h) is one node whose jobs hold amounts of the pool, not GPUs: its
+// GPUs exist (for counts and per-GPU outputs) but nobody is placed on them.
 //
 // Every GPU of a node has the node's device type. Per-GPU resident lists are reserved up front
 // so that placing and removing jobs does not allocate in steady state.
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "sim/device.h"
+#include "sim/pool.h"
 #include "sim/sharing_model.h"
 #include "sim/topology.h"
 #include "sim/units.h"
@@ -58,7 +61,21 @@ struct GpuState {
 class Cluster {
  public:
   // Precondition: every node has gpus >= 1 and a valid device index; racks are dense from 0.
-  Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes);
+  // With `pool`: exactly one node, of pool->gpus GPUs.
+  Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes,
+          std::optional<PoolSpec> pool = std::nullopt);
+
+  // The pool (sim/pool.h): whether the cluster is one, its capacity and what is free now.
+  bool pooled() const { return pooled_; }
+  const PoolAmount& pool_capacity() const { return pool_capacity_; }
+  const PoolAmount& pool_free() const { return pool_free_; }
+  // Whether `amount` fits what is free now.
+  bool pool_fits(const PoolAmount& amount) const {
+    return amount.gpu <= pool_free_.gpu && amount.cpu <= pool_free_.cpu;
+  }
+  // Takes `amount` from the pool (precondition: it fits) or gives it back.
+  void pool_take(const PoolAmount& amount);
+  void pool_give(const PoolAmount& amount);
 
   std::size_t gpu_count() const { return gpus_.size(); }
   std::size_t node_count() const { return nodes_.size(); }
@@ -114,6 +131,9 @@ class Cluster {
   // buckets_[k] is a bitmap over nodes with exactly k empty GPUs: finding a node for a gang of
   // n is a scan of at most max_gpus_per_node bitmaps, without allocation.
   std::vector<std::vector<std::uint64_t>> buckets_;
+  bool pooled_ = false;
+  PoolAmount pool_capacity_;
+  PoolAmount pool_free_;
 };
 
 }  // namespace gpumux

@@ -22,6 +22,7 @@ Engine::Engine(Cluster& cluster, const SharingModel& model, Scheduler& scheduler
   if (!(options_.fatal_faults_per_gpu_hour >= 0.0)) {
     throw std::logic_error("engine: negative fatal fault rate");
   }
+  scheduler_.set_pooled(cluster_.pooled());
   events_.reserve(cluster_.gpu_count() * 2 + 16);
   gpu_touched_.assign(cluster_.gpu_count(), 0);
   touched_.reserve(cluster_.gpu_count());
@@ -175,6 +176,13 @@ bool Engine::pull_next_arrival() {
 }
 
 const char* Engine::unplaceable_reason(const JobSpec& job) {
+  if (cluster_.pooled()) {
+    const PoolAmount need = pool_request(job);
+    if (need.gpu > cluster_.pool_capacity().gpu) return "GPU amount larger than the pool";
+    if (need.cpu > cluster_.pool_capacity().cpu) return "CPU cores more than the pool has";
+    return nullptr;
+  }
+  if (job.gpus == 0) return "CPU-only job (0 GPUs): runs only on a pooled cluster (cluster.pool)";
   if (job.gpus < 1) return "gang size below 1";
   if (static_cast<std::size_t>(job.gpus) > cluster_.gpu_count()) {
     return "gang larger than the cluster";
@@ -243,6 +251,10 @@ void Engine::start(JobSlot slot, std::span<const GpuIndex> gpus) {
   }
   job.stalled_until = now_ + job.restart_time;  // a migrated job restores its checkpoint first
   job.restart_time = Time::zero();
+  if (cluster_.pooled()) {
+    start_in_pool(job, slot);
+    return;
+  }
   job.current_memory = memory_at(job, done_us(job));
   for (GpuIndex g : gpus) {
     touch(g, now_);
@@ -262,12 +274,48 @@ void Engine::start(JobSlot slot, std::span<const GpuIndex> gpus) {
   for (auto* o : observers_) o->on_job_started(now_, job);
 }
 
+void Engine::start_in_pool(ActiveJob& job, JobSlot slot) {
+  // A pooled job holds an amount of the pool, no GPU, and runs at full speed until it ends:
+  // nothing it shares can slow it, so its completion is known now (no rate refresh, no memory
+  // steps, no faults: those are events of GPUs).
+  cluster_.pool_take(pool_request(job.spec));
+  job.gpus.clear();
+  job.phase = JobPhase::kRunning;
+  job.last_update = now_;
+  job.rate = 1.0;
+  job.span = LinkKind::kSameGpu;
+  job.fault_at = Time::infinity();
+  job.current_memory = MemoryMiB(0);
+  job.running_index = static_cast<std::uint32_t>(running_.size());
+  running_.push_back(slot);
+  ++job.version;
+  const double us = std::ceil(job.remaining_us);
+  // The message is built only when the time overflows: starts are a hot path.
+  job.expected_finish = us <= static_cast<double>(kMaxSimulatedUs - now_.us())
+                            ? now_ + Time::from_us(static_cast<std::int64_t>(us))
+                            : checked_after(now_, us, "job '" + job.spec.id + "' finishing");
+  events_.push(job.expected_finish, EventKind::kCompletion, slot, job.version);
+  ++stats_.started;
+  for (auto* o : observers_) o->on_job_started(now_, job);
+}
+
 void Engine::on_completion(Time now, JobSlot slot) {
   ActiveJob& job = jobs_[slot];
   if (options_.check_invariants) {
     const double rate = progress_rate(job);
     check_completion_work(
         job, job.remaining_us - rate * static_cast<double>((now - job.last_update).us()), rate, now);
+  }
+  if (cluster_.pooled()) {
+    advance(job, now);
+    job.remaining_us = 0.0;
+    cluster_.pool_give(pool_request(job.spec));
+    remove_running(slot);
+    job.phase = JobPhase::kFree;
+    ++stats_.finished;
+    for (auto* o : observers_) o->on_job_finished(now, job);
+    jobs_.release(slot);
+    return;
   }
   for (GpuIndex g : job.gpus) touch(g, now);
   job.remaining_us = 0.0;

@@ -13,6 +13,9 @@
 // the engine flags the residents that just asked for memory (placed, or grown) so that the
 // model can fail the asker's allocation.
 //
+// On a pooled cluster (Cluster::pooled, sim/pool.h) jobs hold pool amounts instead of GPUs and
+// run at rate 1: their completion is scheduled when they start; the sharing model is not asked.
+//
 // A service (JobSpec::service) lives a wall-clock lifetime: its `remaining_us` runs down at 1
 // whatever its rate, and observers hear of each rate change (on_service_rate_changed).
 #pragma once
@@ -81,6 +84,8 @@ class Engine : private Launcher {
 
  private:
   void start(JobSlot job, std::span<const GpuIndex> gpus) override;
+  // Starts a job on a pooled cluster: it takes its pool amount and its completion is scheduled.
+  void start_in_pool(ActiveJob& job, JobSlot slot);
   void on_arrival(Time now);
   void on_completion(Time now, JobSlot slot);
   bool pull_next_arrival();

@@ -19,11 +19,14 @@ std::string_view job_kind_name(JobKind kind);
 struct JobSpec {
   std::string id;         // unique within a trace
   Time submit;            // arrival time
-  int gpus = 1;           // gang size: all GPUs are granted at once or none
+  int gpus = 1;           // gang size: all GPUs are granted at once or none; 0: a CPU-only job
   Time runtime;           // runtime alone on exclusive GPUs (the job's work); a service's lifetime
   double sm_util = 1.0;   // duty cycle alone: fraction of time its kernels keep the GPU busy, (0,1]
   double sm_share = 1.0;  // fraction of the GPU's SMs its kernels occupy while running, (0,1]
   MemoryMiB memory;       // peak device memory per GPU
+  // CPU cores the whole job holds while it runs (over all its GPUs); 0: none. Counted against
+  // the CPU capacity of a pooled cluster (cluster.pool); clusters of nodes do not track CPUs.
+  double cpus = 0.0;
   // Memory over the job's progress as shares of `memory`; null: the peak the whole time.
   std::shared_ptr<const MemoryProfile> memory_profile;
   // Per-client device-memory limit (CUDA_MPS_PINNED_DEVICE_MEM_LIMIT): allocations beyond it

@@ -61,12 +61,24 @@ bool Scheduler::Entry::operator<(const Entry& o) const {
 
 Scheduler::Entry Scheduler::entry_for(JobSlot job, const JobTable& jobs) const {
   const JobSpec& spec = jobs[job].spec;
-  return Entry{order_ == QueueOrder::kShortest ? spec.runtime.us() : 0, spec.submit.us(), spec.id,
-               job};
+  // Shortest first breaks runtime ties by id alone, as the PAI simulator's SJF does.
+  if (order_ == QueueOrder::kShortest) return Entry{spec.runtime.us(), 0, spec.id, job};
+  return Entry{0, spec.submit.us(), spec.id, job};
+}
+
+void Scheduler::set_pooled(bool pooled) {
+  if (queued_ != 0) throw std::logic_error("scheduler: set_pooled with jobs queued");
+  pooled_ = pooled;
 }
 
 void Scheduler::enqueue(JobSlot job, const JobTable& jobs) {
   ++queued_;
+  if (policy_ == QueuePolicy::kGreedy && pooled_) {
+    Entry e = entry_for(job, jobs);
+    pool_queue_.push(pool_request(jobs[job].spec),
+                     PoolQueue::Entry{e.primary, e.submit, std::move(e.id), job});
+    return;
+  }
   if (policy_ == QueuePolicy::kGreedy) {
     by_gpus_[jobs[job].spec.gpus].insert(entry_for(job, jobs));
   } else {
@@ -85,6 +97,10 @@ void Scheduler::requeue(JobSlot job, const JobTable& jobs) {
 
 void Scheduler::front(std::size_t n, std::vector<JobSlot>& out) const {
   out.clear();
+  if (policy_ == QueuePolicy::kGreedy && pooled_) {
+    pool_queue_.front(n, out);
+    return;
+  }
   if (policy_ != QueuePolicy::kGreedy) {
     const std::size_t k = std::min(n, queue_.size());
     out.assign(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(k));
@@ -146,8 +162,19 @@ void Scheduler::schedule_greedy(const Cluster& cluster, const SharingModel& mode
 
 void Scheduler::schedule(Time now, const Cluster& cluster, const SharingModel& model,
                          JobTable& jobs, const std::vector<JobSlot>& running, Launcher& launcher) {
+  if (policy_ == QueuePolicy::kGreedy && pooled_) {
+    pool_queue_.start_fitting(cluster, [&](JobSlot slot) {
+      --queued_;
+      launcher.start(slot, {});
+    });
+    return;
+  }
   if (policy_ == QueuePolicy::kGreedy) {
     schedule_greedy(cluster, model, jobs, launcher);
+    return;
+  }
+  if (pooled_) {
+    schedule_pool_fifo(now, cluster, jobs, running, launcher);
     return;
   }
   GpuViewBuilder views(cluster, jobs);
@@ -165,13 +192,22 @@ void Scheduler::schedule(Time now, const Cluster& cluster, const SharingModel& m
   const ActiveJob& head = jobs[queue_.front()];
   Reservation reservation;
   bool reserved = false;
+  // Under models that need empty GPUs a gang larger than the empty count cannot fit: skipped
+  // without asking the placement policy, and the pass ends when no GPU is empty. The
+  // reservation test comes before placement too (both must pass; placement is the costly one).
+  // The reservation is still computed before any backfill start of the pass, as before.
+  const bool count_bound = model.requires_empty_gpu();
   const std::size_t depth = std::min<std::size_t>(queue_.size(), backfill_depth_ + 1);
   for (std::size_t i = 1; i < depth && i < queue_.size();) {
     const JobSlot candidate = queue_[i];
     const JobSpec& spec = jobs[candidate].spec;
-    if (!placement_->place(cluster, model, views, spec, chosen_)) {
-      ++i;
-      continue;
+    if (count_bound) {
+      const auto empty = static_cast<long>(cluster.empty_gpus_total());
+      if (empty == 0) break;
+      if (spec.gpus > empty) {
+        ++i;
+        continue;
+      }
     }
     if (!reserved) {
       reservation = reserve_for(head, cluster, jobs, running);
@@ -179,7 +215,8 @@ void Scheduler::schedule(Time now, const Cluster& cluster, const SharingModel& m
     }
     const bool ends_before_shadow = now + spec.runtime <= reservation.shadow;
     const bool spare = spec.gpus <= reservation.extra_gpus;
-    if (!ends_before_shadow && !spare) {
+    if ((!ends_before_shadow && !spare) ||
+        !placement_->place(cluster, model, views, spec, chosen_)) {
       ++i;
       continue;
     }
@@ -217,6 +254,105 @@ Scheduler::Reservation Scheduler::reserve_for(const ActiveJob& head, const Clust
     if (empty >= head.spec.gpus) {
       r.shadow = when;
       r.extra_gpus = empty - head.spec.gpus;
+      return r;
+    }
+  }
+  return r;  // never enough: no backfill job may delay it beyond infinity, so all may start
+}
+
+namespace {
+
+// Whether the job's pool amount is larger than `free` without rounding it: an amount x more than
+// half a hundredth above a whole number F rounds above F. The backfill scan visits every queued
+// job; most do not fit, and this saves them the rounding (pool_request).
+bool surely_exceeds_free(const JobSpec& job, const PoolAmount& free) {
+  const double share = job.gpus == 0 ? 0.0 : job.sm_share;
+  return 100.0 * job.gpus * share > static_cast<double>(free.gpu) + 0.5 ||
+         100.0 * job.cpus > static_cast<double>(free.cpu) + 0.5;
+}
+
+}  // namespace
+
+void Scheduler::schedule_pool_fifo(Time now, const Cluster& cluster, JobTable& jobs,
+                                   const std::vector<JobSlot>& running, Launcher& launcher) {
+  while (!queue_.empty()) {
+    const JobSlot head = queue_.front();
+    if (!cluster.pool_fits(pool_request(jobs[head].spec))) break;
+    queue_.pop_front();
+    --queued_;
+    launcher.start(head, {});
+  }
+  if (policy_ != QueuePolicy::kFifoBackfill || queue_.size() < 2) return;
+  const PoolAmount need = pool_request(jobs[queue_.front()].spec);
+  PoolReservation reservation;
+  bool reserved = false;
+  const std::size_t depth = std::min<std::size_t>(queue_.size(), backfill_depth_ + 1);
+  for (std::size_t i = 1; i < depth && i < queue_.size();) {
+    const JobSlot candidate = queue_[i];
+    const JobSpec& spec = jobs[candidate].spec;
+    if (surely_exceeds_free(spec, cluster.pool_free())) {
+      ++i;
+      continue;
+    }
+    const PoolAmount amount = pool_request(spec);
+    if (!cluster.pool_fits(amount)) {
+      ++i;
+      continue;
+    }
+    if (!reserved) {
+      reservation = reserve_in_pool(need, cluster, jobs, running);
+      reserved = true;
+    }
+    const bool ends_before_shadow = now + spec.runtime <= reservation.shadow;
+    const bool spare = amount.gpu <= reservation.extra.gpu && amount.cpu <= reservation.extra.cpu;
+    if (!ends_before_shadow && !spare) {
+      ++i;
+      continue;
+    }
+    if (!ends_before_shadow) {
+      reservation.extra.gpu -= amount.gpu;
+      reservation.extra.cpu -= amount.cpu;
+    }
+    queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
+    --queued_;
+    launcher.start(candidate, {});
+  }
+}
+
+Scheduler::PoolReservation Scheduler::reserve_in_pool(const PoolAmount& need,
+                                                      const Cluster& cluster, const JobTable& jobs,
+                                                      const std::vector<JobSlot>& running) {
+  PoolAmount free = cluster.pool_free();
+  PoolReservation r;
+  auto enough = [&] { return free.gpu >= need.gpu && free.cpu >= need.cpu; };
+  auto settle = [&](Time when) {
+    r.shadow = when;
+    r.extra = PoolAmount{free.gpu - need.gpu, free.cpu - need.cpu};
+  };
+  if (enough()) {
+    settle(Time::zero());
+    return r;
+  }
+  pool_releases_.clear();
+  for (JobSlot s : running) {
+    pool_releases_.emplace_back(jobs[s].expected_finish, pool_request(jobs[s].spec));
+  }
+  // A heap, popped only as far as the shadow time: O(running + popped x log), not a full sort of
+  // every running job on every pass.
+  auto later = [](const auto& a, const auto& b) { return a.first > b.first; };
+  std::make_heap(pool_releases_.begin(), pool_releases_.end(), later);
+  auto end = pool_releases_.end();
+  while (end != pool_releases_.begin()) {
+    // Every release of one instant counts before the spare is measured.
+    const Time when = pool_releases_.front().first;
+    while (end != pool_releases_.begin() && pool_releases_.front().first == when) {
+      std::pop_heap(pool_releases_.begin(), end, later);
+      --end;
+      free.gpu += end->second.gpu;
+      free.cpu += end->second.cpu;
+    }
+    if (enough()) {
+      settle(when);
       return r;
     }
   }

@@ -12,8 +12,14 @@
 //   reserved for it. A large head can starve behind a stream of small jobs: that is the rule.
 //
 // Queue order (QueueOrder, greedy only): `arrival` sorts by submit time, then job id
-// (compare_job_ids); `shortest` by runtime alone (JobSpec::runtime), then submit time, then id.
+// (compare_job_ids); `shortest` by runtime alone (JobSpec::runtime), then job id (the PAI 2020
+// simulator's SJF key, duration then id: submit time plays no part).
 // fifo and fifo-backfill keep arrival order (a killed job returns at their head).
+//
+// On a pooled cluster (sim/pool.h) a job fits when its pool amount (GPU fraction and CPU cores)
+// fits what is free; no placement policy is asked. The greedy queue is then a PoolQueue (one
+// group per distinct amount, sim/pool_queue.h); fifo-backfill reserves for the head the earliest
+// time its amount is expected to be free and counts the spare amount then, GPUs and CPUs alike.
 //
 // The greedy queue is kept in one ordered set per gang size, so a pass never visits a job that
 // cannot fit by GPU count: under models that need empty GPUs (exclusive) only sizes up to the
@@ -33,6 +39,7 @@
 #include "sim/cluster.h"
 #include "sim/job_table.h"
 #include "sim/placement.h"
+#include "sim/pool_queue.h"
 #include "sim/sharing_model.h"
 
 namespace gpumux {
@@ -62,6 +69,10 @@ class Scheduler {
   Scheduler(QueuePolicy policy, std::unique_ptr<PlacementPolicy> placement, int backfill_depth,
             QueueOrder order = QueueOrder::kArrival);
 
+  // Whether the cluster is pooled (Cluster::pooled): jobs then fit by pool amount. Set before
+  // the first job is queued (the engine does).
+  void set_pooled(bool pooled);
+
   // `jobs` gives the job's spec (its order key under greedy); the slot must hold it until the
   // job leaves the queue.
   void enqueue(JobSlot job, const JobTable& jobs);
@@ -90,7 +101,7 @@ class Scheduler {
   // A greedy queue entry; ordered by (primary, submit, id), the slot only breaks exact ties.
   struct Entry {
     std::int64_t primary = 0;  // runtime in us under kShortest, else 0
-    std::int64_t submit = 0;   // us
+    std::int64_t submit = 0;   // us; 0 under kShortest
     std::string id;
     JobSlot slot = 0;
     bool operator<(const Entry& o) const;
@@ -101,6 +112,17 @@ class Scheduler {
 
   Reservation reserve_for(const ActiveJob& head, const Cluster& cluster, const JobTable& jobs,
                           const std::vector<JobSlot>& running);
+  // fifo and fifo-backfill on a pooled cluster.
+  void schedule_pool_fifo(Time now, const Cluster& cluster, JobTable& jobs,
+                          const std::vector<JobSlot>& running, Launcher& launcher);
+  // The head's reservation on a pooled cluster: the earliest expected time its amount is free,
+  // and the amount spare beyond it then.
+  struct PoolReservation {
+    Time shadow = Time::infinity();
+    PoolAmount extra;
+  };
+  PoolReservation reserve_in_pool(const PoolAmount& need, const Cluster& cluster,
+                                  const JobTable& jobs, const std::vector<JobSlot>& running);
 
   QueuePolicy policy_;
   std::unique_ptr<PlacementPolicy> placement_;
@@ -117,6 +139,9 @@ class Scheduler {
   std::vector<Cursor> cursors_;
   std::vector<GpuIndex> chosen_;
   std::vector<std::pair<Time, int>> releases_;
+  bool pooled_ = false;
+  PoolQueue pool_queue_;  // greedy on a pooled cluster
+  std::vector<std::pair<Time, PoolAmount>> pool_releases_;
 };
 
 }  // namespace gpumux

@@ -15,7 +15,8 @@ constexpr std::int64_t kMaxMemoryMiB = std::int64_t{1} << 30;
 constexpr std::array<JobFieldInfo, kJobFieldCount> kFields = {{
     {JobField::kId, "id", "", true, "", "job identifier, unique within the trace"},
     {JobField::kSubmit, "submit_s", "s", true, "", "arrival time; rows sorted by it"},
-    {JobField::kGpus, "gpus", "GPUs", true, "", "gang size: all GPUs at once or none"},
+    {JobField::kGpus, "gpus", "GPUs", true, "",
+     "gang size: all GPUs at once or none; 0 = a CPU-only job (runs on a pooled cluster)"},
     {JobField::kRuntime, "runtime_s", "s", true, "", "runtime alone on exclusive GPUs (work)"},
     {JobField::kSmUtil, "sm_util", "fraction", false, "1.0",
      "duty cycle alone: share of time kernels keep the GPU busy, (0, 1]"},
@@ -31,6 +32,8 @@ constexpr std::array<JobFieldInfo, kJobFieldCount> kFields = {{
      "checkpoint interval; 0 = none (a killed job restarts from scratch)"},
     {JobField::kMemoryLimit, "memory_limit_mib", "MiB", false, "0",
      "per-client memory limit (MPS pinned limit); 0 = none"},
+    {JobField::kCpus, "cpus", "cores", false, "0",
+     "CPU cores the whole job holds while running; counted on a pooled cluster (cluster.pool)"},
 }};
 
 bool is_text_field(JobField f) {
@@ -46,7 +49,9 @@ std::pair<double, double> numeric_range(JobField f) {
     case JobField::kCheckpoint:
       return {0.0, kMaxSeconds};
     case JobField::kGpus:
-      return {1.0, 1e6};
+      return {0.0, 1e6};
+    case JobField::kCpus:
+      return {0.0, 1e9};
     case JobField::kSmUtil:
     case JobField::kSmShare:
       return {1e-6, 1.0};
@@ -89,6 +94,9 @@ void store_numeric(JobSpec& job, JobField f, double value) {
       break;
     case JobField::kSmShare:
       job.sm_share = value;
+      break;
+    case JobField::kCpus:
+      job.cpus = value;
       break;
     case JobField::kMemory:
       job.memory = MemoryMiB(static_cast<std::int64_t>(std::llround(value)));

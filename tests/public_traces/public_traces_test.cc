@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "tests/traces/test_files.h"
+#include "traces/arrival_batch_source.h"
+#include "traces/integer_seconds_source.h"
 #include "traces/public/text_input.h"
 
 namespace gpumux {
@@ -323,25 +325,70 @@ TEST(PublicTracePhilly, NumberBeyondDoubleIsAnError) {
 
 // --- pai-sim --------------------------------------------------------------------------------
 
-TEST(PublicTracePaiSim, MapsFieldsSkipsAndSorts) {
+TEST(PublicTracePaiSim, MapsFieldsKeepsCpuOnlyJobsAndSorts) {
   const Loaded l = load(data("pai_sim.csv"), "pai-sim");
-  EXPECT_THAT(ids(l), ElementsAre("2", "1", "3", "4", "7"));
-  EXPECT_THAT(l.skipped, UnorderedElementsAre(Pair("cpu_only", 2)));
+  EXPECT_THAT(ids(l), ElementsAre("2", "1", "3", "4", "5", "6", "7"));
+  EXPECT_TRUE(l.skipped.empty());
   EXPECT_EQ(l.records, 7u);
   const JobSpec& half = by_id(l, "2");
   EXPECT_EQ(half.submit, Time::from_seconds(50));
   EXPECT_EQ(half.runtime, Time::from_seconds(600));
   EXPECT_EQ(half.gpus, 1);
   EXPECT_NEAR(half.sm_share, 0.5, kEps);
+  EXPECT_DOUBLE_EQ(half.cpus, 4.0);
   EXPECT_EQ(half.tenant, "u2");
-  // num_gpu is the job's total, spread over num_inst instances: 2.0 over 4 = 0.5 each.
-  const JobSpec& spread = by_id(l, "3");
-  EXPECT_EQ(spread.gpus, 4);
-  EXPECT_NEAR(spread.sm_share, 0.5, kEps);
-  EXPECT_EQ(by_id(l, "4").gpus, 4);
-  EXPECT_EQ(by_id(l, "4").sm_share, 1.0);
+  // num_gpu and num_cpu are per instance, as the simulator allocates them: 4 instances of 2.0
+  // GPUs and 24 cores each.
+  const JobSpec& gang = by_id(l, "3");
+  EXPECT_EQ(gang.gpus, 8);
+  EXPECT_EQ(gang.sm_share, 1.0);
+  EXPECT_DOUBLE_EQ(gang.cpus, 96.0);
+  EXPECT_EQ(by_id(l, "4").gpus, 8);
+  EXPECT_DOUBLE_EQ(by_id(l, "4").cpus, 16.0);
+  // CPU-only rows (num_gpu 0, or empty: the simulator reads empty as 0) are jobs of 0 GPUs.
+  EXPECT_EQ(by_id(l, "5").gpus, 0);
+  EXPECT_DOUBLE_EQ(by_id(l, "5").cpus, 2.0);
+  EXPECT_EQ(by_id(l, "6").gpus, 0);
   EXPECT_EQ(by_id(l, "7").gpus, 1);  // empty num_inst: one instance, as the PAI simulator reads it
   EXPECT_EQ(by_id(l, "7").runtime, Time::zero());
+}
+
+// The simulator ranks every row, CPU-only ones included, by (submit, id) for `-r R`. Rows:
+// 1@0 GPU, 2@0 CPU-only, 3@5.4 GPU, 4@5 CPU-only (empty num_gpu), 5@9 GPU. Whole seconds: 3
+// rounds to 5 and ties with 4 (ranked by id). Two per batch every 60 s: 1, 2 -> 0; 3, 4 -> 60;
+// 5 -> 120. Were CPU-only rows left out, 5 would arrive at 60.
+TEST(PublicTracePaiSim, ArrivalBatchesRankCpuOnlyRowsToo) {
+  TempFile f("sim.csv",
+             "job_id,num_inst,submit_time,duration,num_cpu,num_gpu\n"
+             "5,1,9,10,1,1.0\n"
+             "3,1,5.4,10,1,0.5\n"
+             "2,1,0,10,2,0\n"
+             "4,1,5,10,2,\n"
+             "1,1,0,10,1,1.0\n");
+  auto source = open_public_trace(f.path(), "pai-sim", TraceDefaults(), 1);
+  IntegerSecondsSource whole_seconds(*source);
+  ArrivalBatchSource batched(whole_seconds, 2, Time::from_seconds(60));
+  std::vector<std::pair<std::string, double>> got;
+  JobSpec job;
+  while (batched.next(job))
+    got.emplace_back(job.id + ":" + std::to_string(job.gpus), job.submit.seconds());
+  const std::vector<std::pair<std::string, double>> want = {
+      {"1:1", 0}, {"2:0", 0}, {"3:1", 60}, {"4:0", 60}, {"5:1", 120}};
+  EXPECT_EQ(got, want);
+}
+
+// Amounts are read in hundredths, as the simulator's percent: 0.125 GPU and 0.375 cores become
+// 0.12 and 0.38 (ties to even: 12.5 -> 12, 37.5 -> 38); 0.004 GPU is 0: a CPU-only job.
+TEST(PublicTracePaiSim, AmountsAreWholeHundredths) {
+  TempFile f("sim.csv",
+             "job_id,num_inst,submit_time,duration,num_cpu,num_gpu\n"
+             "1,1,0,10,0.375,0.125\n"
+             "2,3,0,10,0.5,0.004\n");
+  const Loaded l = load(f.path(), "pai-sim");
+  EXPECT_DOUBLE_EQ(by_id(l, "1").sm_share, 0.12);
+  EXPECT_DOUBLE_EQ(by_id(l, "1").cpus, 0.38);
+  EXPECT_EQ(by_id(l, "2").gpus, 0);
+  EXPECT_DOUBLE_EQ(by_id(l, "2").cpus, 1.5);
 }
 
 TEST(PublicTracePaiSim, MalformedRowNamesLineAndField) {

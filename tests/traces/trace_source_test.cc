@@ -20,7 +20,7 @@ using testing::TempFile;
 
 constexpr const char* kFullHeader =
     "id,submit_s,gpus,runtime_s,sm_util,sm_share,memory_mib,kind,mig_profile,tenant,priority,"
-    "kernel_us,checkpoint_s,memory_limit_mib\n";
+    "kernel_us,checkpoint_s,memory_limit_mib,cpus\n";
 
 std::size_t idx(JobField f) { return static_cast<std::size_t>(f); }
 
@@ -70,8 +70,8 @@ TEST(OpenTrace, MissingFileIsInputError) {
 TEST(NativeCsv, ReadsEveryField) {
   TempFile f("full.csv", std::string(kFullHeader) +
                              "j1,10.5,2,3600,0.5,0.25,8192,inference,3g.40gb,teamA,3,250,600,"
-                             "6000\n"
-                             "\"j,2\",11,1,0.000001,1,1,0,training,,,-2,1,0,0\n");
+                             "6000,12.5\n"
+                             "\"j,2\",11,0,0.000001,1,1,0,training,,,-2,1,0,0,\n");
   auto source = open_trace(f.path(), "csv", TraceDefaults(), 1);
   const auto jobs = read_all(*source);
   ASSERT_EQ(jobs.size(), 2u);
@@ -90,10 +90,13 @@ TEST(NativeCsv, ReadsEveryField) {
   EXPECT_EQ(j.priority, 3);
   EXPECT_EQ(j.kernel_length, Time::from_us(250));
   EXPECT_EQ(j.checkpoint_interval, Time::from_seconds(600));
+  EXPECT_DOUBLE_EQ(j.cpus, 12.5);
 
   // The second row must not inherit anything from the first.
   const JobSpec& k = jobs[1];
   EXPECT_EQ(k.id, "j,2");
+  EXPECT_EQ(k.gpus, 0);           // a CPU-only job
+  EXPECT_DOUBLE_EQ(k.cpus, 0.0);  // empty: the default
   EXPECT_EQ(k.runtime, Time::from_us(1));
   EXPECT_EQ(k.kind, JobKind::kTraining);
   EXPECT_EQ(k.mig_profile, "");
@@ -104,9 +107,10 @@ TEST(NativeCsv, ReadsEveryField) {
   const TraceStats& st = source->stats();
   EXPECT_EQ(st.rows, 2u);
   EXPECT_EQ(st.skipped_lines, 0u);
-  // Row 1 has every field; row 2 leaves mig_profile and tenant empty (defaults, counted).
+  // Row 1 has every field; row 2 leaves mig_profile, tenant and cpus empty (defaults, counted).
   for (const auto& info : job_fields()) {
-    const bool defaulted = info.field == JobField::kMigProfile || info.field == JobField::kTenant;
+    const bool defaulted = info.field == JobField::kMigProfile ||
+                           info.field == JobField::kTenant || info.field == JobField::kCpus;
     EXPECT_EQ(st.defaults.rows[idx(info.field)], defaulted ? 1u : 0u) << info.name;
   }
 }
@@ -340,7 +344,7 @@ TEST_P(NativeCsvBadCell, NamesFileLineAndField) {
       {"id", "a"},          {"submit_s", "1"},   {"gpus", "1"},         {"runtime_s", "10"},
       {"sm_util", "0.5"},   {"sm_share", "0.5"}, {"memory_mib", "100"}, {"kind", "training"},
       {"mig_profile", ""},  {"tenant", ""},      {"priority", "0"},     {"kernel_us", "100"},
-      {"checkpoint_s", "0"}};
+      {"checkpoint_s", "0"}, {"cpus", "2"}};
   std::string header, row, bad;
   bool replaced = false;
   for (const auto& [name, value] : good) {
@@ -368,7 +372,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCell{"kernel_us", "0.5", "outside"}, BadCell{"checkpoint_s", "-10", "outside"},
         BadCell{"kind", "batch", "expected 'training' or 'inference'"},
         BadCell{"submit_s", "1e13", "outside"}, BadCell{"runtime_s", "ten", "expected a number"},
-        BadCell{"gpus", "0", "outside"}, BadCell{"gpus", "2.5", "expected an integer"}),
+        BadCell{"gpus", "-1", "outside"}, BadCell{"gpus", "2.5", "expected an integer"},
+        BadCell{"cpus", "-0.5", "outside"}, BadCell{"cpus", "many", "expected a number"}),
     [](const auto& p) { return std::string(p.param.column) + "_" + std::to_string(p.index); });
 
 TEST(NativeCsv, KindSynonyms) {

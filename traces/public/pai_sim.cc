@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "sim/input_error.h"
+#include "sim/pool.h"
 #include "traces/csv_reader.h"
 #include "traces/public/csv_public_source.h"
 #include "traces/public/loaders.h"
@@ -22,7 +23,8 @@ class PaiSim final : public CsvPublicSource {
         inst_(column("num_inst")),
         submit_(column("submit_time")),
         duration_(column("duration")),
-        gpu_(column("num_gpu")) {}
+        gpu_(column("num_gpu")),
+        cpu_(column("num_cpu")) {}
 
  private:
   void row(const std::vector<std::string>& c, const std::string& where) override {
@@ -32,9 +34,16 @@ class PaiSim final : public CsvPublicSource {
     mark(present, JobField::kId);
     const double submit = parse_seconds_cell(c[submit_], where, "submit_time");
     const double duration = parse_seconds_cell(c[duration_], where, "duration");
-    // The simulator reads an empty num_gpu as 0 and an empty num_inst as 1.
+    // The simulator reads an empty num_gpu or num_cpu as 0 and an empty num_inst as 1.
+    // Like the simulator, amounts are whole hundredths (it allocates percent): round(100 x).
+    auto hundredths = [](double x) {
+      return static_cast<double>(round_half_even(100.0 * x)) / 100;
+    };
     const double gpus =
-        c[gpu_].empty() ? 0.0 : parse_number_cell(c[gpu_], where, "num_gpu", 0, 1e6);
+        c[gpu_].empty() ? 0.0 : hundredths(parse_number_cell(c[gpu_], where, "num_gpu", 0, 1e6));
+    const double cpus = cpu_ < 0 || c[cpu_].empty()
+                            ? 0.0
+                            : hundredths(parse_number_cell(c[cpu_], where, "num_cpu", 0, 1e6));
     double instances = 1;
     if (inst_ >= 0 && !c[inst_].empty()) {
       instances = parse_number_cell(c[inst_], where, "num_inst", 1, 1e6);
@@ -43,12 +52,18 @@ class PaiSim final : public CsvPublicSource {
                          "expected a whole number of instances, got '" + c[inst_] + "'");
       }
     }
-    if (gpus == 0) return skip("cpu_only");
-
-    // num_gpu is the job's total (the simulator allocates it as one amount); it is spread evenly
-    // over the num_inst instances, each a member of the gang.
+    // num_gpu and num_cpu are per instance: the simulator (scheduler.py) allocates num_gpu and
+    // num_cpu to each of the num_inst instances, all or none. A CPU-only job (num_gpu 0) is a
+    // job like the others: it holds its CPUs, queues and runs (on a pooled cluster).
     const auto n = static_cast<std::int64_t>(instances);
-    set_gpus(job, present, gpu_request(gpus / instances, n, where, "num_gpu"));
+    if (gpus == 0) {
+      job.gpus = 0;
+      mark(present, JobField::kGpus);
+    } else {
+      set_gpus(job, present, gpu_request(gpus, n, where, "num_gpu"));
+    }
+    job.cpus = cpus * instances;
+    mark(present, JobField::kCpus);
     job.submit = Time::from_seconds(submit);
     mark(present, JobField::kSubmit);
     job.runtime = Time::from_seconds(duration);
@@ -60,7 +75,7 @@ class PaiSim final : public CsvPublicSource {
     add(std::move(job), present, file(), line());
   }
 
-  int id_, user_, inst_, submit_, duration_, gpu_;
+  int id_, user_, inst_, submit_, duration_, gpu_, cpu_;
 };
 
 }  // namespace

@@ -1,0 +1,49 @@
+#include "sim/pool_queue.h"
+
+#include "sim/job_order.h"
+
+namespace gpumux {
+
+bool PoolQueue::Entry::operator<(const Entry& o) const {
+  if (primary != o.primary) return primary < o.primary;
+  if (submit != o.submit) return submit < o.submit;
+  if (const int c = compare_job_ids(id, o.id); c != 0) return c < 0;
+  return slot < o.slot;
+}
+
+void PoolQueue::push(const PoolAmount& amount, Entry entry) {
+  Group& g = groups_.try_emplace(amount, Group{amount, {}}).first->second;
+  ++size_;
+  if (g.entries.empty()) {
+    g.entries.insert(std::move(entry));
+    heads_.insert(&g);
+    return;
+  }
+  if (entry < *g.entries.begin()) {
+    // The group's position depends on its head: take it out while the head changes.
+    heads_.erase(&g);
+    g.entries.insert(std::move(entry));
+    heads_.insert(&g);
+    return;
+  }
+  g.entries.insert(std::move(entry));
+}
+
+void PoolQueue::front(std::size_t n, std::vector<JobSlot>& out) const {
+  out.clear();
+  // A merge of the groups, n steps of one comparison per group: a rare, small request.
+  std::vector<std::pair<std::set<Entry>::const_iterator, std::set<Entry>::const_iterator>> at;
+  for (const Group* g : heads_) at.emplace_back(g->entries.begin(), g->entries.end());
+  while (out.size() < n) {
+    std::size_t best = at.size();
+    for (std::size_t i = 0; i < at.size(); ++i) {
+      if (at[i].first == at[i].second) continue;
+      if (best == at.size() || *at[i].first < *at[best].first) best = i;
+    }
+    if (best == at.size()) break;
+    out.push_back(at[best].first->slot);
+    ++at[best].first;
+  }
+}
+
+}  // namespace gpumux
