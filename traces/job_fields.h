@@ -34,8 +34,9 @@ enum class JobField : std::uint8_t {
   kKernel,
   kCheckpoint,
   kMemoryLimit,
+  kGpuMilli,
 };
-inline constexpr std::size_t kJobFieldCount = 14;
+inline constexpr std::size_t kJobFieldCount = 15;
 
 struct JobFieldInfo {
   JobField field;
