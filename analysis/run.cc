@@ -217,6 +217,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   }
   if (inflated) {
     trace_json["inflation"] = {{"list_jobs", inflated->list_size()},
+                               {"runtimes_clipped", inflated->clipped()},
                                {"arrivals", report.engine.arrived},
                                {"arrivals_per_s", inflated->arrivals_per_s()}};
   }

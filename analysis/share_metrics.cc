@@ -68,7 +68,7 @@ nlohmann::json ShareMetrics::metrics() const {
   nlohmann::json j;
   j["definition"] =
       "GPU shares held by jobs (gpu_milli) and FGD fragmentation against the trace's typical "
-      "jobs (README 'Fractional GPUs'), time-weighted over [first arrival, end of run]";
+      "jobs (README 'Fractional GPUs over time'), time-weighted over [first arrival, end of run]";
   j["typical_job_kinds"] = view_.typical_pod_kinds();
   if (span > 0 && total > 0) {
     j["allocation_ratio"] = allocated_integral_ / span / total;

@@ -352,8 +352,12 @@ void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
     s.trace.inflation.load = inf.required_number("load", 1e-6, 100.0);
     s.trace.inflation.jobs =
         static_cast<std::uint64_t>(inf.optional_int("jobs", 0, 0, std::int64_t{1} << 32));
+    s.trace.inflation.max_runtime =
+        Time::from_seconds(inf.optional_number("max_runtime_s", 0.0, 0.0, kMaxInputSeconds));
     inf.finish();
-    echo["inflation"] = {{"load", s.trace.inflation.load}, {"jobs", s.trace.inflation.jobs}};
+    echo["inflation"] = {{"load", s.trace.inflation.load},
+                         {"jobs", s.trace.inflation.jobs},
+                         {"max_runtime_s", s.trace.inflation.max_runtime.seconds()}};
   } else {
     trace.allow("inflation");
   }

@@ -24,6 +24,10 @@ void InflatingSource::read_list() {
                        "the trace has more than " + std::to_string(kMaxInflationPods) +
                            " jobs; inflation re-samples a list held in memory");
     }
+    if (config_.max_runtime > Time::zero() && job.runtime > config_.max_runtime) {
+      job.runtime = config_.max_runtime;
+      ++clipped_;
+    }
     demand += static_cast<double>(job.gpus) * job.gpu_milli * job.runtime.seconds();
     pods_.push_back(job);
   }

@@ -121,6 +121,22 @@ TEST(NativeCsv, ColumnsInAnyOrder) {
   EXPECT_EQ(jobs[0].runtime, Time::from_seconds(100));
 }
 
+// The compute share of fractional GPUs: milli-GPU in [1, 1000], a whole GPU when absent.
+TEST(NativeCsv, GpuMilliIsAShareOfEachGpu) {
+  TempFile f("milli.csv", "id,submit_s,gpus,runtime_s,gpu_milli\na,0,1,10,250\nb,1,1,10,\n");
+  const auto jobs = read_file(f.path(), "csv");
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].gpu_milli, 250);
+  EXPECT_EQ(jobs[1].gpu_milli, 1000);
+  for (const char* bad : {"0", "1001", "0.5"}) {
+    TempFile b("milli_bad.csv",
+               std::string("id,submit_s,gpus,runtime_s,gpu_milli\na,0,1,10,") + bad + "\n");
+    const std::string msg = input_error_message([&] { read_file(b.path(), "csv"); });
+    EXPECT_THAT(msg, HasSubstr("milli_bad.csv:2")) << bad;
+    EXPECT_THAT(msg, HasSubstr("gpu_milli")) << bad;
+  }
+}
+
 TEST(NativeCsv, MissingOptionalColumnsComeFromBuiltInDefaultsAndAreCounted) {
   TempFile f("min.csv", "id,submit_s,gpus,runtime_s\na,0,1,10\nb,1,2,20\nc,1,1,30\n");
   auto source = open_trace(f.path(), "csv", TraceDefaults(), 1);

@@ -89,8 +89,8 @@ class OpenbPods final : public CsvPublicSource {
     if (snapshot) {
       notes_["advice"] =
           "this pod list looks like a snapshot of pods alive at one moment, not arrivals over "
-          "time; replay it in time with trace.inflation {\"load\": ...} (README 'Fractional "
-          "GPUs')";
+          "time; replay it in time with trace.inflation {\"load\": ...} (README 'Trace "
+          "format')";
     }
   }
   nlohmann::json list_notes() const override { return notes_; }
