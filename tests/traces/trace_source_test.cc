@@ -20,7 +20,7 @@ using testing::TempFile;
 
 constexpr const char* kFullHeader =
     "id,submit_s,gpus,runtime_s,sm_util,sm_share,memory_mib,kind,mig_profile,tenant,priority,"
-    "kernel_us,checkpoint_s,memory_limit_mib\n";
+    "kernel_us,checkpoint_s,memory_limit_mib,gpu_milli\n";
 
 std::size_t idx(JobField f) { return static_cast<std::size_t>(f); }
 
@@ -70,8 +70,8 @@ TEST(OpenTrace, MissingFileIsInputError) {
 TEST(NativeCsv, ReadsEveryField) {
   TempFile f("full.csv", std::string(kFullHeader) +
                              "j1,10.5,2,3600,0.5,0.25,8192,inference,3g.40gb,teamA,3,250,600,"
-                             "6000\n"
-                             "\"j,2\",11,1,0.000001,1,1,0,training,,,-2,1,0,0\n");
+                             "6000,250\n"
+                             "\"j,2\",11,1,0.000001,1,1,0,training,,,-2,1,0,0,1000\n");
   auto source = open_trace(f.path(), "csv", TraceDefaults(), 1);
   const auto jobs = read_all(*source);
   ASSERT_EQ(jobs.size(), 2u);
@@ -82,6 +82,7 @@ TEST(NativeCsv, ReadsEveryField) {
   EXPECT_EQ(j.runtime, Time::from_seconds(3600));
   EXPECT_DOUBLE_EQ(j.sm_util, 0.5);
   EXPECT_EQ(j.memory_limit, MemoryMiB(6000));
+  EXPECT_EQ(j.gpu_milli, 250);
   EXPECT_DOUBLE_EQ(j.sm_share, 0.25);
   EXPECT_EQ(j.memory, MemoryMiB(8192));
   EXPECT_EQ(j.kind, JobKind::kInference);
