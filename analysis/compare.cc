@@ -1,5 +1,6 @@
 #include "analysis/compare.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include "scenarios/scenario.h"
 #include "sim/input_error.h"
 #include "sim/json_fields.h"
+#include "sim/share_placement.h"
 
 namespace gpumux {
 
@@ -57,7 +59,13 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
   result.scenario_name = own.name;
   result.scenario_file = own.file;
   for (int i = 0; i < request.seeds; ++i) result.seeds.push_back(own.seed + i);
-  result.metrics = compare_metrics(own.services.given);
+  packing::Policy share_policy;
+  const bool shares =
+      own.model->limits_compute_shares() ||
+      share_policy_of(own.placement, own.model->limits_compute_shares(), share_policy) ||
+      std::any_of(request.models.begin(), request.models.end(),
+                  [](const ModelRequest& m) { return m.name == "fractional"; });
+  result.metrics = compare_metrics(own.services.given, shares);
   reject_repeated_models(request.models);
   for (const auto& m : request.models) {
     CompareVariant v;

@@ -2,7 +2,7 @@
 
 namespace gpumux {
 
-std::vector<CompareMetric> compare_metrics(bool services) {
+std::vector<CompareMetric> compare_metrics(bool services, bool shares) {
   std::vector<CompareMetric> rows = {
       {"gpu_allocation_ratio", "GPU allocation ratio", 3, false},
       {"sm_busy_utilization", "SM-busy utilization", 3, false},
@@ -13,6 +13,11 @@ std::vector<CompareMetric> compare_metrics(bool services) {
       {"queueing_delay_s.mean", "queueing mean (s)", 1, false},
       {"queueing_delay_s.p95", "queueing p95 (s)", 1, false},
   };
+  if (shares) {
+    rows.push_back({"shares.allocation_ratio", "GPU-share allocation ratio", 3, false});
+    rows.push_back({"shares.fragmentation_gpus", "fragmentation (GPUs)", 1, false});
+    rows.push_back({"shares.fragmentation_of_idle", "fragmentation / idle", 3, false});
+  }
   if (services) {
     rows.push_back({"requests.latency_ms.p50", "request latency p50 (ms)", 2, false});
     rows.push_back({"requests.latency_ms.p95", "request latency p95 (ms)", 2, false});

@@ -16,7 +16,8 @@ struct CompareMetric {
 };
 
 // The rows, in table order; the request-latency rows only when `services` (the scenario has
-// inference services).
-std::vector<CompareMetric> compare_metrics(bool services);
+// inference services), the GPU-share rows (allocation by gpu_milli, FGD fragmentation) only
+// when `shares` (its model limits compute shares or its placement is share-aware).
+std::vector<CompareMetric> compare_metrics(bool services, bool shares = false);
 
 }  // namespace gpumux

@@ -8,11 +8,13 @@
 namespace gpumux {
 
 MetricsCollector::MetricsCollector(std::size_t gpu_count, Time timeseries_interval,
-                                   std::ostream* jobs_csv, std::ostream* timeseries_csv)
+                                   std::ostream* jobs_csv, std::ostream* timeseries_csv,
+                                   const TimeseriesColumns* extra)
     : gpu_count_(gpu_count),
       interval_(timeseries_interval),
       jobs_csv_(jobs_csv),
       timeseries_csv_(timeseries_csv),
+      extra_(extra),
       allocated_(gpu_count, 0),
       busy_(gpu_count, 0.0),
       overhead_(gpu_count, 0.0) {
@@ -23,7 +25,8 @@ MetricsCollector::MetricsCollector(std::size_t gpu_count, Time timeseries_interv
   }
   if (timeseries_csv_) {
     *timeseries_csv_ << "time_s,allocated_gpus,allocation_ratio,sm_busy,overhead,queued,running,"
-                        "finished,failed,memory_faults,fatal_faults,jobs_killed\n";
+                        "finished,failed,memory_faults,fatal_faults,jobs_killed"
+                     << (extra_ ? extra_->header() : std::string()) << '\n';
   }
 }
 
@@ -49,7 +52,9 @@ void MetricsCollector::emit_samples(Time limit, bool inclusive) {
                      << format_double(busy_sum_ / g) << ',' << format_double(overhead_sum_ / g)
                      << ',' << (arrived_ - rejected_ - failed_ - started_) << ','
                      << (started_ - finished_) << ',' << finished_ << ',' << failed_ << ','
-                     << cascade_sizes_.size() << ',' << fatal_faults_ << ',' << kills_ << '\n';
+                     << cascade_sizes_.size() << ',' << fatal_faults_ << ',' << kills_;
+    if (extra_) extra_->write_values(*timeseries_csv_);
+    *timeseries_csv_ << '\n';
     next_sample_ += interval_;
   }
 }

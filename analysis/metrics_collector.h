@@ -45,11 +45,21 @@ class TimeseriesTooLong : public std::length_error {
   using std::length_error::length_error;
 };
 
+// More columns of timeseries.csv from another observer (e.g. ShareMetrics): its values as they
+// stand when a row is written (the state before the event being handled).
+class TimeseriesColumns {
+ public:
+  virtual ~TimeseriesColumns() = default;
+  virtual std::string header() const = 0;               // ",name,name..."
+  virtual void write_values(std::ostream& out) const = 0;  // ",value,value..."
+};
+
 class MetricsCollector : public EngineObserver {
  public:
   // `jobs_csv` / `timeseries_csv` may be null (not written). Rows are streamed as the run goes.
+  // `extra` (may be null) adds columns to timeseries.csv and must outlive the collector.
   MetricsCollector(std::size_t gpu_count, Time timeseries_interval, std::ostream* jobs_csv,
-                   std::ostream* timeseries_csv);
+                   std::ostream* timeseries_csv, const TimeseriesColumns* extra = nullptr);
 
   void on_job_arrived(Time now, const ActiveJob& job) override;
   void on_job_rejected(Time now, const ActiveJob& job, std::string_view reason) override;
@@ -106,6 +116,7 @@ class MetricsCollector : public EngineObserver {
   Time interval_;
   std::ostream* jobs_csv_;
   std::ostream* timeseries_csv_;
+  const TimeseriesColumns* extra_;
 
   bool started_clock_ = false;
   Time first_arrival_;

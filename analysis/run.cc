@@ -17,13 +17,17 @@
 #include "analysis/output_folder.h"
 #include "analysis/progress.h"
 #include "analysis/service_metrics.h"
+#include "analysis/share_metrics.h"
 #include "analysis/slot_metrics.h"
 #include "scenarios/trace_opening.h"
 #include "sim/placement.h"
+#include "sim/share_placement.h"
+#include "sim/share_view.h"
 #include "traces/arrival_batch_source.h"
 #include "traces/fixed_kernel_source.h"
 #include "traces/generator.h"
 #include "traces/integer_seconds_source.h"
+#include "traces/inflation_source.h"
 #include "traces/memory_profile_library.h"
 #include "traces/trace_source.h"
 
@@ -32,6 +36,26 @@ namespace gpumux {
 namespace {
 
 std::string version() { return GPUMUX_VERSION; }
+
+// Every job of the scenario's trace as a pod (gang size and gpu_milli), for the typical jobs of
+// the FGD fragmentation measure: the trace is read once more, ahead of the run.
+std::vector<packing::PodSpec> share_workload(const Scenario& scenario) {
+  std::unique_ptr<JobSource> source;
+  if (scenario.trace.generated) {
+    source = std::make_unique<GeneratedJobs>(scenario.trace.generator, scenario.seed);
+  } else {
+    source = open_scenario_trace(scenario.trace.path, scenario.trace.format,
+                                 scenario.trace.defaults, scenario.seed ^ 0x9e3779b97f4a7c15ULL);
+  }
+  std::vector<packing::PodSpec> pods;
+  JobSpec job;
+  while (source->next(job)) {
+    packing::PodSpec pod = share_pod(job);
+    pod.name.clear();  // not part of a typical job's key
+    pods.push_back(std::move(pod));
+  }
+  return pods;
+}
 
 }  // namespace
 
@@ -58,6 +82,16 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     trace = open_scenario_trace(scenario.trace.path, scenario.trace.format, scenario.trace.defaults,
                                 scenario.seed ^ 0x9e3779b97f4a7c15ULL);
     source = trace.get();
+  }
+
+  // Inflation re-samples a snapshot list into arrivals in time (the seed's own stream).
+  std::unique_ptr<InflatingSource> inflated;
+  if (scenario.trace.inflation.load > 0) {
+    inflated = std::make_unique<InflatingSource>(
+        *source, scenario.trace.inflation,
+        static_cast<std::int64_t>(scenario.gpu_count()) * 1000,
+        scenario.seed ^ 0x3c6ef372fe94f82bULL, scenario.file + "#/trace/inflation");
+    source = inflated.get();
   }
 
   // Whole seconds first (the batch ranking below sees the rounded submit times).
@@ -108,8 +142,27 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   }
 
   Cluster cluster(scenario.devices, scenario.nodes, scenario.pool);
-  Scheduler scheduler(scenario.queue, make_placement_policy(scenario.placement),
-                      scenario.backfill_depth, scenario.order);
+  // GPU shares: a share-aware placement policy, or a model that limits compute shares, mirror
+  // the cluster in the FGD study's terms (placement decisions, fragmentation metrics).
+  packing::Policy share_policy;
+  const bool share_placement = share_policy_of(
+      scenario.placement, scenario.model->limits_compute_shares(), share_policy);
+  std::unique_ptr<ShareView> share_view;
+  std::unique_ptr<ShareMetrics> share_metrics;
+  if (share_placement || scenario.model->limits_compute_shares()) {
+    share_view = std::make_unique<ShareView>(cluster, share_workload(scenario),
+                                             scenario.file + "#/scheduler/placement");
+    share_metrics = std::make_unique<ShareMetrics>(*share_view);
+  }
+  std::unique_ptr<PlacementPolicy> placement;
+  if (share_placement) {
+    placement = std::make_unique<SharePlacement>(scenario.placement, share_policy, *share_view,
+                                                 scenario.seed ^ 0x6a09e667f3bcc909ULL);
+  } else {
+    placement = make_placement_policy(scenario.placement);
+  }
+  Scheduler scheduler(scenario.queue, std::move(placement), scenario.backfill_depth,
+                      scenario.order);
   EngineOptions engine_options{scenario.horizon, scenario.retry_limit, scenario.retry_delay};
   // Fault times on a stream of their own: turning faults on changes no other draw.
   engine_options.fatal_faults_per_gpu_hour = scenario.fatal_faults_per_gpu_hour;
@@ -124,10 +177,15 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   }
   MetricsCollector metrics(cluster.gpu_count(), scenario.outputs.timeseries_interval,
                            jobs_file ? &jobs_file->stream() : nullptr,
-                           series_file ? &series_file->stream() : nullptr);
+                           series_file ? &series_file->stream() : nullptr,
+                           share_metrics.get());
   metrics.describe_placements(cluster, *scenario.model);
   metrics.set_exact_percentiles(scenario.outputs.exact_percentiles);
   engine.add_observer(&metrics);
+  if (share_view) {  // the view first: placement and the share metrics read it after changes
+    engine.add_observer(share_view.get());
+    engine.add_observer(share_metrics.get());
+  }
   // Only models that split GPUs into slots have slot metrics; other runs' outputs stay as they
   // were.
   std::unique_ptr<SlotMetrics> slot_metrics;
@@ -182,8 +240,16 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
                   {"skipped", skipped_total},
                   {"skipped_by_reason", skipped},
                   {"defaults_used", defaults_used}};
+    // Runs of lists without notes keep their summary exactly as before: no `list` key.
+    if (auto notes = trace->list_notes(); !notes.is_null()) trace_json["list"] = notes;
   } else {
     trace_json = {{"rows", report.engine.arrived}, {"generated", true}};
+  }
+  if (inflated) {
+    trace_json["inflation"] = {{"list_jobs", inflated->list_size()},
+                               {"runtimes_clipped", inflated->clipped()},
+                               {"arrivals", report.engine.arrived},
+                               {"arrivals_per_s", inflated->arrivals_per_s()}};
   }
   report.summary = {
       {"gpumux_version", version()},
@@ -199,6 +265,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
       {"metrics", metrics.metrics()},
   };
   if (slot_metrics) report.summary["metrics"]["slots"] = slot_metrics->metrics();
+  if (share_metrics) report.summary["metrics"]["shares"] = share_metrics->metrics();
   // Runs without services keep their summary exactly as before: no `requests` key.
   if (service_metrics.any()) report.summary["metrics"]["requests"] = service_metrics.metrics();
   // Runs without bounds keep their summary exactly as before: no `expect` key.
@@ -287,7 +354,8 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
     // Defaults the scenario chose, one per line; built-in ones on one line.
     std::string builtin;
     for (const auto& [field, use] : tr["defaults_used"].items()) {
-      if (field == "mig_profile" || field == "tenant") continue;  // empty by default: no effect
+      // Empty or whole by default: no effect.
+      if (field == "mig_profile" || field == "tenant" || field == "gpu_milli") continue;
       if (use["source"] == "built-in default") {
         builtin += (builtin.empty() ? "" : ", ") + field + "=" + use["value"].dump();
         continue;
@@ -296,6 +364,15 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
           << use["source"].get<std::string>() << ", " << use["rows"] << " rows)\n";
     }
     if (!builtin.empty()) out << "  default   " << builtin << " (built-in, not in the trace)\n";
+    if (tr.contains("list") && tr["list"].value("looks_like_snapshot", false)) {
+      out << "  note      " << tr["list"]["advice"].get<std::string>() << " ("
+          << fixed_text(100.0 * tr["list"]["arrivals_in_last_10pct_of_span"].get<double>(), 1)
+          << " % of arrivals in the last 10% of the span)\n";
+    }
+  }
+  if (tr.contains("inflation")) {
+    out << "  inflation " << tr["inflation"]["arrivals"] << " arrivals re-sampled from "
+        << tr["inflation"]["list_jobs"] << " jobs at load " << s.trace.inflation.load << "\n";
   }
   const auto& jobs = m["jobs"];
   out << "\n";

@@ -47,6 +47,10 @@ std::vector<std::string> build_names() {
     n.push_back(std::string("requests.latency_ms.") + s);
   }
   n.push_back("requests.slo_attainment");
+  for (const char* k : {"allocation_ratio", "peak_allocation_ratio", "fragmentation_gpus",
+                        "fragmentation_of_idle"}) {
+    n.push_back(std::string("shares.") + k);
+  }
   return n;
 }
 
@@ -97,6 +101,7 @@ std::string why_null(const std::vector<std::string>& keys) {
     return keys.back() == "slo_attainment" ? "no request with an SLO ended" : "no request served";
   }
   if (head == "slots") return "no slot time (no slices, instances or jobs over the run)";
+  if (head == "shares") return "no job arrived, or no idle GPU share to fragment";
   return "no job arrived, or no GPU time to share";
 }
 
@@ -128,6 +133,11 @@ MetricValue read_metric(const nlohmann::json& summary, const std::string& name) 
         return {std::nullopt,
                 "this run has no slot metrics (only models that split GPUs into slots, such as "
                 "mig, have them)"};
+      }
+      if (i == 0 && keys[0] == "shares") {
+        return {std::nullopt,
+                "this run has no GPU-share metrics (only models that limit compute shares, such "
+                "as fractional, or share-aware placement have them)"};
       }
       if (i == 0 && keys[0] == "requests") {
         return {std::nullopt, "this run has no inference services"};

@@ -32,6 +32,7 @@
 #include "sim/input_error.h"
 #include "sim/json_fields.h"
 #include "sim/placement.h"
+#include "sim/share_placement.h"
 #include "sim/scheduler.h"
 #include "traces/generator.h"
 #include "traces/memory_profiles/derive.h"
@@ -416,6 +417,8 @@ int run_models(std::ostream& out) {
   for (const auto& m : sharing_models()) out << "  " << m.name << "  " << m.summary << "\n";
   out << "queue policies (scheduler.queue): " << join(queue_policy_names()) << "\n";
   out << "placement policies (scheduler.placement): " << join(placement_policy_names()) << "\n";
+  out << "  share-aware, under models that admit fractional jobs (fractional, timeslice, mps): "
+      << join(share_placement_names()) << " (best-fit: the FGD study's under fractional)\n";
   out << "trace formats (trace.format): " << join(all_trace_format_names()) << "\n";
   return kExitOk;
 }

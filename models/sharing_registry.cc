@@ -1,6 +1,7 @@
 #include "models/sharing_registry.h"
 
 #include "models/exclusive_model.h"
+#include "models/fractional/fractional_model.h"
 #include "models/mig/mig_hybrid_model.h"
 #include "models/mig/mig_model.h"
 #include "models/mps/mps_model.h"
@@ -11,6 +12,10 @@ namespace gpumux {
 std::vector<SharingModelInfo> sharing_models() {
   return {
       {"exclusive", "one job per GPU at full speed; the baseline for savings"},
+      {"fractional",
+       "Kubernetes-style fractional GPUs: per-job compute share (gpu_milli, sums to <= 1000 per "
+       "GPU) and memory quota (memory_limit_mib, sums to <= device memory), enforced by a limiter "
+       "(strict or work_conserving) on top of time-slicing; out of memory only past one's quota"},
       {"mig",
        "MIG: isolated instances from a static layout (scenario, per-index mig-parted file) or "
        "repartitioned among candidates; one job per instance, held while it runs; roofline rate; "
@@ -40,6 +45,7 @@ std::unique_ptr<SharingModel> make_sharing_model(const std::string& name, JsonOb
     params.finish();
     return std::make_unique<ExclusiveModel>();
   }
+  if (name == "fractional") return std::make_unique<FractionalModel>(params);
   if (name == "timeslice") return std::make_unique<TimeSliceModel>(params);
   if (name == "mig") return std::make_unique<MigModel>(params);
   if (name == "mps") return std::make_unique<MpsModel>(params);

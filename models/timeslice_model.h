@@ -24,14 +24,11 @@
 #include "models/oom_policy.h"
 #include "models/timeslice/timeslice_params.h"
 #include "models/timeslice/timeslice_rates.h"
+#include "models/timeslice_physics.h"
 #include "sim/json_fields.h"
 #include "sim/sharing_model.h"
 
 namespace gpumux {
-
-// The device whose measurements (GPU-FACTS "Measured here") replace the models' assumed
-// defaults on GPUs of that profile.
-inline constexpr std::string_view kH200DeviceName = "H200-141GB";
 
 class TimeSliceModel : public SharingModel {
  public:
@@ -44,6 +41,7 @@ class TimeSliceModel : public SharingModel {
   bool memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
                     Time& recovery) const override;
   std::vector<ModelParameter> parameters() const override { return declared_; }
+  bool admits_fractional_jobs() const override { return true; }
   // Placement pruning: room = free memory in MiB (replicas: 0) while below max_jobs_per_gpu,
   // else -1; need = the job's peak memory (replicas: 0).
   bool has_room_bound() const override { return true; }

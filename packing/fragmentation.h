@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "packing/node_state.h"
-#include "packing/openb_csv.h"
+#include "packing/pod_types.h"
 
 namespace gpumux::packing {
 

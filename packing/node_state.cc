@@ -49,17 +49,21 @@ NodeState make_node_state(const NodeSpec& spec, const GpuModelTable& models) {
   return n;
 }
 
-bool fits(const NodeState& n, const PodDemand& p) {
+bool fits(const NodeState& n, const PodDemand& p, GpuMask mask) {
   if (n.cpu_left < p.cpu_milli || n.memory_left_mib < p.memory_mib) return false;
   if (!p.is_gpu()) return true;
   if (n.num_gpus == 0 || !model_accessible(n, p)) return false;
   if (p.is_share()) {
     for (int g = 0; g < n.num_gpus; ++g) {
-      if (n.gpu_left[static_cast<std::size_t>(g)] >= p.gpu_milli) return true;
+      if (allowed(mask, g) && n.gpu_left[static_cast<std::size_t>(g)] >= p.gpu_milli) return true;
     }
     return false;
   }
-  return n.fully_free_gpus() >= p.num_gpus;
+  int free = 0;
+  for (int g = 0; g < n.num_gpus; ++g) {
+    free += allowed(mask, g) && n.gpu_left[static_cast<std::size_t>(g)] == kGpuMilli;
+  }
+  return free >= p.num_gpus;
 }
 
 }  // namespace gpumux::packing

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "packing/openb_csv.h"
+#include "packing/pod_types.h"
 
 namespace gpumux::packing {
 
@@ -82,8 +82,15 @@ inline bool model_accessible(const NodeState& n, const PodDemand& p) {
   return n.model >= 0 && ((p.model_mask >> n.model) & 1u) != 0;
 }
 
-// The placement filter: CPU, memory, GPU model and GPU capacity (a share needs one GPU with
-// enough milli left; whole GPUs must be completely free).
-bool fits(const NodeState& n, const PodDemand& p);
+// A set of a node's GPUs (bit g = GPU g): the GPUs a pod may use. `gpumux pack` allows all;
+// `gpumux run` allows those the sharing model admits the job on.
+using GpuMask = std::uint32_t;
+inline constexpr GpuMask kAllGpus = ~GpuMask{0};
+static_assert(kMaxGpusPerNode <= 32, "GpuMask holds one bit per GPU of a node");
+inline bool allowed(GpuMask mask, int gpu) { return ((mask >> gpu) & 1u) != 0; }
+
+// The placement filter: CPU, memory, GPU model and GPU capacity (a share needs one allowed GPU
+// with enough milli left; whole GPUs must be allowed and completely free).
+bool fits(const NodeState& n, const PodDemand& p, GpuMask mask = kAllGpus);
 
 }  // namespace gpumux::packing

@@ -140,15 +140,6 @@ std::size_t LoadReport::skipped_total() const {
   return n;
 }
 
-std::string gpu_spec_text(const PodSpec& pod) {
-  std::string out;
-  for (const auto& m : pod.gpu_spec) {
-    if (!out.empty()) out += '|';
-    out += m;
-  }
-  return out;
-}
-
 NodeList load_openb_nodes(std::istream& in, const std::string& source_name) {
   CsvReader csv(in, source_name);
   csv.read_header({"sn", "cpu_milli", "memory_mib", "gpu", "model"});

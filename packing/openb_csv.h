@@ -43,29 +43,10 @@
 #include <string>
 #include <vector>
 
+#include "packing/pod_types.h"
 #include "sim/units.h"
 
 namespace gpumux::packing {
-
-inline constexpr int kGpuMilli = 1000;      // capacity of one GPU in milli-GPU
-inline constexpr int kMaxGpusPerNode = 16;  // node arrays are fixed-size for speed
-
-struct NodeSpec {
-  std::string name;
-  std::int64_t cpu_milli = 0;
-  MemoryMiB memory;
-  int num_gpus = 0;
-  std::string gpu_model;  // empty on CPU-only nodes
-};
-
-struct PodSpec {
-  std::string name;
-  std::int64_t cpu_milli = 0;
-  MemoryMiB memory;
-  int num_gpus = 0;
-  int gpu_milli = 0;                  // per GPU, 0..1000
-  std::vector<std::string> gpu_spec;  // accepted GPU models; empty = any
-};
 
 struct SkipCount {
   std::string reason;
@@ -97,8 +78,5 @@ PodList load_openb_pods(const std::string& path);
 // Same, from a stream; `source_name` is used in error messages in place of the file name.
 NodeList load_openb_nodes(std::istream& in, const std::string& source_name);
 PodList load_openb_pods(std::istream& in, const std::string& source_name);
-
-// Joins a pod's gpu_spec with '|' ("" when any model is accepted).
-std::string gpu_spec_text(const PodSpec& pod);
 
 }  // namespace gpumux::packing

@@ -29,18 +29,13 @@ double round2(double x) { return std::nearbyint(x * 100.0) / 100.0; }
 PackingSimulator::PackingSimulator(const std::vector<NodeSpec>& nodes,
                                    const std::vector<PodSpec>& workload, Policy policy,
                                    std::uint64_t seed, TieBreak tie_break)
-    : policy_(policy),
-      tie_break_(tie_break),
-      rng_(seed),
+    : rng_(seed),
       models_(build_models(nodes)),
       nodes_(build_nodes(nodes, models_)),
       typical_(compute_typical_pods(workload, models_)),
       frag_(typical_, static_cast<int>(models_.names().size())),
       node_version_(nodes_.size(), 1),
-      order_(nodes_.size()) {
-  // The node order that breaks score ties (see TieBreak): a uniformly random permutation.
-  std::iota(order_.begin(), order_.end(), 0);
-  for (std::size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[rng_.below(i)]);
+      chooser_(policy, tie_break, nodes_.size(), rng_) {
   node_frag_units_.reserve(nodes_.size());
   for (const auto& n : nodes_) {
     node_frag_units_.push_back(frag_.units(n));
@@ -49,105 +44,16 @@ PackingSimulator::PackingSimulator(const std::vector<NodeSpec>& nodes,
   }
 }
 
-int PackingSimulator::class_of(const PodDemand& pod) {
-  const ClassKey key{pod.score_cpu_milli, pod.gpu_milli, pod.num_gpus, pod.any_model,
-                     pod.model_mask};
-  for (std::size_t i = 0; i < classes_.size(); ++i) {
-    if (classes_[i] == key) return static_cast<int>(i);
-  }
-  classes_.push_back(key);
-  cache_.resize(classes_.size() * nodes_.size());
-  return static_cast<int>(classes_.size()) - 1;
-}
-
 std::optional<Placement> PackingSimulator::schedule(const PodSpec& pod) {
   return schedule(demand_of(pod));
 }
 
 std::optional<Placement> PackingSimulator::schedule(const PodDemand& pod) {
-  const int num_nodes = static_cast<int>(nodes_.size());
-  int chosen = -1;
-  int chosen_gpu = -1;
-  if (policy_ == Policy::kRandom) {
-    std::uint64_t feasible = 0;
-    for (int n = 0; n < num_nodes; ++n) {
-      if (!fits(nodes_[static_cast<std::size_t>(n)], pod)) continue;
-      if (rng_.below(++feasible) == 0) chosen = n;
-    }
-  } else {
-    // Only FGD is costly enough to be worth caching; `cls` is looked up once per pod.
-    const int cls = policy_ == Policy::kFgd ? class_of(pod) : -1;
-    CacheEntry* row = cls >= 0 ? &cache_[static_cast<std::size_t>(cls) * nodes_.size()] : nullptr;
-    int best = -1;
-    std::uint64_t ties = 0;
-    const bool uniform_ties = tie_break_ == TieBreak::kUniform;
-    for (int k = 0; k < num_nodes; ++k) {
-      const int n = uniform_ties ? k : order_[static_cast<std::size_t>(k)];
-      const NodeState& node = nodes_[static_cast<std::size_t>(n)];
-      if (!fits(node, pod)) continue;
-      int score = 0;
-      int gpu = -1;
-      switch (policy_) {
-        case Policy::kDotProd:
-          score = dot_product_score(node, pod);
-          break;
-        case Policy::kGpuClustering:
-          score = gpu_clustering_score(node, pod);
-          break;
-        case Policy::kGpuPacking:
-          score = gpu_packing_score(node, pod);
-          break;
-        case Policy::kBestFit:
-          score = best_fit_score(node, pod);
-          break;
-        case Policy::kFgd: {
-          CacheEntry& e = row[n];
-          if (e.version != node_version_[static_cast<std::size_t>(n)]) {
-            const FgdChoice c =
-                fgd_score(node, pod, frag_, node_frag_units_[static_cast<std::size_t>(n)]);
-            e.version = node_version_[static_cast<std::size_t>(n)];
-            e.score = static_cast<std::int16_t>(c.score);
-            e.gpu = static_cast<std::int8_t>(c.gpu);
-          }
-          score = e.score;
-          gpu = e.gpu;
-          break;
-        }
-        case Policy::kRandom:
-          break;
-      }
-      if (score > best) {
-        best = score;
-        ties = 1;
-        chosen = n;
-        chosen_gpu = gpu;
-      } else if (uniform_ties && score == best && rng_.below(++ties) == 0) {
-        chosen = n;
-        chosen_gpu = gpu;
-      }
-    }
-  }
-  if (chosen < 0) return std::nullopt;
-
-  int share_gpu = -1;
-  if (pod.is_gpu() && pod.is_share()) {
-    const NodeState& node = nodes_[static_cast<std::size_t>(chosen)];
-    if (policy_ == Policy::kFgd) {
-      share_gpu = chosen_gpu;
-    } else if (policy_ == Policy::kRandom) {
-      std::uint64_t fitting = 0;
-      for (int g = 0; g < node.num_gpus; ++g) {
-        if (node.gpu_left[static_cast<std::size_t>(g)] >= pod.gpu_milli &&
-            rng_.below(++fitting) == 0) {
-          share_gpu = g;
-        }
-      }
-    } else {
-      share_gpu = tightest_gpu(node, pod.gpu_milli);
-    }
-  }
+  const NodeChoice choice =
+      chooser_.choose(nodes_, node_frag_units_, node_version_, frag_, pod, {}, rng_);
+  if (choice.node < 0) return std::nullopt;
   Placement out;
-  apply(chosen, pod, share_gpu, out);
+  apply(choice.node, pod, choice.share_gpu, out);
   return out;
 }
 
@@ -162,11 +68,9 @@ void PackingSimulator::apply(int n, const PodDemand& pod, int share_gpu, Placeme
       out.gpus[0] = static_cast<std::int8_t>(share_gpu);
       out.num_gpus = 1;
     } else {
-      for (int g = 0; g < node.num_gpus && out.num_gpus < pod.num_gpus; ++g) {
-        if (node.gpu_left[static_cast<std::size_t>(g)] == kGpuMilli) {
-          node.gpu_left[static_cast<std::size_t>(g)] = 0;
-          out.gpus[static_cast<std::size_t>(out.num_gpus++)] = static_cast<std::int8_t>(g);
-        }
+      out.num_gpus = whole_gpus(node, pod.num_gpus, kAllGpus, out.gpus);
+      for (int i = 0; i < out.num_gpus; ++i) {
+        node.gpu_left[static_cast<std::size_t>(out.gpus[static_cast<std::size_t>(i)])] = 0;
       }
     }
     const std::size_t tag = pod.is_share() ? 0 : static_cast<std::size_t>(pod.num_gpus);

@@ -6,53 +6,20 @@
 #include <array>
 #include <cstdint>
 #include <optional>
-#include <random>
 #include <vector>
 
+#include "packing/choose_node.h"
 #include "packing/fragmentation.h"
 #include "packing/node_state.h"
-#include "packing/openb_csv.h"
+#include "packing/pod_types.h"
 #include "packing/policy.h"
 
 namespace gpumux::packing {
-
-// The run's one RNG, with a bounded draw that does not depend on the standard library's
-// distribution implementation (so results are identical across toolchains).
-class PackRng {
- public:
-  explicit PackRng(std::uint64_t seed) : engine_(seed) {}
-  // Uniform in [0, n). Precondition: n > 0.
-  std::uint64_t below(std::uint64_t n) {
-    const std::uint64_t limit = std::mt19937_64::max() - std::mt19937_64::max() % n;
-    std::uint64_t x;
-    do {
-      x = engine_();
-    } while (x >= limit);
-    return x % n;
-  }
-
- private:
-  std::mt19937_64 engine_;
-};
 
 struct Placement {
   int node = -1;
   int num_gpus = 0;  // entries used in `gpus`
   std::array<std::int8_t, kMaxGpusPerNode> gpus{};
-};
-
-// How a policy chooses among nodes with the same (maximal) score.
-enum class TieBreak {
-  // The first node in a random order of the nodes drawn once per run (the default). This is
-  // what the study's simulator does in effect: it renames every node with a random numeric
-  // prefix and its scheduler (a Kubernetes fork) then settles ties by node, so equal-score
-  // pods keep landing on the same nodes. It packs CPU-only pods under GpuPacking,
-  // GpuClustering and FGD, whose scores tie for them.
-  kNodeOrder,
-  // Upstream Kubernetes: uniformly at random among the tied nodes, per pod. It spreads tied
-  // pods and loses 2-5 pp of allocation under GpuPacking, GpuClustering and FGD against the
-  // published results (see packing/RESULTS.md).
-  kUniform,
 };
 
 class PackingSimulator {
@@ -84,11 +51,8 @@ class PackingSimulator {
   PackRng& rng() { return rng_; }
 
  private:
-  int class_of(const PodDemand& pod);
   void apply(int node, const PodDemand& pod, int share_gpu, Placement& out);
 
-  Policy policy_;
-  TieBreak tie_break_;
   PackRng rng_;
   GpuModelTable models_;
   std::vector<NodeState> nodes_;
@@ -98,25 +62,9 @@ class PackingSimulator {
   std::int64_t frag_units_total_ = 0;
   std::int64_t total_gpus_ = 0;
   std::int64_t allocated_gpu_milli_ = 0;
+  std::vector<std::uint32_t> node_version_;  // bumped whenever a node changes
 
-  // FGD scores are cached per (pod class, node) and invalidated by the node's version, so a
-  // pod only rescores nodes that changed since its class was last scheduled.
-  struct ClassKey {
-    std::int64_t cpu;
-    int milli, num;
-    bool any;
-    std::uint64_t mask;
-    bool operator==(const ClassKey&) const = default;
-  };
-  struct CacheEntry {
-    std::uint32_t version = 0;
-    std::int16_t score = 0;
-    std::int8_t gpu = -1;
-  };
-  std::vector<ClassKey> classes_;
-  std::vector<CacheEntry> cache_;  // [class * nodes + node]
-  std::vector<std::uint32_t> node_version_;
-  std::vector<int> order_;  // node visiting order for TieBreak::kNodeOrder
+  NodeChooser chooser_;
 };
 
 struct PackOptions {

@@ -135,18 +135,18 @@ int sigmoid_score(std::int64_t units_delta, std::int64_t denominator) {
 }  // namespace
 
 FgdChoice fgd_score(const NodeState& node, const PodDemand& pod, const FragmentationModel& frag,
-                    std::int64_t units_before) {
+                    std::int64_t units_before, GpuMask mask) {
   NodeState after = node;
   after.cpu_left -= pod.score_cpu_milli;
   if (pod.is_share()) {
     FgdChoice best{0, -1};
     for (int g = 0; g < node.num_gpus; ++g) {
       const std::int32_t left = node.gpu_left[static_cast<std::size_t>(g)];
-      if (left < pod.gpu_milli) continue;
+      if (left < pod.gpu_milli || !allowed(mask, g)) continue;
       // GPUs with equal milli left give equal scores; only the first can win the strict max.
       bool seen = false;
       for (int h = 0; h < g && !seen; ++h)
-        seen = node.gpu_left[static_cast<std::size_t>(h)] == left;
+        seen = allowed(mask, h) && node.gpu_left[static_cast<std::size_t>(h)] == left;
       if (seen) continue;
       after.gpu_left[static_cast<std::size_t>(g)] = left - pod.gpu_milli;
       const int s = sigmoid_score(units_before - frag.units(after), frag.denominator());
@@ -158,7 +158,7 @@ FgdChoice fgd_score(const NodeState& node, const PodDemand& pod, const Fragmenta
   // Whole GPUs (or none): the fully free GPUs with the lowest indices.
   int need = pod.is_gpu() ? pod.num_gpus : 0;
   for (int g = 0; g < node.num_gpus && need > 0; ++g) {
-    if (after.gpu_left[static_cast<std::size_t>(g)] == kGpuMilli) {
+    if (allowed(mask, g) && after.gpu_left[static_cast<std::size_t>(g)] == kGpuMilli) {
       after.gpu_left[static_cast<std::size_t>(g)] = 0;
       --need;
     }
@@ -166,11 +166,11 @@ FgdChoice fgd_score(const NodeState& node, const PodDemand& pod, const Fragmenta
   return {sigmoid_score(units_before - frag.units(after), frag.denominator()), -1};
 }
 
-int tightest_gpu(const NodeState& node, int gpu_milli) {
+int tightest_gpu(const NodeState& node, int gpu_milli, GpuMask mask) {
   int best = -1;
   for (int g = 0; g < node.num_gpus; ++g) {
     const std::int32_t left = node.gpu_left[static_cast<std::size_t>(g)];
-    if (left >= gpu_milli && (best < 0 || left < node.gpu_left[static_cast<std::size_t>(best)]))
+    if (allowed(mask, g) && left >= gpu_milli && (best < 0 || left < node.gpu_left[static_cast<std::size_t>(best)]))
       best = g;
   }
   return best;

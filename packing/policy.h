@@ -63,11 +63,12 @@ struct FgdChoice {
   int score = 0;
   int gpu = -1;  // for share pods: the GPU to use; -1 otherwise
 };
-// `units_before` must equal frag.units(node) (callers keep it cached).
+// `units_before` must equal frag.units(node) (callers keep it cached). Only GPUs in `mask`
+// are considered for the pod.
 FgdChoice fgd_score(const NodeState& node, const PodDemand& pod, const FragmentationModel& frag,
-                    std::int64_t units_before);
+                    std::int64_t units_before, GpuMask mask = kAllGpus);
 
-// The fitting GPU with the least milli left (lowest index among equals), or -1.
-int tightest_gpu(const NodeState& node, int gpu_milli);
+// The fitting GPU in `mask` with the least milli left (lowest index among equals), or -1.
+int tightest_gpu(const NodeState& node, int gpu_milli, GpuMask mask = kAllGpus);
 
 }  // namespace gpumux::packing

@@ -1,5 +1,6 @@
 #include "scenarios/scenario.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -9,6 +10,7 @@
 #include "sim/json_depth.h"
 #include "sim/json_fields.h"
 #include "sim/placement.h"
+#include "sim/share_placement.h"
 #include "traces/csv_reader.h"
 #include "traces/trace_source.h"
 
@@ -274,6 +276,47 @@ void parse_sharing(Scenario& s, JsonObject& root, const std::string& base_dir) {
   s.resolved["sharing"] = {{"model", model}, {"params", echo_params}, {"parameters", declared}};
 }
 
+// The placement name must be known, and a share-aware policy (sim/share_placement.h) needs a
+// model that admits fractional jobs and nodes it can mirror.
+void check_placement(const Scenario& s, const std::string& where) {
+  packing::Policy share_policy;
+  const bool limits = s.model && s.model->limits_compute_shares();
+  const auto share_names = share_placement_names();
+  const bool share_name =
+      std::find(share_names.begin(), share_names.end(), s.placement) != share_names.end();
+  if (share_policy_of(s.placement, limits, share_policy)) {
+    if (!s.model->admits_fractional_jobs()) {
+      throw InputError(where, "placement",
+                       "placement '" + s.placement + "' places jobs by their share of a GPU "
+                       "(gpu_milli) and needs a sharing model that admits fractional jobs "
+                       "(fractional, timeslice, mps); sharing model '" +
+                           std::string(s.model->name()) + "' gives no GPU to several jobs");
+    }
+    for (const auto& n : s.nodes) {
+      if (n.gpus > packing::kMaxGpusPerNode) {
+        throw InputError(where, "placement",
+                         "placement '" + s.placement + "' handles nodes of at most " +
+                             std::to_string(packing::kMaxGpusPerNode) + " GPUs; node '" +
+                             n.name + "' has " + std::to_string(n.gpus));
+      }
+    }
+    return;
+  }
+  try {
+    make_placement_policy(s.placement);
+  } catch (const std::invalid_argument&) {
+    std::vector<std::string> valid = placement_policy_names();
+    for (const auto& n : share_names) {
+      if (std::find(valid.begin(), valid.end(), n) == valid.end()) valid.push_back(n);
+    }
+    throw InputError(where, "placement",
+                     "unknown placement policy '" + s.placement + "' (valid: " + join(valid) +
+                         (share_name ? "" : "; the share-aware ones need a sharing model that "
+                                            "admits fractional jobs") +
+                         ")");
+  }
+}
+
 void parse_scheduler(Scenario& s, JsonObject& root) {
   std::string queue = "fifo";
   if (root.has("scheduler")) {
@@ -300,13 +343,7 @@ void parse_scheduler(Scenario& s, JsonObject& root) {
                            "'; fifo and fifo-backfill keep arrival order)");
     }
     s.placement = sch.optional_string("placement", s.placement);
-    try {
-      make_placement_policy(s.placement);
-    } catch (const std::invalid_argument&) {
-      throw InputError(sch.where("placement"), "placement",
-                       "unknown placement policy '" + s.placement +
-                           "' (valid: " + join(placement_policy_names()) + ")");
-    }
+    check_placement(s, sch.where("placement"));
     s.backfill_depth =
         static_cast<int>(sch.optional_int("backfill_depth", s.backfill_depth, 1, 1'000'000));
     s.retry_limit = static_cast<int>(sch.optional_int("retry_limit", s.retry_limit, 0, 1000));
@@ -363,6 +400,20 @@ void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
                                {"every_s", s.trace.batch_every.seconds()}};
   } else {
     trace.allow("arrival_batches");
+  }
+  if (trace.has("inflation")) {
+    JsonObject inf = trace.object("inflation");
+    s.trace.inflation.load = inf.required_number("load", 1e-6, 100.0);
+    s.trace.inflation.jobs =
+        static_cast<std::uint64_t>(inf.optional_int("jobs", 0, 0, std::int64_t{1} << 32));
+    s.trace.inflation.max_runtime =
+        Time::from_seconds(inf.optional_number("max_runtime_s", 0.0, 0.0, kMaxInputSeconds));
+    inf.finish();
+    echo["inflation"] = {{"load", s.trace.inflation.load},
+                         {"jobs", s.trace.inflation.jobs},
+                         {"max_runtime_s", s.trace.inflation.max_runtime.seconds()}};
+  } else {
+    trace.allow("inflation");
   }
   const bool file = trace.has("file");
   const bool generator = trace.has("generator");

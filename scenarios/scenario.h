@@ -20,6 +20,7 @@
 #include "sim/scheduler.h"
 #include "sim/sharing_model.h"
 #include "traces/generator.h"
+#include "traces/inflation_source.h"
 #include "traces/job_fields.h"
 #include "traces/memory_profile_library.h"
 
@@ -39,6 +40,9 @@ struct TraceConfig {
   // trace.arrival_batches (traces/arrival_batch_source.h); 0 jobs: submit times as read.
   std::uint64_t batch_jobs = 0;
   Time batch_every = Time::from_seconds(60);
+  // trace.inflation (traces/inflation_source.h): a snapshot list re-sampled into arrivals at a
+  // target load; load 0: off.
+  InflationConfig inflation;
 };
 
 struct OutputConfig {

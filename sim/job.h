@@ -32,6 +32,10 @@ struct JobSpec {
   // Per-client device-memory limit (CUDA_MPS_PINNED_DEVICE_MEM_LIMIT): allocations beyond it
   // fail for this job alone. Zero: none given.
   MemoryMiB memory_limit;
+  // Compute share per GPU in milli-GPU (Kubernetes GPU-share requests, openb `gpu_milli`),
+  // [1, 1000]; 1000 asks for a whole GPU. Bounds admission under `fractional` and is what the
+  // share-aware placement policies count (sim/share_placement.h).
+  int gpu_milli = 1000;
   JobKind kind = JobKind::kTraining;
   std::string mig_profile;                   // requested MIG profile, empty when none
   std::string tenant;                        // empty when the trace has none

@@ -106,6 +106,13 @@ class SharingModel {
   // True when `job` may be placed on a GPU that currently holds `gpu.residents`.
   virtual bool admits(const GpuView& gpu, const JobSpec& job) const = 0;
 
+  // True when several jobs may share one GPU, each with a fraction of it (timeslice, mps,
+  // fractional): the share-aware placement policies (sim/share_placement.h) need such a model.
+  virtual bool admits_fractional_jobs() const { return false; }
+  // True when admission bounds each GPU's compute shares (JobSpec::gpu_milli) to 1000 milli
+  // (fractional): runs then report GPU-share allocation and fragmentation.
+  virtual bool limits_compute_shares() const { return false; }
+
   // True when admission is exactly "the GPU is empty": lets placement use its free-GPU index
   // instead of asking `admits` GPU by GPU.
   virtual bool requires_empty_gpu() const { return false; }

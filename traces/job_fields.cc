@@ -31,9 +31,11 @@ constexpr std::array<JobFieldInfo, kJobFieldCount> kFields = {{
     {JobField::kCheckpoint, "checkpoint_s", "s", false, "0",
      "checkpoint interval; 0 = none (a killed job restarts from scratch)"},
     {JobField::kMemoryLimit, "memory_limit_mib", "MiB", false, "0",
-     "per-client memory limit (MPS pinned limit); 0 = none"},
+     "per-job memory limit (MPS pinned limit; the memory quota under fractional); 0 = none"},
     {JobField::kCpus, "cpus", "cores", false, "0",
      "CPU cores the whole job holds while running; counted on a pooled cluster (cluster.pool)"},
+    {JobField::kGpuMilli, "gpu_milli", "milli-GPU", false, "1000",
+     "compute share of each GPU, [1, 1000] (Kubernetes GPU-share requests); 1000 = whole GPU"},
 }};
 
 bool is_text_field(JobField f) {
@@ -62,6 +64,8 @@ std::pair<double, double> numeric_range(JobField f) {
       return {-1e9, 1e9};
     case JobField::kKernel:
       return {1.0, 1e9};
+    case JobField::kGpuMilli:
+      return {1.0, 1000.0};
     default:
       return {0.0, 0.0};
   }
@@ -109,6 +113,9 @@ void store_numeric(JobSpec& job, JobField f, double value) {
       break;
     case JobField::kKernel:
       job.kernel_length = Time::from_us(static_cast<std::int64_t>(std::llround(value)));
+      break;
+    case JobField::kGpuMilli:
+      job.gpu_milli = static_cast<int>(std::llround(value));
       break;
     default:
       break;
@@ -161,7 +168,7 @@ void set_job_field(JobSpec& job, JobField field, std::string_view text, const st
   }
   const auto [lo, hi] = numeric_range(field);
   if (field == JobField::kGpus || field == JobField::kMemory || field == JobField::kPriority ||
-      field == JobField::kMemoryLimit) {
+      field == JobField::kMemoryLimit || field == JobField::kGpuMilli) {
     store_numeric(
         job, field,
         static_cast<double>(parse_int_cell(text, where, name, static_cast<std::int64_t>(lo),
@@ -216,7 +223,7 @@ void TraceDefaults::fill(JobSpec& job, JobField field, Rng& rng) const {
   } else {
     const auto [lo, hi] = numeric_range(field);
     double v = std::clamp(numeric_[i].draw(rng), lo, hi);
-    if (field == JobField::kGpus) v = std::round(v);
+    if (field == JobField::kGpus || field == JobField::kGpuMilli) v = std::round(v);
     store_numeric(job, field, v);
   }
 }

@@ -35,8 +35,9 @@ enum class JobField : std::uint8_t {
   kCheckpoint,
   kMemoryLimit,
   kCpus,
+  kGpuMilli,
 };
-inline constexpr std::size_t kJobFieldCount = 15;
+inline constexpr std::size_t kJobFieldCount = 16;
 
 struct JobFieldInfo {
   JobField field;

@@ -35,6 +35,10 @@ class TraceSource : public JobSource {
     if (stats_.skipped_lines > 0) counts["blank or comment lines"] = stats_.skipped_lines;
     return counts;
   }
+  // What the loader noticed about the list as a whole, for the run summary (null: nothing),
+  // e.g. the openb loader's check whether a pod list is a snapshot. Complete once the source
+  // has returned its last job.
+  virtual nlohmann::json list_notes() const { return nullptr; }
 
  protected:
   TraceSource(TraceDefaults defaults, std::uint64_t seed)

@@ -60,6 +60,7 @@ class MpsModel : public SharingModel {
   void fatal_fault(const GpuView& gpu, std::size_t faulting, std::span<std::uint8_t> killed,
                    Time& recovery) const override;
   std::vector<ModelParameter> parameters() const override { return declared_; }
+  bool admits_fractional_jobs() const override { return true; }
 
   // Placement pruning: room = the device's memory less the residents' summed peak (MiB) while
   // below the client limit (and, replicas, the replica count), else -1; need = the job's peak.

@@ -115,15 +115,19 @@ TEST(PublicTraceOpenb, MapsFieldsSkipsAndSorts) {
   EXPECT_EQ(f.submit, Time::from_seconds(11262259));
   EXPECT_EQ(f.gpus, 1);
   EXPECT_NEAR(f.sm_share, 0.16, kEps);
+  EXPECT_EQ(f.gpu_milli, 160);
+  EXPECT_NEAR(f.sm_util, 0.16, kEps);  // a share pod keeps the GPU busy for its share
   EXPECT_EQ(f.runtime, Time::from_seconds(11283980 - 11262264));
   // Whole-GPU pods: sm_share from defaults (built-in 1.0).
   const JobSpec& w = by_id(l, "openb-pod-3475");
   EXPECT_EQ(w.gpus, 4);
   EXPECT_EQ(w.sm_share, 1.0);
+  EXPECT_EQ(w.gpu_milli, 1000);
   EXPECT_EQ(w.runtime, Time::from_seconds(12351569 - 12327644));
   EXPECT_EQ(by_id(l, "openb-pod-3412").gpus, 1);
   EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kSmShare)], 2u);
-  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kSmUtil)], 12u);
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kSmUtil)], 2u);  // the whole-GPU pods
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kGpuMilli)], 0u);
   EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kMemory)], 12u);  // memory_mib is host memory
   EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kTenant)], 12u);
 }

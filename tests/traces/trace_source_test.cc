@@ -20,7 +20,7 @@ using testing::TempFile;
 
 constexpr const char* kFullHeader =
     "id,submit_s,gpus,runtime_s,sm_util,sm_share,memory_mib,kind,mig_profile,tenant,priority,"
-    "kernel_us,checkpoint_s,memory_limit_mib,cpus\n";
+    "kernel_us,checkpoint_s,memory_limit_mib,cpus,gpu_milli\n";
 
 std::size_t idx(JobField f) { return static_cast<std::size_t>(f); }
 
@@ -70,8 +70,8 @@ TEST(OpenTrace, MissingFileIsInputError) {
 TEST(NativeCsv, ReadsEveryField) {
   TempFile f("full.csv", std::string(kFullHeader) +
                              "j1,10.5,2,3600,0.5,0.25,8192,inference,3g.40gb,teamA,3,250,600,"
-                             "6000,12.5\n"
-                             "\"j,2\",11,0,0.000001,1,1,0,training,,,-2,1,0,0,\n");
+                             "6000,12.5,250\n"
+                             "\"j,2\",11,0,0.000001,1,1,0,training,,,-2,1,0,0,,1000\n");
   auto source = open_trace(f.path(), "csv", TraceDefaults(), 1);
   const auto jobs = read_all(*source);
   ASSERT_EQ(jobs.size(), 2u);
@@ -82,6 +82,7 @@ TEST(NativeCsv, ReadsEveryField) {
   EXPECT_EQ(j.runtime, Time::from_seconds(3600));
   EXPECT_DOUBLE_EQ(j.sm_util, 0.5);
   EXPECT_EQ(j.memory_limit, MemoryMiB(6000));
+  EXPECT_EQ(j.gpu_milli, 250);
   EXPECT_DOUBLE_EQ(j.sm_share, 0.25);
   EXPECT_EQ(j.memory, MemoryMiB(8192));
   EXPECT_EQ(j.kind, JobKind::kInference);
@@ -123,6 +124,22 @@ TEST(NativeCsv, ColumnsInAnyOrder) {
   EXPECT_EQ(jobs[0].gpus, 4);
   EXPECT_EQ(jobs[0].submit, Time::from_seconds(5));
   EXPECT_EQ(jobs[0].runtime, Time::from_seconds(100));
+}
+
+// The compute share of fractional GPUs: milli-GPU in [1, 1000], a whole GPU when absent.
+TEST(NativeCsv, GpuMilliIsAShareOfEachGpu) {
+  TempFile f("milli.csv", "id,submit_s,gpus,runtime_s,gpu_milli\na,0,1,10,250\nb,1,1,10,\n");
+  const auto jobs = read_file(f.path(), "csv");
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].gpu_milli, 250);
+  EXPECT_EQ(jobs[1].gpu_milli, 1000);
+  for (const char* bad : {"0", "1001", "0.5"}) {
+    TempFile b("milli_bad.csv",
+               std::string("id,submit_s,gpus,runtime_s,gpu_milli\na,0,1,10,") + bad + "\n");
+    const std::string msg = input_error_message([&] { read_file(b.path(), "csv"); });
+    EXPECT_THAT(msg, HasSubstr("milli_bad.csv:2")) << bad;
+    EXPECT_THAT(msg, HasSubstr("gpu_milli")) << bad;
+  }
 }
 
 TEST(NativeCsv, MissingOptionalColumnsComeFromBuiltInDefaultsAndAreCounted) {

@@ -1,6 +1,9 @@
 // Alibaba GPU 2023 openb pod lists (README.md "openb-pods"). The lists are ordered by
 // creation_time only sometimes (default: yes; gpushare*/cpu*: no), so the whole list is sorted in
 // memory: ~8-10k pods.
+#include <algorithm>
+#include <vector>
+
 #include "sim/input_error.h"
 #include "traces/csv_reader.h"
 #include "traces/public/csv_public_source.h"
@@ -50,14 +53,56 @@ class OpenbPods final : public CsvPublicSource {
         num_gpu == 1 ? gpu_request(static_cast<double>(milli) / 1000.0, 1, where, "gpu_milli")
                      : gpu_request(1.0, num_gpu, where, "num_gpu");
     set_gpus(job, present, request);
+    if (request.fractional) {
+      // A share pod is taken to keep the GPU busy for the share it asked for: its recorded
+      // lifetime is then its runtime at that share (under `fractional`, min(1, f / u) = 1).
+      job.sm_util = request.sm_share;
+      mark(present, JobField::kSmUtil);
+    }
     job.submit = Time::from_seconds(creation);
     mark(present, JobField::kSubmit);
     job.runtime = Time::from_seconds(end) - Time::from_seconds(start);
     mark(present, JobField::kRuntime);
+    creations_.push_back(creation);
+    lifetimes_.push_back(end - start);
     add(std::move(job), present, file(), line());
   }
 
+  // The snapshot check (README "openb-pods"): a list of the pods alive at one moment has most
+  // creations near its end, and lifetimes as long as the whole span.
+  void at_end() override {
+    if (creations_.empty()) return;
+    const auto [lo, hi] = std::minmax_element(creations_.begin(), creations_.end());
+    const double first = *lo, last = *hi, span = last - first;
+    std::size_t late = 0, long_lived = 0;
+    for (std::size_t i = 0; i < creations_.size(); ++i) {
+      late += creations_[i] >= last - 0.1 * span;
+      long_lived += lifetimes_[i] > span;
+    }
+    const double n = static_cast<double>(creations_.size());
+    const double late_share = late / n, long_share = long_lived / n;
+    const bool snapshot = span > 0 && (late_share >= kLateShareLimit || long_share >= kLongShareLimit);
+    notes_ = {{"span_s", span},
+              {"arrivals_in_last_10pct_of_span", late_share},
+              {"lifetimes_longer_than_span", long_share},
+              {"looks_like_snapshot", snapshot}};
+    if (snapshot) {
+      notes_["advice"] =
+          "this pod list looks like a snapshot of pods alive at one moment, not arrivals over "
+          "time; replay it in time with trace.inflation {\"load\": ...} (README 'Trace "
+          "format')";
+    }
+  }
+  nlohmann::json list_notes() const override { return notes_; }
+
+  // Uniform arrivals put 10% of them in the last tenth of the span; a list with three times
+  // that, or a tenth of its pods outliving the span, is reported as a snapshot.
+  static constexpr double kLateShareLimit = 0.3;
+  static constexpr double kLongShareLimit = 0.1;
+
   int name_, num_gpu_, gpu_milli_, creation_, deletion_, scheduled_;
+  std::vector<double> creations_, lifetimes_;
+  nlohmann::json notes_;
 };
 
 }  // namespace

@@ -99,7 +99,13 @@ void set_gpus(JobSpec& job, PresentFields& present, const GpuRequest& request) {
   if (request.fractional) {
     job.sm_share = request.sm_share;
     mark(present, JobField::kSmShare);
+    // The same fraction is the job's compute share (Kubernetes GPU-share requests).
+    job.gpu_milli = static_cast<int>(
+        std::clamp<long long>(std::llround(request.sm_share * 1000.0), 1, 1000));
+  } else {
+    job.gpu_milli = 1000;
   }
+  mark(present, JobField::kGpuMilli);
 }
 
 namespace {

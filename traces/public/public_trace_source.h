@@ -115,7 +115,8 @@ struct GpuRequest {
 GpuRequest gpu_request(double per_instance, std::int64_t instances, const std::string& where,
                        std::string_view field);
 
-// Fills gpus and, for a fractional request, sm_share; marks them present. A whole-GPU request
+// Fills gpus, gpu_milli (the per-GPU fraction of a fractional request, else 1000) and, for a
+// fractional request, sm_share; marks them present. A whole-GPU request
 // says nothing about how many SMs the kernels use: sm_share then comes from TraceDefaults.
 void set_gpus(JobSpec& job, PresentFields& present, const GpuRequest& request);
 
