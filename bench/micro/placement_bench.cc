@@ -1,14 +1,15 @@
 // One placement decision (PlacementPolicy::place) on clusters of 1,000, 10,000 and 50,000 GPUs
-// (8 per node) that are mostly full, for a single-GPU job and an 8-GPU gang, under each sharing
+// (8 per node) that are partly filled, for a single-GPU job and an 8-GPU gang, under each sharing
 // model. place() changes nothing, so the same decision is timed again and again. The target is a
 // cost per decision that grows less than linearly with the cluster (issue "Targets").
 //
-// The cluster is filled the way a run fills it: seeded jobs placed by the same policy until
-// about 90% of the GPU capacity is taken (exclusive: 90% of GPUs; sharing models: an average of
-// 1.8 residents per GPU), skipping jobs that fit nowhere (mig takes no gangs) and stopping when
-// a thousand in a row fit nowhere.
+// The cluster is filled directly, GPU by GPU (placing its jobs one by one would cost far more
+// than the decisions timed): under exclusive 90% of the GPUs hold a job; under sharing models
+// each GPU takes seeded single-GPU jobs, as long as the model admits them, up to a share of its
+// memory drawn uniformly, so that rooms vary from GPU to GPU as in a running cluster.
 #include <benchmark/benchmark.h>
 
+#include <random>
 #include <vector>
 
 #include "bench/micro/bench_support.h"
@@ -22,37 +23,34 @@ struct FilledCluster {
   Cluster cluster;
   JobTable jobs;
 
-  FilledCluster(int gpus, const SharingModel& model, PlacementPolicy& placement)
-      : cluster(bench::make_cluster(gpus)) {
+  FilledCluster(int gpus, const SharingModel& model) : cluster(bench::make_cluster(gpus)) {
     GpuViewBuilder views(cluster, jobs);
-    auto update_room = [&](GpuIndex g) {
+    bench::JobMaker maker(3);
+    std::mt19937_64 rng(4);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (GpuIndex g = 0; g < cluster.gpu_count(); ++g) {
+      const bool exclusive = model.requires_empty_gpu();
+      if (exclusive && unit(rng) >= 0.9) continue;
+      const double fill = unit(rng) * static_cast<double>(cluster.device_of(g).memory.mib());
+      while (true) {
+        JobSpec spec = maker.next(Time::zero());
+        spec.gpus = 1;
+        const GpuState& gpu = cluster.gpu(g);
+        if (!exclusive && static_cast<double>((gpu.memory_used + spec.memory).mib()) > fill) break;
+        if (!model.admits(views.view(g), spec)) break;
+        const JobSlot slot = jobs.acquire();
+        ActiveJob& job = jobs[slot];
+        job.spec = std::move(spec);
+        job.phase = JobPhase::kRunning;
+        job.current_memory = job.spec.memory;
+        job.gpus = {g};
+        const int held = model.choose_slot(views.view(g), job.spec);
+        cluster.add_resident(g, slot, job.current_memory, held);
+        if (exclusive) break;
+      }
+    }
+    for (GpuIndex g = 0; g < cluster.gpu_count(); ++g) {
       if (model.has_room_bound()) cluster.set_room(g, model.gpu_room(views.view(g)));
-    };
-    for (GpuIndex g = 0; g < cluster.gpu_count(); ++g) update_room(g);
-    const double per_gpu = model.requires_empty_gpu() ? 0.9 : 1.8;
-    const auto target = static_cast<std::size_t>(per_gpu * static_cast<double>(gpus));
-    bench::JobMaker maker(3, 3600.0, /*max_gpus=*/8);
-    std::vector<GpuIndex> chosen;
-    std::size_t placed = 0;  // GPU slots taken
-    int misses = 0;          // jobs in a row that fit nowhere (mig takes no gangs)
-    while (placed < target && misses < 1000) {
-      const JobSlot slot = jobs.acquire();
-      jobs[slot].spec = maker.next(Time::zero());
-      jobs[slot].phase = JobPhase::kRunning;
-      jobs[slot].current_memory = jobs[slot].spec.memory;
-      if (!placement.place(cluster, model, views, jobs[slot].spec, chosen)) {
-        jobs.release(slot);
-        ++misses;
-        continue;
-      }
-      misses = 0;
-      for (GpuIndex g : chosen) {
-        const int held = model.choose_slot(views.view(g), jobs[slot].spec);
-        cluster.add_resident(g, slot, jobs[slot].current_memory, held);
-        update_room(g);
-      }
-      jobs[slot].gpus = chosen;
-      placed += chosen.size();
     }
   }
 };
@@ -61,7 +59,7 @@ void BM_Place(benchmark::State& state, const char* model_name, const char* param
               const char* policy) {
   const auto model = bench::make_model(model_name, params);
   auto placement = make_placement_policy(policy);
-  const FilledCluster filled(static_cast<int>(state.range(0)), *model, *placement);
+  const FilledCluster filled(static_cast<int>(state.range(0)), *model);
   JobSpec job = bench::JobMaker(9).next(Time::zero());
   job.gpus = static_cast<int>(state.range(1));
   job.memory = MemoryMiB(8192);
