@@ -41,6 +41,38 @@ struct InterpositionJob {
 
 inline constexpr std::size_t kInterpositionExactJobs = 10;
 
+// E[max(0, X - gap)] over the 2^count on/off states of the blockers, X = switch_us + the summed
+// turn[k] of those on, blocker k on with probability chance[k]: the exact expectation of the
+// form above. States are numbered by bit k = blocker k and summed in that order, each state's
+// probability a product over k = 0, 1, ... and its X a sum in the same order. The tables are
+// built a bit at a time (state s | 2^k extends state s), so each state costs one product and
+// one sum instead of `count` of each: the same operations in the same order, hence the same
+// bits, as a direct product and sum per state. `p` and `x` hold 2^count entries (scratch).
+inline double expected_excess(const double* chance, const double* turn, std::size_t count,
+                              double switch_us, double gap_us, double* p, double* x) {
+  // Skipping a non-negative term never raises a rounded sum, so no state's X exceeds the sum
+  // of every turn: when that fits in the gap, every term is exactly zero.
+  double most = switch_us;
+  for (std::size_t k = 0; k < count; ++k) most += turn[k];
+  if (!(most > gap_us)) return 0.0;
+  p[0] = 1.0;
+  x[0] = switch_us;
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::size_t half = std::size_t{1} << k;
+    const double on = chance[k], off = 1.0 - chance[k];
+    for (std::size_t s = 0; s < half; ++s) {
+      p[s + half] = p[s] * on;
+      x[s + half] = x[s] + turn[k];
+      p[s] *= off;
+    }
+  }
+  double lost = 0.0;
+  for (std::size_t s = 1; s < (std::size_t{1} << count); ++s) {
+    lost += p[s] * std::max(0.0, x[s] - gap_us);
+  }
+  return lost;
+}
+
 // Writes each job's cycle length into `cycles` (same order). `blocks(j, m)` is the share of a
 // turn of m that blocks j, in [0, 1] (0: m never delays j; 1: all of T_m); `switch_us` is s
 // above (0 under MPS). Preconditions: cycles.size() ==
@@ -52,6 +84,8 @@ int interposition_cycles(std::span<const InterpositionJob> jobs, const Blocks& b
   for (std::size_t j = 0; j < n; ++j) cycles[j] = jobs[j].alone_cycle_us;
   int iterations = 0;
   double chance[kInterpositionExactJobs], turn[kInterpositionExactJobs];
+  double subset_p[std::size_t{1} << kInterpositionExactJobs];
+  double subset_x[std::size_t{1} << kInterpositionExactJobs];
   for (; iterations < 500; ++iterations) {
     double change = 0.0;
     // Jacobi: every job's next cycle from the same previous cycles, written after the sweep.
@@ -83,18 +117,8 @@ int interposition_cycles(std::span<const InterpositionJob> jobs, const Blocks& b
       if (count > kInterpositionExactJobs) {
         lost_after_end = std::max(0.0, mean_end + switch_us - a.gap_us);
       } else {
-        for (std::size_t subset = 1; subset < (std::size_t{1} << count); ++subset) {
-          double p = 1.0, x = switch_us;
-          for (std::size_t k = 0; k < count; ++k) {
-            if (subset & (std::size_t{1} << k)) {
-              p *= chance[k];
-              x += turn[k];
-            } else {
-              p *= 1.0 - chance[k];
-            }
-          }
-          lost_after_end += p * std::max(0.0, x - a.gap_us);
-        }
+        lost_after_end = expected_excess(chance, turn, count, switch_us, a.gap_us, subset_p,
+                                         subset_x);
       }
       const double between = mean_between + switch_us * (1.0 - any_between);
       const double cycle = a.alone_cycle_us + (a.turns - 1.0) * between + lost_after_end;

@@ -47,6 +47,9 @@ class TimeSliceModel : public SharingModel {
   bool has_room_bound() const override { return true; }
   double gpu_room(const GpuView& gpu) const override;
   double job_need(const JobSpec& job) const override;
+  // Admission is exactly "room >= need" under both admissions (memory: free summed-peak memory
+  // below max_jobs_per_gpu; replicas: 0 below the replica count).
+  bool room_decides_admission() const override { return true; }
 
  private:
   TimeSliceParams params_;

@@ -7,6 +7,7 @@ GPUMUX_PACKAGES=(
   cmake g++ make
   libboost-graph-dev nlohmann-json3-dev libeigen3-dev libcli11-dev
   libgtest-dev libgmock-dev libyaml-cpp-dev zlib1g-dev
+  libbenchmark-dev
 )
 
 gpumux_install_missing() {

@@ -33,6 +33,7 @@ class TopologyPlacement : public PlacementPolicy {
     const bool empty_only = model.requires_empty_gpu();
     // A GPU (or node) whose room is below the job's need cannot admit it (SharingModel contract).
     need_ = model.has_room_bound() ? model.job_need(job) : -kUnboundedRoom;
+    room_decides_ = model.has_room_bound() && model.room_decides_admission();
     if (cluster.max_room() < need_) return false;  // no available GPU has the room
     // Under empty-GPU admission the answer depends only on the device type: ask once per type.
     bool all_devices_ok = true;
@@ -60,10 +61,13 @@ class TopologyPlacement : public PlacementPolicy {
         }
       }
     }
-    // First-fit takes the lowest node with n usable GPUs: counting may stop there.
-    const bool stop_early =
-        mode_ == FitMode::kFirst && !indexed && n <= cluster.max_gpus_per_node();
-    count_usable(cluster, model, views, job, empty_only, stop_early ? n : 0);
+    // First-fit takes the lowest node with n usable GPUs: counting may stop there. Best-fit
+    // takes the node with the fewest usable GPUs that still holds n, the lowest on ties: a node
+    // with exactly n is that node, and counting may stop there too.
+    const bool one_node = !indexed && n <= cluster.max_gpus_per_node();
+    count_usable(cluster, model, views, job, empty_only,
+                 one_node && mode_ == FitMode::kFirst ? n : 0,
+                 one_node && mode_ == FitMode::kBest ? n : 0);
     if (!indexed && n <= cluster.max_gpus_per_node()) {
       if (auto node = choose(usable_, n, /*nodes=*/true)) {
         take_from_node(cluster, model, views, job, *node, n, empty_only, out);
@@ -99,13 +103,17 @@ class TopologyPlacement : public PlacementPolicy {
 
  private:
   // usable_[node] = GPUs of the node that admit the job. With stop_at > 0, stops after the
-  // first node with at least stop_at usable GPUs (later nodes stay 0).
+  // first node with at least stop_at usable GPUs; with stop_exactly > 0, after the first with
+  // exactly that many (later nodes stay 0).
   void count_usable(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
-                    const JobSpec& job, bool empty_only, int stop_at) {
+                    const JobSpec& job, bool empty_only, int stop_at, int stop_exactly) {
     usable_.assign(cluster.node_count(), 0);
     if (mode_ == FitMode::kSpread) measure_load(cluster);
     for (NodeIndex node = 0; node < cluster.node_count(); ++node) {
-      if (stop_at > 0 && node > 0 && usable_[node - 1] >= stop_at) break;
+      if (node > 0 && ((stop_at > 0 && usable_[node - 1] >= stop_at) ||
+                       (stop_exactly > 0 && usable_[node - 1] == stop_exactly))) {
+        break;
+      }
       if (empty_only) {
         usable_[node] = device_ok_[cluster.node(node).device] ? cluster.empty_gpus(node) : 0;
         continue;
@@ -113,9 +121,7 @@ class TopologyPlacement : public PlacementPolicy {
       if (cluster.node_room(node) < need_) continue;
       const GpuIndex first = cluster.topology().first_gpu(node);
       for (int i = 0; i < cluster.node(node).gpus; ++i) {
-        if (may_admit(cluster.gpu(first + i)) && model.admits(views.view(first + i), job)) {
-          ++usable_[node];
-        }
+        if (admits(cluster, model, views, first + i, job)) ++usable_[node];
       }
     }
   }
@@ -171,8 +177,7 @@ class TopologyPlacement : public PlacementPolicy {
     candidates_.clear();
     for (int i = 0; i < cluster.node(node).gpus; ++i) {
       const GpuIndex g = first + i;
-      const bool ok = empty_only ? cluster.gpu(g).free()
-                                 : may_admit(cluster.gpu(g)) && model.admits(views.view(g), job);
+      const bool ok = empty_only ? cluster.gpu(g).free() : admits(cluster, model, views, g, job);
       if (ok) candidates_.push_back(g);
     }
     if (mode_ == FitMode::kBest && !empty_only) {
@@ -199,9 +204,15 @@ class TopologyPlacement : public PlacementPolicy {
   }
 
   bool may_admit(const GpuState& gpu) const { return gpu.available && gpu.room >= need_; }
+  // Whether GPU g admits the job: its room first; the model only when the room does not decide.
+  bool admits(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
+              GpuIndex g, const JobSpec& job) const {
+    return may_admit(cluster.gpu(g)) && (room_decides_ || model.admits(views.view(g), job));
+  }
 
   FitMode mode_;
   double need_ = 0.0;  // the job's need (SharingModel::job_need), -huge without a room bound
+  bool room_decides_ = false;  // SharingModel::room_decides_admission
   std::vector<std::uint8_t> device_ok_;
   std::vector<int> usable_;
   std::vector<std::size_t> node_residents_;  // spread only

@@ -200,6 +200,10 @@ class SharingModel {
   virtual bool has_room_bound() const { return false; }
   virtual double gpu_room(const GpuView& /*gpu*/) const { return kUnboundedRoom; }
   virtual double job_need(const JobSpec& /*job*/) const { return 0.0; }
+  // True when the bound is the whole answer: admits(gpu, job) == (job_need(job) <=
+  // gpu_room(gpu)) for every view and job. Placement then counts and picks GPUs from their
+  // rooms alone, without building a view and asking `admits` per GPU. Implies has_room_bound().
+  virtual bool room_decides_admission() const { return false; }
 
   // Slots a GPU of `device` in `layout` is split into (MIG instances), for slot metrics
   // (slice utilization, fragmentation). 0: the GPU is not split (MIG off, or a model without

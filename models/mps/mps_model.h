@@ -68,6 +68,11 @@ class MpsModel : public SharingModel {
   bool has_room_bound() const override { return true; }
   double gpu_room(const GpuView& gpu) const override;
   double job_need(const JobSpec& job) const override;
+  // Exact under peak and replicas admission without one_user_per_server (the room is then all
+  // that admits checks); optimistic admission and tenants need the full question.
+  bool room_decides_admission() const override {
+    return admission_ != MpsAdmission::kAverage && !one_user_per_server_;
+  }
 
   MpsAdmission admission() const { return admission_; }
   const MpsParams& rate_params() const { return params_; }

@@ -121,6 +121,38 @@ TEST_P(RoomBound, SameRunWithAndWithoutTheBoundAndFewerAdmissionQuestions) {
   }
 }
 
+// A model that says its room decides admission must answer admits exactly as "need <= room",
+// on random GPUs (0-9 residents of random memory) and random jobs; placement relies on it.
+TEST_P(RoomBound, RoomDecidesAdmissionOnlyWhereItIsExact) {
+  const DeviceRegistry registry = DeviceRegistry::with_builtins();
+  nlohmann::json params = GetParam().params;
+  JsonObject o(params, "s.json", "/sharing/params");
+  const auto model = make_sharing_model(GetParam().model, o, "s.json#/sharing/model");
+  if (!model->room_decides_admission()) GTEST_SKIP() << "the room only bounds admission here";
+  const DeviceProfile& device = registry.get("A100-40GB", "test");
+  std::mt19937_64 rng(3);
+  std::vector<JobSpec> specs(10);
+  int admitted = 0, refused = 0;
+  for (int trial = 0; trial < 5000; ++trial) {
+    const std::size_t n = rng() % 10;
+    std::vector<const JobSpec*> residents;
+    MemoryMiB used;
+    for (std::size_t i = 0; i < n; ++i) {
+      specs[i].memory = MemoryMiB(static_cast<std::int64_t>(rng() % 12000));
+      residents.push_back(&specs[i]);
+      used += specs[i].memory;
+    }
+    JobSpec job;
+    job.memory = MemoryMiB(static_cast<std::int64_t>(rng() % 30000));
+    const GpuView view{device, residents, used};
+    const bool admits = model->admits(view, job);
+    EXPECT_EQ(admits, model->job_need(job) <= model->gpu_room(view)) << "trial " << trial;
+    (admits ? admitted : refused)++;
+  }
+  EXPECT_GT(admitted, 100);
+  EXPECT_GT(refused, 100);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Models, RoomBound,
     ::testing::Values(

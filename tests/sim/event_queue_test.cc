@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <queue>
+#include <random>
+#include <tuple>
+
 namespace gpumux {
 namespace {
 
@@ -22,6 +26,36 @@ TEST(EventQueue, SameTimeEventsKeepInsertionOrderAtScale) {
   for (std::uint32_t i = 0; i < 1000; ++i) q.push(Time::from_us(5), EventKind::kArrival, i);
   for (std::uint32_t i = 0; i < 1000; ++i) EXPECT_EQ(q.pop().target, i);
   EXPECT_TRUE(q.empty());
+}
+
+// The heap against a plain ordered reference over interleaved pushes and pops with many equal
+// times: every pop must be the earliest (time, insertion) pending.
+TEST(EventQueue, PopsInTheSameOrderAsAReferenceUnderInterleaving) {
+  EventQueue q;
+  using Key = std::tuple<std::int64_t, std::uint64_t, std::uint32_t>;  // time, order, target
+  std::priority_queue<Key, std::vector<Key>, std::greater<>> reference;
+  std::mt19937_64 rng(11);
+  std::uint64_t pushed = 0;
+  std::int64_t now = 0;
+  for (int step = 0; step < 200000; ++step) {
+    const bool push = reference.empty() || rng() % 100 < 52;
+    if (push) {
+      const std::int64_t at = now + static_cast<std::int64_t>(rng() % 16);  // many ties
+      const auto target = static_cast<std::uint32_t>(rng());
+      q.push(Time::from_us(at), EventKind::kCompletion, target);
+      reference.emplace(at, pushed++, target);
+    } else {
+      const auto [at, order, target] = reference.top();
+      reference.pop();
+      ASSERT_EQ(q.top().time.us(), at) << "step " << step;
+      const Event e = q.pop();
+      ASSERT_EQ(e.time.us(), at) << "step " << step;
+      ASSERT_EQ(e.sequence, order) << "step " << step;
+      ASSERT_EQ(e.target, target) << "step " << step;
+      now = at;
+    }
+    ASSERT_EQ(q.size(), reference.size());
+  }
 }
 
 TEST(TimeUnits, SecondsRoundToMicroseconds) {

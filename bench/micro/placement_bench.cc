@@ -1,0 +1,92 @@
+// One placement decision (PlacementPolicy::place) on clusters of 1,000, 10,000 and 50,000 GPUs
+// (8 per node) that are partly filled, for a single-GPU job and an 8-GPU gang, under each sharing
+// model. place() changes nothing, so the same decision is timed again and again. The target is a
+// cost per decision that grows less than linearly with the cluster (issue "Targets").
+//
+// The cluster is filled directly, GPU by GPU (placing its jobs one by one would cost far more
+// than the decisions timed): under exclusive 90% of the GPUs hold a job; under sharing models
+// each GPU takes seeded single-GPU jobs, as long as the model admits them, up to a share of its
+// memory drawn uniformly, so that rooms vary from GPU to GPU as in a running cluster.
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <vector>
+
+#include "bench/micro/bench_support.h"
+#include "sim/job_table.h"
+#include "sim/placement.h"
+
+namespace gpumux {
+namespace {
+
+struct FilledCluster {
+  Cluster cluster;
+  JobTable jobs;
+
+  FilledCluster(int gpus, const SharingModel& model) : cluster(bench::make_cluster(gpus)) {
+    GpuViewBuilder views(cluster, jobs);
+    bench::JobMaker maker(3);
+    std::mt19937_64 rng(4);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (GpuIndex g = 0; g < cluster.gpu_count(); ++g) {
+      const bool exclusive = model.requires_empty_gpu();
+      if (exclusive && unit(rng) >= 0.9) continue;
+      const double fill = unit(rng) * static_cast<double>(cluster.device_of(g).memory.mib());
+      while (true) {
+        JobSpec spec = maker.next(Time::zero());
+        spec.gpus = 1;
+        const GpuState& gpu = cluster.gpu(g);
+        if (!exclusive && static_cast<double>((gpu.memory_used + spec.memory).mib()) > fill) break;
+        if (!model.admits(views.view(g), spec)) break;
+        const JobSlot slot = jobs.acquire();
+        ActiveJob& job = jobs[slot];
+        job.spec = std::move(spec);
+        job.phase = JobPhase::kRunning;
+        job.current_memory = job.spec.memory;
+        job.gpus = {g};
+        const int held = model.choose_slot(views.view(g), job.spec);
+        cluster.add_resident(g, slot, job.current_memory, held);
+        if (exclusive) break;
+      }
+    }
+    for (GpuIndex g = 0; g < cluster.gpu_count(); ++g) {
+      if (model.has_room_bound()) cluster.set_room(g, model.gpu_room(views.view(g)));
+    }
+  }
+};
+
+void BM_Place(benchmark::State& state, const char* model_name, const char* params,
+              const char* policy) {
+  const auto model = bench::make_model(model_name, params);
+  auto placement = make_placement_policy(policy);
+  const FilledCluster filled(static_cast<int>(state.range(0)), *model);
+  JobSpec job = bench::JobMaker(9).next(Time::zero());
+  job.gpus = static_cast<int>(state.range(1));
+  job.memory = MemoryMiB(8192);
+  GpuViewBuilder views(filled.cluster, filled.jobs);
+  std::vector<GpuIndex> chosen;
+  bool fits = false;
+  for (auto _ : state) {
+    fits = placement->place(filled.cluster, *model, views, job, chosen);
+    benchmark::DoNotOptimize(chosen.data());
+  }
+  state.counters["fits"] = fits ? 1 : 0;
+  state.counters["empty_gpus"] = static_cast<double>(filled.cluster.empty_gpus_total());
+}
+
+void sizes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"gpus", "gang"});
+  for (int gpus : {1000, 10000, 50000}) {
+    for (int gang : {1, 8}) b->Args({gpus, gang});
+  }
+}
+
+BENCHMARK_CAPTURE(BM_Place, exclusive_first_fit, "exclusive", "{}", "first-fit")->Apply(sizes);
+BENCHMARK_CAPTURE(BM_Place, exclusive_best_fit, "exclusive", "{}", "best-fit")->Apply(sizes);
+BENCHMARK_CAPTURE(BM_Place, timeslice_first_fit, "timeslice", "{}", "first-fit")->Apply(sizes);
+BENCHMARK_CAPTURE(BM_Place, timeslice_best_fit, "timeslice", "{}", "best-fit")->Apply(sizes);
+BENCHMARK_CAPTURE(BM_Place, mps_best_fit, "mps", "{}", "best-fit")->Apply(sizes);
+BENCHMARK_CAPTURE(BM_Place, mig_best_fit, "mig", bench::kMigParams, "best-fit")->Apply(sizes);
+
+}  // namespace
+}  // namespace gpumux

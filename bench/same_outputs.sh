@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Checks that two gpumux builds write byte-identical outputs (summary.json, jobs.csv,
+# timeseries.csv) on the example and regression scenarios and on cuts of the 1M replay under each
+# sharing model, placement and queue policy: a speed change must not change a result.
+# Usage: bench/same_outputs.sh BASELINE_GPUMUX CANDIDATE_GPUMUX [REPLAY_JOBS (default 3000)]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+base=$1
+cand=$2
+jobs=${3:-3000}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$root/bench/replay/openb_a100_nodes.sh" > "$work/openb_a100.csv"
+replay=$root/bench/replay/replay_1m.json
+cases=()
+for f in "$root"/scenarios/examples/*.json "$root"/scenarios/regression/*.json; do
+  cases+=("$(basename "$f" .json)|$f|")
+done
+add() { cases+=("$1|$replay|--set trace.generator.jobs=$jobs $2"); }
+for model in exclusive timeslice mps; do
+  for placement in best-fit first-fit spread; do
+    add "replay-$model-$placement" "--set sharing.model=$model --set scheduler.placement=$placement"
+  done
+  for queue in greedy fifo-backfill; do
+    add "replay-$model-$queue" "--set sharing.model=$model --set scheduler.queue=$queue"
+  done
+done
+add replay-timeslice-replicas "--set sharing.model=timeslice --set sharing.params.admission=replicas"
+add replay-mps-replicas "--set sharing.model=mps --set sharing.params.admission=replicas"
+add replay-mps-average "--set sharing.model=mps --set sharing.params.admission=average"
+add replay-mig "--set cluster.nodes_csv=$work/openb_a100.csv --set trace.generator.gpus=1 \
+  --set sharing.model=mig --set sharing.params.layout=[\"3g.40gb\",\"2g.20gb\",\"1g.10gb\",\"1g.10gb\"]"
+same=0
+differ=0
+for c in "${cases[@]}"; do
+  IFS='|' read -r name scenario args <<< "$c"
+  for side in base cand; do
+    bin=$base
+    [ "$side" = cand ] && bin=$cand
+    # shellcheck disable=SC2086  # args holds several --set options
+    "$bin" run "$scenario" --out "$work/$side/$name" --quiet $args > /dev/null 2> "$work/$side-$name.err" ||
+      echo "exit $? ($(head -c 200 "$work/$side-$name.err"))" > "$work/$side-$name.status"
+  done
+  b=$work/base-$name.status
+  c=$work/cand-$name.status
+  if { [ ! -e "$b" ] && [ ! -e "$c" ] && diff -r "$work/base/$name" "$work/cand/$name" > /dev/null; } ||
+     { [ -e "$b" ] && [ -e "$c" ] && cmp -s "$b" "$c"; }; then
+    same=$((same + 1))
+    echo "same    $name ($(ls "$work/base/$name" 2>/dev/null | tr '\n' ' '))"
+  else
+    differ=$((differ + 1))
+    echo "DIFFER  $name"
+  fi
+done
+echo "$same identical, $differ different"
+[ "$differ" -eq 0 ]
