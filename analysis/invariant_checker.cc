@@ -96,10 +96,12 @@ void InvariantChecker::on_job_started(Time now, const ActiveJob& job) {
   Live& l = live(job, now, "started", Phase::kQueued);
   l.phase = Phase::kRunning;
   l.last_start = now;
-  if (job.gpus.size() != static_cast<std::size_t>(job.spec.gpus)) {
+  // On a pooled cluster a job holds an amount of the pool, never GPUs (cluster.pool).
+  const std::size_t held = cluster_.pooled() ? 0 : static_cast<std::size_t>(job.spec.gpus);
+  if (job.gpus.size() != held) {
     throw InvariantViolation(job_name(job) + " started at " + at_time(now) + " on " +
                              std::to_string(job.gpus.size()) + " GPUs, its gang needs " +
-                             std::to_string(job.spec.gpus));
+                             std::to_string(held));
   }
   for (std::size_t i = 0; i < job.gpus.size(); ++i) {
     if (job.gpus[i] >= cluster_.gpu_count() ||

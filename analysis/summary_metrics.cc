@@ -48,7 +48,7 @@ std::vector<std::string> build_names() {
   }
   n.push_back("requests.slo_attainment");
   for (const char* k : {"allocation_ratio", "peak_allocation_ratio", "fragmentation_gpus",
-                        "fragmentation_of_idle"}) {
+                        "fragmentation_of_idle", "typical_job_kinds"}) {
     n.push_back(std::string("shares.") + k);
   }
   return n;

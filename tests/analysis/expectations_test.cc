@@ -94,9 +94,9 @@ TEST(SummaryMetrics, ReadsValuesAndSaysWhyNotAvailable) {
 void collect_leaves(const json& j, const std::string& path, std::vector<std::string>& out) {
   for (const auto& [key, value] : j.items()) {
     // Not metrics: the excluded-job counts repeat jobs.*, reasons are free text, per-service
-    // records and the latency distribution are arrays, the mode is a word.
+    // records and the latency distribution are arrays, the mode and a definition are words.
     if (key == "excluded" || key == "rejected_by_reason" || key == "services" || key == "mode" ||
-        key == "latency_cdf_ms") {
+        key == "latency_cdf_ms" || key == "definition") {
       continue;
     }
     const std::string name = path.empty() ? key : path + "." + key;
@@ -110,7 +110,8 @@ void collect_leaves(const json& j, const std::string& path, std::vector<std::str
 
 TEST(SummaryMetrics, CatalogueMatchesRealSummaries) {
   std::vector<json> summaries;
-  for (const char* file : {"mig_balanced.json", "inference_mig.json", "mps_optimistic_oom.json"}) {
+  for (const char* file : {"mig_balanced.json", "inference_mig.json", "mps_optimistic_oom.json",
+                           "fractional_fgd.json"}) {
     RunOptions options;
     options.write_outputs = false;
     const Scenario s =

@@ -119,17 +119,8 @@ struct Harness {
 
 double get(const nlohmann::json& j, const char* key) { return j[key].get<double>(); }
 
-// Two split GPUs. A (big) runs on GPU 0 and C (big) on GPU 1 from 0; B (big) queues at 10 and
-// finds only small slots free; D (small) queues at 20; at 30 A leaves and B, D start on GPU 0;
-// GPU 1 drains from 40, C leaves at 50, and GPU 1 comes back whole at 60; the run ends at 80.
-//
-// Slices of split GPUs, by interval (total / busy / free / unavailable / fragmented):
-//   [0,10) 16/8/8/0/0 (queue empty)   [10,20) 16/8/8/0/8 (B fits no free slot)
-//   [20,30) 16/8/8/0/0 (D fits them)  [30,40) 16/10/6/0/0   [40,50) 16/10/2/4/0
-//   [50,60) 16/6/2/8/0                [60,80) 8/6/2/0/0 (GPU 1 whole)
-// Integrals: total 1120, busy 620, free 380, unavailable 120, fragmented 80.
-TEST(SlotMetrics, TimeWeightedSharesFragmentationAndFitBlockedFromHandCalculation) {
-  Harness h;
+// Plays the sequence described below (two split GPUs, jobs A-D, a drain and a repartition).
+void play_two_gpu_sequence(Harness& h) {
   ActiveJob& a = h.arrive(0, 15000);
   h.start(0, a, 0, 0);
   ActiveJob& c = h.arrive(0, 15000);
@@ -147,6 +138,20 @@ TEST(SlotMetrics, TimeWeightedSharesFragmentationAndFitBlockedFromHandCalculatio
   h.metrics.on_gpu_reconfigured(at(60), 1, at(10), at(10));
   h.metrics.on_gpu_changed(at(60), 1, h.cluster.gpu(1));
   h.metrics.on_run_end(at(80), {});
+}
+
+// Two split GPUs. A (big) runs on GPU 0 and C (big) on GPU 1 from 0; B (big) queues at 10 and
+// finds only small slots free; D (small) queues at 20; at 30 A leaves and B, D start on GPU 0;
+// GPU 1 drains from 40, C leaves at 50, and GPU 1 comes back whole at 60; the run ends at 80.
+//
+// Slices of split GPUs, by interval (total / busy / free / unavailable / fragmented):
+//   [0,10) 16/8/8/0/0 (queue empty)   [10,20) 16/8/8/0/8 (B fits no free slot)
+//   [20,30) 16/8/8/0/0 (D fits them)  [30,40) 16/10/6/0/0   [40,50) 16/10/2/4/0
+//   [50,60) 16/6/2/8/0                [60,80) 8/6/2/0/0 (GPU 1 whole)
+// Integrals: total 1120, busy 620, free 380, unavailable 120, fragmented 80.
+TEST(SlotMetrics, TimeWeightedSharesFragmentationAndFitBlockedFromHandCalculation) {
+  Harness h;
+  play_two_gpu_sequence(h);
 
   const nlohmann::json m = h.metrics.metrics();
   EXPECT_DOUBLE_EQ(get(m, "slice_utilization"), 620.0 / 1120);
@@ -177,23 +182,7 @@ TEST(SlotMetrics, TimeseriesRowsFollowTheHandCalculation) {
   Harness h;
   std::ostringstream series;
   h.metrics.write_timeseries(&series, at(10));
-  ActiveJob& a = h.arrive(0, 15000);
-  h.start(0, a, 0, 0);
-  ActiveJob& c = h.arrive(0, 15000);
-  h.start(0, c, 1, 0);
-  ActiveJob& b = h.arrive(10, 15000);
-  ActiveJob& d = h.arrive(20, 5000);
-  h.finish(30, a);
-  h.start(30, b, 0, 0);
-  h.start(30, d, 0, 1);
-  h.cluster.set_available(1, false);
-  h.metrics.on_gpu_drain_started(at(40), 1);
-  h.finish(50, c);
-  h.cluster.gpu(1).layout = 1;
-  h.cluster.set_available(1, true);
-  h.metrics.on_gpu_reconfigured(at(60), 1, at(10), at(10));
-  h.metrics.on_gpu_changed(at(60), 1, h.cluster.gpu(1));
-  h.metrics.on_run_end(at(80), {});
+  play_two_gpu_sequence(h);
   EXPECT_EQ(series.str(),
             "time_s,split_gpus,slices,busy_slices,free_slices,unavailable_slices,"
             "fragmented_slices,slice_utilization,fit_blocked_jobs\n"
