@@ -49,6 +49,10 @@ void Engine::update_room(GpuIndex g) {
 EngineStats Engine::run() {
   if (pull_next_arrival()) events_.push(pending_.submit, EventKind::kArrival);
   Time now = Time::zero();
+  // Whether an event of this instant did something: the decision at the instant's end is
+  // due even when its last event is stale (skipped), or GPUs touched by the others would
+  // keep jobs at their old rates (and their progress un-advanced) until a later instant.
+  bool decision_due = false;
   while (!events_.empty()) {
     if (events_.top().time > options_.horizon) {
       stats_.hit_horizon = true;
@@ -59,6 +63,7 @@ EngineStats Engine::run() {
     now = ev.time;
     now_ = now;
     ++stats_.events;
+    bool stale = false;
     switch (ev.kind) {
       case EventKind::kArrival:
         on_arrival(now);
@@ -67,7 +72,8 @@ EngineStats Engine::run() {
         const ActiveJob& job = jobs_[ev.target];
         if (job.phase != JobPhase::kRunning || job.version != ev.version) {
           ++stats_.stale_events;
-          continue;
+          stale = true;
+          break;
         }
         on_completion(now, ev.target);
         break;
@@ -76,7 +82,8 @@ EngineStats Engine::run() {
         const ActiveJob& job = jobs_[ev.target];
         if (job.phase != JobPhase::kRunning || job.version != ev.version) {
           ++stats_.stale_events;
-          continue;
+          stale = true;
+          break;
         }
         on_memory_change(now, ev.target);
         break;
@@ -85,7 +92,8 @@ EngineStats Engine::run() {
         const ActiveJob& job = jobs_[ev.target];
         if (job.phase != JobPhase::kRunning || job.version != ev.version) {
           ++stats_.stale_events;
-          continue;
+          stale = true;
+          break;
         }
         on_fatal_fault(now, ev.target);
         break;
@@ -94,7 +102,8 @@ EngineStats Engine::run() {
         const ActiveJob& job = jobs_[ev.target];
         if (job.phase != JobPhase::kRunning || job.version != ev.version || !job.checkpointing) {
           ++stats_.stale_events;
-          continue;
+          stale = true;
+          break;
         }
         on_checkpoint_written(now, ev.target);
         break;
@@ -140,7 +149,9 @@ EngineStats Engine::run() {
     // Decide once all events of this instant are in: simultaneous finishes free their GPUs
     // before anyone is placed. Kills (out of memory, faults) free GPUs too: decide again until
     // the instant is quiet; each job is killed at most retry_limit + 1 times, so this ends.
-    if (events_.empty() || events_.top().time != now) {
+    if (!stale) decision_due = true;
+    if (decision_due && (events_.empty() || events_.top().time != now)) {
+      decision_due = false;
       do {
         scheduler_.schedule(now, cluster_, model_, jobs_, running_, *this);
       } while (refresh_touched(now));

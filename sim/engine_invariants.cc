@@ -38,10 +38,14 @@ void check_completion_work(const ActiveJob& job, double left_us, double progress
                              std::to_string(left_us) + " us of its " + std::to_string(runtime) +
                              " us of work left (finished early: done + lost != required)");
   }
-  // Not checked yet: a completion long after the work was done. Under `mps` (two T4s, twelve
-  // 100 s jobs 10 s apart) completions come 30 s after the work left reaches zero; until that
-  // is understood only early completions are breaks.
-  (void)progress_rate;
+  // The completion event is rounded up to a whole microsecond: at most one microsecond of
+  // progress past the end.
+  if (left_us < -progress_rate - tolerance) {
+    throw InvariantViolation("job '" + job.spec.id + "' completed at " + at_time(now) + ", " +
+                             std::to_string(-left_us / progress_rate) +
+                             " us after its work was done (a rate change did not move its "
+                             "completion)");
+  }
 }
 
 void check_gpu_invariants(GpuIndex g, const Cluster& cluster, const JobTable& jobs,

@@ -2,9 +2,9 @@
 // engine when EngineOptions::check_invariants is on (off, they cost one untaken branch per
 // event). Each throws InvariantViolation naming the job, the GPU and the time.
 //
-// - Work: a job never completes before its work is done: at its completion event the work left
-//   (brought up to date at its rate) is not positive. (A completion after the work was done is
-//   not checked yet: see engine_invariants.cc.)
+// - Work: a job completes when its work is done: at its completion event the work left
+//   (brought up to date at its rate) is not positive, and not below minus one microsecond of
+//   progress (the event is rounded up to a whole microsecond).
 // - GPU bookkeeping: a GPU's per-resident lists (rates, slots, asked) match its residents; each
 //   resident appears once, is running and lists the GPU; the GPU's memory in use is the sum of
 //   its residents' memory, never negative.
