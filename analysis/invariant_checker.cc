@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "sim/invariant_violation.h"
@@ -11,11 +10,7 @@ namespace gpumux {
 
 namespace {
 
-std::string at_time(Time now) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "t=%.6f s", now.seconds());
-  return buf;
-}
+std::string at_time(Time now) { return invariant_time_text(now); }
 
 std::string job_name(const ActiveJob& job) {
   return "job '" + job.spec.id + "' (#" + std::to_string(job.ordinal) + ")";

@@ -1,7 +1,6 @@
 #include "sim/engine_invariants.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 
 #include "sim/invariant_violation.h"
@@ -10,11 +9,7 @@ namespace gpumux {
 
 namespace {
 
-std::string at_time(Time now) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "t=%.6f s", now.seconds());
-  return buf;
-}
+std::string at_time(Time now) { return invariant_time_text(now); }
 
 std::string gpu_where(GpuIndex g, const Cluster& cluster, Time now) {
   return "GPU " + std::to_string(g) + " (" + cluster.device_of(g).name + ", node '" +

@@ -1,6 +1,7 @@
 #include "sim/pool_queue.h"
 
 #include "sim/job_order.h"
+#include "sim/sorted_merge.h"
 
 namespace gpumux {
 
@@ -31,19 +32,10 @@ void PoolQueue::push(const PoolAmount& amount, Entry entry) {
 
 void PoolQueue::front(std::size_t n, std::vector<JobSlot>& out) const {
   out.clear();
-  // A merge of the groups, n steps of one comparison per group: a rare, small request.
+  // A merge of the groups (sorted_merge.h): a rare, small request.
   std::vector<std::pair<std::set<Entry>::const_iterator, std::set<Entry>::const_iterator>> at;
   for (const Group* g : heads_) at.emplace_back(g->entries.begin(), g->entries.end());
-  while (out.size() < n) {
-    std::size_t best = at.size();
-    for (std::size_t i = 0; i < at.size(); ++i) {
-      if (at[i].first == at[i].second) continue;
-      if (best == at.size() || *at[i].first < *at[best].first) best = i;
-    }
-    if (best == at.size()) break;
-    out.push_back(at[best].first->slot);
-    ++at[best].first;
-  }
+  merge_front(std::move(at), n, [](const Entry& e) { return e.slot; }, out);
 }
 
 }  // namespace gpumux

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "sim/job_order.h"
+#include "sim/sorted_merge.h"
 
 namespace gpumux {
 
@@ -106,19 +107,10 @@ void Scheduler::front(std::size_t n, std::vector<JobSlot>& out) const {
     out.assign(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(k));
     return;
   }
-  // A merge of the per-size sets, n steps of one comparison per size.
+  // A merge of the per-size sets (sorted_merge.h).
   std::vector<std::pair<std::set<Entry>::const_iterator, std::set<Entry>::const_iterator>> at;
   for (const auto& [gpus, bucket] : by_gpus_) at.emplace_back(bucket.begin(), bucket.end());
-  while (out.size() < n) {
-    std::size_t best = at.size();
-    for (std::size_t i = 0; i < at.size(); ++i) {
-      if (at[i].first == at[i].second) continue;
-      if (best == at.size() || *at[i].first < *at[best].first) best = i;
-    }
-    if (best == at.size()) break;
-    out.push_back(at[best].first->slot);
-    ++at[best].first;
-  }
+  merge_front(std::move(at), n, [](const Entry& e) { return e.slot; }, out);
 }
 
 void Scheduler::schedule_greedy(const Cluster& cluster, const SharingModel& model, JobTable& jobs,

@@ -674,20 +674,22 @@ int MigModel::jobs_served(const DeviceProfile& device, int layout, const JobSpec
   const GpuView empty{device, {}, MemoryMiB(0), {}, layout};
   if (!r.layout.mig_enabled) return admits(empty, head) ? 1 : 0;  // a whole GPU: one job
   taken_.assign(r.layout.instances.size(), 0);
-  int served = 0;
+  int served = take_free_instance(device, r, head) ? 1 : 0;
   const std::size_t n = std::min(behind.size(), static_cast<std::size_t>(lookahead_));
-  for (std::size_t k = 0; k <= n; ++k) {
-    const JobSpec& job = k == 0 ? head : *behind[k - 1];
-    if (job.gpus != 1) continue;
-    for (int i : r.by_size) {
-      const auto ui = static_cast<std::size_t>(i);
-      if (taken_[ui] != 0 || !fits(device, instance_profile_of(device, r, i), job)) continue;
-      taken_[ui] = 1;
-      ++served;
-      break;
-    }
-  }
+  for (std::size_t k = 0; k < n; ++k) served += take_free_instance(device, r, *behind[k]) ? 1 : 0;
   return served;
+}
+
+bool MigModel::take_free_instance(const DeviceProfile& device, const Resolved& r,
+                                  const JobSpec& job) const {
+  if (job.gpus != 1) return false;
+  for (int i : r.by_size) {
+    const auto ui = static_cast<std::size_t>(i);
+    if (taken_[ui] != 0 || !fits(device, instance_profile_of(device, r, i), job)) continue;
+    taken_[ui] = 1;
+    return true;
+  }
+  return false;
 }
 
 int MigModel::jobs_served_with(const DeviceProfile& device, int layout,
@@ -708,17 +710,7 @@ int MigModel::jobs_served_with(const DeviceProfile& device, int layout,
   for (int i : instance_of_) taken_[static_cast<std::size_t>(i)] = 1;
   int served = static_cast<int>(jobs_.size());
   const std::size_t n = std::min(behind.size(), static_cast<std::size_t>(lookahead_));
-  for (std::size_t k = 0; k < n; ++k) {
-    const JobSpec& job = *behind[k];
-    if (job.gpus != 1) continue;
-    for (int i : r.by_size) {
-      const auto ui = static_cast<std::size_t>(i);
-      if (taken_[ui] != 0 || !fits(device, instance_profile_of(device, r, i), job)) continue;
-      taken_[ui] = 1;
-      ++served;
-      break;
-    }
-  }
+  for (std::size_t k = 0; k < n; ++k) served += take_free_instance(device, r, *behind[k]) ? 1 : 0;
   return served;
 }
 

@@ -175,6 +175,10 @@ class MigModel : public SharingModel {
   const MigPartedIndexLayouts& parted_for(const DeviceProfile& device) const;
   const MigProfile& instance_profile_of(const DeviceProfile& device, const Resolved& r,
                                         int instance) const;
+  // Gives a single-GPU `job` the smallest instance of `r` (by_size order) that taken_ leaves
+  // free and that fits it, and marks it taken; false when none does or the job is a gang.
+  bool take_free_instance(const DeviceProfile& device, const Resolved& r,
+                          const JobSpec& job) const;
   // How many of `head` and the first lookahead_ jobs of `behind` an empty GPU in `layout` would
   // start at once (each in the smallest free instance it fits, in queue order).
   int jobs_served(const DeviceProfile& device, int layout, const JobSpec& head,
