@@ -37,9 +37,9 @@ namespace {
 
 std::string version() { return GPUMUX_VERSION; }
 
-// Every job of the scenario's trace as a pod (gang size and gpu_milli), for the typical jobs of
-// the FGD fragmentation measure: the trace is read once more, ahead of the run.
-std::vector<packing::PodSpec> share_workload(const Scenario& scenario) {
+// The scenario's jobs counted by kind, for the typical jobs of the FGD fragmentation measure:
+// the trace is read once more, ahead of the run, holding one count per distinct kind.
+JobKindCounts share_workload(const Scenario& scenario) {
   std::unique_ptr<JobSource> source;
   if (scenario.trace.generated) {
     source = std::make_unique<GeneratedJobs>(scenario.trace.generator, scenario.seed);
@@ -47,14 +47,10 @@ std::vector<packing::PodSpec> share_workload(const Scenario& scenario) {
     source = open_scenario_trace(scenario.trace.path, scenario.trace.format,
                                  scenario.trace.defaults, scenario.seed ^ 0x9e3779b97f4a7c15ULL);
   }
-  std::vector<packing::PodSpec> pods;
+  JobKindCounts kinds;
   JobSpec job;
-  while (source->next(job)) {
-    packing::PodSpec pod = share_pod(job);
-    pod.name.clear();  // not part of a typical job's key
-    pods.push_back(std::move(pod));
-  }
-  return pods;
+  while (source->next(job)) kinds.add(job);
+  return kinds;
 }
 
 }  // namespace

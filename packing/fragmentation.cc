@@ -19,6 +19,11 @@ TypicalPods compute_typical_pods(const std::vector<PodSpec>& workload, const Gpu
     if (inserted) groups.push_back({d, spec, 0});
     ++groups[it->second].count;
   }
+  return select_typical_pods(std::move(groups), popularity_pct);
+}
+
+TypicalPods select_typical_pods(std::vector<TypicalPod> groups, double popularity_pct) {
+  // Keys are distinct, so this order is total: the result does not depend on the input order.
   std::sort(groups.begin(), groups.end(), [](const TypicalPod& a, const TypicalPod& b) {
     if (a.count != b.count) return a.count > b.count;
     if (a.demand.score_cpu_milli != b.demand.score_cpu_milli) {
@@ -29,7 +34,7 @@ TypicalPods compute_typical_pods(const std::vector<PodSpec>& workload, const Gpu
     return a.gpu_spec > b.gpu_spec;
   });
   TypicalPods out;
-  out.total_count = static_cast<std::int64_t>(workload.size());
+  for (const auto& g : groups) out.total_count += g.count;
   const double expected = popularity_pct * static_cast<double>(out.total_count) / 100.0;
   std::size_t i = 0;
   while (i < groups.size() && static_cast<double>(out.kept_count) < expected) {

@@ -44,6 +44,12 @@ struct TypicalPods {
 TypicalPods compute_typical_pods(const std::vector<PodSpec>& workload, const GpuModelTable& models,
                                  double popularity_pct = 95.0);
 
+// The ranking and cut of compute_typical_pods for pods already counted by group (each group's
+// key, (score CPU, milli, GPU count, spec text), distinct; `count` > 0): the caller may count a
+// workload as it streams, in memory that grows with its distinct groups, not its pods.
+// total_count = the sum of the counts. Precondition: 0 < popularity_pct <= 100.
+TypicalPods select_typical_pods(std::vector<TypicalPod> groups, double popularity_pct = 95.0);
+
 class FragmentationModel {
  public:
   FragmentationModel(const TypicalPods& typical, int num_models);

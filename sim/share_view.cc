@@ -34,19 +34,23 @@ packing::PodDemand share_demand(const JobSpec& job) {
   return d;
 }
 
-packing::PodSpec share_pod(const JobSpec& job) {
-  packing::PodSpec p;
-  p.name = job.id;
-  p.num_gpus = job.gpus;
-  p.gpu_milli = job.gpu_milli;
-  return p;
+packing::TypicalPods JobKindCounts::typical_pods(const packing::GpuModelTable& models) const {
+  std::vector<packing::TypicalPod> groups;
+  groups.reserve(counts_.size());
+  for (const auto& [kind, count] : counts_) {
+    packing::PodSpec pod;  // no CPU, no memory, any GPU model: a job of `run` as a pod
+    pod.num_gpus = kind.first;
+    pod.gpu_milli = kind.second;
+    groups.push_back({packing::make_demand(pod, models), std::string(), count});
+  }
+  return packing::select_typical_pods(std::move(groups));
 }
 
-ShareView::ShareView(const Cluster& cluster, const std::vector<packing::PodSpec>& workload,
+ShareView::ShareView(const Cluster& cluster, const JobKindCounts& workload,
                      const std::string& where)
     : cluster_(cluster),
       models_(device_models(cluster)),
-      typical_(packing::compute_typical_pods(workload, models_)),
+      typical_(workload.typical_pods(models_)),
       frag_(typical_, static_cast<int>(models_.names().size())) {
   nodes_.reserve(cluster.node_count());
   for (NodeIndex n = 0; n < cluster.node_count(); ++n) {

@@ -12,8 +12,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "packing/fragmentation.h"
@@ -27,15 +29,27 @@ namespace gpumux {
 
 // A job's demand in the policies' terms.
 packing::PodDemand share_demand(const JobSpec& job);
-// A job as one pod of a workload (for the typical pods).
-packing::PodSpec share_pod(const JobSpec& job);
+
+// The jobs of a workload counted by kind, (gang size, gpu_milli): all the typical pods need
+// (every other part of their key is the same for every job in `run`). Memory grows with the
+// distinct kinds, not the jobs, so a trace can be counted as it streams.
+class JobKindCounts {
+ public:
+  void add(const JobSpec& job) { ++counts_[{job.gpus, job.gpu_milli}]; }
+  std::size_t kinds() const { return counts_.size(); }
+  // The typical pods (packing::select_typical_pods) of the jobs counted, as
+  // packing::compute_typical_pods gives them for the same jobs as pods.
+  packing::TypicalPods typical_pods(const packing::GpuModelTable& models) const;
+
+ private:
+  std::map<std::pair<int, int>, std::int64_t> counts_;  // (gpus, gpu_milli) -> jobs
+};
 
 class ShareView : public EngineObserver {
  public:
   // `workload` gives the typical pods (usually every job of the trace). Throws InputError
   // (naming `where`) when a node has more than packing::kMaxGpusPerNode GPUs.
-  ShareView(const Cluster& cluster, const std::vector<packing::PodSpec>& workload,
-            const std::string& where);
+  ShareView(const Cluster& cluster, const JobKindCounts& workload, const std::string& where);
 
   void on_job_started(Time now, const ActiveJob& job) override;
   void on_job_finished(Time now, const ActiveJob& job) override;

@@ -2,6 +2,12 @@
 // check on share-aware policies, and replaying a snapshot pod list in time.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/e2e/e2e_support.h"
@@ -87,6 +93,107 @@ TEST(Fractional, SameSeedSameOutputs) {
   }
   fs::remove_all(a);
   fs::remove_all(b);
+}
+
+// Rows of a CSV text by their first field, each split at commas.
+std::map<std::string, std::vector<std::string>> rows_by_key(const std::string& csv) {
+  std::map<std::string, std::vector<std::string>> out;
+  std::istringstream in(csv);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::istringstream row(line);
+    std::string cell;
+    while (std::getline(row, cell, ',')) cells.push_back(cell);
+    if (!cells.empty()) out[cells[0]] = cells;
+  }
+  return out;
+}
+
+// The share metrics' exact values on a case small enough to derive by hand from the FGD
+// fragmentation (packing/fragmentation.h): per node, sum over the typical kinds p of
+// freq(p) x F(n, p), F = the idle milli on GPUs with less than p's milli left when the node
+// can host p, else the node's whole idle milli L.
+TEST(Fractional, ShareMetricsHaveTheHandDerivedValues) {
+  // One node of four T4s. Every job is alone on its GPUs and asks no more time than its share
+  // (sm_util <= gpu_milli / 1000), so it runs at full speed: a [0, 100), b [0, 300), the gang
+  // g [150, 250). Kinds: (1 GPU, 600) x 2 and (2 GPUs, 1000) x 1 cover 100% (>= 95%) of the
+  // jobs: both typical, weights 2/3 and 1/3 (units below are milli x 3).
+  const fs::path dir = testing::temp_dir("frac_exact");
+  testing::write_file(dir / "trace.csv",
+                      "id,submit_s,gpus,runtime_s,sm_util,gpu_milli\n"
+                      "a,0,1,100,0.5,600\n"
+                      "b,0,1,300,0.5,600\n"
+                      "g,150,2,100,1.0,1000\n");
+  const nlohmann::json s = {
+      {"name", "frac-exact"},
+      {"seed", 1},
+      {"cluster", {{"node_groups", {{{"nodes", 1}, {"gpus_per_node", 4}, {"device", "T4"}}}}}},
+      {"sharing", {{"model", "fractional"}}},
+      {"scheduler", {{"queue", "fifo"}, {"placement", "fgd"}}},
+      {"trace", {{"file", "trace.csv"}}},
+      {"outputs", {{"dir", (dir / "out").string()}, {"timeseries_interval_s", 25}}}};
+  testing::write_file(dir / "s.json", s.dump());
+  const auto r = testing::run_cli({"run", (dir / "s.json").string(), "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+
+  // Preconditions of the derivation: the times above.
+  const auto jobs = rows_by_key(testing::read_file(dir / "out" / "jobs.csv"));
+  ASSERT_EQ(jobs.at("id")[5], "start_s");
+  ASSERT_EQ(jobs.at("id")[6], "finish_s");
+  EXPECT_EQ(std::stod(jobs.at("a")[6]), 100.0);
+  EXPECT_EQ(std::stod(jobs.at("b")[6]), 300.0);
+  EXPECT_EQ(std::stod(jobs.at("g")[5]), 150.0);
+  EXPECT_EQ(std::stod(jobs.at("g")[6]), 250.0);
+
+  // The four states (milli left per GPU, any order; frag units = sum count(p) x F(n, p)):
+  //  S1 [0, 100)   {400, 400, 1000, 1000}: L 2800, allocated 1200.
+  //      (1,600): hostable, F = 400 + 400 = 800 (x2); (2,1000): two whole GPUs, F = 800 (x1).
+  //      units 2400 -> 800 milli = 0.8 GPUs; of idle 800 / 2800.
+  //  S2 [100, 150) and [250, 300)  {1000, 400, 1000, 1000}: L 3400, allocated 600.
+  //      (1,600): F = 400 (x2); (2,1000): F = 400 (x1). units 1200 -> 400 milli = 0.4 GPUs.
+  //  S3 [150, 250) {1000, 400, 0, 0}: L 1400, allocated 2600.
+  //      (1,600): hostable, F = 400 (x2); (2,1000): one whole GPU only, F = L = 1400 (x1).
+  //      units 2200 -> 2200/3 milli; of idle (2200/3) / 1400 = 11/21.
+  //  after 300: nothing runs, nothing fragmented.
+  const auto series = rows_by_key(testing::read_file(dir / "out" / "timeseries.csv"));
+  const auto& head = series.at("time_s");
+  auto column = [&](const std::string& name) {
+    const auto it = std::find(head.begin(), head.end(), name);
+    EXPECT_NE(it, head.end()) << name;
+    return static_cast<std::size_t>(it - head.begin());
+  };
+  const std::size_t ratio = column("share_allocation_ratio"), frag = column("fragmentation_gpus"),
+                    of_idle = column("fragmentation_of_idle");
+  struct Expected {
+    const char* time;
+    double ratio, frag_gpus, of_idle;
+  };
+  for (const Expected& e : {Expected{"25", 0.3, 0.8, 800.0 / 2800.0},
+                            Expected{"125", 0.15, 0.4, 400.0 / 3400.0},
+                            Expected{"175", 0.65, 2.2 / 3.0, 11.0 / 21.0},
+                            Expected{"275", 0.15, 0.4, 400.0 / 3400.0}}) {
+    SCOPED_TRACE(e.time);
+    ASSERT_TRUE(series.count(e.time)) << testing::read_file(dir / "out" / "timeseries.csv");
+    const auto& row = series.at(e.time);
+    EXPECT_NEAR(std::stod(row[ratio]), e.ratio, 1e-12);
+    EXPECT_NEAR(std::stod(row[frag]), e.frag_gpus, 1e-12);
+    EXPECT_NEAR(std::stod(row[of_idle]), e.of_idle, 1e-12);
+  }
+
+  // summary.json: time-weighted over [0, 300] (first arrival to the end of the run).
+  //  allocation: (1200 x 100 + 600 x 50 + 2600 x 100 + 600 x 50) / 300 / 4000 = 11/30
+  //  fragmentation: (800 x 100 + 400 x 50 + 2200/3 x 100 + 400 x 50) / 300 / 1000 = 29/45 GPUs
+  //  of idle: that integral over the idle one, 2800 x 100 + 3400 x 50 + 1400 x 100 + 3400 x 50
+  //  = 760,000: (580,000 / 3) / 760,000 = 29/114
+  const auto summary = nlohmann::json::parse(testing::read_file(dir / "out" / "summary.json"));
+  const auto& shares = summary["metrics"]["shares"];
+  EXPECT_NEAR(shares["allocation_ratio"].get<double>(), 11.0 / 30.0, 1e-12);
+  EXPECT_NEAR(shares["fragmentation_gpus"].get<double>(), 29.0 / 45.0, 1e-12);
+  EXPECT_NEAR(shares["fragmentation_of_idle"].get<double>(), 29.0 / 114.0, 1e-12);
+  EXPECT_DOUBLE_EQ(shares["peak_allocation_ratio"].get<double>(), 0.65);
+  EXPECT_EQ(shares["typical_job_kinds"], 2);
+  fs::remove_all(dir);
 }
 
 std::string openb_scenario(const fs::path& dir, const nlohmann::json& inflation) {

@@ -34,6 +34,18 @@ std::vector<packing::PodSpec> workload() {
   return pods;
 }
 
+// The pods as `run` counts a trace's jobs, by kind.
+JobKindCounts kinds_of(const std::vector<packing::PodSpec>& pods) {
+  JobKindCounts kinds;
+  for (const auto& p : pods) {
+    JobSpec job;
+    job.gpus = p.num_gpus;
+    job.gpu_milli = p.gpu_milli;
+    kinds.add(job);
+  }
+  return kinds;
+}
+
 struct Choice {
   int node = -1;
   std::set<int> gpus;  // indices within the node
@@ -72,7 +84,7 @@ std::vector<Choice> run_choices(packing::Policy policy, const std::vector<packin
   const FractionalModel model(o);
   JobTable jobs;
   GpuViewBuilder views(cluster, jobs);
-  ShareView view(cluster, pods, "s.json");
+  ShareView view(cluster, kinds_of(pods), "s.json");
   SharePlacement placement("policy", policy, view, kSeed);
   std::vector<Choice> out;
   std::vector<GpuIndex> gpus;
@@ -98,6 +110,42 @@ std::vector<Choice> run_choices(packing::Policy policy, const std::vector<packin
     out.push_back(c);
   }
   return out;
+}
+
+// `run` counts its trace by kind as it streams; the typical pods are those `pack` computes from
+// the whole list: same kinds, counts and order, same cut.
+TEST(SharedChoice, StreamedKindCountsGiveTheTypicalPodsOfTheWholeList) {
+  auto pods = workload();
+  // A long tail of rare kinds, so that the 95% cut leaves some out.
+  for (int i = 0; i < 6; ++i) {
+    packing::PodSpec p;
+    p.num_gpus = 1;
+    p.gpu_milli = 10 + i;
+    pods.push_back(p);
+  }
+  packing::GpuModelTable models;
+  models.intern("G", "device 'G'");
+  const packing::TypicalPods whole = packing::compute_typical_pods(pods, models);
+  const JobKindCounts kinds = kinds_of(pods);
+  const packing::TypicalPods streamed = kinds.typical_pods(models);
+  EXPECT_LT(whole.pods.size(), kinds.kinds()) << "the cut must leave some kinds out";
+  EXPECT_EQ(streamed.total_count, whole.total_count);
+  EXPECT_EQ(streamed.kept_count, whole.kept_count);
+  ASSERT_EQ(streamed.pods.size(), whole.pods.size());
+  for (std::size_t i = 0; i < whole.pods.size(); ++i) {
+    SCOPED_TRACE(i);
+    const auto& a = streamed.pods[i];
+    const auto& b = whole.pods[i];
+    EXPECT_EQ(a.count, b.count);
+    EXPECT_EQ(a.gpu_spec, b.gpu_spec);
+    EXPECT_EQ(a.demand.num_gpus, b.demand.num_gpus);
+    EXPECT_EQ(a.demand.gpu_milli, b.demand.gpu_milli);
+    EXPECT_EQ(a.demand.cpu_milli, b.demand.cpu_milli);
+    EXPECT_EQ(a.demand.score_cpu_milli, b.demand.score_cpu_milli);
+    EXPECT_EQ(a.demand.memory_mib, b.demand.memory_mib);
+    EXPECT_EQ(a.demand.any_model, b.demand.any_model);
+    EXPECT_EQ(a.demand.model_mask, b.demand.model_mask);
+  }
 }
 
 TEST(SharedChoice, RunChoosesAsPackDoesUnderEveryPolicy) {
@@ -135,7 +183,7 @@ TEST(SharedChoice, RunNeverPicksAGpuTheModelRefuses) {
   std::vector<packing::PodSpec> pods(1);
   pods[0].num_gpus = 1;
   pods[0].gpu_milli = 500;
-  ShareView view(cluster, pods, "s.json");
+  ShareView view(cluster, kinds_of(pods), "s.json");
   SharePlacement placement("fgd", packing::Policy::kFgd, view, kSeed);
   cluster.set_available(0, false);
   JobSpec job;
