@@ -13,7 +13,7 @@ interval, of
   wait_finished_s    summary queueing_delay_s.mean (finished jobs only, as compare shows it)
   wait_all_s         mean wait of every arrived job, one still queued counted up to the end
 
-Usage: openb_fractional_tail.py [OUT_DIR] [--loads 1.3 2.0] [--from 5400] [--end 7200]
+Usage: openb_fractional_tail.py [OUT_DIR] [--loads 1.3] [--from 5400] [--end 7200]
 """
 import argparse
 import csv
@@ -74,7 +74,7 @@ def run_values(seed_dir, start_tail, end):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out_dir", nargs="?", default="out/study-openb-fractional")
-    ap.add_argument("--loads", nargs="+", default=["1.3", "2.0"])
+    ap.add_argument("--loads", nargs="+", default=["1.3"])
     ap.add_argument("--from", dest="start_tail", type=float, default=5400.0)
     ap.add_argument("--end", type=float, default=7200.0)
     args = ap.parse_args()
