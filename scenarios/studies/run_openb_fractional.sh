@@ -5,7 +5,7 @@
 #   1.0  20,000 arrivals, 5,000 s: the cluster fills but never saturates (the scenario as is)
 #   1.3  38,500 arrivals, 7,200 s: saturates after about an hour, then pods queue
 #   2.0  59,000 arrivals, 7,200 s: saturates after about 2,000 s, the queue grows to the end
-#        (not in the default set: with ~20,000 pods queued some seeds cost ~10x seed 1's time)
+#        (not in the default set: with ~20,000 pods queued a run costs 6-75 s of CPU by seed)
 # At loads 1.3 and 2.0 the arrivals are sized to last past the 7,200 s window (the Poisson
 # rate is load x 4.03 per second), so pods arrive until the end of the measurement.
 # Run from the repository root after a Release build; needs ../shared/data beside the source
