@@ -7,7 +7,7 @@ namespace gpumux {
 namespace {
 
 constexpr std::size_t kScratchJobs = 64;
-// The rate memo: entries (about 1.3 MB at 8 residents) and the residents a key holds. A key's
+// The rate memo: entries (about 1.2 MB) and the residents a key holds. A key's
 // header is whether the device takes the H200 parameters; per resident: sm_util's bits, the
 // kernel length (us), whether its lengths are fixed.
 constexpr std::size_t kMemoEntries = 4096;

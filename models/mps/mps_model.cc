@@ -10,7 +10,7 @@ namespace gpumux {
 namespace {
 
 constexpr std::size_t kScratchJobs = 64;
-// The rate memo: entries (about 1.6 MB at 8 residents) and the residents a key holds. A key's
+// The rate memo: entries (about 1.5 MB) and the residents a key holds. A key's
 // header is whether the device takes the H200 parameters; per resident: the bits of sm_util and
 // sm_share, the kernel length (us), whether its lengths are fixed.
 constexpr std::size_t kMemoEntries = 4096;
