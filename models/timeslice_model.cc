@@ -7,10 +7,15 @@ namespace gpumux {
 namespace {
 
 constexpr std::size_t kScratchJobs = 64;
+// The rate memo: entries (about 1.2 MB) and the residents a key holds. A key's
+// header is whether the device takes the H200 parameters; per resident: sm_util's bits, the
+// kernel length (us), whether its lengths are fixed.
+constexpr std::size_t kMemoEntries = 4096;
+constexpr std::size_t kMemoResidents = 8;
 
 }  // namespace
 
-TimeSliceModel::TimeSliceModel(JsonObject& p) {
+TimeSliceModel::TimeSliceModel(JsonObject& p) : memo_(kMemoEntries, 1, 3, kMemoResidents) {
   const TimeSlicePhysics physics = read_timeslice_physics(p);
   params_ = physics.params;
   h200_params_ = physics.h200_params;
@@ -81,17 +86,30 @@ double TimeSliceModel::job_need(const JobSpec& job) const {
 
 void TimeSliceModel::compute_rates(const GpuView& gpu, std::span<double> rates,
                                    GpuLoad& load) const {
+  const bool h200 = gpu.device.name == kH200DeviceName;
+  const bool remembered = memo_.remembers(gpu.residents.size());
+  if (remembered) {
+    memo_.header(0) = h200 ? 1 : 0;
+    for (std::size_t r = 0; r < gpu.residents.size(); ++r) {
+      const JobSpec& j = *gpu.residents[r];
+      memo_.word(r, 0) = RateMemo::bits(j.sm_util);
+      memo_.word(r, 1) = static_cast<std::uint64_t>(j.kernel_length.us());
+      memo_.word(r, 2) = j.fixed_kernel_lengths ? 1 : 0;
+    }
+    if (memo_.find(rates, load)) return;
+  }
   jobs_.clear();
   bool all_fixed = true;
   for (const JobSpec* j : gpu.residents) {
     jobs_.push_back(TimeSliceJob{j->sm_util, static_cast<double>(j->kernel_length.us())});
     all_fixed = all_fixed && j->fixed_kernel_lengths;
   }
-  TimeSliceParams p = gpu.device.name == kH200DeviceName ? h200_params_ : params_;
+  TimeSliceParams p = h200 ? h200_params_ : params_;
   p.distribution = all_fixed ? BurstDistribution::kFixed : BurstDistribution::kExponential;
   const TimeSliceLoad l = timeslice_rates(jobs_, p, rates, workspace_);
   load.useful_busy = l.busy_fraction;
   load.overhead = l.switch_fraction;
+  if (remembered) memo_.store(rates, load);
 }
 
 bool TimeSliceModel::memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "models/oom_policy.h"
+#include "models/rate_memo.h"
 #include "models/timeslice/timeslice_params.h"
 #include "models/timeslice/timeslice_rates.h"
 #include "models/timeslice_physics.h"
@@ -62,6 +63,8 @@ class TimeSliceModel : public SharingModel {
   // Scratch for compute_rates, sized up front so that it does not allocate.
   mutable std::vector<TimeSliceJob> jobs_;
   mutable TimeSliceWorkspace workspace_;
+  // Rates already computed, by the residents' rate inputs (models/rate_memo.h).
+  mutable RateMemo memo_;
 };
 
 }  // namespace gpumux

@@ -4,6 +4,7 @@
 // BM_Admits times the admission question placement asks of an occupied GPU.
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <vector>
 
 #include "bench/micro/bench_support.h"
@@ -41,6 +42,8 @@ struct GpuFixture {
   }
 };
 
+// The same GPU again and again: timeslice and mps answer from their rate memo
+// (models/rate_memo.h) after the first call, as for the GPUs of a gang refreshed together.
 void BM_ComputeRates(benchmark::State& state, const char* model_name, const char* params) {
   const auto model = bench::make_model(model_name, params);
   const GpuFixture gpu(*model, static_cast<int>(state.range(0)));
@@ -56,6 +59,27 @@ void BM_ComputeRates(benchmark::State& state, const char* model_name, const char
 BENCHMARK_CAPTURE(BM_ComputeRates, timeslice, "timeslice", "{}")->DenseRange(1, 8);
 BENCHMARK_CAPTURE(BM_ComputeRates, mps, "mps", "{}")->DenseRange(1, 8);
 BENCHMARK_CAPTURE(BM_ComputeRates, mig, "mig", bench::kMigParams)->DenseRange(1, 4);
+
+// A GPU never seen before on every call: the first resident's sm_util moves by one ulp per
+// call, so the memo never answers and this times the rate computation itself.
+void BM_ComputeRatesFresh(benchmark::State& state, const char* model_name, const char* params) {
+  const auto model = bench::make_model(model_name, params);
+  GpuFixture gpu(*model, static_cast<int>(state.range(0)));
+  const GpuView view = gpu.view();
+  std::vector<double> rates(gpu.residents.size());
+  GpuLoad load;
+  const double base = gpu.specs.front().sm_util;
+  for (auto _ : state) {
+    double& u = gpu.specs.front().sm_util;
+    u = std::nextafter(u, 1.0);
+    if (u >= 1.0) u = base;
+    model->compute_rates(view, rates, load);
+    benchmark::DoNotOptimize(rates.data());
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK_CAPTURE(BM_ComputeRatesFresh, timeslice, "timeslice", "{}")->DenseRange(2, 8, 3);
+BENCHMARK_CAPTURE(BM_ComputeRatesFresh, mps, "mps", "{}")->DenseRange(2, 8, 3);
 
 void BM_Admits(benchmark::State& state, const char* model_name, const char* params) {
   const auto model = bench::make_model(model_name, params);

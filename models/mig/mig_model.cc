@@ -603,6 +603,15 @@ bool MigModel::admits(const GpuView& gpu, const JobSpec& job) const {
   if (!r.layout.mig_enabled) return gpu.residents.empty() && fits_whole_gpu(gpu.device, job);
   if (job.gpus != 1) return false;
   if (gpu.residents.size() + 1 > r.layout.instances.size()) return false;
+  if (gpu.residents.empty()) {
+    // The job alone: the matching below would give it the smallest instance that fits, so it
+    // says yes exactly when one fits. Asked of every empty GPU placement visits, hence the
+    // shortcut (the same `fits` questions in the same order, without the matching's set-up).
+    for (int i : r.by_size) {
+      if (fits(gpu.device, instance_profile_of(gpu.device, r, i), job)) return true;
+    }
+    return false;
+  }
   // Residents hold their instances (a running process cannot move): a free one must fit.
   if (gpu.resident_slot.size() == gpu.residents.size() && !gpu.residents.empty()) {
     return free_fitting_instance(gpu, r, job) >= 0;

@@ -37,6 +37,7 @@
 #include "models/mps/mps_params.h"
 #include "models/mps/mps_rates.h"
 #include "models/oom_policy.h"
+#include "models/rate_memo.h"
 #include "sim/json_fields.h"
 #include "sim/sharing_model.h"
 
@@ -97,6 +98,8 @@ class MpsModel : public SharingModel {
   // Scratch for compute_rates, sized up front so that it does not allocate.
   mutable std::vector<MpsJob> jobs_;
   mutable MpsWorkspace workspace_;
+  // Rates already computed, by the residents' rate inputs (models/rate_memo.h).
+  mutable RateMemo memo_;
 };
 
 // Residents allowed when a device profile does not give its MPS client limit (Volta and later).

@@ -127,28 +127,35 @@ TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSlic
   };
 
   std::vector<double>& pi = ws.turn_chance;
+  std::vector<double>& turn = ws.turn;  // s + h[m]: a turn of m with the switch into it
+  for (std::size_t m = 0; m < n; ++m) turn[m] = s + h[m];
   double busy = 0.0, lost = 0.0;
   for (std::size_t j = 0; j < n; ++j) {
-    std::fill(pi.begin(), pi.end(), 1.0);
+    std::fill(pi.begin(), pi.begin() + static_cast<std::ptrdiff_t>(n), 1.0);
     pi[j] = 0.0;
+    const double own_gap = continuous[j] ? 0.0 : g[j] / c[j];
     double wait = 0.0;
     for (int it = 0; it < kMaxIterations; ++it) {
       wait = 0.0;
-      for (std::size_t m = 0; m < n; ++m) wait += pi[m] * (s + h[m]);
+      for (std::size_t m = 0; m < n; ++m) wait += pi[m] * turn[m];
       double change = 0.0;
+      // The product over l != j, m of (1 - pi[l]), in order of l, is the product over l < m
+      // (kept as m advances: those pi are already this sweep's) times the rest: the same
+      // factors in the same order as a product from scratch per m, hence the same bits.
+      double before_m = 1.0;
       for (std::size_t m = 0; m < n; ++m) {
         if (m == j) continue;
         // Without m, j's turns come one hold plus the longer of its own gap (spread over its
         // turns) and the other contexts' turns (and the switch back into j) apart.
-        double nobody_else = 1.0;
-        for (std::size_t l = 0; l < n; ++l) {
-          if (l != j && l != m) nobody_else *= 1.0 - pi[l];
+        double nobody_else = before_m;
+        for (std::size_t l = m + 1; l < n; ++l) {
+          if (l != j) nobody_else *= 1.0 - pi[l];
         }
-        const double others = wait - pi[m] * (s + h[m]) + s * (1.0 - nobody_else);
-        const double own_gap = continuous[j] ? 0.0 : g[j] / c[j];
+        const double others = wait - pi[m] * turn[m] + s * (1.0 - nobody_else);
         const double next = take_turn(m, h[j] + std::max(own_gap, others));
         change = std::max(change, std::abs(next - pi[m]));
         pi[m] = next;
+        before_m *= 1.0 - next;
       }
       out.iterations = std::max(out.iterations, it + 1);
       if (change < kTolerance) break;
@@ -156,7 +163,7 @@ TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSlic
     wait = 0.0;
     double nobody = 1.0;
     for (std::size_t m = 0; m < n; ++m) {
-      wait += pi[m] * (s + h[m]);
+      wait += pi[m] * turn[m];
       if (m != j) nobody *= 1.0 - pi[m];
     }
     // A turn costs a switch only if another context ran since j's previous one.
@@ -188,7 +195,8 @@ TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSlic
 }
 
 void TimeSliceWorkspace::resize(std::size_t n) {
-  for (auto* v : {&slow, &kernel, &gap, &util, &hold, &holds_per_burst, &turn_chance, &frequency}) {
+  for (auto* v : {&slow, &kernel, &gap, &util, &hold, &holds_per_burst, &turn_chance, &frequency,
+                 &turn}) {
     if (v->size() < n) v->resize(n);
   }
   if (interposition.size() < n) interposition.resize(n);
