@@ -69,10 +69,12 @@ class TopologyPlacement : public PlacementPolicy {
     // First-fit takes the lowest node with n usable GPUs: counting may stop there. Best-fit
     // takes the node with the fewest usable GPUs that still holds n, the lowest on ties: a node
     // with exactly n is that node, and counting may stop there too.
-    const bool one_node = !indexed && n <= cluster.max_gpus_per_node();
+    // With node CPUs the count is capped after it is complete, so it cannot stop early.
+    const bool one_node = !indexed && n <= cluster.max_gpus_per_node() && job_cpu_ == 0;
     count_usable(cluster, model, views, job, empty_only,
                  one_node && mode_ == FitMode::kFirst ? n : 0,
                  one_node && mode_ == FitMode::kBest ? n : 0);
+    if (job_cpu_ > 0) cap_by_cpus(cluster);
     if (!indexed && n <= cluster.max_gpus_per_node()) {
       if (auto node = choose(usable_, n, /*nodes=*/true)) {
         take_from_node(cluster, model, views, job, *node, n, empty_only, out);
@@ -121,16 +123,24 @@ class TopologyPlacement : public PlacementPolicy {
       }
       if (empty_only) {
         usable_[node] = device_ok_[cluster.node(node).device] ? cluster.empty_gpus(node) : 0;
-      } else if (cluster.node_room(node) >= need_) {
-        const GpuIndex first = cluster.topology().first_gpu(node);
-        for (int i = 0; i < cluster.node(node).gpus; ++i) {
-          if (admits(cluster, model, views, first + i, job)) ++usable_[node];
-        }
+        continue;
       }
-      if (job_cpu_ > 0 && usable_[node] > 0) {
-        usable_[node] = static_cast<int>(std::min<std::int64_t>(
-            usable_[node], cluster.gpus_within_cpus(node, job_cpu_, gang_)));
+      if (cluster.node_room(node) < need_) continue;
+      const GpuIndex first = cluster.topology().first_gpu(node);
+      for (int i = 0; i < cluster.node(node).gpus; ++i) {
+        if (admits(cluster, model, views, first + i, job)) ++usable_[node];
       }
+    }
+  }
+
+  // Caps each node's usable GPUs at those whose share of the job's cores it has free
+  // (Cluster::gpus_within_cpus). A pass of its own after a full count, so that the counting
+  // loop stays as it is for jobs that ask for no node CPUs.
+  void cap_by_cpus(const Cluster& cluster) {
+    for (NodeIndex node = 0; node < cluster.node_count(); ++node) {
+      if (usable_[node] == 0) continue;
+      usable_[node] = static_cast<int>(std::min<std::int64_t>(
+          usable_[node], cluster.gpus_within_cpus(node, job_cpu_, gang_)));
     }
   }
 
