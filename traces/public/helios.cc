@@ -35,7 +35,8 @@ class Helios final : public CsvPublicSource {
     const std::int64_t gpus = parse_int_cell(c[gpus_], where, "gpu_num", 0, 1'000'000);
     // cpu_num: the job's CPU cores (read when the column is there; empty: none given).
     const bool has_cpus = cpus_ >= 0 && !c[cpus_].empty();
-    const std::int64_t cpus = has_cpus ? parse_int_cell(c[cpus_], where, "cpu_num", 0, 1'000'000'000) : 0;
+    const std::int64_t cpus =
+        has_cpus ? parse_int_cell(c[cpus_], where, "cpu_num", 0, 1'000'000'000) : 0;
     const std::int64_t submit = parse_datetime_cell(c[submit_], where, "submit_time");
     const bool started = !missing(c[start_]);
     const bool ended = !missing(c[end_]);
