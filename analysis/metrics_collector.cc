@@ -47,8 +47,8 @@ void MetricsCollector::emit_samples(Time limit, bool inclusive) {
   }
   while (timeseries_csv_ && (next_sample_ < limit || (inclusive && next_sample_ == limit))) {
     const double g = static_cast<double>(gpu_count_);
-    *timeseries_csv_ << format_seconds(next_sample_) << ',' << allocated_count_ << ','
-                     << format_double(static_cast<double>(allocated_count_) / g) << ','
+    *timeseries_csv_ << format_seconds(next_sample_) << ',' << format_double(allocated_gpus())
+                     << ',' << format_double(allocated_gpus() / g) << ','
                      << format_double(busy_sum_ / g) << ',' << format_double(overhead_sum_ / g)
                      << ',' << (arrived_ - rejected_ - failed_ - started_) << ','
                      << (started_ - finished_) << ',' << finished_ << ',' << failed_ << ','
@@ -63,7 +63,7 @@ void MetricsCollector::advance_to(Time now) {
   if (!started_clock_) return;
   emit_samples(now, false);
   const double dt = static_cast<double>((now - last_time_).us());
-  allocated_integral_ += static_cast<double>(allocated_count_) * dt;
+  allocated_integral_ += allocated_gpus() * dt;
   busy_integral_ += busy_sum_ * dt;
   overhead_integral_ += overhead_sum_ * dt;
   last_time_ = now;
@@ -101,14 +101,25 @@ MetricsCollector::Placement MetricsCollector::placement_of(const ActiveJob& job)
   return p;
 }
 
+void MetricsCollector::hold_pool(const ActiveJob& job, int sign) {
+  // A started job without GPUs asking for some holds an amount of a pool (sim/pool.h).
+  if (!job.gpus.empty() || job.spec.gpus == 0) return;
+  pool_held_ += sign * pool_request(job.spec).gpu;
+  if (!pool_seen_) peak_pool_gpus_ = static_cast<double>(peak_allocated_);
+  pool_seen_ = true;
+  peak_pool_gpus_ = std::max(peak_pool_gpus_, allocated_gpus());
+}
+
 void MetricsCollector::on_job_started(Time now, const ActiveJob& job) {
   advance_to(now);
+  hold_pool(job, +1);
   ++started_;
   if (jobs_csv_ && cluster_) placements_[job.ordinal] = placement_of(job);
 }
 
 void MetricsCollector::on_job_finished(Time now, const ActiveJob& job) {
   advance_to(now);
+  hold_pool(job, -1);
   ++finished_;
   last_finish_ = std::max(last_finish_, now);
   const double jct = (now - job.spec.submit).seconds();
@@ -283,7 +294,8 @@ nlohmann::json MetricsCollector::metrics() {
                                : nlohmann::json(nullptr)},
       {"sharing_overhead", ratio(overhead_integral_)},
       {"sharing_overhead_gpu_hours", overhead_integral_ / 3.6e9},
-      {"peak_allocated_gpus", peak_allocated_},
+      {"peak_allocated_gpus",
+       pool_seen_ ? nlohmann::json(peak_pool_gpus_) : nlohmann::json(peak_allocated_)},
       {"mean_allocated_gpus",
        span_us > 0 ? nlohmann::json(allocated_integral_ / span_us) : nlohmann::json(nullptr)},
       {"finished_work_gpu_hours", work_done_gpu_s_ / 3600.0},

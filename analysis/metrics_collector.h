@@ -1,7 +1,9 @@
 // Turns engine signals into the run's metrics, per-job records and time series.
 //
 // GPU metrics are time-weighted over [first arrival, end of run]:
-// - allocation ratio: share of GPU-time with at least one job on the GPU;
+// - allocation ratio: share of GPU-time with at least one job on the GPU; on a pooled cluster
+//   (sim/pool.h) the GPUs' worth its jobs hold (a 0.25-GPU job counts 0.25), so allocated
+//   GPUs may be fractional there;
 // - SM-busy utilization: share of GPU-time the SMs spend on jobs' kernels (useful work), as
 //   the sharing model reports it for each GPU;
 // - sharing overhead: share of GPU-time lost to sharing (e.g. context switches).
@@ -96,6 +98,12 @@ class MetricsCollector : public EngineObserver {
 
  private:
   void advance_to(Time now);  // integrates GPU state up to `now` and emits due samples
+  // GPUs allocated now: those with a resident, plus the GPUs' worth pooled jobs hold.
+  double allocated_gpus() const {
+    return static_cast<double>(allocated_count_) + static_cast<double>(pool_held_) / 100.0;
+  }
+  // Counts a pooled job's GPU amount in (sign +1) or out (-1); other jobs are left alone.
+  void hold_pool(const ActiveJob& job, int sign);
   // Writes time-series rows for sample times before `limit` (or at it, when inclusive).
   void emit_samples(Time limit, bool inclusive);
   void write_job_row(const ActiveJob& job, std::string_view state, Time finish,
@@ -130,6 +138,9 @@ class MetricsCollector : public EngineObserver {
   std::vector<double> overhead_;
   std::size_t allocated_count_ = 0;
   std::size_t peak_allocated_ = 0;
+  std::int64_t pool_held_ = 0;  // hundredths of a GPU held by pooled jobs
+  bool pool_seen_ = false;      // a pooled job started: peaks are then fractional
+  double peak_pool_gpus_ = 0.0;
   double busy_sum_ = 0.0;
   double overhead_sum_ = 0.0;
   double allocated_integral_ = 0.0;  // GPU-microseconds

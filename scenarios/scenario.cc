@@ -27,6 +27,8 @@ std::size_t Scenario::gpu_count() const {
 namespace {
 
 constexpr int kDefaultNodesPerRack = 8;
+// The most CPU cores a node may declare (far above any machine; keeps amounts in range).
+constexpr double kMaxNodeCpus = 1e6;
 
 std::string resolve_path(const std::string& base_dir, const std::string& path) {
   if (path.empty() || fs::path(path).is_absolute() || base_dir.empty()) return path;
@@ -76,6 +78,12 @@ void parse_node_groups(Scenario& s, const DeviceRegistry& registry, JsonObject& 
     const bool nvlink = g.optional_bool("nvlink", true);
     const int per_rack =
         static_cast<int>(g.optional_int("nodes_per_rack", kDefaultNodesPerRack, 1, 1'000'000));
+    std::optional<double> cpus;
+    if (g.has("cpus")) {
+      cpus = g.required_number("cpus", 0.0, kMaxNodeCpus);
+    } else {
+      g.allow("cpus");
+    }
     g.finish();
     total_gpus += std::int64_t{nodes} * gpus;
     if (total_gpus > kMaxClusterGpus) {
@@ -83,7 +91,7 @@ void parse_node_groups(Scenario& s, const DeviceRegistry& registry, JsonObject& 
     }
     for (int n = 0; n < nodes; ++n) {
       s.nodes.push_back(
-          NodeSpec{name + "-" + std::to_string(n), dev, gpus, rack + n / per_rack, nvlink});
+          NodeSpec{name + "-" + std::to_string(n), dev, gpus, rack + n / per_rack, nvlink, cpus});
     }
     rack += (nodes + per_rack - 1) / per_rack;
     echo["node_groups"].push_back({{"name", name},
@@ -92,11 +100,13 @@ void parse_node_groups(Scenario& s, const DeviceRegistry& registry, JsonObject& 
                                    {"device", device},
                                    {"nvlink", nvlink},
                                    {"nodes_per_rack", per_rack}});
+    if (cpus) echo["node_groups"].back()["cpus"] = *cpus;
   }
 }
 
-// A nodes CSV: native columns `name,gpus,device[,rack][,nvlink]`, or the Alibaba openb node
-// list `sn,cpu_milli,memory_mib,gpu,model` (nodes without GPUs are counted and left out).
+// A nodes CSV: native columns `name,gpus,device[,rack][,nvlink][,cpus]`, or the Alibaba openb
+// node list `sn,cpu_milli,memory_mib,gpu,model` (nodes without GPUs are counted and left out;
+// cpu_milli / 1000 is the node's CPU cores).
 void parse_nodes_csv(Scenario& s, const DeviceRegistry& registry, const std::string& path) {
   CsvReader reader(path);
   std::vector<std::string> header, row;
@@ -145,7 +155,15 @@ void parse_nodes_csv(Scenario& s, const DeviceRegistry& registry, const std::str
       }
       nvlink = v == "true" || v == "1";
     }
-    s.nodes.push_back(NodeSpec{row[col[name_col]], dev, gpus, rack, nvlink});
+    std::optional<double> cpus;
+    if (openb && col.count("cpu_milli")) {
+      cpus = static_cast<double>(parse_int_cell(row[col["cpu_milli"]], where, "cpu_milli", 0,
+                                                static_cast<std::int64_t>(kMaxNodeCpus) * 1000)) /
+             1000.0;
+    } else if (!openb && col.count("cpus")) {
+      cpus = parse_number_cell(row[col["cpus"]], where, "cpus", 0.0, kMaxNodeCpus);
+    }
+    s.nodes.push_back(NodeSpec{row[col[name_col]], dev, gpus, rack, nvlink, cpus});
     ++index;
   }
   if (s.nodes.empty()) throw InputError(path, "", "no node with GPUs in the nodes file");
@@ -166,7 +184,7 @@ void parse_pool(Scenario& s, const DeviceRegistry& registry, JsonObject& cluster
   p.finish();
   // No NVLink mesh: nobody is placed on the pool's GPUs, and a mesh of thousands of GPUs would
   // be millions of topology links.
-  s.nodes.push_back(NodeSpec{"pool", dev, pool.gpus, 0, false});
+  s.nodes.push_back(NodeSpec{"pool", dev, pool.gpus, 0, false, std::nullopt});
   s.pool = pool;
   const PoolAmount capacity = pool_capacity(pool);
   echo["pool"] = {{"gpus", pool.gpus},

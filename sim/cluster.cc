@@ -18,7 +18,16 @@ std::vector<TopologyNode> topology_nodes(const std::vector<NodeSpec>& nodes) {
 
 constexpr std::size_t kResidentReserve = 8;
 
+// The capacity of a node without CPUs, in hundredths: more than any job asks (traces bound
+// JobSpec::cpus at 10^9 cores, 10^11 hundredths), small enough that capacity x gang (a gang is
+// at most kMaxClusterGpus < 2^21) stays within 64 bits.
+constexpr std::int64_t kUntrackedCpu = std::int64_t{1} << 40;
+// The most cores a node may declare (the same bound, so that products stay in range).
+constexpr double kMaxNodeCpus = 1e9;
+
 }  // namespace
+
+std::int64_t job_cpu_hundredths(const JobSpec& job) { return round_half_even(100.0 * job.cpus); }
 
 Cluster::Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes,
                  std::optional<PoolSpec> pool)
@@ -41,6 +50,23 @@ Cluster::Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes
     room_tree_[i] = std::max(room_tree_[2 * i], room_tree_[2 * i + 1]);
   }
   for (const auto& n : nodes_) max_gpus_per_node_ = std::max(max_gpus_per_node_, n.gpus);
+  for (const auto& n : nodes_) tracks_cpus_ = tracks_cpus_ || (!pooled_ && n.cpus.has_value());
+  if (tracks_cpus_) {
+    cpu_capacity_.resize(nodes_.size());
+    max_cpus_with_gpus_.assign(max_gpus_per_node_ + 1, -1);
+    gpus_on_node_.assign(nodes_.size(), 0);
+    for (NodeIndex n = 0; n < nodes_.size(); ++n) {
+      const auto& cpus = nodes_[n].cpus;
+      if (cpus && !(*cpus >= 0.0 && *cpus <= kMaxNodeCpus)) {
+        throw std::logic_error("cluster: node CPUs out of range");
+      }
+      cpu_capacity_[n] = cpus ? round_half_even(100.0 * *cpus) : kUntrackedCpu;
+      for (int k = 0; k <= nodes_[n].gpus; ++k) {
+        max_cpus_with_gpus_[k] = std::max(max_cpus_with_gpus_[k], cpu_capacity_[n]);
+      }
+    }
+    cpu_free_ = cpu_capacity_;
+  }
   const std::size_t words = (nodes_.size() + 63) / 64;
   buckets_.assign(max_gpus_per_node_ + 1, std::vector<std::uint64_t>(words, 0));
   for (NodeIndex n = 0; n < nodes_.size(); ++n) {
@@ -75,6 +101,59 @@ void Cluster::pool_give(const PoolAmount& amount) {
   if (!pooled_ || pool_free_.gpu > pool_capacity_.gpu || pool_free_.cpu > pool_capacity_.cpu) {
     throw std::logic_error("cluster: pool given back more than it holds");
   }
+}
+
+namespace {
+
+// floor(cores x gang / cpu): both at most 2^40 hundredths and gang < 2^21, so no overflow.
+std::int64_t gpus_for(std::int64_t cores, std::int64_t cpu, int gang) {
+  return cores * gang / cpu;
+}
+
+}  // namespace
+
+std::int64_t Cluster::gpus_within_cpus(NodeIndex n, std::int64_t cpu, int gang) const {
+  return gpus_for(cpu_free_[n], cpu, gang);
+}
+
+bool Cluster::cpus_could_fit(std::int64_t cpu, int gang) const {
+  if (!tracks_cpus_ || cpu <= 0) return true;
+  // One node holding the whole gang: the common answer, from the table.
+  if (gang <= max_gpus_per_node_ && cpu <= max_cpus_with_gpus_[std::max(gang, 0)]) return true;
+  if (gang <= 0) return false;
+  // Spread over nodes: each node takes as many GPUs as its cores allow.
+  std::int64_t gpus = 0;
+  for (NodeIndex n = 0; n < nodes_.size() && gpus < gang; ++n) {
+    gpus += std::min<std::int64_t>(nodes_[n].gpus, gpus_for(cpu_capacity_[n], cpu, gang));
+  }
+  return gpus >= gang;
+}
+
+void Cluster::change_cpus(std::span<const GpuIndex> gpus, std::int64_t cpu, int sign) {
+  const auto gang = static_cast<std::int64_t>(gpus.size());
+  if (gang == 0 || cpu <= 0) return;
+  for (GpuIndex g : gpus) ++gpus_on_node_[gpus_[g].node];
+  for (GpuIndex g : gpus) {
+    const NodeIndex n = gpus_[g].node;
+    const std::int64_t k = gpus_on_node_[n];
+    if (k == 0) continue;  // this node's share is already counted
+    gpus_on_node_[n] = 0;
+    // ceil(cpu x k / gang): the node's share of the job's cores.
+    const std::int64_t share = (cpu * k + gang - 1) / gang;
+    cpu_free_[n] -= sign * share;
+    if (cpu_free_[n] < 0) throw std::logic_error("cluster: node CPUs taken beyond what is free");
+    if (cpu_free_[n] > cpu_capacity_[n]) {
+      throw std::logic_error("cluster: node CPUs given back beyond its capacity");
+    }
+  }
+}
+
+void Cluster::take_cpus(std::span<const GpuIndex> gpus, std::int64_t cpu) {
+  if (tracks_cpus_) change_cpus(gpus, cpu, +1);
+}
+
+void Cluster::give_cpus(std::span<const GpuIndex> gpus, std::int64_t cpu) {
+  if (tracks_cpus_) change_cpus(gpus, cpu, -1);
 }
 
 void Cluster::move_bucket(NodeIndex n, int from, int to) {

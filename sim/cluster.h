@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,14 @@ struct NodeSpec {
   int gpus = 0;
   int rack = 0;
   bool nvlink = false;
+  // CPU cores of the node (node_groups `cpus`, openb `cpu_milli`), >= 0; absent: not tracked
+  // (the node never runs out of CPUs).
+  std::optional<double> cpus = std::nullopt;
 };
+
+// A job's CPU cores in hundredths of a core (JobSpec::cpus rounded to the nearest hundredth,
+// ties to even, as the pool counts them).
+std::int64_t job_cpu_hundredths(const JobSpec& job);
 
 struct GpuState {
   NodeIndex node = 0;
@@ -76,6 +84,24 @@ class Cluster {
   // Takes `amount` from the pool (precondition: it fits) or gives it back.
   void pool_take(const PoolAmount& amount);
   void pool_give(const PoolAmount& amount);
+
+  // CPU capacity of clusters of nodes (NodeSpec::cpus), in hundredths of a core. A job holds
+  // its cores while it runs, shared among its nodes in proportion to its GPUs there: k of its n
+  // GPUs on a node hold ceil(C x k / n) of its C hundredths there (all C on one node).
+  // Whether any node declares CPUs: false keeps every CPU path off (unlimited CPU).
+  bool tracks_cpus() const { return tracks_cpus_; }
+  std::int64_t cpu_capacity(NodeIndex n) const { return cpu_capacity_[n]; }
+  std::int64_t cpu_free(NodeIndex n) const { return cpu_free_[n]; }
+  // The most of a gang of `gang` GPUs asking for `cpu` hundredths (> 0) whose share of the
+  // cores fits what node n has free now: floor(free x gang / cpu).
+  std::int64_t gpus_within_cpus(NodeIndex n, std::int64_t cpu, int gang) const;
+  // Whether a gang of `gang` GPUs asking for `cpu` hundredths could ever fit by CPUs alone, on
+  // an idle cluster (GPU counts and CPU capacities; devices and the sharing model aside).
+  bool cpus_could_fit(std::int64_t cpu, int gang) const;
+  // Takes (gives back) a job's `cpu` hundredths on the nodes of `gpus`, shared as above.
+  // Precondition of take: the shares fit (placement checked them).
+  void take_cpus(std::span<const GpuIndex> gpus, std::int64_t cpu);
+  void give_cpus(std::span<const GpuIndex> gpus, std::int64_t cpu);
 
   std::size_t gpu_count() const { return gpus_.size(); }
   std::size_t node_count() const { return nodes_.size(); }
@@ -131,6 +157,13 @@ class Cluster {
   // buckets_[k] is a bitmap over nodes with exactly k empty GPUs: finding a node for a gang of
   // n is a scan of at most max_gpus_per_node bitmaps, without allocation.
   std::vector<std::vector<std::uint64_t>> buckets_;
+  void change_cpus(std::span<const GpuIndex> gpus, std::int64_t cpu, int sign);
+  bool tracks_cpus_ = false;
+  std::vector<std::int64_t> cpu_capacity_;  // per node, hundredths; kUntrackedCpu when absent
+  std::vector<std::int64_t> cpu_free_;
+  // max_cpus_with_gpus_[k]: the largest CPU capacity among nodes of at least k GPUs.
+  std::vector<std::int64_t> max_cpus_with_gpus_;
+  std::vector<int> gpus_on_node_;  // take/give scratch: the job's GPUs per node, zero between
   bool pooled_ = false;
   PoolAmount pool_capacity_;
   PoolAmount pool_free_;

@@ -198,6 +198,9 @@ const char* Engine::unplaceable_reason(const JobSpec& job) {
   if (static_cast<std::size_t>(job.gpus) > cluster_.gpu_count()) {
     return "gang larger than the cluster";
   }
+  if (cluster_.tracks_cpus() && !cluster_.cpus_could_fit(job_cpu_hundredths(job), job.gpus)) {
+    return "CPU cores more than the nodes that could hold the gang have";
+  }
   // The GPUs whose device admits the job when empty: the best the job can ever get.
   std::size_t usable = 0;
   const std::vector<const JobSpec*> none;
@@ -273,6 +276,7 @@ void Engine::start(JobSlot slot, std::span<const GpuIndex> gpus) {
     cluster_.add_resident(g, slot, job.current_memory, held);
     update_room(g);
   }
+  if (cluster_.tracks_cpus()) cluster_.take_cpus(gpus, job_cpu_hundredths(job.spec));
   job.gpus.assign(gpus.begin(), gpus.end());
   job.phase = JobPhase::kRunning;
   job.last_update = now_;
@@ -330,6 +334,7 @@ void Engine::on_completion(Time now, JobSlot slot) {
   }
   for (GpuIndex g : job.gpus) touch(g, now);
   job.remaining_us = 0.0;
+  if (cluster_.tracks_cpus()) cluster_.give_cpus(job.gpus, job_cpu_hundredths(job.spec));
   for (GpuIndex g : job.gpus) {
     cluster_.remove_resident(g, slot, job.current_memory);
     update_room(g);
@@ -586,6 +591,7 @@ void Engine::kill(Time now, JobSlot slot) {
                                std::min(job.checkpointed_us, done));
   job.remaining_us = runtime - kept;
   job.lost_work_us += done - kept;
+  if (cluster_.tracks_cpus()) cluster_.give_cpus(job.gpus, job_cpu_hundredths(job.spec));
   for (GpuIndex g : job.gpus) {
     cluster_.remove_resident(g, slot, job.current_memory);
     update_room(g);

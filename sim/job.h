@@ -25,7 +25,8 @@ struct JobSpec {
   double sm_share = 1.0;  // fraction of the GPU's SMs its kernels occupy while running, (0,1]
   MemoryMiB memory;       // peak device memory per GPU
   // CPU cores the whole job holds while it runs (over all its GPUs); 0: none. Counted against
-  // the CPU capacity of a pooled cluster (cluster.pool); clusters of nodes do not track CPUs.
+  // the CPU capacity of a pooled cluster (cluster.pool) or of the nodes that declare CPUs
+  // (Cluster::tracks_cpus: shared among its nodes in proportion to its GPUs there).
   double cpus = 0.0;
   // Memory over the job's progress as shares of `memory`; null: the peak the whole time.
   std::shared_ptr<const MemoryProfile> memory_profile;

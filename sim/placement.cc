@@ -30,6 +30,10 @@ class TopologyPlacement : public PlacementPolicy {
              const JobSpec& job, std::vector<GpuIndex>& out) override {
     out.clear();
     const int n = job.gpus;
+    gang_ = n;
+    // On a cluster with node CPUs, a node can take only the GPUs whose share of the job's cores
+    // it has free (Cluster::gpus_within_cpus); 0: CPUs do not bind.
+    job_cpu_ = cluster.tracks_cpus() ? job_cpu_hundredths(job) : 0;
     const bool empty_only = model.requires_empty_gpu();
     // A GPU (or node) whose room is below the job's need cannot admit it (SharingModel contract).
     need_ = model.has_room_bound() ? model.job_need(job) : -kUnboundedRoom;
@@ -50,7 +54,8 @@ class TopologyPlacement : public PlacementPolicy {
     }
     // The empty-GPU index answers first-fit and best-fit directly; spread needs every node's
     // load, so it takes the counting path below.
-    const bool indexed = empty_only && all_devices_ok && mode_ != FitMode::kSpread;
+    // It knows no CPUs: a job asking for node CPUs takes the counting path too.
+    const bool indexed = empty_only && all_devices_ok && mode_ != FitMode::kSpread && job_cpu_ == 0;
     if (indexed) {
       if (n <= cluster.max_gpus_per_node()) {
         auto node = mode_ == FitMode::kFirst ? cluster.first_node_with_empty(n)
@@ -64,10 +69,12 @@ class TopologyPlacement : public PlacementPolicy {
     // First-fit takes the lowest node with n usable GPUs: counting may stop there. Best-fit
     // takes the node with the fewest usable GPUs that still holds n, the lowest on ties: a node
     // with exactly n is that node, and counting may stop there too.
-    const bool one_node = !indexed && n <= cluster.max_gpus_per_node();
+    // With node CPUs the count is capped after it is complete, so it cannot stop early.
+    const bool one_node = !indexed && n <= cluster.max_gpus_per_node() && job_cpu_ == 0;
     count_usable(cluster, model, views, job, empty_only,
                  one_node && mode_ == FitMode::kFirst ? n : 0,
                  one_node && mode_ == FitMode::kBest ? n : 0);
+    if (job_cpu_ > 0) cap_by_cpus(cluster);
     if (!indexed && n <= cluster.max_gpus_per_node()) {
       if (auto node = choose(usable_, n, /*nodes=*/true)) {
         take_from_node(cluster, model, views, job, *node, n, empty_only, out);
@@ -123,6 +130,17 @@ class TopologyPlacement : public PlacementPolicy {
       for (int i = 0; i < cluster.node(node).gpus; ++i) {
         if (admits(cluster, model, views, first + i, job)) ++usable_[node];
       }
+    }
+  }
+
+  // Caps each node's usable GPUs at those whose share of the job's cores it has free
+  // (Cluster::gpus_within_cpus). A pass of its own after a full count, so that the counting
+  // loop stays as it is for jobs that ask for no node CPUs.
+  void cap_by_cpus(const Cluster& cluster) {
+    for (NodeIndex node = 0; node < cluster.node_count(); ++node) {
+      if (usable_[node] == 0) continue;
+      usable_[node] = static_cast<int>(std::min<std::int64_t>(
+          usable_[node], cluster.gpus_within_cpus(node, job_cpu_, gang_)));
     }
   }
 
@@ -212,6 +230,8 @@ class TopologyPlacement : public PlacementPolicy {
 
   FitMode mode_;
   double need_ = 0.0;  // the job's need (SharingModel::job_need), -huge without a room bound
+  int gang_ = 0;
+  std::int64_t job_cpu_ = 0;  // the job's node CPUs in hundredths; 0 when they do not bind
   bool room_decides_ = false;  // SharingModel::room_decides_admission
   std::vector<std::uint8_t> device_ok_;
   std::vector<int> usable_;

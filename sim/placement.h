@@ -11,6 +11,10 @@
 //   then the most free memory: sharing models then co-locate only when they must, so a
 //   comparison of sharing against exclusive is not also a comparison of packing. Ties go to the
 //   lowest index.
+//
+// On a cluster whose nodes declare CPUs (Cluster::tracks_cpus), a node counts only the usable
+// GPUs whose share of the job's cores it has free: a job that fits by GPUs waits when its node
+// lacks the cores. Best-fit then ranks nodes by these counts (the tightest in either resource).
 #pragma once
 
 #include <memory>

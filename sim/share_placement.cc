@@ -58,9 +58,11 @@ bool SharePlacement::place(const Cluster& cluster, const SharingModel& model,
   const auto nodes = view_.nodes();
   // A node whose milli left cannot take the job needs no `admits`: its mask stays empty.
   const int gpu_need = pod.is_share() ? pod.gpu_milli : packing::kGpuMilli;
+  // The job goes to one node, which must have all its cores free (node CPUs).
+  const std::int64_t cpu = cluster.tracks_cpus() ? job_cpu_hundredths(job) : 0;
   for (NodeIndex n = 0; n < nodes.size(); ++n) {
     packing::GpuMask mask = 0;
-    if (cluster.node_room(n) >= need) {
+    if (cluster.node_room(n) >= need && (cpu <= 0 || cluster.cpu_free(n) >= cpu)) {
       const packing::NodeState& s = nodes[n];
       const GpuIndex first = cluster.topology().first_gpu(n);
       for (int i = 0; i < s.num_gpus; ++i) {

@@ -10,7 +10,8 @@
 // (a mask per node); GPUs out of service are never picked. Ties go to the first node in a
 // random order drawn once per run from the scenario's seed (the study's behaviour,
 // packing::TieBreak::kNodeOrder). A gang larger than every node is placed by first-fit across
-// nodes. Usable only under models that admit fractional jobs (timeslice, mps, fractional).
+// nodes. On a cluster with node CPUs (Cluster::tracks_cpus) a node without the job's cores
+// free is left out (its mask stays empty); the scores still see no CPUs (sim/share_view.h). Usable only under models that admit fractional jobs (timeslice, mps, fractional).
 //
 // Cost per decision: O(GPUs) to build the masks (room pruning first, `admits` only where the
 // milli left fits), plus the policy's scoring: FGD rescoring only nodes that changed since the

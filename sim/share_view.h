@@ -5,9 +5,10 @@
 // O(GPUs of the job) per start and end, so that a placement decision or a time-series sample
 // reads it without rebuilding it.
 //
-// `gpumux run` has no CPUs or host memory: every node has the study's largest CPU spec
+// The view has no CPUs or host memory: every node has the study's largest CPU spec
 // (kMaxSpecCpuMilli, never consumed) and unbounded host memory, and jobs ask for no CPU, so the
-// CPU terms of the policies' scores are the same on every node and only GPUs decide. Each
+// CPU terms of the policies' scores are the same on every node and only GPUs decide (node CPUs,
+// where declared, only leave nodes out: sim/share_placement.h). Each
 // device type of the cluster is one GPU model; jobs accept every model.
 #pragma once
 

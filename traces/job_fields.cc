@@ -33,7 +33,7 @@ constexpr std::array<JobFieldInfo, kJobFieldCount> kFields = {{
     {JobField::kMemoryLimit, "memory_limit_mib", "MiB", false, "0",
      "per-job memory limit (MPS pinned limit; the memory quota under fractional); 0 = none"},
     {JobField::kCpus, "cpus", "cores", false, "0",
-     "CPU cores the whole job holds while running; counted on a pooled cluster (cluster.pool)"},
+     "CPU cores the whole job holds while running; counted against pool or node CPUs"},
     {JobField::kGpuMilli, "gpu_milli", "milli-GPU", false, "1000",
      "compute share of each GPU, [1, 1000] (Kubernetes GPU-share requests); 1000 = whole GPU"},
 }};

@@ -67,6 +67,48 @@ TEST(MetricsCollector, TimeWeightedRatiosAndJobStatistics) {
             "30,0,0,0,0,0,0,2,0,0,0,0\n");
 }
 
+// A pooled cluster of 2 GPUs: its jobs hold amounts, no GPU, and allocation counts the GPUs'
+// worth they hold. p (0.25 GPU) runs 0-10, c (CPU-only, 4 cores) 0-20, q (2 GPUs at sm_share
+// 0.75: 1.5 GPUs) 5-20. Allocated: 0.25 on [0, 5), 1.75 on [5, 10), 1.5 on [10, 20): 25 GPU-s
+// of the 40 the run's 20 s offer, a mean of 1.25 GPUs, a peak of 1.75.
+TEST(MetricsCollector, PooledJobsCountTheirGpuAmountInAllocation) {
+  std::ostringstream series;
+  MetricsCollector m(2, Time::from_seconds(5), nullptr, &series);
+  auto pooled = [](const char* id, double submit, int gpus, double share, double runtime) {
+    ActiveJob j = make_job(id, submit, runtime);
+    j.spec.gpus = gpus;
+    j.spec.sm_share = share;
+    j.gpus.clear();  // a pooled job holds no GPU
+    j.start = Time::from_seconds(submit);
+    return j;
+  };
+  ActiveJob p = pooled("p", 0, 1, 0.25, 10), c = pooled("c", 0, 0, 1.0, 20),
+            q = pooled("q", 5, 2, 0.75, 15);
+  c.spec.cpus = 4;
+  for (ActiveJob* j : {&p, &c}) {
+    m.on_job_arrived(Time::zero(), *j);
+    m.on_job_started(Time::zero(), *j);
+  }
+  m.on_job_arrived(Time::from_seconds(5), q);
+  m.on_job_started(Time::from_seconds(5), q);
+  m.on_job_finished(Time::from_seconds(10), p);
+  m.on_job_finished(Time::from_seconds(20), q);
+  m.on_job_finished(Time::from_seconds(20), c);
+  m.on_run_end(Time::from_seconds(20), {});
+  const auto j = m.metrics();
+  EXPECT_DOUBLE_EQ(j["gpu_allocation_ratio"].get<double>(), 25.0 / 40.0);
+  EXPECT_DOUBLE_EQ(j["mean_allocated_gpus"].get<double>(), 1.25);
+  EXPECT_DOUBLE_EQ(j["peak_allocated_gpus"].get<double>(), 1.75);
+  EXPECT_EQ(series.str(),
+            "time_s,allocated_gpus,allocation_ratio,sm_busy,overhead,queued,running,finished,"
+            "failed,memory_faults,fatal_faults,jobs_killed\n"
+            "0,0.25,0.125,0,0,0,2,0,0,0,0,0\n"
+            "5,1.75,0.875,0,0,0,3,0,0,0,0,0\n"
+            "10,1.5,0.75,0,0,0,2,1,0,0,0,0\n"
+            "15,1.5,0.75,0,0,0,2,1,0,0,0,0\n"
+            "20,0,0,0,0,0,0,3,0,0,0,0\n");
+}
+
 TEST(MetricsCollector, RejectedAndUnfinishedJobsAreReportedNotDropped) {
   std::ostringstream jobs;
   MetricsCollector m(1, Time::from_seconds(60), &jobs, nullptr);

@@ -72,6 +72,44 @@ TEST(Fractional, EveryPolicyRunsUnderEveryModelThatAdmitsFractionalJobs) {
   }
 }
 
+// Node CPUs under the share-aware policies: node 0 (group small, 4 cores) and node 1 (group
+// big, 16 cores), two T4s each. a (0.5 GPU, 8 cores) fits only node 1's cores: every policy puts
+// it on GPU 2 or 3. b (0.5 GPU, 10 cores) then finds 8 cores left on node 1 and none enough on
+// node 0: it waits for a to end at 100 and runs 100-150 (duty 0.5 within a 0.5 share: full
+// speed under the limiter).
+TEST(Fractional, SharePlacementLeavesOutNodesWithoutTheCores) {
+  for (const std::string placement :
+       {"random", "dot-product", "gpu-clustering", "gpu-packing", "best-fit", "fgd"}) {
+    SCOPED_TRACE(placement);
+    const fs::path dir = testing::temp_dir("frac_cpus");
+    testing::write_file(dir / "trace.csv",
+                        "id,submit_s,gpus,runtime_s,gpu_milli,sm_util,cpus\n"
+                        "a,0,1,100,500,0.5,8\n"
+                        "b,0,1,50,500,0.5,10\n");
+    const nlohmann::json s = {
+        {"name", "frac_cpus"},
+        {"cluster",
+         {{"node_groups",
+           {{{"name", "small"}, {"nodes", 1}, {"gpus_per_node", 2}, {"device", "T4"}, {"cpus", 4}},
+            {{"name", "big"}, {"nodes", 1}, {"gpus_per_node", 2}, {"device", "T4"},
+             {"cpus", 16}}}}}},
+        {"sharing", {{"model", "fractional"}}},
+        {"scheduler", {{"queue", "greedy"}, {"placement", placement}}},
+        {"trace", {{"file", "trace.csv"}}},
+        {"outputs", {{"dir", (dir / "out").string()}}}};
+    testing::write_file(dir / "s.json", s.dump());
+    const auto r = testing::run_cli({"run", (dir / "s.json").string(), "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string jobs = testing::read_file(dir / "out" / "jobs.csv");
+    // id,state,submit_s,gpus,runtime_s,start_s,finish_s,...,placement_span,first_gpu
+    EXPECT_TRUE(jobs.find("\na,finished,0,1,100,0,100,0,100,1,same-gpu,2,") != std::string::npos ||
+                jobs.find("\na,finished,0,1,100,0,100,0,100,1,same-gpu,3,") != std::string::npos)
+        << jobs;
+    EXPECT_NE(jobs.find("\nb,finished,0,1,50,100,150,"), std::string::npos) << jobs;
+    fs::remove_all(dir);
+  }
+}
+
 TEST(Fractional, SharePlacementUnderExclusiveIsAnInputError) {
   const fs::path dir = testing::temp_dir("frac_excl");
   const auto r = testing::run_cli({"validate", scenario(dir, "exclusive", "fgd")});

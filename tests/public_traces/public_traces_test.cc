@@ -103,13 +103,23 @@ TEST(PublicTraceFormats, MissingFileNamesIt) {
 TEST(PublicTraceOpenb, MapsFieldsSkipsAndSorts) {
   const Loaded l = load(data("openb_pods_excerpt.csv"), "openb-pods");
   // The excerpt is in file order (not sorted): jobs come out by creation_time.
+  // The three CPU pods (num_gpu 0, 32 cores) are jobs of 0 GPUs, created last.
   EXPECT_THAT(ids(l),
               ElementsAre("openb-pod-1097", "openb-pod-1095", "openb-pod-1092", "openb-pod-1093",
                           "openb-pod-1088", "openb-pod-1091", "openb-pod-1090", "openb-pod-3412",
-                          "openb-pod-1094", "openb-pod-3475", "openb-pod-1099", "openb-pod-1096"));
-  EXPECT_THAT(l.skipped, UnorderedElementsAre(Pair("cpu_only", 3), Pair("never_scheduled", 3)));
+                          "openb-pod-1094", "openb-pod-3475", "openb-pod-1099", "openb-pod-1096",
+                          "openb-pod-1085", "openb-pod-1086", "openb-pod-1087"));
+  EXPECT_THAT(l.skipped, UnorderedElementsAre(Pair("never_scheduled", 3)));
   EXPECT_EQ(l.records, 18u);
-  EXPECT_EQ(l.skipped_rows, 2u + 6u);  // two attribution comment lines
+  EXPECT_EQ(l.skipped_rows, 2u + 3u);  // two attribution comment lines
+  // cpu_milli / 1000 is the pod's cores; a CPU pod runs scheduled -> deletion like the others.
+  const JobSpec& cpu = by_id(l, "openb-pod-1085");
+  EXPECT_EQ(cpu.gpus, 0);
+  EXPECT_DOUBLE_EQ(cpu.cpus, 32.0);
+  EXPECT_EQ(cpu.submit, Time::from_seconds(12451756));
+  EXPECT_EQ(cpu.runtime, Time::from_seconds(12453705 - 12451758));
+  EXPECT_DOUBLE_EQ(by_id(l, "openb-pod-1092").cpus, 4.152);
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kCpus)], 0u);
   // Fractional pod: one GPU, sm_share = gpu_milli / 1000; runtime = deletion - scheduled.
   const JobSpec& f = by_id(l, "openb-pod-1091");
   EXPECT_EQ(f.submit, Time::from_seconds(11262259));
@@ -125,11 +135,12 @@ TEST(PublicTraceOpenb, MapsFieldsSkipsAndSorts) {
   EXPECT_EQ(w.gpu_milli, 1000);
   EXPECT_EQ(w.runtime, Time::from_seconds(12351569 - 12327644));
   EXPECT_EQ(by_id(l, "openb-pod-3412").gpus, 1);
-  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kSmShare)], 2u);
-  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kSmUtil)], 2u);  // the whole-GPU pods
-  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kGpuMilli)], 0u);
-  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kMemory)], 12u);  // memory_mib is host memory
-  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kTenant)], 12u);
+  // The whole-GPU pods and the CPU pods.
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kSmShare)], 2u + 3u);
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kSmUtil)], 2u + 3u);
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kGpuMilli)], 3u);  // the CPU pods
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kMemory)], 15u);  // memory_mib is host memory
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kTenant)], 15u);
 }
 
 TEST(PublicTraceOpenb, MalformedRowNamesLineAndField) {
@@ -141,6 +152,19 @@ TEST(PublicTraceOpenb, MalformedRowNamesLineAndField) {
   const std::string msg = load_error(f.path(), "openb-pods");
   EXPECT_THAT(msg, HasSubstr(f.path() + ":3"));
   EXPECT_THAT(msg, HasSubstr("field 'num_gpu'"));
+}
+
+// A pod with neither GPUs nor cores asks for nothing: skipped under its reason, counted.
+TEST(PublicTraceOpenb, PodWithoutGpusOrCoresIsSkipped) {
+  TempFile f("pods_empty.csv",
+             "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+             "deletion_time,scheduled_time\n"
+             "p0,0,1024,0,0,,LS,Running,0,10,0\n"
+             "p1,500,1024,0,0,,LS,Running,1,10,1\n");
+  const Loaded l = load(f.path(), "openb-pods");
+  EXPECT_THAT(ids(l), ElementsAre("p1"));
+  EXPECT_DOUBLE_EQ(l.jobs[0].cpus, 0.5);
+  EXPECT_THAT(l.skipped, UnorderedElementsAre(Pair("no_gpu_or_cpu", 1)));
 }
 
 TEST(PublicTraceOpenb, ListWithoutTimesIsRejectedAtTheHeader) {
@@ -155,11 +179,19 @@ TEST(PublicTraceOpenb, ListWithoutTimesIsRejectedAtTheHeader) {
 
 TEST(PublicTraceDlrm, MapsFieldsSkipsAndSorts) {
   const Loaded l = load(data("dlrm2025_excerpt.csv"), "dlrm2025");
-  EXPECT_THAT(ids(l), ElementsAre("instance_7300", "instance_7301", "instance_7308",
-                                  "instance_8036", "instance_8035"));
-  EXPECT_THAT(l.skipped, UnorderedElementsAre(Pair("cpu_only", 2), Pair("created_before_trace", 3),
-                                              Pair("alive_at_trace_end", 1)));
+  // instance_7281 (CN: 0 GPUs, 64 cores) is a CPU-only job; instance_7280 (CN) is still alive
+  // at the trace's end.
+  EXPECT_THAT(ids(l), ElementsAre("instance_7281", "instance_7300", "instance_7301",
+                                  "instance_7308", "instance_8036", "instance_8035"));
+  EXPECT_THAT(l.skipped, UnorderedElementsAre(Pair("created_before_trace", 3),
+                                              Pair("alive_at_trace_end", 2)));
   EXPECT_EQ(l.records, 11u);
+  const JobSpec& cn = by_id(l, "instance_7281");
+  EXPECT_EQ(cn.gpus, 0);
+  EXPECT_DOUBLE_EQ(cn.cpus, 64.0);
+  EXPECT_EQ(cn.submit, Time::from_seconds(610.0));
+  EXPECT_EQ(cn.runtime, Time::from_seconds(91730.0 - 683.0));
+  EXPECT_DOUBLE_EQ(by_id(l, "instance_7308").cpus, 8.0);
   const JobSpec& j = by_id(l, "instance_7308");
   EXPECT_EQ(j.submit, Time::from_seconds(4823.0));
   EXPECT_EQ(j.runtime, Time::from_seconds(16311.0 - 4824.0));
@@ -170,7 +202,28 @@ TEST(PublicTraceDlrm, MapsFieldsSkipsAndSorts) {
   EXPECT_EQ(k.submit, Time::from_seconds(3973.0));  // 3973.0000000000005 rounds to the us
   EXPECT_EQ(k.runtime, Time::from_seconds(5647.0 - 3973.0));
   EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kKind)], 0u);
-  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kSmShare)], 5u);
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kSmShare)], 6u);
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kCpus)], 0u);
+}
+
+// Without the cpu_request column the cores come from defaults; a row with no GPU and no core
+// is skipped under its reason.
+TEST(PublicTraceDlrm, CpuRequestIsOptionalAndEmptyRequestsAreSkipped) {
+  TempFile f("dlrm_cpu.csv",
+             "instance_sn,role,app_name,cpu_request,gpu_request,creation_time,scheduled_time,"
+             "deletion_time\n"
+             "i0,CN,app_1,0,0,10.0,12.0,20.0\n"
+             "i1,CN,app_1,,0,11.0,12.0,20.0\n"
+             "i2,CN,app_1,4,0,12.0,12.0,20.0\n");
+  const Loaded l = load(f.path(), "dlrm2025");
+  EXPECT_THAT(ids(l), ElementsAre("i2"));
+  EXPECT_THAT(l.skipped, UnorderedElementsAre(Pair("no_gpu_or_cpu_request", 2)));
+  TempFile g("dlrm_nocpu.csv",
+             "instance_sn,role,app_name,gpu_request,creation_time,scheduled_time,deletion_time\n"
+             "i0,HN,app_1,1,10.0,12.0,20.0\n");
+  const Loaded m = load(g.path(), "dlrm2025");
+  ASSERT_EQ(m.jobs.size(), 1u);
+  EXPECT_EQ(m.stats.defaults.rows[idx(JobField::kCpus)], 1u);
 }
 
 TEST(PublicTraceDlrm, FractionalGpuRequestIsAShare) {
@@ -222,9 +275,15 @@ TEST(PublicTraceOpenb, DuplicateNameIsAnError) {
 
 TEST(PublicTraceHelios, MapsFieldsSkipsAndReordersWithinTheWindow) {
   const Loaded l = load(data("helios_cluster_log.csv"), "helios");
-  EXPECT_THAT(ids(l), ElementsAre("1425511", "1425512", "1425513", "1425516"));
-  EXPECT_THAT(l.skipped, UnorderedElementsAre(Pair("cpu_only", 1), Pair("never_started", 1),
+  // 1425514 (0 GPUs, 4 cores) is a CPU-only job.
+  EXPECT_THAT(ids(l), ElementsAre("1425511", "1425512", "1425513", "1425514", "1425516"));
+  EXPECT_THAT(l.skipped, UnorderedElementsAre(Pair("never_started", 1),
                                               Pair("end_before_start", 1)));
+  const JobSpec& cpu = by_id(l, "1425514");
+  EXPECT_EQ(cpu.gpus, 0);
+  EXPECT_DOUBLE_EQ(cpu.cpus, 4.0);
+  EXPECT_EQ(cpu.runtime, Time::from_seconds(480));
+  EXPECT_DOUBLE_EQ(by_id(l, "1425512").cpus, 16.0);
   // The clock starts at midnight of the first row's day: 18:41:01.
   const JobSpec& j = l.jobs[0];
   EXPECT_EQ(j.submit, Time::from_seconds(18 * 3600 + 41 * 60 + 1));
@@ -409,13 +468,26 @@ TEST(PublicTracePaiSim, MalformedRowNamesLineAndField) {
 
 TEST(PublicTracePai2020, JoinsTablesMapsFieldsSkipsAndSorts) {
   const Loaded l = load(data("pai2020"), "pai2020");
-  EXPECT_THAT(ids(l), ElementsAre("job_b", "job_a", "job_c", "job_j"));
+  // job_f has only a CPU task (plan_gpu 0, plan_cpu 100): a CPU-only job.
+  EXPECT_THAT(ids(l), ElementsAre("job_b", "job_a", "job_c", "job_f", "job_j"));
   EXPECT_THAT(l.skipped,
               UnorderedElementsAre(Pair("status_waiting", 1), Pair("status_running", 1),
-                                   Pair("cpu_only", 1), Pair("no_task_rows", 1),
-                                   Pair("task_not_run", 1), Pair("end_before_start", 1)));
+                                   Pair("no_task_rows", 1), Pair("task_not_run", 1),
+                                   Pair("end_before_start", 1)));
+  // Its cores (plan_cpu percent of a core x inst_num) and its CPU task's span.
+  const JobSpec& f = by_id(l, "job_f");
+  EXPECT_EQ(f.gpus, 0);
+  EXPECT_DOUBLE_EQ(f.cpus, 1.0);
+  EXPECT_EQ(f.submit, Time::from_seconds(330));
+  EXPECT_EQ(f.runtime, Time::from_seconds(395 - 335));
+  // A GPU job holds the cores of its GPU tasks: job_a's 2 workers x 6 (not the ps task's 4);
+  // job_c's worker 8 + evaluator 2; job_j's 8 instances x 6.
+  EXPECT_DOUBLE_EQ(by_id(l, "job_a").cpus, 12.0);
+  EXPECT_DOUBLE_EQ(by_id(l, "job_b").cpus, 6.0);
+  EXPECT_DOUBLE_EQ(by_id(l, "job_c").cpus, 10.0);
+  EXPECT_DOUBLE_EQ(by_id(l, "job_j").cpus, 48.0);
   EXPECT_EQ(l.records, 10u);
-  EXPECT_EQ(l.skipped_rows, 6u + 6u);  // two comment lines in each of the three tables
+  EXPECT_EQ(l.skipped_rows, 6u + 5u);  // two comment lines in each of three tables + 5 skips
 
   // plan_gpu 50: one GPU at sm_share 0.5; util 30 % -> 0.3; 2 GB -> 2048 MiB.
   const JobSpec& b = l.jobs[0];
@@ -446,11 +518,11 @@ TEST(PublicTracePai2020, JoinsTablesMapsFieldsSkipsAndSorts) {
   EXPECT_EQ(c.memory, MemoryMiB(5120));
 
   // No sensor rows: sm_util and memory from defaults.
-  const JobSpec& j = l.jobs[3];
+  const JobSpec& j = l.jobs[4];
   EXPECT_EQ(j.gpus, 8);
   EXPECT_EQ(j.runtime, Time::from_seconds(580));
-  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kSmUtil)], 1u);
-  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kMemory)], 1u);
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kSmUtil)], 1u + 1u);  // job_j, job_f
+  EXPECT_EQ(l.stats.defaults.rows[idx(JobField::kMemory)], 1u + 1u);
 }
 
 TEST(PublicTracePai2020, WorksWithoutSensorTableAndWithGzip) {
@@ -550,11 +622,14 @@ TEST(PublicTraceRealFiles, Dlrm2025CountsAddUp) {
   const Loaded l = load(path, "dlrm2025");
   check_sorted_and_counts(l, data_rows(path));
   EXPECT_EQ(l.records, 23'871u);
-  EXPECT_EQ(l.skipped.at("cpu_only"), 16'485u);  // the CN (CPU node) role
+  EXPECT_EQ(l.skipped.count("no_gpu_or_cpu_request"), 0u);  // every CN instance asks for cores
+  std::size_t cpu_only = 0;
   for (const auto& j : l.jobs) {
     EXPECT_EQ(j.kind, JobKind::kInference);
-    EXPECT_GE(j.gpus, 1);
+    EXPECT_TRUE(j.gpus >= 1 || j.cpus > 0);
+    cpu_only += j.gpus == 0;
   }
+  EXPECT_EQ(cpu_only, 9'172u);  // the CN (CPU node) role, within the trace's edges
   std::printf("dlrm2025: %zu jobs;", l.jobs.size());
   for (const auto& [k, v] : l.skipped) std::printf(" %s %llu;", k.c_str(), (unsigned long long)v);
   std::printf("\n");
@@ -566,7 +641,10 @@ TEST(PublicTraceRealFiles, OpenbPodListsCountsAddUp) {
   const Loaded l = load(path, "openb-pods");
   check_sorted_and_counts(l, data_rows(path));
   EXPECT_EQ(l.records, 8'152u);
-  EXPECT_EQ(l.skipped.at("cpu_only"), 1'088u);
+  std::size_t cpu_only = 0;
+  for (const auto& j : l.jobs) cpu_only += j.gpus == 0;
+  EXPECT_EQ(cpu_only, 1'052u);  // the CPU pods that ran, each with its cores
+  EXPECT_EQ(l.skipped.count("no_gpu_or_cpu"), 0u);
   std::printf("openb default: %zu jobs;", l.jobs.size());
   for (const auto& [k, v] : l.skipped) std::printf(" %s %llu;", k.c_str(), (unsigned long long)v);
   std::printf("\n");

@@ -343,6 +343,47 @@ TEST(NodesCsv, OpenbNodesWithoutGpusAreCountedAndLeftOut) {
   EXPECT_EQ(s.resolved["cluster"]["nodes"], 2);
 }
 
+// The openb node list's cpu_milli is the node's CPU capacity (thousandths of a core -> cores).
+TEST(NodesCsv, OpenbCpuMilliBecomesNodeCpus) {
+  TempFile nodes("openb_cpus.csv",
+                 "sn,cpu_milli,memory_mib,gpu,model\n"
+                 "openb-node-0000,32000,262144,0,\n"
+                 "openb-node-0001,64000,262144,2,P100\n"
+                 "openb-node-0003,96500,786432,8,G2\n");
+  json doc = minimal();
+  doc["cluster"] = {{"nodes_csv", "openb_cpus.csv"}};
+  TempFile scenario("s.json", doc.dump());
+  Scenario s = load_scenario(scenario.path());
+  ASSERT_EQ(s.nodes.size(), 2u);
+  ASSERT_TRUE(s.nodes[0].cpus.has_value());
+  EXPECT_DOUBLE_EQ(*s.nodes[0].cpus, 64.0);
+  EXPECT_DOUBLE_EQ(*s.nodes[1].cpus, 96.5);
+}
+
+TEST(NodesCsv, NativeCpusColumnIsOptional) {
+  TempFile nodes("native_cpus.csv", "name,gpus,device,cpus\na,4,A30-24GB,32\nb,4,A30-24GB,16.5\n");
+  json doc = minimal();
+  doc["cluster"] = {{"nodes_csv", "native_cpus.csv"}};
+  TempFile scenario("s.json", doc.dump());
+  Scenario s = load_scenario(scenario.path());
+  ASSERT_EQ(s.nodes.size(), 2u);
+  EXPECT_DOUBLE_EQ(*s.nodes[0].cpus, 32.0);
+  EXPECT_DOUBLE_EQ(*s.nodes[1].cpus, 16.5);
+}
+
+TEST(ParseScenario, NodeGroupCpusAreOptionalAndEchoed) {
+  json doc = minimal();
+  doc["cluster"]["node_groups"].push_back(
+      {{"nodes", 1}, {"gpus_per_node", 8}, {"device", "A100-80GB"}, {"cpus", 96}});
+  const Scenario s = parse(doc);
+  ASSERT_EQ(s.nodes.size(), 3u);
+  EXPECT_FALSE(s.nodes[0].cpus.has_value());  // not declared: not tracked
+  ASSERT_TRUE(s.nodes[2].cpus.has_value());
+  EXPECT_DOUBLE_EQ(*s.nodes[2].cpus, 96.0);
+  EXPECT_FALSE(s.resolved["cluster"]["node_groups"][0].contains("cpus"));
+  EXPECT_EQ(s.resolved["cluster"]["node_groups"][1]["cpus"], 96);
+}
+
 TEST(NodesCsv, RealOpenbNodeListIfPresent) {
   const std::string path = (std::filesystem::path(testing::source_dir()) /
                             "../shared/data/alibaba-gpu-v2023/openb_node_list_all_node.csv")

@@ -19,7 +19,8 @@ class Dlrm2025 final : public CsvPublicSource {
         gpu_(column("gpu_request")),
         creation_(column("creation_time")),
         scheduled_(column("scheduled_time")),
-        deletion_(column("deletion_time")) {}
+        deletion_(column("deletion_time")),
+        cpu_(column("cpu_request")) {}
 
  private:
   void row(const std::vector<std::string>& c, const std::string& where) override {
@@ -28,6 +29,9 @@ class Dlrm2025 final : public CsvPublicSource {
     set_job_field(job, JobField::kId, c[id_], where);
     mark(present, JobField::kId);
     const double gpus = parse_number_cell(c[gpu_], where, "gpu_request", 0.0, 1e6);
+    // cpu_request: cores of the instance (read when the column is there; empty: none given).
+    const bool has_cpus = cpu_ >= 0 && !c[cpu_].empty();
+    const double cpus = has_cpus ? parse_number_cell(c[cpu_], where, "cpu_request", 0.0, 1e6) : 0;
     auto optional_time = [&](int column, const char* name, double& out) {
       if (c[column].empty()) return false;
       out = parse_seconds_cell(c[column], where, name);
@@ -37,13 +41,23 @@ class Dlrm2025 final : public CsvPublicSource {
     const bool has_creation = optional_time(creation_, "creation_time", creation);
     const bool has_scheduled = optional_time(scheduled_, "scheduled_time", scheduled);
     const bool has_deletion = optional_time(deletion_, "deletion_time", deletion);
-    if (gpus == 0) return skip("cpu_only");
+    // A CN (CPU node) instance asks for no GPU: a CPU-only job (gpus 0) holding its cores.
+    if (gpus == 0 && cpus == 0) return skip("no_gpu_or_cpu_request");
     if (!has_creation) return skip("created_before_trace");
     if (!has_scheduled) return skip("never_scheduled");
     if (!has_deletion) return skip("alive_at_trace_end");
     if (deletion < scheduled) return skip("end_before_start");
 
-    set_gpus(job, present, gpu_request(gpus, 1, where, "gpu_request"));
+    if (gpus == 0) {
+      job.gpus = 0;
+      mark(present, JobField::kGpus);
+    } else {
+      set_gpus(job, present, gpu_request(gpus, 1, where, "gpu_request"));
+    }
+    if (has_cpus) {
+      job.cpus = cpus;
+      mark(present, JobField::kCpus);
+    }
     job.submit = Time::from_seconds(creation);
     mark(present, JobField::kSubmit);
     job.runtime = Time::from_seconds(deletion) - Time::from_seconds(scheduled);
@@ -57,7 +71,7 @@ class Dlrm2025 final : public CsvPublicSource {
     add(std::move(job), present, file(), line());
   }
 
-  int id_, app_, gpu_, creation_, scheduled_, deletion_;
+  int id_, app_, gpu_, creation_, scheduled_, deletion_, cpu_;
 };
 
 }  // namespace

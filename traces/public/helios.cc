@@ -23,7 +23,8 @@ class Helios final : public CsvPublicSource {
         gpus_(column("gpu_num")),
         submit_(column("submit_time")),
         start_(column("start_time")),
-        end_(column("end_time")) {}
+        end_(column("end_time")),
+        cpus_(column("cpu_num")) {}
 
  private:
   void row(const std::vector<std::string>& c, const std::string& where) override {
@@ -32,6 +33,10 @@ class Helios final : public CsvPublicSource {
     set_job_field(job, JobField::kId, c[id_], where);
     mark(present, JobField::kId);
     const std::int64_t gpus = parse_int_cell(c[gpus_], where, "gpu_num", 0, 1'000'000);
+    // cpu_num: the job's CPU cores (read when the column is there; empty: none given).
+    const bool has_cpus = cpus_ >= 0 && !c[cpus_].empty();
+    const std::int64_t cpus =
+        has_cpus ? parse_int_cell(c[cpus_], where, "cpu_num", 0, 1'000'000'000) : 0;
     const std::int64_t submit = parse_datetime_cell(c[submit_], where, "submit_time");
     const bool started = !missing(c[start_]);
     const bool ended = !missing(c[end_]);
@@ -41,12 +46,22 @@ class Helios final : public CsvPublicSource {
     // submit_s mod 86400 is the time of day.
     if (!has_time_origin())
       set_time_origin(Time::from_seconds(static_cast<double>(start_of_day(submit))));
-    if (gpus == 0) return skip("cpu_only");
+    // A row without GPUs but with cores is a CPU-only job (gpus 0).
+    if (gpus == 0 && cpus == 0) return skip("no_gpu_or_cpu");
     if (!started) return skip("never_started");
     if (!ended) return skip("no_end_time");
     if (end < start) return skip("end_before_start");
 
-    set_gpus(job, present, gpu_request(1.0, gpus, where, "gpu_num"));
+    if (gpus == 0) {
+      job.gpus = 0;
+      mark(present, JobField::kGpus);
+    } else {
+      set_gpus(job, present, gpu_request(1.0, gpus, where, "gpu_num"));
+    }
+    if (has_cpus) {
+      job.cpus = static_cast<double>(cpus);
+      mark(present, JobField::kCpus);
+    }
     job.submit = Time::from_seconds(static_cast<double>(submit));
     mark(present, JobField::kSubmit);
     job.runtime = Time::from_seconds(static_cast<double>(end - start));
@@ -58,7 +73,7 @@ class Helios final : public CsvPublicSource {
     add(std::move(job), present, file(), line());
   }
 
-  int id_, vc_, gpus_, submit_, start_, end_;
+  int id_, vc_, gpus_, submit_, start_, end_, cpus_;
 };
 
 }  // namespace

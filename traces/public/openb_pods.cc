@@ -25,7 +25,8 @@ class OpenbPods final : public CsvPublicSource {
         gpu_milli_(column("gpu_milli")),
         creation_(column("creation_time")),
         deletion_(column("deletion_time")),
-        scheduled_(column("scheduled_time")) {}
+        scheduled_(column("scheduled_time")),
+        cpu_milli_(column("cpu_milli")) {}
 
  private:
   void row(const std::vector<std::string>& c, const std::string& where) override {
@@ -35,12 +36,17 @@ class OpenbPods final : public CsvPublicSource {
     mark(present, JobField::kId);
     const std::int64_t num_gpu = parse_int_cell(c[num_gpu_], where, "num_gpu", 0, 1'000'000);
     const std::int64_t milli = parse_int_cell(c[gpu_milli_], where, "gpu_milli", 0, 1000);
+    // cpu_milli: thousandths of a core (read when the column is there; empty: none given).
+    const bool has_cpus = cpu_milli_ >= 0 && !c[cpu_milli_].empty();
+    const std::int64_t cpu_milli =
+        has_cpus ? parse_int_cell(c[cpu_milli_], where, "cpu_milli", 0, 1'000'000'000) : 0;
     const double creation = parse_seconds_cell(c[creation_], where, "creation_time");
     const bool scheduled = !c[scheduled_].empty();
     const bool deleted = !c[deletion_].empty();
     const double start = scheduled ? parse_seconds_cell(c[scheduled_], where, "scheduled_time") : 0;
     const double end = deleted ? parse_seconds_cell(c[deletion_], where, "deletion_time") : 0;
-    if (num_gpu == 0) return skip("cpu_only");
+    // A pod without GPUs but with cores is a CPU-only job (gpus 0).
+    if (num_gpu == 0 && cpu_milli == 0) return skip("no_gpu_or_cpu");
     if (num_gpu == 1 && milli == 0) {
       throw InputError(where, "gpu_milli", "is 0 for a pod with num_gpu 1 (expected 1-1000)");
     }
@@ -48,11 +54,21 @@ class OpenbPods final : public CsvPublicSource {
     if (!deleted) return skip("no_deletion_time");
     if (end < start) return skip("end_before_start");
 
+    if (has_cpus) {
+      job.cpus = static_cast<double>(cpu_milli) / 1000.0;
+      mark(present, JobField::kCpus);
+    }
     // gpu_milli is the share of ONE GPU when num_gpu == 1; multi-GPU pods take whole GPUs.
-    const GpuRequest request =
-        num_gpu == 1 ? gpu_request(static_cast<double>(milli) / 1000.0, 1, where, "gpu_milli")
-                     : gpu_request(1.0, num_gpu, where, "num_gpu");
-    set_gpus(job, present, request);
+    GpuRequest request;
+    if (num_gpu == 0) {
+      job.gpus = 0;
+      mark(present, JobField::kGpus);
+    } else {
+      request = num_gpu == 1
+                    ? gpu_request(static_cast<double>(milli) / 1000.0, 1, where, "gpu_milli")
+                    : gpu_request(1.0, num_gpu, where, "num_gpu");
+      set_gpus(job, present, request);
+    }
     if (request.fractional) {
       // A share pod is taken to keep the GPU busy for the share it asked for: its recorded
       // lifetime is then its runtime at that share (under `fractional`, min(1, f / u) = 1).
@@ -100,7 +116,7 @@ class OpenbPods final : public CsvPublicSource {
   static constexpr double kLateShareLimit = 0.3;
   static constexpr double kLongShareLimit = 0.1;
 
-  int name_, num_gpu_, gpu_milli_, creation_, deletion_, scheduled_;
+  int name_, num_gpu_, gpu_milli_, creation_, deletion_, scheduled_, cpu_milli_;
   std::vector<double> creations_, lifetimes_;
   nlohmann::json notes_;
 };

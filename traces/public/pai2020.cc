@@ -24,8 +24,8 @@ namespace job_col {
 constexpr std::size_t kName = 0, kUser = 2, kStatus = 3, kStart = 4, kCount = 6;
 }
 namespace task_col {
-constexpr std::size_t kJob = 0, kTask = 1, kInstances = 2, kStart = 4, kEnd = 5, kPlanGpu = 8,
-                      kCount = 10;
+constexpr std::size_t kJob = 0, kTask = 1, kInstances = 2, kStart = 4, kEnd = 5, kPlanCpu = 6,
+                      kPlanGpu = 8, kCount = 10;
 }
 namespace sensor_col {
 constexpr std::size_t kJob = 0, kTask = 1, kGpuUtil = 7, kMaxGpuMem = 11, kCount = 16;
@@ -50,6 +50,14 @@ struct Job {
   double util_sum = 0;             // sum over sensor rows of per-GPU utilisation (fraction)
   std::uint64_t util_rows = 0;
   double max_mem_gib = -1;  // per GPU; < 0 when no sensor row gave it
+  double gpu_task_cpus = 0;  // cores of the GPU tasks: sum of inst_num x plan_cpu / 100
+  // The CPU tasks (plan_gpu 0, plan_cpu > 0): a job without GPU tasks is made of them.
+  double cpu_task_cpus = 0;
+  bool has_cpu_task = false;
+  double cpu_start = std::numeric_limits<double>::infinity();
+  double cpu_end = -std::numeric_limits<double>::infinity();
+  bool cpu_task_not_run = false;
+  bool cpu_task_no_instances = false;
 };
 
 std::string table_path(const std::string& folder, const std::string& table, bool required) {
@@ -137,7 +145,25 @@ class Pai2020 final : public PublicTraceSource {
                                "expected a whole number, got '" + c[task_col::kInstances] + "'");
             }
           }
-          if (plan_gpu <= 0) return;
+          // plan_cpu is percent of one core (600: 6 cores); empty means none, as plan_gpu.
+          const double plan_cpu =
+              c[task_col::kPlanCpu].empty()
+                  ? 0.0
+                  : parse_number_cell(c[task_col::kPlanCpu], where, "plan_cpu", 0, 1e8);
+          if (plan_gpu <= 0) {
+            if (plan_cpu <= 0) return;
+            job.has_cpu_task = true;
+            if (instances < 1) {
+              job.cpu_task_no_instances = true;
+            } else if (!has_start || !has_end) {
+              job.cpu_task_not_run = true;
+            } else {
+              job.cpu_task_cpus += instances * plan_cpu / 100.0;
+              job.cpu_start = std::min(job.cpu_start, start);
+              job.cpu_end = std::max(job.cpu_end, end);
+            }
+            return;
+          }
           if (instances < 1) {
             job.task_no_instances = true;
             return;
@@ -158,6 +184,7 @@ class Pai2020 final : public PublicTraceSource {
           }
           job.start = std::min(job.start, start);
           job.end = std::max(job.end, end);
+          job.gpu_task_cpus += instances * plan_cpu / 100.0;
           job.gpu_tasks.push_back(Task{c[task_col::kTask], std::ceil(plan_gpu / 100.0 - 1e-9)});
         });
     task_skipped_lines_ = rows.skipped_lines();
@@ -210,20 +237,36 @@ class Pai2020 final : public PublicTraceSource {
                    const auto it = jobs_.find(c[job_col::kName]);
                    if (it == jobs_.end()) return skip("no_task_rows");
                    const Job& job = it->second;
-                   if (job.task_no_instances) return skip("task_without_instances");
-                   if (job.task_not_run) return skip("task_not_run");
-                   if (job.gpus == 0) return skip("cpu_only");
+                   // A job without GPU tasks is its CPU tasks: a CPU-only job (gpus 0).
+                   const bool cpu_only = job.gpu_tasks.empty() && !job.task_no_instances &&
+                                         !job.task_not_run;
+                   if (cpu_only && !job.has_cpu_task) return skip("no_gpu_or_cpu_task");
+                   if (job.task_no_instances || (cpu_only && job.cpu_task_no_instances)) {
+                     return skip("task_without_instances");
+                   }
+                   if (job.task_not_run || (cpu_only && job.cpu_task_not_run)) {
+                     return skip("task_not_run");
+                   }
                    if (!has_submit) return skip("no_submit_time");
-                   if (job.end < job.start) return skip("end_before_start");
+                   const double start = cpu_only ? job.cpu_start : job.start;
+                   const double end = cpu_only ? job.cpu_end : job.end;
+                   if (end < start) return skip("end_before_start");
 
-                   GpuRequest r;
-                   r.gpus = static_cast<int>(job.gpus);
-                   r.fractional = !job.whole_gpus;
-                   r.sm_share = r.fractional ? job.max_share : 1.0;
-                   set_gpus(spec, present, r);
+                   if (cpu_only) {
+                     spec.gpus = 0;
+                     mark(present, JobField::kGpus);
+                   } else {
+                     GpuRequest r;
+                     r.gpus = static_cast<int>(job.gpus);
+                     r.fractional = !job.whole_gpus;
+                     r.sm_share = r.fractional ? job.max_share : 1.0;
+                     set_gpus(spec, present, r);
+                   }
+                   spec.cpus = cpu_only ? job.cpu_task_cpus : job.gpu_task_cpus;
+                   mark(present, JobField::kCpus);
                    spec.submit = Time::from_seconds(submit);
                    mark(present, JobField::kSubmit);
-                   spec.runtime = Time::from_seconds(job.end) - Time::from_seconds(job.start);
+                   spec.runtime = Time::from_seconds(end) - Time::from_seconds(start);
                    mark(present, JobField::kRuntime);
                    if (job.util_rows > 0) {
                      const double util = job.util_sum / static_cast<double>(job.util_rows);
