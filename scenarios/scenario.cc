@@ -222,6 +222,20 @@ void parse_cluster(Scenario& s, JsonObject& cluster, const std::string& base_dir
   s.resolved["cluster"] = echo;
 }
 
+// A declared parameter's value as summary.json echoes it: a number, true / false for a switch,
+// the chosen name for a choice.
+nlohmann::json parameter_value(const ModelParameter& p) {
+  switch (p.kind) {
+    case ModelParameter::Kind::kSwitch:
+      return p.value != 0.0;
+    case ModelParameter::Kind::kChoice:
+      return p.choice;
+    case ModelParameter::Kind::kNumber:
+      break;
+  }
+  return p.value;
+}
+
 void parse_sharing(Scenario& s, JsonObject& root, const std::string& base_dir) {
   std::string model = "exclusive";
   nlohmann::json params = nlohmann::json::object();
@@ -268,7 +282,7 @@ void parse_sharing(Scenario& s, JsonObject& root, const std::string& base_dir) {
   nlohmann::json declared = nlohmann::json::array();
   for (const auto& p : s.model->parameters()) {
     declared.push_back({{"name", p.name},
-                        {"value", p.value},
+                        {"value", parameter_value(p)},
                         {"unit", p.unit},
                         {"source", p.source},
                         {"description", p.description}});
