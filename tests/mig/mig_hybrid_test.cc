@@ -16,6 +16,7 @@
 #include "models/timeslice_model.h"
 #include "scenarios/scenario.h"
 #include "sim/engine.h"
+#include "tests/checked_engine.h"
 #include "tests/mig/allocation_counter.h"
 #include "tests/mig/mig_test_util.h"
 #include "tests/traces/test_files.h"
@@ -563,7 +564,7 @@ TEST(MigHybrid, EngineRunTimesliceSharesOneInstance) {
     jobs.push_back(j);
   }
   mig_test::ListSource source(std::move(jobs));
-  Engine engine(cluster, *m, scheduler, source);
+  testing::CheckedEngine engine(cluster, *m, scheduler, source);
   Recorder r;
   engine.add_observer(&r);
   engine.run();
