@@ -185,6 +185,29 @@ void InvariantChecker::on_job_killed(Time now, const ActiveJob& job, double lost
   ++l.kills;
 }
 
+// A migrated job (moved off a GPU being reconfigured) is back in the queue with the work it
+// kept; the work it lost counts as a kill's does (ActiveJob::lost_work_us), but it is no kill.
+void InvariantChecker::on_job_migrated(Time now, const ActiveJob& job, double lost_work_us,
+                                       Time) {
+  at(now);
+  Live& l = live(job, now, "was migrated", Phase::kRunning);
+  const double runtime = static_cast<double>(job.spec.runtime.us());
+  const double kept = runtime - job.remaining_us;
+  const double done = kept + lost_work_us - l.kept_us;  // work of this attempt
+  const double ran = static_cast<double>((now - l.last_start).us());
+  if (!(lost_work_us >= 0.0) || kept < l.kept_us - slack(job) || kept > runtime + slack(job) ||
+      done > ran + slack(job)) {
+    throw InvariantViolation(job_name(job) + " was migrated at " + at_time(now) + " after " +
+                             std::to_string(ran) + " us of running, losing " +
+                             std::to_string(lost_work_us) + " us and keeping " +
+                             std::to_string(kept) + " us (before: " + std::to_string(l.kept_us) +
+                             " us): work not conserved");
+  }
+  l.phase = Phase::kQueued;
+  l.kept_us = kept;
+  l.lost_us += lost_work_us;
+}
+
 void InvariantChecker::on_job_failed(Time now, const ActiveJob& job) {
   at(now);
   Live& l = live(job, now, "failed", Phase::kRetryWait);

@@ -43,6 +43,8 @@ class InvariantChecker : public EngineObserver {
   void on_memory_fault(Time now, GpuIndex gpu, std::size_t killed) override;
   void on_fatal_fault(Time now, GpuIndex gpu, std::size_t killed) override;
   void on_job_killed(Time now, const ActiveJob& job, double lost_work_us) override;
+  void on_job_migrated(Time now, const ActiveJob& job, double lost_work_us,
+                       Time checkpoint) override;
   void on_job_failed(Time now, const ActiveJob& job) override;
   void on_gpu_drain_started(Time now, GpuIndex gpu) override;
   void on_gpu_reconfigured(Time now, GpuIndex gpu, Time drain, Time delay) override;

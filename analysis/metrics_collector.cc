@@ -151,7 +151,7 @@ void MetricsCollector::on_gpu_changed(Time now, GpuIndex index, const GpuState& 
 
 void MetricsCollector::on_memory_fault(Time now, GpuIndex, std::size_t killed) {
   advance_to(now);
-  cascade_sizes_.push_back(static_cast<double>(killed));
+  cascade_sizes_.add(killed);
   memory_fault_kills_ += killed;
 }
 
@@ -307,7 +307,7 @@ nlohmann::json MetricsCollector::metrics() {
         {"fatal_fault_kills", fatal_fault_kills_},
         {"jobs_failed", failed_},
         {"lost_work_gpu_hours", lost_gpu_us_ / 3.6e9},
-        {"cascade_size", summarize(cascade_sizes_).to_json()}}},
+        {"cascade_size", cascade_sizes_.summary().to_json()}}},
       {"reconfigurations",
        {{"count", reconfigurations_},
         {"drain_gpu_hours", drain_us_ / 3.6e9},

@@ -30,6 +30,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/count_histogram.h"
 #include "analysis/quantile_sketch.h"
 #include "sim/cluster.h"
 #include "sim/observer.h"
@@ -150,7 +151,7 @@ class MetricsCollector : public EngineObserver {
   std::uint64_t arrived_ = 0, rejected_ = 0, started_ = 0, finished_ = 0;
   std::uint64_t unfinished_queued_ = 0, unfinished_running_ = 0;
   std::uint64_t failed_ = 0, kills_ = 0;
-  std::vector<double> cascade_sizes_;  // jobs killed per out-of-memory event
+  CountHistogram cascade_sizes_;  // jobs killed per out-of-memory event
   std::uint64_t memory_fault_kills_ = 0, fatal_faults_ = 0, fatal_fault_kills_ = 0;
   double lost_gpu_us_ = 0.0;  // GPU-microseconds of work lost to kills
   std::uint64_t reconfigurations_ = 0;

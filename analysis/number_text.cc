@@ -30,4 +30,12 @@ std::string number_text(double x) {
   return buffer;
 }
 
+std::string parameter_text(const nlohmann::json& parameter) {
+  const nlohmann::json& value = parameter["value"];
+  const std::string unit = parameter["unit"].get<std::string>();
+  return parameter["name"].get<std::string>() + " = " +
+         (value.is_string() ? value.get<std::string>() : value.dump()) +
+         (unit.empty() ? "" : " " + unit) + "  (" + parameter["source"].get<std::string>() + ")";
+}
+
 }  // namespace gpumux

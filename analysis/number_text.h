@@ -17,4 +17,9 @@ std::string fixed_or_na(const nlohmann::json& value, int digits, double scale = 
 // (fixed, without exponent, up to 1e15).
 std::string number_text(double x);
 
+// One declared model parameter of summary.json (scenario.sharing.parameters[i]) as the tables
+// print it: "name = value unit  (source)"; a switch's or a choice's value in words
+// ("work_conserving = false  (default ...)"), never quoted.
+std::string parameter_text(const nlohmann::json& parameter);
+
 }  // namespace gpumux

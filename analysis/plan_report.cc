@@ -204,8 +204,7 @@ void print_plan_table(const PlanResult& r, std::ostream& out) {
     out << "  " << std::left << std::setw(11) << m.model << std::right << "params "
         << m.params.dump() << " from " << m.params_source << "\n";
     for (const auto& p : m.parameters) {
-      out << "             " << p["name"].get<std::string>() << " = " << p["value"].dump() << " "
-          << p["unit"].get<std::string>() << "  (" << p["source"].get<std::string>() << ")\n";
+      out << "             " << parameter_text(p) << "\n";
     }
   }
   if (!r.all_met()) {

@@ -331,8 +331,7 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
   out << ")\n";
   out << "sharing     " << sc["sharing"]["model"].get<std::string>() << "\n";
   for (const auto& p : sc["sharing"]["parameters"]) {
-    out << "            " << p["name"].get<std::string>() << " = " << p["value"] << " "
-        << p["unit"].get<std::string>() << "  (" << p["source"].get<std::string>() << ")\n";
+    out << "            " << parameter_text(p) << "\n";
   }
   out << "scheduler   " << sc["scheduler"]["queue"].get<std::string>() << " + "
       << sc["scheduler"]["placement"].get<std::string>() << "\n";

@@ -47,6 +47,9 @@ TimeSliceModel::TimeSliceModel(JsonObject& p) : memo_(kMemoEntries, 1, 3, kMemoR
        p.has(replicas_mode_ ? "replicas" : "max_jobs_per_gpu") ? "scenario" : "default",
        replicas_mode_ ? "admission: jobs per GPU, no memory check"
                       : "admission: summed peak memory must fit; at most this many jobs"});
+  declared_.push_back(ModelParameter::chosen(
+      "oom", static_cast<int>(oom_), oom_policy_name(oom_), p.has("oom") ? "scenario" : "default",
+      "who dies when a GPU's jobs need more memory than it has (models/oom_policy.h)"));
   declared_.push_back({"fault_recovery_s", recovery_.seconds(), "s",
                        p.has("fault_recovery_s") ? "scenario" : "default",
                        std::string("out of memory kills: ") + std::string(oom_policy_name(oom_))});

@@ -3,13 +3,11 @@
 // Field mapping (header names are matched, so column order does not matter; extra columns are
 // ignored):
 //
-//   node list  `sn, cpu_milli, memory_mib, gpu, model`
-//     sn          -> NodeSpec::name (non-empty)
-//     cpu_milli   -> NodeSpec::cpu_milli, integer >= 0, in 1/1000 CPU cores
-//     memory_mib  -> NodeSpec::memory, integer >= 0, MiB
-//     gpu         -> NodeSpec::num_gpus, integer 0..kMaxGpusPerNode; each GPU has 1000 milli
-//     model       -> NodeSpec::gpu_model (e.g. "T4", "V100M32"); must be non-empty when gpu > 0,
-//                    may be empty on CPU-only nodes
+//   node list  `sn, cpu_milli, memory_mib, gpu, model`: read by the openb node-list reader that
+//              `gpumux run` uses too (traces/openb_node_list.h), into
+//     sn -> NodeSpec::name, cpu_milli -> NodeSpec::cpu_milli, memory_mib -> NodeSpec::memory,
+//     gpu -> NodeSpec::num_gpus (here at most kMaxGpusPerNode; each GPU has 1000 milli),
+//     model -> NodeSpec::gpu_model (may be empty on CPU-only nodes)
 //
 //   pod list   `name, cpu_milli, memory_mib, num_gpu, gpu_milli
 //               [, gpu_spec, qos, pod_phase, creation_time, deletion_time, scheduled_time]`
@@ -26,11 +24,11 @@
 //                    study treats the list as a snapshot and ignores them, so they are not
 //                    validated beyond the column count. `multigpu*` lists lack these columns.
 //
-// Fields are plain comma-separated values without quoting (as in the published files).
+// Both lists are read with the one CSV reader (traces/csv_reader.h) and its dialect.
 // Malformed rows (wrong column count, a number that does not parse or is out of range, an empty
 // name) throw gpumux::InputError naming "file:line" and the field. Rows that are well formed but
 // cannot be represented are skipped and counted in LoadReport::skipped with their reason:
-//   - blank line
+//   - blank line (or a '#' comment line, which the reader skips alike)
 //   - GPU pod with gpu_milli == 0          ("num_gpu > 0 with gpu_milli 0")
 //   - CPU pod with gpu_milli > 0           ("gpu_milli > 0 with num_gpu 0")
 //   - a fractional share of several GPUs   ("num_gpu > 1 with gpu_milli < 1000")
@@ -39,7 +37,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <istream>
 #include <string>
 #include <vector>
 
@@ -74,9 +71,5 @@ struct PodList {
 // required column, or a row is malformed (see the mapping above).
 NodeList load_openb_nodes(const std::string& path);
 PodList load_openb_pods(const std::string& path);
-
-// Same, from a stream; `source_name` is used in error messages in place of the file name.
-NodeList load_openb_nodes(std::istream& in, const std::string& source_name);
-PodList load_openb_pods(std::istream& in, const std::string& source_name);
 
 }  // namespace gpumux::packing

@@ -12,6 +12,7 @@
 #include "sim/placement.h"
 #include "sim/share_placement.h"
 #include "traces/csv_reader.h"
+#include "traces/openb_node_list.h"
 #include "traces/trace_source.h"
 
 namespace gpumux {
@@ -105,28 +106,54 @@ void parse_node_groups(Scenario& s, const DeviceRegistry& registry, JsonObject& 
 }
 
 // A nodes CSV: native columns `name,gpus,device[,rack][,nvlink][,cpus]`, or the Alibaba openb
-// node list `sn,cpu_milli,memory_mib,gpu,model` (nodes without GPUs are counted and left out;
-// cpu_milli / 1000 is the node's CPU cores).
+// node list `sn,cpu_milli,memory_mib,gpu,model` (traces/openb_node_list.h; nodes without GPUs
+// are counted and left out; cpu_milli / 1000 is the node's CPU cores).
 void parse_nodes_csv(Scenario& s, const DeviceRegistry& registry, const std::string& path) {
   CsvReader reader(path);
   std::vector<std::string> header, row;
   if (!reader.next(header)) throw InputError(path + ":1", "", "empty nodes file: no header");
+  std::int64_t total_gpus = 0;
+  const auto count_gpus = [&](int gpus, const std::string& where, const char* field) {
+    total_gpus += gpus;
+    if (total_gpus > kMaxClusterGpus) throw InputError(where, field, too_many_gpus(total_gpus));
+  };
+  if (is_openb_node_header(header)) {
+    OpenbNodeReader openb(reader, header);
+    OpenbNode node;
+    std::size_t index = 0;
+    while (openb.next(node)) {
+      if (node.gpus == 0) {
+        ++s.skipped_node_rows;
+        continue;
+      }
+      const std::string where = reader.where();
+      count_gpus(node.gpus, where, "gpu");
+      const int dev = device_index(s, registry, node.model, where);
+      const int rack = static_cast<int>(index / kDefaultNodesPerRack);
+      if (node.cpu_milli > static_cast<std::int64_t>(kMaxNodeCpus) * 1000) {
+        throw InputError(where, "cpu_milli",
+                         "value " + std::to_string(node.cpu_milli) + " is outside [0, " +
+                             std::to_string(static_cast<std::int64_t>(kMaxNodeCpus) * 1000) + "]");
+      }
+      // cpu_milli / 1000 is the node's CPU cores. The openb list says nothing about NVLink.
+      const double cpus = static_cast<double>(node.cpu_milli) / 1000.0;
+      s.nodes.push_back(NodeSpec{std::move(node.name), dev, node.gpus, rack, false, cpus});
+      ++index;
+    }
+    if (s.nodes.empty()) throw InputError(path, "", "no node with GPUs in the nodes file");
+    return;
+  }
   std::map<std::string, int, std::less<>> col;
   for (std::size_t i = 0; i < header.size(); ++i) col[header[i]] = static_cast<int>(i);
-  const bool openb = col.count("sn") && col.count("gpu") && col.count("model");
-  const char* name_col = openb ? "sn" : "name";
-  const char* gpus_col = openb ? "gpu" : "gpus";
-  const char* device_col = openb ? "model" : "device";
-  for (const char* c : {name_col, gpus_col, device_col}) {
+  for (const char* c : {"name", "gpus", "device"}) {
     if (!col.count(c)) {
       throw InputError(reader.where(), c,
-                       "required column is missing (expected name,gpus,device[,rack][,nvlink] or "
+                       "required column is missing (expected name,gpus,device[,rack][,nvlink][,cpus] or "
                        "the openb node list sn,cpu_milli,memory_mib,gpu,model)");
     }
   }
   std::map<std::string, int, std::less<>> racks;
   std::size_t index = 0;
-  std::int64_t total_gpus = 0;
   while (reader.next(row)) {
     const std::string where = reader.where();
     if (row.size() != header.size()) {
@@ -134,21 +161,20 @@ void parse_nodes_csv(Scenario& s, const DeviceRegistry& registry, const std::str
                        "expected " + std::to_string(header.size()) + " fields, got " +
                            std::to_string(row.size()));
     }
-    const int gpus = static_cast<int>(parse_int_cell(row[col[gpus_col]], where, gpus_col, 0, 64));
+    const int gpus = static_cast<int>(parse_int_cell(row[col["gpus"]], where, "gpus", 0, 64));
     if (gpus == 0) {
       ++s.skipped_node_rows;
       continue;
     }
-    total_gpus += gpus;
-    if (total_gpus > kMaxClusterGpus) throw InputError(where, gpus_col, too_many_gpus(total_gpus));
-    const int dev = device_index(s, registry, row[col[device_col]], where);
+    count_gpus(gpus, where, "gpus");
+    const int dev = device_index(s, registry, row[col["device"]], where);
     int rack = static_cast<int>(index / kDefaultNodesPerRack);
-    if (!openb && col.count("rack")) {
+    if (col.count("rack")) {
       auto [it, inserted] = racks.emplace(row[col["rack"]], static_cast<int>(racks.size()));
       rack = it->second;
     }
-    bool nvlink = !openb;
-    if (!openb && col.count("nvlink")) {
+    bool nvlink = true;
+    if (col.count("nvlink")) {
       const std::string& v = row[col["nvlink"]];
       if (v != "true" && v != "false" && v != "1" && v != "0") {
         throw InputError(where, "nvlink", "expected true/false, got '" + v + "'");
@@ -156,14 +182,10 @@ void parse_nodes_csv(Scenario& s, const DeviceRegistry& registry, const std::str
       nvlink = v == "true" || v == "1";
     }
     std::optional<double> cpus;
-    if (openb && col.count("cpu_milli")) {
-      cpus = static_cast<double>(parse_int_cell(row[col["cpu_milli"]], where, "cpu_milli", 0,
-                                                static_cast<std::int64_t>(kMaxNodeCpus) * 1000)) /
-             1000.0;
-    } else if (!openb && col.count("cpus")) {
+    if (col.count("cpus")) {
       cpus = parse_number_cell(row[col["cpus"]], where, "cpus", 0.0, kMaxNodeCpus);
     }
-    s.nodes.push_back(NodeSpec{row[col[name_col]], dev, gpus, rack, nvlink, cpus});
+    s.nodes.push_back(NodeSpec{row[col["name"]], dev, gpus, rack, nvlink, cpus});
     ++index;
   }
   if (s.nodes.empty()) throw InputError(path, "", "no node with GPUs in the nodes file");
@@ -240,6 +262,20 @@ void parse_cluster(Scenario& s, JsonObject& cluster, const std::string& base_dir
   s.resolved["cluster"] = echo;
 }
 
+// A declared parameter's value as summary.json echoes it: a number, true / false for a switch,
+// the chosen name for a choice.
+nlohmann::json parameter_value(const ModelParameter& p) {
+  switch (p.kind) {
+    case ModelParameter::Kind::kSwitch:
+      return p.value != 0.0;
+    case ModelParameter::Kind::kChoice:
+      return p.choice;
+    case ModelParameter::Kind::kNumber:
+      break;
+  }
+  return p.value;
+}
+
 void parse_sharing(Scenario& s, JsonObject& root, const std::string& base_dir) {
   std::string model = "exclusive";
   nlohmann::json params = nlohmann::json::object();
@@ -286,7 +322,7 @@ void parse_sharing(Scenario& s, JsonObject& root, const std::string& base_dir) {
   nlohmann::json declared = nlohmann::json::array();
   for (const auto& p : s.model->parameters()) {
     declared.push_back({{"name", p.name},
-                        {"value", p.value},
+                        {"value", parameter_value(p)},
                         {"unit", p.unit},
                         {"source", p.source},
                         {"description", p.description}});

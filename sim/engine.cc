@@ -318,8 +318,10 @@ void Engine::on_completion(Time now, JobSlot slot) {
   ActiveJob& job = jobs_[slot];
   if (options_.check_invariants) {
     const double rate = progress_rate(job);
-    check_completion_work(
-        job, job.remaining_us - rate * static_cast<double>((now - job.last_update).us()), rate, now);
+    // As advance() counts it: nothing progresses while a migrated job restores its checkpoint.
+    const Time from = std::max(job.last_update, job.stalled_until);
+    const double elapsed = now > from ? static_cast<double>((now - from).us()) : 0.0;
+    check_completion_work(job, job.remaining_us - rate * elapsed, rate, now);
   }
   if (cluster_.pooled()) {
     advance(job, now);

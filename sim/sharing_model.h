@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/device.h"
@@ -87,13 +88,48 @@ struct SlotInfo {
 };
 
 // A model parameter, declared by the model with its value, unit and where the value came from,
-// so that every report can state its assumptions.
+// so that every report can state its assumptions. A switch or a choice among names is echoed in
+// words (`true`, `pack`), never as the number `value` keeps for it.
 struct ModelParameter {
+  enum class Kind : std::uint8_t {
+    kNumber,  // `value` in `unit`
+    kSwitch,  // on or off: `value` 1 or 0; echoed as true / false
+    kChoice,  // one of a few names: `value` the name's index; echoed as `choice`
+  };
+
+  ModelParameter() = default;
+  // A number.
+  ModelParameter(std::string name_, double value_, std::string unit_, std::string source_,
+                 std::string description_)
+      : name(std::move(name_)),
+        value(value_),
+        unit(std::move(unit_)),
+        source(std::move(source_)),
+        description(std::move(description_)) {}
+  static ModelParameter on_off(std::string name_, bool on, std::string source_,
+                               std::string description_) {
+    ModelParameter p(std::move(name_), on ? 1.0 : 0.0, "", std::move(source_),
+                     std::move(description_));
+    p.kind = Kind::kSwitch;
+    return p;
+  }
+  // `index` is the chosen name's position among the alternatives (kept in `value`).
+  static ModelParameter chosen(std::string name_, int index, std::string_view choice_,
+                               std::string source_, std::string description_) {
+    ModelParameter p(std::move(name_), static_cast<double>(index), "", std::move(source_),
+                     std::move(description_));
+    p.kind = Kind::kChoice;
+    p.choice = choice_;
+    return p;
+  }
+
   std::string name;
   double value = 0.0;
-  std::string unit;
+  std::string unit;    // empty for a switch or a choice
   std::string source;  // "default (GPU-FACTS ...)", "scenario", "calibration FILE"...
   std::string description;
+  Kind kind = Kind::kNumber;
+  std::string choice;  // the chosen name (kChoice)
 };
 
 class SharingModel {

@@ -18,11 +18,11 @@ FractionalModel::FractionalModel(JsonObject& p) : physics_(read_timeslice_physic
   max_jobs_ = static_cast<std::size_t>(p.optional_int("max_jobs_per_gpu", 64, 1, 1000));
   p.finish();
   declared_ = physics_.core;
-  declared_.push_back({"work_conserving", work_conserving_ ? 1.0 : 0.0, "boolean",
-                       p.has("work_conserving") ? "scenario" : "default (strict limiter)",
-                       work_conserving_
-                           ? "limiter hands time other jobs leave unused to jobs that want more"
-                           : "limiter caps each job at its share; unused time is lent to nobody"});
+  declared_.push_back(ModelParameter::on_off(
+      "work_conserving", work_conserving_,
+      p.has("work_conserving") ? "scenario" : "default (strict limiter)",
+      work_conserving_ ? "limiter hands time other jobs leave unused to jobs that want more"
+                       : "limiter caps each job at its share; unused time is lent to nobody"));
   declared_.push_back({"max_jobs_per_gpu", static_cast<double>(max_jobs_), "jobs",
                        p.has("max_jobs_per_gpu") ? "scenario" : "default",
                        "admission: shares sum to <= 1000 milli, quotas to <= device memory, "

@@ -79,15 +79,16 @@ MigHybridModel::MigHybridModel(std::string name, JsonObject& p, InnerFactory mak
     q.description = std::string(inner_->name()) + " inside each instance: " + q.description;
     declared_.push_back(std::move(q));
   }
-  declared_.push_back({"instance_choice", choice_ == InstanceChoice::kPack ? 1.0 : 0.0,
-                       "0 spread, 1 pack", p.has("instance_choice") ? "scenario" : "default",
-                       "which admitting instance a job takes: fewest residents (spread) or most "
-                       "(pack), then the smallest"});
-  declared_.push_back({"instance_rescaling", 1.0, "bool",
-                       "assumption (models/mig/mig_hybrid_model.h)",
-                       "jobs enter the inner model with sm_share / s (capped at 1) of the "
-                       "instance's SMs and kernels max(1, sm_share / s) times longer; rate = "
-                       "instance roofline x inner rate"});
+  declared_.push_back(ModelParameter::chosen(
+      "instance_choice", static_cast<int>(choice_),
+      choice_ == InstanceChoice::kPack ? "pack" : "spread",
+      p.has("instance_choice") ? "scenario" : "default",
+      "which admitting instance a job takes: fewest residents (spread) or most (pack), then the "
+      "smallest"));
+  declared_.push_back(ModelParameter::on_off(
+      "instance_rescaling", true, "assumption (models/mig/mig_hybrid_model.h)",
+      "jobs enter the inner model with sm_share / s (capped at 1) of the instance's SMs and "
+      "kernels max(1, sm_share / s) times longer; rate = instance roofline x inner rate"));
 
   scaled_.resize(kScratch);
   sub_jobs_.reserve(kScratch);

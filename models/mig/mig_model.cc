@@ -187,11 +187,14 @@ MigModel::MigModel(JsonObject& p) {
                                         : "mig-parted entries",
        layout_source,
        "static MIG layout; offsets placed largest first at the lowest allowed slice"},
-      {"compute_aware", compute_aware_ ? 1.0 : 0.0, "bool", aware_source,
-       "1: a job without a requested profile also needs an instance with the SMs it occupies"},
-      {"strategy", static_cast<double>(strategy_), "0 auto, 1 mixed, 2 single", strategy_source,
-       "how jobs find instances: auto (gpumux picks the smallest fitting instance), mixed / "
-       "single (Kubernetes device-plugin strategies: placement blind to memory)"},
+      ModelParameter::on_off(
+          "compute_aware", compute_aware_, aware_source,
+          "true: a job without a requested profile also needs an instance with the SMs it "
+          "occupies"),
+      ModelParameter::chosen(
+          "strategy", static_cast<int>(strategy_), strategy, strategy_source,
+          "how jobs find instances: auto (gpumux picks the smallest fitting instance), mixed / "
+          "single (Kubernetes device-plugin strategies: placement blind to memory)"),
       {"jobs_per_instance", 1.0, "jobs", "model (static MIG: one job per GPU instance)",
        "each job holds one whole instance; memory is a hard per-instance limit"},
       {"bandwidth_demand", 1.0, "x sm_util x sm_share",
@@ -208,19 +211,20 @@ MigModel::MigModel(JsonObject& p) {
                          "a GPU is not changed again within this time"});
     declared_.push_back({"repartition.lookahead", static_cast<double>(lookahead_), "jobs", src,
                          "queued jobs behind the head a new layout is chosen for"});
-    declared_.push_back({"repartition.migration", migration_.enabled ? 1.0 : 0.0, "bool",
-                         migration_.enabled ? "scenario" : "default",
-                         "1: a reconfigured GPU's residents are moved off (checkpoint-restart) "
-                         "instead of drained"});
+    declared_.push_back(ModelParameter::on_off(
+        "repartition.migration", migration_.enabled, migration_.enabled ? "scenario" : "default",
+        "true: a reconfigured GPU's residents are moved off (checkpoint-restart) instead of "
+        "drained"));
   }
   if (migration_.enabled) {
     const auto src = [](bool given) -> std::string {
       return given ? "scenario" : "default (assumption; models/mig/README.md, \"Migration\")";
     };
-    declared_.push_back({"repartition.migration.checkpoint", migration_.checkpoint ? 1.0 : 0.0,
-                         "bool", checkpoint_given ? "scenario" : "default",
-                         "1: a moved job writes a checkpoint first (no work lost); 0: it loses "
-                         "the work since its last periodic checkpoint"});
+    declared_.push_back(ModelParameter::on_off(
+        "repartition.migration.checkpoint", migration_.checkpoint,
+        checkpoint_given ? "scenario" : "default",
+        "true: a moved job writes a checkpoint first (no work lost); false: it loses the work "
+        "since its last periodic checkpoint"));
     declared_.push_back({"repartition.migration.checkpoint_s", migration_.checkpoint_time.seconds(),
                          "s", src(checkpoint_s_given),
                          "wall time a moved job spends writing its checkpoint"});

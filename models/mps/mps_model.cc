@@ -114,10 +114,11 @@ MpsModel::MpsModel(JsonObject& p) : memo_(kMemoEntries, 1, 4, kMemoResidents) {
   }
 
   declared_ = {
-      {"sm_allocation_blocks", params_.allocation == MpsSmAllocation::kBlocks ? 1.0 : 0.0,
-       "bool", source_of(p, "sm_allocation", "default (measured on H200: blocks hold SMs)"),
-       "1: thread blocks hold their SMs until they end, kernels that do not fit take turns; "
-       "0: SMs shared in proportion to demand (fluid)"},
+      ModelParameter::on_off(
+          "sm_allocation_blocks", params_.allocation == MpsSmAllocation::kBlocks,
+          source_of(p, "sm_allocation", "default (measured on H200: blocks hold SMs)"),
+          "true: thread blocks hold their SMs until they end, kernels that do not fit take "
+          "turns; false: SMs shared in proportion to demand (fluid)"),
       {"launch_gap_us", params_.launch_gap_us, "us", launch_source,
        "shortest CPU gap between two kernels of a client (launch + synchronise)"},
       {"active_thread_percentage", atp, "% of SMs per client", atp_source,
@@ -152,9 +153,12 @@ MpsModel::MpsModel(JsonObject& p) : memo_(kMemoEntries, 1, 4, kMemoResidents) {
   declared_.push_back({"client_limit_fallback", static_cast<double>(kDefaultMpsClientLimit),
                        "clients per GPU", "default (GPU-FACTS: Volta and later)",
                        "residents allowed when the device profile gives no mps_client_limit"});
-  declared_.push_back({"one_user_per_server", one_user_per_server_ ? 1.0 : 0.0, "bool",
-                       source_of(p, "one_user_per_server", "default"),
-                       "all residents of a GPU must share one tenant"});
+  declared_.push_back(ModelParameter::on_off("one_user_per_server", one_user_per_server_,
+                                             source_of(p, "one_user_per_server", "default"),
+                                             "all residents of a GPU must share one tenant"));
+  declared_.push_back(ModelParameter::chosen(
+      "oom", static_cast<int>(oom_), oom_policy_name(oom_), source_of(p, "oom", "default"),
+      "who dies when a GPU's jobs need more memory than it has (models/oom_policy.h)"));
   declared_.push_back(
       {"fault_recovery_s", recovery_.seconds(), "s",
        source_of(p, "fault_recovery_s", "default (assumption: no published server recovery time)"),

@@ -16,6 +16,7 @@
 #include "scenarios/scenario.h"
 #include "sim/engine.h"
 #include "sim/placement.h"
+#include "tests/checked_engine.h"
 #include "traces/generator.h"
 
 namespace gpumux {
@@ -364,7 +365,7 @@ double engine_seconds(const Scenario& s, bool with_slots, std::uint64_t& events)
   GeneratedJobs source(s.trace.generator, s.seed);
   Cluster cluster(s.devices, s.nodes);
   Scheduler scheduler(s.queue, make_placement_policy(s.placement), s.backfill_depth);
-  Engine engine(cluster, *s.model, scheduler, source,
+  testing::CheckedEngine engine(cluster, *s.model, scheduler, source,
                 EngineOptions{s.horizon, s.retry_limit, s.retry_delay});
   MetricsCollector metrics(cluster.gpu_count(), s.outputs.timeseries_interval, nullptr, nullptr);
   engine.add_observer(&metrics);

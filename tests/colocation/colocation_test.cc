@@ -182,7 +182,7 @@ TEST(ColocationBadInput, CommandsReturnTwoOnMissingFiles) {
   FitCommand fit;
   fit.single_csv = singles_csv();
   fit.pairs_csv = "/nonexistent/p.csv";
-  fit.out_json = "/tmp/unused.json";
+  fit.out_json = (std::filesystem::path(::testing::TempDir()) / "unused.json").string();
   EXPECT_EQ(run_fit_command(fit, out, err), 2);
 }
 

@@ -8,6 +8,7 @@
 #include "models/mig/mig_model.h"
 #include "sim/engine.h"
 #include "sim/placement.h"
+#include "tests/checked_engine.h"
 #include "tests/mig/mig_test_util.h"
 
 namespace gpumux {
@@ -133,7 +134,7 @@ TEST(MigDynamic, ABlockedJobWaitsForTheDrainThenRuns) {
   big.submit = Time::from_seconds(1);
   big.runtime = Time::from_seconds(100);
   mig_test::ListSource source({small, big});
-  Engine engine(c, m, scheduler, source);
+  testing::CheckedEngine engine(c, m, scheduler, source);
   Starts s;
   engine.add_observer(&s);
   const EngineStats stats = engine.run();

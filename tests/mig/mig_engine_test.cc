@@ -6,6 +6,7 @@
 
 #include "models/mig/mig_model.h"
 #include "sim/engine.h"
+#include "tests/checked_engine.h"
 #include "tests/mig/mig_test_util.h"
 
 namespace gpumux {
@@ -52,7 +53,7 @@ TEST(MigEngine, StaticBalancedLayoutOnTwoA100_80GB) {
   };
   for (int i = 0; i < 8; ++i) jobs.push_back(job("s" + std::to_string(i), 1, 10, 9000, 1.0, 0.1));
   mig_test::ListSource source(std::move(jobs));
-  Engine engine(cluster, model, scheduler, source);
+  testing::CheckedEngine engine(cluster, model, scheduler, source);
   Recorder r;
   engine.add_observer(&r);
   const EngineStats stats = engine.run();

@@ -16,6 +16,7 @@
 #include "models/timeslice_model.h"
 #include "scenarios/scenario.h"
 #include "sim/engine.h"
+#include "tests/checked_engine.h"
 #include "tests/mig/allocation_counter.h"
 #include "tests/mig/mig_test_util.h"
 #include "tests/traces/test_files.h"
@@ -139,7 +140,7 @@ TEST(MigHybrid, RegistryNamesParametersAndErrors) {
   EXPECT_EQ(p["instance_choice"].source, "default");
   EXPECT_TRUE(p.count("instance_rescaling"));
   for (const auto& [name, q] : p) {
-    EXPECT_FALSE(q.unit.empty()) << name;
+    EXPECT_TRUE(q.kind != ModelParameter::Kind::kNumber || !q.unit.empty()) << name;
     EXPECT_FALSE(q.source.empty()) << name;
     EXPECT_FALSE(q.description.empty()) << name;
   }
@@ -563,7 +564,7 @@ TEST(MigHybrid, EngineRunTimesliceSharesOneInstance) {
     jobs.push_back(j);
   }
   mig_test::ListSource source(std::move(jobs));
-  Engine engine(cluster, *m, scheduler, source);
+  testing::CheckedEngine engine(cluster, *m, scheduler, source);
   Recorder r;
   engine.add_observer(&r);
   engine.run();

@@ -11,6 +11,7 @@
 #include "models/mig/mig_model.h"
 #include "sim/engine.h"
 #include "sim/placement.h"
+#include "tests/checked_engine.h"
 #include "tests/mig/mig_test_util.h"
 
 namespace gpumux {
@@ -105,7 +106,7 @@ HandRun run_hand_case(const nlohmann::json& migration, double interval_s = 0) {
   JobSpec small = unit_rate_job("small", 0, 1000, 3000);
   small.checkpoint_interval = Time::from_seconds(interval_s);
   mig_test::ListSource source({small, unit_rate_job("big", 100, 500, 15000)});
-  Engine engine(c, m, scheduler, source);
+  testing::CheckedEngine engine(c, m, scheduler, source);
   HandRun out;
   out.ledger.restart_s = migration.is_null() ? 0.0 : migration.value("restart_s", 20.0);
   engine.add_observer(&out.ledger);
@@ -233,7 +234,7 @@ void check_conservation(const nlohmann::json& migration, double interval_s) {
     trace.push_back(j);
   }
   mig_test::ListSource source(trace);
-  Engine engine(c, m, scheduler, source);
+  testing::CheckedEngine engine(c, m, scheduler, source);
   Ledger ledger;
   ledger.restart_s = migration.value("restart_s", 20.0);
   engine.add_observer(&ledger);

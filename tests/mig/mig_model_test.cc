@@ -62,9 +62,14 @@ TEST(MigModel, Parameters) {
   EXPECT_EQ(p[0].source, "scenario (3g.40gb + 2g.20gb + 1g.10gb + 1g.10gb)");
   EXPECT_EQ(p[1].name, "compute_aware");
   EXPECT_EQ(p[1].value, 0.0);
+  EXPECT_EQ(p[1].kind, ModelParameter::Kind::kSwitch);
   EXPECT_EQ(p[1].source, "default");
+  EXPECT_EQ(p[2].name, "strategy");
+  EXPECT_EQ(p[2].kind, ModelParameter::Kind::kChoice);
+  EXPECT_EQ(p[2].choice, "auto");
   for (const ModelParameter& q : p) {
-    EXPECT_FALSE(q.unit.empty()) << q.name;
+    // A number has a unit; a switch or a choice is echoed in words without one.
+    EXPECT_TRUE(q.kind != ModelParameter::Kind::kNumber || !q.unit.empty()) << q.name;
     EXPECT_FALSE(q.source.empty()) << q.name;
     EXPECT_FALSE(q.description.empty()) << q.name;
   }

@@ -8,6 +8,7 @@
 #include "models/mig/mig_model.h"
 #include "sim/engine.h"
 #include "sim/input_error.h"
+#include "tests/checked_engine.h"
 #include "tests/mig/mig_test_util.h"
 
 namespace gpumux {
@@ -188,7 +189,7 @@ Recorder run(const MigModel& model, std::vector<JobSpec> jobs, int gpus = 4) {
   mig_test::ListSource source(std::move(jobs));
   EngineOptions options;
   options.retry_limit = 1;
-  Engine engine(cluster, model, scheduler, source, options);
+  testing::CheckedEngine engine(cluster, model, scheduler, source, options);
   Recorder r;
   engine.add_observer(&r);
   engine.run();

@@ -13,6 +13,7 @@
 #include "models/mps/mps_model.h"
 #include "models/sharing_registry.h"
 #include "sim/engine.h"
+#include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux {
@@ -67,7 +68,7 @@ Recorder run(const SharingModel& model, std::vector<JobSpec> jobs, EngineOptions
   model.check_device(a100());
   Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
   testing::ListSource source(std::move(jobs));
-  Engine engine(cluster, model, scheduler, source, options);
+  testing::CheckedEngine engine(cluster, model, scheduler, source, options);
   Recorder r;
   engine.add_observer(&r);
   engine.run();

@@ -9,6 +9,7 @@
 #include "models/device_registry.h"
 #include "models/sharing_registry.h"
 #include "sim/engine.h"
+#include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux {
@@ -105,7 +106,7 @@ TEST_P(RoomBound, SameRunWithAndWithoutTheBoundAndFewerAdmissionQuestions) {
       Scheduler scheduler(QueuePolicy::kFifoBackfill, make_placement_policy(placement), 16);
       testing::ListSource source(random_jobs(600, 7));
       CountingModel model(*inner, bound);
-      Engine engine(cluster, model, scheduler, source);
+      testing::CheckedEngine engine(cluster, model, scheduler, source);
       engine.add_observer(&runs[bound]);
       engine.run();
       calls[bound] = model.admits_calls;

@@ -3,9 +3,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <sstream>
+#include <string>
+#include <vector>
 
 #include "sim/input_error.h"
+#include "traces/csv_reader.h"
+#include "traces/openb_node_list.h"
 #include "tests/packing/test_util.h"
 
 namespace gpumux::packing {
@@ -45,8 +48,8 @@ TEST(OpenbNodes, LoadsFieldsIncludingCpuOnlyNodes) {
 }
 
 TEST(OpenbNodes, ColumnsAreMatchedByHeaderName) {
-  std::istringstream in("model,gpu,sn,memory_mib,cpu_milli\nT4,2,n0,1024,8000\n");
-  const NodeList list = load_openb_nodes(in, "reordered.csv");
+  TempFile f("reordered.csv", "model,gpu,sn,memory_mib,cpu_milli\nT4,2,n0,1024,8000\n");
+  const NodeList list = load_openb_nodes(f.path());
   ASSERT_EQ(list.nodes.size(), 1u);
   EXPECT_EQ(list.nodes[0].name, "n0");
   EXPECT_EQ(list.nodes[0].cpu_milli, 8000);
@@ -107,7 +110,7 @@ TEST(OpenbPods, LoadsFullAndMultigpuFormats) {
 }
 
 TEST(OpenbPods, UnrepresentableRowsAreSkippedAndCounted) {
-  std::istringstream in(
+  TempFile f("skips.csv",
       "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
       "ok,1000,1,1,500\n"
       "\n"
@@ -115,7 +118,7 @@ TEST(OpenbPods, UnrepresentableRowsAreSkippedAndCounted) {
       "share_no_gpu,1000,1,0,300\n"
       "multi_share,1000,1,2,500\n"
       "zero_share2,1000,1,2,0\n");
-  const PodList list = load_openb_pods(in, "skips.csv");
+  const PodList list = load_openb_pods(f.path());
   EXPECT_EQ(list.pods.size(), 1u);
   EXPECT_EQ(list.report.data_rows, 6u);
   EXPECT_EQ(list.report.loaded, 1u);
@@ -129,30 +132,69 @@ TEST(OpenbPods, UnrepresentableRowsAreSkippedAndCounted) {
 }
 
 TEST(OpenbPods, BadRowsNameFileLineAndField) {
-  std::istringstream too_big("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np,1,1,1,1200\n");
-  std::string msg = input_error_of([&] { load_openb_pods(too_big, "pods.csv"); });
-  EXPECT_EQ(msg, "pods.csv:2: field 'gpu_milli': value 1200 out of range [0, 1000]");
+  const std::string header = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n";
+  TempFile too_big("big_pods.csv", header + "p,1,1,1,1200\n");
+  std::string msg = input_error_of([&] { load_openb_pods(too_big.path()); });
+  EXPECT_EQ(msg, too_big.path() + ":2: field 'gpu_milli': value 1200 is outside [0, 1000]");
 
-  std::istringstream negative("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np,-5,1,1,100\n");
-  msg = input_error_of([&] { load_openb_pods(negative, "pods.csv"); });
+  TempFile negative("negative_pods.csv", header + "p,-5,1,1,100\n");
+  msg = input_error_of([&] { load_openb_pods(negative.path()); });
   EXPECT_THAT(msg, HasSubstr("pods.csv:2: field 'cpu_milli'"));
 
-  std::istringstream short_row("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np,1,1,1\n");
-  msg = input_error_of([&] { load_openb_pods(short_row, "pods.csv"); });
+  TempFile short_row("short_pods.csv", header + "p,1,1,1\n");
+  msg = input_error_of([&] { load_openb_pods(short_row.path()); });
   EXPECT_THAT(msg, HasSubstr("pods.csv:2"));
   EXPECT_THAT(msg, HasSubstr("expected 5 comma-separated fields"));
 
-  std::istringstream float_mem("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np,1,1.5,1,100\n");
-  msg = input_error_of([&] { load_openb_pods(float_mem, "pods.csv"); });
-  EXPECT_THAT(msg, HasSubstr("field 'memory_mib': expected an integer, found '1.5'"));
+  TempFile float_mem("float_pods.csv", header + "p,1,1.5,1,100\n");
+  msg = input_error_of([&] { load_openb_pods(float_mem.path()); });
+  EXPECT_THAT(msg, HasSubstr("field 'memory_mib': expected an integer, got '1.5'"));
 
-  std::istringstream no_name("name,cpu_milli,memory_mib,num_gpu,gpu_milli\n,1,1,1,100\n");
-  msg = input_error_of([&] { load_openb_pods(no_name, "pods.csv"); });
+  TempFile no_name("unnamed_pods.csv", header + ",1,1,1,100\n");
+  msg = input_error_of([&] { load_openb_pods(no_name.path()); });
   EXPECT_THAT(msg, HasSubstr("field 'name'"));
 
-  std::istringstream empty("");
-  msg = input_error_of([&] { load_openb_pods(empty, "empty.csv"); });
+  TempFile empty("empty.csv", "");
+  msg = input_error_of([&] { load_openb_pods(empty.path()); });
   EXPECT_THAT(msg, HasSubstr("empty.csv:1"));
+}
+
+// `gpumux run` and `gpumux pack` read a node list with one reader: the same nodes, and the
+// same errors (traces/openb_node_list.h).
+TEST(OpenbNodes, OneReaderForRunAndPack) {
+  TempFile f("shared.csv",
+             "sn,cpu_milli,memory_mib,gpu,model\n"
+             "# a comment line\n"
+             " n0 ,64000,262144,2, P100\n"
+             "\"n1\",96000,786432,0,\n");
+  const NodeList list = load_openb_nodes(f.path());
+  ASSERT_EQ(list.nodes.size(), 2u);
+  EXPECT_EQ(list.nodes[0].name, "n0");
+  EXPECT_EQ(list.nodes[0].gpu_model, "P100");
+  EXPECT_EQ(list.nodes[1].name, "n1");  // the shared reader's quoting
+  EXPECT_EQ(list.report.data_rows, 3u);
+  EXPECT_EQ(list.report.skipped_total(), 1u);
+
+  CsvReader reader(f.path());
+  std::vector<std::string> header;
+  ASSERT_TRUE(reader.next(header));
+  ASSERT_TRUE(is_openb_node_header(header));
+  OpenbNodeReader shared(reader, header);
+  OpenbNode n;
+  ASSERT_TRUE(shared.next(n));
+  EXPECT_EQ(n.name, list.nodes[0].name);
+  EXPECT_EQ(n.cpu_milli, list.nodes[0].cpu_milli);
+  EXPECT_EQ(n.memory_mib, list.nodes[0].memory.mib());
+  EXPECT_EQ(n.gpus, list.nodes[0].num_gpus);
+  EXPECT_EQ(n.model, list.nodes[0].gpu_model);
+
+  // Pack holds at most kMaxGpusPerNode GPUs a node; run takes up to kMaxOpenbNodeGpus.
+  TempFile wide("wide.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,32,T4\n");
+  EXPECT_THAT(input_error_of([&] { load_openb_nodes(wide.path()); }),
+              HasSubstr("wide.csv:2: field 'gpu': value 32 out of range [0, 16]"));
+  TempFile too_wide("too_wide.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,65,T4\n");
+  EXPECT_THAT(input_error_of([&] { load_openb_nodes(too_wide.path()); }),
+              HasSubstr("too_wide.csv:2: field 'gpu': value 65 is outside [0, 64]"));
 }
 
 }  // namespace

@@ -28,7 +28,11 @@ json minimal() {
           {"trace", {{"generator", {{"jobs", 10}}}}}};
 }
 
-Scenario parse(const json& doc, const std::string& file = "/tmp/s/mini.json") {
+// A scenario document as if read from `file` (by default a file in the test's temporary folder).
+Scenario parse(const json& doc,
+               const std::string& file = (std::filesystem::path(::testing::TempDir()) / "s" /
+                                          "mini.json")
+                                             .string()) {
   return parse_scenario(doc, file, std::filesystem::path(file).parent_path().string());
 }
 

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "models/exclusive_model.h"
+#include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux {
@@ -49,7 +50,7 @@ Run simulate(const SharingModel& model, std::vector<JobSpec> jobs, int nodes = 1
   Cluster cluster = testing::make_cluster(nodes, gpus);
   Scheduler scheduler(policy, make_placement_policy("first-fit"), 64);
   testing::ListSource source(std::move(jobs));
-  Engine engine(cluster, model, scheduler, source, options);
+  testing::CheckedEngine engine(cluster, model, scheduler, source, options);
   Run r;
   engine.add_observer(&r.recorder);
   r.stats = engine.run();

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "sim/engine.h"
+#include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux {
@@ -76,7 +77,7 @@ Recorder simulate(const SharingModel& model, std::vector<JobSpec> jobs, EngineOp
   Cluster cluster = testing::make_cluster(1, gpus);
   Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
   testing::ListSource source(std::move(jobs));
-  Engine engine(cluster, model, scheduler, source, options);
+  testing::CheckedEngine engine(cluster, model, scheduler, source, options);
   Recorder r;
   engine.add_observer(&r);
   const EngineStats s = engine.run();

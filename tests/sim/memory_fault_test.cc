@@ -5,6 +5,7 @@
 #include <map>
 
 #include "sim/engine.h"
+#include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux {
@@ -41,7 +42,7 @@ FaultRecorder simulate(const SharingModel& model, std::vector<JobSpec> jobs, Eng
   Cluster cluster = testing::make_cluster(1, 1);  // one 16 GiB GPU
   Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
   testing::ListSource source(std::move(jobs));
-  Engine engine(cluster, model, scheduler, source, options);
+  testing::CheckedEngine engine(cluster, model, scheduler, source, options);
   FaultRecorder r;
   engine.add_observer(&r);
   const EngineStats s = engine.run();

@@ -10,6 +10,7 @@
 #include "models/exclusive_model.h"
 #include "sim/engine.h"
 #include "sim/scheduler.h"
+#include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux {
@@ -46,7 +47,7 @@ Times run_pool(int gpus, double cpus_per_gpu, std::vector<JobSpec> jobs,
   ExclusiveModel model;
   Scheduler scheduler(policy, make_placement_policy("first-fit"), 1'000'000, order);
   testing::ListSource source(std::move(jobs));
-  Engine engine(cluster, model, scheduler, source);
+  testing::CheckedEngine engine(cluster, model, scheduler, source);
   Times t;
   engine.add_observer(&t);
   const EngineStats stats = engine.run();
@@ -185,7 +186,7 @@ TEST(Pool, CpuOnlyJobOnAClusterOfNodesIsRejectedWithItsReason) {
   ExclusiveModel model;
   Scheduler scheduler(QueuePolicy::kGreedy, make_placement_policy("first-fit"), 64);
   testing::ListSource source({pooled("cpu", 0, 0, 2, 10), testing::job("gpu", 0, 1, 10)});
-  Engine engine(cluster, model, scheduler, source);
+  testing::CheckedEngine engine(cluster, model, scheduler, source);
   Times t;
   engine.add_observer(&t);
   engine.run();

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "sim/engine.h"
+#include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux {
@@ -68,7 +69,7 @@ TEST(Reconfiguration, DrainsThenPaysTheDelayThenServesTheNewLayout) {
   // (training) arrives at 2 and would fit layout 0 but must not start on the draining GPU.
   testing::ListSource source(
       {job("a", 0, 1, 10), inference(job("b", 1, 1, 10)), job("c", 2, 1, 10)});
-  Engine engine(cluster, model, scheduler, source);
+  testing::CheckedEngine engine(cluster, model, scheduler, source);
   Recorder r;
   engine.add_observer(&r);
   const EngineStats stats = engine.run();
@@ -87,7 +88,7 @@ TEST(Reconfiguration, AJobNeedingAnotherLayoutIsNotRejected) {
   Cluster cluster = testing::make_cluster(1, 1);
   Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
   testing::ListSource source({inference(job("b", 0, 1, 10))});
-  Engine engine(cluster, model, scheduler, source);
+  testing::CheckedEngine engine(cluster, model, scheduler, source);
   Recorder r;
   engine.add_observer(&r);
   const EngineStats stats = engine.run();

@@ -7,6 +7,7 @@
 #include "models/exclusive_model.h"
 #include "sim/engine.h"
 #include "sim/job_order.h"
+#include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux {
@@ -26,7 +27,7 @@ StartRecorder run(QueuePolicy policy, std::vector<JobSpec> jobs, int gpus = 4,
   ExclusiveModel model;
   Scheduler scheduler(policy, make_placement_policy("first-fit"), 64, order);
   testing::ListSource source(std::move(jobs));
-  Engine engine(cluster, model, scheduler, source);
+  testing::CheckedEngine engine(cluster, model, scheduler, source);
   StartRecorder r;
   engine.add_observer(&r);
   engine.run();

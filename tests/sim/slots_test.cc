@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "sim/engine.h"
+#include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux {
@@ -73,7 +74,7 @@ TEST(EngineSlots, AJobKeepsItsSlotWhileOthersComeAndGo) {
   // in 1 and 2; e waits for b (ends at 100) and takes seat 1.
   testing::ListSource source({job("a", 0, 1, 10), job("b", 0, 1, 100), job("c", 5, 1, 100),
                               job("d", 6, 1, 100), job("e", 20, 1, 100)});
-  Engine engine(cluster, model, scheduler, source);
+  testing::CheckedEngine engine(cluster, model, scheduler, source);
   const EngineStats stats = engine.run();
   EXPECT_EQ(stats.finished, 5u);
   EXPECT_EQ(model.chosen,
@@ -86,7 +87,7 @@ TEST(EngineSlots, EachGpuStartsInTheLayoutOfItsIndexInTheNode) {
   SeatModel model;
   Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
   testing::ListSource source({});
-  Engine engine(cluster, model, scheduler, source);
+  testing::CheckedEngine engine(cluster, model, scheduler, source);
   for (GpuIndex g = 0; g < cluster.gpu_count(); ++g) {
     EXPECT_EQ(cluster.gpu(g).index_in_node, static_cast<int>(g % 3));
     EXPECT_EQ(cluster.gpu(g).layout, static_cast<int>(g % 3) % 2);
