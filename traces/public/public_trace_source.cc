@@ -51,7 +51,17 @@ void PublicTraceSource::add(JobSpec&& job, const PresentFields& present, std::ui
                          " jobs would be held in memory to sort this trace by submit time; "
                          "split the trace or sort it first");
   }
-  heap_.push(Pending{std::move(job), present, file, line, sequence_++});
+  std::uint32_t slot = 0;
+  if (free_slots_.empty()) {
+    slot = static_cast<std::uint32_t>(pending_.size());
+    pending_.push_back(Pending{std::move(job), present, file, line});
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+    pending_[slot] = Pending{std::move(job), present, file, line};
+  }
+  heap_.push_back(Key{pending_[slot].job.submit, sequence_++, slot});
+  std::push_heap(heap_.begin(), heap_.end(), Later{});
 }
 
 bool PublicTraceSource::next(JobSpec& job) {
@@ -62,12 +72,14 @@ bool PublicTraceSource::next(JobSpec& job) {
     }
   }
   if (heap_.empty()) return false;
-  // top() is const; the moved-from strings are never compared (Later reads submit and sequence).
-  auto& top = const_cast<Pending&>(heap_.top());
+  std::pop_heap(heap_.begin(), heap_.end(), Later{});
+  const std::uint32_t slot = heap_.back().slot;
+  heap_.pop_back();
+  Pending& top = pending_[slot];
   job = std::move(top.job);
   const PresentFields present = top.present;
   const std::string where = files_[top.file] + ":" + std::to_string(top.line);
-  heap_.pop();
+  free_slots_.push_back(slot);
   emitted_any_ = true;
   last_emitted_ = job.submit;
   job.submit -= origin_;
