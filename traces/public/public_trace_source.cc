@@ -60,6 +60,11 @@ void PublicTraceSource::add(JobSpec&& job, const PresentFields& present, std::ui
     free_slots_.pop_back();
     pending_[slot] = Pending{std::move(job), present, file, line};
   }
+  if (sorted_) {
+    // An add after the input ended (none does today) turns the sorted rest back into a heap.
+    std::make_heap(heap_.begin(), heap_.end(), Later{});
+    sorted_ = false;
+  }
   heap_.push_back(Key{pending_[slot].job.submit, sequence_++, slot});
   std::push_heap(heap_.begin(), heap_.end(), Later{});
 }
@@ -72,7 +77,13 @@ bool PublicTraceSource::next(JobSpec& job) {
     }
   }
   if (heap_.empty()) return false;
-  std::pop_heap(heap_.begin(), heap_.end(), Later{});
+  if (input_done_ && !sorted_) {
+    // Nothing more is added: one sort puts the rest in pop order (Later is a total order, the
+    // same sequence a heap pops), the earliest last, cheaper than a heap pop per job.
+    std::sort(heap_.begin(), heap_.end(), Later{});
+    sorted_ = true;
+  }
+  if (!sorted_) std::pop_heap(heap_.begin(), heap_.end(), Later{});
   const std::uint32_t slot = heap_.back().slot;
   heap_.pop_back();
   Pending& top = pending_[slot];

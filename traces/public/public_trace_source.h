@@ -94,7 +94,10 @@ class PublicTraceSource : public TraceSource {
   std::size_t window_;
   std::string submit_field_;
   std::vector<std::string> files_;
-  std::vector<Key> heap_;                  // std::push_heap / pop_heap with Later
+  // std::push_heap / pop_heap with Later; once the input has ended, sorted by Later instead
+  // (sorted_), so the earliest is at the back.
+  std::vector<Key> heap_;
+  bool sorted_ = false;
   std::vector<Pending> pending_;           // the buffered records, by slot
   std::vector<std::uint32_t> free_slots_;  // slots of pending_ whose record was returned
   std::map<std::string, std::uint64_t> skipped_;
