@@ -6,6 +6,7 @@
 #include "sim/input_error.h"
 #include "traces/csv_reader.h"
 #include "traces/public/csv_public_source.h"
+#include "traces/trace_writer.h"
 
 namespace gpumux {
 
@@ -89,7 +90,11 @@ bool PublicTraceSource::next(JobSpec& job) {
   Pending& top = pending_[slot];
   job = std::move(top.job);
   const PresentFields present = top.present;
-  const std::string where = files_[top.file] + ":" + std::to_string(top.line);
+  // "file:line" in a reused buffer: it names the row only if complete() throws.
+  where_.assign(files_[top.file]);
+  where_ += ':';
+  append_integer(where_, static_cast<std::int64_t>(top.line));
+  const std::string& where = where_;
   free_slots_.push_back(slot);
   emitted_any_ = true;
   last_emitted_ = job.submit;
@@ -235,9 +240,12 @@ bool CsvPublicSource::read_more() {
   const bool more = rows_.next(cells_);
   stats_.skipped_lines = rows_.skipped_lines();
   if (!more) return false;
-  const std::string where = rows_.where();
-  check_row_width(cells_, columns_.width(), where);
-  row(cells_, where);
+  // "file:line" in a reused buffer (no allocation per row).
+  where_.assign(rows_.path());
+  where_ += ':';
+  append_integer(where_, static_cast<std::int64_t>(rows_.line()));
+  check_row_width(cells_, columns_.width(), where_);
+  row(cells_, where_);
   return true;
 }
 

@@ -108,6 +108,7 @@ class PublicTraceSource : public TraceSource {
   Time last_emitted_;  // absolute (before the origin is subtracted)
   Time origin_;
   bool origin_set_ = false;
+  std::string where_;  // the returned job's "file:line", reused
 };
 
 // --- conversions shared by the loaders ---------------------------------------------------------
