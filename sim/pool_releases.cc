@@ -6,6 +6,12 @@ void PoolReleases::add(JobSlot slot, const ActiveJob& job) {
   entries_.insert(Entry{job.expected_finish, slot, job.version, pool_request(job.spec)});
 }
 
+void PoolReleases::drop_finished(Time now, const JobTable& jobs) {
+  while (!entries_.empty() && entries_.begin()->finish <= now && !entries_.begin()->live(jobs)) {
+    entries_.erase(entries_.begin());
+  }
+}
+
 PoolReservation PoolReleases::reserve(const PoolAmount& need, const PoolAmount& free_now,
                                       const JobTable& jobs) {
   PoolAmount free = free_now;
@@ -23,8 +29,7 @@ PoolReservation PoolReleases::reserve(const PoolAmount& need, const PoolAmount& 
   while (it != entries_.end()) {
     const Time when = it->finish;
     while (it != entries_.end() && it->finish == when) {
-      const ActiveJob& job = jobs[it->slot];
-      if (job.phase != JobPhase::kRunning || job.version != it->version) {
+      if (!it->live(jobs)) {
         it = entries_.erase(it);
         continue;
       }

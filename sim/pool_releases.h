@@ -36,6 +36,11 @@ class PoolReleases {
   // amount) and adding them up in time order. Drops the entries of jobs no longer running.
   PoolReservation reserve(const PoolAmount& need, const PoolAmount& free, const JobTable& jobs);
 
+  // Drops the entries, from the earliest, of jobs that have left by `now` (a pooled job leaves
+  // at its expected finish), so the index holds about as many entries as jobs run even when no
+  // reservation is asked for a long time. Amortized O(log) per job.
+  void drop_finished(Time now, const JobTable& jobs);
+
   std::size_t size() const { return entries_.size(); }
 
  private:
@@ -44,6 +49,9 @@ class PoolReleases {
     JobSlot slot = 0;
     std::uint32_t version = 0;
     PoolAmount amount;
+    bool live(const JobTable& jobs) const {
+      return jobs[slot].phase == JobPhase::kRunning && jobs[slot].version == version;
+    }
     bool operator<(const Entry& o) const {
       if (finish != o.finish) return finish < o.finish;
       if (slot != o.slot) return slot < o.slot;

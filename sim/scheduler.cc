@@ -279,7 +279,9 @@ void Scheduler::schedule_pool_fifo(Time now, const Cluster& cluster, JobTable& j
     queue_.pop_front();
     start_in_pool(head, jobs, launcher);
   }
-  if (policy_ != QueuePolicy::kFifoBackfill || queue_.size() < 2) return;
+  if (policy_ != QueuePolicy::kFifoBackfill) return;
+  pool_releases_.drop_finished(now, jobs);
+  if (queue_.size() < 2) return;
   const PoolAmount need = pool_request(jobs[queue_.front()].spec);
   PoolReservation reservation;
   bool reserved = false;

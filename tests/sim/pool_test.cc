@@ -202,6 +202,9 @@ TEST(PoolReleases, ReservationEqualsOrderingEveryRunningJob) {
       releases.add(slot, job);
       running.push_back(slot);
     }
+    if (pick(5) == 0) {
+      releases.drop_finished(Time::from_seconds(static_cast<double>(pick(50))), jobs);
+    }
     const PoolAmount free{pick(300), pick(500)};
     const PoolAmount need{pick(3000), pick(3000)};
     // The reference: every running job, ordered by finish time, an instant's releases together.
@@ -233,6 +236,10 @@ TEST(PoolReleases, ReservationEqualsOrderingEveryRunningJob) {
     if (want.shadow != Time::zero() && want.shadow != Time::infinity()) ++checked;
   }
   EXPECT_GT(checked, 500);  // most steps found a shadow time among the running jobs
+  // Once every job has left, dropping the finished empties the index.
+  for (JobSlot s : running) jobs.release(s);
+  releases.drop_finished(Time::infinity(), jobs);
+  EXPECT_EQ(releases.size(), 0u);
 }
 
 TEST(Pool, RejectsWhatTheWholePoolCannotHold) {
