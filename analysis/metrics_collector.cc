@@ -114,7 +114,15 @@ void MetricsCollector::on_job_started(Time now, const ActiveJob& job) {
   advance_to(now);
   hold_pool(job, +1);
   ++started_;
-  if (jobs_csv_ && cluster_) placements_[job.ordinal] = placement_of(job);
+  if (jobs_csv_ && cluster_) {
+    // Pooled jobs (no GPU) have an empty placement, which the row writes as when none is kept.
+    Placement p = placement_of(job);
+    if (p.device.empty() && p.instance.empty()) {
+      placements_.erase(job.ordinal);
+    } else {
+      placements_[job.ordinal] = std::move(p);
+    }
+  }
 }
 
 void MetricsCollector::on_job_finished(Time now, const ActiveJob& job) {
@@ -217,40 +225,70 @@ void MetricsCollector::on_run_end(Time now, std::span<const ActiveJob* const> un
 void MetricsCollector::write_job_row(const ActiveJob& job, std::string_view state, Time finish,
                                      std::string_view reason) {
   if (!jobs_csv_) return;
-  std::ostream& o = *jobs_csv_;
+  std::string& o = row_;
+  o.clear();
   const JobSpec& s = job.spec;
   const bool started = state == "finished" || state == "running";
-  o << csv_cell(s.id) << ',' << state << ',' << format_seconds(s.submit) << ',' << s.gpus << ','
-    << format_seconds(s.runtime) << ',';
-  if (started) o << format_seconds(job.start);
-  o << ',';
+  append_csv_cell(o, s.id);
+  o += ',';
+  o += state;
+  o += ',';
+  append_seconds(o, s.submit);
+  o += ',';
+  append_integer(o, s.gpus);
+  o += ',';
+  append_seconds(o, s.runtime);
+  o += ',';
+  if (started) append_seconds(o, job.start);
+  o += ',';
   if (state == "finished") {
     const double jct = (finish - s.submit).seconds();
-    o << format_seconds(finish) << ',' << format_seconds(job.start - s.submit) << ','
-      << format_seconds(finish - s.submit) << ',';
-    if (s.runtime > Time::zero()) o << format_double(jct / s.runtime.seconds());
+    append_seconds(o, finish);
+    o += ',';
+    append_seconds(o, job.start - s.submit);
+    o += ',';
+    append_seconds(o, finish - s.submit);
+    o += ',';
+    if (s.runtime > Time::zero()) append_double(o, jct / s.runtime.seconds());
   } else {
-    o << ",,,";
+    o += ",,,";
   }
-  o << ',';
+  o += ',';
   if (started && job.gpus.empty()) {
-    o << "pool,";  // a job of a pooled cluster holds an amount of the pool, no GPU
+    o += "pool,";  // a job of a pooled cluster holds an amount of the pool, no GPU
   } else if (started) {
-    o << link_kind_name(job.span) << ',' << job.gpus.front();
+    o += link_kind_name(job.span);
+    o += ',';
+    append_integer(o, job.gpus.front());
   } else {
-    o << ',';
+    o += ',';
   }
-  o << ',' << job.kills << ',' << csv_cell(std::string(reason)) << ',' << job_kind_name(s.kind)
-    << ',' << csv_cell(s.tenant) << ',' << s.memory.mib() << ',' << format_double(s.sm_util) << ','
-    << format_double(s.sm_share) << ',';
+  o += ',';
+  append_integer(o, job.kills);
+  o += ',';
+  append_csv_cell(o, reason);
+  o += ',';
+  o += job_kind_name(s.kind);
+  o += ',';
+  append_csv_cell(o, s.tenant);
+  o += ',';
+  append_integer(o, s.memory.mib());
+  o += ',';
+  append_double(o, s.sm_util);
+  o += ',';
+  append_double(o, s.sm_share);
+  o += ',';
   // Where it ran (its last start, for a job killed and not restarted); empty if it never started.
   if (const auto it = placements_.find(job.ordinal); it != placements_.end()) {
-    o << csv_cell(it->second.device) << ',' << csv_cell(it->second.instance);
+    append_csv_cell(o, it->second.device);
+    o += ',';
+    append_csv_cell(o, it->second.instance);
     placements_.erase(it);
   } else {
-    o << ',';
+    o += ',';
   }
-  o << '\n';
+  o += '\n';
+  jobs_csv_->write(o.data(), static_cast<std::streamsize>(o.size()));
 }
 
 nlohmann::json MetricsCollector::metrics() {

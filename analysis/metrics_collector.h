@@ -124,6 +124,7 @@ class MetricsCollector : public EngineObserver {
   std::unordered_map<std::uint64_t, Placement> placements_;  // by job ordinal
   Time interval_;
   std::ostream* jobs_csv_;
+  std::string row_;  // one jobs.csv row, built before it is written (reused: no allocation)
   std::ostream* timeseries_csv_;
   const TimeseriesColumns* extra_;
 

@@ -9,13 +9,13 @@
 # Prints one line per run and the ratio of each model's user CPU time to exclusive's (same
 # command, same machine: on a shared machine only such ratios are stable).
 # Usage: bench/run_end_to_end.sh [BUILD_DIR]
-#   environment: JOBS (default 1000000), MODELS (default "exclusive timeslice mps mig"),
-#   SIZES (default "100000 1000000 4000000"; empty: no linearity series)
+#   environment: JOBS (default 1000000), MODELS (default "exclusive timeslice mps mig"; empty: no
+#   model series), SIZES (default "100000 1000000 4000000"; empty: no linearity series)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 jobs=${JOBS:-1000000}
-models=${MODELS:-exclusive timeslice mps mig}
+models=${MODELS-exclusive timeslice mps mig}
 sizes=${SIZES-100000 1000000 4000000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks that two gpumux builds write byte-identical outputs (summary.json, jobs.csv,
-# timeseries.csv) on the example and regression scenarios and on cuts of the 1M replay under each
-# sharing model, placement and queue policy: a speed change must not change a result.
+# timeseries.csv) on the example and regression scenarios, on cuts of the 1M replay under each
+# sharing model, placement and queue policy, and on the pooled PAI 2020 configuration under each
+# queue policy: a speed change must not change a result.
 # Usage: bench/same_outputs.sh BASELINE_GPUMUX CANDIDATE_GPUMUX [REPLAY_JOBS (default 3000)]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,6 +31,15 @@ add replay-mps-replicas "--set sharing.model=mps --set sharing.params.admission=
 add replay-mps-average "--set sharing.model=mps --set sharing.params.admission=average"
 add replay-mig "--set cluster.nodes_csv=$work/openb_a100.csv --set trace.generator.gpus=1 \
   --set sharing.model=mig --set sharing.params.layout=[\"3g.40gb\",\"2g.20gb\",\"1g.10gb\",\"1g.10gb\"]"
+# The pooled PAI 2020 configuration on a generated pai-sim trace under each queue policy, its
+# pool cut to 200 GPUs so that jobs queue.
+"$root/bench/pai/pai_sim_trace.sh" "$jobs" > "$work/pai.csv"
+pai=$root/scenarios/peers/pai2020_sim.json
+pai_args="--set trace.file=$work/pai.csv --set cluster.pool.gpus=200"
+for queue in greedy fifo fifo-backfill; do
+  cases+=("pai-$queue|$pai|$pai_args --set scheduler.queue=$queue --set scheduler.backfill_depth=1000000")
+done
+cases+=("pai-greedy-shortest|$pai|$pai_args --set scheduler.order=shortest")
 same=0
 differ=0
 for c in "${cases[@]}"; do

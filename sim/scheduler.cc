@@ -166,7 +166,7 @@ void Scheduler::schedule(Time now, const Cluster& cluster, const SharingModel& m
     return;
   }
   if (pooled_) {
-    schedule_pool_fifo(now, cluster, jobs, running, launcher);
+    schedule_pool_fifo(now, cluster, jobs, launcher);
     return;
   }
   GpuViewBuilder views(cluster, jobs);
@@ -265,16 +265,23 @@ bool surely_exceeds_free(const JobSpec& job, const PoolAmount& free) {
 
 }  // namespace
 
+void Scheduler::start_in_pool(JobSlot job, const JobTable& jobs, Launcher& launcher) {
+  --queued_;
+  launcher.start(job, {});
+  if (policy_ == QueuePolicy::kFifoBackfill) pool_releases_.add(job, jobs[job]);
+}
+
 void Scheduler::schedule_pool_fifo(Time now, const Cluster& cluster, JobTable& jobs,
-                                   const std::vector<JobSlot>& running, Launcher& launcher) {
+                                   Launcher& launcher) {
   while (!queue_.empty()) {
     const JobSlot head = queue_.front();
     if (!cluster.pool_fits(pool_request(jobs[head].spec))) break;
     queue_.pop_front();
-    --queued_;
-    launcher.start(head, {});
+    start_in_pool(head, jobs, launcher);
   }
-  if (policy_ != QueuePolicy::kFifoBackfill || queue_.size() < 2) return;
+  if (policy_ != QueuePolicy::kFifoBackfill) return;
+  pool_releases_.drop_finished(now, jobs);
+  if (queue_.size() < 2) return;
   const PoolAmount need = pool_request(jobs[queue_.front()].spec);
   PoolReservation reservation;
   bool reserved = false;
@@ -292,7 +299,7 @@ void Scheduler::schedule_pool_fifo(Time now, const Cluster& cluster, JobTable& j
       continue;
     }
     if (!reserved) {
-      reservation = reserve_in_pool(need, cluster, jobs, running);
+      reservation = pool_releases_.reserve(need, cluster.pool_free(), jobs);
       reserved = true;
     }
     const bool ends_before_shadow = now + spec.runtime <= reservation.shadow;
@@ -306,49 +313,8 @@ void Scheduler::schedule_pool_fifo(Time now, const Cluster& cluster, JobTable& j
       reservation.extra.cpu -= amount.cpu;
     }
     queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
-    --queued_;
-    launcher.start(candidate, {});
+    start_in_pool(candidate, jobs, launcher);
   }
-}
-
-Scheduler::PoolReservation Scheduler::reserve_in_pool(const PoolAmount& need,
-                                                      const Cluster& cluster, const JobTable& jobs,
-                                                      const std::vector<JobSlot>& running) {
-  PoolAmount free = cluster.pool_free();
-  PoolReservation r;
-  auto enough = [&] { return free.gpu >= need.gpu && free.cpu >= need.cpu; };
-  auto settle = [&](Time when) {
-    r.shadow = when;
-    r.extra = PoolAmount{free.gpu - need.gpu, free.cpu - need.cpu};
-  };
-  if (enough()) {
-    settle(Time::zero());
-    return r;
-  }
-  pool_releases_.clear();
-  for (JobSlot s : running) {
-    pool_releases_.emplace_back(jobs[s].expected_finish, pool_request(jobs[s].spec));
-  }
-  // A heap, popped only as far as the shadow time: O(running + popped x log), not a full sort of
-  // every running job on every pass.
-  auto later = [](const auto& a, const auto& b) { return a.first > b.first; };
-  std::make_heap(pool_releases_.begin(), pool_releases_.end(), later);
-  auto end = pool_releases_.end();
-  while (end != pool_releases_.begin()) {
-    // Every release of one instant counts before the spare is measured.
-    const Time when = pool_releases_.front().first;
-    while (end != pool_releases_.begin() && pool_releases_.front().first == when) {
-      std::pop_heap(pool_releases_.begin(), end, later);
-      --end;
-      free.gpu += end->second.gpu;
-      free.cpu += end->second.cpu;
-    }
-    if (enough()) {
-      settle(when);
-      return r;
-    }
-  }
-  return r;  // never enough: no backfill job may delay it beyond infinity, so all may start
 }
 
 }  // namespace gpumux

@@ -19,7 +19,8 @@
 // On a pooled cluster (sim/pool.h) a job fits when its pool amount (GPU fraction and CPU cores)
 // fits what is free; no placement policy is asked. The greedy queue is then a PoolQueue (one
 // group per distinct amount, sim/pool_queue.h); fifo-backfill reserves for the head the earliest
-// time its amount is expected to be free and counts the spare amount then, GPUs and CPUs alike.
+// time its amount is expected to be free and counts the spare amount then, GPUs and CPUs alike
+// (from the running jobs ordered by finish time, sim/pool_releases.h).
 //
 // The greedy queue is kept in one ordered set per gang size, so a pass never visits a job that
 // cannot fit by GPU count: under models that need empty GPUs (exclusive) only sizes up to the
@@ -40,6 +41,7 @@
 #include "sim/job_table.h"
 #include "sim/placement.h"
 #include "sim/pool_queue.h"
+#include "sim/pool_releases.h"
 #include "sim/sharing_model.h"
 
 namespace gpumux {
@@ -113,16 +115,8 @@ class Scheduler {
   Reservation reserve_for(const ActiveJob& head, const Cluster& cluster, const JobTable& jobs,
                           const std::vector<JobSlot>& running);
   // fifo and fifo-backfill on a pooled cluster.
-  void schedule_pool_fifo(Time now, const Cluster& cluster, JobTable& jobs,
-                          const std::vector<JobSlot>& running, Launcher& launcher);
-  // The head's reservation on a pooled cluster: the earliest expected time its amount is free,
-  // and the amount spare beyond it then.
-  struct PoolReservation {
-    Time shadow = Time::infinity();
-    PoolAmount extra;
-  };
-  PoolReservation reserve_in_pool(const PoolAmount& need, const Cluster& cluster,
-                                  const JobTable& jobs, const std::vector<JobSlot>& running);
+  void schedule_pool_fifo(Time now, const Cluster& cluster, JobTable& jobs, Launcher& launcher);
+  void start_in_pool(JobSlot job, const JobTable& jobs, Launcher& launcher);
 
   QueuePolicy policy_;
   std::unique_ptr<PlacementPolicy> placement_;
@@ -140,8 +134,8 @@ class Scheduler {
   std::vector<GpuIndex> chosen_;
   std::vector<std::pair<Time, int>> releases_;
   bool pooled_ = false;
-  PoolQueue pool_queue_;  // greedy on a pooled cluster
-  std::vector<std::pair<Time, PoolAmount>> pool_releases_;
+  PoolQueue pool_queue_;         // greedy on a pooled cluster
+  PoolReleases pool_releases_;   // fifo-backfill on a pooled cluster: its starts' releases
 };
 
 }  // namespace gpumux

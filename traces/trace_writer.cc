@@ -7,38 +7,77 @@
 
 namespace gpumux {
 
-std::string format_seconds(Time t) {
+void append_integer(std::string& out, std::int64_t x) {
+  char buf[24];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x);
+  out.append(buf, end);
+}
+
+void append_seconds(std::string& out, Time t) {
   const std::int64_t us = t.us();
   const bool negative = us < 0;
   const std::uint64_t a = negative ? static_cast<std::uint64_t>(-(us + 1)) + 1 : us;
-  std::string out = (negative ? "-" : "") + std::to_string(a / 1000000);
+  if (negative) out += '-';
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, a / 1000000);
+  out.append(buf, end);
   std::uint64_t frac = a % 1000000;
   if (frac != 0) {
-    std::string digits = std::to_string(frac);
-    digits.insert(0, 6 - digits.size(), '0');
-    while (digits.back() == '0') digits.pop_back();
-    out += "." + digits;
+    // Six digits with leading zeros, trailing zeros dropped.
+    char digits[6];
+    for (int i = 5; i >= 0; --i) {
+      digits[i] = static_cast<char>('0' + frac % 10);
+      frac /= 10;
+    }
+    int n = 6;
+    while (digits[n - 1] == '0') --n;
+    out += '.';
+    out.append(digits, static_cast<std::size_t>(n));
   }
-  return out;
 }
 
-std::string format_double(double x) {
+void append_double(std::string& out, double x) {
   char buf[32];
   const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x);
-  return ec == std::errc() ? std::string(buf, end) : std::string("nan");
+  if (ec == std::errc()) {
+    out.append(buf, end);
+  } else {
+    out += "nan";
+  }
 }
 
-std::string csv_cell(const std::string& text) {
+void append_csv_cell(std::string& out, std::string_view text) {
   // A cell that starts a line with '#' (after blanks) would read back as a comment line.
   const auto first = text.find_first_not_of(" \t");
-  const bool looks_like_comment = first != std::string::npos && text[first] == '#';
-  if (!looks_like_comment && text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string out = "\"";
+  const bool looks_like_comment = first != std::string_view::npos && text[first] == '#';
+  if (!looks_like_comment && text.find_first_of(",\"\n\r") == std::string_view::npos) {
+    out += text;
+    return;
+  }
+  out += '"';
   for (char c : text) {
     if (c == '"') out += '"';
     out += c;
   }
-  return out + "\"";
+  out += '"';
+}
+
+std::string format_seconds(Time t) {
+  std::string out;
+  append_seconds(out, t);
+  return out;
+}
+
+std::string format_double(double x) {
+  std::string out;
+  append_double(out, x);
+  return out;
+}
+
+std::string csv_cell(const std::string& text) {
+  std::string out;
+  append_csv_cell(out, text);
+  return out;
 }
 
 void write_trace_header(std::ostream& out) {

@@ -5,6 +5,7 @@
 
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "sim/job.h"
 
@@ -19,5 +20,13 @@ std::string format_seconds(Time t);
 std::string format_double(double x);
 // Quotes a CSV cell when it holds a comma, quote or line break, or starts with '#'.
 std::string csv_cell(const std::string& text);
+
+// The same texts appended to `out`, for rows built in one reusable buffer (no allocation once
+// the buffer has grown to a row's size).
+void append_seconds(std::string& out, Time t);
+void append_double(std::string& out, double x);
+void append_csv_cell(std::string& out, std::string_view text);
+// A whole number in decimal.
+void append_integer(std::string& out, std::int64_t x);
 
 }  // namespace gpumux

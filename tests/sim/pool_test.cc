@@ -5,10 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <random>
 
 #include "models/exclusive_model.h"
 #include "sim/engine.h"
+#include "sim/pool_releases.h"
 #include "sim/scheduler.h"
 #include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
@@ -170,6 +173,74 @@ TEST(Pool, BackfillNeverDelaysTheHead) {
   EXPECT_EQ(t.at.at("B"), Span(100, 110));
   // D: at 100 B takes 0.75 of the 0.75 free; at 110 B ends and D starts.
   EXPECT_EQ(t.at.at("D"), Span(110, 115));
+}
+
+// The backfill reservation from the index of running jobs (sim/pool_releases.h) equals the one
+// found by ordering every running job's (finish, amount), as before the index: random starts,
+// completions (released slots, reused by later starts under a new version), ties of finish times
+// and needs from nothing to more than the pool can ever free.
+TEST(PoolReleases, ReservationEqualsOrderingEveryRunningJob) {
+  std::mt19937_64 rng(14);
+  auto pick = [&](std::uint64_t n) { return static_cast<std::int64_t>(rng() % n); };
+  JobTable jobs;
+  PoolReleases releases;
+  std::vector<JobSlot> running;
+  int checked = 0;
+  for (int step = 0; step < 4000; ++step) {
+    if (!running.empty() && pick(3) == 0) {
+      // A completion: the slot is released (phase free, version bumped), maybe reused later.
+      const std::size_t i = static_cast<std::size_t>(pick(running.size()));
+      jobs.release(running[i]);
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      const JobSlot slot = jobs.acquire();
+      ActiveJob& job = jobs[slot];
+      job.spec = pooled("j", 0, pick(4) == 0 ? 0.0 : 0.05 * static_cast<double>(1 + pick(40)),
+                        static_cast<double>(pick(8)), 1);
+      job.phase = JobPhase::kRunning;
+      ++job.version;
+      job.expected_finish = Time::from_seconds(static_cast<double>(pick(50)));  // many ties
+      releases.add(slot, job);
+      running.push_back(slot);
+    }
+    if (pick(5) == 0) {
+      releases.drop_finished(Time::from_seconds(static_cast<double>(pick(50))), jobs);
+    }
+    const PoolAmount free{pick(300), pick(500)};
+    const PoolAmount need{pick(3000), pick(3000)};
+    // The reference: every running job, ordered by finish time, an instant's releases together.
+    std::vector<std::pair<Time, PoolAmount>> all;
+    for (JobSlot s : running) all.emplace_back(jobs[s].expected_finish, pool_request(jobs[s].spec));
+    std::sort(all.begin(), all.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    PoolReservation want;
+    PoolAmount sum = free;
+    auto enough = [&] { return sum.gpu >= need.gpu && sum.cpu >= need.cpu; };
+    if (enough()) {
+      want = PoolReservation{Time::zero(), {sum.gpu - need.gpu, sum.cpu - need.cpu}};
+    } else {
+      for (std::size_t i = 0; i < all.size();) {
+        const Time when = all[i].first;
+        for (; i < all.size() && all[i].first == when; ++i) {
+          sum.gpu += all[i].second.gpu;
+          sum.cpu += all[i].second.cpu;
+        }
+        if (enough()) {
+          want = PoolReservation{when, {sum.gpu - need.gpu, sum.cpu - need.cpu}};
+          break;
+        }
+      }
+    }
+    const PoolReservation got = releases.reserve(need, free, jobs);
+    ASSERT_EQ(got.shadow, want.shadow) << "step " << step;
+    ASSERT_EQ(got.extra, want.extra) << "step " << step;
+    if (want.shadow != Time::zero() && want.shadow != Time::infinity()) ++checked;
+  }
+  EXPECT_GT(checked, 500);  // most steps found a shadow time among the running jobs
+  // Once every job has left, dropping the finished empties the index.
+  for (JobSlot s : running) jobs.release(s);
+  releases.drop_finished(Time::infinity(), jobs);
+  EXPECT_EQ(releases.size(), 0u);
 }
 
 TEST(Pool, RejectsWhatTheWholePoolCannotHold) {

@@ -51,6 +51,24 @@ TEST(FormatSeconds, ExactMicroseconds) {
   EXPECT_EQ(format_seconds(Time::from_us(-1)), "-0.000001");
 }
 
+// The append forms write the same texts after what the buffer holds (jobs.csv rows are built
+// in one buffer).
+TEST(AppendText, AppendsTheSameTextsAfterTheBuffer) {
+  std::string row = "x,";
+  append_seconds(row, Time::from_us(-1'020'000));
+  row += ',';
+  append_seconds(row, Time::from_us(7'000'000));
+  row += ',';
+  append_csv_cell(row, "a,\"b\"");
+  row += ',';
+  append_csv_cell(row, " #c");
+  row += ',';
+  append_integer(row, -42);
+  row += ',';
+  append_double(row, 0.1);
+  EXPECT_EQ(row, "x,-1.02,7,\"a,\"\"b\"\"\",\" #c\",-42,0.1");
+}
+
 TEST(FormatDouble, ShortestRoundTrip) {
   EXPECT_EQ(format_double(0.1), "0.1");
   EXPECT_EQ(format_double(1.0), "1");

@@ -32,6 +32,7 @@ class CsvPublicSource : public PublicTraceSource {
   CsvColumns columns_;
   std::uint32_t file_;
   std::vector<std::string> cells_;
+  std::string where_;  // the row's "file:line", reused
 };
 
 }  // namespace gpumux

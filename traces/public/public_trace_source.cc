@@ -6,6 +6,7 @@
 #include "sim/input_error.h"
 #include "traces/csv_reader.h"
 #include "traces/public/csv_public_source.h"
+#include "traces/trace_writer.h"
 
 namespace gpumux {
 
@@ -51,7 +52,22 @@ void PublicTraceSource::add(JobSpec&& job, const PresentFields& present, std::ui
                          " jobs would be held in memory to sort this trace by submit time; "
                          "split the trace or sort it first");
   }
-  heap_.push(Pending{std::move(job), present, file, line, sequence_++});
+  std::uint32_t slot = 0;
+  if (free_slots_.empty()) {
+    slot = static_cast<std::uint32_t>(pending_.size());
+    pending_.push_back(Pending{std::move(job), present, file, line});
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+    pending_[slot] = Pending{std::move(job), present, file, line};
+  }
+  if (sorted_) {
+    // An add after the input ended (none does today) turns the sorted rest back into a heap.
+    std::make_heap(heap_.begin(), heap_.end(), Later{});
+    sorted_ = false;
+  }
+  heap_.push_back(Key{pending_[slot].job.submit, sequence_++, slot});
+  std::push_heap(heap_.begin(), heap_.end(), Later{});
 }
 
 bool PublicTraceSource::next(JobSpec& job) {
@@ -62,12 +78,24 @@ bool PublicTraceSource::next(JobSpec& job) {
     }
   }
   if (heap_.empty()) return false;
-  // top() is const; the moved-from strings are never compared (Later reads submit and sequence).
-  auto& top = const_cast<Pending&>(heap_.top());
+  if (input_done_ && !sorted_) {
+    // Nothing more is added: one sort puts the rest in pop order (Later is a total order, the
+    // same sequence a heap pops), the earliest last, cheaper than a heap pop per job.
+    std::sort(heap_.begin(), heap_.end(), Later{});
+    sorted_ = true;
+  }
+  if (!sorted_) std::pop_heap(heap_.begin(), heap_.end(), Later{});
+  const std::uint32_t slot = heap_.back().slot;
+  heap_.pop_back();
+  Pending& top = pending_[slot];
   job = std::move(top.job);
   const PresentFields present = top.present;
-  const std::string where = files_[top.file] + ":" + std::to_string(top.line);
-  heap_.pop();
+  // "file:line" in a reused buffer: it names the row only if complete() throws.
+  where_.assign(files_[top.file]);
+  where_ += ':';
+  append_integer(where_, static_cast<std::int64_t>(top.line));
+  const std::string& where = where_;
+  free_slots_.push_back(slot);
   emitted_any_ = true;
   last_emitted_ = job.submit;
   job.submit -= origin_;
@@ -212,9 +240,12 @@ bool CsvPublicSource::read_more() {
   const bool more = rows_.next(cells_);
   stats_.skipped_lines = rows_.skipped_lines();
   if (!more) return false;
-  const std::string where = rows_.where();
-  check_row_width(cells_, columns_.width(), where);
-  row(cells_, where);
+  // "file:line" in a reused buffer (no allocation per row).
+  where_.assign(rows_.path());
+  where_ += ':';
+  append_integer(where_, static_cast<std::int64_t>(rows_.line()));
+  check_row_width(cells_, columns_.width(), where_);
+  row(cells_, where_);
   return true;
 }
 

@@ -11,7 +11,6 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <queue>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,11 +76,17 @@ class PublicTraceSource : public TraceSource {
     PresentFields present{};
     std::uint32_t file = 0;
     std::uint64_t line = 0;
+  };
+  // The heap orders small keys, not the records: a record (a JobSpec with its strings) is
+  // written once into a slot of pending_ and moved out once, never sifted.
+  struct Key {
+    Time submit;
     std::uint64_t sequence = 0;
+    std::uint32_t slot = 0;
   };
   struct Later {
-    bool operator()(const Pending& a, const Pending& b) const {
-      if (a.job.submit != b.job.submit) return a.job.submit > b.job.submit;
+    bool operator()(const Key& a, const Key& b) const {
+      if (a.submit != b.submit) return a.submit > b.submit;
       return a.sequence > b.sequence;
     }
   };
@@ -89,7 +94,12 @@ class PublicTraceSource : public TraceSource {
   std::size_t window_;
   std::string submit_field_;
   std::vector<std::string> files_;
-  std::priority_queue<Pending, std::vector<Pending>, Later> heap_;
+  // std::push_heap / pop_heap with Later; once the input has ended, sorted by Later instead
+  // (sorted_), so the earliest is at the back.
+  std::vector<Key> heap_;
+  bool sorted_ = false;
+  std::vector<Pending> pending_;           // the buffered records, by slot
+  std::vector<std::uint32_t> free_slots_;  // slots of pending_ whose record was returned
   std::map<std::string, std::uint64_t> skipped_;
   std::uint64_t records_ = 0;
   std::uint64_t sequence_ = 0;
@@ -98,6 +108,7 @@ class PublicTraceSource : public TraceSource {
   Time last_emitted_;  // absolute (before the origin is subtracted)
   Time origin_;
   bool origin_set_ = false;
+  std::string where_;  // the returned job's "file:line", reused
 };
 
 // --- conversions shared by the loaders ---------------------------------------------------------
