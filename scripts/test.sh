@@ -1,23 +1,18 @@
 #!/usr/bin/env bash
 # The README's test command, and what CI runs (.ci/run): installs what is missing, builds the
-# whole project, every test and the fuzz targets in one clang tree (build-sanitize/) with
-# AddressSanitizer and UndefinedBehaviorSanitizer (float-cast-overflow included, any report
-# fatal; cmake/sanitizers.cmake), runs the whole CTest suite there, then replays every fuzz
-# corpus and fuzzes each target for GPUMUX_FUZZ_SECONDS seconds (default 5; scripts/fuzz.sh).
+# whole project with its tests and runs the whole CTest suite.
 #
-#   scripts/test.sh                            # sanitized suite + fuzzing (CI)
-#   GPUMUX_FUZZ_SECONDS=0 scripts/test.sh      # replay the corpora only
-#   GPUMUX_TEST_BUILD=release scripts/test.sh  # plain g++ Release tree (build-test/),
-#                                              # the suite only: quicker runs while developing
-#
-# Why the sanitized tree is the one CI builds: compiling the project twice (Release and
-# sanitized) does not fit the CI budget, and the sanitized suite runs every test the Release one
-# does, with memory and undefined-behaviour checks on top. Libraries compile at -O1; test code
-# at -O0 (cmake/sanitizers.cmake says why).
+#   scripts/test.sh                             # g++ Release tree (build-test/), the suite (CI)
+#   GPUMUX_TEST_BUILD=sanitize scripts/test.sh  # one clang tree (build-sanitize/) with
+#       AddressSanitizer + UndefinedBehaviorSanitizer (float-cast-overflow included, any report
+#       fatal, leaks checked; cmake/sanitizers.cmake): the suite, then every fuzz corpus replayed
+#       and each target fuzzed for GPUMUX_FUZZ_SECONDS seconds (default 5; scripts/fuzz.sh).
+#       Libraries compile at -O1, test code at -O0 (cmake/sanitizers.cmake says why), so this
+#       tree costs about what the Release one does.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/deps.sh"
-mode="${GPUMUX_TEST_BUILD:-sanitize}"
+mode="${GPUMUX_TEST_BUILD:-release}"
 # chromium and python3: the browser check of the HTML report (tests/report/); Open MPI: the
 # MPI sweep check (tests/sweep/, `mpirun -np 3`, a few seconds). Only the tests need them, so
 # the quickstart does not install them. MPI is required here, so that the MPI sweep check is
@@ -46,7 +41,7 @@ case "$mode" in
     bash "$root/scripts/fuzz.sh" "$build" "${GPUMUX_FUZZ_SECONDS:-5}"
     ;;
   *)
-    echo "scripts/test.sh: GPUMUX_TEST_BUILD must be 'sanitize' (default) or 'release'," \
+    echo "scripts/test.sh: GPUMUX_TEST_BUILD must be 'release' (default) or 'sanitize'," \
          "got '$mode'" >&2
     exit 2
     ;;
