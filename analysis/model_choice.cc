@@ -46,8 +46,12 @@ ModelChoice choose_model_params(const nlohmann::json& doc, const std::string& fi
       throw InputError("--model-params " + m.name, "", e.what());
     }
   } else if (scenario_model == m.name) {
-    r.params =
-        doc["sharing"].contains("params") ? doc["sharing"]["params"] : nlohmann::json::object();
+    // The scenario may name no sharing block at all (its model is then exclusive): a const
+    // operator[] on a missing key is undefined behaviour, so look the params up with find.
+    const auto sharing = doc.find("sharing");
+    const bool has_params = sharing != doc.end() && sharing->is_object() &&
+                            sharing->contains("params");
+    r.params = has_params ? sharing->at("params") : nlohmann::json::object();
     r.params_source = "the scenario's sharing.params (its model is " + m.name + ")";
     parsed = parse_with(r.params);
   } else {

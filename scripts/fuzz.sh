@@ -5,7 +5,7 @@
 #
 #   scripts/fuzz.sh BUILD_DIR [SECONDS_PER_TARGET] [TARGET...]
 #
-# BUILD_DIR is a tree configured with -DGPUMUX_BUILD_FUZZERS=ON (scripts/sanitize.sh makes one).
+# BUILD_DIR is a tree configured with -DGPUMUX_BUILD_FUZZERS=ON (scripts/test.sh makes one: build-sanitize/).
 # SECONDS_PER_TARGET defaults to 10; 0 only replays the corpora. Targets run two at a time (or
 # $GPUMUX_FUZZ_JOBS). New inputs the fuzzer finds go to BUILD_DIR/fuzz-work/<target>/, never into
 # the repository; crashing inputs to BUILD_DIR/fuzz-work/artifacts/.

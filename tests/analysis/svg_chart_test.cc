@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <regex>
+#include <sstream>
 #include <string>
 
 namespace gpumux {
@@ -15,17 +15,21 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-// The numbers of every polyline's points attribute, as (x, y) pixel pairs.
+// The numbers of every polyline's points attribute, as (x, y) pixel pairs. Plain string search:
+// libstdc++'s std::regex recurses once per character and overflows the stack on long attributes.
 std::vector<std::pair<double, double>> polyline_points(const std::string& svg) {
   std::vector<std::pair<double, double>> out;
-  const std::regex points("points=\"([^\"]*)\"");
-  for (std::sregex_iterator it(svg.begin(), svg.end(), points), end; it != end; ++it) {
-    std::istringstream in((*it)[1].str());
+  const std::string open = "points=\"";
+  for (auto at = svg.find(open); at != std::string::npos; at = svg.find(open, at)) {
+    at += open.size();
+    const auto close = svg.find('"', at);
+    std::istringstream in(svg.substr(at, close - at));
     std::string pair;
     while (in >> pair) {
       const auto comma = pair.find(',');
       out.push_back({std::stod(pair.substr(0, comma)), std::stod(pair.substr(comma + 1))});
     }
+    at = close;
   }
   return out;
 }
