@@ -164,21 +164,30 @@ void InvariantChecker::on_fatal_fault(Time now, GpuIndex gpu, std::size_t killed
   }
 }
 
-void InvariantChecker::on_job_killed(Time now, const ActiveJob& job, double lost_work_us) {
-  at(now);
-  Live& l = live(job, now, "was killed", Phase::kRunning);
+// A running attempt that ends without finishing (a kill or a migration): the work kept plus the
+// work lost must be what the attempt could have done since it started, and no more. Returns the
+// work kept.
+double InvariantChecker::interrupted_work_kept(const ActiveJob& job, Time now, double lost_work_us,
+                                               const Live& l, const char* what) const {
   const double runtime = static_cast<double>(job.spec.runtime.us());
   const double kept = runtime - job.remaining_us;
   const double done = kept + lost_work_us - l.kept_us;  // work of this attempt
   const double ran = static_cast<double>((now - l.last_start).us());
   if (!(lost_work_us >= 0.0) || kept < l.kept_us - slack(job) || kept > runtime + slack(job) ||
       done > ran + slack(job)) {
-    throw InvariantViolation(job_name(job) + " was killed at " + at_time(now) + " after " +
+    throw InvariantViolation(job_name(job) + " " + what + " at " + at_time(now) + " after " +
                              std::to_string(ran) + " us of running, losing " +
                              std::to_string(lost_work_us) + " us and keeping " +
                              std::to_string(kept) + " us (before: " + std::to_string(l.kept_us) +
                              " us): work not conserved");
   }
+  return kept;
+}
+
+void InvariantChecker::on_job_killed(Time now, const ActiveJob& job, double lost_work_us) {
+  at(now);
+  Live& l = live(job, now, "was killed", Phase::kRunning);
+  const double kept = interrupted_work_kept(job, now, lost_work_us, l, "was killed");
   l.phase = Phase::kRetryWait;
   l.kept_us = kept;
   l.lost_us += lost_work_us;
@@ -191,18 +200,7 @@ void InvariantChecker::on_job_migrated(Time now, const ActiveJob& job, double lo
                                        Time) {
   at(now);
   Live& l = live(job, now, "was migrated", Phase::kRunning);
-  const double runtime = static_cast<double>(job.spec.runtime.us());
-  const double kept = runtime - job.remaining_us;
-  const double done = kept + lost_work_us - l.kept_us;  // work of this attempt
-  const double ran = static_cast<double>((now - l.last_start).us());
-  if (!(lost_work_us >= 0.0) || kept < l.kept_us - slack(job) || kept > runtime + slack(job) ||
-      done > ran + slack(job)) {
-    throw InvariantViolation(job_name(job) + " was migrated at " + at_time(now) + " after " +
-                             std::to_string(ran) + " us of running, losing " +
-                             std::to_string(lost_work_us) + " us and keeping " +
-                             std::to_string(kept) + " us (before: " + std::to_string(l.kept_us) +
-                             " us): work not conserved");
-  }
+  const double kept = interrupted_work_kept(job, now, lost_work_us, l, "was migrated");
   l.phase = Phase::kQueued;
   l.kept_us = kept;
   l.lost_us += lost_work_us;

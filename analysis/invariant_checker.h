@@ -67,6 +67,9 @@ class InvariantChecker : public EngineObserver {
   void at(Time now);  // time never goes backwards
   // The job's record, which must be in `expected` phase; throws naming `signal` otherwise.
   Live& live(const ActiveJob& job, Time now, const char* signal, Phase expected);
+  // Checks the work of an attempt ended by a kill or migration (`what`); returns the work kept.
+  double interrupted_work_kept(const ActiveJob& job, Time now, double lost_work_us, const Live& l,
+                               const char* what) const;
   // `memory_settled`: out of memory has been handled (memory above capacity is then a break).
   void check_gpu(Time now, GpuIndex g, const GpuState& gpu, bool memory_settled);
 

@@ -65,7 +65,9 @@ std::string violation(const SharingModel& model, std::vector<JobSpec> jobs, bool
   } catch (const InvariantViolation& e) {
     return e.what();
   }
-  if (check) EXPECT_GT(checker.signals(), 0u);
+  if (check) {
+    EXPECT_GT(checker.signals(), 0u);
+  }
   return "";
 }
 

@@ -33,7 +33,7 @@ class KindLayoutModel : public SharingModel {
     for (GpuIndex g = 0; g < cluster.gpu_count(); ++g) {
       const GpuState& gpu = cluster.gpu(g);
       if (gpu.layout != layout_for(blocked) && !gpu.draining && gpu.available) {
-        out = Reconfiguration{g, layout_for(blocked), Time::from_seconds(5)};
+        out = Reconfiguration{g, layout_for(blocked), Time::from_seconds(5), MigrationPlan{}};
         return true;
       }
     }
