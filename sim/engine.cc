@@ -336,13 +336,7 @@ void Engine::on_completion(Time now, JobSlot slot) {
   }
   for (GpuIndex g : job.gpus) touch(g, now);
   job.remaining_us = 0.0;
-  if (cluster_.tracks_cpus()) cluster_.give_cpus(job.gpus, job_cpu_hundredths(job.spec));
-  for (GpuIndex g : job.gpus) {
-    cluster_.remove_resident(g, slot, job.current_memory);
-    update_room(g);
-    maybe_start_reconfiguration(now, g);
-  }
-  remove_running(slot);
+  leave_gpus(now, slot);
   job.phase = JobPhase::kFree;  // no longer resident; observers still read its record
   ++stats_.finished;
   for (auto* o : observers_) o->on_job_finished(now, job);
@@ -582,6 +576,17 @@ void Engine::on_fatal_fault(Time now, JobSlot slot) {
   stats_.fatal_fault_kills += kill_marked(now, g, recovery, KillCause::kFatalFault);
 }
 
+void Engine::leave_gpus(Time now, JobSlot slot) {
+  ActiveJob& job = jobs_[slot];
+  if (cluster_.tracks_cpus()) cluster_.give_cpus(job.gpus, job_cpu_hundredths(job.spec));
+  for (GpuIndex g : job.gpus) {
+    cluster_.remove_resident(g, slot, job.current_memory);
+    update_room(g);
+    maybe_start_reconfiguration(now, g);
+  }
+  remove_running(slot);
+}
+
 void Engine::kill(Time now, JobSlot slot) {
   ActiveJob& job = jobs_[slot];
   for (GpuIndex g : job.gpus) touch(g, now);
@@ -593,13 +598,7 @@ void Engine::kill(Time now, JobSlot slot) {
                                std::min(job.checkpointed_us, done));
   job.remaining_us = runtime - kept;
   job.lost_work_us += done - kept;
-  if (cluster_.tracks_cpus()) cluster_.give_cpus(job.gpus, job_cpu_hundredths(job.spec));
-  for (GpuIndex g : job.gpus) {
-    cluster_.remove_resident(g, slot, job.current_memory);
-    update_room(g);
-    maybe_start_reconfiguration(now, g);
-  }
-  remove_running(slot);
+  leave_gpus(now, slot);
   job.gpus.clear();
   job.checkpointing = false;  // a checkpoint cut short by the kill is not written
   ++job.kills;

@@ -108,6 +108,10 @@ class Engine : private Launcher {
   std::size_t kill_marked(Time now, GpuIndex g, Time recovery, KillCause cause);
   // Draws when the job, just started on its GPUs, next faults (fatal faults on).
   Time draw_fault_time(const ActiveJob& job, Time now);
+  // The running job gives back its CPU cores and leaves its GPUs (rooms updated, a draining GPU
+  // that empties starts its reconfiguration) and the running set: what finishing, a kill and a
+  // migration share. job.gpus is left as it was.
+  void leave_gpus(Time now, JobSlot slot);
   void kill(Time now, JobSlot slot);
   // The job's memory profile stepped: update its GPUs' memory in use (a rise may fault).
   void on_memory_change(Time now, JobSlot slot);

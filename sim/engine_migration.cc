@@ -58,13 +58,7 @@ void Engine::on_checkpoint_written(Time now, JobSlot slot) {
 void Engine::evict(Time now, JobSlot slot, double lost_us) {
   ActiveJob& job = jobs_[slot];
   for (GpuIndex g : job.gpus) touch(g, now);
-  if (cluster_.tracks_cpus()) cluster_.give_cpus(job.gpus, job_cpu_hundredths(job.spec));
-  for (GpuIndex g : job.gpus) {
-    cluster_.remove_resident(g, slot, job.current_memory);
-    update_room(g);
-    maybe_start_reconfiguration(now, g);
-  }
-  remove_running(slot);
+  leave_gpus(now, slot);
   job.gpus.clear();
   job.checkpointing = false;
   ++job.migrations;
