@@ -68,12 +68,14 @@ Cluster::Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes
     cpu_free_ = cpu_capacity_;
   }
   const std::size_t words = (nodes_.size() + 63) / 64;
+  empty_per_rack_.assign(topology_.rack_count(), 0);
   buckets_.assign(max_gpus_per_node_ + 1, std::vector<std::uint64_t>(words, 0));
   for (NodeIndex n = 0; n < nodes_.size(); ++n) {
     if (nodes_[n].device < 0 || static_cast<std::size_t>(nodes_[n].device) >= devices_.size()) {
       throw std::logic_error("cluster: node device index out of range");
     }
     empty_per_node_[n] = nodes_[n].gpus;
+    empty_per_rack_[static_cast<std::size_t>(topology_.rack_of_node(n))] += nodes_[n].gpus;
     empty_total_ += nodes_[n].gpus;
     buckets_[nodes_[n].gpus][n / 64] |= std::uint64_t{1} << (n % 64);
     for (int i = 0; i < nodes_[n].gpus; ++i) {
@@ -165,6 +167,7 @@ void Cluster::move_bucket(NodeIndex n, int from, int to) {
 void Cluster::count_free(const GpuState& gpu, int delta) {
   const int before = empty_per_node_[gpu.node];
   empty_per_node_[gpu.node] += delta;
+  empty_per_rack_[static_cast<std::size_t>(topology_.rack_of_node(gpu.node))] += delta;
   empty_total_ += delta;
   move_bucket(gpu.node, before, before + delta);
 }

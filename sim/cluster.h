@@ -6,6 +6,7 @@
 // so that placing and removing jobs does not allocate in steady state.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -137,6 +138,19 @@ class Cluster {
   std::optional<NodeIndex> first_node_with_empty(int n) const;
   // The node with the fewest empty GPUs that still has at least `n` (lowest index on ties).
   std::optional<NodeIndex> tightest_node_with_empty(int n) const;
+  // Empty GPUs of the nodes of rack `r` (Topology racks).
+  int empty_gpus_in_rack(int r) const { return empty_per_rack_[static_cast<std::size_t>(r)]; }
+  // Calls visit(node) for each node with exactly `k` empty GPUs (1 <= k <= max_gpus_per_node),
+  // in increasing node order, until visit returns false. Without allocation.
+  template <typename Visit>
+  void visit_nodes_with_empty(int k, Visit&& visit) const {
+    const auto& words = buckets_[static_cast<std::size_t>(k)];
+    for (std::size_t w = 0; w < words.size(); ++w) {
+      for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
+        if (!visit(static_cast<NodeIndex>(w * 64 + std::countr_zero(bits)))) return;
+      }
+    }
+  }
 
  private:
   void move_bucket(NodeIndex n, int from, int to);
@@ -149,6 +163,7 @@ class Cluster {
   std::vector<GpuState> gpus_;
   void update_node_room(NodeIndex n);
   std::vector<int> empty_per_node_;
+  std::vector<int> empty_per_rack_;
   // Max tree over node rooms: leaves at room_leaves_ + node, parents at i / 2, root at 1.
   std::size_t room_leaves_ = 1;
   std::vector<double> room_tree_;

@@ -65,23 +65,36 @@ class TopologyPlacement : public PlacementPolicy {
           return true;
         }
       }
+      place_across_nodes_indexed(cluster, model, views, job, out);
+      return true;
     }
     // First-fit takes the lowest node with n usable GPUs: counting may stop there. Best-fit
     // takes the node with the fewest usable GPUs that still holds n, the lowest on ties: a node
     // with exactly n is that node, and counting may stop there too.
     // With node CPUs the count is capped after it is complete, so it cannot stop early.
-    const bool one_node = !indexed && n <= cluster.max_gpus_per_node() && job_cpu_ == 0;
+    const bool one_node = n <= cluster.max_gpus_per_node() && job_cpu_ == 0;
     count_usable(cluster, model, views, job, empty_only,
                  one_node && mode_ == FitMode::kFirst ? n : 0,
                  one_node && mode_ == FitMode::kBest ? n : 0);
     if (job_cpu_ > 0) cap_by_cpus(cluster);
-    if (!indexed && n <= cluster.max_gpus_per_node()) {
+    if (n <= cluster.max_gpus_per_node()) {
       if (auto node = choose(usable_, n, /*nodes=*/true)) {
         take_from_node(cluster, model, views, job, *node, n, empty_only, out);
         return true;
       }
     }
     // No single node: one rack, then the whole cluster.
+    return place_across_nodes(cluster, model, views, job, empty_only, out);
+  }
+
+ private:
+  // A gang that no single node holds, from the counts in usable_ (every node's): the rack that
+  // holds it (chosen as nodes are), else the whole cluster; nodes with the most usable GPUs
+  // first, so that it spans as few as possible. False when the cluster has too few.
+  bool place_across_nodes(const Cluster& cluster, const SharingModel& model,
+                          GpuViewBuilder& views, const JobSpec& job, bool empty_only,
+                          std::vector<GpuIndex>& out) {
+    const int n = job.gpus;
     const Topology& topo = cluster.topology();
     rack_usable_.assign(topo.rack_count(), 0);
     for (NodeIndex node = 0; node < cluster.node_count(); ++node) {
@@ -108,7 +121,48 @@ class TopologyPlacement : public PlacementPolicy {
     return true;
   }
 
- private:
+  // place_across_nodes under empty-GPU admission with every device admitting the job and no
+  // node CPUs (the `indexed` case), where usable = empty: the same choice from the cluster's
+  // per-rack empty counts and empty-GPU buckets, without a pass over every node. Precondition:
+  // the cluster has at least job.gpus empty GPUs.
+  void place_across_nodes_indexed(const Cluster& cluster, const SharingModel& model,
+                                  GpuViewBuilder& views, const JobSpec& job,
+                                  std::vector<GpuIndex>& out) {
+    const int n = job.gpus;
+    const Topology& topo = cluster.topology();
+    rack_usable_.resize(topo.rack_count());
+    for (std::size_t r = 0; r < rack_usable_.size(); ++r) {
+      rack_usable_[r] = cluster.empty_gpus_in_rack(static_cast<int>(r));
+    }
+    if (auto rack = choose(rack_usable_, n, /*nodes=*/false)) {
+      // Only the rack's entries of usable_ are written, and only they are read below.
+      usable_.resize(cluster.node_count());
+      const auto& rack_nodes = topo.nodes_in_rack(static_cast<int>(*rack));
+      for (NodeIndex node : rack_nodes) usable_[node] = cluster.empty_gpus(node);
+      gather_nodes(rack_nodes);
+      int left = n;
+      for (NodeIndex node : order_) {
+        const int take = std::min(left, usable_[node]);
+        if (take == 0) continue;
+        take_from_node(cluster, model, views, job, node, take, /*empty_only=*/true, out);
+        left -= take;
+        if (left == 0) break;
+      }
+      return;
+    }
+    // The whole cluster: nodes by empty GPUs, most first, then by index (gather_nodes' order),
+    // read straight from the buckets.
+    int left = n;
+    for (int k = cluster.max_gpus_per_node(); k >= 1 && left > 0; --k) {
+      cluster.visit_nodes_with_empty(k, [&](NodeIndex node) {
+        const int take = std::min(left, k);
+        take_from_node(cluster, model, views, job, node, take, /*empty_only=*/true, out);
+        left -= take;
+        return left > 0;
+      });
+    }
+  }
+
   // usable_[node] = GPUs of the node that admit the job. With stop_at > 0, stops after the
   // first node with at least stop_at usable GPUs; with stop_exactly > 0, after the first with
   // exactly that many (later nodes stay 0).

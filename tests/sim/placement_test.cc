@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <set>
+#include <string_view>
+
 #include "models/exclusive_model.h"
 #include "tests/sim/test_support.h"
 
@@ -146,6 +151,102 @@ TEST_F(SpreadSharedTest, SpreadTiesGoToTheLowestIndexAndRepeat) {
   // Equal loads everywhere: node 0, GPU 0, and the same answer every time.
   for (int i = 0; i < 3; ++i) EXPECT_EQ(place("spread"), (std::vector<GpuIndex>{0}));
   EXPECT_EQ(make_placement_policy("spread")->name(), "spread");
+}
+
+// The rule of first-fit and best-fit under empty-GPU admission, written out plainly: one node
+// (first-fit: the lowest with n empty; best-fit: the fewest empty that still hold n, lowest on
+// ties), else one rack (the lowest / the tightest that holds n), else the whole cluster; across
+// nodes, the nodes with the most empty GPUs first, lower index on ties, each giving its lowest
+// empty GPUs. The placement answers the same from its indexes.
+std::vector<GpuIndex> reference_placement(const Cluster& c, bool best, int n) {
+  const auto empties = [&](NodeIndex node) {
+    std::vector<GpuIndex> gpus;
+    const GpuIndex first = c.topology().first_gpu(node);
+    for (int i = 0; i < c.node(node).gpus; ++i) {
+      if (c.gpu(first + i).free()) gpus.push_back(first + i);
+    }
+    return gpus;
+  };
+  const auto pick = [&](const std::vector<long>& counts) -> long {
+    long chosen = -1;
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      if (counts[i] < n) continue;
+      if (chosen < 0 || (best && counts[i] < counts[chosen])) chosen = static_cast<long>(i);
+      if (!best) break;
+    }
+    return chosen;
+  };
+  std::vector<long> per_node(c.node_count()), per_rack(c.topology().rack_count());
+  for (NodeIndex node = 0; node < c.node_count(); ++node) {
+    per_node[node] = static_cast<long>(empties(node).size());
+    per_rack[c.topology().rack_of_node(node)] += per_node[node];
+  }
+  if (const long node = pick(per_node); node >= 0) {
+    auto gpus = empties(static_cast<NodeIndex>(node));
+    gpus.resize(n);
+    return gpus;
+  }
+  std::vector<NodeIndex> nodes;
+  if (const long rack = pick(per_rack); rack >= 0) {
+    nodes = c.topology().nodes_in_rack(static_cast<int>(rack));
+  } else {
+    for (NodeIndex node = 0; node < c.node_count(); ++node) nodes.push_back(node);
+  }
+  std::stable_sort(nodes.begin(), nodes.end(),
+                   [&](NodeIndex a, NodeIndex b) { return per_node[a] > per_node[b]; });
+  std::vector<GpuIndex> out;
+  for (NodeIndex node : nodes) {
+    for (GpuIndex g : empties(node)) {
+      if (static_cast<int>(out.size()) == n) return out;
+      out.push_back(g);
+    }
+  }
+  return static_cast<int>(out.size()) == n ? out : std::vector<GpuIndex>{};
+}
+
+TEST(Placement, IndexedFitsMatchThePlainRuleOnRandomClusters) {
+  std::mt19937_64 rng(7);
+  int across_nodes = 0;
+  for (int round = 0; round < 300; ++round) {
+    // 1-40 nodes of 1-8 GPUs in racks of 1-6 nodes (racks dense from 0, node order by rack).
+    const int nodes = std::uniform_int_distribution<int>(1, 40)(rng);
+    const int per_rack = std::uniform_int_distribution<int>(1, 6)(rng);
+    std::vector<NodeSpec> specs;
+    for (int n = 0; n < nodes; ++n) {
+      const int gpus = std::uniform_int_distribution<int>(1, 8)(rng);
+      specs.push_back(NodeSpec{"n" + std::to_string(n), 0, gpus, n / per_rack, true});
+    }
+    Cluster cluster({testing::test_device()}, specs);
+    const double busy = std::uniform_real_distribution<double>(0.0, 0.95)(rng);
+    JobSlot resident = 0;
+    for (GpuIndex g = 0; g < cluster.gpu_count(); ++g) {
+      if (std::uniform_real_distribution<double>(0.0, 1.0)(rng) < busy) {
+        cluster.add_resident(g, resident++, MemoryMiB(0));
+      }
+    }
+    JobTable jobs;
+    GpuViewBuilder views(cluster, jobs);
+    ExclusiveModel model;
+    for (const char* policy : {"first-fit", "best-fit"}) {
+      auto placement = make_placement_policy(policy);
+      const bool best = std::string_view(policy) == "best-fit";
+      for (int n : {1, 2, 3, 5, 8, 9, 13, 24}) {
+        std::vector<GpuIndex> out;
+        const JobSpec j = testing::job("j", 0, n, 1);
+        const bool placed = placement->place(cluster, model, views, j, out);
+        const std::vector<GpuIndex> expected = reference_placement(cluster, best, n);
+        ASSERT_EQ(placed, !expected.empty()) << policy << " gang " << n << " round " << round;
+        if (placed) {
+          ASSERT_EQ(out, expected) << policy << " gang " << n << " round " << round;
+          std::set<NodeIndex> spanned;
+          for (GpuIndex g : out) spanned.insert(cluster.gpu(g).node);
+          across_nodes += spanned.size() > 1;
+        }
+      }
+    }
+  }
+  // The rounds reach the paths across nodes, not only single nodes.
+  EXPECT_GT(across_nodes, 500);
 }
 
 TEST(Placement, UnknownPolicyNameThrows) {
