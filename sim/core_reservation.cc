@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <stdexcept>
 
 namespace gpumux {
 
@@ -71,28 +72,28 @@ Time CoreReservation::reserve(const JobSpec& head, const Cluster& cluster, const
   return Time::infinity();
 }
 
-bool CoreReservation::hold_if_spare(std::span<const GpuIndex> gpus, NodeIndex node,
-                                    std::int64_t cpu) {
+bool CoreReservation::surely_spare(int gpus, std::int64_t cpu) const {
+  std::int64_t most_taken = 0;  // the most the job can take from the head's count
+  if (gang_ == 0) {
+    if (cpu > 0) most_taken = gpus <= 1 ? 1 : gpus;
+  } else if (gpus <= 1) {
+    // ceil(cpu x G / C): as in contribution(), no overflow.
+    most_taken = std::max<std::int64_t>(gpus, (cpu * gang_ + cpu_ - 1) / cpu_);
+  } else {
+    most_taken = 2 * std::int64_t{gpus} + ((cpu + gpus) * gang_ + cpu_ - 1) / cpu_;
+  }
+  return total_ - need_ >= most_taken;
+}
+
+void CoreReservation::hold(std::span<const GpuIndex> gpus, NodeIndex node, std::int64_t cpu) {
   if (gpus.empty()) {
     change(node, 0, -cpu);
-    if (fits()) return true;
-    change(node, 0, cpu);
-    return false;
+  } else {
+    for_each_share(gpus, cpu, [&](NodeIndex n, std::int64_t k, std::int64_t share) {
+      change(n, -k, -share);
+    });
   }
-  // GPUs are taken back at most to 0 per node: undo by recounting from saved values.
-  held_.clear();
-  for_each_share(gpus, cpu, [&](NodeIndex n, std::int64_t k, std::int64_t share) {
-    held_.push_back(Held{n, empty_[n], free_[n]});
-    change(n, -k, -share);
-  });
-  if (fits()) return true;
-  for (const Held& h : held_) {
-    total_ -= contribution(h.node);
-    empty_[h.node] = h.empty;
-    free_[h.node] = h.free;
-    total_ += contribution(h.node);
-  }
-  return false;
+  if (!fits()) throw std::logic_error("core reservation: a spare job took the head's room");
 }
 
 }  // namespace gpumux

@@ -14,10 +14,17 @@
 // topology and the sharing model's admission are not looked at.
 //
 // A backfill candidate that would still run at the shadow time may start only if the head
-// still fits by count with the candidate's GPUs and cores held then (hold_if_spare).
+// still fits by count with the candidate held then, wherever placement puts it: the test is a
+// bound, checked before placement (which is the costly part of a pass, as in the GPU-only
+// reservation). A candidate of at most one GPU takes from the head's count at most
+// max(its GPUs, ceil(its cores x G / C)) (on a node, min(E - k, floor((F - s) G / C)) >=
+// min(E, floor(F G / C)) - max(k, ceil(s G / C))); one of g >= 2 GPUs, which placement may
+// spread over up to g nodes, at most 2g + ceil((its cores + g) x G / C). For a CPU-only head a
+// candidate with cores removes at most one fitting node per node it touches (1, or g). Once
+// started, the candidate's actual GPUs and cores are counted as held (hold).
 //
-// Cost: O(nodes + running jobs) to set up, O(log running) per release counted (a heap), and
-// O(the candidate's GPUs) per spare check. No allocation once the scratch has grown.
+// Cost: O(nodes + running jobs) to set up, O(log running) per release counted (a heap), O(1)
+// per spare test and O(the candidate's GPUs) per hold. No allocation once the scratch has grown.
 #pragma once
 
 #include <cstdint>
@@ -34,15 +41,17 @@ class CoreReservation {
  public:
   // The shadow time for `head` (which must ask for cores, see above) from the cluster's state
   // now and the running jobs: Time::zero() when it fits by count now (it is blocked by something
-  // else), Time::infinity() when it never does. Resets the counts hold_if_spare updates.
+  // else), Time::infinity() when it never does. Resets the counts hold() updates.
   Time reserve(const JobSpec& head, const Cluster& cluster, const JobTable& jobs,
                const std::vector<JobSlot>& running);
 
-  // A job about to start now that will still run at the shadow time: on `gpus` holding `cpu`
-  // hundredths, or, with no GPUs (a CPU-only job), `cpu` hundredths on `node`. Returns whether
-  // the head still fits by count at the shadow time with it held, and if so counts it as held.
-  // Precondition: reserve() was called with the same cluster during this pass.
-  bool hold_if_spare(std::span<const GpuIndex> gpus, NodeIndex node, std::int64_t cpu);
+  // Whether a job of `gpus` GPUs (0: CPU-only) asking for `cpu` hundredths, started now and
+  // still running at the shadow time, surely leaves the head able to fit by count then (the
+  // bound above). Precondition: reserve() was called with the same cluster during this pass.
+  bool surely_spare(int gpus, std::int64_t cpu) const;
+  // Counts a job just started that will still run at the shadow time as held then: on `gpus`
+  // holding `cpu` hundredths, or, with no GPUs (a CPU-only job), `cpu` hundredths on `node`.
+  void hold(std::span<const GpuIndex> gpus, NodeIndex node, std::int64_t cpu);
 
  private:
   // What node n adds to the head's count (usable GPUs; for a CPU-only head 1 when it can
@@ -64,12 +73,6 @@ class CoreReservation {
   std::vector<std::int64_t> free_;   // per node: hundredths free then
   std::vector<int> on_node_;         // for_each_share scratch, zero between calls
   std::vector<std::pair<Time, JobSlot>> releases_;  // a min-heap by expected finish
-  struct Held {
-    NodeIndex node;
-    std::int64_t empty;
-    std::int64_t free;
-  };
-  std::vector<Held> held_;  // hold_if_spare scratch: counts before a candidate, to undo
 };
 
 }  // namespace gpumux

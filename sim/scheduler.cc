@@ -242,14 +242,15 @@ void Scheduler::schedule(Time now, const Cluster& cluster, const SharingModel& m
     }
     const bool ends_before_shadow = now + spec.runtime <= reservation.shadow;
     if (cores) {
-      // Whether a job running past the shadow time leaves the head its GPUs and cores depends
-      // on where it goes: placed first, then counted.
-      if (!place_now(cluster, model, views, spec) ||
-          (!ends_before_shadow &&
-           !core_reservation_.hold_if_spare(chosen_, chosen_node_, job_cpu_hundredths(spec)))) {
+      // A job running past the shadow time must surely leave the head its GPUs and cores
+      // (a bound, before the costly placement); once placed, where it went is counted.
+      const std::int64_t cpu = job_cpu_hundredths(spec);
+      if ((!ends_before_shadow && !core_reservation_.surely_spare(spec.gpus, cpu)) ||
+          !place_now(cluster, model, views, spec)) {
         ++i;
         continue;
       }
+      if (!ends_before_shadow) core_reservation_.hold(chosen_, chosen_node_, cpu);
     } else {
       // The head needs no cores: only GPUs can be spare (a CPU-only job always is).
       const bool spare = spec.gpus <= reservation.extra_gpus;

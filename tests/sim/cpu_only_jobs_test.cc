@@ -237,8 +237,9 @@ TEST(CpuOnlyJobs, ClusterFindsNodesByFreeCores) {
 // 4 cores) runs 0-100. The head H (1 GPU, 5 cores) finds 3 empty GPUs but 4 free cores. Counted
 // by GPUs alone it could start now (shadow 0) and B (1 GPU, 4 cores, 500 s) would take the 4
 // cores as "spare": H would then wait until B ends at 500. Counting cores: H fits when A's 4
-// come back at 100 (shadow 100); B, still running then, would leave 8 - 4 = 4 < 5: not spare,
-// it waits. D (1 GPU, 4 cores, 50 s) ends before the shadow: it backfills at 0. H starts at 100
+// come back at 100 (shadow 100), with nothing to spare; B, still running then, could take up to
+// max(1 GPU, ceil(4 / 5)) = 1 from the head's count (and would in fact leave 8 - 4 = 4 < 5): it
+// waits. D (1 GPU, 4 cores, 50 s) ends before the shadow: it backfills at 0. H starts at 100
 // (3 cores left, too few for B), ends at 110; B starts at 110.
 TEST(CoreReservation, AHeadBlockedByCoresKeepsThemFromBackfill) {
   Cluster cluster = cpu_cluster(4, {8.0});
@@ -252,26 +253,51 @@ TEST(CoreReservation, AHeadBlockedByCoresKeepsThemFromBackfill) {
 }
 
 // The same for a CPU-only head. One node of 2 GPUs, 8 cores. A (1 GPU, 5 cores) runs 0-100.
-// H (CPU-only, 6 cores) waits: 3 free. B (1 GPU, 3 cores, 500 s) would leave 8 - 3 = 5 < 6 at
-// the shadow (100): it waits. E (1 GPU, 1 core, 500 s) leaves 7 >= 6: spare, it starts at 3.
-// H starts at 100 (8 - 1 - 6 = 1 left), ends at 110; B starts at 110 (its 3 cores: 7 free).
+// H (CPU-only, 6 cores) waits: 3 free. At the shadow (100) one node fits H, none to spare: B (1
+// GPU, 3 cores, 500 s) and E (1 GPU, 1 core, 500 s) could each take that node's cores (the
+// bound: a job with cores on one node may remove one fitting node), so both wait, though E's 1
+// core would in fact leave 7 >= 6. H starts at 100 (2 left), ends at 110. B is then the head,
+// waiting for cores (2 < 3) until H's come back at 110, when 2 GPUs can take B's 3 cores: one to
+// spare, so E (taking at most 1) starts at 100, and B at 110. On two such nodes (the second
+// idle, 8 cores) H starts at once on it.
 TEST(CoreReservation, ACpuOnlyHeadKeepsItsCoresFromBackfill) {
-  Cluster cluster = cpu_cluster(2, {8.0});
-  const Record r = run(cluster,
-                       {with_cpus("A", 0, 1, 5, 100), with_cpus("H", 1, 0, 6, 10),
-                        with_cpus("B", 2, 1, 3, 500), with_cpus("E", 3, 1, 1, 500)},
-                       QueuePolicy::kFifoBackfill);
-  EXPECT_EQ(r.at.at("E"), Span(3, 503));
+  const std::vector<JobSpec> jobs = {with_cpus("A", 0, 1, 5, 100), with_cpus("H", 1, 0, 6, 10),
+                                     with_cpus("B", 2, 1, 3, 500), with_cpus("E", 3, 1, 1, 500)};
+  Cluster one = cpu_cluster(2, {8.0});
+  const Record r = run(one, jobs, QueuePolicy::kFifoBackfill);
   EXPECT_EQ(r.at.at("H"), Span(100, 110));
   EXPECT_EQ(r.at.at("B"), Span(110, 610));
+  EXPECT_EQ(r.at.at("E"), Span(100, 600));
+  Cluster two = cpu_cluster(2, {8.0, 8.0});
+  const Record t = run(two, jobs, QueuePolicy::kFifoBackfill);
+  EXPECT_EQ(t.at.at("H"), Span(1, 11));
+  EXPECT_EQ(t.cpu_node.at("H"), 1u);
+}
+
+// A CPU-only head with a node to spare: two nodes of 1 GPU, 8 cores. A (2 GPUs, 10 cores: 5 on
+// each node) runs 0-100. H (CPU-only, 5 cores) waits: 3 free on each. When A ends (the shadow,
+// 100) both nodes have their 8: two fit H, one to spare, so B (CPU-only, 2 cores, 500 s), which
+// can remove at most one, starts at 2 on node 0 (first-fit: 3 >= 2). H starts at 100 on node 0
+// (6 >= 5, the lowest index) and ends at 110.
+TEST(CoreReservation, ACpuOnlyHeadLeavesANodeToSpare) {
+  Cluster cluster = cpu_cluster(1, {8.0, 8.0});
+  const Record r = run(cluster,
+                       {with_cpus("A", 0, 2, 10, 100), with_cpus("H", 1, 0, 5, 10),
+                        with_cpus("B", 2, 0, 2, 500)},
+                       QueuePolicy::kFifoBackfill);
+  EXPECT_EQ(r.at.at("B"), Span(2, 502));
+  EXPECT_EQ(r.cpu_node.at("B"), 0u);
+  EXPECT_EQ(r.at.at("H"), Span(100, 110));
+  EXPECT_EQ(r.cpu_node.at("H"), 0u);
 }
 
 // A gang head spread over nodes: two nodes of 2 GPUs and 4 cores. A (2 GPUs, 4 cores) runs
 // 0-100 on node 0 (all its cores). H (3 GPUs, 6 cores) needs ceil(6 x k / 3) = 2k cores for k
 // GPUs on a node: node 1 gives 2 GPUs (4 cores), node 0 none: 2 < 3, it waits; at 100 node 0
-// gives 2 more: shadow 100. B (1 GPU, 1 core, 500 s) on node 1 would leave node 1 1 GPU and 3
-// cores (1 usable) and node 0 2 (at 100): 3 >= 3, spare, it starts at 2. C (CPU-only, 2 cores,
-// 500 s) would then leave node 1 1 core: floor(1 x 3 / 6) = 0 usable, 2 in all: it waits. H
+// gives 2 more: shadow 100, with 4 usable for 3: one to spare. B (1 GPU, 1 core, 500 s) takes at
+// most max(1, ceil(1 x 3 / 6)) = 1: it starts at 2 (node 1, first-fit), leaving node 1 1 GPU
+// and 3 cores (1 usable) and node 0 2: 3, none to spare. C (CPU-only, 2 cores, 500 s) could
+// take max(0, ceil(2 x 3 / 6)) = 1 (and would: node 1's 1 core left, 0 usable): it waits. H
 // starts at 100 on node 0's 2 GPUs and node 1's last (4 + 2 cores), ends at 110. C: node 1 has
 // 3 - 2 = 1 core, node 0 0 until H ends at 110: it starts at 110 on node 0 (first-fit).
 TEST(CoreReservation, CountsAGangsCoresPerNode) {
