@@ -255,7 +255,9 @@ void MetricsCollector::write_job_row(const ActiveJob& job, std::string_view stat
   }
   o += ',';
   if (started && job.gpus.empty()) {
-    o += "pool,";  // a job of a pooled cluster holds an amount of the pool, no GPU
+    // No GPU: a job of a pooled cluster holds an amount of the pool; a CPU-only job on a
+    // cluster of nodes holds cores on one node.
+    o += cluster_ && !cluster_->pooled() ? "node," : "pool,";
   } else if (started) {
     o += link_kind_name(job.span);
     o += ',';

@@ -146,8 +146,10 @@ int run_run(const RunArgs& a, std::ostream& out, std::ostream& err) {
   if (const std::string warning = excluded_jobs_warning(report.summary); !warning.empty()) {
     err << warning << "\n";
   }
-  err << "[gpumux] " << report.engine.events << " events in " << report.wall_seconds
-      << " s wall time\n";
+  if (!a.quiet) {
+    err << "[gpumux] " << report.engine.events << " events in " << report.wall_seconds
+        << " s wall time\n";
+  }
   return a.check && !all_pass(report.expect) ? kExitNotMet : kExitOk;
 }
 
@@ -447,7 +449,8 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   run->add_option("--out", run_args.out_dir,
                   "output folder (default: the scenario's outputs.dir, "
                   "else out/<scenario name>)");
-  run->add_flag("--quiet", run_args.quiet, "print no summary table");
+  run->add_flag("--quiet", run_args.quiet,
+                "print no summary table and no event count and wall time (warnings still print)");
   run->add_flag("--progress", run_args.progress,
                 "print progress lines to stderr every 2 s: percent of jobs done, time left "
                 "(default when stderr is a terminal)");

@@ -66,6 +66,16 @@ Cluster::Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes
       }
     }
     cpu_free_ = cpu_capacity_;
+    while (cpu_leaves_ < nodes_.size()) cpu_leaves_ *= 2;
+    cpu_tree_.assign(2 * cpu_leaves_, -1);
+    for (NodeIndex n = 0; n < nodes_.size(); ++n) {
+      if (!nodes_[n].cpus) continue;
+      cpu_tree_[cpu_leaves_ + n] = cpu_capacity_[n];
+      most_declared_capacity_ = std::max(most_declared_capacity_, cpu_capacity_[n]);
+    }
+    for (std::size_t i = cpu_leaves_ - 1; i >= 1; --i) {
+      cpu_tree_[i] = std::max(cpu_tree_[2 * i], cpu_tree_[2 * i + 1]);
+    }
   }
   const std::size_t words = (nodes_.size() + 63) / 64;
   empty_per_rack_.assign(topology_.rack_count(), 0);
@@ -142,12 +152,57 @@ void Cluster::change_cpus(std::span<const GpuIndex> gpus, std::int64_t cpu, int 
     gpus_on_node_[n] = 0;
     // ceil(cpu x k / gang): the node's share of the job's cores.
     const std::int64_t share = (cpu * k + gang - 1) / gang;
-    cpu_free_[n] -= sign * share;
-    if (cpu_free_[n] < 0) throw std::logic_error("cluster: node CPUs taken beyond what is free");
-    if (cpu_free_[n] > cpu_capacity_[n]) {
-      throw std::logic_error("cluster: node CPUs given back beyond its capacity");
-    }
+    set_cpu_free(n, cpu_free_[n] - sign * share);
   }
+}
+
+void Cluster::set_cpu_free(NodeIndex n, std::int64_t free) {
+  if (free < 0) throw std::logic_error("cluster: node CPUs taken beyond what is free");
+  if (free > cpu_capacity_[n]) {
+    throw std::logic_error("cluster: node CPUs given back beyond its capacity");
+  }
+  cpu_free_[n] = free;
+  if (!nodes_[n].cpus) return;  // never a CPU-only job's node: not in the tree
+  std::size_t i = cpu_leaves_ + n;
+  cpu_tree_[i] = free;
+  for (i /= 2; i >= 1; i /= 2) cpu_tree_[i] = std::max(cpu_tree_[2 * i], cpu_tree_[2 * i + 1]);
+}
+
+std::optional<NodeIndex> Cluster::first_node_with_cpu(std::int64_t cpu) const {
+  if (!tracks_cpus_ || cpu_tree_[1] < cpu) return std::nullopt;
+  // Descend to the leftmost leaf with enough: the left child whenever it has it.
+  std::size_t i = 1;
+  while (i < cpu_leaves_) i = cpu_tree_[2 * i] >= cpu ? 2 * i : 2 * i + 1;
+  return static_cast<NodeIndex>(i - cpu_leaves_);
+}
+
+std::optional<NodeIndex> Cluster::tightest_node_with_cpu(std::int64_t cpu) const {
+  if (!tracks_cpus_ || cpu_tree_[1] < cpu) return std::nullopt;
+  std::optional<NodeIndex> best;
+  for (NodeIndex n = 0; n < nodes_.size(); ++n) {
+    const std::int64_t free = cpu_tree_[cpu_leaves_ + n];  // -1 for nodes without CPUs
+    if (free >= cpu && (!best || free < cpu_tree_[cpu_leaves_ + *best])) best = n;
+  }
+  return best;
+}
+
+std::optional<NodeIndex> Cluster::roomiest_node_with_cpu(std::int64_t cpu) const {
+  if (!tracks_cpus_ || cpu_tree_[1] < cpu) return std::nullopt;
+  // Descend to the leftmost leaf holding the maximum.
+  const std::int64_t most = cpu_tree_[1];
+  std::size_t i = 1;
+  while (i < cpu_leaves_) i = cpu_tree_[2 * i] == most ? 2 * i : 2 * i + 1;
+  return static_cast<NodeIndex>(i - cpu_leaves_);
+}
+
+void Cluster::take_node_cpus(NodeIndex n, std::int64_t cpu) {
+  if (!declares_cpus(n)) throw std::logic_error("cluster: CPU-only job on a node without CPUs");
+  set_cpu_free(n, cpu_free_[n] - cpu);
+}
+
+void Cluster::give_node_cpus(NodeIndex n, std::int64_t cpu) {
+  if (!declares_cpus(n)) throw std::logic_error("cluster: CPU-only job on a node without CPUs");
+  set_cpu_free(n, cpu_free_[n] + cpu);
 }
 
 void Cluster::take_cpus(std::span<const GpuIndex> gpus, std::int64_t cpu) {

@@ -70,6 +70,8 @@ struct GpuState {
 class Cluster {
  public:
   // Precondition: every node has gpus >= 1 and a valid device index; racks are dense from 0.
+  // (Nodes without GPUs, e.g. the openb list's CPU-only machines, are left out by the scenario
+  // reader: node indices, racks and per-node scans all assume at least one GPU.)
   // With `pool`: exactly one node, of pool->gpus GPUs.
   Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes,
           std::optional<PoolSpec> pool = std::nullopt);
@@ -103,6 +105,25 @@ class Cluster {
   // Precondition of take: the shares fit (placement checked them).
   void take_cpus(std::span<const GpuIndex> gpus, std::int64_t cpu);
   void give_cpus(std::span<const GpuIndex> gpus, std::int64_t cpu);
+
+  // CPU-only jobs (JobSpec::gpus 0) on a cluster of nodes hold all their cores on one node that
+  // declares CPUs (NodeSpec::cpus); a node without `cpus` never takes one. Hundredths of a core.
+  // Whether node n declares CPUs.
+  bool declares_cpus(NodeIndex n) const { return tracks_cpus_ && nodes_[n].cpus.has_value(); }
+  // The largest CPU capacity of a node that declares CPUs; -1 when none does.
+  std::int64_t most_declared_cpu_capacity() const { return most_declared_capacity_; }
+  // The most cores free now on one node that declares CPUs; -1 when none does. O(1).
+  std::int64_t most_cpu_free() const { return tracks_cpus_ ? cpu_tree_[1] : -1; }
+  // Nodes declaring CPUs with at least `cpu` (> 0) hundredths free, or nullopt when none has:
+  // the lowest-index one (O(log nodes)); the one with the fewest free, lowest index on ties
+  // (O(nodes)); the one with the most free, lowest index on ties (O(log nodes)).
+  std::optional<NodeIndex> first_node_with_cpu(std::int64_t cpu) const;
+  std::optional<NodeIndex> tightest_node_with_cpu(std::int64_t cpu) const;
+  std::optional<NodeIndex> roomiest_node_with_cpu(std::int64_t cpu) const;
+  // Takes (gives back) a CPU-only job's `cpu` hundredths on node n. Precondition of take: n
+  // declares CPUs and has them free.
+  void take_node_cpus(NodeIndex n, std::int64_t cpu);
+  void give_node_cpus(NodeIndex n, std::int64_t cpu);
 
   std::size_t gpu_count() const { return gpus_.size(); }
   std::size_t node_count() const { return nodes_.size(); }
@@ -179,6 +200,12 @@ class Cluster {
   // max_cpus_with_gpus_[k]: the largest CPU capacity among nodes of at least k GPUs.
   std::vector<std::int64_t> max_cpus_with_gpus_;
   std::vector<int> gpus_on_node_;  // take/give scratch: the job's GPUs per node, zero between
+  // Max tree over the free cores of nodes that declare CPUs (-1 for the others): leaves at
+  // cpu_leaves_ + node, parents at i / 2, root at 1. Kept only when tracks_cpus_.
+  void set_cpu_free(NodeIndex n, std::int64_t free);
+  std::size_t cpu_leaves_ = 1;
+  std::vector<std::int64_t> cpu_tree_;
+  std::int64_t most_declared_capacity_ = -1;
   bool pooled_ = false;
   PoolAmount pool_capacity_;
   PoolAmount pool_free_;

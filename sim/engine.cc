@@ -193,7 +193,7 @@ const char* Engine::unplaceable_reason(const JobSpec& job) {
     if (need.cpu > cluster_.pool_capacity().cpu) return "CPU cores more than the pool has";
     return nullptr;
   }
-  if (job.gpus == 0) return "CPU-only job (0 GPUs): runs only on a pooled cluster (cluster.pool)";
+  if (job.gpus == 0) return cpu_only_unplaceable_reason(job);
   if (job.gpus < 1) return "gang size below 1";
   if (static_cast<std::size_t>(job.gpus) > cluster_.gpu_count()) {
     return "gang larger than the cluster";
@@ -219,6 +219,19 @@ const char* Engine::unplaceable_reason(const JobSpec& job) {
   }
   if (usable < static_cast<std::size_t>(job.gpus)) {
     return "gang larger than the number of GPUs that admit it";
+  }
+  return nullptr;
+}
+
+const char* Engine::cpu_only_unplaceable_reason(const JobSpec& job) const {
+  if (!cluster_.tracks_cpus() || cluster_.most_declared_cpu_capacity() < 0) {
+    return "CPU-only job (0 GPUs): no node declares CPU cores (node group cpus, nodes CSV "
+           "cpus) and the cluster is not pooled (cluster.pool)";
+  }
+  const std::int64_t cpu = job_cpu_hundredths(job);
+  if (cpu <= 0) return "CPU-only job (0 GPUs) asking for no CPU cores: nothing to hold";
+  if (cpu > cluster_.most_declared_cpu_capacity()) {
+    return "CPU-only job (0 GPUs): more CPU cores than any node that declares CPUs has";
   }
   return nullptr;
 }
@@ -303,6 +316,35 @@ void Engine::start_in_pool(ActiveJob& job, JobSlot slot) {
   job.current_memory = MemoryMiB(0);
   job.running_index = static_cast<std::uint32_t>(running_.size());
   running_.push_back(slot);
+  schedule_full_speed_completion(job, slot);
+  ++stats_.started;
+  for (auto* o : observers_) o->on_job_started(now_, job);
+}
+
+void Engine::start_on_node(JobSlot slot, NodeIndex node) {
+  ActiveJob& job = jobs_[slot];
+  // As a pooled job: no GPU, nothing it shares can slow it (faults, memory steps and rate
+  // refreshes are events of GPUs), so its completion is known now. Never killed or migrated.
+  job.start = now_;
+  job.remaining_us = static_cast<double>(job.spec.runtime.us());
+  job.stalled_until = now_;
+  cluster_.take_node_cpus(node, job_cpu_hundredths(job.spec));
+  job.cpu_node = node;
+  job.gpus.clear();
+  job.phase = JobPhase::kRunning;
+  job.last_update = now_;
+  job.rate = 1.0;
+  job.span = LinkKind::kSameGpu;
+  job.fault_at = Time::infinity();
+  job.current_memory = MemoryMiB(0);
+  job.running_index = static_cast<std::uint32_t>(running_.size());
+  running_.push_back(slot);
+  schedule_full_speed_completion(job, slot);
+  ++stats_.started;
+  for (auto* o : observers_) o->on_job_started(now_, job);
+}
+
+void Engine::schedule_full_speed_completion(ActiveJob& job, JobSlot slot) {
   ++job.version;
   const double us = std::ceil(job.remaining_us);
   // The message is built only when the time overflows: starts are a hot path.
@@ -310,8 +352,6 @@ void Engine::start_in_pool(ActiveJob& job, JobSlot slot) {
                             ? now_ + Time::from_us(static_cast<std::int64_t>(us))
                             : checked_after(now_, us, "job '" + job.spec.id + "' finishing");
   events_.push(job.expected_finish, EventKind::kCompletion, slot, job.version);
-  ++stats_.started;
-  for (auto* o : observers_) o->on_job_started(now_, job);
 }
 
 void Engine::on_completion(Time now, JobSlot slot) {
@@ -352,6 +392,8 @@ void Engine::maybe_reconfigure(Time now) {
   Reconfiguration r;
   behind_head_.clear();
   scheduler_.front(kReconfigurationLookahead + 1, front_);
+  // A CPU-only head waits for cores, which no GPU layout gives.
+  if (jobs_[front_[0]].spec.gpus == 0) return;
   for (std::size_t i = 1; i < front_.size(); ++i) behind_head_.push_back(&jobs_[front_[i]].spec);
   if (!model_.plan_reconfiguration(now, cluster_, views, jobs_[front_[0]].spec, behind_head_, r)) {
     return;
@@ -578,7 +620,13 @@ void Engine::on_fatal_fault(Time now, JobSlot slot) {
 
 void Engine::leave_gpus(Time now, JobSlot slot) {
   ActiveJob& job = jobs_[slot];
-  if (cluster_.tracks_cpus()) cluster_.give_cpus(job.gpus, job_cpu_hundredths(job.spec));
+  if (cluster_.tracks_cpus()) {
+    if (job.gpus.empty()) {
+      cluster_.give_node_cpus(job.cpu_node, job_cpu_hundredths(job.spec));  // CPU-only
+    } else {
+      cluster_.give_cpus(job.gpus, job_cpu_hundredths(job.spec));
+    }
+  }
   for (GpuIndex g : job.gpus) {
     cluster_.remove_resident(g, slot, job.current_memory);
     update_room(g);

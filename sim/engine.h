@@ -84,6 +84,11 @@ class Engine : private Launcher {
 
  private:
   void start(JobSlot job, std::span<const GpuIndex> gpus) override;
+  // Starts a CPU-only job on a cluster of nodes: it takes its cores on `node`, runs at full
+  // speed (no GPU, no rate model) and its completion is scheduled.
+  void start_on_node(JobSlot job, NodeIndex node) override;
+  // Schedules the completion of a job that runs at rate 1 until it ends (pooled, CPU-only).
+  void schedule_full_speed_completion(ActiveJob& job, JobSlot slot);
   // Starts a job on a pooled cluster: it takes its pool amount and its completion is scheduled.
   void start_in_pool(ActiveJob& job, JobSlot slot);
   void on_arrival(Time now);
@@ -91,6 +96,7 @@ class Engine : private Launcher {
   bool pull_next_arrival();
   // Why `job` can never run on this cluster, or nullptr when it can.
   const char* unplaceable_reason(const JobSpec& job);
+  const char* cpu_only_unplaceable_reason(const JobSpec& job) const;  // cluster of nodes
   void advance(ActiveJob& job, Time now);
   // Brings the GPU's jobs up to date and marks it for a rate refresh.
   void touch(GpuIndex gpu, Time now);
@@ -110,7 +116,7 @@ class Engine : private Launcher {
   Time draw_fault_time(const ActiveJob& job, Time now);
   // The running job gives back its CPU cores and leaves its GPUs (rooms updated, a draining GPU
   // that empties starts its reconfiguration) and the running set: what finishing, a kill and a
-  // migration share. job.gpus is left as it was.
+  // migration share. job.gpus is left as it was. A CPU-only job gives back its node's cores.
   void leave_gpus(Time now, JobSlot slot);
   void kill(Time now, JobSlot slot);
   // The job's memory profile stepped: update its GPUs' memory in use (a rise may fault).

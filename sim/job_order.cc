@@ -30,4 +30,12 @@ int compare_job_ids(std::string_view a, std::string_view b) {
   return c < 0 ? -1 : (c > 0 ? 1 : 0);
 }
 
+JobIdNumber::JobIdNumber(std::string_view id) {
+  if (!all_digits(id)) return;
+  const std::string_view digits = strip_zeros(id);
+  if (digits.size() > 18) return;  // 10^18 - 1 < 2^63: larger ones compare by text
+  for (char c : digits) value = value * 10 + static_cast<std::uint64_t>(c - '0');
+  length = id.size();
+}
+
 }  // namespace gpumux

@@ -163,6 +163,20 @@ class TopologyPlacement : public PlacementPolicy {
     }
   }
 
+ public:
+  std::optional<NodeIndex> place_cpu_only(const Cluster& cluster, std::int64_t cpu) override {
+    switch (mode_) {
+      case FitMode::kFirst:
+        return cluster.first_node_with_cpu(cpu);
+      case FitMode::kBest:
+        return cluster.tightest_node_with_cpu(cpu);
+      case FitMode::kSpread:
+        return cluster.roomiest_node_with_cpu(cpu);
+    }
+    return std::nullopt;
+  }
+
+ private:
   // usable_[node] = GPUs of the node that admit the job. With stop_at > 0, stops after the
   // first node with at least stop_at usable GPUs; with stop_exactly > 0, after the first with
   // exactly that many (later nodes stay 0).

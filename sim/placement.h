@@ -15,9 +15,11 @@
 // On a cluster whose nodes declare CPUs (Cluster::tracks_cpus), a node counts only the usable
 // GPUs whose share of the job's cores it has free: a job that fits by GPUs waits when its node
 // lacks the cores. Best-fit then ranks nodes by these counts (the tightest in either resource).
+// A CPU-only job takes cores on one such node and no GPU (PlacementPolicy::place_cpu_only).
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -40,6 +42,15 @@ class PlacementPolicy {
   // GPUs by their room and, when the room decides admission, admits by it alone.
   virtual bool place(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
                      const JobSpec& job, std::vector<GpuIndex>& out) = 0;
+  // The node a CPU-only job (JobSpec::gpus 0) asking for `cpu` hundredths of a core (> 0)
+  // starts on now, among the nodes that declare CPUs (Cluster::declares_cpus), or nullopt when
+  // none has the cores free. No GPU and no sharing model take part. By default the node with
+  // the fewest free cores that fit (best-fit; the share-aware policies keep it): first-fit
+  // takes the lowest-index node with the cores, spread the node with the most free cores.
+  // Ties go to the lowest index.
+  virtual std::optional<NodeIndex> place_cpu_only(const Cluster& cluster, std::int64_t cpu) {
+    return cluster.tightest_node_with_cpu(cpu);
+  }
 };
 
 // Valid names: placement_policy_names(). Throws std::invalid_argument for an unknown name.

@@ -8,7 +8,7 @@ namespace gpumux {
 bool PoolQueue::Entry::operator<(const Entry& o) const {
   if (primary != o.primary) return primary < o.primary;
   if (submit != o.submit) return submit < o.submit;
-  if (const int c = compare_job_ids(id, o.id); c != 0) return c < 0;
+  if (const int c = compare_job_ids(id_number, id, o.id_number, o.id); c != 0) return c < 0;
   return slot < o.slot;
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "sim/cluster.h"
+#include "sim/job_order.h"
 #include "sim/pool.h"
 
 namespace gpumux {
@@ -29,6 +30,7 @@ class PoolQueue {
     std::int64_t primary = 0;
     std::int64_t submit = 0;
     std::string id;
+    JobIdNumber id_number;  // id's key (sim/job_order.h), computed once
     JobSlot slot = 0;
     bool operator<(const Entry& o) const;
   };

@@ -56,15 +56,16 @@ Scheduler::Scheduler(QueuePolicy policy, std::unique_ptr<PlacementPolicy> placem
 bool Scheduler::Entry::operator<(const Entry& o) const {
   if (primary != o.primary) return primary < o.primary;
   if (submit != o.submit) return submit < o.submit;
-  if (const int c = compare_job_ids(id, o.id); c != 0) return c < 0;
+  if (const int c = compare_job_ids(id_number, id, o.id_number, o.id); c != 0) return c < 0;
   return slot < o.slot;
 }
 
 Scheduler::Entry Scheduler::entry_for(JobSlot job, const JobTable& jobs) const {
   const JobSpec& spec = jobs[job].spec;
   // Shortest first breaks runtime ties by id alone, as the PAI simulator's SJF does.
-  if (order_ == QueueOrder::kShortest) return Entry{spec.runtime.us(), 0, spec.id, job};
-  return Entry{0, spec.submit.us(), spec.id, job};
+  const JobIdNumber number(spec.id);
+  if (order_ == QueueOrder::kShortest) return Entry{spec.runtime.us(), 0, spec.id, number, job};
+  return Entry{0, spec.submit.us(), spec.id, number, job};
 }
 
 void Scheduler::set_pooled(bool pooled) {
@@ -72,12 +73,37 @@ void Scheduler::set_pooled(bool pooled) {
   pooled_ = pooled;
 }
 
-void Scheduler::enqueue(JobSlot job, const JobTable& jobs) {
+void Scheduler::count_in(const JobSpec& spec) {
   ++queued_;
+  if (spec.gpus == 0 && !pooled_) ++cpu_only_queued_;
+}
+
+bool Scheduler::place_now(const Cluster& cluster, const SharingModel& model,
+                          GpuViewBuilder& views, const JobSpec& spec) {
+  if (spec.gpus != 0) return placement_->place(cluster, model, views, spec, chosen_);
+  chosen_.clear();
+  const auto node = placement_->place_cpu_only(cluster, job_cpu_hundredths(spec));
+  if (!node) return false;
+  chosen_node_ = *node;
+  return true;
+}
+
+void Scheduler::launch(JobSlot job, const JobSpec& spec, Launcher& launcher) {
+  --queued_;
+  if (spec.gpus == 0) {
+    --cpu_only_queued_;
+    launcher.start_on_node(job, chosen_node_);
+  } else {
+    launcher.start(job, chosen_);
+  }
+}
+
+void Scheduler::enqueue(JobSlot job, const JobTable& jobs) {
+  count_in(jobs[job].spec);
   if (policy_ == QueuePolicy::kGreedy && pooled_) {
     Entry e = entry_for(job, jobs);
     pool_queue_.push(pool_request(jobs[job].spec),
-                     PoolQueue::Entry{e.primary, e.submit, std::move(e.id), job});
+                     PoolQueue::Entry{e.primary, e.submit, std::move(e.id), e.id_number, job});
     return;
   }
   if (policy_ == QueuePolicy::kGreedy) {
@@ -92,7 +118,7 @@ void Scheduler::requeue(JobSlot job, const JobTable& jobs) {
     enqueue(job, jobs);
     return;
   }
-  ++queued_;
+  count_in(jobs[job].spec);
   queue_.push_front(job);
 }
 
@@ -122,7 +148,8 @@ void Scheduler::schedule_greedy(const Cluster& cluster, const SharingModel& mode
     return count_bound ? static_cast<long>(cluster.empty_gpus_total()) : LONG_MAX;
   };
   long most = bound();
-  if (most <= 0) return;
+  // CPU-only jobs (size 0) need no GPU: a pass with none empty still looks at them.
+  if (most <= 0 && cpu_only_queued_ == 0) return;
   GpuViewBuilder views(cluster, jobs);
   cursors_.clear();
   for (auto& [gpus, bucket] : by_gpus_) {
@@ -140,15 +167,15 @@ void Scheduler::schedule_greedy(const Cluster& cluster, const SharingModel& mode
     if (best == cursors_.size()) return;
     Cursor& c = cursors_[best];
     const JobSlot candidate = c.at->slot;
-    if (!placement_->place(cluster, model, views, jobs[candidate].spec, chosen_)) {
+    const JobSpec& spec = jobs[candidate].spec;
+    if (!place_now(cluster, model, views, spec)) {
       ++c.at;
       continue;
     }
     c.at = c.bucket->erase(c.at);
-    --queued_;
-    launcher.start(candidate, chosen_);
+    launch(candidate, spec, launcher);
     most = bound();
-    if (most <= 0) return;
+    if (most <= 0 && cpu_only_queued_ == 0) return;
   }
 }
 
@@ -173,17 +200,21 @@ void Scheduler::schedule(Time now, const Cluster& cluster, const SharingModel& m
   // Start jobs from the head while they fit.
   while (!queue_.empty()) {
     const JobSlot head = queue_.front();
-    if (!placement_->place(cluster, model, views, jobs[head].spec, chosen_)) break;
+    if (!place_now(cluster, model, views, jobs[head].spec)) break;
     queue_.pop_front();
-    --queued_;
-    launcher.start(head, chosen_);
+    launch(head, jobs[head].spec, launcher);
   }
   if (policy_ != QueuePolicy::kFifoBackfill || queue_.size() < 2) return;
-  if (model.requires_empty_gpu() && cluster.empty_gpus_total() == 0) return;
+  // With no GPU empty only CPU-only jobs could start.
+  if (model.requires_empty_gpu() && cluster.empty_gpus_total() == 0 && cpu_only_queued_ == 0) {
+    return;
+  }
 
   const ActiveJob& head = jobs[queue_.front()];
   Reservation reservation;
   bool reserved = false;
+  // A head asking for node cores is reserved for by GPUs and cores (sim/core_reservation.h).
+  const bool cores = cluster.tracks_cpus() && job_cpu_hundredths(head.spec) > 0;
   // Under models that need empty GPUs a gang larger than the empty count cannot fit: skipped
   // without asking the placement policy, and the pass ends when no GPU is empty. The
   // reservation test comes before placement too (both must pass; placement is the costly one).
@@ -195,27 +226,42 @@ void Scheduler::schedule(Time now, const Cluster& cluster, const SharingModel& m
     const JobSpec& spec = jobs[candidate].spec;
     if (count_bound) {
       const auto empty = static_cast<long>(cluster.empty_gpus_total());
-      if (empty == 0) break;
+      if (empty == 0 && cpu_only_queued_ == 0) break;
       if (spec.gpus > empty) {
         ++i;
         continue;
       }
     }
     if (!reserved) {
-      reservation = reserve_for(head, cluster, jobs, running);
+      if (cores) {
+        reservation.shadow = core_reservation_.reserve(head.spec, cluster, jobs, running);
+      } else {
+        reservation = reserve_for(head, cluster, jobs, running);
+      }
       reserved = true;
     }
     const bool ends_before_shadow = now + spec.runtime <= reservation.shadow;
-    const bool spare = spec.gpus <= reservation.extra_gpus;
-    if ((!ends_before_shadow && !spare) ||
-        !placement_->place(cluster, model, views, spec, chosen_)) {
-      ++i;
-      continue;
+    if (cores) {
+      // A job running past the shadow time must surely leave the head its GPUs and cores
+      // (a bound, before the costly placement); once placed, where it went is counted.
+      const std::int64_t cpu = job_cpu_hundredths(spec);
+      if ((!ends_before_shadow && !core_reservation_.surely_spare(spec.gpus, cpu)) ||
+          !place_now(cluster, model, views, spec)) {
+        ++i;
+        continue;
+      }
+      if (!ends_before_shadow) core_reservation_.hold(chosen_, chosen_node_, cpu);
+    } else {
+      // The head needs no cores: only GPUs can be spare (a CPU-only job always is).
+      const bool spare = spec.gpus <= reservation.extra_gpus;
+      if ((!ends_before_shadow && !spare) || !place_now(cluster, model, views, spec)) {
+        ++i;
+        continue;
+      }
+      if (!ends_before_shadow) reservation.extra_gpus -= spec.gpus;
     }
-    if (!ends_before_shadow) reservation.extra_gpus -= spec.gpus;
     queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
-    --queued_;
-    launcher.start(candidate, chosen_);
+    launch(candidate, spec, launcher);
   }
 }
 
@@ -232,6 +278,7 @@ Scheduler::Reservation Scheduler::reserve_for(const ActiveJob& head, const Clust
   }
   releases_.clear();
   for (JobSlot s : running) {
+    if (jobs[s].gpus.empty()) continue;  // a CPU-only job frees no GPU
     releases_.emplace_back(jobs[s].expected_finish, static_cast<int>(jobs[s].gpus.size()));
   }
   // Every release frees at least one GPU, so the answer lies among the `missing` earliest: order

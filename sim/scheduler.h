@@ -24,8 +24,14 @@
 //
 // The greedy queue is kept in one ordered set per gang size, so a pass never visits a job that
 // cannot fit by GPU count: under models that need empty GPUs (exclusive) only sizes up to the
-// cluster's empty-GPU count are looked at, and the pass ends when none is empty. Under sharing
-// models every size is looked at (a GPU with a resident may still admit a job).
+// cluster's empty-GPU count are looked at, and the pass ends when none is empty (unless
+// CPU-only jobs wait). Under sharing models every size is looked at (a GPU with a resident may
+// still admit a job).
+//
+// CPU-only jobs (gpus 0) on a cluster of nodes queue like the others, in the same order; one
+// starts when the placement policy finds a node with its cores free
+// (PlacementPolicy::place_cpu_only). When the head asks for node CPU cores, fifo-backfill's
+// reservation counts cores as well as GPUs (sim/core_reservation.h).
 #pragma once
 
 #include <deque>
@@ -38,6 +44,8 @@
 #include <vector>
 
 #include "sim/cluster.h"
+#include "sim/job_order.h"
+#include "sim/core_reservation.h"
 #include "sim/job_table.h"
 #include "sim/placement.h"
 #include "sim/pool_queue.h"
@@ -63,6 +71,8 @@ class Launcher {
  public:
   virtual ~Launcher() = default;
   virtual void start(JobSlot job, std::span<const GpuIndex> gpus) = 0;
+  // A CPU-only job (JobSpec::gpus 0) on a cluster of nodes: its cores on `node`, no GPU.
+  virtual void start_on_node(JobSlot job, NodeIndex node) = 0;
 };
 
 class Scheduler {
@@ -105,6 +115,7 @@ class Scheduler {
     std::int64_t primary = 0;  // runtime in us under kShortest, else 0
     std::int64_t submit = 0;   // us; 0 under kShortest
     std::string id;
+    JobIdNumber id_number;  // id's key (sim/job_order.h), computed once
     JobSlot slot = 0;
     bool operator<(const Entry& o) const;
   };
@@ -114,6 +125,12 @@ class Scheduler {
 
   Reservation reserve_for(const ActiveJob& head, const Cluster& cluster, const JobTable& jobs,
                           const std::vector<JobSlot>& running);
+  // Where `spec` can start now: its GPUs in chosen_, or a CPU-only job's node in chosen_node_.
+  bool place_now(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
+                 const JobSpec& spec);
+  // Starts the job just placed (place_now) after taking it out of the count of queued jobs.
+  void launch(JobSlot job, const JobSpec& spec, Launcher& launcher);
+  void count_in(const JobSpec& spec);
   // fifo and fifo-backfill on a pooled cluster.
   void schedule_pool_fifo(Time now, const Cluster& cluster, JobTable& jobs, Launcher& launcher);
   void start_in_pool(JobSlot job, const JobTable& jobs, Launcher& launcher);
@@ -132,6 +149,9 @@ class Scheduler {
   };
   std::vector<Cursor> cursors_;
   std::vector<GpuIndex> chosen_;
+  NodeIndex chosen_node_ = 0;         // a CPU-only job's node, when place_now chose one
+  std::size_t cpu_only_queued_ = 0;   // queued CPU-only jobs of a cluster of nodes
+  CoreReservation core_reservation_;  // fifo-backfill, head asking for node CPUs
   std::vector<std::pair<Time, int>> releases_;
   bool pooled_ = false;
   PoolQueue pool_queue_;         // greedy on a pooled cluster

@@ -11,6 +11,7 @@
 #include <benchmark/benchmark.h>
 
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "bench/micro/bench_support.h"
@@ -43,6 +44,10 @@ class ClusterLauncher : public Launcher {
     job.expected_finish = Time::from_seconds(finish_(rng_));
     running_.push_back(slot);
     ++started;
+  }
+  // The benchmark's jobs all ask for GPUs.
+  void start_on_node(JobSlot, NodeIndex) override {
+    throw std::logic_error("scheduler_bench: no CPU-only jobs");
   }
   void update_room(GpuIndex g) {
     if (model_.has_room_bound()) cluster_.set_room(g, model_.gpu_room(views_.view(g)));

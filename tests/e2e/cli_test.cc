@@ -80,6 +80,19 @@ TEST(Cli, RunWarnsAboutJobsLeftOutOfThePercentiles) {
   testing::fs::remove_all(dir);
 }
 
+// --quiet silences the event count and wall time line; without it the line is printed (the
+// bench scripts read it). A quiet clean run prints nothing at all on stderr.
+TEST(Cli, QuietRunPrintsNoEventCount) {
+  const auto quickstart = (testing::source_dir() / "scenarios/examples/quickstart.json").string();
+  const auto quiet = run_cli({"run", quickstart, "--no-outputs", "--quiet"});
+  ASSERT_EQ(quiet.code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "");
+  const auto loud = run_cli({"run", quickstart, "--no-outputs"});
+  ASSERT_EQ(loud.code, 0) << loud.err;
+  EXPECT_NE(loud.err.find("[gpumux] "), std::string::npos) << loud.err;
+  EXPECT_NE(loud.err.find(" events in "), std::string::npos) << loud.err;
+}
+
 // `gpumux plan` on the quickstart: exit codes, formats, help and progress.
 TEST(Cli, PlanAnswersInTableAndJson) {
   const auto q = (testing::source_dir() / "scenarios/examples/quickstart.json").string();

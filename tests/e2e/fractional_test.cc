@@ -110,6 +110,49 @@ TEST(Fractional, SharePlacementLeavesOutNodesWithoutTheCores) {
   }
 }
 
+// CPU-only jobs under the share-aware policies: best-fit by free cores (the policies' scores
+// see no CPUs). Nodes small (2 T4s, 4 cores) and big (2 T4s, 16 cores). c (CPU-only, 3 cores,
+// 0-100) goes to small, the node with the fewest free cores that fit (4 < 16). x (1 GPU, 14
+// cores, at 1) then fits only big, which kept its 16: it starts at once on GPU 2 or 3 (had c
+// gone to big, x would wait until 100). A CPU-only job's row: placement_span `node`, no GPU,
+// no device.
+TEST(Fractional, SharePlacementPutsCpuOnlyJobsOnTheTightestNode) {
+  for (const std::string placement :
+       {"random", "dot-product", "gpu-clustering", "gpu-packing", "best-fit", "fgd"}) {
+    SCOPED_TRACE(placement);
+    const fs::path dir = testing::temp_dir("frac_cpu_only");
+    testing::write_file(dir / "trace.csv",
+                        "id,submit_s,gpus,runtime_s,gpu_milli,sm_util,cpus\n"
+                        "c,0,0,100,1000,1,3\n"
+                        "x,1,1,50,1000,1,14\n");
+    const nlohmann::json s = {
+        {"name", "frac_cpu_only"},
+        {"cluster",
+         {{"node_groups",
+           {{{"name", "small"}, {"nodes", 1}, {"gpus_per_node", 2}, {"device", "T4"}, {"cpus", 4}},
+            {{"name", "big"}, {"nodes", 1}, {"gpus_per_node", 2}, {"device", "T4"},
+             {"cpus", 16}}}}}},
+        {"sharing", {{"model", "fractional"}}},
+        {"scheduler", {{"queue", "fifo"}, {"placement", placement}}},
+        {"trace", {{"file", "trace.csv"}}},
+        {"outputs", {{"dir", (dir / "out").string()}}}};
+    testing::write_file(dir / "s.json", s.dump());
+    const auto r =
+        testing::run_cli({"run", (dir / "s.json").string(), "--quiet", "--check-invariants"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string jobs = testing::read_file(dir / "out" / "jobs.csv");
+    // id,state,submit_s,gpus,runtime_s,start_s,finish_s,queue_s,jct_s,slowdown,placement_span,
+    // first_gpu,kills,reason,kind,tenant,memory_mib,sm_util,sm_share,device,mig_instance
+    EXPECT_NE(jobs.find("\nc,finished,0,0,100,0,100,0,100,1,node,,0,,training,,0,1,1,,\n"),
+              std::string::npos)
+        << jobs;
+    EXPECT_TRUE(jobs.find("\nx,finished,1,1,50,1,51,0,50,1,same-gpu,2,") != std::string::npos ||
+                jobs.find("\nx,finished,1,1,50,1,51,0,50,1,same-gpu,3,") != std::string::npos)
+        << jobs;
+    fs::remove_all(dir);
+  }
+}
+
 TEST(Fractional, SharePlacementUnderExclusiveIsAnInputError) {
   const fs::path dir = testing::temp_dir("frac_excl");
   const auto r = testing::run_cli({"validate", scenario(dir, "exclusive", "fgd")});

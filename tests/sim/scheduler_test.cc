@@ -177,6 +177,32 @@ TEST(JobOrder, DigitIdsCompareAsNumbersOthersByBytes) {
   EXPECT_LT(compare_job_ids("10", "a"), 0);
 }
 
+// The precomputed key (JobIdNumber) orders every pair as compare_job_ids does: numbered pairs
+// by (value, length), any pair with an id it does not number by the text. Every pair of a set
+// that mixes short and long numbers, leading zeros, 18- and 19-digit numbers, all-zero ids,
+// empty and non-digit ids.
+TEST(JobOrder, PrecomputedKeysOrderAsTheTextComparison) {
+  const std::vector<std::string> ids = {
+      "0", "00", "000", "1", "01", "9", "10", "010", "0010", "99", "100", "7", "007",
+      "123456789012345678", "999999999999999999", "0999999999999999999",
+      "1000000000000000000", "1000000000000000001", "12345678901234567890123", "", "a",
+      "job10", "job9", "10a", "-1", "1.5", " 1"};
+  std::size_t numbered = 0;
+  for (const auto& a : ids) {
+    const JobIdNumber ka(a);
+    numbered += ka.numbered() ? 1 : 0;
+    for (const auto& b : ids) {
+      const JobIdNumber kb(b);
+      EXPECT_EQ(compare_job_ids(ka, a, kb, b), compare_job_ids(a, b)) << a << " vs " << b;
+    }
+  }
+  EXPECT_EQ(numbered, 16u);  // the digits-only ids of at most 18 significant digits
+  EXPECT_EQ(JobIdNumber("0010").value, 10u);
+  EXPECT_EQ(JobIdNumber("0010").length, 4u);
+  EXPECT_FALSE(JobIdNumber("1000000000000000000").numbered());  // 19 digits: by text
+  EXPECT_TRUE(JobIdNumber("0999999999999999999").numbered());   // 18 once zeros are stripped
+}
+
 TEST(Scheduler, PolicyNamesRoundTrip) {
   for (const auto& name : queue_policy_names()) {
     EXPECT_EQ(queue_policy_name(parse_queue_policy(name)), name);
