@@ -8,14 +8,11 @@
 
 namespace gpumux {
 
-CsvReader::CsvReader(std::string path) : path_(std::move(path)), in_(path_, std::ios::binary) {
-  if (!in_) throw InputError(path_, "", "cannot open file");
-}
-
 bool CsvReader::next(std::vector<std::string>& fields) {
-  while (std::getline(in_, buffer_)) {
-    ++line_;
-    if (!buffer_.empty() && buffer_.back() == '\r') buffer_.pop_back();
+  while (true) {
+    const std::uint64_t line = in_.line();
+    if (!in_.next_line(buffer_)) return false;
+    line_ = line;
     const auto first = buffer_.find_first_not_of(" \t");
     if (first == std::string::npos || buffer_[first] == '#') {
       ++skipped_;
@@ -26,7 +23,6 @@ bool CsvReader::next(std::vector<std::string>& fields) {
     }
     return true;
   }
-  return false;
 }
 
 bool split_csv_line(std::string_view line, std::vector<std::string>& fields) {

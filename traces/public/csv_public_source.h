@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "traces/public/public_trace_source.h"
-#include "traces/public/text_input.h"
+#include "traces/csv_reader.h"
 
 namespace gpumux {
 
@@ -28,7 +28,7 @@ class CsvPublicSource : public PublicTraceSource {
  private:
   bool read_more() final;
 
-  CsvRows rows_;
+  CsvReader rows_;
   CsvColumns columns_;
   std::uint32_t file_;
   std::vector<std::string> cells_;

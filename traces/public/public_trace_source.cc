@@ -218,7 +218,7 @@ void check_row_width(const std::vector<std::string>& row, std::size_t width,
 
 namespace {
 
-CsvColumns read_header(CsvRows& rows, const std::vector<std::string>& required,
+CsvColumns read_header(CsvReader& rows, const std::vector<std::string>& required,
                        const std::string& note) {
   std::vector<std::string> header;
   if (!rows.next(header)) throw InputError(rows.path() + ":1", "", "empty trace: no header line");
