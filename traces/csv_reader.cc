@@ -58,13 +58,13 @@ bool split_csv_line(std::string_view line, std::vector<std::string>& fields) {
   return true;
 }
 
-namespace {
-
-std::string_view trim(std::string_view s) {
+std::string_view trim_blanks(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
 }
+
+namespace {
 
 std::string range_text(double min, double max) {
   std::ostringstream o;
@@ -76,7 +76,7 @@ std::string range_text(double min, double max) {
 
 double parse_number_cell(std::string_view text, const std::string& where, std::string_view field,
                          double min, double max) {
-  const std::string_view t = trim(text);
+  const std::string_view t = trim_blanks(text);
   double value = 0.0;
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   if (t.empty() || ec != std::errc() || end != t.data() + t.size() || !std::isfinite(value)) {
@@ -92,7 +92,7 @@ double parse_number_cell(std::string_view text, const std::string& where, std::s
 
 std::int64_t parse_int_cell(std::string_view text, const std::string& where, std::string_view field,
                             std::int64_t min, std::int64_t max) {
-  const std::string_view t = trim(text);
+  const std::string_view t = trim_blanks(text);
   std::int64_t value = 0;
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   if (t.empty() || ec != std::errc() || end != t.data() + t.size()) {

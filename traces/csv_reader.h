@@ -44,6 +44,9 @@ class CsvReader {
 // Splits one CSV line into fields (see CsvReader). Returns false on an unterminated quote.
 bool split_csv_line(std::string_view line, std::vector<std::string>& fields);
 
+// `cell` without the spaces and tabs around it.
+std::string_view trim_blanks(std::string_view cell);
+
 // Strict number parsing for trace cells; throw InputError at `where` naming `field`.
 double parse_number_cell(std::string_view text, const std::string& where, std::string_view field,
                          double min, double max);

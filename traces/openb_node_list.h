@@ -41,6 +41,9 @@ struct OpenbNode {
 // when absent. Spaces around a header cell and a UTF-8 byte-order mark are ignored.
 std::size_t find_openb_column(const std::vector<std::string>& header, std::string_view name);
 
+// Throws InputError at `where` unless a row of `found` cells has the header's `width`.
+void check_openb_row_width(std::size_t found, std::size_t width, const std::string& where);
+
 // True when `header` has the columns sn, gpu and model: what tells an openb node list from
 // gpumux's own nodes CSV (name,gpus,device).
 bool is_openb_node_header(const std::vector<std::string>& header);

@@ -167,6 +167,24 @@ TEST(PublicTraceOpenb, PodWithoutGpusOrCoresIsSkipped) {
   EXPECT_THAT(l.skipped, UnorderedElementsAre(Pair("no_gpu_or_cpu", 1)));
 }
 
+// The loader reads no memory_mib or gpu_spec (traces/openb_pod_list.h): cells it ignores do not
+// reject the list; the pod row's bounds and names apply as in `gpumux pack`.
+TEST(PublicTraceOpenb, UnreadCellsAreIgnoredAndBoundsAreThePodRows) {
+  const std::string header =
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+      "deletion_time,scheduled_time\n";
+  TempFile f("pods.csv", header + "p0,1000,lots,1,500,|?|,LS,Running,0,10,0\n");
+  const Loaded l = load(f.path(), "openb-pods");
+  ASSERT_EQ(l.jobs.size(), 1u);
+  EXPECT_EQ(l.jobs[0].gpu_milli, 500);
+  TempFile big("big.csv", header + "p0,1000,1,65,1000,,LS,Running,0,10,0\n");
+  EXPECT_THAT(load_error(big.path(), "openb-pods"),
+              HasSubstr("big.csv:2: field 'num_gpu': value 65 is outside [0, 64]"));
+  TempFile unnamed("unnamed.csv", header + " ,1000,1,1,1000,,LS,Running,0,10,0\n");
+  EXPECT_THAT(load_error(unnamed.path(), "openb-pods"),
+              HasSubstr("unnamed.csv:2: field 'name': empty pod name"));
+}
+
 TEST(PublicTraceOpenb, ListWithoutTimesIsRejectedAtTheHeader) {
   TempFile f("multigpu.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1,1,1,1000\n");
   const std::string msg = load_error(f.path(), "openb-pods");
