@@ -26,8 +26,16 @@ bool CsvReader::next(std::vector<std::string>& fields) {
 }
 
 bool split_csv_line(std::string_view line, std::vector<std::string>& fields) {
-  fields.clear();
-  std::string current;
+  // The strings of the previous row are reused (cleared, their capacity kept): a reader calling
+  // next() row after row does not allocate once its rows' cells have been seen.
+  std::size_t count = 0;
+  const auto next_field = [&]() -> std::string& {
+    if (count == fields.size()) fields.emplace_back();
+    std::string& field = fields[count++];
+    field.clear();
+    return field;
+  };
+  std::string* current = &next_field();
   bool quoted = false;
   bool was_quoted = false;
   for (std::size_t i = 0; i < line.size(); ++i) {
@@ -35,27 +43,25 @@ bool split_csv_line(std::string_view line, std::vector<std::string>& fields) {
     if (quoted) {
       if (c == '"') {
         if (i + 1 < line.size() && line[i + 1] == '"') {
-          current += '"';
+          *current += '"';
           ++i;
         } else {
           quoted = false;
         }
       } else {
-        current += c;
+        *current += c;
       }
-    } else if (c == '"' && current.empty() && !was_quoted) {
+    } else if (c == '"' && current->empty() && !was_quoted) {
       quoted = was_quoted = true;
     } else if (c == ',') {
-      fields.push_back(std::move(current));
-      current.clear();
+      current = &next_field();
       was_quoted = false;
     } else {
-      current += c;
+      *current += c;
     }
   }
-  if (quoted) return false;
-  fields.push_back(std::move(current));
-  return true;
+  fields.resize(count);
+  return !quoted;
 }
 
 std::string_view trim_blanks(std::string_view s) {

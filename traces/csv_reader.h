@@ -41,7 +41,8 @@ class CsvReader {
   std::uint64_t skipped_ = 0;
 };
 
-// Splits one CSV line into fields (see CsvReader). Returns false on an unterminated quote.
+// Splits one CSV line into `fields` (see CsvReader), reusing its strings. Returns false on an
+// unterminated quote.
 bool split_csv_line(std::string_view line, std::vector<std::string>& fields);
 
 // `cell` without the spaces and tabs around it.
