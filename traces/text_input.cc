@@ -1,5 +1,6 @@
 #include "traces/text_input.h"
 
+#include <cerrno>
 #include <cstring>
 
 #ifdef GPUMUX_HAVE_ZLIB
@@ -77,7 +78,10 @@ bool TextInput::refill() {
 #endif
   } else {
     end_ = std::fread(buffer_.data(), 1, buffer_.size(), file_);
-    if (end_ == 0 && std::ferror(file_)) throw InputError(where(), "", "read error");
+    if (end_ == 0 && std::ferror(file_)) {
+      // errno names the cause, e.g. "Is a directory" for a folder given as a file.
+      throw InputError(where(), "", std::string("read error: ") + std::strerror(errno));
+    }
   }
   return end_ > 0;
 }

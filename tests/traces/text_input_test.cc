@@ -81,6 +81,17 @@ TEST(TextInput, MissingFileNamesIt) {
   }
 }
 
+TEST(TextInput, FolderIsAReadErrorNamingIt) {
+  TempFile f("inside.txt", "x");
+  const std::string msg = input_error_message([&] {
+    TextInput in(f.dir());
+    std::string line;
+    in.next_line(line);
+  });
+  EXPECT_THAT(msg, HasSubstr(f.dir() + ":1"));
+  EXPECT_THAT(msg, HasSubstr("read error: Is a directory"));
+}
+
 TEST(CsvReaderGzip, ReadsLikeThePlainFile) {
   if (!can_test_gzip()) GTEST_SKIP() << "no zlib in this build, or no gzip command";
   const std::string text = "a,b\r\n# comment\n1,\"x,y\"\n\n2,z\n";
