@@ -12,8 +12,9 @@ OpenbPodRow::OpenbPodRow(const std::vector<std::string>& header, const std::stri
   if (parts.cpu_milli_required) needed.push_back("cpu_milli");
   if (parts.memory_mib) needed.push_back("memory_mib");
   needed.insert(needed.end(), {"num_gpu", "gpu_milli"});
-  if (parts.times)
+  if (parts.times) {
     needed.insert(needed.end(), {"creation_time", "deletion_time", "scheduled_time"});
+  }
   const auto required = [&](const char* name) {
     const std::size_t i = find_openb_column(header, name);
     if (i == header.size()) {

@@ -27,28 +27,22 @@ class OpenbPods final : public CsvPublicSource {
     const std::int64_t num_gpu = pod.num_gpu;
     const std::int64_t milli = pod.gpu_milli;
     // cpu_milli: thousandths of a core (when the column is there; empty: none given).
-    const bool has_cpus = pod.cpu_milli.has_value();
     const std::int64_t cpu_milli = pod.cpu_milli.value_or(0);
-    const double creation = pod.creation_s;
-    const bool scheduled = pod.scheduled_s.has_value();
-    const bool deleted = pod.deletion_s.has_value();
-    const double start = pod.scheduled_s.value_or(0);
-    const double end = pod.deletion_s.value_or(0);
     // A pod without GPUs but with cores is a CPU-only job (gpus 0).
     if (num_gpu == 0 && cpu_milli == 0) return skip("no_gpu_or_cpu");
     if (num_gpu == 1 && milli == 0) {
       throw InputError(where, "gpu_milli", "is 0 for a pod with num_gpu 1 (expected 1-1000)");
     }
-    if (!scheduled) return skip("never_scheduled");
-    if (!deleted) return skip("no_deletion_time");
+    if (!pod.scheduled_s) return skip("never_scheduled");
+    if (!pod.deletion_s) return skip("no_deletion_time");
+    const double creation = pod.creation_s, start = *pod.scheduled_s, end = *pod.deletion_s;
     if (end < start) return skip("end_before_start");
 
     JobSpec job;
     PresentFields present{};
     job.id = pod.name;
     mark(present, JobField::kId);
-
-    if (has_cpus) {
+    if (pod.cpu_milli) {
       job.cpus = static_cast<double>(cpu_milli) / 1000.0;
       mark(present, JobField::kCpus);
     }
