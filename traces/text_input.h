@@ -45,7 +45,7 @@ class TextInput {
 
   std::string path_;
   bool gzip_ = false;
-  void* gz_ = nullptr;  // gzFile when gzip_
+  [[maybe_unused]] void* gz_ = nullptr;  // gzFile when gzip_ (unused in a build without zlib)
   std::FILE* file_ = nullptr;
   std::vector<char> buffer_;
   std::size_t pos_ = 0;
