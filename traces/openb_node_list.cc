@@ -9,8 +9,6 @@ namespace gpumux {
 
 namespace {
 
-constexpr std::int64_t kMaxAmount = std::int64_t{1} << 50;  // generous; sums cannot overflow
-
 // A header cell as a column name: spaces around it and a UTF-8 byte-order mark dropped.
 std::string_view column_name(std::string_view cell) {
   constexpr std::string_view kBom = "\xEF\xBB\xBF";
@@ -65,8 +63,8 @@ bool OpenbNodeReader::next(OpenbNode& node) {
   check_openb_row_width(row_.size(), width_, where);
   node.name = trim_blanks(row_[sn_]);
   if (node.name.empty()) throw InputError(where, "sn", "empty node name");
-  node.cpu_milli = parse_int_cell(row_[cpu_milli_], where, "cpu_milli", 0, kMaxAmount);
-  node.memory_mib = parse_int_cell(row_[memory_mib_], where, "memory_mib", 0, kMaxAmount);
+  node.cpu_milli = parse_int_cell(row_[cpu_milli_], where, "cpu_milli", 0, kMaxOpenbAmount);
+  node.memory_mib = parse_int_cell(row_[memory_mib_], where, "memory_mib", 0, kMaxOpenbAmount);
   node.gpus = static_cast<int>(parse_int_cell(row_[gpu_], where, "gpu", 0, kMaxOpenbNodeGpus));
   node.model = trim_blanks(row_[model_]);
   if (node.gpus > 0 && node.model.empty()) {

@@ -4,8 +4,8 @@
 //
 //   sn, cpu_milli, memory_mib, gpu, model
 //     sn          node name, non-empty (spaces around it dropped)
-//     cpu_milli   integer >= 0, in 1/1000 CPU cores
-//     memory_mib  integer >= 0, MiB
+//     cpu_milli   integer 0..kMaxOpenbAmount, in 1/1000 CPU cores
+//     memory_mib  integer 0..kMaxOpenbAmount, MiB
 //     gpu         integer 0..kMaxOpenbNodeGpus
 //     model       GPU model (e.g. "T4", "V100M32"); non-empty when gpu > 0, may be empty on
 //                 CPU-only nodes
@@ -28,6 +28,9 @@ namespace gpumux {
 
 // The most GPUs an openb node may list (a node of a simulated cluster holds at most as many).
 inline constexpr int kMaxOpenbNodeGpus = 64;
+// Bound of the amounts (cpu_milli and memory_mib of a node, memory_mib of a pod): generous, and
+// sums over a list cannot overflow.
+inline constexpr std::int64_t kMaxOpenbAmount = std::int64_t{1} << 50;
 
 struct OpenbNode {
   std::string name;

@@ -65,7 +65,7 @@ void OpenbPodRow::parse(const std::vector<std::string>& cells, const std::string
   }
   pod.memory_mib = memory_mib_ == kAbsent ? 0
                                           : parse_int_cell(cells[memory_mib_], where, "memory_mib",
-                                                           0, kMaxOpenbPodMemoryMib);
+                                                           0, kMaxOpenbAmount);
   pod.num_gpu =
       static_cast<int>(parse_int_cell(cells[num_gpu_], where, "num_gpu", 0, kMaxOpenbNodeGpus));
   pod.gpu_milli = static_cast<int>(parse_int_cell(cells[gpu_milli_], where, "gpu_milli", 0, 1000));

@@ -8,7 +8,7 @@
 //   [, gpu_spec, qos, pod_phase, creation_time, deletion_time, scheduled_time]
 //     name            pod name, non-empty (spaces around it dropped)
 //     cpu_milli       integer 0..kMaxOpenbPodCpuMilli, in 1/1000 CPU cores
-//     memory_mib      integer 0..kMaxOpenbPodMemoryMib, MiB of host memory
+//     memory_mib      integer 0..kMaxOpenbAmount, MiB of host memory
 //     num_gpu         integer 0..kMaxOpenbNodeGpus: a pod runs on one node
 //     gpu_milli       integer 0..1000: the share of EACH requested GPU
 //     gpu_spec        GPU models the pod accepts, separated by '|' (e.g. "V100M16|V100M32");
@@ -43,8 +43,6 @@ namespace gpumux {
 // 10^6 cores: far above any openb node (at most 128 cores); cpu_milli / 1000 stays within a
 // job's `cpus` range.
 inline constexpr std::int64_t kMaxOpenbPodCpuMilli = 1'000'000'000;
-// Generous; sums over a list cannot overflow.
-inline constexpr std::int64_t kMaxOpenbPodMemoryMib = std::int64_t{1} << 50;
 inline constexpr double kMaxOpenbSeconds = 1e12;
 
 // The parts of a row a reader parses; name, num_gpu and gpu_milli are always required.
