@@ -1,7 +1,8 @@
 // Byte and line input for every text input: plain files, or gzip files (a path ending in ".gz")
 // decompressed on the fly, with line numbers for error messages. The one CSV reader
-// (traces/csv_reader.h) reads through it, so every CSV input accepts `file.csv.gz`; the Philly
-// loader feeds its bytes to the JSON parser (TextInputIterator).
+// (traces/csv_reader.h) reads through it, so every CSV input accepts `file.csv.gz`; so do the
+// JSON Lines trace (its lines) and the Philly loader (its bytes fed to the JSON parser through
+// TextInputIterator).
 #pragma once
 
 #include <cstdint>
