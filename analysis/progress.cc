@@ -1,8 +1,8 @@
 #include "analysis/progress.h"
 
-#include <fstream>
-
 #include "analysis/number_text.h"
+#include "sim/input_error.h"
+#include "traces/text_input.h"
 
 namespace gpumux {
 
@@ -10,12 +10,16 @@ std::optional<std::uint64_t> expected_job_count(const Scenario& s) {
   if (s.trace.generated) return s.trace.generator.jobs;
   const bool header = s.trace.format == "csv" || s.trace.format == "tiresias";
   if (!header && s.trace.format != "jsonl") return std::nullopt;
-  std::ifstream in(s.trace.path, std::ios::binary);
-  if (!in) return std::nullopt;
+  // Through TextInput, as the trace readers: a ".gz" trace counts its decompressed lines.
   std::uint64_t lines = 0;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.find_first_not_of(" \t\r") != std::string::npos) ++lines;
+  try {
+    TextInput in(s.trace.path);
+    std::string line;
+    while (in.next_line(line)) {
+      if (line.find_first_not_of(" \t") != std::string::npos) ++lines;
+    }
+  } catch (const InputError&) {
+    return std::nullopt;  // the trace reader reports it
   }
   if (header && lines > 0) --lines;
   return lines;

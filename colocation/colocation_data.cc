@@ -2,59 +2,42 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "sim/input_error.h"
+#include "traces/csv_reader.h"
 
 namespace gpumux::colocation {
 namespace {
 
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
-  std::string field;
-  std::istringstream in(line);
-  while (std::getline(in, field, ',')) out.push_back(field);
-  if (!line.empty() && line.back() == ',') out.emplace_back();
-  return out;
-}
-
-std::string strip(std::string s) {
-  while (!s.empty() && (s.back() == '\r' || s.back() == ' ')) s.pop_back();
-  std::size_t i = 0;
-  while (i < s.size() && s[i] == ' ') ++i;
-  return s.substr(i);
-}
-
-// A CSV file read whole, with its header's column positions.
+// A CSV file read whole through the one CSV reader (traces/csv_reader.h: its dialect, blank and
+// '#' lines skipped), with its header's column positions.
 class Table {
  public:
   explicit Table(const std::string& path) : path_(path) {
-    std::ifstream in(path);
-    if (!in) throw InputError(path, "", "cannot open file");
-    std::string line;
-    if (!std::getline(in, line)) throw InputError(path + ":1", "", "empty file, expected a header");
-    header_ = split(strip(line));
-    for (std::size_t i = 0; i < header_.size(); ++i) column_[strip(header_[i])] = i;
-    int number = 1;
-    while (std::getline(in, line)) {
-      ++number;
-      line = strip(line);
-      if (line.empty()) continue;
-      auto fields = split(line);
+    CsvReader csv(path);
+    if (!csv.next(header_)) throw InputError(path + ":1", "", "empty file, expected a header");
+    header_line_ = static_cast<int>(csv.line());
+    for (std::size_t i = 0; i < header_.size(); ++i) {
+      column_[std::string(trim_blanks(header_[i]))] = i;
+    }
+    std::vector<std::string> fields;
+    while (csv.next(fields)) {
+      const int number = static_cast<int>(csv.line());
       if (fields.size() != header_.size()) {
         throw InputError(where(number), "",
                          "expected " + std::to_string(header_.size()) + " fields, got " +
                              std::to_string(fields.size()));
       }
-      rows_.push_back({number, std::move(fields)});
+      rows_.push_back({number, fields});
     }
   }
 
   std::size_t column(const std::string& name) const {
     auto it = column_.find(name);
-    if (it == column_.end()) throw InputError(path_ + ":1", name, "missing column in header");
+    if (it == column_.end()) {
+      throw InputError(where(header_line_), name, "missing column in header");
+    }
     return it->second;
   }
   std::string where(int line) const { return path_ + ":" + std::to_string(line); }
@@ -66,7 +49,7 @@ class Table {
   const std::vector<Row>& rows() const { return rows_; }
 
   std::string text(const Row& r, std::size_t col, const std::string& name) const {
-    std::string s = strip(r.fields[col]);
+    std::string s(trim_blanks(r.fields[col]));
     if (s.empty()) throw InputError(where(r.line), name, "empty value");
     return s;
   }
@@ -92,6 +75,7 @@ class Table {
  private:
   std::string path_;
   std::vector<std::string> header_;
+  int header_line_ = 1;
   std::map<std::string, std::size_t> column_;
   std::vector<Row> rows_;
 };

@@ -1,19 +1,12 @@
 #include "packing/openb_csv.h"
 
-#include <string_view>
-
 #include "sim/input_error.h"
 #include "traces/csv_reader.h"
 #include "traces/openb_node_list.h"
+#include "traces/openb_pod_list.h"
 
 namespace gpumux::packing {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 void count_skip(LoadReport& report, const std::string& reason, std::size_t rows = 1) {
   for (auto& s : report.skipped) {
@@ -25,7 +18,15 @@ void count_skip(LoadReport& report, const std::string& reason, std::size_t rows 
   report.skipped.push_back({reason, rows});
 }
 
-constexpr std::int64_t kMaxInt = std::int64_t{1} << 50;  // generous bound that cannot overflow
+// The openb lists allow up to kMaxOpenbNodeGpus GPUs a node or pod; pack's nodes hold fewer.
+void check_pack_gpus(int gpus, const std::string& where, const char* field) {
+  if (gpus > kMaxGpusPerNode) {
+    throw InputError(where, field,
+                     "value " + std::to_string(gpus) + " out of range [0, " +
+                         std::to_string(kMaxGpusPerNode) + "] (pack's nodes hold at most " +
+                         std::to_string(kMaxGpusPerNode) + " GPUs)");
+  }
+}
 
 // Reads the header line (an empty file has none).
 std::vector<std::string> read_header(CsvReader& reader) {
@@ -71,12 +72,7 @@ NodeList load_openb_nodes(const std::string& path) {
   while (nodes.next(row)) {
     blank.count(out.report);
     ++out.report.data_rows;
-    if (row.gpus > kMaxGpusPerNode) {
-      throw InputError(csv.where(), "gpu",
-                       "value " + std::to_string(row.gpus) + " out of range [0, " +
-                           std::to_string(kMaxGpusPerNode) + "] (pack's nodes hold at most " +
-                           std::to_string(kMaxGpusPerNode) + " GPUs)");
-    }
+    check_pack_gpus(row.gpus, csv.where(), "gpu");
     NodeSpec n;
     n.name = std::move(row.name);
     n.cpu_milli = row.cpu_milli;
@@ -93,59 +89,37 @@ NodeList load_openb_nodes(const std::string& path) {
 PodList load_openb_pods(const std::string& path) {
   CsvReader csv(path);
   const std::vector<std::string> header = read_header(csv);
-  const auto column = [&](const char* name, bool required) {
-    const std::size_t i = find_openb_column(header, name);
-    if (required && i == header.size()) {
-      throw InputError(csv.where(), name, "required column missing from the header");
-    }
-    return i;
-  };
-  const std::size_t c_name = column("name", true), c_cpu = column("cpu_milli", true),
-                    c_mem = column("memory_mib", true), c_num = column("num_gpu", true),
-                    c_milli = column("gpu_milli", true), c_spec = column("gpu_spec", false);
+  const OpenbPodRow pod_row(header, csv.where(),
+                            {.cpu_milli_required = true, .memory_mib = true, .gpu_spec = true});
   BlankLines blank(csv);
   PodList out;
-  std::vector<std::string> f;
-  while (csv.next(f)) {
+  std::vector<std::string> cells;
+  OpenbPod pod;
+  while (csv.next(cells)) {
     blank.count(out.report);
     ++out.report.data_rows;
-    const std::string where = csv.where();
-    if (f.size() != header.size()) {
-      throw InputError(where, "",
-                       "expected " + std::to_string(header.size()) +
-                           " comma-separated fields (as in the header), found " +
-                           std::to_string(f.size()));
-    }
-    PodSpec p;
-    p.name = trim(f[c_name]);
-    if (p.name.empty()) throw InputError(where, "name", "empty pod name");
-    p.cpu_milli = parse_int_cell(f[c_cpu], where, "cpu_milli", 0, kMaxInt);
-    p.memory = MemoryMiB(parse_int_cell(f[c_mem], where, "memory_mib", 0, kMaxInt));
-    p.num_gpus = static_cast<int>(parse_int_cell(f[c_num], where, "num_gpu", 0, kMaxGpusPerNode));
-    p.gpu_milli = static_cast<int>(parse_int_cell(f[c_milli], where, "gpu_milli", 0, kGpuMilli));
-    if (p.num_gpus > 0 && p.gpu_milli == 0) {
+    pod_row.parse(cells, csv.where(), pod);
+    check_pack_gpus(pod.num_gpu, csv.where(), "num_gpu");
+    if (pod.num_gpu > 0 && pod.gpu_milli == 0) {
       count_skip(out.report, "num_gpu > 0 with gpu_milli 0");
       continue;
     }
-    if (p.num_gpus == 0 && p.gpu_milli > 0) {
+    if (pod.num_gpu == 0 && pod.gpu_milli > 0) {
       count_skip(out.report, "gpu_milli > 0 with num_gpu 0");
       continue;
     }
-    if (p.num_gpus > 1 && p.gpu_milli < kGpuMilli) {
+    if (pod.num_gpu > 1 && pod.gpu_milli < kGpuMilli) {
       count_skip(out.report, "num_gpu > 1 with gpu_milli < 1000");
       continue;
     }
-    if (c_spec < header.size() && p.num_gpus > 0) {
-      const std::string_view spec = f[c_spec];
-      std::size_t start = 0;
-      while (start <= spec.size()) {
-        std::size_t bar = spec.find('|', start);
-        if (bar == std::string_view::npos) bar = spec.size();
-        std::string token(trim(spec.substr(start, bar - start)));
-        if (!token.empty()) p.gpu_spec.push_back(std::move(token));
-        start = bar + 1;
-      }
-    }
+    PodSpec p;
+    p.name = std::move(pod.name);
+    p.cpu_milli = *pod.cpu_milli;
+    p.memory = MemoryMiB(pod.memory_mib);
+    p.num_gpus = pod.num_gpu;
+    p.gpu_milli = pod.gpu_milli;
+    // Kept only for GPU pods, as the FGD study's converter does.
+    if (p.num_gpus > 0) p.gpu_spec = std::move(pod.gpu_spec);
     out.pods.push_back(std::move(p));
     ++out.report.loaded;
   }

@@ -10,19 +10,21 @@
 //     model -> NodeSpec::gpu_model (may be empty on CPU-only nodes)
 //
 //   pod list   `name, cpu_milli, memory_mib, num_gpu, gpu_milli
-//               [, gpu_spec, qos, pod_phase, creation_time, deletion_time, scheduled_time]`
+//               [, gpu_spec, qos, pod_phase, creation_time, deletion_time, scheduled_time]`:
+//              each row parsed by the openb pod-row parser that `gpumux run`'s `openb-pods`
+//              loader uses too (traces/openb_pod_list.h: bounds and errors), into
 //     name        -> PodSpec::name (non-empty)
-//     cpu_milli   -> PodSpec::cpu_milli, integer >= 0
-//     memory_mib  -> PodSpec::memory, integer >= 0, MiB
-//     num_gpu     -> PodSpec::num_gpus, integer >= 0
-//     gpu_milli   -> PodSpec::gpu_milli, integer 0..1000: the share of EACH requested GPU; a pod
+//     cpu_milli   -> PodSpec::cpu_milli (required here)
+//     memory_mib  -> PodSpec::memory, MiB (required here)
+//     num_gpu     -> PodSpec::num_gpus (here at most kMaxGpusPerNode)
+//     gpu_milli   -> PodSpec::gpu_milli, 0..1000: the share of EACH requested GPU; a pod
 //                    with num_gpu == 1 and gpu_milli < 1000 shares one GPU with others
-//     gpu_spec    -> PodSpec::gpu_spec, optional: GPU models the pod accepts, separated by '|'
-//                    (e.g. "V100M16|V100M32"); empty tokens are ignored; empty = any model.
-//                    Kept only for GPU pods (num_gpu > 0), as the FGD study's converter does.
+//     gpu_spec    -> PodSpec::gpu_spec, optional: GPU models the pod accepts ('|'-separated;
+//                    empty = any model). Kept only for GPU pods (num_gpu > 0), as the FGD
+//                    study's converter does.
 //     qos, pod_phase, creation_time, deletion_time, scheduled_time: read-only context; the FGD
 //                    study treats the list as a snapshot and ignores them, so they are not
-//                    validated beyond the column count. `multigpu*` lists lack these columns.
+//                    read (beyond the column count). `multigpu*` lists lack these columns.
 //
 // Both lists are read with the one CSV reader (traces/csv_reader.h) and its dialect.
 // Malformed rows (wrong column count, a number that does not parse or is out of range, an empty

@@ -107,7 +107,8 @@ void parse_node_groups(Scenario& s, const DeviceRegistry& registry, JsonObject& 
 
 // A nodes CSV: native columns `name,gpus,device[,rack][,nvlink][,cpus]`, or the Alibaba openb
 // node list `sn,cpu_milli,memory_mib,gpu,model` (traces/openb_node_list.h; nodes without GPUs
-// are counted and left out; cpu_milli / 1000 is the node's CPU cores).
+// are counted and left out; cpu_milli / 1000 is the node's CPU cores). A ".gz" path is
+// decompressed on the fly (the CSV reader's TextInput).
 void parse_nodes_csv(Scenario& s, const DeviceRegistry& registry, const std::string& path) {
   CsvReader reader(path);
   std::vector<std::string> header, row;

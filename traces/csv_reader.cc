@@ -8,14 +8,11 @@
 
 namespace gpumux {
 
-CsvReader::CsvReader(std::string path) : path_(std::move(path)), in_(path_, std::ios::binary) {
-  if (!in_) throw InputError(path_, "", "cannot open file");
-}
-
 bool CsvReader::next(std::vector<std::string>& fields) {
-  while (std::getline(in_, buffer_)) {
-    ++line_;
-    if (!buffer_.empty() && buffer_.back() == '\r') buffer_.pop_back();
+  while (true) {
+    const std::uint64_t line = in_.line();
+    if (!in_.next_line(buffer_)) return false;
+    line_ = line;
     const auto first = buffer_.find_first_not_of(" \t");
     if (first == std::string::npos || buffer_[first] == '#') {
       ++skipped_;
@@ -26,12 +23,19 @@ bool CsvReader::next(std::vector<std::string>& fields) {
     }
     return true;
   }
-  return false;
 }
 
 bool split_csv_line(std::string_view line, std::vector<std::string>& fields) {
-  fields.clear();
-  std::string current;
+  // The strings of the previous row are reused (cleared, their capacity kept): a reader calling
+  // next() row after row does not allocate once its rows' cells have been seen.
+  std::size_t count = 0;
+  const auto next_field = [&]() -> std::string& {
+    if (count == fields.size()) fields.emplace_back();
+    std::string& field = fields[count++];
+    field.clear();
+    return field;
+  };
+  std::string* current = &next_field();
   bool quoted = false;
   bool was_quoted = false;
   for (std::size_t i = 0; i < line.size(); ++i) {
@@ -39,36 +43,34 @@ bool split_csv_line(std::string_view line, std::vector<std::string>& fields) {
     if (quoted) {
       if (c == '"') {
         if (i + 1 < line.size() && line[i + 1] == '"') {
-          current += '"';
+          *current += '"';
           ++i;
         } else {
           quoted = false;
         }
       } else {
-        current += c;
+        *current += c;
       }
-    } else if (c == '"' && current.empty() && !was_quoted) {
+    } else if (c == '"' && current->empty() && !was_quoted) {
       quoted = was_quoted = true;
     } else if (c == ',') {
-      fields.push_back(std::move(current));
-      current.clear();
+      current = &next_field();
       was_quoted = false;
     } else {
-      current += c;
+      *current += c;
     }
   }
-  if (quoted) return false;
-  fields.push_back(std::move(current));
-  return true;
+  fields.resize(count);
+  return !quoted;
 }
 
-namespace {
-
-std::string_view trim(std::string_view s) {
+std::string_view trim_blanks(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
 }
+
+namespace {
 
 std::string range_text(double min, double max) {
   std::ostringstream o;
@@ -80,7 +82,7 @@ std::string range_text(double min, double max) {
 
 double parse_number_cell(std::string_view text, const std::string& where, std::string_view field,
                          double min, double max) {
-  const std::string_view t = trim(text);
+  const std::string_view t = trim_blanks(text);
   double value = 0.0;
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   if (t.empty() || ec != std::errc() || end != t.data() + t.size() || !std::isfinite(value)) {
@@ -96,7 +98,7 @@ double parse_number_cell(std::string_view text, const std::string& where, std::s
 
 std::int64_t parse_int_cell(std::string_view text, const std::string& where, std::string_view field,
                             std::int64_t min, std::int64_t max) {
-  const std::string_view t = trim(text);
+  const std::string_view t = trim_blanks(text);
   std::int64_t value = 0;
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   if (t.empty() || ec != std::errc() || end != t.data() + t.size()) {

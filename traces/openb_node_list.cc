@@ -9,19 +9,11 @@ namespace gpumux {
 
 namespace {
 
-constexpr std::int64_t kMaxAmount = std::int64_t{1} << 50;  // generous; sums cannot overflow
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 // A header cell as a column name: spaces around it and a UTF-8 byte-order mark dropped.
 std::string_view column_name(std::string_view cell) {
   constexpr std::string_view kBom = "\xEF\xBB\xBF";
   if (cell.substr(0, kBom.size()) == kBom) cell.remove_prefix(kBom.size());
-  return trim(cell);
+  return trim_blanks(cell);
 }
 
 }  // namespace
@@ -30,6 +22,14 @@ std::size_t find_openb_column(const std::vector<std::string>& header, std::strin
   const auto it = std::find_if(header.begin(), header.end(),
                                [&](const std::string& cell) { return column_name(cell) == name; });
   return static_cast<std::size_t>(it - header.begin());
+}
+
+void check_openb_row_width(std::size_t found, std::size_t width, const std::string& where) {
+  if (found != width) {
+    throw InputError(where, "",
+                     "expected " + std::to_string(width) + " comma-separated fields (as in the "
+                     "header), found " + std::to_string(found));
+  }
 }
 
 bool is_openb_node_header(const std::vector<std::string>& header) {
@@ -60,17 +60,13 @@ OpenbNodeReader::OpenbNodeReader(CsvReader& reader, const std::vector<std::strin
 bool OpenbNodeReader::next(OpenbNode& node) {
   if (!reader_.next(row_)) return false;
   const std::string where = reader_.where();
-  if (row_.size() != width_) {
-    throw InputError(where, "",
-                     "expected " + std::to_string(width_) + " comma-separated fields (as in the "
-                     "header), found " + std::to_string(row_.size()));
-  }
-  node.name = trim(row_[sn_]);
+  check_openb_row_width(row_.size(), width_, where);
+  node.name = trim_blanks(row_[sn_]);
   if (node.name.empty()) throw InputError(where, "sn", "empty node name");
-  node.cpu_milli = parse_int_cell(row_[cpu_milli_], where, "cpu_milli", 0, kMaxAmount);
-  node.memory_mib = parse_int_cell(row_[memory_mib_], where, "memory_mib", 0, kMaxAmount);
+  node.cpu_milli = parse_int_cell(row_[cpu_milli_], where, "cpu_milli", 0, kMaxOpenbAmount);
+  node.memory_mib = parse_int_cell(row_[memory_mib_], where, "memory_mib", 0, kMaxOpenbAmount);
   node.gpus = static_cast<int>(parse_int_cell(row_[gpu_], where, "gpu", 0, kMaxOpenbNodeGpus));
-  node.model = trim(row_[model_]);
+  node.model = trim_blanks(row_[model_]);
   if (node.gpus > 0 && node.model.empty()) {
     throw InputError(where, "model", "a node with GPUs needs a GPU model");
   }

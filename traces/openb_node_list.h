@@ -4,8 +4,8 @@
 //
 //   sn, cpu_milli, memory_mib, gpu, model
 //     sn          node name, non-empty (spaces around it dropped)
-//     cpu_milli   integer >= 0, in 1/1000 CPU cores
-//     memory_mib  integer >= 0, MiB
+//     cpu_milli   integer 0..kMaxOpenbAmount, in 1/1000 CPU cores
+//     memory_mib  integer 0..kMaxOpenbAmount, MiB
 //     gpu         integer 0..kMaxOpenbNodeGpus
 //     model       GPU model (e.g. "T4", "V100M32"); non-empty when gpu > 0, may be empty on
 //                 CPU-only nodes
@@ -28,6 +28,9 @@ namespace gpumux {
 
 // The most GPUs an openb node may list (a node of a simulated cluster holds at most as many).
 inline constexpr int kMaxOpenbNodeGpus = 64;
+// Bound of the amounts (cpu_milli and memory_mib of a node, memory_mib of a pod): generous, and
+// sums over a list cannot overflow.
+inline constexpr std::int64_t kMaxOpenbAmount = std::int64_t{1} << 50;
 
 struct OpenbNode {
   std::string name;
@@ -40,6 +43,9 @@ struct OpenbNode {
 // Index of column `name` in the header of an openb list (node or pod list), or header.size()
 // when absent. Spaces around a header cell and a UTF-8 byte-order mark are ignored.
 std::size_t find_openb_column(const std::vector<std::string>& header, std::string_view name);
+
+// Throws InputError at `where` unless a row of `found` cells has the header's `width`.
+void check_openb_row_width(std::size_t found, std::size_t width, const std::string& where);
 
 // True when `header` has the columns sn, gpu and model: what tells an openb node list from
 // gpumux's own nodes CSV (name,gpus,device).

@@ -1,12 +1,12 @@
 #include "traces/trace_source.h"
 
-#include <fstream>
 #include <functional>
 #include <map>
 
 #include "sim/json_fields.h"
 #include "traces/csv_reader.h"
 #include "traces/service_fields.h"
+#include "traces/text_input.h"
 
 namespace gpumux {
 
@@ -153,13 +153,12 @@ class CsvTraceSource : public TraceSource {
 class JsonlTraceSource : public TraceSource {
  public:
   JsonlTraceSource(const std::string& path, const TraceDefaults& defaults, std::uint64_t seed)
-      : TraceSource(defaults, seed), path_(path), in_(path, std::ios::binary) {
-    if (!in_) throw InputError(path, "", "cannot open file");
-  }
+      : TraceSource(defaults, seed), path_(path), in_(path) {}
 
   bool next(JobSpec& job) override {
-    while (std::getline(in_, line_)) {
-      ++line_number_;
+    while (true) {
+      line_number_ = in_.line();
+      if (!in_.next_line(line_)) return false;
       const auto first = line_.find_first_not_of(" \t\r");
       if (first == std::string::npos || line_[first] == '#') {
         ++stats_.skipped_lines;
@@ -207,12 +206,11 @@ class JsonlTraceSource : public TraceSource {
       }
       return true;
     }
-    return false;
   }
 
  private:
   std::string path_;
-  std::ifstream in_;
+  TextInput in_;  // plain or ".gz", like the CSV formats
   std::string line_;
   std::uint64_t line_number_ = 0;
 };

@@ -63,8 +63,10 @@ class TraceSource : public JobSource {
 // job_id,num_gpu,submit_time,iterations,model_name,duration,interval; see README).
 std::vector<std::string> trace_format_names();
 
-// Opens `path` in `format`. `seed` seeds the draws for defaulted fields (a distribution in
-// trace.defaults). Throws InputError for a missing file, a bad header or an unknown format.
+// Opens `path` in `format`; a path ending in ".gz" is decompressed on the fly
+// (traces/text_input.h). `seed` seeds the draws for defaulted fields (a distribution in
+// trace.defaults). Throws InputError for a missing file, a bad header, an unknown format or a
+// damaged gzip file.
 std::unique_ptr<TraceSource> open_trace(const std::string& path, const std::string& format,
                                         const TraceDefaults& defaults, std::uint64_t seed);
 

@@ -60,5 +60,16 @@ TEST(Progress, ExpectedJobCount) {
   EXPECT_FALSE(expected_job_count(file));
 }
 
+// A gzipped trace counts its decompressed lines, as the trace readers read them.
+TEST(Progress, ExpectedJobCountOfAGzipTrace) {
+  if (!testing::can_test_gzip()) GTEST_SKIP() << "no zlib in this build, or no gzip command";
+  testing::TempFile gz("t.csv.gz", "");
+  testing::write_gzip(gz.path(), "id,submit_s,gpus,runtime_s\r\na,0,1,1\r\n\r\nb,1,1,1\r\n");
+  Scenario file;
+  file.trace.path = gz.path();
+  file.trace.format = "csv";
+  EXPECT_EQ(expected_job_count(file), 2u);
+}
+
 }  // namespace
 }  // namespace gpumux

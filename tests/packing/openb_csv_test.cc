@@ -159,6 +159,20 @@ TEST(OpenbPods, BadRowsNameFileLineAndField) {
   EXPECT_THAT(msg, HasSubstr("empty.csv:1"));
 }
 
+// Pack reads no times (traces/openb_pod_list.h): a list is not rejected for cells it ignores.
+TEST(OpenbPods, TimeCellsAreNotRead) {
+  TempFile f("pods.csv",
+             "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+             "deletion_time,scheduled_time\n"
+             "p0,1000,1024,1,500,,LS,Running,yesterday,-1,\n");
+  const PodList list = load_openb_pods(f.path());
+  ASSERT_EQ(list.pods.size(), 1u);
+  EXPECT_EQ(list.pods[0].gpu_milli, 500);
+  TempFile wide("wide_pods.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np,1,1,17,1000\n");
+  EXPECT_THAT(input_error_of([&] { load_openb_pods(wide.path()); }),
+              HasSubstr("wide_pods.csv:2: field 'num_gpu': value 17 out of range [0, 16]"));
+}
+
 // `gpumux run` and `gpumux pack` read a node list with one reader: the same nodes, and the
 // same errors (traces/openb_node_list.h).
 TEST(OpenbNodes, OneReaderForRunAndPack) {

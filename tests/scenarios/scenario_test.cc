@@ -313,6 +313,19 @@ TEST(NodesCsv, NativeFormat) {
   EXPECT_EQ(s.resolved["cluster"]["total_gpus"], 14);
 }
 
+TEST(NodesCsv, GzipFileReadsLikeThePlainFile) {
+  if (!testing::can_test_gzip()) GTEST_SKIP() << "no zlib in this build, or no gzip command";
+  TempFile nodes("nodes.csv.gz", "");
+  testing::write_gzip(nodes.path(), "name,gpus,device\na,8,A100-80GB\nb,4,T4\n");
+  json doc = minimal();
+  doc["cluster"] = {{"nodes_csv", "nodes.csv.gz"}};
+  TempFile scenario("s.json", doc.dump());
+  Scenario s = load_scenario(scenario.path());
+  ASSERT_EQ(s.nodes.size(), 2u);
+  EXPECT_EQ(s.gpu_count(), 12u);
+  EXPECT_EQ(s.devices[s.nodes[1].device].name, "T4");
+}
+
 TEST(NodesCsv, NativeWithoutOptionalColumns) {
   TempFile nodes("nodes.csv", "device,gpus,name\nA30-24GB,1,x\n");
   json doc = minimal();

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "sim/input_error.h"
+#include "traces/text_input.h"
 
 namespace gpumux::testing {
 
@@ -53,6 +54,20 @@ inline std::string source_dir() {
 
 inline std::string source_path(const std::string& relative) {
   return (std::filesystem::path(source_dir()) / relative).string();
+}
+
+// True when gzip files can be made (the gzip command) and read (zlib in this build).
+inline bool can_test_gzip() {
+  return gzip_supported() && std::system("gzip --version > /dev/null 2>&1") == 0;
+}
+
+// Writes `text` gzipped to `gz_path` through the gzip command (see can_test_gzip).
+inline void write_gzip(const std::string& gz_path, const std::string& text) {
+  const std::string plain = gz_path + ".plain";
+  std::ofstream(plain, std::ios::binary) << text;
+  std::filesystem::remove(gz_path);
+  ASSERT_EQ(std::system(("gzip -c '" + plain + "' > '" + gz_path + "'").c_str()), 0);
+  std::filesystem::remove(plain);
 }
 
 // Runs `f`, which must throw InputError, and returns its message. Fails the test (returning "")

@@ -259,6 +259,23 @@ TEST(NativeCsv, CrlfLineEnds) {
   EXPECT_EQ(jobs[1].tenant, "t2");
 }
 
+// A ".gz" trace reads as its plain content, in the CSV formats and in JSON Lines alike.
+TEST(NativeCsv, GzipTraceReadsLikeThePlainFile) {
+  if (!testing::can_test_gzip()) GTEST_SKIP() << "no zlib in this build, or no gzip command";
+  TempFile csv("t.csv.gz", "");
+  testing::write_gzip(csv.path(), "id,submit_s,gpus,runtime_s\n# c\na,0,1,10\nb,1,2,20\n");
+  const auto jobs = read_file(csv.path(), "csv");
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[1].id, "b");
+  EXPECT_EQ(jobs[1].gpus, 2);
+  TempFile jsonl("t.jsonl.gz", "");
+  testing::write_gzip(jsonl.path(),
+                      "{\"id\": \"a\", \"submit_s\": 0, \"gpus\": 1, \"runtime_s\": 10}\n"
+                      "\n{\"id\": \"b\", \"submit_s\": 1, \"gpus\": 1, \"runtime_s\": -1}\n");
+  EXPECT_THAT(input_error_message([&] { read_file(jsonl.path(), "jsonl"); }),
+              HasSubstr(jsonl.path() + ":3: field 'runtime_s'"));
+}
+
 TEST(NativeCsv, RequiredColumnMissingNamesIt) {
   TempFile f("nocol.csv", "id,submit_s,gpus\na,0,1\n");
   const std::string msg = read_error(f, "csv");

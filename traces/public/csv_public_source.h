@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "traces/public/public_trace_source.h"
-#include "traces/public/text_input.h"
+#include "traces/csv_reader.h"
 
 namespace gpumux {
 
@@ -22,13 +22,18 @@ class CsvPublicSource : public PublicTraceSource {
 
   // Column index by name (-1 when absent); valid after construction.
   int column(std::string_view name) const { return columns_.find(name); }
+  // The header row, and its "file:line".
+  const std::vector<std::string>& header() const { return header_; }
+  const std::string& header_where() const { return header_where_; }
   std::uint32_t file() const { return file_; }
   std::uint64_t line() const { return rows_.line(); }
 
  private:
   bool read_more() final;
 
-  CsvRows rows_;
+  CsvReader rows_;
+  std::vector<std::string> header_;
+  std::string header_where_;
   CsvColumns columns_;
   std::uint32_t file_;
   std::vector<std::string> cells_;

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "sim/input_error.h"
-#include "traces/csv_reader.h"
+#include "traces/openb_pod_list.h"
 #include "traces/public/csv_public_source.h"
 #include "traces/public/loaders.h"
 
@@ -16,45 +16,33 @@ namespace {
 class OpenbPods final : public CsvPublicSource {
  public:
   OpenbPods(const std::string& path, const TraceDefaults& defaults, std::uint64_t seed)
-      : CsvPublicSource(
-            path, defaults, seed, kWholeFile, "creation_time",
-            {"name", "num_gpu", "gpu_milli", "creation_time", "deletion_time", "scheduled_time"},
-            " (the multigpu* lists carry no times and cannot be replayed)"),
-        name_(column("name")),
-        num_gpu_(column("num_gpu")),
-        gpu_milli_(column("gpu_milli")),
-        creation_(column("creation_time")),
-        deletion_(column("deletion_time")),
-        scheduled_(column("scheduled_time")),
-        cpu_milli_(column("cpu_milli")) {}
+      : CsvPublicSource(path, defaults, seed, kWholeFile, "creation_time", {}),
+        pod_row_(header(), header_where(), {.times = true},
+                 " (the multigpu* lists carry no times and cannot be replayed)") {}
 
  private:
   void row(const std::vector<std::string>& c, const std::string& where) override {
-    JobSpec job;
-    PresentFields present{};
-    set_job_field(job, JobField::kId, c[name_], where);
-    mark(present, JobField::kId);
-    const std::int64_t num_gpu = parse_int_cell(c[num_gpu_], where, "num_gpu", 0, 1'000'000);
-    const std::int64_t milli = parse_int_cell(c[gpu_milli_], where, "gpu_milli", 0, 1000);
-    // cpu_milli: thousandths of a core (read when the column is there; empty: none given).
-    const bool has_cpus = cpu_milli_ >= 0 && !c[cpu_milli_].empty();
-    const std::int64_t cpu_milli =
-        has_cpus ? parse_int_cell(c[cpu_milli_], where, "cpu_milli", 0, 1'000'000'000) : 0;
-    const double creation = parse_seconds_cell(c[creation_], where, "creation_time");
-    const bool scheduled = !c[scheduled_].empty();
-    const bool deleted = !c[deletion_].empty();
-    const double start = scheduled ? parse_seconds_cell(c[scheduled_], where, "scheduled_time") : 0;
-    const double end = deleted ? parse_seconds_cell(c[deletion_], where, "deletion_time") : 0;
+    pod_row_.parse(c, where, pod_);
+    const OpenbPod& pod = pod_;
+    const std::int64_t num_gpu = pod.num_gpu;
+    const std::int64_t milli = pod.gpu_milli;
+    // cpu_milli: thousandths of a core (when the column is there; empty: none given).
+    const std::int64_t cpu_milli = pod.cpu_milli.value_or(0);
     // A pod without GPUs but with cores is a CPU-only job (gpus 0).
     if (num_gpu == 0 && cpu_milli == 0) return skip("no_gpu_or_cpu");
     if (num_gpu == 1 && milli == 0) {
       throw InputError(where, "gpu_milli", "is 0 for a pod with num_gpu 1 (expected 1-1000)");
     }
-    if (!scheduled) return skip("never_scheduled");
-    if (!deleted) return skip("no_deletion_time");
+    if (!pod.scheduled_s) return skip("never_scheduled");
+    if (!pod.deletion_s) return skip("no_deletion_time");
+    const double creation = pod.creation_s, start = *pod.scheduled_s, end = *pod.deletion_s;
     if (end < start) return skip("end_before_start");
 
-    if (has_cpus) {
+    JobSpec job;
+    PresentFields present{};
+    job.id = pod.name;
+    mark(present, JobField::kId);
+    if (pod.cpu_milli) {
       job.cpus = static_cast<double>(cpu_milli) / 1000.0;
       mark(present, JobField::kCpus);
     }
@@ -116,7 +104,8 @@ class OpenbPods final : public CsvPublicSource {
   static constexpr double kLateShareLimit = 0.3;
   static constexpr double kLongShareLimit = 0.1;
 
-  int name_, num_gpu_, gpu_milli_, creation_, deletion_, scheduled_, cpu_milli_;
+  OpenbPodRow pod_row_;
+  OpenbPod pod_;  // the row being read, its strings reused
   std::vector<double> creations_, lifetimes_;
   nlohmann::json notes_;
 };

@@ -13,7 +13,6 @@
 #include "traces/csv_reader.h"
 #include "traces/public/loaders.h"
 #include "traces/public/public_trace_source.h"
-#include "traces/public/text_input.h"
 
 namespace gpumux::public_traces {
 
@@ -76,7 +75,7 @@ std::string table_path(const std::string& folder, const std::string& table, bool
 // Reads the table's rows; a first row starting with "job_name" is a header row added by hand
 // (the published CSVs have none) and is passed over.
 template <typename F>
-void for_each_row(CsvRows& rows, std::size_t width, F&& f) {
+void for_each_row(CsvReader& rows, std::size_t width, F&& f) {
   std::vector<std::string> cells;
   bool first = true;
   while (rows.next(cells)) {
@@ -119,7 +118,7 @@ class Pai2020 final : public PublicTraceSource {
   }
 
   void read_tasks() {
-    CsvRows rows(task_table_);
+    CsvReader rows(task_table_);
     for_each_row(
         rows, task_col::kCount, [&](const std::vector<std::string>& c, const std::string& where) {
           if (c[task_col::kJob].empty()) throw InputError(where, "job_name", "must not be empty");
@@ -191,7 +190,7 @@ class Pai2020 final : public PublicTraceSource {
   }
 
   void read_sensors() {
-    CsvRows rows(sensor_table_);
+    CsvReader rows(sensor_table_);
     for_each_row(
         rows, sensor_col::kCount, [&](const std::vector<std::string>& c, const std::string& where) {
           const auto it = jobs_.find(c[sensor_col::kJob]);
@@ -219,7 +218,7 @@ class Pai2020 final : public PublicTraceSource {
   }
 
   void read_jobs() {
-    CsvRows rows(job_table_);
+    CsvReader rows(job_table_);
     const std::uint32_t file = add_file(job_table_);
     for_each_row(rows, job_col::kCount,
                  [&](const std::vector<std::string>& c, const std::string& where) {

@@ -9,7 +9,7 @@
 #include "sim/json_fields.h"
 #include "traces/public/loaders.h"
 #include "traces/public/public_trace_source.h"
-#include "traces/public/text_input.h"
+#include "traces/text_input.h"
 
 namespace gpumux::public_traces {
 

@@ -218,11 +218,10 @@ void check_row_width(const std::vector<std::string>& row, std::size_t width,
 
 namespace {
 
-CsvColumns read_header(CsvRows& rows, const std::vector<std::string>& required,
-                       const std::string& note) {
+std::vector<std::string> read_header(CsvReader& rows) {
   std::vector<std::string> header;
   if (!rows.next(header)) throw InputError(rows.path() + ":1", "", "empty trace: no header line");
-  return CsvColumns(header, required, rows.where(), note);
+  return header;
 }
 
 }  // namespace
@@ -233,7 +232,9 @@ CsvPublicSource::CsvPublicSource(const std::string& path, const TraceDefaults& d
                                  const std::vector<std::string>& required, const std::string& note)
     : PublicTraceSource(defaults, seed, window, submit_field),
       rows_(path),
-      columns_(read_header(rows_, required, note)),
+      header_(read_header(rows_)),
+      header_where_(rows_.where()),
+      columns_(header_, required, header_where_, note),
       file_(add_file(path)) {}
 
 bool CsvPublicSource::read_more() {

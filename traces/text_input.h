@@ -1,8 +1,8 @@
-// Byte and line input for the public-trace loaders: plain files, or gzip files (a path ending in
-// ".gz") decompressed on the fly, with line numbers for error messages.
-//
-// The shared CsvReader (traces/csv_reader.h) reads plain files only; CsvRows below is the same
-// dialect (split_csv_line) over a TextInput, so every loader accepts `trace.csv.gz` as well.
+// Byte and line input for every text input: plain files, or gzip files (a path ending in ".gz")
+// decompressed on the fly, with line numbers for error messages. The one CSV reader
+// (traces/csv_reader.h) reads through it, so every CSV input accepts `file.csv.gz`; so do the
+// JSON Lines trace (its lines) and the Philly loader (its bytes fed to the JSON parser through
+// TextInputIterator).
 #pragma once
 
 #include <cstdint>
@@ -46,7 +46,7 @@ class TextInput {
 
   std::string path_;
   bool gzip_ = false;
-  void* gz_ = nullptr;  // gzFile when gzip_
+  [[maybe_unused]] void* gz_ = nullptr;  // gzFile when gzip_ (unused in a build without zlib)
   std::FILE* file_ = nullptr;
   std::vector<char> buffer_;
   std::size_t pos_ = 0;
@@ -90,27 +90,6 @@ class TextInputIterator {
   }
   TextInput* in_ = nullptr;
   char current_ = 0;
-};
-
-// CSV rows over a TextInput: the CsvReader dialect (comma, double quotes, CRLF or LF); blank
-// lines and lines starting with '#' are skipped and counted.
-class CsvRows {
- public:
-  explicit CsvRows(std::string path) : in_(std::move(path)) {}
-
-  // The next non-blank, non-comment row; false at the end. Throws InputError on a bad quote.
-  bool next(std::vector<std::string>& fields);
-
-  const std::string& path() const { return in_.path(); }
-  std::uint64_t line() const { return line_; }  // 1-based number of the row last read
-  std::string where() const { return in_.path() + ":" + std::to_string(line_); }
-  std::uint64_t skipped_lines() const { return skipped_; }
-
- private:
-  TextInput in_;
-  std::uint64_t line_ = 0;
-  std::string buffer_;
-  std::uint64_t skipped_ = 0;
 };
 
 }  // namespace gpumux
