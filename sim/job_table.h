@@ -27,6 +27,9 @@ struct ActiveJob {
   JobSpec spec;
   std::uint64_t ordinal = 0;  // arrival order, 0-based
   JobPhase phase = JobPhase::kFree;
+  // A CPU-only job's node while it runs on a cluster of nodes (no GPU). Beside `phase`, in what
+  // would be padding: the fields the engine reads per event keep their places.
+  NodeIndex cpu_node = 0;
   Time start;
   Time last_update;                 // when remaining_us was last brought up to date
   Time expected_finish;             // of the pending completion event
@@ -36,7 +39,6 @@ struct ActiveJob {
   std::uint32_t running_index = 0;  // position in the engine's running list
   std::uint64_t refresh_mark = 0;   // engine bookkeeping: last rate refresh that saw this job
   std::vector<GpuIndex> gpus;
-  NodeIndex cpu_node = 0;  // a CPU-only job's node while it runs on a cluster of nodes (no GPU)
   LinkKind span = LinkKind::kSameGpu;
   std::uint32_t kills = 0;   // times the job was killed (e.g. out of memory)
   MemoryMiB current_memory;  // memory in use on each of its GPUs while running
