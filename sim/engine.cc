@@ -307,18 +307,7 @@ void Engine::start_in_pool(ActiveJob& job, JobSlot slot) {
   // nothing it shares can slow it, so its completion is known now (no rate refresh, no memory
   // steps, no faults: those are events of GPUs).
   cluster_.pool_take(pool_request(job.spec));
-  job.gpus.clear();
-  job.phase = JobPhase::kRunning;
-  job.last_update = now_;
-  job.rate = 1.0;
-  job.span = LinkKind::kSameGpu;
-  job.fault_at = Time::infinity();
-  job.current_memory = MemoryMiB(0);
-  job.running_index = static_cast<std::uint32_t>(running_.size());
-  running_.push_back(slot);
-  schedule_full_speed_completion(job, slot);
-  ++stats_.started;
-  for (auto* o : observers_) o->on_job_started(now_, job);
+  start_at_full_speed(job, slot);
 }
 
 void Engine::start_on_node(JobSlot slot, NodeIndex node) {
@@ -330,6 +319,10 @@ void Engine::start_on_node(JobSlot slot, NodeIndex node) {
   job.stalled_until = now_;
   cluster_.take_node_cpus(node, job_cpu_hundredths(job.spec));
   job.cpu_node = node;
+  start_at_full_speed(job, slot);
+}
+
+void Engine::start_at_full_speed(ActiveJob& job, JobSlot slot) {
   job.gpus.clear();
   job.phase = JobPhase::kRunning;
   job.last_update = now_;
@@ -339,12 +332,6 @@ void Engine::start_on_node(JobSlot slot, NodeIndex node) {
   job.current_memory = MemoryMiB(0);
   job.running_index = static_cast<std::uint32_t>(running_.size());
   running_.push_back(slot);
-  schedule_full_speed_completion(job, slot);
-  ++stats_.started;
-  for (auto* o : observers_) o->on_job_started(now_, job);
-}
-
-void Engine::schedule_full_speed_completion(ActiveJob& job, JobSlot slot) {
   ++job.version;
   const double us = std::ceil(job.remaining_us);
   // The message is built only when the time overflows: starts are a hot path.
@@ -352,6 +339,8 @@ void Engine::schedule_full_speed_completion(ActiveJob& job, JobSlot slot) {
                             ? now_ + Time::from_us(static_cast<std::int64_t>(us))
                             : checked_after(now_, us, "job '" + job.spec.id + "' finishing");
   events_.push(job.expected_finish, EventKind::kCompletion, slot, job.version);
+  ++stats_.started;
+  for (auto* o : observers_) o->on_job_started(now_, job);
 }
 
 void Engine::on_completion(Time now, JobSlot slot) {

@@ -87,8 +87,9 @@ class Engine : private Launcher {
   // Starts a CPU-only job on a cluster of nodes: it takes its cores on `node`, runs at full
   // speed (no GPU, no rate model) and its completion is scheduled.
   void start_on_node(JobSlot job, NodeIndex node) override;
-  // Schedules the completion of a job that runs at rate 1 until it ends (pooled, CPU-only).
-  void schedule_full_speed_completion(ActiveJob& job, JobSlot slot);
+  // Starts a job without GPUs (pooled, CPU-only) that runs at rate 1 until it ends: marks it
+  // running and schedules its completion. Its start, remaining work and what it holds are set.
+  void start_at_full_speed(ActiveJob& job, JobSlot slot);
   // Starts a job on a pooled cluster: it takes its pool amount and its completion is scheduled.
   void start_in_pool(ActiveJob& job, JobSlot slot);
   void on_arrival(Time now);
