@@ -14,11 +14,7 @@
 namespace gpumux {
 namespace {
 
-JobSpec with_cpus(std::string id, double submit_s, int gpus, double cpus, double runtime_s) {
-  JobSpec j = testing::job(std::move(id), submit_s, gpus, runtime_s);
-  j.cpus = cpus;
-  return j;
-}
+using testing::with_cpus;
 
 struct Record : EngineObserver {
   std::map<std::string, std::pair<double, double>> at;  // id -> (start, finish)

@@ -38,6 +38,14 @@ inline JobSpec job(std::string id, double submit_s, int gpus, double runtime_s) 
   return j;
 }
 
+// A job holding `cpus` node CPU cores besides its GPUs (0 GPUs: a CPU-only job).
+inline JobSpec with_cpus(std::string id, double submit_s, int gpus, double cpus,
+                         double runtime_s) {
+  JobSpec j = job(std::move(id), submit_s, gpus, runtime_s);
+  j.cpus = cpus;
+  return j;
+}
+
 // A job source over a fixed list (already sorted by submit).
 class ListSource : public JobSource {
  public:
