@@ -10,7 +10,7 @@
 # At loads 1.3 and 2.0 the arrivals are sized to last past the 7,200 s window, so pods arrive
 # until the end of the measurement. The draws include the list's CPU-only pods (14.5%), which
 # add no GPU load (the Poisson rate is about load x 4.75 per second) and hold cores on one node
-# each (README "Node CPUs"; the README's tables were measured when nodes still rejected them).
+# each (README "CPU-only jobs"); fifo-backfill's reservation counts GPUs and cores.
 # Run from the repository root after a Release build; needs ../shared/data beside the source
 # tree. Usage: run_openb_fractional.sh [OUT_DIR] [LOADS] (default out/study-openb-fractional,
 # "1.0 1.3"); writes OUT_DIR/load-L/POLICY/ (compare's --out) and the printed table in
