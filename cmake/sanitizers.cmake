@@ -17,17 +17,21 @@ if(GPUMUX_BUILD_FUZZERS)
   set(GPUMUX_SANITIZE ON CACHE BOOL "Build with AddressSanitizer + UndefinedBehaviorSanitizer" FORCE)
 endif()
 
+# The flags are for C++ only: CUDA sources (gpumux-probe's kernels, compiled by nvcc with its
+# own host compiler, often g++ beside clang) take none of them, and the probe, which needs a
+# GPU, runs in no test.
 if(GPUMUX_SANITIZE)
   set(gpumux_sanitizers -fsanitize=address,undefined,float-cast-overflow)
-  add_compile_options(${gpumux_sanitizers} -fno-sanitize-recover=all -fno-omit-frame-pointer)
-  add_link_options(${gpumux_sanitizers})
+  add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:${gpumux_sanitizers}>"
+                      "$<$<COMPILE_LANGUAGE:CXX>:-fno-sanitize-recover=all;-fno-omit-frame-pointer>")
+  add_link_options("$<$<LINK_LANGUAGE:CXX>:${gpumux_sanitizers}>")
   # Tests that count allocations or measure speed skip themselves under this definition.
   add_compile_definitions(GPUMUX_SANITIZED=1)
 endif()
 
 if(GPUMUX_BUILD_FUZZERS)
   # Coverage feedback from every library; the fuzz targets link the libFuzzer driver.
-  add_compile_options(-fsanitize=fuzzer-no-link)
+  add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-fsanitize=fuzzer-no-link>")
 endif()
 
 # Test and benchmark programs (gpumux_add_gtest, gpumux_add_benchmark) in a sanitized tree: their
