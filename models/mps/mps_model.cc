@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "models/calibration_file.h"
+#include "models/timeslice_physics.h"  // kH200DeviceName: the device with measured parameters
 
 namespace gpumux {
 
@@ -235,7 +236,7 @@ double MpsModel::expected_memory_mib(const JobSpec& job) const {
 }
 
 void MpsModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const {
-  const bool h200 = gpu.device.name == "H200-141GB";
+  const bool h200 = gpu.device.name == kH200DeviceName;
   const bool remembered = memo_.remembers(gpu.residents.size());
   if (remembered) {
     memo_.header(0) = h200 ? 1 : 0;
