@@ -1,6 +1,7 @@
 #include "sim/placement.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 
@@ -12,7 +13,7 @@ enum class FitMode { kFirst, kBest, kSpread };
 
 class TopologyPlacement : public PlacementPolicy {
  public:
-  explicit TopologyPlacement(FitMode mode) : mode_(mode) {}
+  explicit TopologyPlacement(FitMode mode) : mode_(mode) { slot_answers_.reserve(kMaxSlotAnswers); }
 
   std::string_view name() const override {
     switch (mode_) {
@@ -38,6 +39,8 @@ class TopologyPlacement : public PlacementPolicy {
     // A GPU (or node) whose room is below the job's need cannot admit it (SharingModel contract).
     need_ = model.has_room_bound() ? model.job_need(job) : -kUnboundedRoom;
     room_decides_ = model.has_room_bound() && model.room_decides_admission();
+    by_slots_ = !room_decides_ && model.admission_by_slots();
+    slot_answers_.clear();
     if (cluster.max_room() < need_) return false;  // no available GPU has the room
     // Under empty-GPU admission the answer depends only on the device type: ask once per type.
     bool all_devices_ok = true;
@@ -300,17 +303,59 @@ class TopologyPlacement : public PlacementPolicy {
   }
 
   bool may_admit(const GpuState& gpu) const { return gpu.available && gpu.room >= need_; }
-  // Whether GPU g admits the job: its room first; the model only when the room does not decide.
+  // Whether GPU g admits the job: its room first; the model only when the room does not decide,
+  // and under admission by slots only once per class of GPU (slot_class).
   bool admits(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
-              GpuIndex g, const JobSpec& job) const {
-    return may_admit(cluster.gpu(g)) && (room_decides_ || model.admits(views.view(g), job));
+              GpuIndex g, const JobSpec& job) {
+    const GpuState& gpu = cluster.gpu(g);
+    if (!may_admit(gpu)) return false;
+    if (room_decides_) return true;
+    if (!by_slots_) return model.admits(views.view(g), job);
+    const std::uint64_t key = slot_class(gpu);
+    if (key == kNoSlotClass) return model.admits(views.view(g), job);
+    for (const SlotAnswer& a : slot_answers_) {
+      if (a.key == key) return a.admits;
+    }
+    const bool ok = model.admits(views.view(g), job);
+    if (slot_answers_.size() < kMaxSlotAnswers) slot_answers_.push_back({key, ok});
+    return ok;
   }
+
+  // Under SharingModel::admission_by_slots, the part of a GPU admission depends on: its device,
+  // its layout, how many residents it holds and which slots (bits 0-23), packed in one word;
+  // kNoSlotClass when it does not pack (or the residents' slots are not tracked), and the model
+  // is asked.
+  static constexpr std::uint64_t kNoSlotClass = ~std::uint64_t{0};
+  static std::uint64_t slot_class(const GpuState& gpu) {
+    if (gpu.slots.size() != gpu.residents.size() || gpu.residents.size() > 255 ||
+        gpu.device < 0 || gpu.device > 0xffff || gpu.layout < 0 || gpu.layout > 0xff) {
+      return kNoSlotClass;
+    }
+    std::uint64_t held = 0;
+    for (int slot : gpu.slots) {
+      if (slot < 0 || slot >= 24) return kNoSlotClass;
+      held |= std::uint64_t{1} << slot;
+    }
+    return static_cast<std::uint64_t>(gpu.device) << 48 |
+           static_cast<std::uint64_t>(gpu.layout) << 40 |
+           static_cast<std::uint64_t>(gpu.residents.size()) << 32 | held;
+  }
+  struct SlotAnswer {
+    std::uint64_t key = 0;
+    bool admits = false;
+  };
+  // Distinct classes seen in one placement are few (device types x layouts x held-slot sets);
+  // past this many, further classes are asked per GPU (a bounded linear search, no allocation
+  // after the first placements).
+  static constexpr std::size_t kMaxSlotAnswers = 64;
 
   FitMode mode_;
   double need_ = 0.0;  // the job's need (SharingModel::job_need), -huge without a room bound
   int gang_ = 0;
   std::int64_t job_cpu_ = 0;  // the job's node CPUs in hundredths; 0 when they do not bind
   bool room_decides_ = false;  // SharingModel::room_decides_admission
+  bool by_slots_ = false;      // SharingModel::admission_by_slots (and the room does not decide)
+  std::vector<SlotAnswer> slot_answers_;  // this placement's answers per slot class
   std::vector<std::uint8_t> device_ok_;
   std::vector<int> usable_;
   std::vector<std::size_t> node_residents_;  // spread only

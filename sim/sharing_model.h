@@ -240,6 +240,11 @@ class SharingModel {
   // gpu_room(gpu)) for every view and job. Placement then counts and picks GPUs from their
   // rooms alone, without building a view and asking `admits` per GPU. Implies has_room_bound().
   virtual bool room_decides_admission() const { return false; }
+  // True when admits(gpu, job), for views that carry resident slots, depends on the GPU only
+  // through its device, its layout and the slots its residents hold (not on who they are or
+  // what memory they use), as with fixed MIG instances. Placement then asks `admits` once per
+  // distinct (device, layout, held slots) within one placement, not once per GPU.
+  virtual bool admission_by_slots() const { return false; }
 
   // Slots a GPU of `device` in `layout` is split into (MIG instances), for slot metrics
   // (slice utilization, fragmentation). 0: the GPU is not split (MIG off, or a model without

@@ -130,6 +130,9 @@ class MigModel : public SharingModel {
   bool has_room_bound() const override { return true; }
   double gpu_room(const GpuView& gpu) const override;
   double job_need(const JobSpec& job) const override;
+  // With slots known, a job fits a GPU when a free instance of its layout fits it (or, MIG off,
+  // when the whole GPU is empty): the residents matter only through the instances they hold.
+  bool admission_by_slots() const override { return true; }
   // Slots are the instances of the layout (none on a whole GPU).
   int slot_count(const DeviceProfile& device, int layout) const override;
   SlotInfo slot_info(const DeviceProfile& device, int layout, int slot) const override;
