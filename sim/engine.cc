@@ -42,6 +42,35 @@ Engine::Engine(Cluster& cluster, const SharingModel& model, Scheduler& scheduler
   }
 }
 
+bool Engine::is_stale(const Event& ev) const {
+  switch (ev.kind) {
+    case EventKind::kCompletion:
+    case EventKind::kMemoryChange:
+    case EventKind::kFatalFault: {
+      const ActiveJob& job = jobs_[ev.target];
+      return job.phase != JobPhase::kRunning || job.version != ev.version;
+    }
+    case EventKind::kCheckpointWritten: {
+      const ActiveJob& job = jobs_[ev.target];
+      return job.phase != JobPhase::kRunning || job.version != ev.version || !job.checkpointing;
+    }
+    case EventKind::kArrival:
+    case EventKind::kRetry:
+    case EventKind::kGpuRecovered:
+    case EventKind::kGpuReconfigured:
+      break;
+  }
+  return false;
+}
+
+void Engine::drop_stale_top() {
+  while (!events_.empty() && is_stale(events_.top())) {
+    events_.pop();
+    ++stats_.events;
+    ++stats_.stale_events;
+  }
+}
+
 void Engine::update_room(GpuIndex g) {
   if (model_.has_room_bound()) cluster_.set_room(g, model_.gpu_room(start_views_.view(g)));
 }
@@ -49,11 +78,9 @@ void Engine::update_room(GpuIndex g) {
 EngineStats Engine::run() {
   if (pull_next_arrival()) events_.push(pending_.submit, EventKind::kArrival);
   Time now = Time::zero();
-  // Whether an event of this instant did something: the decision at the instant's end is
-  // due even when its last event is stale (skipped), or GPUs touched by the others would
-  // keep jobs at their old rates (and their progress un-advanced) until a later instant.
-  bool decision_due = false;
-  while (!events_.empty()) {
+  while (true) {
+    drop_stale_top();
+    if (events_.empty()) break;
     if (events_.top().time > options_.horizon) {
       stats_.hit_horizon = true;
       now = options_.horizon;
@@ -63,51 +90,22 @@ EngineStats Engine::run() {
     now = ev.time;
     now_ = now;
     ++stats_.events;
-    bool stale = false;
     switch (ev.kind) {
       case EventKind::kArrival:
         on_arrival(now);
         break;
-      case EventKind::kCompletion: {
-        const ActiveJob& job = jobs_[ev.target];
-        if (job.phase != JobPhase::kRunning || job.version != ev.version) {
-          ++stats_.stale_events;
-          stale = true;
-          break;
-        }
+      case EventKind::kCompletion:
         on_completion(now, ev.target);
         break;
-      }
-      case EventKind::kMemoryChange: {
-        const ActiveJob& job = jobs_[ev.target];
-        if (job.phase != JobPhase::kRunning || job.version != ev.version) {
-          ++stats_.stale_events;
-          stale = true;
-          break;
-        }
+      case EventKind::kMemoryChange:
         on_memory_change(now, ev.target);
         break;
-      }
-      case EventKind::kFatalFault: {
-        const ActiveJob& job = jobs_[ev.target];
-        if (job.phase != JobPhase::kRunning || job.version != ev.version) {
-          ++stats_.stale_events;
-          stale = true;
-          break;
-        }
+      case EventKind::kFatalFault:
         on_fatal_fault(now, ev.target);
         break;
-      }
-      case EventKind::kCheckpointWritten: {
-        const ActiveJob& job = jobs_[ev.target];
-        if (job.phase != JobPhase::kRunning || job.version != ev.version || !job.checkpointing) {
-          ++stats_.stale_events;
-          stale = true;
-          break;
-        }
+      case EventKind::kCheckpointWritten:
         on_checkpoint_written(now, ev.target);
         break;
-      }
       case EventKind::kRetry: {
         ActiveJob& job = jobs_[ev.target];
         if (job.phase != JobPhase::kRetryWait || job.version != ev.version) {
@@ -149,9 +147,9 @@ EngineStats Engine::run() {
     // Decide once all events of this instant are in: simultaneous finishes free their GPUs
     // before anyone is placed. Kills (out of memory, faults) free GPUs too: decide again until
     // the instant is quiet; each job is killed at most retry_limit + 1 times, so this ends.
-    if (!stale) decision_due = true;
-    if (decision_due && (events_.empty() || events_.top().time != now)) {
-      decision_due = false;
+    // Stale events are dropped first: the instant ends with its last real event.
+    drop_stale_top();
+    if (events_.empty() || events_.top().time != now) {
       do {
         scheduler_.schedule(now, cluster_, model_, jobs_, running_, *this);
       } while (refresh_touched(now));

@@ -137,6 +137,15 @@ class Engine : private Launcher {
   // Refreshes the GPU's room for placement pruning (SharingModel::gpu_room), when the model
   // bounds rooms. Called whenever what the GPU can take may have grown or shrunk.
   void update_room(GpuIndex g);
+  // Whether the event was cancelled: a completion, memory step, fault or checkpoint event
+  // whose job has moved on (another version, or no longer running). Once stale, always stale.
+  bool is_stale(const Event& ev) const;
+  // Pops the stale events at the top of the queue (counted in EngineStats::events and
+  // stale_events). They never move the clock: a run ends at its last real event, and a stale
+  // event past the horizon does not stop a run whose real work ends before it (stale
+  // completions lie where a job's finish was once expected at an old, slower rate, often long
+  // after the run's real end).
+  void drop_stale_top();
   double done_us(const ActiveJob& job) const;  // exclusive-runtime microseconds done
   // How fast remaining_us runs down: the rate, or 1 for a service (its runtime is a lifetime).
   static double progress_rate(const ActiveJob& job) { return job.spec.service ? 1.0 : job.rate; }
