@@ -42,6 +42,7 @@ Cluster::Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes
     pool_free_ = pool_capacity_;
   }
   gpus_.resize(topology_.gpu_count());
+  open_room_.assign(gpus_.size(), kUnboundedRoom);  // available, room unbounded (GpuState's)
   empty_per_node_.resize(nodes_.size());
   while (room_leaves_ < nodes_.size()) room_leaves_ *= 2;
   room_tree_.assign(2 * room_leaves_, -std::numeric_limits<double>::infinity());
@@ -250,6 +251,7 @@ void Cluster::set_available(GpuIndex g, bool available) {
   if (gpu.available == available) return;
   const bool was_free = gpu.free();
   gpu.available = available;
+  open_room_[g] = available ? gpu.room : std::numeric_limits<double>::quiet_NaN();
   if (was_free != gpu.free()) count_free(gpu, gpu.free() ? 1 : -1);
   update_node_room(gpu.node);
 }
@@ -258,6 +260,7 @@ void Cluster::set_room(GpuIndex g, double room) {
   GpuState& gpu = gpus_[g];
   if (gpu.room == room) return;
   gpu.room = room;
+  if (gpu.available) open_room_[g] = room;
   update_node_room(gpu.node);
 }
 

@@ -147,6 +147,10 @@ class Cluster {
   void set_available(GpuIndex g, bool available);
   // Sets the GPU's room (SharingModel::gpu_room) and its node's.
   void set_room(GpuIndex g, double room);
+  // GPU g's room while it is available, NaN while it is not (no comparison holds): placement's
+  // `open_room(g) >= need` is `available && room >= need` read from one dense array, without
+  // touching the GPU's state.
+  double open_room(GpuIndex g) const { return open_room_[g]; }
   // The largest room among the node's available GPUs (-infinity when none is available).
   double node_room(NodeIndex n) const { return room_tree_[room_leaves_ + n]; }
   // The largest room of any available GPU of the cluster.
@@ -184,6 +188,7 @@ class Cluster {
   std::vector<GpuState> gpus_;
   void update_node_room(NodeIndex n);
   std::vector<int> empty_per_node_;
+  std::vector<double> open_room_;  // per GPU: room when available, NaN when not (open_room)
   std::vector<int> empty_per_rack_;
   // Max tree over node rooms: leaves at room_leaves_ + node, parents at i / 2, root at 1.
   std::size_t room_leaves_ = 1;

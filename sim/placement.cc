@@ -198,7 +198,14 @@ class TopologyPlacement : public PlacementPolicy {
       }
       if (cluster.node_room(node) < need_) continue;
       const GpuIndex first = cluster.topology().first_gpu(node);
-      for (int i = 0; i < cluster.node(node).gpus; ++i) {
+      const int gpus = cluster.node(node).gpus;
+      if (room_decides_) {
+        int usable = 0;
+        for (int i = 0; i < gpus; ++i) usable += cluster.open_room(first + i) >= need_;
+        usable_[node] = usable;
+        continue;
+      }
+      for (int i = 0; i < gpus; ++i) {
         if (admits(cluster, model, views, first + i, job)) ++usable_[node];
       }
     }
@@ -302,14 +309,13 @@ class TopologyPlacement : public PlacementPolicy {
     out.insert(out.end(), candidates_.begin(), candidates_.begin() + count);
   }
 
-  bool may_admit(const GpuState& gpu) const { return gpu.available && gpu.room >= need_; }
   // Whether GPU g admits the job: its room first; the model only when the room does not decide,
   // and under admission by slots only once per class of GPU (slot_class).
   bool admits(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
               GpuIndex g, const JobSpec& job) {
-    const GpuState& gpu = cluster.gpu(g);
-    if (!may_admit(gpu)) return false;
+    if (!(cluster.open_room(g) >= need_)) return false;  // unavailable, or too little room
     if (room_decides_) return true;
+    const GpuState& gpu = cluster.gpu(g);
     if (!by_slots_) return model.admits(views.view(g), job);
     const std::uint64_t key = slot_class(gpu);
     if (key == kNoSlotClass) return model.admits(views.view(g), job);
