@@ -1,11 +1,11 @@
 #include "models/timeslice/timeslice_rates.h"
 
-#include "models/interposition.h"
-
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
+
+#include "models/interposition.h"
 
 namespace gpumux {
 namespace {
@@ -13,6 +13,8 @@ namespace {
 constexpr int kMaxIterations = 500;
 constexpr double kTolerance = 1e-12;
 constexpr double kMinRate = 1e-9;
+// Fixed points solved side by side (timeslice_rates below).
+constexpr std::size_t kLanes = 2;
 
 // How a burst of mean `k` is cut into holds of at most one slice `t` while others wait.
 struct Holds {
@@ -126,60 +128,100 @@ TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSlic
     return ended_after_skip / (1.0 - after_turn + ended_after_skip + 1e-300);
   };
 
-  std::vector<double>& pi = ws.turn_chance;
   std::vector<double>& turn = ws.turn;  // s + h[m]: a turn of m with the switch into it
   for (std::size_t m = 0; m < n; ++m) turn[m] = s + h[m];
-  double busy = 0.0, lost = 0.0;
-  for (std::size_t j = 0; j < n; ++j) {
-    std::fill(pi.begin(), pi.begin() + static_cast<std::ptrdiff_t>(n), 1.0);
-    pi[j] = 0.0;
-    const double own_gap = continuous[j] ? 0.0 : g[j] / c[j];
+  // The fixed points of different j are independent: they are solved kLanes at a time, their
+  // sweeps interleaved m by m, so that the processor overlaps their chains of dependent steps
+  // (each step waits on the one before through exp). Each lane performs exactly the operations
+  // a solve of its own would, in the same order, and stops where that solve would.
+  struct Lane {
+    std::size_t j = 0;
+    double* pi = nullptr;
+    double own_gap = 0.0;
     double wait = 0.0;
+    double change = 0.0;
+    double before_m = 1.0;  // product over l < m, l != j of (1 - pi[l]), this sweep's pi
+    bool solving = false;
+  };
+  Lane lanes[kLanes];
+  // One step of lane a's sweep at m (m != a.j).
+  auto step = [&](Lane& a, std::size_t m) {
+    double* pi = a.pi;
+    // The product over l != j, m of (1 - pi[l]), in order of l, is the product over l < m
+    // (kept as m advances: those pi are already this sweep's) times the rest: the same
+    // factors in the same order as a product from scratch per m, hence the same bits.
+    double nobody_else = a.before_m;
+    for (std::size_t l = m + 1; l < n; ++l) {
+      if (l != a.j) nobody_else *= 1.0 - pi[l];
+    }
+    // Without m, j's turns come one hold plus the longer of its own gap (spread over its
+    // turns) and the other contexts' turns (and the switch back into j) apart.
+    const double others = a.wait - pi[m] * turn[m] + s * (1.0 - nobody_else);
+    const double next = take_turn(m, h[a.j] + std::max(a.own_gap, others));
+    a.change = std::max(a.change, std::abs(next - pi[m]));
+    pi[m] = next;
+    a.before_m *= 1.0 - next;
+  };
+  double busy = 0.0, lost = 0.0;
+  for (std::size_t first = 0; first < n; first += kLanes) {
+    const std::size_t lane_count = std::min(kLanes, n - first);
+    for (std::size_t lane = 0; lane < lane_count; ++lane) {
+      Lane& a = lanes[lane];
+      a.j = first + lane;
+      a.pi = ws.turn_chance.data() + lane * n;
+      std::fill(a.pi, a.pi + n, 1.0);
+      a.pi[a.j] = 0.0;
+      a.own_gap = continuous[a.j] ? 0.0 : g[a.j] / c[a.j];
+      a.solving = true;
+    }
     for (int it = 0; it < kMaxIterations; ++it) {
-      wait = 0.0;
-      for (std::size_t m = 0; m < n; ++m) wait += pi[m] * turn[m];
-      double change = 0.0;
-      // The product over l != j, m of (1 - pi[l]), in order of l, is the product over l < m
-      // (kept as m advances: those pi are already this sweep's) times the rest: the same
-      // factors in the same order as a product from scratch per m, hence the same bits.
-      double before_m = 1.0;
-      for (std::size_t m = 0; m < n; ++m) {
-        if (m == j) continue;
-        // Without m, j's turns come one hold plus the longer of its own gap (spread over its
-        // turns) and the other contexts' turns (and the switch back into j) apart.
-        double nobody_else = before_m;
-        for (std::size_t l = m + 1; l < n; ++l) {
-          if (l != j) nobody_else *= 1.0 - pi[l];
-        }
-        const double others = wait - pi[m] * turn[m] + s * (1.0 - nobody_else);
-        const double next = take_turn(m, h[j] + std::max(own_gap, others));
-        change = std::max(change, std::abs(next - pi[m]));
-        pi[m] = next;
-        before_m *= 1.0 - next;
+      bool any = false;
+      for (std::size_t lane = 0; lane < lane_count; ++lane) {
+        Lane& a = lanes[lane];
+        if (!a.solving) continue;
+        any = true;
+        a.wait = 0.0;
+        for (std::size_t m = 0; m < n; ++m) a.wait += a.pi[m] * turn[m];
+        a.change = 0.0;
+        a.before_m = 1.0;
       }
-      out.iterations = std::max(out.iterations, it + 1);
-      if (change < kTolerance) break;
+      if (!any) break;
+      for (std::size_t m = 0; m < n; ++m) {
+        for (std::size_t lane = 0; lane < lane_count; ++lane) {
+          if (lanes[lane].solving && m != lanes[lane].j) step(lanes[lane], m);
+        }
+      }
+      for (std::size_t lane = 0; lane < lane_count; ++lane) {
+        Lane& a = lanes[lane];
+        if (!a.solving) continue;
+        out.iterations = std::max(out.iterations, it + 1);
+        if (a.change < kTolerance) a.solving = false;
+      }
     }
-    wait = 0.0;
-    double nobody = 1.0;
-    for (std::size_t m = 0; m < n; ++m) {
-      wait += pi[m] * turn[m];
-      if (m != j) nobody *= 1.0 - pi[m];
+    for (std::size_t lane = 0; lane < lane_count; ++lane) {
+      const std::size_t j = lanes[lane].j;
+      const double* pi = lanes[lane].pi;
+      double wait = 0.0;
+      double nobody = 1.0;
+      for (std::size_t m = 0; m < n; ++m) {
+        wait += pi[m] * turn[m];
+        if (m != j) nobody *= 1.0 - pi[m];
+      }
+      // A turn costs a switch only if another context ran since j's previous one.
+      const double switch_per_turn = s * (1.0 - nobody);
+      // A newcomer after a short gap (or none) queues behind a whole round; after a long one it
+      // lands at a random point of one.
+      const double round = wait + s + h[j];
+      const double first_wait = wait * (1.0 - 0.5 * (1.0 - std::exp(-g[j] / round)));
+      const double cycle =
+          g[j] + first_wait + c[j] * (switch_per_turn + h[j]) + (c[j] - 1.0) * wait;
+      const double rate = std::min(1.0, (jobs[j].mean_kernel_us + g[j]) / cycle);
+      const double switching =
+          c[j] * switch_per_turn / cycle * (rate * cycle / (jobs[j].mean_kernel_us + g[j]));
+      rates[j] = std::max(rate, kMinRate);
+      busy += rates[j] * util[j] * slow[j];
+      lost += switching;
     }
-    // A turn costs a switch only if another context ran since j's previous one.
-    const double switch_per_turn = s * (1.0 - nobody);
-    // A newcomer after a short gap (or none) queues behind a whole round; after a long one it
-    // lands at a random point of one.
-    const double round = wait + s + h[j];
-    const double first_wait = wait * (1.0 - 0.5 * (1.0 - std::exp(-g[j] / round)));
-    const double cycle =
-        g[j] + first_wait + c[j] * (switch_per_turn + h[j]) + (c[j] - 1.0) * wait;
-    const double rate = std::min(1.0, (jobs[j].mean_kernel_us + g[j]) / cycle);
-    const double switching =
-        c[j] * switch_per_turn / cycle * (rate * cycle / (jobs[j].mean_kernel_us + g[j]));
-    rates[j] = std::max(rate, kMinRate);
-    busy += rates[j] * util[j] * slow[j];
-    lost += switching;
   }
   // Each job's cycle is estimated on its own; where together they ask for more than the GPU,
   // scale everyone down to fit.
@@ -195,10 +237,11 @@ TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSlic
 }
 
 void TimeSliceWorkspace::resize(std::size_t n) {
-  for (auto* v : {&slow, &kernel, &gap, &util, &hold, &holds_per_burst, &turn_chance, &frequency,
-                 &turn}) {
+  for (auto* v :
+       {&slow, &kernel, &gap, &util, &hold, &holds_per_burst, &turn_chance, &frequency, &turn}) {
     if (v->size() < n) v->resize(n);
   }
+  if (turn_chance.size() < kLanes * n) turn_chance.resize(kLanes * n);  // one row per lane
   if (interposition.size() < n) interposition.resize(n);
   if (continuous.size() < n) continuous.resize(n);
 }
