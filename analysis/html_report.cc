@@ -217,10 +217,12 @@ PlanData read_plan(const fs::path& dir) {
 }
 
 // The variants of a compare folder, in compare.json's order, one run per seed.
-std::vector<Variant> read_compare(const fs::path& dir, const std::string& prefix,
-                                  CompareData& data) {
+// `shown`: the folder as the page names it (a compare writes its report from a temporary
+// folder that is renamed afterwards).
+std::vector<Variant> read_compare(const fs::path& dir, const std::string& shown,
+                                  const std::string& prefix, CompareData& data) {
   const std::string file = path_text(dir / "compare.json");
-  data.dir = display_dir(path_text(dir));
+  data.dir = display_dir(shown);
   data.doc = read_json_file(file);
   const json& doc = data.doc;
   auto require_array = [&](const char* key) {
@@ -262,6 +264,8 @@ std::vector<Variant> read_compare(const fs::path& dir, const std::string& prefix
         throw InputError(path_text(run_dir), "", "run folder named by " + file + " is missing");
       }
       out.runs.push_back(read_run(run_dir));
+      out.runs.back().dir = path_text(fs::path(shown) / variant["model"].get<std::string>() /
+                                      ("seed-" + std::to_string(seed.get<std::uint64_t>())));
     }
     variants.push_back(std::move(out));
   }
@@ -620,7 +624,7 @@ std::string build_html_report(const std::vector<std::string>& dirs,
     const std::string prefix = dirs.size() > 1 ? shown + ": " : "";
     if (fs::exists(dir / "compare.json")) {
       CompareData data;
-      auto read = read_compare(dir, prefix, data);
+      auto read = read_compare(dir, names.at(i), prefix, data);
       variants.insert(variants.end(), std::make_move_iterator(read.begin()),
                       std::make_move_iterator(read.end()));
       compares.push_back(std::move(data));

@@ -108,6 +108,9 @@ TEST(Report, CompareFolderGetsTheTableAndOneLinePerVariant) {
   EXPECT_NE(html.find("<th>metric</th><th>exclusive</th><th>timeslice</th>"), std::string::npos);
   // Exclusive GPUs: the same JCTs in both seeds, a zero-width interval.
   EXPECT_NE(html.find("<tr><th>JCT p95 (s)</th><td>366 \u00b1 0</td>"), std::string::npos);
+  // Drawn from the temporary folder before it was renamed, the page names the final folder.
+  EXPECT_EQ(html.find(".tmp-"), std::string::npos);
+  EXPECT_NE(html.find(dir.string() + ": scenario 'quickstart'"), std::string::npos);
   // Each chart has one legend entry and one line per variant.
   const std::size_t charts = count(html, "<svg ");
   EXPECT_EQ(count(html, "<polyline"), 2 * charts);
@@ -135,7 +138,8 @@ TEST(Report, ShowsFaultsRequestsAndMigSlotsWhenTheRunHasThem) {
   const auto points_at = chart.find("points=\"");
   ASSERT_NE(points_at, std::string::npos);
   const auto points_begin = points_at + std::string("points=\"").size();
-  std::istringstream points(chart.substr(points_begin, chart.find('"', points_begin) - points_begin));
+  std::istringstream points(
+      chart.substr(points_begin, chart.find('"', points_begin) - points_begin));
   std::vector<double> ys;
   for (std::string pair; points >> pair;) ys.push_back(std::stod(pair.substr(pair.find(',') + 1)));
   ASSERT_GE(ys.size(), 2u);
@@ -163,7 +167,8 @@ TEST(Report, ShowsFaultsRequestsAndMigSlotsWhenTheRunHasThem) {
   for (const char* title : {"Busy share of MIG slices", "Fragmented share of MIG slices"}) {
     const std::size_t chart_at = inference.find(std::string("aria-label=\"") + title + "\"");
     ASSERT_NE(chart_at, std::string::npos) << title;
-    const std::string svg = inference.substr(chart_at, inference.find("</svg>", chart_at) - chart_at);
+    const std::string svg =
+        inference.substr(chart_at, inference.find("</svg>", chart_at) - chart_at);
     EXPECT_NE(svg.find("points=\""), std::string::npos) << title;
   }
   // Models without slots write no slot_timeseries.csv.
@@ -203,8 +208,8 @@ TEST(Report, PlanFolderHoldsThePlanAndTheReportDrawsItsTable) {
   EXPECT_NE(no_out.err.find("--report"), std::string::npos) << no_out.err;
   fs::create_directories(base / "broken");
   write_file(base / "broken" / "plan.json", "{\"models\": []}");
-  const auto broken = run_cli({"report", (base / "broken").string(), "-o",
-                               (base / "broken.html").string()});
+  const auto broken =
+      run_cli({"report", (base / "broken").string(), "-o", (base / "broken.html").string()});
   EXPECT_EQ(broken.code, 2);
   EXPECT_NE(broken.err.find("plan.json#/models"), std::string::npos) << broken.err;
   EXPECT_FALSE(fs::exists(base / "broken.html"));
