@@ -59,7 +59,9 @@ for c in "${cases[@]}"; do
     echo "same    $name ($(ls "$work/base/$name" 2>/dev/null | tr '\n' ' '))"
   else
     differ=$((differ + 1))
-    echo "DIFFER  $name"
+    # Which files differ, so that an intended change (say, to summary.json only) is told apart.
+    files=$( { diff -rq "$work/base/$name" "$work/cand/$name" 2>&1 || true; } | sed -n 's|^Files .*/\([^/]*\) and .* differ$|\1|p' | tr '\n' ' ')
+    echo "DIFFER  $name (${files:-exit status or folder contents})"
   fi
 done
 echo "$same identical, $differ different"
