@@ -29,6 +29,16 @@ if(GPUMUX_SANITIZE)
   add_compile_definitions(GPUMUX_SANITIZED=1)
 endif()
 
+# lld links the sanitized programs about five times faster than GNU ld (the largest test
+# program: 0.5 s against 2.5 s), and a sanitized tree links some fifty programs. Used with clang
+# where ld.lld is installed (scripts/test.sh installs it); C++ links only, as above.
+if(GPUMUX_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  find_program(GPUMUX_LLD NAMES ld.lld)
+  if(GPUMUX_LLD)
+    add_link_options("$<$<LINK_LANGUAGE:CXX>:-fuse-ld=lld>")
+  endif()
+endif()
+
 if(GPUMUX_BUILD_FUZZERS)
   # Coverage feedback from every library; the fuzz targets link the libFuzzer driver.
   add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-fsanitize=fuzzer-no-link>")

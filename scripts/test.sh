@@ -39,8 +39,9 @@ case "$mode" in
     step_done "tests"
     ;;
   sanitize)
-    # clang and its runtimes (libFuzzer, ASan, UBSan); llvm-symbolizer for readable reports.
-    gpumux_install_missing "${test_packages[@]}" clang libclang-rt-14-dev llvm-14
+    # clang and its runtimes (libFuzzer, ASan, UBSan); llvm-symbolizer for readable reports;
+    # lld, which links the sanitized programs faster (cmake/sanitizers.cmake).
+    gpumux_install_missing "${test_packages[@]}" clang libclang-rt-14-dev llvm-14 lld
     step_done "packages"
     build="$root/build-sanitize"
     cmake -S "$root" -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
