@@ -2,11 +2,11 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 
 #include "sim/input_error.h"
 #include "traces/csv_reader.h"
 #include "traces/service_fields.h"
+#include "traces/text_input.h"
 
 namespace gpumux {
 
@@ -63,12 +63,15 @@ std::shared_ptr<const RateSeries> parse_series(JsonObject& r) {
 
 std::shared_ptr<const std::vector<double>> read_request_times(const std::string& path,
                                                               const std::string& where) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(where, "request_times", "request-time file not found: " + path);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw InputError(where, "request_times", "request-time file not found: " + path);
+  }
+  TextInput in(path);  // plain, or gzip for a path ending in ".gz"
   auto times = std::make_shared<std::vector<double>>();
   std::string line;
   std::size_t number = 0;
-  while (std::getline(in, line)) {
+  while (in.next_line(line)) {
     ++number;
     const auto first = line.find_first_not_of(" \t\r");
     if (first == std::string::npos || line[first] == '#') continue;

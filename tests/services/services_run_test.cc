@@ -4,6 +4,7 @@
 
 #include "sim/input_error.h"
 #include "tests/services/services_support.h"
+#include "tests/traces/test_files.h"
 
 namespace gpumux {
 namespace {
@@ -148,6 +149,21 @@ TEST(ServicesRun, ScenarioDefaultsMakeInferenceJobsServices) {
   EXPECT_EQ(rq["count"], 3);  // by_id wins: the three request times
   EXPECT_NEAR(rq["latency_ms"]["mean"].get<double>(), 5.0, 1e-9);
   EXPECT_DOUBLE_EQ(rq["slo_attainment"].get<double>(), 1.0);
+  testing::fs::remove_all(dir);
+}
+
+TEST(ServicesRun, RequestTimesFileMayBeGzipped) {
+  if (!testing::can_test_gzip()) GTEST_SKIP() << "no zlib in this build, or no gzip command";
+  const auto dir = write_case(
+      "times_gz",
+      {{"trace.csv", "id,submit_s,gpus,runtime_s,kind\ninf,0,1,100,inference\n"},
+       {"scenario.json", scenario_json("A100-40GB", 1, R"({"model": "exclusive"})",
+                                       R"(, "services": {"default": {"service_ms": 5, "slo_ms": 10,
+                          "request_times": "times.txt.gz"}})")}});
+  testing::write_gzip((dir / "times.txt.gz").string(), "# request times\r\n0.5\n1.5\n\n2.5\n");
+  const auto summary = run_case(dir);
+  EXPECT_EQ(summary["metrics"]["requests"]["count"], 3);
+  EXPECT_EQ(summary["scenario"]["services"]["default"]["request_times"]["requests"], 3);
   testing::fs::remove_all(dir);
 }
 
