@@ -11,7 +11,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -23,6 +22,7 @@
 #include "packing/packing_sim.h"
 #include "packing/policy.h"
 #include "sim/input_error.h"
+#include "traces/csv_reader.h"
 
 using namespace gpumux::packing;
 
@@ -41,6 +41,53 @@ std::vector<std::string> split(const std::string& s, char sep) {
   std::string item;
   while (std::getline(ss, item, sep)) out.push_back(item);
   return out;
+}
+
+// The published table: per row a pod list (workload "...openb_pod_list_NAME"), a policy
+// ("NN-Name"), a seed, and the allocation % at every arrived % (one column per %). Adds each
+// row's allocation at kCheckpoints to `expected`. Errors name the file, line and column.
+void read_expected(const std::string& path,
+                   std::map<std::string, std::map<std::string, Expected>>& expected) {
+  gpumux::CsvReader in(path);
+  std::vector<std::string> f;
+  if (!in.next(f)) throw gpumux::InputError(path, "", "empty table: expected a header row");
+  if (f.size() < 5 || f[0] != "workload" || f[1] != "sc_policy" || f[3] != "seed") {
+    throw gpumux::InputError(in.where(), "header",
+                             "expected workload,sc_policy,tune,seed,total_gpus,0,1,...");
+  }
+  std::map<int, std::size_t> col;
+  for (std::size_t c = 5; c < f.size(); ++c) {
+    col[static_cast<int>(gpumux::parse_int_cell(f[c], in.where(), "header", 0, 1000))] = c;
+  }
+  for (int cp : kCheckpoints) {
+    if (!col.count(cp)) {
+      throw gpumux::InputError(in.where(), "header",
+                               "no column for " + std::to_string(cp) + " % arrived");
+    }
+  }
+  const std::size_t width = f.size();
+  while (in.next(f)) {
+    const std::string at = in.where();
+    if (f.size() != width) {
+      throw gpumux::InputError(
+          at, "", "expected " + std::to_string(width) + " cells, got " + std::to_string(f.size()));
+    }
+    const std::string prefix = "openb_pod_list_";
+    const auto list_at = f[0].find(prefix);
+    const auto dash = f[1].find('-');
+    if (list_at == std::string::npos) {
+      throw gpumux::InputError(at, "workload", "expected a name ending in openb_pod_list_NAME");
+    }
+    if (dash == std::string::npos) {
+      throw gpumux::InputError(at, "sc_policy", "expected NN-Policy");
+    }
+    Expected& e = expected[f[0].substr(list_at + prefix.size())][f[1].substr(dash + 1)];
+    e.seeds.push_back(static_cast<std::uint64_t>(
+        gpumux::parse_int_cell(f[3], at, "seed", 0, std::int64_t{1} << 62)));
+    for (int cp : kCheckpoints) {
+      e.sum[cp] += gpumux::parse_number_cell(f[col.at(cp)], at, std::to_string(cp), 0.0, 100.0);
+    }
+  }
 }
 
 }  // namespace
@@ -69,25 +116,7 @@ int main(int argc, char** argv) {
   try {
     // workload -> policy -> expected
     std::map<std::string, std::map<std::string, Expected>> expected;
-    {
-      const std::string path = data + "/fgd/fgd_expected_allocation.csv";
-      std::ifstream in(path);
-      if (!in) throw gpumux::InputError(path, "", "cannot open file");
-      std::string line;
-      std::getline(in, line);
-      auto header = split(line, ',');
-      std::map<int, std::size_t> col;
-      for (std::size_t c = 5; c < header.size(); ++c) col[std::stoi(header[c])] = c;
-      while (std::getline(in, line)) {
-        if (line.empty()) continue;
-        auto f = split(line, ',');
-        std::string workload = f[0].substr(f[0].find("openb_pod_list_") + 15);
-        std::string policy = f[1].substr(f[1].find('-') + 1);
-        Expected& e = expected[workload][policy];
-        e.seeds.push_back(std::stoull(f[3]));
-        for (int cp : kCheckpoints) e.sum[cp] += std::stod(f[col.at(cp)]);
-      }
-    }
+    read_expected(data + "/fgd/fgd_expected_allocation.csv", expected);
     std::vector<std::string> lists =
         lists_arg.empty() ? std::vector<std::string>{} : split(lists_arg, ',');
     if (lists.empty()) {
