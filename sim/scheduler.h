@@ -44,8 +44,8 @@
 #include <vector>
 
 #include "sim/cluster.h"
-#include "sim/job_order.h"
 #include "sim/core_reservation.h"
+#include "sim/job_order.h"
 #include "sim/job_table.h"
 #include "sim/placement.h"
 #include "sim/pool_queue.h"

@@ -66,9 +66,9 @@ bool SharePlacement::place(const Cluster& cluster, const SharingModel& model,
       const packing::NodeState& s = nodes[n];
       const GpuIndex first = cluster.topology().first_gpu(n);
       for (int i = 0; i < s.num_gpus; ++i) {
-        const GpuState& gpu = cluster.gpu(first + static_cast<GpuIndex>(i));
-        if (s.gpu_left[static_cast<std::size_t>(i)] < gpu_need || !gpu.available ||
-            gpu.room < need) {
+        // Cluster::open_room: NaN while unavailable, so the test also leaves those out.
+        if (s.gpu_left[static_cast<std::size_t>(i)] < gpu_need ||
+            !(cluster.open_room(first + static_cast<GpuIndex>(i)) >= need)) {
           continue;
         }
         if (model.admits(views.view(first + static_cast<GpuIndex>(i)), job)) {
