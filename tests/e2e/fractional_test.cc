@@ -4,11 +4,10 @@
 
 #include <algorithm>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "tests/e2e/e2e_support.h"
 
@@ -60,9 +59,8 @@ TEST(Fractional, SharePlacementRunsAndReportsAllocationAndFragmentation) {
 
 TEST(Fractional, EveryPolicyRunsUnderEveryModelThatAdmitsFractionalJobs) {
   for (const std::string model : {"fractional", "timeslice", "mps"}) {
-    for (const std::string placement :
-         {"random", "dot-product", "gpu-clustering", "gpu-packing", "best-fit", "fgd", "spread",
-          "first-fit"}) {
+    for (const std::string placement : {"random", "dot-product", "gpu-clustering", "gpu-packing",
+                                        "best-fit", "fgd", "spread", "first-fit"}) {
       SCOPED_TRACE(model + " " + placement);
       const fs::path dir = testing::temp_dir("frac_all");
       const auto r = testing::run_cli({"run", scenario(dir, model, placement), "--no-outputs"});
@@ -72,75 +70,70 @@ TEST(Fractional, EveryPolicyRunsUnderEveryModelThatAdmitsFractionalJobs) {
   }
 }
 
-// Node CPUs under the share-aware policies: node 0 (group small, 4 cores) and node 1 (group
-// big, 16 cores), two T4s each. a (0.5 GPU, 8 cores) fits only node 1's cores: every policy puts
-// it on GPU 2 or 3. b (0.5 GPU, 10 cores) then finds 8 cores left on node 1 and none enough on
-// node 0: it waits for a to end at 100 and runs 100-150 (duty 0.5 within a 0.5 share: full
-// speed under the limiter).
+// The share-aware policies, each in turn.
+const std::vector<std::string> kSharePolicies = {"random",      "dot-product", "gpu-clustering",
+                                                 "gpu-packing", "best-fit",    "fgd"};
+
+// Runs `trace` (a jobs CSV) under the fractional model on two nodes of two T4s, `small` with 4
+// cores and `big` with 16, with `placement` and `queue`, checking invariants; returns jobs.csv.
+std::string run_on_small_and_big(const std::string& tag, const std::string& trace,
+                                 const std::string& placement, const std::string& queue) {
+  const fs::path dir = testing::temp_dir(tag);
+  testing::write_file(dir / "trace.csv", trace);
+  const nlohmann::json s = {
+      {"name", tag},
+      {"cluster",
+       {{"node_groups",
+         {{{"name", "small"}, {"nodes", 1}, {"gpus_per_node", 2}, {"device", "T4"}, {"cpus", 4}},
+          {{"name", "big"}, {"nodes", 1}, {"gpus_per_node", 2}, {"device", "T4"}, {"cpus", 16}}}}}},
+      {"sharing", {{"model", "fractional"}}},
+      {"scheduler", {{"queue", queue}, {"placement", placement}}},
+      {"trace", {{"file", "trace.csv"}}},
+      {"outputs", {{"dir", (dir / "out").string()}}}};
+  testing::write_file(dir / "s.json", s.dump());
+  const auto r =
+      testing::run_cli({"run", (dir / "s.json").string(), "--quiet", "--check-invariants"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  const std::string jobs = r.code == 0 ? testing::read_file(dir / "out" / "jobs.csv") : "";
+  fs::remove_all(dir);
+  return jobs;
+}
+
+// Node CPUs under the share-aware policies: node 0 (small, 4 cores) and node 1 (big, 16
+// cores). a (0.5 GPU, 8 cores) fits only node 1's cores: every policy puts it on GPU 2 or 3. b
+// (0.5 GPU, 10 cores) then finds 8 cores left on node 1 and none enough on node 0: it waits for
+// a to end at 100 and runs 100-150 (duty 0.5 within a 0.5 share: full speed under the limiter).
 TEST(Fractional, SharePlacementLeavesOutNodesWithoutTheCores) {
-  for (const std::string placement :
-       {"random", "dot-product", "gpu-clustering", "gpu-packing", "best-fit", "fgd"}) {
+  for (const std::string& placement : kSharePolicies) {
     SCOPED_TRACE(placement);
-    const fs::path dir = testing::temp_dir("frac_cpus");
-    testing::write_file(dir / "trace.csv",
-                        "id,submit_s,gpus,runtime_s,gpu_milli,sm_util,cpus\n"
-                        "a,0,1,100,500,0.5,8\n"
-                        "b,0,1,50,500,0.5,10\n");
-    const nlohmann::json s = {
-        {"name", "frac_cpus"},
-        {"cluster",
-         {{"node_groups",
-           {{{"name", "small"}, {"nodes", 1}, {"gpus_per_node", 2}, {"device", "T4"}, {"cpus", 4}},
-            {{"name", "big"}, {"nodes", 1}, {"gpus_per_node", 2}, {"device", "T4"},
-             {"cpus", 16}}}}}},
-        {"sharing", {{"model", "fractional"}}},
-        {"scheduler", {{"queue", "greedy"}, {"placement", placement}}},
-        {"trace", {{"file", "trace.csv"}}},
-        {"outputs", {{"dir", (dir / "out").string()}}}};
-    testing::write_file(dir / "s.json", s.dump());
-    const auto r = testing::run_cli({"run", (dir / "s.json").string(), "--quiet"});
-    ASSERT_EQ(r.code, 0) << r.err;
-    const std::string jobs = testing::read_file(dir / "out" / "jobs.csv");
+    const std::string jobs =
+        run_on_small_and_big("frac_cpus",
+                             "id,submit_s,gpus,runtime_s,gpu_milli,sm_util,cpus\n"
+                             "a,0,1,100,500,0.5,8\n"
+                             "b,0,1,50,500,0.5,10\n",
+                             placement, "greedy");
     // id,state,submit_s,gpus,runtime_s,start_s,finish_s,...,placement_span,first_gpu
     EXPECT_TRUE(jobs.find("\na,finished,0,1,100,0,100,0,100,1,same-gpu,2,") != std::string::npos ||
                 jobs.find("\na,finished,0,1,100,0,100,0,100,1,same-gpu,3,") != std::string::npos)
         << jobs;
     EXPECT_NE(jobs.find("\nb,finished,0,1,50,100,150,"), std::string::npos) << jobs;
-    fs::remove_all(dir);
   }
 }
 
 // CPU-only jobs under the share-aware policies: best-fit by free cores (the policies' scores
-// see no CPUs). Nodes small (2 T4s, 4 cores) and big (2 T4s, 16 cores). c (CPU-only, 3 cores,
-// 0-100) goes to small, the node with the fewest free cores that fit (4 < 16). x (1 GPU, 14
-// cores, at 1) then fits only big, which kept its 16: it starts at once on GPU 2 or 3 (had c
-// gone to big, x would wait until 100). A CPU-only job's row: placement_span `node`, no GPU,
-// no device.
+// see no CPUs). c (CPU-only, 3 cores, 0-100) goes to small, the node with the fewest free cores
+// that fit (4 < 16). x (1 GPU, 14 cores, at 1) then fits only big, which kept its 16: it starts
+// at once on GPU 2 or 3 (had c gone to big, x would wait until 100). A CPU-only job's row:
+// placement_span `node`, no GPU, no device.
 TEST(Fractional, SharePlacementPutsCpuOnlyJobsOnTheTightestNode) {
-  for (const std::string placement :
-       {"random", "dot-product", "gpu-clustering", "gpu-packing", "best-fit", "fgd"}) {
+  for (const std::string& placement : kSharePolicies) {
     SCOPED_TRACE(placement);
-    const fs::path dir = testing::temp_dir("frac_cpu_only");
-    testing::write_file(dir / "trace.csv",
-                        "id,submit_s,gpus,runtime_s,gpu_milli,sm_util,cpus\n"
-                        "c,0,0,100,1000,1,3\n"
-                        "x,1,1,50,1000,1,14\n");
-    const nlohmann::json s = {
-        {"name", "frac_cpu_only"},
-        {"cluster",
-         {{"node_groups",
-           {{{"name", "small"}, {"nodes", 1}, {"gpus_per_node", 2}, {"device", "T4"}, {"cpus", 4}},
-            {{"name", "big"}, {"nodes", 1}, {"gpus_per_node", 2}, {"device", "T4"},
-             {"cpus", 16}}}}}},
-        {"sharing", {{"model", "fractional"}}},
-        {"scheduler", {{"queue", "fifo"}, {"placement", placement}}},
-        {"trace", {{"file", "trace.csv"}}},
-        {"outputs", {{"dir", (dir / "out").string()}}}};
-    testing::write_file(dir / "s.json", s.dump());
-    const auto r =
-        testing::run_cli({"run", (dir / "s.json").string(), "--quiet", "--check-invariants"});
-    ASSERT_EQ(r.code, 0) << r.err;
-    const std::string jobs = testing::read_file(dir / "out" / "jobs.csv");
+    const std::string jobs =
+        run_on_small_and_big("frac_cpu_only",
+                             "id,submit_s,gpus,runtime_s,gpu_milli,sm_util,cpus\n"
+                             "c,0,0,100,1000,1,3\n"
+                             "x,1,1,50,1000,1,14\n",
+                             placement, "fifo");
     // id,state,submit_s,gpus,runtime_s,start_s,finish_s,queue_s,jct_s,slowdown,placement_span,
     // first_gpu,kills,reason,kind,tenant,memory_mib,sm_util,sm_share,device,mig_instance
     EXPECT_NE(jobs.find("\nc,finished,0,0,100,0,100,0,100,1,node,,0,,training,,0,1,1,,\n"),
@@ -149,7 +142,6 @@ TEST(Fractional, SharePlacementPutsCpuOnlyJobsOnTheTightestNode) {
     EXPECT_TRUE(jobs.find("\nx,finished,1,1,50,1,51,0,50,1,same-gpu,2,") != std::string::npos ||
                 jobs.find("\nx,finished,1,1,50,1,51,0,50,1,same-gpu,3,") != std::string::npos)
         << jobs;
-    fs::remove_all(dir);
   }
 }
 
@@ -250,10 +242,10 @@ TEST(Fractional, ShareMetricsHaveTheHandDerivedValues) {
     const char* time;
     double ratio, frag_gpus, of_idle;
   };
-  for (const Expected& e : {Expected{"25", 0.3, 0.8, 800.0 / 2800.0},
-                            Expected{"125", 0.15, 0.4, 400.0 / 3400.0},
-                            Expected{"175", 0.65, 2.2 / 3.0, 11.0 / 21.0},
-                            Expected{"275", 0.15, 0.4, 400.0 / 3400.0}}) {
+  for (const Expected& e :
+       {Expected{"25", 0.3, 0.8, 800.0 / 2800.0}, Expected{"125", 0.15, 0.4, 400.0 / 3400.0},
+        Expected{"175", 0.65, 2.2 / 3.0, 11.0 / 21.0},
+        Expected{"275", 0.15, 0.4, 400.0 / 3400.0}}) {
     SCOPED_TRACE(e.time);
     ASSERT_TRUE(series.count(e.time)) << testing::read_file(dir / "out" / "timeseries.csv");
     const auto& row = series.at(e.time);
@@ -285,8 +277,8 @@ std::string openb_scenario(const fs::path& dir, const nlohmann::json& inflation)
       {"sharing", {{"model", "fractional"}}},
       {"scheduler", {{"placement", "fgd"}}},
       {"trace",
-       {{"file", (testing::source_dir() / "tests/data/public-traces/openb_pods_excerpt.csv")
-                     .string()},
+       {{"file",
+         (testing::source_dir() / "tests/data/public-traces/openb_pods_excerpt.csv").string()},
         {"format", "openb-pods"}}},
       {"outputs", {{"dir", (dir / "out").string()}}}};
   if (!inflation.is_null()) s["trace"]["inflation"] = inflation;
@@ -304,9 +296,8 @@ TEST(Fractional, OpenbListCarriesItsSnapshotCheck) {
   const double late = list["arrivals_in_last_10pct_of_span"].get<double>();
   EXPECT_GE(late, 0.0);
   EXPECT_LE(late, 1.0);
-  EXPECT_EQ(list["looks_like_snapshot"].get<bool>(), late >= 0.3 ||
-                                                        list["lifetimes_longer_than_span"]
-                                                                .get<double>() >= 0.1);
+  EXPECT_EQ(list["looks_like_snapshot"].get<bool>(),
+            late >= 0.3 || list["lifetimes_longer_than_span"].get<double>() >= 0.1);
   fs::remove_all(dir);
 }
 
@@ -322,8 +313,7 @@ TEST(Fractional, InflationReplaysTheListAtTheTargetLoad) {
   EXPECT_GT(inf["arrivals_per_s"].get<double>(), 0.0);
   const std::string jobs = testing::read_file(dir / "out" / "jobs.csv");
   EXPECT_NE(jobs.find("#39,"), std::string::npos);  // re-sampled ids: <id>#<k>
-  const auto bad =
-      testing::run_cli({"validate", openb_scenario(dir, {{"load", 0}, {"jobs", 40}})});
+  const auto bad = testing::run_cli({"validate", openb_scenario(dir, {{"load", 0}, {"jobs", 40}})});
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("inflation"), std::string::npos) << bad.err;
   fs::remove_all(dir);
