@@ -61,7 +61,13 @@ for c in "${cases[@]}"; do
     differ=$((differ + 1))
     # Which files differ, so that an intended change (say, to summary.json only) is told apart.
     files=$( { diff -rq "$work/base/$name" "$work/cand/$name" 2>&1 || true; } | sed -n 's|^Files .*/\([^/]*\) and .* differ$|\1|p' | tr '\n' ' ')
-    echo "DIFFER  $name (${files:-exit status or folder contents})"
+    # For summary.json (one key per line), which keys: an intended change to a count shows as such.
+    keys=""
+    if [ -f "$work/base/$name/summary.json" ] && [ -f "$work/cand/$name/summary.json" ]; then
+      keys=$( { diff "$work/base/$name/summary.json" "$work/cand/$name/summary.json" || true; } |
+        sed -n 's/^< *"\([^"]*\)":.*/\1/p' | sort -u | tr '\n' ' ')
+    fi
+    echo "DIFFER  $name (${files:-exit status or folder contents})${keys:+ summary keys: $keys}"
   fi
 done
 echo "$same identical, $differ different"

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sim/engine_invariants.h"
+#include "sim/invariant_violation.h"
 
 namespace gpumux {
 
@@ -65,6 +66,13 @@ bool Engine::is_stale(const Event& ev) const {
 
 void Engine::drop_stale_top() {
   while (!events_.empty() && is_stale(events_.top())) {
+    if (options_.check_invariants) {
+      const Event& ev = events_.top();
+      throw InvariantViolation("a superseded event of job '" + jobs_[ev.target].spec.id +
+                               "' was left pending (kind " +
+                               std::to_string(static_cast<int>(ev.kind)) + ", " +
+                               invariant_time_text(ev.time) + ")");
+    }
     events_.pop();
     ++stats_.events;
     ++stats_.stale_events;
@@ -336,7 +344,7 @@ void Engine::start_at_full_speed(ActiveJob& job, JobSlot slot) {
   job.expected_finish = us <= static_cast<double>(kMaxSimulatedUs - now_.us())
                             ? now_ + Time::from_us(static_cast<std::int64_t>(us))
                             : checked_after(now_, us, "job '" + job.spec.id + "' finishing");
-  events_.push(job.expected_finish, EventKind::kCompletion, slot, job.version);
+  events_.schedule(slot, job.expected_finish, EventKind::kCompletion, job.version);
   ++stats_.started;
   for (auto* o : observers_) o->on_job_started(now_, job);
 }
@@ -520,7 +528,7 @@ bool Engine::refresh_touched(Time now) {
       at = job.fault_at;
       kind = EventKind::kFatalFault;
     }
-    events_.push(at, kind, s, job.version);
+    events_.schedule(s, at, kind, job.version);
   }
   return killed;
 }
@@ -641,6 +649,7 @@ void Engine::kill(Time now, JobSlot slot) {
   ++stats_.killed;
   for (auto* o : observers_) o->on_job_killed(now, job, done - kept);
   if (static_cast<int>(job.kills) > options_.retry_limit) {
+    events_.cancel(slot);
     job.phase = JobPhase::kFree;
     ++stats_.failed;
     for (auto* o : observers_) o->on_job_failed(now, job);
@@ -648,7 +657,7 @@ void Engine::kill(Time now, JobSlot slot) {
     return;
   }
   job.phase = JobPhase::kRetryWait;
-  events_.push(now + options_.retry_delay, EventKind::kRetry, slot, job.version);
+  events_.schedule(slot, now + options_.retry_delay, EventKind::kRetry, job.version);
 }
 
 }  // namespace gpumux

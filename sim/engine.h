@@ -4,8 +4,10 @@
 // Contract with models (see sim/sharing_model.h): before any GPU's residents change, every job
 // on it is brought up to date at its old rate; afterwards the model gives new rates and each
 // affected job's completion event is rescheduled. A gang job progresses at the minimum of its
-// rates over its GPUs (synchronous training waits for its slowest member). Stale completion
-// events are recognised by a per-job version counter instead of being removed from the heap.
+// rates over its GPUs (synchronous training waits for its slowest member). A job's pending event
+// is keyed by its slot (EventQueue::schedule): rescheduling replaces it in place, and a job that
+// leaves without one (killed for good, migrated) has it cancelled. A per-job version counter
+// still marks which event is current, as a check: a superseded event left pending is a bug.
 //
 // Each running job has one pending event: whichever comes first of its completion, its next
 // memory-profile step and its next fatal fault (drawn once per start, EngineOptions). Out of
@@ -137,14 +139,13 @@ class Engine : private Launcher {
   // Refreshes the GPU's room for placement pruning (SharingModel::gpu_room), when the model
   // bounds rooms. Called whenever what the GPU can take may have grown or shrunk.
   void update_room(GpuIndex g);
-  // Whether the event was cancelled: a completion, memory step, fault or checkpoint event
+  // Whether the event was superseded: a completion, memory step, fault or checkpoint event
   // whose job has moved on (another version, or no longer running). Once stale, always stale.
   bool is_stale(const Event& ev) const;
-  // Pops the stale events at the top of the queue (counted in EngineStats::events and
-  // stale_events). They never move the clock: a run ends at its last real event, and a stale
-  // event past the horizon does not stop a run whose real work ends before it (stale
-  // completions lie where a job's finish was once expected at an old, slower rate, often long
-  // after the run's real end).
+  // Pops stale events at the top of the queue (counted in EngineStats::events and
+  // stale_events). Pending events are replaced or cancelled in place, so there should be none:
+  // under `check_invariants` one is an InvariantViolation. They never move the clock: a run
+  // ends at its last real event.
   void drop_stale_top();
   double done_us(const ActiveJob& job) const;  // exclusive-runtime microseconds done
   // How fast remaining_us runs down: the rate, or 1 for a service (its runtime is a lifetime).

@@ -29,7 +29,8 @@ void Engine::migrate_residents(Time now, GpuIndex g, const MigrationPlan& plan) 
       job.restart_time = plan.restart_time;
       job.expected_finish = now + plan.checkpoint_time;  // when it leaves (backfill estimates)
       ++job.version;  // its completion, memory step and fault events are void
-      events_.push(now + plan.checkpoint_time, EventKind::kCheckpointWritten, slot, job.version);
+      events_.schedule(slot, now + plan.checkpoint_time, EventKind::kCheckpointWritten,
+                       job.version);
       continue;
     }
     // No checkpoint: back to the last one it has, periodic or from an earlier migration.
@@ -63,6 +64,7 @@ void Engine::evict(Time now, JobSlot slot, double lost_us) {
   job.checkpointing = false;
   ++job.migrations;
   ++job.version;
+  events_.cancel(slot);
   ++stats_.migrations;
   job.phase = JobPhase::kQueued;
   for (auto* o : observers_) o->on_job_migrated(now, job, lost_us, job.checkpoint_time);

@@ -1,7 +1,7 @@
-// The decision at the end of an instant runs even when the instant's last event is stale. A
-// completion at t touches its GPU (its other residents' progress is brought up to t); when a
-// stale event (a completion superseded by a rate change) was the last one popped at t, the
-// engine used to skip the end-of-instant decision: the touched GPU kept its residents at their
+// The decision at the end of an instant runs even when the instant's last event was superseded.
+// A completion at t touches its GPU (its other residents' progress is brought up to t); when a
+// stale event (a completion superseded by a rate change, then left in the heap) was the last
+// one popped at t, the engine used to skip the end-of-instant decision: the touched GPU kept its residents at their
 // old rates until some later instant recomputed them without bringing their progress up to date,
 // and they finished late. Under mps on two T4 nodes, twelve 100 s jobs 10 s apart hit it: job j5
 // finished at 350 s instead of 330 s. --check-invariants flags a completion after the work is
@@ -47,7 +47,8 @@ TEST(StaleEvents, TheLastEventOfAnInstantBeingStaleStillRefreshesTouchedGpus) {
 
 // Two jobs time-sliced on one GPU from 0 s: the long one's first completion event is where it
 // would finish at the shared rate (about 2,000 s); when the short one leaves it speeds up and
-// finishes near 1,010 s, and that first event is stale. The run used to end at the stale event:
+// finishes near 1,010 s, and that first event is superseded. The run used to end at it (it
+// stayed in the heap; now it is replaced in place and nothing stale pends):
 // its end time, makespan and every GPU-time share (allocation, SM-busy, overhead: shares of
 // GPUs x makespan) counted an idle tail that no job ran in. `limit_s` > 0 adds a time limit.
 nlohmann::json run_shared_pair(const fs::path& dir, int limit_s, std::string& jobs_csv) {
@@ -84,7 +85,9 @@ TEST(StaleEvents, ARunEndsAtItsLastRealEventNotAtAStaleOne) {
   const double last = finish_of(jobs, "long");
   ASSERT_GT(last, 1000.0) << jobs;
   ASSERT_LT(last, 1100.0) << jobs;  // it ran alone after the short one left
-  EXPECT_GE(summary["engine"]["stale_events"].get<int>(), 1);
+  // The superseded completion was replaced in place, not left to pop.
+  EXPECT_EQ(summary["engine"]["stale_events"].get<int>(), 0);
+  EXPECT_EQ(summary["engine"]["events"].get<int>(), 4);  // two arrivals, two completions
   EXPECT_DOUBLE_EQ(summary["engine"]["end_time_s"].get<double>(), last);
   EXPECT_DOUBLE_EQ(summary["metrics"]["makespan_s"].get<double>(), last);
   // The one GPU held a job from 0 s to the end: allocation ratio 1, not diluted by a tail.
