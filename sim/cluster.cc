@@ -51,6 +51,15 @@ Cluster::Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes
     room_tree_[i] = std::max(room_tree_[2 * i], room_tree_[2 * i + 1]);
   }
   for (const auto& n : nodes_) max_gpus_per_node_ = std::max(max_gpus_per_node_, n.gpus);
+  {
+    std::vector<int> gpus_per_node;
+    std::vector<GpuIndex> first_gpu;
+    for (NodeIndex n = 0; n < nodes_.size(); ++n) {
+      gpus_per_node.push_back(nodes_[n].gpus);
+      first_gpu.push_back(topology_.first_gpu(n));
+    }
+    room_classes_.reset(std::move(gpus_per_node), std::move(first_gpu));
+  }
   for (const auto& n : nodes_) tracks_cpus_ = tracks_cpus_ || (!pooled_ && n.cpus.has_value());
   if (tracks_cpus_) {
     cpu_capacity_.resize(nodes_.size());
@@ -251,7 +260,7 @@ void Cluster::set_available(GpuIndex g, bool available) {
   if (gpu.available == available) return;
   const bool was_free = gpu.free();
   gpu.available = available;
-  open_room_[g] = available ? gpu.room : std::numeric_limits<double>::quiet_NaN();
+  set_open_room(g, available ? gpu.room : std::numeric_limits<double>::quiet_NaN());
   if (was_free != gpu.free()) count_free(gpu, gpu.free() ? 1 : -1);
   update_node_room(gpu.node);
 }
@@ -260,8 +269,13 @@ void Cluster::set_room(GpuIndex g, double room) {
   GpuState& gpu = gpus_[g];
   if (gpu.room == room) return;
   gpu.room = room;
-  if (gpu.available) open_room_[g] = room;
+  if (gpu.available) set_open_room(g, room);
   update_node_room(gpu.node);
+}
+
+void Cluster::set_open_room(GpuIndex g, double open) {
+  room_classes_.on_room_changed(gpus_[g].node, open_room_[g], open);
+  open_room_[g] = open;
 }
 
 void Cluster::update_node_room(NodeIndex n) {

@@ -15,6 +15,7 @@
 
 #include "sim/device.h"
 #include "sim/pool.h"
+#include "sim/room_class_index.h"
 #include "sim/sharing_model.h"
 #include "sim/topology.h"
 #include "sim/units.h"
@@ -155,6 +156,17 @@ class Cluster {
   double node_room(NodeIndex n) const { return room_tree_[room_leaves_ + n]; }
   // The largest room of any available GPU of the cluster.
   double max_room() const { return room_tree_[1]; }
+  // Under room-decided admission (SharingModel::room_decides_admission: a GPU admits a job iff
+  // open_room >= the job's need): the lowest-index node with at least n (>= 1) such GPUs, and
+  // the node with the fewest that still has n (lowest index on ties); nullopt when none has.
+  // O(max_gpus_per_node x nodes / 64) for a need among the last few asked, plus one pass over
+  // the GPUs for a need new to the index (sim/room_class_index.h; a cache, hence mutable).
+  std::optional<NodeIndex> first_node_with_room(double need, int n) const {
+    return room_classes_.first_node(room_classes_.class_for(need, open_room_), n);
+  }
+  std::optional<NodeIndex> tightest_node_with_room(double need, int n) const {
+    return room_classes_.tightest_node(room_classes_.class_for(need, open_room_), n);
+  }
 
   // The free-GPU index (available GPUs with no resident), kept per node.
   int empty_gpus(NodeIndex n) const { return empty_per_node_[n]; }
@@ -189,6 +201,8 @@ class Cluster {
   void update_node_room(NodeIndex n);
   std::vector<int> empty_per_node_;
   std::vector<double> open_room_;  // per GPU: room when available, NaN when not (open_room)
+  void set_open_room(GpuIndex g, double open);  // keeps room_classes_ in step
+  mutable RoomClassIndex room_classes_;
   std::vector<int> empty_per_rack_;
   // Max tree over node rooms: leaves at room_leaves_ + node, parents at i / 2, root at 1.
   std::size_t room_leaves_ = 1;

@@ -71,6 +71,20 @@ class TopologyPlacement : public PlacementPolicy {
       place_across_nodes_indexed(cluster, model, views, job, out);
       return true;
     }
+    // Under room-decided admission the cluster's room index answers first-fit and best-fit for
+    // a gang that one node can hold (the same node the count below would choose); spread and
+    // jobs asking for node CPUs take the count.
+    if (room_decides_ && !empty_only && mode_ != FitMode::kSpread && job_cpu_ == 0 &&
+        n <= cluster.max_gpus_per_node()) {
+      const auto node = mode_ == FitMode::kFirst ? cluster.first_node_with_room(need_, n)
+                                                 : cluster.tightest_node_with_room(need_, n);
+      if (node) {
+        take_from_node(cluster, model, views, job, *node, n, empty_only, out);
+        return true;
+      }
+      count_usable(cluster, model, views, job, empty_only, 0, 0);
+      return place_across_nodes(cluster, model, views, job, empty_only, out);
+    }
     // First-fit takes the lowest node with n usable GPUs: counting may stop there. Best-fit
     // takes the node with the fewest usable GPUs that still holds n, the lowest on ties: a node
     // with exactly n is that node, and counting may stop there too.
