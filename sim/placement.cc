@@ -38,7 +38,7 @@ class TopologyPlacement : public PlacementPolicy {
     const bool empty_only = model.requires_empty_gpu();
     // A GPU (or node) whose room is below the job's need cannot admit it (SharingModel contract).
     need_ = model.has_room_bound() ? model.job_need(job) : -kUnboundedRoom;
-    room_decides_ = model.has_room_bound() && model.room_decides_admission();
+    room_decides_ = model.has_room_bound() && model.room_decides_admission_for(job);
     by_slots_ = !room_decides_ && model.admission_by_slots();
     slot_answers_.clear();
     if (cluster.max_room() < need_) return false;  // no available GPU has the room

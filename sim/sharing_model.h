@@ -240,6 +240,14 @@ class SharingModel {
   // gpu_room(gpu)) for every view and job. Placement then counts and picks GPUs from their
   // rooms alone, without building a view and asking `admits` per GPU. Implies has_room_bound().
   virtual bool room_decides_admission() const { return false; }
+  // The same promise for one job, for views that carry resident slots (as placement's do):
+  // admits(gpu, job) == (job_need(job) <= gpu_room(gpu)). True wherever
+  // room_decides_admission() is; a model may also say it of some jobs only (MIG: single-GPU
+  // jobs that name no profile, under the default strategy and sizing). Placement then picks
+  // GPUs from the cluster's room index for such a job. Implies has_room_bound().
+  virtual bool room_decides_admission_for(const JobSpec& /*job*/) const {
+    return room_decides_admission();
+  }
   // True when admits(gpu, job), for views that carry resident slots, depends on the GPU only
   // through its device, its layout and the slots its residents hold (not on who they are or
   // what memory they use), as with fixed MIG instances. Placement then asks `admits` once per

@@ -133,6 +133,13 @@ class MigModel : public SharingModel {
   // With slots known, a job fits a GPU when a free instance of its layout fits it (or, MIG off,
   // when the whole GPU is empty): the residents matter only through the instances they hold.
   bool admission_by_slots() const override { return true; }
+  // The room is the whole answer for a single-GPU job that names no profile under `auto`,
+  // without compute-aware sizing or a slowdown bound: a free instance fits it iff its memory
+  // does (an empty whole GPU: iff the device's memory does).
+  bool room_decides_admission_for(const JobSpec& job) const override {
+    return strategy_ == MigStrategy::kAuto && !compute_aware_ && max_slowdown_ <= 0.0 &&
+           job.mig_profile.empty() && job.gpus == 1;
+  }
   // Slots are the instances of the layout (none on a whole GPU).
   int slot_count(const DeviceProfile& device, int layout) const override;
   SlotInfo slot_info(const DeviceProfile& device, int layout, int slot) const override;

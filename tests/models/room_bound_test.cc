@@ -43,6 +43,13 @@ class CountingModel : public SharingModel {
   bool has_room_bound() const override { return bound_ && inner_.has_room_bound(); }
   double gpu_room(const GpuView& gpu) const override { return inner_.gpu_room(gpu); }
   double job_need(const JobSpec& job) const override { return inner_.job_need(job); }
+  // With the bound, placement also takes the room index where the model's room decides.
+  bool room_decides_admission() const override {
+    return bound_ && inner_.room_decides_admission();
+  }
+  bool room_decides_admission_for(const JobSpec& job) const override {
+    return bound_ && inner_.room_decides_admission_for(job);
+  }
   std::vector<ModelParameter> parameters() const override { return inner_.parameters(); }
   mutable std::uint64_t admits_calls = 0;
 
