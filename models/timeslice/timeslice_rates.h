@@ -66,7 +66,8 @@ TimeSliceRates timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSli
 // largest job count a caller (e.g. a SharingModel's compute_rates, which must not allocate)
 // can reuse it without allocating.
 struct TimeSliceWorkspace {
-  std::vector<double> slow, kernel, gap, util, hold, holds_per_burst, turn_chance, frequency, turn;
+  std::vector<double> slow, kernel, gap, util, hold, holds_per_burst, turn_chance, frequency, turn,
+      minus_gap_rate, switch_decay;
   std::vector<InterpositionJob> interposition;
   std::vector<char> continuous;
   void resize(std::size_t n);  // to at least n jobs
