@@ -119,23 +119,24 @@ TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSlic
   }
   if (p.distribution == BurstDistribution::kFixed) return lockstep_rates(jobs, p, rates, ws);
 
-  // m's chance of taking a turn in one round of j, given how long the rest of that round lasts.
-  // Per m: -1 / g (a multiply instead of a divide per step) and exp(-s / g), so that one exp
-  // per step gives both chances: exp(-(L + s) / g) = exp(-L / g) exp(-s / g).
+  // m's chance of taking a turn in one round of j, given how long the rest of that round lasts:
+  // with x = exp(-L / g) (m still in its gap after the rest L of the round), the chance its gap
+  // ended after a skip is 1 - x; after its own turn the round also holds the switch away from
+  // m, so the chance it is still gapped is x exp(-s / g), and a turn is followed by another
+  // with probability 1 - x exp(-s / g) / c. The stationary chance, e / (e + (1 - e') / c)
+  // (header), is then (1 - x) / (1 - x + x exp(-s / g) / c): one exp per step, with -1 / g
+  // and exp(-s / g) / c computed once per job.
   std::vector<double>& minus_gap_rate = ws.minus_gap_rate;
-  std::vector<double>& switch_decay = ws.switch_decay;
+  std::vector<double>& stays_gapped = ws.stays_gapped;  // exp(-s / g) / c
   for (std::size_t m = 0; m < n; ++m) {
     minus_gap_rate[m] = continuous[m] ? 0.0 : -1.0 / g[m];
-    switch_decay[m] = continuous[m] ? 1.0 : std::exp(-s / g[m]);
+    stays_gapped[m] = continuous[m] ? 0.0 : std::exp(-s / g[m]) / c[m];
   }
   auto take_turn = [&](std::size_t m, double rest_of_round) {
     if (continuous[m]) return 1.0;
-    const double still_gapped = std::exp(rest_of_round * minus_gap_rate[m]);
-    // After m's own turn the round also holds the switch away from m.
-    const double ended_after_turn = 1.0 - still_gapped * switch_decay[m];
-    const double ended_after_skip = 1.0 - still_gapped;
-    const double after_turn = 1.0 - (1.0 - ended_after_turn) / c[m];
-    return ended_after_skip / (1.0 - after_turn + ended_after_skip + 1e-300);
+    const double x = std::exp(rest_of_round * minus_gap_rate[m]);
+    const double ended = 1.0 - x;
+    return ended / (ended + x * stays_gapped[m] + 1e-300);
   };
 
   std::vector<double>& turn = ws.turn;  // s + h[m]: a turn of m with the switch into it
@@ -249,7 +250,7 @@ TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSlic
 void TimeSliceWorkspace::resize(std::size_t n) {
   for (auto* v :
        {&slow, &kernel, &gap, &util, &hold, &holds_per_burst, &turn_chance, &frequency, &turn,
-        &minus_gap_rate, &switch_decay}) {
+        &minus_gap_rate, &stays_gapped}) {
     if (v->size() < n) v->resize(n);
   }
   if (turn_chance.size() < kLanes * n) turn_chance.resize(kLanes * n);  // one row per lane

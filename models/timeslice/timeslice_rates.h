@@ -67,7 +67,7 @@ TimeSliceRates timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSli
 // can reuse it without allocating.
 struct TimeSliceWorkspace {
   std::vector<double> slow, kernel, gap, util, hold, holds_per_burst, turn_chance, frequency, turn,
-      minus_gap_rate, switch_decay;
+      minus_gap_rate, stays_gapped;
   std::vector<InterpositionJob> interposition;
   std::vector<char> continuous;
   void resize(std::size_t n);  // to at least n jobs
