@@ -340,10 +340,8 @@ void Engine::start_at_full_speed(ActiveJob& job, JobSlot slot) {
   running_.push_back(slot);
   ++job.version;
   const double us = std::ceil(job.remaining_us);
-  // The message is built only when the time overflows: starts are a hot path.
-  job.expected_finish = us <= static_cast<double>(kMaxSimulatedUs - now_.us())
-                            ? now_ + Time::from_us(static_cast<std::int64_t>(us))
-                            : checked_after(now_, us, "job '" + job.spec.id + "' finishing");
+  job.expected_finish =
+      checked_after(now_, us, [&] { return "job '" + job.spec.id + "' finishing"; });
   events_.schedule(slot, job.expected_finish, EventKind::kCompletion, job.version);
   ++stats_.started;
   for (auto* o : observers_) o->on_job_started(now_, job);
@@ -504,7 +502,8 @@ bool Engine::refresh_touched(Time now) {
     const double stall =
         job.stalled_until > now ? static_cast<double>((job.stalled_until - now).us()) : 0.0;
     const double us = stall + std::ceil(job.remaining_us / progress);
-    job.expected_finish = checked_after(now, us, "job '" + job.spec.id + "' finishing");
+    job.expected_finish =
+        checked_after(now, us, [&] { return "job '" + job.spec.id + "' finishing"; });
     // One pending event per job: its completion, or its next memory step if that comes first,
     // or its fatal fault if that comes before either.
     Time at = job.expected_finish;

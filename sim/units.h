@@ -62,11 +62,13 @@ class TimeOverflow : public std::overflow_error {
 };
 
 // `now` plus a non-negative duration of `us` microseconds (a double: rates make durations
-// fractional and, for tiny rates, huge). Throws TimeOverflow, with `what` saying whose time it is,
-// when the sum passes kMaxSimulatedUs or `us` is not finite.
-inline Time checked_after(Time now, double us, const std::string& what) {
+// fractional and, for tiny rates, huge). Throws TimeOverflow, with `describe()` (a string)
+// saying whose time it is, when the sum passes kMaxSimulatedUs or `us` is not finite. The
+// message is built only then: this is on the engine's hot path.
+template <typename Describe>
+Time checked_after(Time now, double us, Describe&& describe) {
   if (!(us <= static_cast<double>(kMaxSimulatedUs - now.us()))) {
-    throw TimeOverflow(what +
+    throw TimeOverflow(std::string(describe()) +
                        " would pass the latest simulated time (2^62 us, about 146,000 "
                        "years)");
   }
