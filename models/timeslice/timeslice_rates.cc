@@ -152,19 +152,18 @@ TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSlic
     double wait = 0.0;
     double change = 0.0;
     double before_m = 1.0;  // product over l < m, l != j of (1 - pi[l]), this sweep's pi
+    // after[m]: product over l > m, l != j of (1 - pi[l]), the previous sweep's pi (those a
+    // sweep has not reached yet when it is at m), computed once per sweep.
+    double* after = nullptr;
     bool solving = false;
   };
   Lane lanes[kLanes];
   // One step of lane a's sweep at m (m != a.j).
   auto step = [&](Lane& a, std::size_t m) {
     double* pi = a.pi;
-    // The product over l != j, m of (1 - pi[l]), in order of l, is the product over l < m
-    // (kept as m advances: those pi are already this sweep's) times the rest: the same
-    // factors in the same order as a product from scratch per m, hence the same bits.
-    double nobody_else = a.before_m;
-    for (std::size_t l = m + 1; l < n; ++l) {
-      if (l != a.j) nobody_else *= 1.0 - pi[l];
-    }
+    // The product over l != j, m of (1 - pi[l]): over l < m (kept as m advances: those pi are
+    // already this sweep's) times over l > m (not yet reached): O(1) per step, not O(n).
+    const double nobody_else = a.before_m * a.after[m];
     // Without m, j's turns come one hold plus the longer of its own gap (spread over its
     // turns) and the other contexts' turns (and the switch back into j) apart.
     const double others = a.wait - pi[m] * turn[m] + s * (1.0 - nobody_else);
@@ -180,6 +179,7 @@ TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSlic
       Lane& a = lanes[lane];
       a.j = first + lane;
       a.pi = ws.turn_chance.data() + lane * n;
+      a.after = ws.not_later.data() + lane * n;
       std::fill(a.pi, a.pi + n, 1.0);
       a.pi[a.j] = 0.0;
       a.own_gap = continuous[a.j] ? 0.0 : g[a.j] / c[a.j];
@@ -193,6 +193,10 @@ TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSlic
         any = true;
         a.wait = 0.0;
         for (std::size_t m = 0; m < n; ++m) a.wait += a.pi[m] * turn[m];
+        a.after[n - 1] = 1.0;
+        for (std::size_t m = n - 1; m > 0; --m) {
+          a.after[m - 1] = m == a.j ? a.after[m] : a.after[m] * (1.0 - a.pi[m]);
+        }
         a.change = 0.0;
         a.before_m = 1.0;
       }
@@ -254,6 +258,7 @@ void TimeSliceWorkspace::resize(std::size_t n) {
     if (v->size() < n) v->resize(n);
   }
   if (turn_chance.size() < kLanes * n) turn_chance.resize(kLanes * n);  // one row per lane
+  if (not_later.size() < kLanes * n) not_later.resize(kLanes * n);
   if (interposition.size() < n) interposition.resize(n);
   if (continuous.size() < n) continuous.resize(n);
 }

@@ -59,7 +59,7 @@ struct TimeSliceRates {
 
 // Preconditions (else std::invalid_argument): each sm_util in (0, 1], mean_kernel_us > 0,
 // time_slice_us > 0, switch_cost_us >= 0, interference >= 0. An empty list gives empty rates.
-// Cost O(n^3 * iterations), iterations typically a few dozen.
+// Cost O(n^2 * iterations), iterations typically a few dozen.
 TimeSliceRates timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSliceParams& params);
 
 // Scratch space for the allocation-free form below; it only grows, so once it has seen the
@@ -67,7 +67,7 @@ TimeSliceRates timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSli
 // can reuse it without allocating.
 struct TimeSliceWorkspace {
   std::vector<double> slow, kernel, gap, util, hold, holds_per_burst, turn_chance, frequency, turn,
-      minus_gap_rate, stays_gapped;
+      minus_gap_rate, stays_gapped, not_later;
   std::vector<InterpositionJob> interposition;
   std::vector<char> continuous;
   void resize(std::size_t n);  // to at least n jobs
