@@ -1,7 +1,6 @@
 #include "sim/cluster.h"
 
 #include <algorithm>
-#include <bit>
 #include <limits>
 #include <stdexcept>
 
@@ -87,9 +86,8 @@ Cluster::Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes
       cpu_tree_[i] = std::max(cpu_tree_[2 * i], cpu_tree_[2 * i + 1]);
     }
   }
-  const std::size_t words = (nodes_.size() + 63) / 64;
   empty_per_rack_.assign(topology_.rack_count(), 0);
-  buckets_.assign(max_gpus_per_node_ + 1, std::vector<std::uint64_t>(words, 0));
+  empty_buckets_.reset(nodes_.size(), max_gpus_per_node_);
   for (NodeIndex n = 0; n < nodes_.size(); ++n) {
     if (nodes_[n].device < 0 || static_cast<std::size_t>(nodes_[n].device) >= devices_.size()) {
       throw std::logic_error("cluster: node device index out of range");
@@ -97,7 +95,7 @@ Cluster::Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes
     empty_per_node_[n] = nodes_[n].gpus;
     empty_per_rack_[static_cast<std::size_t>(topology_.rack_of_node(n))] += nodes_[n].gpus;
     empty_total_ += nodes_[n].gpus;
-    buckets_[nodes_[n].gpus][n / 64] |= std::uint64_t{1} << (n % 64);
+    empty_buckets_.add(n, nodes_[n].gpus);
     for (int i = 0; i < nodes_[n].gpus; ++i) {
       GpuState& g = gpus_[topology_.first_gpu(n) + i];
       g.node = n;
@@ -223,18 +221,12 @@ void Cluster::give_cpus(std::span<const GpuIndex> gpus, std::int64_t cpu) {
   if (tracks_cpus_) change_cpus(gpus, cpu, -1);
 }
 
-void Cluster::move_bucket(NodeIndex n, int from, int to) {
-  const std::uint64_t bit = std::uint64_t{1} << (n % 64);
-  buckets_[from][n / 64] &= ~bit;
-  buckets_[to][n / 64] |= bit;
-}
-
 void Cluster::count_free(const GpuState& gpu, int delta) {
   const int before = empty_per_node_[gpu.node];
   empty_per_node_[gpu.node] += delta;
   empty_per_rack_[static_cast<std::size_t>(topology_.rack_of_node(gpu.node))] += delta;
   empty_total_ += delta;
-  move_bucket(gpu.node, before, before + delta);
+  empty_buckets_.move(gpu.node, before, before + delta);
 }
 
 void Cluster::add_resident(GpuIndex g, JobSlot job, MemoryMiB memory, int slot) {
@@ -306,28 +298,12 @@ void Cluster::remove_resident(GpuIndex g, JobSlot job, MemoryMiB memory) {
   }
 }
 
-std::optional<NodeIndex> Cluster::lowest_in_bucket(int k) const {
-  const auto& words = buckets_[k];
-  for (std::size_t w = 0; w < words.size(); ++w) {
-    if (words[w] != 0) return static_cast<NodeIndex>(w * 64 + std::countr_zero(words[w]));
-  }
-  return std::nullopt;
-}
-
 std::optional<NodeIndex> Cluster::first_node_with_empty(int n) const {
-  std::optional<NodeIndex> best;
-  for (int k = std::max(n, 1); k <= max_gpus_per_node_; ++k) {
-    auto node = lowest_in_bucket(k);
-    if (node && (!best || *node < *best)) best = node;
-  }
-  return best;
+  return empty_buckets_.first_with_at_least(n);
 }
 
 std::optional<NodeIndex> Cluster::tightest_node_with_empty(int n) const {
-  for (int k = std::max(n, 1); k <= max_gpus_per_node_; ++k) {
-    if (auto node = lowest_in_bucket(k)) return node;
-  }
-  return std::nullopt;
+  return empty_buckets_.tightest_with_at_least(n);
 }
 
 }  // namespace gpumux

@@ -6,14 +6,15 @@
 // so that placing and removing jobs does not allocate in steady state.
 #pragma once
 
-#include <bit>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/device.h"
+#include "sim/node_buckets.h"
 #include "sim/pool.h"
 #include "sim/room_class_index.h"
 #include "sim/sharing_model.h"
@@ -181,18 +182,11 @@ class Cluster {
   // in increasing node order, until visit returns false. Without allocation.
   template <typename Visit>
   void visit_nodes_with_empty(int k, Visit&& visit) const {
-    const auto& words = buckets_[static_cast<std::size_t>(k)];
-    for (std::size_t w = 0; w < words.size(); ++w) {
-      for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
-        if (!visit(static_cast<NodeIndex>(w * 64 + std::countr_zero(bits)))) return;
-      }
-    }
+    empty_buckets_.visit(k, std::forward<Visit>(visit));
   }
 
  private:
-  void move_bucket(NodeIndex n, int from, int to);
   void count_free(const GpuState& gpu, int delta);
-  std::optional<NodeIndex> lowest_in_bucket(int k) const;
 
   std::vector<DeviceProfile> devices_;
   std::vector<NodeSpec> nodes_;
@@ -209,9 +203,9 @@ class Cluster {
   std::vector<double> room_tree_;
   std::size_t empty_total_ = 0;
   int max_gpus_per_node_ = 0;
-  // buckets_[k] is a bitmap over nodes with exactly k empty GPUs: finding a node for a gang of
-  // n is a scan of at most max_gpus_per_node bitmaps, without allocation.
-  std::vector<std::vector<std::uint64_t>> buckets_;
+  // Nodes by their empty GPUs (sim/node_buckets.h): a node for a gang of n is a scan of at
+  // most max_gpus_per_node bitmaps, without allocation.
+  NodeBuckets empty_buckets_;
   void change_cpus(std::span<const GpuIndex> gpus, std::int64_t cpu, int sign);
   bool tracks_cpus_ = false;
   std::vector<std::int64_t> cpu_capacity_;  // per node, hundredths; kUntrackedCpu when absent

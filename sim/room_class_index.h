@@ -24,6 +24,7 @@
 #include <span>
 #include <vector>
 
+#include "sim/node_buckets.h"
 #include "sim/topology.h"
 
 namespace gpumux {
@@ -54,16 +55,13 @@ class RoomClassIndex {
   struct Class {
     double need = 0.0;
     std::uint64_t last_asked = 0;
-    std::vector<std::uint8_t> count;    // per node
-    std::vector<std::uint64_t> bitmap;  // (max_gpus_ + 1) bitmaps of words_ words: k * words_ + w
+    std::vector<std::uint8_t> count;  // per node
+    NodeBuckets buckets;              // nodes by count
   };
-  void move(Class& c, NodeIndex n, int from, int to);
-  std::optional<NodeIndex> lowest(const Class& c, int k) const;
 
   std::vector<int> gpus_per_node_;
   std::vector<GpuIndex> first_gpu_;
   int max_gpus_ = 0;
-  std::size_t words_ = 0;
   std::vector<Class> classes_;
   std::uint64_t asked_ = 0;  // a clock for last_asked
 };
