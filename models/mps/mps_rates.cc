@@ -120,7 +120,7 @@ MpsLoad block_rates(std::span<const MpsJob> jobs, double alpha, double launch_ga
         return over <= 1e-9 ? 0.0 : std::min(1.0, over / jobs[j].demand());
       },
       0.0,
-      std::span<double>(ws.speed.data(), n), std::span<double>(ws.demand.data(), n));
+      std::span<double>(ws.speed.data(), n), ws.solver);
   double idle = 1.0, sm = 0.0;
   for (std::size_t j = 0; j < n; ++j) {
     const double cycle = ws.speed[j];

@@ -68,6 +68,7 @@ MpsRates mps_rates(std::span<const MpsJob> jobs, const MpsParams& params);
 // largest job count it never allocates.
 struct MpsWorkspace {
   std::vector<double> speed, running, demand, prob;
+  InterpositionWorkspace solver;
   std::vector<MpsJob> gapped;  // clients with the launch gap applied
   std::vector<InterpositionJob> interposition;
   void resize(std::size_t jobs);

@@ -54,7 +54,7 @@ TimeSliceLoad lockstep_rates(std::span<const TimeSliceJob> jobs, const TimeSlice
   out.iterations = interposition_cycles(
       std::span<const InterpositionJob>(ws.interposition.data(), n),
       [](std::size_t, std::size_t) { return 1.0; }, s, std::span<double>(ws.frequency.data(), n),
-      std::span<double>(ws.turn_chance.data(), n));
+      ws.solver);
   double busy = 0.0, turns = 0.0;
   for (std::size_t j = 0; j < n; ++j) {
     const double cycle = ws.frequency[j];

@@ -69,6 +69,7 @@ struct TimeSliceWorkspace {
   std::vector<double> slow, kernel, gap, util, hold, holds_per_burst, turn_chance, frequency, turn,
       minus_gap_rate, stays_gapped, not_later;
   std::vector<InterpositionJob> interposition;
+  InterpositionWorkspace solver;  // for fixed kernels (the interposition form)
   std::vector<char> continuous;
   void resize(std::size_t n);  // to at least n jobs
 };
