@@ -11,11 +11,12 @@ namespace gpumux {
 namespace {
 
 constexpr std::size_t kScratchJobs = 64;
-// The rate memo: entries (about 1.5 MB) and the residents a key holds. A key's
+// The rate memo: entries (about 2.7 MB) and the residents a key holds (MPS GPUs often hold more
+// than 8 clients, and those computations cost the most: O(n^2) per iteration). A key's
 // header is whether the device takes the H200 parameters; per resident: the bits of sm_util and
 // sm_share, the kernel length (us), whether its lengths are fixed.
 constexpr std::size_t kMemoEntries = 4096;
-constexpr std::size_t kMemoResidents = 8;
+constexpr std::size_t kMemoResidents = 16;
 
 std::string source_of(const JsonObject& p, std::string_view key, std::string fallback) {
   return p.has(key) ? "scenario" : std::move(fallback);
