@@ -244,7 +244,11 @@ int interposition_cycles(std::span<const InterpositionJob> jobs, const Blocks& b
       ratio = change / last_change;
       if (last_ratio > 0.0 && ratio < 0.95 && std::abs(ratio - last_ratio) <= 0.1 * ratio) {
         const double rest = ratio / (1.0 - ratio);
-        for (std::size_t j = 0; j < n; ++j) cycles[j] += rest * last_step[j];
+        // No cycle is ever shorter than alone (every term added to a_j is >= 0): an
+        // extrapolation past that is cut there.
+        for (std::size_t j = 0; j < n; ++j) {
+          cycles[j] = std::max(jobs[j].alone_cycle_us, cycles[j] + rest * last_step[j]);
+        }
         has_last_step = false;  // the next step starts a fresh series
         last_ratio = 0.0;
         continue;
