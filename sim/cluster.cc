@@ -53,11 +53,13 @@ Cluster::Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes
   {
     std::vector<int> gpus_per_node;
     std::vector<GpuIndex> first_gpu;
+    std::vector<int> rack_of_node;
     for (NodeIndex n = 0; n < nodes_.size(); ++n) {
       gpus_per_node.push_back(nodes_[n].gpus);
       first_gpu.push_back(topology_.first_gpu(n));
+      rack_of_node.push_back(topology_.rack_of_node(n));
     }
-    room_classes_.reset(std::move(gpus_per_node), std::move(first_gpu));
+    room_classes_.reset(std::move(gpus_per_node), std::move(first_gpu), std::move(rack_of_node));
   }
   for (const auto& n : nodes_) tracks_cpus_ = tracks_cpus_ || (!pooled_ && n.cpus.has_value());
   if (tracks_cpus_) {

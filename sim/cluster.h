@@ -162,6 +162,11 @@ class Cluster {
   // the node with the fewest that still has n (lowest index on ties); nullopt when none has.
   // O(max_gpus_per_node x nodes / 64) for a need among the last few asked, plus one pass over
   // the GPUs for a need new to the index (sim/room_class_index.h; a cache, hence mutable).
+  // The same counts for one need, per node and per rack, and the nodes by count
+  // (sim/room_class_index.h: valid until the next of these room queries).
+  RoomCounts room_counts(double need) const {
+    return RoomCounts(room_classes_, room_classes_.class_for(need, open_room_));
+  }
   std::optional<NodeIndex> first_node_with_room(double need, int n) const {
     return room_classes_.first_node(room_classes_.class_for(need, open_room_), n);
   }

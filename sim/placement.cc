@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 namespace gpumux {
 
@@ -68,22 +69,23 @@ class TopologyPlacement : public PlacementPolicy {
           return true;
         }
       }
-      place_across_nodes_indexed(cluster, model, views, job, out);
-      return true;
+      return place_across_nodes_indexed(cluster, model, views, job, EmptyCounts{cluster},
+                                        /*empty_only=*/true, out);
     }
-    // Under room-decided admission the cluster's room index answers first-fit and best-fit for
-    // a gang that one node can hold (the same node the count below would choose); spread and
-    // jobs asking for node CPUs take the count.
-    if (room_decides_ && !empty_only && mode_ != FitMode::kSpread && job_cpu_ == 0 &&
-        n <= cluster.max_gpus_per_node()) {
-      const auto node = mode_ == FitMode::kFirst ? cluster.first_node_with_room(need_, n)
-                                                 : cluster.tightest_node_with_room(need_, n);
-      if (node) {
-        take_from_node(cluster, model, views, job, *node, n, empty_only, out);
-        return true;
+    // Under room-decided admission the cluster's room index answers first-fit and best-fit
+    // (the same nodes the count below would choose): a gang that one node holds from the nodes
+    // bucketed by count, one that none holds from the per-rack counts and the buckets. Spread
+    // and jobs asking for node CPUs take the count.
+    if (room_decides_ && !empty_only && mode_ != FitMode::kSpread && job_cpu_ == 0) {
+      const RoomCounts counts = cluster.room_counts(need_);
+      if (n <= cluster.max_gpus_per_node()) {
+        const auto node = mode_ == FitMode::kFirst ? counts.first_node(n) : counts.tightest_node(n);
+        if (node) {
+          take_from_node(cluster, model, views, job, *node, n, empty_only, out);
+          return true;
+        }
       }
-      count_usable(cluster, model, views, job, empty_only, 0, 0);
-      return place_across_nodes(cluster, model, views, job, empty_only, out);
+      return place_across_nodes_indexed(cluster, model, views, job, counts, empty_only, out);
     }
     // First-fit takes the lowest node with n usable GPUs: counting may stop there. Best-fit
     // takes the node with the fewest usable GPUs that still holds n, the lowest on ties: a node
@@ -138,46 +140,63 @@ class TopologyPlacement : public PlacementPolicy {
     return true;
   }
 
-  // place_across_nodes under empty-GPU admission with every device admitting the job and no
-  // node CPUs (the `indexed` case), where usable = empty: the same choice from the cluster's
-  // per-rack empty counts and empty-GPU buckets, without a pass over every node. Precondition:
-  // the cluster has at least job.gpus empty GPUs.
-  void place_across_nodes_indexed(const Cluster& cluster, const SharingModel& model,
-                                  GpuViewBuilder& views, const JobSpec& job,
-                                  std::vector<GpuIndex>& out) {
+  // The empty-GPU index's counts (usable = empty), in the shape of RoomCounts.
+  struct EmptyCounts {
+    const Cluster& cluster;
+    int on_node(NodeIndex n) const { return cluster.empty_gpus(n); }
+    int in_rack(int r) const { return cluster.empty_gpus_in_rack(r); }
+    template <typename Visit>
+    void visit_nodes_with(int k, Visit&& f) const {
+      cluster.visit_nodes_with_empty(k, std::forward<Visit>(f));
+    }
+  };
+
+  // place_across_nodes where an index already holds every node's usable count (`counts`:
+  // EmptyCounts under empty-GPU admission with every device admitting the job, RoomCounts under
+  // room-decided admission; no node CPUs, not spread): the same choice from per-rack counts and
+  // the nodes bucketed by count, without a pass over every node. False when the cluster has
+  // too few usable GPUs.
+  template <class Counts>
+  bool place_across_nodes_indexed(const Cluster& cluster, const SharingModel& model,
+                                  GpuViewBuilder& views, const JobSpec& job, const Counts& counts,
+                                  bool empty_only, std::vector<GpuIndex>& out) {
     const int n = job.gpus;
     const Topology& topo = cluster.topology();
     rack_usable_.resize(topo.rack_count());
     for (std::size_t r = 0; r < rack_usable_.size(); ++r) {
-      rack_usable_[r] = cluster.empty_gpus_in_rack(static_cast<int>(r));
+      rack_usable_[r] = counts.in_rack(static_cast<int>(r));
     }
     if (auto rack = choose(rack_usable_, n, /*nodes=*/false)) {
       // Only the rack's entries of usable_ are written, and only they are read below.
       usable_.resize(cluster.node_count());
       const auto& rack_nodes = topo.nodes_in_rack(static_cast<int>(*rack));
-      for (NodeIndex node : rack_nodes) usable_[node] = cluster.empty_gpus(node);
+      for (NodeIndex node : rack_nodes) usable_[node] = counts.on_node(node);
       gather_nodes(rack_nodes);
       int left = n;
       for (NodeIndex node : order_) {
         const int take = std::min(left, usable_[node]);
         if (take == 0) continue;
-        take_from_node(cluster, model, views, job, node, take, /*empty_only=*/true, out);
+        take_from_node(cluster, model, views, job, node, take, empty_only, out);
         left -= take;
         if (left == 0) break;
       }
-      return;
+      return true;
     }
-    // The whole cluster: nodes by empty GPUs, most first, then by index (gather_nodes' order),
+    long total = 0;
+    for (int u : rack_usable_) total += u;
+    if (total < n) return false;
+    // The whole cluster: nodes by usable GPUs, most first, then by index (gather_nodes' order),
     // read straight from the buckets.
     int left = n;
     for (int k = cluster.max_gpus_per_node(); k >= 1 && left > 0; --k) {
-      cluster.visit_nodes_with_empty(k, [&](NodeIndex node) {
+      counts.visit_nodes_with(k, [&](NodeIndex node) {
         const int take = std::min(left, k);
-        take_from_node(cluster, model, views, job, node, take, /*empty_only=*/true, out);
+        take_from_node(cluster, model, views, job, node, take, empty_only, out);
         left -= take;
         return left > 0;
       });
     }
+    return true;
   }
 
  public:

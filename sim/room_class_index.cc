@@ -5,9 +5,19 @@
 
 namespace gpumux {
 
-void RoomClassIndex::reset(std::vector<int> gpus_per_node, std::vector<GpuIndex> first_gpu) {
+void RoomClassIndex::reset(std::vector<int> gpus_per_node, std::vector<GpuIndex> first_gpu,
+                           std::vector<int> rack_of_node) {
+  if (rack_of_node.size() != gpus_per_node.size() || first_gpu.size() != gpus_per_node.size()) {
+    throw std::logic_error("room index: per-node lists of different lengths");
+  }
   gpus_per_node_ = std::move(gpus_per_node);
   first_gpu_ = std::move(first_gpu);
+  rack_of_node_ = std::move(rack_of_node);
+  racks_ = 0;
+  for (int r : rack_of_node_) {
+    if (r < 0) throw std::logic_error("room index: a negative rack");
+    racks_ = std::max(racks_, static_cast<std::size_t>(r) + 1);
+  }
   max_gpus_ = 0;
   for (int g : gpus_per_node_) max_gpus_ = std::max(max_gpus_, g);
   if (max_gpus_ > 255) throw std::logic_error("room index: more than 255 GPUs on a node");
@@ -25,6 +35,7 @@ void RoomClassIndex::on_room_changed(NodeIndex n, double before, double after) {
     const int now = has ? k + 1 : k - 1;
     c.buckets.move(n, k, now);
     c.count[n] = static_cast<std::uint8_t>(now);
+    c.per_rack[static_cast<std::size_t>(rack_of_node_[n])] += has ? 1 : -1;
   }
 }
 
@@ -49,11 +60,13 @@ std::size_t RoomClassIndex::class_for(double need, std::span<const double> open_
   c.need = need;
   c.last_asked = asked_;
   c.count.assign(gpus_per_node_.size(), 0);
+  c.per_rack.assign(racks_, 0);
   c.buckets.reset(gpus_per_node_.size(), max_gpus_);
   for (NodeIndex n = 0; n < gpus_per_node_.size(); ++n) {
     int k = 0;
     for (int j = 0; j < gpus_per_node_[n]; ++j) k += open_room[first_gpu_[n] + j] >= need;
     c.count[n] = static_cast<std::uint8_t>(k);
+    c.per_rack[static_cast<std::size_t>(rack_of_node_[n])] += k;
     c.buckets.add(n, k);
   }
   return i;

@@ -6,7 +6,8 @@
 // NaN while unavailable) is >= the need, and per count k a bitmap over the nodes with exactly k.
 // A placement then finds the lowest node with >= n such GPUs, or the one with the fewest (>= n,
 // lowest on ties), from max_gpus_per_node bitmaps of nodes / 64 words instead of a pass over
-// every GPU.
+// every GPU; and a gang that no node holds takes its rack (per-rack counts) or the nodes with
+// the most such GPUs (the bitmaps, most first), without counting every node.
 //
 // Why a few needs: the counts depend on the need, and a trace's jobs ask for a few distinct
 // amounts (memory sizes) most of the time. Classes are kept for the most recently asked needs
@@ -22,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "sim/node_buckets.h"
@@ -33,9 +35,10 @@ class RoomClassIndex {
  public:
   static constexpr std::size_t kMaxClasses = 8;
 
-  // The nodes: GPU count of each (>= 1) and each one's first GPU index (GPUs of a node are
-  // consecutive). Forgets every class.
-  void reset(std::vector<int> gpus_per_node, std::vector<GpuIndex> first_gpu);
+  // The nodes: GPU count of each (>= 1), each one's first GPU index (GPUs of a node are
+  // consecutive) and its rack (dense from 0). Forgets every class.
+  void reset(std::vector<int> gpus_per_node, std::vector<GpuIndex> first_gpu,
+             std::vector<int> rack_of_node);
 
   // GPU g of node n: its open room went from `before` to `after` (NaN: unavailable).
   void on_room_changed(NodeIndex n, double before, double after);
@@ -48,22 +51,53 @@ class RoomClassIndex {
   // fewest such GPUs that still has n, lowest index on ties. nullopt when no node has n.
   std::optional<NodeIndex> first_node(std::size_t c, int n) const;
   std::optional<NodeIndex> tightest_node(std::size_t c, int n) const;
-  // In class c: node n's count of GPUs with room.
+  // In class c: node n's count of GPUs with room; rack r's (the sum over its nodes).
   int count(std::size_t c, NodeIndex n) const { return classes_[c].count[n]; }
+  int rack_count(std::size_t c, int r) const {
+    return classes_[c].per_rack[static_cast<std::size_t>(r)];
+  }
+  // In class c: calls f(node) for each node with exactly k (1 <= k <= the most GPUs of a node)
+  // GPUs with room, in increasing node order, until f returns false.
+  template <typename Visit>
+  void visit(std::size_t c, int k, Visit&& f) const {
+    classes_[c].buckets.visit(k, std::forward<Visit>(f));
+  }
 
  private:
   struct Class {
     double need = 0.0;
     std::uint64_t last_asked = 0;
     std::vector<std::uint8_t> count;  // per node
+    std::vector<int> per_rack;        // per rack: the sum of its nodes' counts
     NodeBuckets buckets;              // nodes by count
   };
 
   std::vector<int> gpus_per_node_;
   std::vector<GpuIndex> first_gpu_;
+  std::vector<int> rack_of_node_;
+  std::size_t racks_ = 0;
   int max_gpus_ = 0;
   std::vector<Class> classes_;
   std::uint64_t asked_ = 0;  // a clock for last_asked
+};
+
+// One need's counts (a class of the index), for a placement that asks several questions of
+// the same need. Valid until the index's next class_for (the class may then be replaced).
+class RoomCounts {
+ public:
+  RoomCounts(const RoomClassIndex& index, std::size_t c) : index_(&index), class_(c) {}
+  int on_node(NodeIndex n) const { return index_->count(class_, n); }
+  int in_rack(int r) const { return index_->rack_count(class_, r); }
+  std::optional<NodeIndex> first_node(int n) const { return index_->first_node(class_, n); }
+  std::optional<NodeIndex> tightest_node(int n) const { return index_->tightest_node(class_, n); }
+  template <typename Visit>
+  void visit_nodes_with(int k, Visit&& f) const {
+    index_->visit(class_, k, std::forward<Visit>(f));
+  }
+
+ private:
+  const RoomClassIndex* index_;
+  std::size_t class_;
 };
 
 }  // namespace gpumux

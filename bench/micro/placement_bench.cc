@@ -1,7 +1,7 @@
 // One placement decision (PlacementPolicy::place) on clusters of 1,000, 10,000 and 50,000 GPUs
-// (8 per node) that are partly filled, for a single-GPU job and an 8-GPU gang (exclusive also a
-// 16-GPU gang, which no node holds: the path across nodes), under each sharing
-// model. place() changes nothing, so the same decision is timed again and again. The target is a
+// (8 per node) that are partly filled, for a single-GPU job and an 8-GPU gang (exclusive,
+// timeslice and mps also a 16-GPU gang, which no node holds: the path across nodes), under each
+// sharing model. place() changes nothing, so the same decision is timed again and again. The target is a
 // cost per decision that grows less than linearly with the cluster (issue "Targets").
 //
 // The cluster is filled directly, GPU by GPU (placing its jobs one by one would cost far more
@@ -82,7 +82,7 @@ void sizes(benchmark::internal::Benchmark* b) {
   }
 }
 
-// Exclusive also with gangs of 16, which no 8-GPU node holds: the path across nodes.
+// Gangs of 16 too, which no 8-GPU node holds: the path across nodes.
 void sizes_across_nodes(benchmark::internal::Benchmark* b) {
   sizes(b);
   for (int gpus : {1000, 10000, 50000}) b->Args({gpus, 16});
@@ -92,9 +92,11 @@ BENCHMARK_CAPTURE(BM_Place, exclusive_first_fit, "exclusive", "{}", "first-fit")
     ->Apply(sizes_across_nodes);
 BENCHMARK_CAPTURE(BM_Place, exclusive_best_fit, "exclusive", "{}", "best-fit")
     ->Apply(sizes_across_nodes);
-BENCHMARK_CAPTURE(BM_Place, timeslice_first_fit, "timeslice", "{}", "first-fit")->Apply(sizes);
-BENCHMARK_CAPTURE(BM_Place, timeslice_best_fit, "timeslice", "{}", "best-fit")->Apply(sizes);
-BENCHMARK_CAPTURE(BM_Place, mps_best_fit, "mps", "{}", "best-fit")->Apply(sizes);
+BENCHMARK_CAPTURE(BM_Place, timeslice_first_fit, "timeslice", "{}", "first-fit")
+    ->Apply(sizes_across_nodes);
+BENCHMARK_CAPTURE(BM_Place, timeslice_best_fit, "timeslice", "{}", "best-fit")
+    ->Apply(sizes_across_nodes);
+BENCHMARK_CAPTURE(BM_Place, mps_best_fit, "mps", "{}", "best-fit")->Apply(sizes_across_nodes);
 BENCHMARK_CAPTURE(BM_Place, mig_best_fit, "mig", bench::kMigParams, "best-fit")->Apply(sizes);
 
 }  // namespace

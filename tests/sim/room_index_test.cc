@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 #include <string_view>
+#include <vector>
 
 #include "sim/placement.h"
 #include "sim/room_class_index.h"
@@ -94,6 +95,30 @@ TEST(RoomIndex, AnswersLikeACountAcrossRoomChangesAndMoreNeedsThanItKeeps) {
                              << " n " << n << (tightest ? " tightest" : " first");
         (got ? found : missing) += 1;
       }
+      // The counts behind gangs that no node holds: per node, per rack, and the nodes with
+      // exactly k in increasing order.
+      const RoomCounts counts = cluster.room_counts(need);
+      std::vector<int> rack(cluster.topology().rack_count(), 0);
+      std::vector<std::vector<NodeIndex>> with(9);
+      for (NodeIndex node = 0; node < cluster.node_count(); ++node) {
+        int k = 0;
+        const GpuIndex first = cluster.topology().first_gpu(node);
+        for (int i = 0; i < cluster.node(node).gpus; ++i) k += cluster.open_room(first + i) >= need;
+        ASSERT_EQ(counts.on_node(node), k) << "round " << round << " step " << step;
+        rack[static_cast<std::size_t>(cluster.topology().rack_of_node(node))] += k;
+        with[static_cast<std::size_t>(k)].push_back(node);
+      }
+      for (std::size_t r = 0; r < rack.size(); ++r) {
+        ASSERT_EQ(counts.in_rack(static_cast<int>(r)), rack[r]) << "round " << round << " rack " << r;
+      }
+      for (int k = 1; k <= 8; ++k) {
+        std::vector<NodeIndex> visited;
+        counts.visit_nodes_with(k, [&](NodeIndex node) {
+          visited.push_back(node);
+          return true;
+        });
+        ASSERT_EQ(visited, with[static_cast<std::size_t>(k)]) << "round " << round << " k " << k;
+      }
     }
   }
   // Both answers occur: nodes found and none found.
@@ -103,7 +128,7 @@ TEST(RoomIndex, AnswersLikeACountAcrossRoomChangesAndMoreNeedsThanItKeeps) {
 
 TEST(RoomIndex, UnavailableGpusAndNanRoomsNeverCount) {
   RoomClassIndex index;
-  index.reset({2, 2}, {0, 2});
+  index.reset({2, 2}, {0, 2}, {0, 0});
   std::vector<double> open = {5.0, std::numeric_limits<double>::quiet_NaN(), 5.0, 1.0};
   const std::size_t c = index.class_for(5.0, open);
   EXPECT_EQ(index.count(c, 0), 1);
@@ -114,6 +139,7 @@ TEST(RoomIndex, UnavailableGpusAndNanRoomsNeverCount) {
   index.on_room_changed(0, 5.0, std::numeric_limits<double>::quiet_NaN());  // GPU 0 goes away
   EXPECT_EQ(index.count(c, 0), 0);
   EXPECT_EQ(index.first_node(c, 1), NodeIndex{1});
+  EXPECT_EQ(index.rack_count(c, 0), 2);  // GPUs 2 and 3, both nodes in rack 0
 }
 
 // Placement through the index chooses the GPUs that counting chooses, for every gang size
