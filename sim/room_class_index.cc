@@ -20,7 +20,6 @@ void RoomClassIndex::reset(std::vector<int> gpus_per_node, std::vector<GpuIndex>
   }
   max_gpus_ = 0;
   for (int g : gpus_per_node_) max_gpus_ = std::max(max_gpus_, g);
-  if (max_gpus_ > 255) throw std::logic_error("room index: more than 255 GPUs on a node");
   classes_.clear();
   classes_.reserve(kMaxClasses);
   asked_ = 0;
@@ -34,7 +33,7 @@ void RoomClassIndex::on_room_changed(NodeIndex n, double before, double after) {
     const int k = c.count[n];
     const int now = has ? k + 1 : k - 1;
     c.buckets.move(n, k, now);
-    c.count[n] = static_cast<std::uint8_t>(now);
+    c.count[n] = now;
     c.per_rack[static_cast<std::size_t>(rack_of_node_[n])] += has ? 1 : -1;
   }
 }
@@ -65,7 +64,7 @@ std::size_t RoomClassIndex::class_for(double need, std::span<const double> open_
   for (NodeIndex n = 0; n < gpus_per_node_.size(); ++n) {
     int k = 0;
     for (int j = 0; j < gpus_per_node_[n]; ++j) k += open_room[first_gpu_[n] + j] >= need;
-    c.count[n] = static_cast<std::uint8_t>(k);
+    c.count[n] = k;
     c.per_rack[static_cast<std::size_t>(rack_of_node_[n])] += k;
     c.buckets.add(n, k);
   }

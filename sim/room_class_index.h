@@ -67,7 +67,7 @@ class RoomClassIndex {
   struct Class {
     double need = 0.0;
     std::uint64_t last_asked = 0;
-    std::vector<std::uint8_t> count;  // per node
+    std::vector<int> count;           // per node (a pooled node holds thousands of GPUs)
     std::vector<int> per_rack;        // per rack: the sum of its nodes' counts
     NodeBuckets buckets;              // nodes by count
   };

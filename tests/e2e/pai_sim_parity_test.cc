@@ -222,6 +222,34 @@ void expect_parity(bool shortest) {
   testing::fs::remove_all(dir);
 }
 
+// The configuration as shipped (6,500 pooled GPUs, its bundled sample trace) runs: every row
+// of the sample is a job of jobs.csv, and each one finishes.
+TEST(PaiSimParity, TheBundledConfigurationRunsAsShipped) {
+  const auto dir = testing::temp_dir("pai_bundled");
+  const auto scenario = testing::source_dir() / "scenarios/peers/pai2020_sim.json";
+  const auto r = testing::run_cli({"run", scenario.string(), "--out", dir.string(), "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  CsvReader sample((testing::source_dir() / "scenarios/peers/pai2020_sim_sample.csv").string());
+  std::vector<std::string> row;
+  std::size_t sample_jobs = 0;
+  while (sample.next(row)) ++sample_jobs;
+  --sample_jobs;  // the header
+  CsvReader jobs((dir / "jobs.csv").string());
+  std::vector<std::string> header;
+  ASSERT_TRUE(jobs.next(header));
+  const auto state = std::find(header.begin(), header.end(), "state") - header.begin();
+  ASSERT_LT(static_cast<std::size_t>(state), header.size());
+  std::size_t finished = 0, rows = 0;
+  while (jobs.next(row)) {
+    ++rows;
+    finished += row[static_cast<std::size_t>(state)] == "finished";
+  }
+  EXPECT_GT(sample_jobs, 0u);
+  EXPECT_EQ(rows, sample_jobs);
+  EXPECT_EQ(finished, sample_jobs);
+  testing::fs::remove_all(dir);
+}
+
 TEST(PaiSimParity, ArrivalOrderMatchesTheReferenceJobByJob) { expect_parity(false); }
 
 TEST(PaiSimParity, ShortestFirstMatchesTheReferenceJobByJob) { expect_parity(true); }

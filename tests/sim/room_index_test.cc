@@ -142,6 +142,24 @@ TEST(RoomIndex, UnavailableGpusAndNanRoomsNeverCount) {
   EXPECT_EQ(index.rack_count(c, 0), 2);  // GPUs 2 and 3, both nodes in rack 0
 }
 
+// A pooled node holds thousands of GPUs (scenarios/peers/pai2020_sim.json: 6,500): counts past
+// any small integer type, and a cluster that has such a node builds.
+TEST(RoomIndex, CountsNodesOfThousandsOfGpus) {
+  RoomClassIndex index;
+  index.reset({6500, 3}, {0, 6500}, {0, 1});
+  std::vector<double> open(6503, 2.0);
+  open[6501] = 1.0;
+  const std::size_t c = index.class_for(2.0, open);
+  EXPECT_EQ(index.count(c, 0), 6500);
+  EXPECT_EQ(index.rack_count(c, 1), 2);
+  EXPECT_EQ(index.first_node(c, 300), NodeIndex{0});
+  EXPECT_EQ(index.tightest_node(c, 2), NodeIndex{1});
+  index.on_room_changed(0, 2.0, 1.0);
+  EXPECT_EQ(index.count(c, 0), 6499);
+  Cluster pool({testing::test_device()}, {NodeSpec{"pool", 0, 6500, 0, true}});
+  EXPECT_EQ(pool.first_node_with_room(0.0, 6500), NodeIndex{0});
+}
+
 // Placement through the index chooses the GPUs that counting chooses, for every gang size
 // (gangs that no node holds go across nodes in both), first-fit and best-fit.
 TEST(RoomIndex, PlacementThroughTheIndexChoosesAsCountingDoes) {
