@@ -3,11 +3,12 @@
 // from GPU and NVSwitch to node, network from node to rack and rack to cluster).
 //
 // Gang placement uses it to prefer the tightest group of GPUs: one node before one rack before
-// the whole cluster. The graph is the source of truth; the per-GPU node/rack arrays are derived
-// from it once (breadth-first from the cluster root) so that placement's hot path reads arrays.
+// the whole cluster. The graph is the source of truth while the topology is built: the per-GPU
+// node/rack arrays are derived from it once (breadth-first from the cluster root), and only
+// they are kept, so that placement's hot path reads arrays. The graph lives in topology.cc:
+// Boost.Graph's headers cost every file that includes this one about 4 s of compile time.
 #pragma once
 
-#include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -48,16 +49,6 @@ class Topology {
   LinkKind group_span(std::span<const GpuIndex> gpus) const;
 
  private:
-  struct VertexInfo {
-    enum class Kind : std::uint8_t { kCluster, kRack, kNode, kNvSwitch, kGpu } kind;
-    std::uint32_t index;
-  };
-  using Graph =
-      boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexInfo, LinkKind>;
-  using Vertex = Graph::vertex_descriptor;
-
-  Graph graph_;
-  std::vector<Vertex> gpu_vertex_;
   std::vector<NodeIndex> gpu_node_;
   std::vector<int> node_rack_;
   std::vector<std::uint8_t> node_nvlink_;  // the node has an NVSwitch linking all its GPUs
