@@ -3,7 +3,7 @@
 // (tidy long format: variant,seed,metric,value).
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <ostream>
 #include <string>
 

@@ -5,7 +5,7 @@
 // analysis/summary_metrics.h) fails its bound, with the reason.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <ostream>
 #include <vector>
 

@@ -1,6 +1,7 @@
 #include "analysis/metrics_collector.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "analysis/distribution_summary.h"
 #include "traces/trace_writer.h"

@@ -2,7 +2,7 @@
 // empty set: a percentile of no jobs, a share of no time), never 0.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 namespace gpumux {

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <iomanip>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "sim/input_error.h"

@@ -3,7 +3,7 @@
 // they are the same for any thread count.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <ostream>
 
 #include "analysis/plan.h"

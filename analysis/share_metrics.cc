@@ -1,6 +1,7 @@
 #include "analysis/share_metrics.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "traces/trace_writer.h"
 

@@ -13,7 +13,7 @@
 // integrals), the peak allocation ratio, and the number of typical job kinds.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "analysis/metrics_collector.h"
 #include "sim/observer.h"

@@ -1,4 +1,6 @@
 #include "analysis/summary_metrics.h"
+#include <nlohmann/json.hpp>
+
 
 namespace gpumux {
 

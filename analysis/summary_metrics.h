@@ -7,7 +7,7 @@
 // services. Per-service records (metrics.requests.services, an array) are not metrics here.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>

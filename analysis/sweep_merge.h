@@ -14,7 +14,7 @@
 // A variant's mean and interval are over its seeds that ended.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <ostream>
 #include <string>
 #include <vector>

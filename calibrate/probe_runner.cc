@@ -1,5 +1,6 @@
 #include "calibrate/probe_runner.h"
 
+#include <nlohmann/json.hpp>
 #include <stdlib.h>  // mkdtemp
 
 #include <algorithm>

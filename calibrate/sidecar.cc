@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <nlohmann/json.hpp>
 
 namespace gpumux::calibrate {
 

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
+#include <nlohmann/json.hpp>
 
 #include "analysis/atomic_file.h"
 #include "colocation/colocation_data.h"

@@ -1,6 +1,6 @@
-// One trace format's loader (GPUMUX_FUZZ_TRACE_FORMAT, read from a file named
-// GPUMUX_FUZZ_TRACE_FILE): opened as a scenario's trace is (scenarios/trace_opening.h) and read
-// to the end, as a run reads it.
+// One trace format's loader (fuzz::kTraceFormat, read from a file named fuzz::kTraceFile; see
+// trace_fuzzer.h): opened as a scenario's trace is (scenarios/trace_opening.h) and read to the
+// end, as a run reads it.
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -8,15 +8,16 @@
 #include <string_view>
 
 #include "fuzz/fuzz_support.h"
+#include "fuzz/trace_fuzzer.h"
 #include "scenarios/trace_opening.h"
 #include "sim/input_error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace gpumux;
   const std::string path = fuzz::write_scratch_file(
-      GPUMUX_FUZZ_TRACE_FILE, std::string_view(reinterpret_cast<const char*>(data), size));
+      fuzz::kTraceFile, std::string_view(reinterpret_cast<const char*>(data), size));
   try {
-    const auto source = open_scenario_trace(path, GPUMUX_FUZZ_TRACE_FORMAT, TraceDefaults(), 1);
+    const auto source = open_scenario_trace(path, fuzz::kTraceFormat, TraceDefaults(), 1);
     JobSpec job;
     while (source->next(job)) {
     }

@@ -1,6 +1,7 @@
 #include "models/device_registry.h"
 
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "models/builtin_devices.h"
 

@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "models/sharing_registry.h"
 #include "sim/input_error.h"

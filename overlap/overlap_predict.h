@@ -6,7 +6,7 @@
 // relative to alone in the same mode and active-thread cap).
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

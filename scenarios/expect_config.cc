@@ -1,6 +1,7 @@
 #include "scenarios/expect_config.h"
 
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "sim/input_error.h"
 

@@ -7,7 +7,7 @@
 // (analysis/expectations.h), which knows the summary.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>

@@ -1,6 +1,7 @@
 #include "models/mig/mig_model.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "models/mig/instance_rate.h"

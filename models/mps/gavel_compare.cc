@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "models/mps/mps_rates.h"
 #include "sim/json_fields.h"

@@ -1,6 +1,7 @@
 #include "analysis/distribution_summary.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace gpumux {
 namespace {

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "models/mig/mig_model.h"

@@ -3,6 +3,7 @@
 // every GPU is asked.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <tuple>

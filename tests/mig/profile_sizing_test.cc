@@ -3,6 +3,7 @@
 // instance the model then gives the job.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "models/mig/layout.h"
 #include "models/mig/mig_model.h"

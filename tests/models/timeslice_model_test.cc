@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "models/sharing_registry.h"
 #include "tests/traces/test_files.h"

@@ -1,6 +1,7 @@
 #include "overlap/overlap_data.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "models/device_registry.h"
 #include "overlap/overlap_predict.h"

@@ -3,6 +3,7 @@
 // implementation, packing::NodeChooser, behind both.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
