@@ -158,20 +158,13 @@ class Cluster {
   // The largest room of any available GPU of the cluster.
   double max_room() const { return room_tree_[1]; }
   // Under room-decided admission (SharingModel::room_decides_admission: a GPU admits a job iff
-  // open_room >= the job's need): the lowest-index node with at least n (>= 1) such GPUs, and
-  // the node with the fewest that still has n (lowest index on ties); nullopt when none has.
-  // O(max_gpus_per_node x nodes / 64) for a need among the last few asked, plus one pass over
-  // the GPUs for a need new to the index (sim/room_class_index.h; a cache, hence mutable).
-  // The same counts for one need, per node and per rack, and the nodes by count
-  // (sim/room_class_index.h: valid until the next of these room queries).
+  // open_room >= the job's need): for one need, every node's and rack's count of such GPUs, the
+  // lowest-index node with at least n of them and the one with the fewest that still has n, and
+  // the nodes by count (sim/room_class_index.h; valid until the next room_counts). O(max GPUs
+  // per node x nodes / 64) per question for a need among the last few asked, plus one pass over
+  // the GPUs for a need new to the index (a cache, hence mutable).
   RoomCounts room_counts(double need) const {
     return RoomCounts(room_classes_, room_classes_.class_for(need, open_room_));
-  }
-  std::optional<NodeIndex> first_node_with_room(double need, int n) const {
-    return room_classes_.first_node(room_classes_.class_for(need, open_room_), n);
-  }
-  std::optional<NodeIndex> tightest_node_with_room(double need, int n) const {
-    return room_classes_.tightest_node(room_classes_.class_for(need, open_room_), n);
   }
 
   // The free-GPU index (available GPUs with no resident), kept per node.

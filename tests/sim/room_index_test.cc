@@ -1,4 +1,4 @@
-// The room index (sim/room_class_index.h, Cluster::first_node_with_room / tightest_node_with_room)
+// The room index (sim/room_class_index.h, Cluster::room_counts)
 // and the placement path it serves, against plain counting.
 #include <gtest/gtest.h>
 
@@ -88,8 +88,8 @@ TEST(RoomIndex, AnswersLikeACountAcrossRoomChangesAndMoreNeedsThanItKeeps) {
       const double need = static_cast<double>(rng() % 12) * 500.0 - 500.0;
       const int n = std::uniform_int_distribution<int>(1, 8)(rng);
       for (bool tightest : {false, true}) {
-        const auto got = tightest ? cluster.tightest_node_with_room(need, n)
-                                  : cluster.first_node_with_room(need, n);
+        const RoomCounts room = cluster.room_counts(need);
+        const auto got = tightest ? room.tightest_node(n) : room.first_node(n);
         const auto want = plain_node(cluster, need, n, tightest);
         ASSERT_EQ(got, want) << "round " << round << " step " << step << " need " << need
                              << " n " << n << (tightest ? " tightest" : " first");
@@ -157,7 +157,7 @@ TEST(RoomIndex, CountsNodesOfThousandsOfGpus) {
   index.on_room_changed(0, 2.0, 1.0);
   EXPECT_EQ(index.count(c, 0), 6499);
   Cluster pool({testing::test_device()}, {NodeSpec{"pool", 0, 6500, 0, true}});
-  EXPECT_EQ(pool.first_node_with_room(0.0, 6500), NodeIndex{0});
+  EXPECT_EQ(pool.room_counts(0.0).first_node(6500), NodeIndex{0});
 }
 
 // Placement through the index chooses the GPUs that counting chooses, for every gang size
