@@ -240,6 +240,7 @@ void Cluster::add_resident(GpuIndex g, JobSlot job, MemoryMiB memory, int slot) 
   gpu.slots.push_back(slot);
   gpu.asked.push_back(1);  // a new process allocates its memory
   gpu.memory_used += memory;
+  if (load_order_.kept()) load_order_.change(gpu.node, 1, -memory.mib());
 }
 
 void Cluster::mark_asked(GpuIndex g, JobSlot job) {
@@ -294,10 +295,23 @@ void Cluster::remove_resident(GpuIndex g, JobSlot job, MemoryMiB memory) {
   gpu.asked.erase(gpu.asked.begin() + (it - gpu.residents.begin()));
   gpu.residents.erase(it);
   gpu.memory_used -= memory;
+  if (load_order_.kept()) load_order_.change(gpu.node, -1, memory.mib());
   if (gpu.residents.empty()) {
     if (gpu.available) count_free(gpu, +1);
     gpu.load = GpuLoad{};
   }
+}
+
+const NodeLoadOrder& Cluster::nodes_by_load() const {
+  if (!load_order_.kept()) {
+    std::vector<std::int64_t> residents(nodes_.size(), 0), free_mib(nodes_.size(), 0);
+    for (const GpuState& gpu : gpus_) {
+      residents[gpu.node] += static_cast<std::int64_t>(gpu.residents.size());
+      free_mib[gpu.node] += (devices_[gpu.device].memory - gpu.memory_used).mib();
+    }
+    load_order_.reset(std::move(residents), std::move(free_mib));
+  }
+  return load_order_;
 }
 
 std::optional<NodeIndex> Cluster::first_node_with_empty(int n) const {

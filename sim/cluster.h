@@ -15,6 +15,7 @@
 
 #include "sim/device.h"
 #include "sim/node_buckets.h"
+#include "sim/node_load_order.h"
 #include "sim/pool.h"
 #include "sim/room_class_index.h"
 #include "sim/sharing_model.h"
@@ -142,6 +143,7 @@ class Cluster {
   // A resident's memory in use changed from `before` to `after`.
   void change_memory(GpuIndex g, MemoryMiB before, MemoryMiB after) {
     gpus_[g].memory_used += after - before;
+    if (load_order_.kept()) load_order_.change(gpus_[g].node, 0, (before - after).mib());
   }
   // Flags resident `job` of GPU `g` as having asked for memory (GpuState::asked).
   void mark_asked(GpuIndex g, JobSlot job);
@@ -166,6 +168,12 @@ class Cluster {
   RoomCounts room_counts(double need) const {
     return RoomCounts(room_classes_, room_classes_.class_for(need, open_room_));
   }
+
+  // Nodes by load, least loaded first (sim/node_load_order.h: fewest residents, then most free
+  // memory, then lowest index), for spread placement. Built on the first call (O(GPUs)), then
+  // kept in step by add_resident, remove_resident and change_memory at O(log nodes) each (a
+  // cache, hence mutable): clusters never placed by spread pay nothing.
+  const NodeLoadOrder& nodes_by_load() const;
 
   // The free-GPU index (available GPUs with no resident), kept per node.
   int empty_gpus(NodeIndex n) const { return empty_per_node_[n]; }
@@ -204,6 +212,7 @@ class Cluster {
   // Nodes by their empty GPUs (sim/node_buckets.h): a node for a gang of n is a scan of at
   // most max_gpus_per_node bitmaps, without allocation.
   NodeBuckets empty_buckets_;
+  mutable NodeLoadOrder load_order_;  // nodes_by_load; kept once asked for
   void change_cpus(std::span<const GpuIndex> gpus, std::int64_t cpu, int sign);
   bool tracks_cpus_ = false;
   std::vector<std::int64_t> cpu_capacity_;  // per node, hundredths; kUntrackedCpu when absent

@@ -72,6 +72,38 @@ class TopologyPlacement : public PlacementPolicy {
       return place_across_nodes_indexed(cluster, model, views, job, EmptyCounts{cluster},
                                         /*empty_only=*/true, out);
     }
+    // Spread walks the nodes from the least loaded (Cluster::nodes_by_load) to the first that
+    // holds the gang, unless an index says that none does; a gang that none holds goes across
+    // nodes as below.
+    if (mode_ == FitMode::kSpread) {
+      const bool empty_indexed = empty_only && all_devices_ok;
+      const bool room_indexed = room_decides_ && !empty_only;
+      bool some_node_holds = n <= cluster.max_gpus_per_node();
+      if (some_node_holds && empty_indexed) {
+        some_node_holds = cluster.first_node_with_empty(n).has_value();
+      } else if (some_node_holds && room_indexed) {
+        some_node_holds = cluster.room_counts(need_).first_node(n).has_value();
+      }
+      if (some_node_holds) {
+        if (auto node = least_loaded_holding(cluster, model, views, job, empty_only, n)) {
+          take_from_node(cluster, model, views, job, *node, n, empty_only, out);
+          return true;
+        }
+      }
+      if (job_cpu_ == 0 && empty_indexed) {
+        return place_across_nodes_indexed(cluster, model, views, job, EmptyCounts{cluster},
+                                          /*empty_only=*/true, out);
+      }
+      if (job_cpu_ == 0 && room_indexed) {
+        return place_across_nodes_indexed(cluster, model, views, job, cluster.room_counts(need_),
+                                          empty_only, out);
+      }
+      if (!some_node_holds) {  // else the walk has counted every node
+        count_usable(cluster, model, views, job, empty_only, 0, 0);
+        if (job_cpu_ > 0) cap_by_cpus(cluster);
+      }
+      return place_across_nodes(cluster, model, views, job, empty_only, out);
+    }
     // Under room-decided admission the cluster's room index answers first-fit and best-fit
     // (the same nodes the count below would choose): a gang that one node holds from the nodes
     // bucketed by count, one that none holds from the per-rack counts and the buckets. Spread
@@ -97,7 +129,7 @@ class TopologyPlacement : public PlacementPolicy {
                  one_node && mode_ == FitMode::kBest ? n : 0);
     if (job_cpu_ > 0) cap_by_cpus(cluster);
     if (n <= cluster.max_gpus_per_node()) {
-      if (auto node = choose(usable_, n, /*nodes=*/true)) {
+      if (auto node = choose(usable_, n)) {
         take_from_node(cluster, model, views, job, *node, n, empty_only, out);
         return true;
       }
@@ -119,7 +151,7 @@ class TopologyPlacement : public PlacementPolicy {
     for (NodeIndex node = 0; node < cluster.node_count(); ++node) {
       rack_usable_[topo.rack_of_node(node)] += usable_[node];
     }
-    if (auto rack = choose(rack_usable_, n, /*nodes=*/false)) {
+    if (auto rack = choose(rack_usable_, n)) {
       gather_nodes(topo.nodes_in_rack(static_cast<int>(*rack)));
     } else {
       long total = 0;
@@ -166,7 +198,7 @@ class TopologyPlacement : public PlacementPolicy {
     for (std::size_t r = 0; r < rack_usable_.size(); ++r) {
       rack_usable_[r] = counts.in_rack(static_cast<int>(r));
     }
-    if (auto rack = choose(rack_usable_, n, /*nodes=*/false)) {
+    if (auto rack = choose(rack_usable_, n)) {
       // Only the rack's entries of usable_ are written, and only they are read below.
       usable_.resize(cluster.node_count());
       const auto& rack_nodes = topo.nodes_in_rack(static_cast<int>(*rack));
@@ -219,29 +251,53 @@ class TopologyPlacement : public PlacementPolicy {
   void count_usable(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
                     const JobSpec& job, bool empty_only, int stop_at, int stop_exactly) {
     usable_.assign(cluster.node_count(), 0);
-    if (mode_ == FitMode::kSpread) measure_load(cluster);
     for (NodeIndex node = 0; node < cluster.node_count(); ++node) {
       if (node > 0 && ((stop_at > 0 && usable_[node - 1] >= stop_at) ||
                        (stop_exactly > 0 && usable_[node - 1] == stop_exactly))) {
         break;
       }
-      if (empty_only) {
-        usable_[node] = device_ok_[cluster.node(node).device] ? cluster.empty_gpus(node) : 0;
-        continue;
-      }
-      if (cluster.node_room(node) < need_) continue;
-      const GpuIndex first = cluster.topology().first_gpu(node);
-      const int gpus = cluster.node(node).gpus;
-      if (room_decides_) {
-        int usable = 0;
-        for (int i = 0; i < gpus; ++i) usable += cluster.open_room(first + i) >= need_;
-        usable_[node] = usable;
-        continue;
-      }
-      for (int i = 0; i < gpus; ++i) {
-        if (admits(cluster, model, views, first + i, job)) ++usable_[node];
-      }
+      usable_[node] = usable_on(cluster, model, views, job, empty_only, node);
     }
+  }
+
+  // GPUs of `node` that admit the job (before any cap by node CPUs).
+  int usable_on(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
+                const JobSpec& job, bool empty_only, NodeIndex node) {
+    if (empty_only) return device_ok_[cluster.node(node).device] ? cluster.empty_gpus(node) : 0;
+    if (cluster.node_room(node) < need_) return 0;
+    const GpuIndex first = cluster.topology().first_gpu(node);
+    const int gpus = cluster.node(node).gpus;
+    int usable = 0;
+    if (room_decides_) {
+      for (int i = 0; i < gpus; ++i) usable += cluster.open_room(first + i) >= need_;
+      return usable;
+    }
+    for (int i = 0; i < gpus; ++i) usable += admits(cluster, model, views, first + i, job);
+    return usable;
+  }
+
+  // Spread's node for a gang one node holds: the least-loaded node with n usable GPUs (capped
+  // by its free cores), found by walking the cluster's load order (Cluster::nodes_by_load) from
+  // its start; the node counting every node would choose, without the count. Each node visited
+  // costs what counting it would, and its count (capped as cap_by_cpus caps it) goes to
+  // usable_: when no node holds the gang the walk has visited every node, and usable_ is the
+  // full count that the path across nodes needs.
+  std::optional<NodeIndex> least_loaded_holding(const Cluster& cluster, const SharingModel& model,
+                                                GpuViewBuilder& views, const JobSpec& job,
+                                                bool empty_only, int n) {
+    usable_.resize(cluster.node_count());  // every entry is written before it is read
+    std::optional<NodeIndex> pick;
+    cluster.nodes_by_load().visit([&](NodeIndex node) {
+      std::int64_t usable = usable_on(cluster, model, views, job, empty_only, node);
+      if (job_cpu_ > 0 && usable > 0) {
+        usable = std::min(usable, cluster.gpus_within_cpus(node, job_cpu_, gang_));
+      }
+      usable_[node] = static_cast<int>(usable);
+      if (usable < n) return true;
+      pick = node;
+      return false;
+    });
+    return pick;
   }
 
   // Caps each node's usable GPUs at those whose share of the job's cores it has free
@@ -255,24 +311,10 @@ class TopologyPlacement : public PlacementPolicy {
     }
   }
 
-  // Spread's load of each node: jobs resident on its GPUs, and its free memory.
-  void measure_load(const Cluster& cluster) {
-    node_residents_.assign(cluster.node_count(), 0);
-    node_free_mib_.assign(cluster.node_count(), 0);
-    for (NodeIndex node = 0; node < cluster.node_count(); ++node) {
-      const GpuIndex first = cluster.topology().first_gpu(node);
-      for (int i = 0; i < cluster.node(node).gpus; ++i) {
-        const GpuState& gpu = cluster.gpu(first + i);
-        node_residents_[node] += gpu.residents.size();
-        node_free_mib_[node] += (cluster.device_of(first + i).memory - gpu.memory_used).mib();
-      }
-    }
-  }
-
   // The index whose count is >= n: the lowest (first-fit); the one with the smallest count
-  // (best-fit); for spread, the least-loaded node (fewest resident jobs, then most free memory)
-  // or the rack with the most usable GPUs. Ties go to the lowest index.
-  std::optional<std::size_t> choose(const std::vector<int>& counts, int n, bool nodes) const {
+  // (best-fit); the one with the largest (spread, which asks this of racks only: its node is
+  // least_loaded_holding's). Ties go to the lowest index.
+  std::optional<std::size_t> choose(const std::vector<int>& counts, int n) const {
     std::optional<std::size_t> pick;
     for (std::size_t i = 0; i < counts.size(); ++i) {
       if (counts[i] < n) continue;
@@ -281,11 +323,7 @@ class TopologyPlacement : public PlacementPolicy {
         pick = i;
       } else if (mode_ == FitMode::kBest) {
         if (counts[i] < counts[*pick]) pick = i;
-      } else if (!nodes) {
-        if (counts[i] > counts[*pick]) pick = i;
-      } else if (node_residents_[i] != node_residents_[*pick]) {
-        if (node_residents_[i] < node_residents_[*pick]) pick = i;
-      } else if (node_free_mib_[i] > node_free_mib_[*pick]) {
+      } else if (counts[i] > counts[*pick]) {
         pick = i;
       }
     }
@@ -397,8 +435,6 @@ class TopologyPlacement : public PlacementPolicy {
   std::vector<SlotAnswer> slot_answers_;  // this placement's answers per slot class
   std::vector<std::uint8_t> device_ok_;
   std::vector<int> usable_;
-  std::vector<std::size_t> node_residents_;  // spread only
-  std::vector<std::int64_t> node_free_mib_;  // spread only
   std::vector<int> rack_usable_;
   std::vector<NodeIndex> nodes_;
   std::vector<NodeIndex> order_;

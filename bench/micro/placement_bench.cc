@@ -98,6 +98,12 @@ BENCHMARK_CAPTURE(BM_Place, timeslice_best_fit, "timeslice", "{}", "best-fit")
     ->Apply(sizes_across_nodes);
 BENCHMARK_CAPTURE(BM_Place, mps_best_fit, "mps", "{}", "best-fit")->Apply(sizes_across_nodes);
 BENCHMARK_CAPTURE(BM_Place, mig_best_fit, "mig", bench::kMigParams, "best-fit")->Apply(sizes);
+// Spread: the least-loaded node that holds the gang (Cluster::nodes_by_load).
+BENCHMARK_CAPTURE(BM_Place, exclusive_spread, "exclusive", "{}", "spread")
+    ->Apply(sizes_across_nodes);
+BENCHMARK_CAPTURE(BM_Place, timeslice_spread, "timeslice", "{}", "spread")
+    ->Apply(sizes_across_nodes);
+BENCHMARK_CAPTURE(BM_Place, mig_spread, "mig", bench::kMigParams, "spread")->Apply(sizes);
 
 }  // namespace
 }  // namespace gpumux
