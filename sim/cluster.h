@@ -190,6 +190,12 @@ class Cluster {
   void visit_nodes_with_empty(int k, Visit&& visit) const {
     empty_buckets_.visit(k, std::forward<Visit>(visit));
   }
+  // Calls visit(node) for each node with at least `n` (>= 1) empty GPUs, in increasing node
+  // order, until visit returns false. Without allocation.
+  template <typename Visit>
+  void visit_nodes_with_empty_at_least(int n, Visit&& visit) const {
+    empty_buckets_.visit_at_least(n, std::forward<Visit>(visit));
+  }
 
  private:
   void count_free(const GpuState& gpu, int delta);

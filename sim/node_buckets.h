@@ -60,6 +60,20 @@ class NodeBuckets {
     }
     return std::nullopt;
   }
+  // Calls f(node) for each node with a count of at least n (>= 1) in increasing node order,
+  // until it returns false: word by word over the buckets n..max_count, as first_with_at_least.
+  template <typename Visit>
+  void visit_at_least(int n, Visit&& f) const {
+    for (std::size_t w = 0; w < words_; ++w) {
+      std::uint64_t any = 0;
+      for (int k = std::max(n, 1); k <= max_count_; ++k) {
+        any |= bits_[static_cast<std::size_t>(k) * words_ + w];
+      }
+      for (; any != 0; any &= any - 1) {
+        if (!f(static_cast<NodeIndex>(w * 64 + std::countr_zero(any)))) return;
+      }
+    }
+  }
   // Calls f(node) for each node in bucket k in increasing order until it returns false.
   template <typename Visit>
   void visit(int k, Visit&& f) const {

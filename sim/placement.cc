@@ -56,9 +56,24 @@ class TopologyPlacement : public PlacementPolicy {
     if (empty_only && all_devices_ok && cluster.empty_gpus_total() < static_cast<std::size_t>(n)) {
       return false;
     }
-    // The empty-GPU index answers first-fit and best-fit directly; spread needs every node's
-    // load, so it takes the counting path below.
-    // It knows no CPUs: a job asking for node CPUs takes the counting path too.
+    // A job asking for node CPUs, where an index counts usable GPUs (empty-GPU or room
+    // index): the nodes the index says have n, in index order, capped by their free cores
+    // (first-fit takes the first that holds the gang, best-fit the one with the fewest). A gang
+    // that no node holds within its cores takes the counting path below.
+    if (job_cpu_ > 0 && mode_ != FitMode::kSpread && n <= cluster.max_gpus_per_node()) {
+      std::optional<NodeIndex> node;
+      if (empty_only && all_devices_ok) {
+        node = node_within_cpus(cluster, EmptyCounts{cluster}, n);
+      } else if (room_decides_ && !empty_only) {
+        node = node_within_cpus(cluster, cluster.room_counts(need_), n);
+      }
+      if (node) {
+        take_from_node(cluster, model, views, job, *node, n, empty_only, out);
+        return true;
+      }
+    }
+    // The empty-GPU index answers first-fit and best-fit directly for jobs asking for no node
+    // CPUs (it knows no cores).
     const bool indexed = empty_only && all_devices_ok && mode_ != FitMode::kSpread && job_cpu_ == 0;
     if (indexed) {
       if (n <= cluster.max_gpus_per_node()) {
@@ -181,6 +196,10 @@ class TopologyPlacement : public PlacementPolicy {
     void visit_nodes_with(int k, Visit&& f) const {
       cluster.visit_nodes_with_empty(k, std::forward<Visit>(f));
     }
+    template <typename Visit>
+    void visit_nodes_with_at_least(int n, Visit&& f) const {
+      cluster.visit_nodes_with_empty_at_least(n, std::forward<Visit>(f));
+    }
   };
 
   // place_across_nodes where an index already holds every node's usable count (`counts`:
@@ -274,6 +293,32 @@ class TopologyPlacement : public PlacementPolicy {
     }
     for (int i = 0; i < gpus; ++i) usable += admits(cluster, model, views, first + i, job);
     return usable;
+  }
+
+  // First-fit's or best-fit's node for a gang of n that one node holds, for a job asking for
+  // node CPUs, from an index's counts (EmptyCounts or RoomCounts): the nodes with n usable GPUs
+  // by the index, in index order, each capped by its free cores (as cap_by_cpus caps it).
+  // Visits only the nodes the index names; nullopt when none holds the gang within its cores.
+  template <class Counts>
+  std::optional<NodeIndex> node_within_cpus(const Cluster& cluster, const Counts& counts, int n) {
+    std::optional<NodeIndex> pick;
+    std::int64_t pick_usable = 0;
+    counts.visit_nodes_with_at_least(n, [&](NodeIndex node) {
+      const std::int64_t usable = std::min<std::int64_t>(
+          counts.on_node(node), cluster.gpus_within_cpus(node, job_cpu_, gang_));
+      if (usable < n) return true;
+      // The first node in index order with exactly n is the tightest: no count is below n.
+      if (mode_ == FitMode::kFirst || usable == n) {
+        pick = node;
+        return false;
+      }
+      if (!pick || usable < pick_usable) {
+        pick = node;
+        pick_usable = usable;
+      }
+      return true;
+    });
+    return pick;
   }
 
   // Spread's node for a gang one node holds: the least-loaded node with n usable GPUs (capped

@@ -62,6 +62,12 @@ class RoomClassIndex {
   void visit(std::size_t c, int k, Visit&& f) const {
     classes_[c].buckets.visit(k, std::forward<Visit>(f));
   }
+  // In class c: calls f(node) for each node with at least n (>= 1) GPUs with room, in
+  // increasing node order, until f returns false.
+  template <typename Visit>
+  void visit_at_least(std::size_t c, int n, Visit&& f) const {
+    classes_[c].buckets.visit_at_least(n, std::forward<Visit>(f));
+  }
 
  private:
   struct Class {
@@ -93,6 +99,10 @@ class RoomCounts {
   template <typename Visit>
   void visit_nodes_with(int k, Visit&& f) const {
     index_->visit(class_, k, std::forward<Visit>(f));
+  }
+  template <typename Visit>
+  void visit_nodes_with_at_least(int n, Visit&& f) const {
+    index_->visit_at_least(class_, n, std::forward<Visit>(f));
   }
 
  private:

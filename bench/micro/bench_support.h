@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <random>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,11 +28,13 @@ inline const DeviceProfile& bench_device() {
 }
 
 // `gpus` GPUs (rounded up to whole nodes) on nodes of `gpus_per_node`, 8 nodes per rack.
-inline Cluster make_cluster(int gpus, int gpus_per_node = 8) {
+inline Cluster make_cluster(int gpus, int gpus_per_node = 8,
+                            std::optional<double> cpus_per_node = std::nullopt) {
   std::vector<NodeSpec> nodes;
   const int count = (gpus + gpus_per_node - 1) / gpus_per_node;
   for (int n = 0; n < count; ++n) {
-    nodes.push_back(NodeSpec{"n" + std::to_string(n), 0, gpus_per_node, n / 8, true});
+    nodes.push_back(
+        NodeSpec{"n" + std::to_string(n), 0, gpus_per_node, n / 8, true, cpus_per_node});
   }
   return Cluster({bench_device()}, std::move(nodes));
 }

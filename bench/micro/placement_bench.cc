@@ -10,7 +10,9 @@
 // memory drawn uniformly, so that rooms vary from GPU to GPU as in a running cluster.
 #include <benchmark/benchmark.h>
 
+#include <optional>
 #include <random>
+#include <span>
 #include <vector>
 
 #include "bench/micro/bench_support.h"
@@ -24,7 +26,12 @@ struct FilledCluster {
   Cluster cluster;
   JobTable jobs;
 
-  FilledCluster(int gpus, const SharingModel& model) : cluster(bench::make_cluster(gpus)) {
+  // With `cpus_per_node` > 0 the nodes declare that many cores, and each placed job holds 1-8
+  // of them on its node (so that free cores vary from node to node).
+  FilledCluster(int gpus, const SharingModel& model, double cpus_per_node = 0.0)
+      : cluster(bench::make_cluster(gpus, 8,
+                                    cpus_per_node > 0.0 ? std::optional<double>(cpus_per_node)
+                                                        : std::nullopt)) {
     GpuViewBuilder views(cluster, jobs);
     bench::JobMaker maker(3);
     std::mt19937_64 rng(4);
@@ -47,6 +54,12 @@ struct FilledCluster {
         job.gpus = {g};
         const int held = model.choose_slot(views.view(g), job.spec);
         cluster.add_resident(g, slot, job.current_memory, held);
+        if (cluster.tracks_cpus()) {
+          const std::int64_t cpu = static_cast<std::int64_t>(1 + rng() % 8) * 100;
+          if (cluster.cpu_free(cluster.gpu(g).node) >= cpu) {
+            cluster.take_cpus(std::span<const GpuIndex>(&g, 1), cpu);
+          }
+        }
         if (exclusive) break;
       }
     }
@@ -73,6 +86,26 @@ void BM_Place(benchmark::State& state, const char* model_name, const char* param
   }
   state.counters["fits"] = fits ? 1 : 0;
   state.counters["empty_gpus"] = static_cast<double>(filled.cluster.empty_gpus_total());
+}
+
+// A job asking for 16 node cores on nodes of 8 GPUs and 96 cores (first-fit and best-fit
+// through the empty-GPU or room index, each node capped by its free cores).
+void BM_PlaceWithCpus(benchmark::State& state, const char* model_name, const char* policy) {
+  const auto model = bench::make_model(model_name, "{}");
+  auto placement = make_placement_policy(policy);
+  const FilledCluster filled(static_cast<int>(state.range(0)), *model, 96.0);
+  JobSpec job = bench::JobMaker(9).next(Time::zero());
+  job.gpus = static_cast<int>(state.range(1));
+  job.memory = MemoryMiB(8192);
+  job.cpus = 16.0;
+  GpuViewBuilder views(filled.cluster, filled.jobs);
+  std::vector<GpuIndex> chosen;
+  bool fits = false;
+  for (auto _ : state) {
+    fits = placement->place(filled.cluster, *model, views, job, chosen);
+    benchmark::DoNotOptimize(chosen.data());
+  }
+  state.counters["fits"] = fits ? 1 : 0;
 }
 
 void sizes(benchmark::internal::Benchmark* b) {
@@ -104,6 +137,11 @@ BENCHMARK_CAPTURE(BM_Place, exclusive_spread, "exclusive", "{}", "spread")
 BENCHMARK_CAPTURE(BM_Place, timeslice_spread, "timeslice", "{}", "spread")
     ->Apply(sizes_across_nodes);
 BENCHMARK_CAPTURE(BM_Place, mig_spread, "mig", bench::kMigParams, "spread")->Apply(sizes);
+// Jobs asking for node cores.
+BENCHMARK_CAPTURE(BM_PlaceWithCpus, exclusive_first_fit, "exclusive", "first-fit")->Apply(sizes);
+BENCHMARK_CAPTURE(BM_PlaceWithCpus, exclusive_best_fit, "exclusive", "best-fit")->Apply(sizes);
+BENCHMARK_CAPTURE(BM_PlaceWithCpus, timeslice_first_fit, "timeslice", "first-fit")->Apply(sizes);
+BENCHMARK_CAPTURE(BM_PlaceWithCpus, timeslice_best_fit, "timeslice", "best-fit")->Apply(sizes);
 
 }  // namespace
 }  // namespace gpumux

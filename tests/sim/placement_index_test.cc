@@ -1,6 +1,7 @@
-// Spread placement through the cluster's load order (Cluster::nodes_by_load,
-// sim/node_load_order.h): the order kept in step with residents and memory, and the GPUs spread
-// then chooses, against a plain reference that ranks every node from scratch.
+// Placement through the cluster's indexes against plain references that count every node from
+// scratch: spread through the load order (Cluster::nodes_by_load, sim/node_load_order.h), kept
+// in step with residents and memory; first-fit and best-fit for jobs asking for node CPUs
+// through the empty-GPU and room indexes, capped by each node's free cores.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -51,7 +52,7 @@ std::vector<NodeSpec> random_nodes(std::mt19937_64& rng, bool cpus) {
   for (int n = 0; n < nodes; ++n) {
     NodeSpec s{"n" + std::to_string(n), 0, std::uniform_int_distribution<int>(1, 8)(rng),
                n / per_rack, true};
-    if (cpus) s.cpus = static_cast<double>(rng() % 5) * 8.0;  // 0 .. 32 cores
+    if (cpus) s.cpus = static_cast<double>(rng() % 5) * 16.0;  // 0 .. 64 cores
     specs.push_back(s);
   }
   return specs;
@@ -64,6 +65,7 @@ struct Motion {
   JobTable& jobs;
   std::mt19937_64& rng;
   std::vector<std::vector<std::pair<JobSlot, MemoryMiB>>> held;
+  std::vector<std::pair<GpuIndex, std::int64_t>> cores;  // CPU hundredths taken, by GPU
 
   Motion(Cluster& c, JobTable& j, std::mt19937_64& r)
       : cluster(c), jobs(j), rng(r), held(c.gpu_count()) {}
@@ -71,7 +73,22 @@ struct Motion {
   void step() {
     const GpuIndex g = static_cast<GpuIndex>(rng() % cluster.gpu_count());
     auto& on = held[g];
-    switch (rng() % 6) {
+    switch (rng() % (cluster.tracks_cpus() ? 8 : 6)) {
+      case 6: {  // cores taken on the GPU's node (by a job the test does not place)
+        const std::int64_t cpu = static_cast<std::int64_t>(rng() % 4 + 1) * 400;
+        if (cluster.cpu_free(cluster.gpu(g).node) >= cpu) {
+          cluster.take_cpus(std::span<const GpuIndex>(&g, 1), cpu);
+          cores.emplace_back(g, cpu);
+        }
+        break;
+      }
+      case 7:
+        if (!cores.empty()) {
+          const std::size_t i = rng() % cores.size();
+          cluster.give_cpus(std::span<const GpuIndex>(&cores[i].first, 1), cores[i].second);
+          cores.erase(cores.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+        break;
       case 0:
       case 1:
         if (cluster.gpu(g).available) {
@@ -289,6 +306,126 @@ TEST(SpreadIndex, PlacementChoosesAsRankingEveryNodeDoes) {
     EXPECT_GT(single_node, 300) << c.name;
     EXPECT_GT(placed_count - single_node, 50) << c.name;
     EXPECT_GT(refused, 50) << c.name;
+  }
+}
+
+// First-fit's or best-fit's choice from scratch (sim/placement.h): usable GPUs per node as in
+// plain_spread, capped by free cores; the lowest node that holds the gang (first-fit) or the
+// one with the fewest usable GPUs (best-fit; lowest index on ties); else the rack chosen the
+// same way, else the whole cluster, nodes with the most usable first. Within a node free GPUs
+// in index order, except best-fit under shared admission: the GPUs carrying the most memory.
+std::optional<std::vector<GpuIndex>> plain_fit(const Cluster& c, const JobSpec& job,
+                                               bool empty_only, bool best) {
+  const int n = job.gpus;
+  const double need = static_cast<double>(job.memory.mib());
+  const std::int64_t cpu = c.tracks_cpus() ? job_cpu_hundredths(job) : 0;
+  auto usable_gpu = [&](GpuIndex g) {
+    return empty_only ? c.gpu(g).free() : c.open_room(g) >= need;
+  };
+  std::vector<int> usable(c.node_count(), 0);
+  for (NodeIndex node = 0; node < c.node_count(); ++node) {
+    const GpuIndex first = c.topology().first_gpu(node);
+    std::int64_t k = 0;
+    for (int i = 0; i < c.node(node).gpus; ++i) k += usable_gpu(first + i);
+    if (cpu > 0 && k > 0) k = std::min(k, c.gpus_within_cpus(node, cpu, n));
+    usable[node] = static_cast<int>(k);
+  }
+  auto pick = [&](const std::vector<int>& counts) {
+    std::optional<std::size_t> at;
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      if (counts[i] < n) continue;
+      if (!best) return std::optional<std::size_t>(i);
+      if (!at || counts[i] < counts[*at]) at = i;
+    }
+    return at;
+  };
+  auto take = [&](NodeIndex node, int count, std::vector<GpuIndex>& out) {
+    std::vector<GpuIndex> gpus;
+    const GpuIndex first = c.topology().first_gpu(node);
+    for (int i = 0; i < c.node(node).gpus; ++i) {
+      if (usable_gpu(first + i)) gpus.push_back(first + i);
+    }
+    if (best && !empty_only) {
+      std::stable_sort(gpus.begin(), gpus.end(), [&](GpuIndex a, GpuIndex b) {
+        return c.gpu(a).memory_used > c.gpu(b).memory_used;
+      });
+    }
+    out.insert(out.end(), gpus.begin(), gpus.begin() + count);
+  };
+  std::vector<GpuIndex> out;
+  if (auto node = pick(usable)) {
+    take(static_cast<NodeIndex>(*node), n, out);
+    return out;
+  }
+  const Topology& topo = c.topology();
+  std::vector<int> rack_usable(topo.rack_count(), 0);
+  for (NodeIndex node = 0; node < c.node_count(); ++node) {
+    rack_usable[topo.rack_of_node(node)] += usable[node];
+  }
+  std::vector<NodeIndex> nodes;
+  if (auto rack = pick(rack_usable)) {
+    nodes = topo.nodes_in_rack(static_cast<int>(*rack));
+  } else {
+    for (NodeIndex node = 0; node < c.node_count(); ++node) nodes.push_back(node);
+  }
+  std::stable_sort(nodes.begin(), nodes.end(),
+                   [&](NodeIndex a, NodeIndex b) { return usable[a] > usable[b]; });
+  int left = n;
+  for (NodeIndex node : nodes) {
+    const int count = std::min(left, usable[node]);
+    if (count == 0) continue;
+    take(node, count, out);
+    left -= count;
+    if (left == 0) return out;
+  }
+  return std::nullopt;
+}
+
+TEST(CpuPlacementIndex, FirstAndBestFitChooseAsCountingEveryNodeDoes) {
+  const Case cases[] = {{"room decides, node CPUs", true, false, true},
+                        {"empty GPUs, node CPUs", false, true, true},
+                        {"room bounds, admits asked, node CPUs", false, false, true}};
+  std::mt19937_64 rng(47);
+  for (const Case& c : cases) {
+    for (const bool best : {false, true}) {
+      const TestModel model(c.decides, c.empty_only);
+      int placed_count = 0, single_node = 0, refused = 0, cores_bound = 0;
+      for (int round = 0; round < 60; ++round) {
+        Cluster cluster({testing::test_device()}, random_nodes(rng, c.cpus));
+        JobTable jobs;
+        GpuViewBuilder views(cluster, jobs);
+        Motion motion(cluster, jobs, rng);
+        auto policy = make_placement_policy(best ? "best-fit" : "first-fit");
+        for (int step = 0; step < 40; ++step) {
+          for (int k = 0; k < 6; ++k) motion.step();
+          JobSpec j = testing::job("j", 0, std::uniform_int_distribution<int>(1, 12)(rng), 1);
+          j.memory = MemoryMiB(static_cast<std::int64_t>(rng() % 5) * 1000);
+          j.cpus = static_cast<double>(rng() % 4) * 4.0;  // 0 .. 12 cores
+          std::vector<GpuIndex> got;
+          const bool placed = policy->place(cluster, model, views, j, got);
+          const auto want = plain_fit(cluster, j, c.empty_only, best);
+          ASSERT_EQ(placed, want.has_value())
+              << c.name << (best ? " best-fit" : " first-fit") << " round " << round;
+          // Cores decided: the job fits by GPUs alone somewhere it does not fit with its cores.
+          JobSpec no_cores = j;
+          no_cores.cpus = 0.0;
+          const auto by_gpus = plain_fit(cluster, no_cores, c.empty_only, best);
+          cores_bound += by_gpus.has_value() && (!want || *want != *by_gpus);
+          if (!placed) {
+            ++refused;
+            continue;
+          }
+          ASSERT_EQ(got, *want) << c.name << (best ? " best-fit" : " first-fit") << " round "
+                                << round << " step " << step;
+          ++placed_count;
+          single_node += cluster.gpu(got.front()).node == cluster.gpu(got.back()).node;
+        }
+      }
+      EXPECT_GT(single_node, 300) << c.name;
+      EXPECT_GT(placed_count - single_node, 50) << c.name;
+      EXPECT_GT(refused, 50) << c.name;
+      EXPECT_GT(cores_bound, 100) << c.name;  // the cores changed the answer this often
+    }
   }
 }
 
