@@ -229,6 +229,7 @@ void Cluster::count_free(const GpuState& gpu, int delta) {
   empty_per_rack_[static_cast<std::size_t>(topology_.rack_of_node(gpu.node))] += delta;
   empty_total_ += delta;
   empty_buckets_.move(gpu.node, before, before + delta);
+  if (load_order_.split()) load_order_.set_empty(gpu.node, before + delta);
 }
 
 void Cluster::add_resident(GpuIndex g, JobSlot job, MemoryMiB memory, int slot) {
@@ -240,7 +241,7 @@ void Cluster::add_resident(GpuIndex g, JobSlot job, MemoryMiB memory, int slot) 
   gpu.slots.push_back(slot);
   gpu.asked.push_back(1);  // a new process allocates its memory
   gpu.memory_used += memory;
-  if (load_order_.kept()) load_order_.change(gpu.node, 1, -memory.mib());
+  if (load_order_.tracked()) load_order_.change(gpu.node, 1, -memory.mib());
 }
 
 void Cluster::mark_asked(GpuIndex g, JobSlot job) {
@@ -295,23 +296,32 @@ void Cluster::remove_resident(GpuIndex g, JobSlot job, MemoryMiB memory) {
   gpu.asked.erase(gpu.asked.begin() + (it - gpu.residents.begin()));
   gpu.residents.erase(it);
   gpu.memory_used -= memory;
-  if (load_order_.kept()) load_order_.change(gpu.node, -1, memory.mib());
+  if (load_order_.tracked()) load_order_.change(gpu.node, -1, memory.mib());
   if (gpu.residents.empty()) {
     if (gpu.available) count_free(gpu, +1);
     gpu.load = GpuLoad{};
   }
 }
 
-const NodeLoadOrder& Cluster::nodes_by_load() const {
-  if (!load_order_.kept()) {
-    std::vector<std::int64_t> residents(nodes_.size(), 0), free_mib(nodes_.size(), 0);
-    for (const GpuState& gpu : gpus_) {
-      residents[gpu.node] += static_cast<std::int64_t>(gpu.residents.size());
-      free_mib[gpu.node] += (devices_[gpu.device].memory - gpu.memory_used).mib();
-    }
-    load_order_.reset(std::move(residents), std::move(free_mib));
+void Cluster::track_loads() const {
+  std::vector<std::int64_t> residents(nodes_.size(), 0), free_mib(nodes_.size(), 0);
+  for (const GpuState& gpu : gpus_) {
+    residents[gpu.node] += static_cast<std::int64_t>(gpu.residents.size());
+    free_mib[gpu.node] += (devices_[gpu.device].memory - gpu.memory_used).mib();
   }
+  load_order_.reset(std::move(residents), std::move(free_mib));
+}
+
+const NodeLoadOrder& Cluster::nodes_by_load() const {
+  if (!load_order_.tracked()) track_loads();
+  if (!load_order_.ordered()) load_order_.keep_order();
   return load_order_;
+}
+
+std::optional<NodeIndex> Cluster::least_loaded_node_with_empty(int n) const {
+  if (!load_order_.tracked()) track_loads();
+  if (!load_order_.split()) load_order_.split_by_empty(empty_per_node_, max_gpus_per_node_);
+  return load_order_.least_loaded_with_empty(n);
 }
 
 std::optional<NodeIndex> Cluster::first_node_with_empty(int n) const {

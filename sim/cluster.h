@@ -143,7 +143,7 @@ class Cluster {
   // A resident's memory in use changed from `before` to `after`.
   void change_memory(GpuIndex g, MemoryMiB before, MemoryMiB after) {
     gpus_[g].memory_used += after - before;
-    if (load_order_.kept()) load_order_.change(gpus_[g].node, 0, (before - after).mib());
+    if (load_order_.tracked()) load_order_.change(gpus_[g].node, 0, (before - after).mib());
   }
   // Flags resident `job` of GPU `g` as having asked for memory (GpuState::asked).
   void mark_asked(GpuIndex g, JobSlot job);
@@ -174,6 +174,10 @@ class Cluster {
   // kept in step by add_resident, remove_resident and change_memory at O(log nodes) each (a
   // cache, hence mutable): clusters never placed by spread pay nothing.
   const NodeLoadOrder& nodes_by_load() const;
+  // The least-loaded node (in that order) with at least n (>= 1) empty GPUs, from the order
+  // split by empty GPUs (NodeLoadOrder::split_by_empty), built on the first call and then kept
+  // in step as the empty-GPU index is. O(max GPUs per node).
+  std::optional<NodeIndex> least_loaded_node_with_empty(int n) const;
 
   // The free-GPU index (available GPUs with no resident), kept per node.
   int empty_gpus(NodeIndex n) const { return empty_per_node_[n]; }
@@ -218,7 +222,8 @@ class Cluster {
   // Nodes by their empty GPUs (sim/node_buckets.h): a node for a gang of n is a scan of at
   // most max_gpus_per_node bitmaps, without allocation.
   NodeBuckets empty_buckets_;
-  mutable NodeLoadOrder load_order_;  // nodes_by_load; kept once asked for
+  mutable NodeLoadOrder load_order_;  // nodes_by_load and its split; tracked once asked for
+  void track_loads() const;           // starts load_order_ tracking the nodes' loads
   void change_cpus(std::span<const GpuIndex> gpus, std::int64_t cpu, int sign);
   bool tracks_cpus_ = false;
   std::vector<std::int64_t> cpu_capacity_;  // per node, hundredths; kUntrackedCpu when absent

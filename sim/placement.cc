@@ -99,6 +99,13 @@ class TopologyPlacement : public PlacementPolicy {
       } else if (some_node_holds && room_indexed) {
         some_node_holds = cluster.room_counts(need_).first_node(n).has_value();
       }
+      if (some_node_holds && empty_indexed && job_cpu_ == 0) {
+        // Under exclusive GPUs the order split by empty GPUs names the node at once.
+        const auto node = cluster.least_loaded_node_with_empty(n);
+        if (!node) throw std::logic_error("placement: the empty-GPU index and load order disagree");
+        take_from_node(cluster, model, views, job, *node, n, empty_only, out);
+        return true;
+      }
       if (some_node_holds) {
         if (auto node = least_loaded_holding(cluster, model, views, job, empty_only, n)) {
           take_from_node(cluster, model, views, job, *node, n, empty_only, out);

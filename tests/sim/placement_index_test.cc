@@ -151,7 +151,7 @@ std::vector<NodeIndex> plain_load_order(const Cluster& c) {
 
 TEST(SpreadIndex, TheLoadOrderStaysInStepWithResidentsAndMemory) {
   std::mt19937_64 rng(7);
-  int nodes_compared = 0;
+  int nodes_compared = 0, with_empty = 0;
   for (int round = 0; round < 100; ++round) {
     Cluster cluster({testing::test_device()}, random_nodes(rng, false));
     JobTable jobs;
@@ -170,10 +170,27 @@ TEST(SpreadIndex, TheLoadOrderStaysInStepWithResidentsAndMemory) {
         ASSERT_EQ(cluster.nodes_by_load().residents(n), residents);
         ASSERT_EQ(cluster.nodes_by_load().free_mib(n), free_mib);
       }
+      // Split by empty GPUs (asked from the 10th check on, so that it is built mid-run).
+      if (check >= 10) {
+        const std::vector<NodeIndex> plain = plain_load_order(cluster);
+        for (int n = 1; n <= 8; ++n) {
+          std::optional<NodeIndex> want;
+          for (NodeIndex node : plain) {
+            if (cluster.empty_gpus(node) >= n) {
+              want = node;
+              break;
+            }
+          }
+          ASSERT_EQ(cluster.least_loaded_node_with_empty(n), want)
+              << "round " << round << " check " << check << " n " << n;
+          with_empty += want.has_value();
+        }
+      }
       nodes_compared += static_cast<int>(kept.size());
     }
   }
   EXPECT_GT(nodes_compared, 20000);
+  EXPECT_GT(with_empty, 3000);
 }
 
 TEST(SpreadIndex, AWalkStopsWhereVisitSaysSo) {
