@@ -69,14 +69,18 @@ struct FilledCluster {
   }
 };
 
-void BM_Place(benchmark::State& state, const char* model_name, const char* params,
-              const char* policy) {
+// Times one decision for a gang of state.range(1) GPUs asking for 8 GiB and `cpus` node
+// cores, on a cluster of state.range(0) GPUs filled as above (nodes of `cpus_per_node` cores,
+// none when 0).
+void time_placement(benchmark::State& state, const char* model_name, const char* params,
+                    const char* policy, double cpus_per_node, double cpus) {
   const auto model = bench::make_model(model_name, params);
   auto placement = make_placement_policy(policy);
-  const FilledCluster filled(static_cast<int>(state.range(0)), *model);
+  const FilledCluster filled(static_cast<int>(state.range(0)), *model, cpus_per_node);
   JobSpec job = bench::JobMaker(9).next(Time::zero());
   job.gpus = static_cast<int>(state.range(1));
   job.memory = MemoryMiB(8192);
+  job.cpus = cpus;
   GpuViewBuilder views(filled.cluster, filled.jobs);
   std::vector<GpuIndex> chosen;
   bool fits = false;
@@ -88,24 +92,15 @@ void BM_Place(benchmark::State& state, const char* model_name, const char* param
   state.counters["empty_gpus"] = static_cast<double>(filled.cluster.empty_gpus_total());
 }
 
+void BM_Place(benchmark::State& state, const char* model_name, const char* params,
+              const char* policy) {
+  time_placement(state, model_name, params, policy, 0.0, 0.0);
+}
+
 // A job asking for 16 node cores on nodes of 8 GPUs and 96 cores (first-fit and best-fit
 // through the empty-GPU or room index, each node capped by its free cores).
 void BM_PlaceWithCpus(benchmark::State& state, const char* model_name, const char* policy) {
-  const auto model = bench::make_model(model_name, "{}");
-  auto placement = make_placement_policy(policy);
-  const FilledCluster filled(static_cast<int>(state.range(0)), *model, 96.0);
-  JobSpec job = bench::JobMaker(9).next(Time::zero());
-  job.gpus = static_cast<int>(state.range(1));
-  job.memory = MemoryMiB(8192);
-  job.cpus = 16.0;
-  GpuViewBuilder views(filled.cluster, filled.jobs);
-  std::vector<GpuIndex> chosen;
-  bool fits = false;
-  for (auto _ : state) {
-    fits = placement->place(filled.cluster, *model, views, job, chosen);
-    benchmark::DoNotOptimize(chosen.data());
-  }
-  state.counters["fits"] = fits ? 1 : 0;
+  time_placement(state, model_name, "{}", policy, 96.0, 16.0);
 }
 
 void sizes(benchmark::internal::Benchmark* b) {

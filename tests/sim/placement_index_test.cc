@@ -204,79 +204,132 @@ TEST(SpreadIndex, AWalkStopsWhereVisitSaysSo) {
   EXPECT_EQ(seen, (std::vector<NodeIndex>{1, 2, 3}));
 }
 
-// Spread's choice from scratch (sim/placement.h): usable GPUs per node (empty ones under
-// empty-GPU admission, else open room >= need), capped by the node's free cores; the
-// least-loaded node that holds the gang; else the rack with the most usable GPUs, else the
-// whole cluster, nodes with the most usable first. Within a node, empty-GPU admission takes
-// free GPUs in index order, other admission the GPUs with the fewest residents, then the most
-// free memory, then the lowest index.
-std::optional<std::vector<GpuIndex>> plain_spread(const Cluster& c, const JobSpec& job,
-                                                  bool empty_only) {
-  const int n = job.gpus;
-  const double need = static_cast<double>(job.memory.mib());
-  const std::int64_t cpu = c.tracks_cpus() ? job_cpu_hundredths(job) : 0;
-  std::vector<int> usable(c.node_count(), 0);
-  auto usable_gpu = [&](GpuIndex g) {
-    return empty_only ? c.gpu(g).free() : c.open_room(g) >= need;
-  };
-  for (NodeIndex node = 0; node < c.node_count(); ++node) {
-    const GpuIndex first = c.topology().first_gpu(node);
-    std::int64_t k = 0;
-    for (int i = 0; i < c.node(node).gpus; ++i) k += usable_gpu(first + i);
-    if (cpu > 0 && k > 0) k = std::min(k, c.gpus_within_cpus(node, cpu, n));
-    usable[node] = static_cast<int>(k);
+// The policies' choices from scratch (sim/placement.h), counting every node. A GPU is usable
+// when empty (empty-GPU admission) or when its open room reaches the job's memory; a node's
+// usable GPUs are capped by its free cores when the job asks for node CPUs.
+class PlainPlacement {
+ public:
+  PlainPlacement(const Cluster& c, const JobSpec& job, bool empty_only)
+      : c_(c), n_(job.gpus), need_(static_cast<double>(job.memory.mib())),
+        empty_only_(empty_only), usable_(c.node_count(), 0) {
+    const std::int64_t cpu = c.tracks_cpus() ? job_cpu_hundredths(job) : 0;
+    for (NodeIndex node = 0; node < c.node_count(); ++node) {
+      const GpuIndex first = c.topology().first_gpu(node);
+      std::int64_t k = 0;
+      for (int i = 0; i < c.node(node).gpus; ++i) k += usable_gpu(first + i);
+      if (cpu > 0 && k > 0) k = std::min(k, c.gpus_within_cpus(node, cpu, n_));
+      usable_[node] = static_cast<int>(k);
+    }
   }
-  auto take = [&](NodeIndex node, int count, std::vector<GpuIndex>& out) {
+
+  // Spread: the least-loaded node that holds the gang; else the rack with the most usable GPUs
+  // (ties: lowest), else the whole cluster. Within a node, empty-GPU admission takes free GPUs
+  // in index order, other admission the fewest residents, then the most free memory.
+  std::optional<std::vector<GpuIndex>> spread() const {
+    std::vector<GpuIndex> out;
+    for (NodeIndex node : plain_load_order(c_)) {
+      if (usable_[node] >= n_) {
+        take(node, n_, Within::kLeastLoaded, out);
+        return out;
+      }
+    }
+    std::optional<std::size_t> rack;
+    const std::vector<int> racks = rack_usable();
+    for (std::size_t r = 0; r < racks.size(); ++r) {
+      if (racks[r] >= n_ && (!rack || racks[r] > racks[*rack])) rack = r;
+    }
+    return across_nodes(rack, Within::kLeastLoaded);
+  }
+
+  // First-fit: the lowest node (rack) that holds the gang; best-fit: the one with the fewest
+  // usable GPUs (ties: lowest), and within a node under shared admission the GPUs carrying the
+  // most memory.
+  std::optional<std::vector<GpuIndex>> fit(bool best) const {
+    auto pick = [&](const std::vector<int>& counts) {
+      std::optional<std::size_t> at;
+      for (std::size_t i = 0; i < counts.size(); ++i) {
+        if (counts[i] < n_) continue;
+        if (!best) return std::optional<std::size_t>(i);
+        if (!at || counts[i] < counts[*at]) at = i;
+      }
+      return at;
+    };
+    const Within within = best ? Within::kMostMemory : Within::kIndex;
+    if (auto node = pick(usable_)) {
+      std::vector<GpuIndex> out;
+      take(static_cast<NodeIndex>(*node), n_, within, out);
+      return out;
+    }
+    return across_nodes(pick(rack_usable()), within);
+  }
+
+ private:
+  enum class Within { kIndex, kLeastLoaded, kMostMemory };
+
+  bool usable_gpu(GpuIndex g) const {
+    return empty_only_ ? c_.gpu(g).free() : c_.open_room(g) >= need_;
+  }
+
+  std::vector<int> rack_usable() const {
+    std::vector<int> racks(c_.topology().rack_count(), 0);
+    for (NodeIndex node = 0; node < c_.node_count(); ++node) {
+      racks[c_.topology().rack_of_node(node)] += usable_[node];
+    }
+    return racks;
+  }
+
+  void take(NodeIndex node, int count, Within within, std::vector<GpuIndex>& out) const {
     std::vector<GpuIndex> gpus;
-    const GpuIndex first = c.topology().first_gpu(node);
-    for (int i = 0; i < c.node(node).gpus; ++i) {
+    const GpuIndex first = c_.topology().first_gpu(node);
+    for (int i = 0; i < c_.node(node).gpus; ++i) {
       if (usable_gpu(first + i)) gpus.push_back(first + i);
     }
-    if (!empty_only) {
+    if (!empty_only_ && within == Within::kLeastLoaded) {
       std::sort(gpus.begin(), gpus.end(), [&](GpuIndex a, GpuIndex b) {
         const auto key = [&](GpuIndex g) {
-          return std::make_tuple(c.gpu(g).residents.size(),
-                                 -(c.device_of(g).memory - c.gpu(g).memory_used).mib(), g);
+          return std::make_tuple(c_.gpu(g).residents.size(),
+                                 -(c_.device_of(g).memory - c_.gpu(g).memory_used).mib(), g);
         };
         return key(a) < key(b);
       });
     }
-    out.insert(out.end(), gpus.begin(), gpus.begin() + count);
-  };
-  std::vector<GpuIndex> out;
-  for (NodeIndex node : plain_load_order(c)) {
-    if (usable[node] >= n) {
-      take(node, n, out);
-      return out;
+    if (!empty_only_ && within == Within::kMostMemory) {
+      std::stable_sort(gpus.begin(), gpus.end(), [&](GpuIndex a, GpuIndex b) {
+        return c_.gpu(a).memory_used > c_.gpu(b).memory_used;
+      });
     }
+    out.insert(out.end(), gpus.begin(), gpus.begin() + count);
   }
-  const Topology& topo = c.topology();
-  std::vector<int> rack_usable(topo.rack_count(), 0);
-  for (NodeIndex node = 0; node < c.node_count(); ++node) {
-    rack_usable[topo.rack_of_node(node)] += usable[node];
+
+  // A gang no node holds: the rack's nodes (or the whole cluster's), most usable first.
+  std::optional<std::vector<GpuIndex>> across_nodes(std::optional<std::size_t> rack,
+                                                    Within within) const {
+    std::vector<NodeIndex> nodes;
+    if (rack) {
+      nodes = c_.topology().nodes_in_rack(static_cast<int>(*rack));
+    } else {
+      for (NodeIndex node = 0; node < c_.node_count(); ++node) nodes.push_back(node);
+    }
+    std::stable_sort(nodes.begin(), nodes.end(),
+                     [&](NodeIndex a, NodeIndex b) { return usable_[a] > usable_[b]; });
+    std::vector<GpuIndex> out;
+    int left = n_;
+    for (NodeIndex node : nodes) {
+      const int count = std::min(left, usable_[node]);
+      if (count == 0) continue;
+      take(node, count, within, out);
+      left -= count;
+      if (left == 0) return out;
+    }
+    return std::nullopt;
   }
-  std::vector<NodeIndex> nodes;
-  std::optional<int> rack;
-  for (int r = 0; r < static_cast<int>(rack_usable.size()); ++r) {
-    if (rack_usable[r] >= n && (!rack || rack_usable[r] > rack_usable[*rack])) rack = r;
-  }
-  if (rack) {
-    nodes = topo.nodes_in_rack(*rack);
-  } else {
-    for (NodeIndex node = 0; node < c.node_count(); ++node) nodes.push_back(node);
-  }
-  std::stable_sort(nodes.begin(), nodes.end(),
-                   [&](NodeIndex a, NodeIndex b) { return usable[a] > usable[b]; });
-  int left = n;
-  for (NodeIndex node : nodes) {
-    const int count = std::min(left, usable[node]);
-    if (count == 0) continue;
-    take(node, count, out);
-    left -= count;
-    if (left == 0) return out;
-  }
-  return std::nullopt;
-}
+
+  const Cluster& c_;
+  int n_;
+  double need_;
+  bool empty_only_;
+  std::vector<int> usable_;
+};
 
 struct Case {
   const char* name;
@@ -308,7 +361,7 @@ TEST(SpreadIndex, PlacementChoosesAsRankingEveryNodeDoes) {
         if (c.cpus) j.cpus = static_cast<double>(rng() % 4) * 4.0;  // 0 .. 12 cores
         std::vector<GpuIndex> got;
         const bool placed = spread->place(cluster, model, views, j, got);
-        const auto want = plain_spread(cluster, j, c.empty_only);
+        const auto want = PlainPlacement(cluster, j, c.empty_only).spread();
         ASSERT_EQ(placed, want.has_value()) << c.name << " round " << round << " step " << step;
         if (!placed) {
           ++refused;
@@ -324,78 +377,6 @@ TEST(SpreadIndex, PlacementChoosesAsRankingEveryNodeDoes) {
     EXPECT_GT(placed_count - single_node, 50) << c.name;
     EXPECT_GT(refused, 50) << c.name;
   }
-}
-
-// First-fit's or best-fit's choice from scratch (sim/placement.h): usable GPUs per node as in
-// plain_spread, capped by free cores; the lowest node that holds the gang (first-fit) or the
-// one with the fewest usable GPUs (best-fit; lowest index on ties); else the rack chosen the
-// same way, else the whole cluster, nodes with the most usable first. Within a node free GPUs
-// in index order, except best-fit under shared admission: the GPUs carrying the most memory.
-std::optional<std::vector<GpuIndex>> plain_fit(const Cluster& c, const JobSpec& job,
-                                               bool empty_only, bool best) {
-  const int n = job.gpus;
-  const double need = static_cast<double>(job.memory.mib());
-  const std::int64_t cpu = c.tracks_cpus() ? job_cpu_hundredths(job) : 0;
-  auto usable_gpu = [&](GpuIndex g) {
-    return empty_only ? c.gpu(g).free() : c.open_room(g) >= need;
-  };
-  std::vector<int> usable(c.node_count(), 0);
-  for (NodeIndex node = 0; node < c.node_count(); ++node) {
-    const GpuIndex first = c.topology().first_gpu(node);
-    std::int64_t k = 0;
-    for (int i = 0; i < c.node(node).gpus; ++i) k += usable_gpu(first + i);
-    if (cpu > 0 && k > 0) k = std::min(k, c.gpus_within_cpus(node, cpu, n));
-    usable[node] = static_cast<int>(k);
-  }
-  auto pick = [&](const std::vector<int>& counts) {
-    std::optional<std::size_t> at;
-    for (std::size_t i = 0; i < counts.size(); ++i) {
-      if (counts[i] < n) continue;
-      if (!best) return std::optional<std::size_t>(i);
-      if (!at || counts[i] < counts[*at]) at = i;
-    }
-    return at;
-  };
-  auto take = [&](NodeIndex node, int count, std::vector<GpuIndex>& out) {
-    std::vector<GpuIndex> gpus;
-    const GpuIndex first = c.topology().first_gpu(node);
-    for (int i = 0; i < c.node(node).gpus; ++i) {
-      if (usable_gpu(first + i)) gpus.push_back(first + i);
-    }
-    if (best && !empty_only) {
-      std::stable_sort(gpus.begin(), gpus.end(), [&](GpuIndex a, GpuIndex b) {
-        return c.gpu(a).memory_used > c.gpu(b).memory_used;
-      });
-    }
-    out.insert(out.end(), gpus.begin(), gpus.begin() + count);
-  };
-  std::vector<GpuIndex> out;
-  if (auto node = pick(usable)) {
-    take(static_cast<NodeIndex>(*node), n, out);
-    return out;
-  }
-  const Topology& topo = c.topology();
-  std::vector<int> rack_usable(topo.rack_count(), 0);
-  for (NodeIndex node = 0; node < c.node_count(); ++node) {
-    rack_usable[topo.rack_of_node(node)] += usable[node];
-  }
-  std::vector<NodeIndex> nodes;
-  if (auto rack = pick(rack_usable)) {
-    nodes = topo.nodes_in_rack(static_cast<int>(*rack));
-  } else {
-    for (NodeIndex node = 0; node < c.node_count(); ++node) nodes.push_back(node);
-  }
-  std::stable_sort(nodes.begin(), nodes.end(),
-                   [&](NodeIndex a, NodeIndex b) { return usable[a] > usable[b]; });
-  int left = n;
-  for (NodeIndex node : nodes) {
-    const int count = std::min(left, usable[node]);
-    if (count == 0) continue;
-    take(node, count, out);
-    left -= count;
-    if (left == 0) return out;
-  }
-  return std::nullopt;
 }
 
 TEST(CpuPlacementIndex, FirstAndBestFitChooseAsCountingEveryNodeDoes) {
@@ -420,13 +401,13 @@ TEST(CpuPlacementIndex, FirstAndBestFitChooseAsCountingEveryNodeDoes) {
           j.cpus = static_cast<double>(rng() % 4) * 4.0;  // 0 .. 12 cores
           std::vector<GpuIndex> got;
           const bool placed = policy->place(cluster, model, views, j, got);
-          const auto want = plain_fit(cluster, j, c.empty_only, best);
+          const auto want = PlainPlacement(cluster, j, c.empty_only).fit(best);
           ASSERT_EQ(placed, want.has_value())
               << c.name << (best ? " best-fit" : " first-fit") << " round " << round;
           // Cores decided: the job fits by GPUs alone somewhere it does not fit with its cores.
           JobSpec no_cores = j;
           no_cores.cpus = 0.0;
-          const auto by_gpus = plain_fit(cluster, no_cores, c.empty_only, best);
+          const auto by_gpus = PlainPlacement(cluster, no_cores, c.empty_only).fit(best);
           cores_bound += by_gpus.has_value() && (!want || *want != *by_gpus);
           if (!placed) {
             ++refused;
