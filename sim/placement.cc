@@ -56,11 +56,15 @@ class TopologyPlacement : public PlacementPolicy {
     if (empty_only && all_devices_ok && cluster.empty_gpus_total() < static_cast<std::size_t>(n)) {
       return false;
     }
+    if (mode_ == FitMode::kSpread) {
+      return place_spread(cluster, model, views, job, empty_only && all_devices_ok, empty_only,
+                          out);
+    }
     // A job asking for node CPUs, where an index counts usable GPUs (empty-GPU or room
     // index): the nodes the index says have n, in index order, capped by their free cores
     // (first-fit takes the first that holds the gang, best-fit the one with the fewest). A gang
     // that no node holds within its cores takes the counting path below.
-    if (job_cpu_ > 0 && mode_ != FitMode::kSpread && n <= cluster.max_gpus_per_node()) {
+    if (job_cpu_ > 0 && n <= cluster.max_gpus_per_node()) {
       std::optional<NodeIndex> node;
       if (empty_only && all_devices_ok) {
         node = node_within_cpus(cluster, EmptyCounts{cluster}, n);
@@ -74,7 +78,7 @@ class TopologyPlacement : public PlacementPolicy {
     }
     // The empty-GPU index answers first-fit and best-fit directly for jobs asking for no node
     // CPUs (it knows no cores).
-    const bool indexed = empty_only && all_devices_ok && mode_ != FitMode::kSpread && job_cpu_ == 0;
+    const bool indexed = empty_only && all_devices_ok && job_cpu_ == 0;
     if (indexed) {
       if (n <= cluster.max_gpus_per_node()) {
         auto node = mode_ == FitMode::kFirst ? cluster.first_node_with_empty(n)
@@ -87,50 +91,11 @@ class TopologyPlacement : public PlacementPolicy {
       return place_across_nodes_indexed(cluster, model, views, job, EmptyCounts{cluster},
                                         /*empty_only=*/true, out);
     }
-    // Spread walks the nodes from the least loaded (Cluster::nodes_by_load) to the first that
-    // holds the gang, unless an index says that none does; a gang that none holds goes across
-    // nodes as below.
-    if (mode_ == FitMode::kSpread) {
-      const bool empty_indexed = empty_only && all_devices_ok;
-      const bool room_indexed = room_decides_ && !empty_only;
-      bool some_node_holds = n <= cluster.max_gpus_per_node();
-      if (some_node_holds && empty_indexed) {
-        some_node_holds = cluster.first_node_with_empty(n).has_value();
-      } else if (some_node_holds && room_indexed) {
-        some_node_holds = cluster.room_counts(need_).first_node(n).has_value();
-      }
-      if (some_node_holds && empty_indexed && job_cpu_ == 0) {
-        // Under exclusive GPUs the order split by empty GPUs names the node at once.
-        const auto node = cluster.least_loaded_node_with_empty(n);
-        if (!node) throw std::logic_error("placement: the empty-GPU index and load order disagree");
-        take_from_node(cluster, model, views, job, *node, n, empty_only, out);
-        return true;
-      }
-      if (some_node_holds) {
-        if (auto node = least_loaded_holding(cluster, model, views, job, empty_only, n)) {
-          take_from_node(cluster, model, views, job, *node, n, empty_only, out);
-          return true;
-        }
-      }
-      if (job_cpu_ == 0 && empty_indexed) {
-        return place_across_nodes_indexed(cluster, model, views, job, EmptyCounts{cluster},
-                                          /*empty_only=*/true, out);
-      }
-      if (job_cpu_ == 0 && room_indexed) {
-        return place_across_nodes_indexed(cluster, model, views, job, cluster.room_counts(need_),
-                                          empty_only, out);
-      }
-      if (!some_node_holds) {  // else the walk has counted every node
-        count_usable(cluster, model, views, job, empty_only, 0, 0);
-        if (job_cpu_ > 0) cap_by_cpus(cluster);
-      }
-      return place_across_nodes(cluster, model, views, job, empty_only, out);
-    }
     // Under room-decided admission the cluster's room index answers first-fit and best-fit
     // (the same nodes the count below would choose): a gang that one node holds from the nodes
-    // bucketed by count, one that none holds from the per-rack counts and the buckets. Spread
-    // and jobs asking for node CPUs take the count.
-    if (room_decides_ && !empty_only && mode_ != FitMode::kSpread && job_cpu_ == 0) {
+    // bucketed by count, one that none holds from the per-rack counts and the buckets. Jobs
+    // asking for node CPUs that no node holds take the count.
+    if (room_decides_ && !empty_only && job_cpu_ == 0) {
       const RoomCounts counts = cluster.room_counts(need_);
       if (n <= cluster.max_gpus_per_node()) {
         const auto node = mode_ == FitMode::kFirst ? counts.first_node(n) : counts.tightest_node(n);
@@ -300,6 +265,49 @@ class TopologyPlacement : public PlacementPolicy {
     }
     for (int i = 0; i < gpus; ++i) usable += admits(cluster, model, views, first + i, job);
     return usable;
+  }
+
+  // Spread: the nodes walked from the least loaded (Cluster::nodes_by_load) to the first that
+  // holds the gang, unless an index says that none does (under exclusive GPUs the order split by
+  // empty GPUs names it at once); a gang that none holds goes across nodes as first-fit and
+  // best-fit do. `empty_indexed`: empty-GPU admission with every device admitting the job.
+  bool place_spread(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
+                    const JobSpec& job, bool empty_indexed, bool empty_only,
+                    std::vector<GpuIndex>& out) {
+    const int n = job.gpus;
+    const bool room_indexed = room_decides_ && !empty_only;
+    bool some_node_holds = n <= cluster.max_gpus_per_node();
+    if (some_node_holds && empty_indexed) {
+      some_node_holds = cluster.first_node_with_empty(n).has_value();
+    } else if (some_node_holds && room_indexed) {
+      some_node_holds = cluster.room_counts(need_).first_node(n).has_value();
+    }
+    if (some_node_holds && empty_indexed && job_cpu_ == 0) {
+      // Under exclusive GPUs the order split by empty GPUs names the node at once.
+      const auto node = cluster.least_loaded_node_with_empty(n);
+      if (!node) throw std::logic_error("placement: the empty-GPU index and load order disagree");
+      take_from_node(cluster, model, views, job, *node, n, empty_only, out);
+      return true;
+    }
+    if (some_node_holds) {
+      if (auto node = least_loaded_holding(cluster, model, views, job, empty_only, n)) {
+        take_from_node(cluster, model, views, job, *node, n, empty_only, out);
+        return true;
+      }
+    }
+    if (job_cpu_ == 0 && empty_indexed) {
+      return place_across_nodes_indexed(cluster, model, views, job, EmptyCounts{cluster},
+                                        /*empty_only=*/true, out);
+    }
+    if (job_cpu_ == 0 && room_indexed) {
+      return place_across_nodes_indexed(cluster, model, views, job, cluster.room_counts(need_),
+                                        empty_only, out);
+    }
+    if (!some_node_holds) {  // else the walk has counted every node
+      count_usable(cluster, model, views, job, empty_only, 0, 0);
+      if (job_cpu_ > 0) cap_by_cpus(cluster);
+    }
+    return place_across_nodes(cluster, model, views, job, empty_only, out);
   }
 
   // First-fit's or best-fit's node for a gang of n that one node holds, for a job asking for
