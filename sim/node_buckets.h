@@ -41,17 +41,15 @@ class NodeBuckets {
     }
     return std::nullopt;
   }
-  // The lowest-index node with a count of at least n (>= 1): word by word over the buckets
-  // n..max_count, the first word with any bit holds it.
+  // The lowest-index node with a count of at least n (>= 1): the first that visit_at_least
+  // visits (the first word with any bit over the buckets n..max_count holds it).
   std::optional<NodeIndex> first_with_at_least(int n) const {
-    for (std::size_t w = 0; w < words_; ++w) {
-      std::uint64_t any = 0;
-      for (int k = std::max(n, 1); k <= max_count_; ++k) {
-        any |= bits_[static_cast<std::size_t>(k) * words_ + w];
-      }
-      if (any != 0) return static_cast<NodeIndex>(w * 64 + std::countr_zero(any));
-    }
-    return std::nullopt;
+    std::optional<NodeIndex> first;
+    visit_at_least(n, [&](NodeIndex node) {
+      first = node;
+      return false;
+    });
+    return first;
   }
   // The node with the smallest count that is at least n (>= 1), lowest index on ties.
   std::optional<NodeIndex> tightest_with_at_least(int n) const {
@@ -61,7 +59,7 @@ class NodeBuckets {
     return std::nullopt;
   }
   // Calls f(node) for each node with a count of at least n (>= 1) in increasing node order,
-  // until it returns false: word by word over the buckets n..max_count, as first_with_at_least.
+  // until it returns false: word by word, the bits of the buckets n..max_count or-ed together.
   template <typename Visit>
   void visit_at_least(int n, Visit&& f) const {
     for (std::size_t w = 0; w < words_; ++w) {

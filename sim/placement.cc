@@ -312,15 +312,14 @@ class TopologyPlacement : public PlacementPolicy {
 
   // First-fit's or best-fit's node for a gang of n that one node holds, for a job asking for
   // node CPUs, from an index's counts (EmptyCounts or RoomCounts): the nodes with n usable GPUs
-  // by the index, in index order, each capped by its free cores (as cap_by_cpus caps it).
+  // by the index, in index order, each capped by its free cores (within_cpus).
   // Visits only the nodes the index names; nullopt when none holds the gang within its cores.
   template <class Counts>
   std::optional<NodeIndex> node_within_cpus(const Cluster& cluster, const Counts& counts, int n) {
     std::optional<NodeIndex> pick;
-    std::int64_t pick_usable = 0;
+    int pick_usable = 0;
     counts.visit_nodes_with_at_least(n, [&](NodeIndex node) {
-      const std::int64_t usable = std::min<std::int64_t>(
-          counts.on_node(node), cluster.gpus_within_cpus(node, job_cpu_, gang_));
+      const int usable = within_cpus(cluster, node, counts.on_node(node));
       if (usable < n) return true;
       // The first node in index order with exactly n is the tightest: no count is below n.
       if (mode_ == FitMode::kFirst || usable == n) {
@@ -339,7 +338,7 @@ class TopologyPlacement : public PlacementPolicy {
   // Spread's node for a gang one node holds: the least-loaded node with n usable GPUs (capped
   // by its free cores), found by walking the cluster's load order (Cluster::nodes_by_load) from
   // its start; the node counting every node would choose, without the count. Each node visited
-  // costs what counting it would, and its count (capped as cap_by_cpus caps it) goes to
+  // costs what counting it would, and its count (capped by within_cpus) goes to
   // usable_: when no node holds the gang the walk has visited every node, and usable_ is the
   // full count that the path across nodes needs.
   std::optional<NodeIndex> least_loaded_holding(const Cluster& cluster, const SharingModel& model,
@@ -348,11 +347,9 @@ class TopologyPlacement : public PlacementPolicy {
     usable_.resize(cluster.node_count());  // every entry is written before it is read
     std::optional<NodeIndex> pick;
     cluster.nodes_by_load().visit([&](NodeIndex node) {
-      std::int64_t usable = usable_on(cluster, model, views, job, empty_only, node);
-      if (job_cpu_ > 0 && usable > 0) {
-        usable = std::min(usable, cluster.gpus_within_cpus(node, job_cpu_, gang_));
-      }
-      usable_[node] = static_cast<int>(usable);
+      const int usable = within_cpus(cluster, node,
+                                     usable_on(cluster, model, views, job, empty_only, node));
+      usable_[node] = usable;
       if (usable < n) return true;
       pick = node;
       return false;
@@ -365,10 +362,16 @@ class TopologyPlacement : public PlacementPolicy {
   // loop stays as it is for jobs that ask for no node CPUs.
   void cap_by_cpus(const Cluster& cluster) {
     for (NodeIndex node = 0; node < cluster.node_count(); ++node) {
-      if (usable_[node] == 0) continue;
-      usable_[node] = static_cast<int>(std::min<std::int64_t>(
-          usable_[node], cluster.gpus_within_cpus(node, job_cpu_, gang_)));
+      usable_[node] = within_cpus(cluster, node, usable_[node]);
     }
+  }
+
+  // `usable` GPUs of `node` capped at those whose share of the job's cores the node has free
+  // (Cluster::gpus_within_cpus); unchanged when the job asks for no node CPUs.
+  int within_cpus(const Cluster& cluster, NodeIndex node, int usable) const {
+    if (job_cpu_ == 0 || usable == 0) return usable;
+    return static_cast<int>(
+        std::min<std::int64_t>(usable, cluster.gpus_within_cpus(node, job_cpu_, gang_)));
   }
 
   // The index whose count is >= n: the lowest (first-fit); the one with the smallest count
