@@ -12,40 +12,40 @@
 #include <sstream>
 #include <thread>
 
-#include "analysis/atomic_file.h"
-#include "analysis/check.h"
-#include "analysis/closest_names.h"
-#include "analysis/compare.h"
-#include "analysis/compare_report.h"
-#include "analysis/expectations.h"
-#include "analysis/html_report.h"
-#include "analysis/objective.h"
-#include "analysis/output_folder.h"
-#include "analysis/plan.h"
-#include "analysis/plan_report.h"
-#include "analysis/run.h"
+#include "sim/base/atomic_file.h"
+#include "analysis/check/check.h"
+#include "sim/base/closest_names.h"
+#include "analysis/compare/compare.h"
+#include "analysis/compare/compare_report.h"
+#include "analysis/check/expectations.h"
+#include "analysis/report/html_report.h"
+#include "analysis/plan/objective.h"
+#include "analysis/output/output_folder.h"
+#include "analysis/plan/plan.h"
+#include "analysis/plan/plan_report.h"
+#include "analysis/run/run.h"
 #include "apps/sweep_command.h"
 #include "models/device_registry.h"
 #include "models/sharing_registry.h"
 #include "scenarios/scenario.h"
-#include "scenarios/trace_opening.h"
-#include "sim/input_error.h"
-#include "sim/json_fields.h"
-#include "sim/placement.h"
-#include "sim/share_placement.h"
-#include "sim/scheduler.h"
-#include "traces/generator.h"
+#include "traces/formats/trace_opening.h"
+#include "sim/base/input_error.h"
+#include "sim/base/json_fields.h"
+#include "sim/placement/placement.h"
+#include "sim/placement/share_placement.h"
+#include "sim/scheduling/scheduler.h"
+#include "traces/formats/generator.h"
 #include "traces/memory_profiles/derive.h"
-#include "traces/trace_source.h"
-#include "traces/trace_writer.h"
+#include "traces/formats/trace_source.h"
+#include "traces/io/trace_writer.h"
 #ifdef GPUMUX_HAVE_PACKING
 #include "packing/pack_command.h"
 #endif
 #ifdef GPUMUX_HAVE_COLOCATION
-#include "colocation/colocation_command.h"
+#include "calibrate/colocation/colocation_command.h"
 #endif
 #ifdef GPUMUX_HAVE_OVERLAP
-#include "overlap/calibrate_command.h"
+#include "calibrate/overlap/calibrate_command.h"
 #endif
 
 namespace gpumux {

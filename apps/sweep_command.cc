@@ -4,12 +4,12 @@
 #include <filesystem>
 #include <thread>
 
-#include "analysis/output_folder.h"
-#include "analysis/sweep.h"
-#include "analysis/sweep_merge.h"
-#include "sim/input_error.h"
+#include "analysis/output/output_folder.h"
+#include "analysis/sweep/sweep.h"
+#include "analysis/sweep/sweep_merge.h"
+#include "sim/base/input_error.h"
 #ifdef GPUMUX_HAVE_MPI
-#include "analysis/sweep_mpi.h"
+#include "analysis/sweep/sweep_mpi.h"
 #endif
 
 namespace gpumux {

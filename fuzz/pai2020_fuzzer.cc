@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "fuzz/fuzz_support.h"
-#include "scenarios/trace_opening.h"
-#include "sim/input_error.h"
+#include "traces/formats/trace_opening.h"
+#include "sim/base/input_error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace gpumux;

@@ -1,5 +1,5 @@
 // One trace format's loader (fuzz::kTraceFormat, read from a file named fuzz::kTraceFile; see
-// trace_fuzzer.h): opened as a scenario's trace is (scenarios/trace_opening.h) and read to the
+// trace_fuzzer.h): opened as a scenario's trace is (traces/formats/trace_opening.h) and read to the
 // end, as a run reads it.
 #include <cstddef>
 #include <cstdint>
@@ -9,8 +9,8 @@
 
 #include "fuzz/fuzz_support.h"
 #include "fuzz/trace_fuzzer.h"
-#include "scenarios/trace_opening.h"
-#include "sim/input_error.h"
+#include "traces/formats/trace_opening.h"
+#include "sim/base/input_error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace gpumux;

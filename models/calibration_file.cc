@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/json_fields.h"
+#include "sim/base/json_fields.h"
 
 namespace gpumux {
 

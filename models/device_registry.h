@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/device.h"
-#include "sim/json_fields.h"
+#include "sim/cluster/device.h"
+#include "sim/base/json_fields.h"
 
 namespace gpumux {
 

@@ -23,8 +23,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/sharing_model.h"
-#include "sim/units.h"
+#include "sim/engine/sharing_model.h"
+#include "sim/base/units.h"
 
 namespace gpumux {
 

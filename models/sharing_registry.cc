@@ -5,7 +5,7 @@
 #include "models/mig/mig_hybrid_model.h"
 #include "models/mig/mig_model.h"
 #include "models/mps/mps_model.h"
-#include "models/timeslice_model.h"
+#include "models/timeslice/timeslice_model.h"
 
 namespace gpumux {
 

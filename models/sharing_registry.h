@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/json_fields.h"
-#include "sim/sharing_model.h"
+#include "sim/base/json_fields.h"
+#include "sim/engine/sharing_model.h"
 
 namespace gpumux {
 

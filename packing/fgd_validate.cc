@@ -20,9 +20,9 @@
 
 #include "packing/openb_csv.h"
 #include "packing/packing_sim.h"
-#include "packing/policy.h"
-#include "sim/input_error.h"
-#include "traces/csv_reader.h"
+#include "sim/placement/fgd/policy.h"
+#include "sim/base/input_error.h"
+#include "traces/io/csv_reader.h"
 
 using namespace gpumux::packing;
 

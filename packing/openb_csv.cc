@@ -1,9 +1,9 @@
 #include "packing/openb_csv.h"
 
-#include "sim/input_error.h"
-#include "traces/csv_reader.h"
-#include "traces/openb_node_list.h"
-#include "traces/openb_pod_list.h"
+#include "sim/base/input_error.h"
+#include "traces/io/csv_reader.h"
+#include "traces/formats/openb_node_list.h"
+#include "traces/formats/openb_pod_list.h"
 
 namespace gpumux::packing {
 namespace {

@@ -4,7 +4,7 @@
 // ignored):
 //
 //   node list  `sn, cpu_milli, memory_mib, gpu, model`: read by the openb node-list reader that
-//              `gpumux run` uses too (traces/openb_node_list.h), into
+//              `gpumux run` uses too (traces/formats/openb_node_list.h), into
 //     sn -> NodeSpec::name, cpu_milli -> NodeSpec::cpu_milli, memory_mib -> NodeSpec::memory,
 //     gpu -> NodeSpec::num_gpus (here at most kMaxGpusPerNode; each GPU has 1000 milli),
 //     model -> NodeSpec::gpu_model (may be empty on CPU-only nodes)
@@ -12,7 +12,7 @@
 //   pod list   `name, cpu_milli, memory_mib, num_gpu, gpu_milli
 //               [, gpu_spec, qos, pod_phase, creation_time, deletion_time, scheduled_time]`:
 //              each row parsed by the openb pod-row parser that `gpumux run`'s `openb-pods`
-//              loader uses too (traces/openb_pod_list.h: bounds and errors), into
+//              loader uses too (traces/formats/openb_pod_list.h: bounds and errors), into
 //     name        -> PodSpec::name (non-empty)
 //     cpu_milli   -> PodSpec::cpu_milli (required here)
 //     memory_mib  -> PodSpec::memory, MiB (required here)
@@ -26,7 +26,7 @@
 //                    study treats the list as a snapshot and ignores them, so they are not
 //                    read (beyond the column count). `multigpu*` lists lack these columns.
 //
-// Both lists are read with the one CSV reader (traces/csv_reader.h) and its dialect.
+// Both lists are read with the one CSV reader (traces/io/csv_reader.h) and its dialect.
 // Malformed rows (wrong column count, a number that does not parse or is out of range, an empty
 // name) throw gpumux::InputError naming "file:line" and the field. Rows that are well formed but
 // cannot be represented are skipped and counted in LoadReport::skipped with their reason:
@@ -42,8 +42,8 @@
 #include <string>
 #include <vector>
 
-#include "packing/pod_types.h"
-#include "sim/units.h"
+#include "sim/placement/fgd/pod_types.h"
+#include "sim/base/units.h"
 
 namespace gpumux::packing {
 

@@ -7,8 +7,8 @@
 
 #include "packing/openb_csv.h"
 #include "packing/packing_sim.h"
-#include "packing/policy.h"
-#include "sim/input_error.h"
+#include "sim/placement/fgd/policy.h"
+#include "sim/base/input_error.h"
 
 namespace gpumux::packing {
 namespace {
@@ -50,7 +50,7 @@ void configure_pack_command(CLI::App& sub, PackCommand& cmd) {
       ->required();
   sub.add_option("--policy", cmd.policy,
                  "placement policy: " + policy_name_list() +
-                     " (FGD minimises fragmentation growth; see packing/policy.h)")
+                     " (FGD minimises fragmentation growth; see sim/placement/fgd/policy.h)")
       ->required();
   sub.add_option("--seed", cmd.seed, "seed of the pod sampling and tie-breaking (default 42)");
   sub.add_option("--arrive-to", cmd.arrive_to,

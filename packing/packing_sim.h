@@ -8,11 +8,11 @@
 #include <optional>
 #include <vector>
 
-#include "packing/choose_node.h"
-#include "packing/fragmentation.h"
-#include "packing/node_state.h"
-#include "packing/pod_types.h"
-#include "packing/policy.h"
+#include "sim/placement/fgd/choose_node.h"
+#include "sim/placement/fgd/fragmentation.h"
+#include "sim/placement/fgd/node_state.h"
+#include "sim/placement/fgd/pod_types.h"
+#include "sim/placement/fgd/policy.h"
 
 namespace gpumux::packing {
 

@@ -3,7 +3,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "sim/input_error.h"
+#include "sim/base/input_error.h"
 
 namespace gpumux {
 

@@ -6,14 +6,14 @@
 
 #include "models/device_registry.h"
 #include "models/sharing_registry.h"
-#include "scenarios/trace_opening.h"
-#include "sim/json_depth.h"
-#include "sim/json_fields.h"
-#include "sim/placement.h"
-#include "sim/share_placement.h"
-#include "traces/csv_reader.h"
-#include "traces/openb_node_list.h"
-#include "traces/trace_source.h"
+#include "traces/formats/trace_opening.h"
+#include "sim/base/json_depth.h"
+#include "sim/base/json_fields.h"
+#include "sim/placement/placement.h"
+#include "sim/placement/share_placement.h"
+#include "traces/io/csv_reader.h"
+#include "traces/formats/openb_node_list.h"
+#include "traces/formats/trace_source.h"
 
 namespace gpumux {
 
@@ -106,7 +106,7 @@ void parse_node_groups(Scenario& s, const DeviceRegistry& registry, JsonObject& 
 }
 
 // A nodes CSV: native columns `name,gpus,device[,rack][,nvlink][,cpus]`, or the Alibaba openb
-// node list `sn,cpu_milli,memory_mib,gpu,model` (traces/openb_node_list.h; nodes without GPUs
+// node list `sn,cpu_milli,memory_mib,gpu,model` (traces/formats/openb_node_list.h; nodes without GPUs
 // are counted and left out; cpu_milli / 1000 is the node's CPU cores). A ".gz" path is
 // decompressed on the fly (the CSV reader's TextInput).
 void parse_nodes_csv(Scenario& s, const DeviceRegistry& registry, const std::string& path) {
@@ -331,7 +331,7 @@ void parse_sharing(Scenario& s, JsonObject& root, const std::string& base_dir) {
   s.resolved["sharing"] = {{"model", model}, {"params", echo_params}, {"parameters", declared}};
 }
 
-// The placement name must be known, and a share-aware policy (sim/share_placement.h) needs a
+// The placement name must be known, and a share-aware policy (sim/placement/share_placement.h) needs a
 // model that admits fractional jobs and nodes it can mirror.
 void check_placement(const Scenario& s, const std::string& where) {
   packing::Policy share_policy;

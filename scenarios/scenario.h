@@ -15,14 +15,14 @@
 
 #include "scenarios/expect_config.h"
 #include "scenarios/service_config.h"
-#include "sim/cluster.h"
-#include "sim/device.h"
-#include "sim/scheduler.h"
-#include "sim/sharing_model.h"
-#include "traces/generator.h"
-#include "traces/inflation_source.h"
-#include "traces/job_fields.h"
-#include "traces/memory_profile_library.h"
+#include "sim/cluster/cluster.h"
+#include "sim/cluster/device.h"
+#include "sim/scheduling/scheduler.h"
+#include "sim/engine/sharing_model.h"
+#include "traces/formats/generator.h"
+#include "traces/transforms/inflation_source.h"
+#include "traces/fields/job_fields.h"
+#include "traces/fields/memory_profile_library.h"
 
 namespace gpumux {
 
@@ -34,13 +34,13 @@ struct TraceConfig {
   TraceDefaults defaults;
   MemoryProfileConfig memory_profiles;  // empty: every job uses its peak the whole time
   bool fixed_kernel_lengths = false;    // trace.kernel_lengths: "fixed" (default "exponential")
-  // trace.integer_seconds (traces/integer_seconds_source.h): whole-second times as the PAI 2020
+  // trace.integer_seconds (traces/transforms/integer_seconds_source.h): whole-second times as the PAI 2020
   // simulator reads them.
   bool integer_seconds = false;
-  // trace.arrival_batches (traces/arrival_batch_source.h); 0 jobs: submit times as read.
+  // trace.arrival_batches (traces/transforms/arrival_batch_source.h); 0 jobs: submit times as read.
   std::uint64_t batch_jobs = 0;
   Time batch_every = Time::from_seconds(60);
-  // trace.inflation (traces/inflation_source.h): a snapshot list re-sampled into arrivals at a
+  // trace.inflation (traces/transforms/inflation_source.h): a snapshot list re-sampled into arrivals at a
   // target load; load 0: off.
   InflationConfig inflation;
 };
@@ -51,7 +51,7 @@ struct OutputConfig {
   bool jobs_csv = true;
   bool timeseries_csv = true;
   // Job percentiles exact however many jobs finish; false: exact up to 100,000 finished jobs,
-  // within 0.5 % past it (analysis/quantile_sketch.h).
+  // within 0.5 % past it (analysis/stats/quantile_sketch.h).
   bool exact_percentiles = false;
 };
 
@@ -67,7 +67,7 @@ struct Scenario {
   std::uint64_t seed = 1;
   std::vector<DeviceProfile> devices;  // the device types the cluster uses
   std::vector<NodeSpec> nodes;
-  // cluster.pool: one pooled node (sim/pool.h); `nodes` then holds that one node.
+  // cluster.pool: one pooled node (sim/cluster/pool.h); `nodes` then holds that one node.
   std::optional<PoolSpec> pool;
   std::uint64_t skipped_node_rows = 0;  // nodes without GPUs in a nodes CSV (counted, reported)
   std::shared_ptr<const SharingModel> model;

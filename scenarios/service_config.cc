@@ -3,10 +3,10 @@
 #include <cmath>
 #include <filesystem>
 
-#include "sim/input_error.h"
-#include "traces/csv_reader.h"
-#include "traces/service_fields.h"
-#include "traces/text_input.h"
+#include "sim/base/input_error.h"
+#include "traces/io/csv_reader.h"
+#include "traces/fields/service_fields.h"
+#include "traces/io/text_input.h"
 
 namespace gpumux {
 
@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 constexpr double kMaxMs = 1e9;
 constexpr double kMaxRate = 1e9;
 constexpr double kMaxSeconds = 1e12;
-const double kBuiltinBatchCost = ServiceSpec{}.batch_cost;  // one place: sim/service.h
+const double kBuiltinBatchCost = ServiceSpec{}.batch_cost;  // one place: sim/services/service.h
 
 std::shared_ptr<const RateSeries> parse_series(JsonObject& r) {
   auto series = std::make_shared<RateSeries>();

@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
-#include "analysis/invariant_checker.h"
-#include "sim/engine.h"
+#include "sim/invariants/invariant_checker.h"
+#include "sim/engine/engine.h"
 
 namespace gpumux::testing {
 

@@ -13,9 +13,9 @@
 
 #include "models/device_registry.h"
 #include "models/sharing_registry.h"
-#include "sim/cluster.h"
-#include "sim/job_source.h"
-#include "sim/json_fields.h"
+#include "sim/cluster/cluster.h"
+#include "sim/engine/job_source.h"
+#include "sim/base/json_fields.h"
 
 namespace gpumux::bench {
 

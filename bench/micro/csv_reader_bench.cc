@@ -1,4 +1,4 @@
-// The one CSV reader (traces/csv_reader.h over traces/text_input.h): rows per second on a
+// The one CSV reader (traces/io/csv_reader.h over traces/io/text_input.h): rows per second on a
 // generated file in the pai-sim job CSV's shape (14 columns, ~53 bytes a row), plain and gzipped.
 // docs/PERFORMANCE.md "The one CSV reader" compares it with the two readers it replaced.
 #include <benchmark/benchmark.h>
@@ -13,8 +13,8 @@
 
 #include <unistd.h>
 
-#include "traces/csv_reader.h"
-#include "traces/text_input.h"
+#include "traces/io/csv_reader.h"
+#include "traces/io/text_input.h"
 
 namespace gpumux {
 namespace {

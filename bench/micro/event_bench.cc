@@ -2,7 +2,7 @@
 // fixed number of pending events; each step pops the earliest and pushes one at a random later
 // time. Target (issue "Targets"): >= 10 million events/s with 10^4 pending events.
 //
-// - BM_EventQueueHold: the queue alone (sim/event_queue.h), pending events as the argument. The
+// - BM_EventQueueHold: the queue alone (sim/engine/event_queue.h), pending events as the argument. The
 //   increments are drawn up front so that the generator's cost is not counted.
 // - BM_EngineHold: the whole engine (arrival, fifo pass, placement, start, completion, rate
 //   refresh) with about 9,000 single-GPU jobs running on 10,000 exclusive GPUs at any time, so
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "bench/micro/bench_support.h"
-#include "sim/engine.h"
-#include "sim/event_queue.h"
+#include "sim/engine/engine.h"
+#include "sim/engine/event_queue.h"
 
 namespace gpumux {
 namespace {

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "bench/micro/bench_support.h"
-#include "sim/job_table.h"
-#include "sim/placement.h"
+#include "sim/engine/job_table.h"
+#include "sim/placement/placement.h"
 
 namespace gpumux {
 namespace {

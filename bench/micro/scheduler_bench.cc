@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "bench/micro/bench_support.h"
-#include "sim/job_table.h"
-#include "sim/scheduler.h"
+#include "sim/engine/job_table.h"
+#include "sim/scheduling/scheduler.h"
 
 namespace gpumux {
 namespace {

@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "models/timeslice/timeslice_rates.h"
-#include "models/timeslice_physics.h"
-#include "sim/json_fields.h"
-#include "sim/sharing_model.h"
+#include "models/timeslice/timeslice_physics.h"
+#include "sim/base/json_fields.h"
+#include "sim/engine/sharing_model.h"
 
 namespace gpumux {
 

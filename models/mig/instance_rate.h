@@ -18,8 +18,8 @@
 // on the job and its own instance only.
 #pragma once
 
-#include "sim/device.h"
-#include "sim/job.h"
+#include "sim/cluster/device.h"
+#include "sim/engine/job.h"
 
 namespace gpumux {
 

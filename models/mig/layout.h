@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/device.h"
+#include "sim/cluster/device.h"
 
 namespace gpumux {
 

@@ -75,8 +75,8 @@
 
 #include "models/mig/instance_rate.h"
 #include "models/mig/mig_model.h"
-#include "sim/json_fields.h"
-#include "sim/sharing_model.h"
+#include "sim/base/json_fields.h"
+#include "sim/engine/sharing_model.h"
 
 namespace gpumux {
 

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/input_error.h"
+#include "sim/base/input_error.h"
 
 namespace gpumux {
 

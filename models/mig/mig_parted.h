@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "models/mig/layout.h"
-#include "sim/device.h"
+#include "sim/cluster/device.h"
 
 namespace gpumux {
 

@@ -11,8 +11,8 @@
 
 #include <string_view>
 
-#include "sim/device.h"
-#include "sim/job.h"
+#include "sim/cluster/device.h"
+#include "sim/engine/job.h"
 
 namespace gpumux {
 

@@ -17,8 +17,8 @@
 
 #include <span>
 
-#include "sim/device.h"
-#include "sim/job.h"
+#include "sim/cluster/device.h"
+#include "sim/engine/job.h"
 
 namespace gpumux {
 

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/mps/mps_rates.h"
-#include "sim/json_fields.h"
+#include "sim/base/json_fields.h"
 
 namespace gpumux {
 namespace {

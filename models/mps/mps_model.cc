@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "models/calibration_file.h"
-#include "models/timeslice_physics.h"  // kH200DeviceName: the device with measured parameters
+#include "models/timeslice/timeslice_physics.h"  // kH200DeviceName: the device with measured parameters
 
 namespace gpumux {
 

@@ -38,8 +38,8 @@
 #include "models/mps/mps_rates.h"
 #include "models/oom_policy.h"
 #include "models/rate_memo.h"
-#include "sim/json_fields.h"
-#include "sim/sharing_model.h"
+#include "sim/base/json_fields.h"
+#include "sim/engine/sharing_model.h"
 
 namespace gpumux {
 

@@ -1,4 +1,4 @@
-#include "analysis/atomic_file.h"
+#include "sim/base/atomic_file.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "sim/input_error.h"
+#include "sim/base/input_error.h"
 
 namespace gpumux {
 namespace {

@@ -1,4 +1,4 @@
-#include "analysis/compare_report.h"
+#include "analysis/compare/compare_report.h"
 
 #include <gtest/gtest.h>
 

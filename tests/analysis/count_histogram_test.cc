@@ -1,6 +1,6 @@
 // CountHistogram keeps a count per distinct value and summarises exactly as summarize() does the
 // full sample (jobs killed per out-of-memory event: MetricsCollector's cascade sizes).
-#include "analysis/count_histogram.h"
+#include "analysis/stats/count_histogram.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "analysis/distribution_summary.h"
+#include "analysis/stats/distribution_summary.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

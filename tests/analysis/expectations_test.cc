@@ -1,17 +1,17 @@
 // Metric names, suggestions for mistyped ones, and checking `expect` bounds on a summary.
-#include "analysis/expectations.h"
+#include "analysis/check/expectations.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
 
-#include "analysis/closest_names.h"
-#include "analysis/number_text.h"
-#include "analysis/run.h"
-#include "analysis/summary_metrics.h"
-#include "sim/input_error.h"
-#include "sim/json_fields.h"
+#include "sim/base/closest_names.h"
+#include "analysis/output/number_text.h"
+#include "analysis/run/run.h"
+#include "analysis/metrics/summary_metrics.h"
+#include "sim/base/input_error.h"
+#include "sim/base/json_fields.h"
 #include "tests/traces/test_files.h"
 
 namespace gpumux {

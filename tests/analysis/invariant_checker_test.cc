@@ -1,14 +1,14 @@
 // `--check-invariants`: a broken model, engine bookkeeping or signal sequence makes the check
 // fire with a message naming job, GPU and time; a sound run passes it.
-#include "analysis/invariant_checker.h"
+#include "sim/invariants/invariant_checker.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "models/exclusive_model.h"
-#include "sim/engine.h"
-#include "sim/engine_invariants.h"
-#include "sim/invariant_violation.h"
+#include "sim/engine/engine.h"
+#include "sim/invariants/engine_invariants.h"
+#include "sim/invariants/invariant_violation.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux {

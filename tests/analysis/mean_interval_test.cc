@@ -1,4 +1,4 @@
-#include "analysis/mean_interval.h"
+#include "analysis/stats/mean_interval.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "analysis/metrics_collector.h"
+#include "analysis/metrics/metrics_collector.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
-#include "analysis/objective.h"
+#include "analysis/plan/objective.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "sim/input_error.h"
+#include "sim/base/input_error.h"
 
 namespace gpumux {
 namespace {

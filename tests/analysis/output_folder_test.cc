@@ -1,4 +1,4 @@
-#include "analysis/output_folder.h"
+#include "analysis/output/output_folder.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <set>
 #include <sstream>
 
-#include "sim/input_error.h"
+#include "sim/base/input_error.h"
 
 namespace gpumux {
 namespace {

@@ -1,4 +1,4 @@
-#include "analysis/plan.h"
+#include "analysis/plan/plan.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,10 +7,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "analysis/plan_report.h"
-#include "analysis/run.h"
+#include "analysis/plan/plan_report.h"
+#include "analysis/run/run.h"
 #include "scenarios/scenario.h"
-#include "sim/input_error.h"
+#include "sim/base/input_error.h"
 
 namespace gpumux {
 namespace {

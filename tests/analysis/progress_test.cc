@@ -1,5 +1,5 @@
 // Progress lines: share of jobs done, estimate of the time left, and the expected job count.
-#include "analysis/progress.h"
+#include "analysis/run/progress.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Job percentiles in bounded memory: exact up to the limit (byte for byte what summarize()
 // gives), within the stated relative error past it, with count, mean and max exact.
-#include "analysis/quantile_sketch.h"
+#include "analysis/stats/quantile_sketch.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "analysis/size_search.h"
+#include "analysis/plan/size_search.h"
 
 #include <gtest/gtest.h>
 

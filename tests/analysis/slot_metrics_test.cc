@@ -1,6 +1,6 @@
 // Slot metrics: exact time-weighted values on synthetic signal sequences (a fake model with
 // slots, no MIG), and a MIG run end to end.
-#include "analysis/slot_metrics.h"
+#include "analysis/metrics/slot_metrics.h"
 
 #include <gtest/gtest.h>
 
@@ -11,13 +11,13 @@
 #include <iostream>
 #include <sstream>
 
-#include "analysis/metrics_collector.h"
-#include "analysis/run.h"
+#include "analysis/metrics/metrics_collector.h"
+#include "analysis/run/run.h"
 #include "scenarios/scenario.h"
-#include "sim/engine.h"
-#include "sim/placement.h"
+#include "sim/engine/engine.h"
+#include "sim/placement/placement.h"
 #include "tests/checked_engine.h"
-#include "traces/generator.h"
+#include "traces/formats/generator.h"
 
 namespace gpumux {
 namespace {

@@ -1,4 +1,4 @@
-#include "analysis/svg_chart.h"
+#include "analysis/report/svg_chart.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "calibrate/child_processes.h"
+#include "calibrate/probe/child_processes.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-#include "calibrate/measurement_plan.h"
+#include "calibrate/probe/measurement_plan.h"
 
 #include <gtest/gtest.h>
 

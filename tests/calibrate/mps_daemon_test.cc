@@ -1,4 +1,4 @@
-#include "calibrate/mps_daemon.h"
+#include "calibrate/probe/mps_daemon.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

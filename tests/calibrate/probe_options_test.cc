@@ -1,11 +1,11 @@
-#include "calibrate/probe_options.h"
+#include "calibrate/probe/probe_options.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "sim/input_error.h"
+#include "sim/base/input_error.h"
 
 namespace gpumux::calibrate {
 namespace {

@@ -1,4 +1,4 @@
-#include "calibrate/probe_runner.h"
+#include "calibrate/probe/probe_runner.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -12,8 +12,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "calibrate/child_processes.h"
-#include "sim/input_error.h"
+#include "calibrate/probe/child_processes.h"
+#include "sim/base/input_error.h"
 
 namespace gpumux::calibrate {
 namespace {

@@ -1,4 +1,4 @@
-#include "calibrate/result_csv.h"
+#include "calibrate/probe/result_csv.h"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "calibrate/device_naming.h"
-#include "calibrate/overlap_math.h"
+#include "calibrate/probe/device_naming.h"
+#include "calibrate/probe/overlap_math.h"
 
 namespace gpumux::calibrate {
 namespace {

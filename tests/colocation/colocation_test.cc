@@ -7,11 +7,11 @@
 #include <sstream>
 #include <string>
 
-#include "colocation/colocation_command.h"
-#include "colocation/colocation_data.h"
-#include "colocation/colocation_model.h"
+#include "calibrate/colocation/colocation_command.h"
+#include "calibrate/colocation/colocation_data.h"
+#include "calibrate/colocation/colocation_model.h"
 #include "models/calibration_file.h"
-#include "sim/input_error.h"
+#include "sim/base/input_error.h"
 
 namespace gpumux::colocation {
 namespace {

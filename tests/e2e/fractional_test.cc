@@ -184,7 +184,7 @@ std::map<std::string, std::vector<std::string>> rows_by_key(const std::string& c
 }
 
 // The share metrics' exact values on a case small enough to derive by hand from the FGD
-// fragmentation (packing/fragmentation.h): per node, sum over the typical kinds p of
+// fragmentation (sim/placement/fgd/fragmentation.h): per node, sum over the typical kinds p of
 // freq(p) x F(n, p), F = the idle milli on GPUs with less than p's milli left when the node
 // can host p, else the node's whole idle milli L.
 TEST(Fractional, ShareMetricsHaveTheHandDerivedValues) {

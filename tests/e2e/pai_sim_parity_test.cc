@@ -25,7 +25,7 @@
 #include <sstream>
 
 #include "tests/e2e/e2e_support.h"
-#include "traces/csv_reader.h"
+#include "traces/io/csv_reader.h"
 
 namespace gpumux {
 namespace {

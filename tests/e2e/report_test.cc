@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/svg_chart.h"
+#include "analysis/report/svg_chart.h"
 #include "tests/e2e/e2e_support.h"
 
 namespace gpumux {

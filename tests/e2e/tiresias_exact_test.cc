@@ -10,7 +10,7 @@
 #include <map>
 
 #include "tests/e2e/e2e_support.h"
-#include "traces/csv_reader.h"
+#include "traces/io/csv_reader.h"
 
 namespace gpumux {
 namespace {

@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "sim/json_fields.h"
-#include "sim/memory_profile.h"
+#include "sim/base/json_fields.h"
+#include "sim/engine/memory_profile.h"
 #include "tests/traces/test_files.h"
-#include "traces/memory_profile_library.h"
+#include "traces/fields/memory_profile_library.h"
 
 namespace gpumux {
 namespace {
@@ -332,7 +332,7 @@ TEST(MemoryProfilesDerive, RealGenAiFilesAndShippedLibrary) {
   EXPECT_LT(text.str().size(), 200u * 1024u);
 }
 
-// The shipped library through the engine's loader (traces/memory_profile_library.h).
+// The shipped library through the engine's loader (traces/fields/memory_profile_library.h).
 TEST(MemoryProfilesDerive, ShippedLibraryLoadsInTheEngine) {
   const std::string shipped =
       ::gpumux::testing::source_path("traces/samples/genai_memory_profiles.json");

@@ -8,14 +8,14 @@
 #include <map>
 #include <random>
 
-#include "analysis/run.h"
+#include "analysis/run/run.h"
 #include "models/mig/instance_rate.h"
 #include "models/mig/mig_hybrid_model.h"
 #include "models/mps/mps_model.h"
 #include "models/sharing_registry.h"
-#include "models/timeslice_model.h"
+#include "models/timeslice/timeslice_model.h"
 #include "scenarios/scenario.h"
-#include "sim/engine.h"
+#include "sim/engine/engine.h"
 #include "tests/checked_engine.h"
 #include "tests/mig/allocation_counter.h"
 #include "tests/mig/mig_test_util.h"

@@ -10,8 +10,8 @@
 #include <random>
 
 #include "models/mig/mig_model.h"
-#include "sim/engine.h"
-#include "sim/placement.h"
+#include "sim/engine/engine.h"
+#include "sim/placement/placement.h"
 #include "tests/checked_engine.h"
 #include "tests/mig/mig_test_util.h"
 

@@ -9,9 +9,9 @@
 #include <tuple>
 
 #include "models/mig/mig_model.h"
-#include "sim/cluster.h"
-#include "sim/job_table.h"
-#include "sim/placement.h"
+#include "sim/cluster/cluster.h"
+#include "sim/engine/job_table.h"
+#include "sim/placement/placement.h"
 #include "tests/mig/mig_test_util.h"
 
 namespace gpumux {

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "models/mig/mig_model.h"
-#include "sim/engine.h"
-#include "sim/input_error.h"
+#include "sim/engine/engine.h"
+#include "sim/base/input_error.h"
 #include "tests/checked_engine.h"
 #include "tests/mig/mig_test_util.h"
 

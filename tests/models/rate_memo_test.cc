@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "models/sharing_registry.h"
-#include "models/timeslice_physics.h"
-#include "sim/json_fields.h"
+#include "models/timeslice/timeslice_physics.h"
+#include "sim/base/json_fields.h"
 
 namespace gpumux {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "models/device_registry.h"
 #include "models/sharing_registry.h"
-#include "sim/engine.h"
+#include "sim/engine/engine.h"
 #include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 

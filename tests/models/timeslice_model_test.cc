@@ -1,4 +1,4 @@
-#include "models/timeslice_model.h"
+#include "models/timeslice/timeslice_model.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

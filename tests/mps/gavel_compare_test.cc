@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "sim/input_error.h"
+#include "sim/base/input_error.h"
 
 namespace gpumux {
 namespace {

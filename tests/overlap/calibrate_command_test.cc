@@ -1,4 +1,4 @@
-#include "overlap/calibrate_command.h"
+#include "calibrate/overlap/calibrate_command.h"
 
 #include <gtest/gtest.h>
 

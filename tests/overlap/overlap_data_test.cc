@@ -1,11 +1,11 @@
-#include "overlap/overlap_data.h"
+#include "calibrate/overlap/overlap_data.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "models/device_registry.h"
-#include "overlap/overlap_predict.h"
-#include "sim/input_error.h"
+#include "calibrate/overlap/overlap_predict.h"
+#include "sim/base/input_error.h"
 #include "tests/overlap/overlap_test_support.h"
 
 namespace gpumux {

@@ -1,7 +1,7 @@
 // Fitting recovers known parameters from measurements synthesised by the reference simulators
 // (the kernel-level time-slicing reference and the block-level MPS reference), and fitting the
 // shared H200 measurements meets the accuracy the models promise.
-#include "overlap/overlap_fit.h"
+#include "calibrate/overlap/overlap_fit.h"
 
 #include <gtest/gtest.h>
 

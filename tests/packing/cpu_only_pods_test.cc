@@ -8,7 +8,7 @@
 
 #include "packing/pack_command.h"
 #include "packing/packing_sim.h"
-#include "sim/input_error.h"
+#include "sim/base/input_error.h"
 #include "tests/packing/test_util.h"
 
 namespace gpumux::packing {

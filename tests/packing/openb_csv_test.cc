@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/input_error.h"
-#include "traces/csv_reader.h"
-#include "traces/openb_node_list.h"
+#include "sim/base/input_error.h"
+#include "traces/io/csv_reader.h"
+#include "traces/formats/openb_node_list.h"
 #include "tests/packing/test_util.h"
 
 namespace gpumux::packing {
@@ -159,7 +159,7 @@ TEST(OpenbPods, BadRowsNameFileLineAndField) {
   EXPECT_THAT(msg, HasSubstr("empty.csv:1"));
 }
 
-// Pack reads no times (traces/openb_pod_list.h): a list is not rejected for cells it ignores.
+// Pack reads no times (traces/formats/openb_pod_list.h): a list is not rejected for cells it ignores.
 TEST(OpenbPods, TimeCellsAreNotRead) {
   TempFile f("pods.csv",
              "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
@@ -174,7 +174,7 @@ TEST(OpenbPods, TimeCellsAreNotRead) {
 }
 
 // `gpumux run` and `gpumux pack` read a node list with one reader: the same nodes, and the
-// same errors (traces/openb_node_list.h).
+// same errors (traces/formats/openb_node_list.h).
 TEST(OpenbNodes, OneReaderForRunAndPack) {
   TempFile f("shared.csv",
              "sn,cpu_milli,memory_mib,gpu,model\n"

@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <sstream>
 
-#include "sim/input_error.h"
+#include "sim/base/input_error.h"
 #include "tests/packing/test_util.h"
 
 namespace gpumux::packing {

@@ -1,10 +1,10 @@
-#include "packing/policy.h"
+#include "sim/placement/fgd/policy.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "packing/fragmentation.h"
+#include "sim/placement/fgd/fragmentation.h"
 #include "packing/packing_sim.h"
 #include "tests/packing/test_util.h"
 

@@ -10,8 +10,8 @@
 
 #include "models/fractional/fractional_model.h"
 #include "packing/packing_sim.h"
-#include "sim/share_placement.h"
-#include "sim/share_view.h"
+#include "sim/placement/share_placement.h"
+#include "sim/placement/share_view.h"
 
 namespace gpumux {
 namespace {

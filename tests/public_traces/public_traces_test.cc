@@ -1,4 +1,4 @@
-#include "traces/public/public_traces.h"
+#include "traces/formats/public/public_traces.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "tests/traces/test_files.h"
-#include "traces/arrival_batch_source.h"
-#include "traces/integer_seconds_source.h"
-#include "traces/text_input.h"
+#include "traces/transforms/arrival_batch_source.h"
+#include "traces/transforms/integer_seconds_source.h"
+#include "traces/io/text_input.h"
 
 namespace gpumux {
 namespace {
@@ -167,7 +167,7 @@ TEST(PublicTraceOpenb, PodWithoutGpusOrCoresIsSkipped) {
   EXPECT_THAT(l.skipped, UnorderedElementsAre(Pair("no_gpu_or_cpu", 1)));
 }
 
-// The loader reads no memory_mib or gpu_spec (traces/openb_pod_list.h): cells it ignores do not
+// The loader reads no memory_mib or gpu_spec (traces/formats/openb_pod_list.h): cells it ignores do not
 // reject the list; the pod row's bounds and names apply as in `gpumux pack`.
 TEST(PublicTraceOpenb, UnreadCellsAreIgnoredAndBoundsAreThePodRows) {
   const std::string header =
@@ -388,7 +388,7 @@ TEST(PublicTracePhilly, InvalidJsonNamesLine) {
   EXPECT_THAT(msg, HasSubstr("invalid JSON"));
 }
 
-// 100,000 levels: bounded like every JSON input (sim/json_fields.h kMaxJsonDepth).
+// 100,000 levels: bounded like every JSON input (sim/base/json_fields.h kMaxJsonDepth).
 TEST(PublicTracePhilly, DeepNestingIsAnErrorNotACrash) {
   TempFile f("philly.json",
              "[{\"a\": " + std::string(100000, '[') + std::string(100000, ']') + "}]");

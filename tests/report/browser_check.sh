@@ -47,7 +47,7 @@ if grep 'CONSOLE' "$work/report.log"; then
   exit 1
 fi
 echo "browser_check: no console messages from $page"
-# The series colours of the first three variants (analysis/svg_chart.cc).
+# The series colours of the first three variants (analysis/report/svg_chart.cc).
 python3 "$source_dir/tests/report/png_check.py" "$work/report.png" '#0072B2' '#D55E00' '#009E73'
 [ -n "$copy" ] && cp "$work/report.png" "$copy"
 echo "browser_check: PASS"

@@ -12,7 +12,7 @@
 
 #include "scenarios/scenario.h"
 #include "tests/traces/test_files.h"
-#include "traces/trace_source.h"
+#include "traces/formats/trace_source.h"
 
 namespace gpumux {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "tests/traces/test_files.h"
-#include "traces/trace_source.h"
+#include "traces/formats/trace_source.h"
 
 namespace gpumux {
 namespace {

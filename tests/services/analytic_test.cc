@@ -5,7 +5,7 @@
 #include <cmath>
 #include <memory>
 
-#include "sim/service_replica.h"
+#include "sim/services/service_replica.h"
 
 namespace gpumux {
 namespace {

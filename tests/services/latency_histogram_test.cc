@@ -1,4 +1,4 @@
-#include "sim/latency_histogram.h"
+#include "sim/services/latency_histogram.h"
 
 #include <gtest/gtest.h>
 

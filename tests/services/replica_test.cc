@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "sim/service_replica.h"
+#include "sim/services/service_replica.h"
 
 namespace gpumux {
 namespace {

@@ -1,7 +1,7 @@
 // Bad service input: each case must fail with an InputError naming the place and the field.
 #include <gtest/gtest.h>
 
-#include "sim/input_error.h"
+#include "sim/base/input_error.h"
 #include "tests/services/services_support.h"
 
 namespace gpumux {

@@ -2,7 +2,7 @@
 // time-slicing interference, analytic vs request-level, determinism.
 #include <gtest/gtest.h>
 
-#include "sim/input_error.h"
+#include "sim/base/input_error.h"
 #include "tests/services/services_support.h"
 #include "tests/traces/test_files.h"
 

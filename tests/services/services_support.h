@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "analysis/run.h"
+#include "analysis/run/run.h"
 #include "scenarios/scenario.h"
 
 namespace gpumux::testing {

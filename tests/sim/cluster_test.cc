@@ -1,4 +1,4 @@
-#include "sim/cluster.h"
+#include "sim/cluster/cluster.h"
 
 #include <gtest/gtest.h>
 

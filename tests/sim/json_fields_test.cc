@@ -1,6 +1,6 @@
-// Strict JSON reading (sim/json_fields.h) on hostile documents: every problem is an InputError
+// Strict JSON reading (sim/base/json_fields.h) on hostile documents: every problem is an InputError
 // naming the place, never a crash, an uncaught parser exception or a silently dropped value.
-#include "sim/json_fields.h"
+#include "sim/base/json_fields.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "sim/engine.h"
+#include "sim/engine/engine.h"
 #include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 

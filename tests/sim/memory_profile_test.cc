@@ -1,4 +1,4 @@
-#include "sim/memory_profile.h"
+#include "sim/engine/memory_profile.h"
 
 #include <gtest/gtest.h>
 

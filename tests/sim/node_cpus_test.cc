@@ -7,8 +7,8 @@
 #include <map>
 
 #include "models/exclusive_model.h"
-#include "sim/engine.h"
-#include "sim/scheduler.h"
+#include "sim/engine/engine.h"
+#include "sim/scheduling/scheduler.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux {

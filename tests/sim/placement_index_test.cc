@@ -1,5 +1,5 @@
 // Placement through the cluster's indexes against plain references that count every node from
-// scratch: spread through the load order (Cluster::nodes_by_load, sim/node_load_order.h), kept
+// scratch: spread through the load order (Cluster::nodes_by_load, sim/cluster/node_load_order.h), kept
 // in step with residents and memory; first-fit and best-fit for jobs asking for node CPUs
 // through the empty-GPU and room indexes, capped by each node's free cores.
 #include <gtest/gtest.h>
@@ -12,8 +12,8 @@
 #include <tuple>
 #include <vector>
 
-#include "sim/job_table.h"
-#include "sim/placement.h"
+#include "sim/engine/job_table.h"
+#include "sim/placement/placement.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux {
@@ -204,7 +204,7 @@ TEST(SpreadIndex, AWalkStopsWhereVisitSaysSo) {
   EXPECT_EQ(seen, (std::vector<NodeIndex>{1, 2, 3}));
 }
 
-// The policies' choices from scratch (sim/placement.h), counting every node. A GPU is usable
+// The policies' choices from scratch (sim/placement/placement.h), counting every node. A GPU is usable
 // when empty (empty-GPU admission) or when its open room reaches the job's memory; a node's
 // usable GPUs are capped by its free cores when the job asks for node CPUs.
 class PlainPlacement {

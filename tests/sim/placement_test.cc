@@ -1,4 +1,4 @@
-#include "sim/placement.h"
+#include "sim/placement/placement.h"
 
 #include <gtest/gtest.h>
 

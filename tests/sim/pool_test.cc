@@ -1,7 +1,7 @@
-// A pooled cluster (sim/pool.h): fractional GPU amounts counted against one capacity, CPU cores,
+// A pooled cluster (sim/cluster/pool.h): fractional GPU amounts counted against one capacity, CPU cores,
 // CPU-only jobs, and the queue policies on it. Every expected time below is worked out by hand
 // in the comment above its check.
-#include "sim/pool.h"
+#include "sim/cluster/pool.h"
 
 #include <gtest/gtest.h>
 
@@ -10,9 +10,9 @@
 #include <random>
 
 #include "models/exclusive_model.h"
-#include "sim/engine.h"
-#include "sim/pool_releases.h"
-#include "sim/scheduler.h"
+#include "sim/engine/engine.h"
+#include "sim/scheduling/pool_releases.h"
+#include "sim/scheduling/scheduler.h"
 #include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 
@@ -175,7 +175,7 @@ TEST(Pool, BackfillNeverDelaysTheHead) {
   EXPECT_EQ(t.at.at("D"), Span(110, 115));
 }
 
-// The backfill reservation from the index of running jobs (sim/pool_releases.h) equals the one
+// The backfill reservation from the index of running jobs (sim/scheduling/pool_releases.h) equals the one
 // found by ordering every running job's (finish, amount), as before the index: random starts,
 // completions (released slots, reused by later starts under a new version), ties of finish times
 // and needs from nothing to more than the pool can ever free.

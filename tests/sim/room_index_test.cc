@@ -1,4 +1,4 @@
-// The room index (sim/room_class_index.h, Cluster::room_counts)
+// The room index (sim/cluster/room_class_index.h, Cluster::room_counts)
 // and the placement path it serves, against plain counting.
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/placement.h"
-#include "sim/room_class_index.h"
+#include "sim/placement/placement.h"
+#include "sim/cluster/room_class_index.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux {

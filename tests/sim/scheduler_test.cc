@@ -1,12 +1,12 @@
-#include "sim/scheduler.h"
+#include "sim/scheduling/scheduler.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 
 #include "models/exclusive_model.h"
-#include "sim/engine.h"
-#include "sim/job_order.h"
+#include "sim/engine/engine.h"
+#include "sim/engine/job_order.h"
 #include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 

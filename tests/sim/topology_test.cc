@@ -1,4 +1,4 @@
-#include "sim/topology.h"
+#include "sim/cluster/topology.h"
 
 #include <gtest/gtest.h>
 

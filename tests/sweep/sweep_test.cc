@@ -8,9 +8,9 @@
 #include <chrono>
 #include <thread>
 
-#include "analysis/sweep_plan.h"
-#include "analysis/sweep_store.h"
-#include "sim/input_error.h"
+#include "analysis/sweep/sweep_plan.h"
+#include "analysis/sweep/sweep_store.h"
+#include "sim/base/input_error.h"
 #include "tests/e2e/e2e_support.h"
 
 namespace gpumux {

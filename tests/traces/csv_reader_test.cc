@@ -1,4 +1,4 @@
-#include "traces/csv_reader.h"
+#include "traces/io/csv_reader.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/input_error.h"
+#include "sim/base/input_error.h"
 #include "tests/traces/test_files.h"
 
 namespace gpumux {

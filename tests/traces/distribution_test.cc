@@ -1,4 +1,4 @@
-#include "traces/distribution.h"
+#include "traces/fields/distribution.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "traces/generator.h"
+#include "traces/formats/generator.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

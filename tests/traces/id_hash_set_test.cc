@@ -1,6 +1,6 @@
 // The flat set of id hashes behind the duplicate-id check: every hash is kept once, across
 // growth, including the hash that marks empty slots.
-#include "traces/id_hash_set.h"
+#include "traces/io/id_hash_set.h"
 
 #include <gtest/gtest.h>
 

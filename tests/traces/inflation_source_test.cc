@@ -1,4 +1,4 @@
-#include "traces/inflation_source.h"
+#include "traces/transforms/inflation_source.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/input_error.h"
+#include "sim/base/input_error.h"
 
 namespace gpumux {
 namespace {

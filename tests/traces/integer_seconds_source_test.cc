@@ -1,4 +1,4 @@
-#include "traces/integer_seconds_source.h"
+#include "traces/transforms/integer_seconds_source.h"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "tests/traces/test_files.h"
-#include "traces/arrival_batch_source.h"
-#include "traces/trace_source.h"
+#include "traces/transforms/arrival_batch_source.h"
+#include "traces/formats/trace_source.h"
 
 namespace gpumux {
 namespace {

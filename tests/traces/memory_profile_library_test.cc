@@ -1,4 +1,4 @@
-#include "traces/memory_profile_library.h"
+#include "traces/fields/memory_profile_library.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

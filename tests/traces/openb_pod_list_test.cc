@@ -1,5 +1,5 @@
 // The openb pod-row parser shared by `gpumux pack` and the `openb-pods` trace loader.
-#include "traces/openb_pod_list.h"
+#include "traces/formats/openb_pod_list.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "tests/traces/test_files.h"
-#include "traces/csv_reader.h"
+#include "traces/io/csv_reader.h"
 
 namespace gpumux {
 namespace {

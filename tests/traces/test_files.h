@@ -10,8 +10,8 @@
 #include <functional>
 #include <string>
 
-#include "sim/input_error.h"
-#include "traces/text_input.h"
+#include "sim/base/input_error.h"
+#include "traces/io/text_input.h"
 
 namespace gpumux::testing {
 

@@ -1,6 +1,6 @@
 // TextInput (plain and gzip bytes, line numbers) and the CSV reader over it: a ".gz" input reads
 // as its plain content, and a gzip file cut short is an InputError, never a shorter input.
-#include "traces/text_input.h"
+#include "traces/io/text_input.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "tests/traces/test_files.h"
-#include "traces/csv_reader.h"
+#include "traces/io/csv_reader.h"
 
 namespace gpumux {
 namespace {

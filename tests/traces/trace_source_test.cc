@@ -1,4 +1,4 @@
-#include "traces/trace_source.h"
+#include "traces/formats/trace_source.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "traces/trace_writer.h"
+#include "traces/io/trace_writer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "tests/traces/test_files.h"
-#include "traces/generator.h"
-#include "traces/trace_source.h"
+#include "traces/formats/generator.h"
+#include "traces/formats/trace_source.h"
 
 namespace gpumux {
 namespace {

@@ -1,6 +1,6 @@
 #include "traces/memory_profiles/derive.h"
 
-#include "analysis/atomic_file.h"
+#include "sim/base/atomic_file.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,9 +12,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "sim/input_error.h"
-#include "sim/memory_profile.h"
-#include "traces/csv_reader.h"
+#include "sim/base/input_error.h"
+#include "sim/engine/memory_profile.h"
+#include "traces/io/csv_reader.h"
 
 namespace gpumux {
 

@@ -1,0 +1,97 @@
+#include "analysis/check/check.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "analysis/output/number_text.h"
+#include "analysis/run/run.h"
+#include "sim/base/input_error.h"
+
+namespace gpumux {
+
+bool CheckResult::pass() const {
+  return std::all_of(scenarios.begin(), scenarios.end(),
+                     [](const ScenarioCheck& s) { return s.pass(); });
+}
+
+CheckResult run_check(const CheckRequest& request, std::ostream* progress) {
+  ScenarioOverrides overrides;
+  overrides.sets = request.sets;
+  overrides.seed = request.seed;
+  std::vector<Scenario> loaded;
+  std::set<std::string> names;
+  for (const auto& file : request.scenarios) {
+    Scenario s = load_scenario(file, overrides);
+    if (s.expect.empty()) {
+      throw InputError(file + "#/expect", "expect",
+                       "no bounds to check: add an expect block, e.g. \"expect\": "
+                       "{\"jobs.rejected\": {\"max\": 0}} (README \"Checks\")");
+    }
+    validate_expect_names(s);
+    if (!request.out_dir.empty()) {
+      if (!names.insert(s.name).second) {
+        throw InputError(file + "#/name", "name",
+                         "two scenarios are named '" + s.name + "': their outputs would share " +
+                             request.out_dir + "/" + s.name);
+      }
+      s.outputs.dir = (std::filesystem::path(request.out_dir) / s.name).string();
+    }
+    loaded.push_back(std::move(s));
+  }
+  CheckResult result;
+  for (const Scenario& s : loaded) {
+    RunOptions options;
+    options.write_outputs = !request.out_dir.empty();
+    options.check_invariants = request.check_invariants;
+    const RunReport report = run_scenario(s, options);
+    ScenarioCheck c{s.file, s.name, s.seed, report.expect, report.wall_seconds};
+    if (progress) {
+      *progress << "[gpumux] " << (c.pass() ? "pass " : "FAIL ") << s.file << " ("
+                << fixed_text(report.wall_seconds, 2) << " s)\n";
+    }
+    result.scenarios.push_back(std::move(c));
+  }
+  return result;
+}
+
+void print_check_table(const CheckResult& result, std::ostream& out) {
+  std::size_t bounds = 0, failed_bounds = 0;
+  std::vector<std::string> failed_files;
+  for (const auto& s : result.scenarios) {
+    std::size_t failed = 0;
+    for (const auto& b : s.bounds) failed += b.pass ? 0 : 1;
+    bounds += s.bounds.size();
+    failed_bounds += failed;
+    if (failed > 0) failed_files.push_back(s.file);
+    out << (failed == 0 ? "PASS  " : "FAIL  ") << s.file << "  (scenario '" << s.name << "', seed "
+        << s.seed << "; " << (s.bounds.size() - failed) << " of " << s.bounds.size()
+        << " bounds hold)\n";
+    print_expect_table(s.bounds, out);
+    out << "\n";
+  }
+  const std::size_t n = result.scenarios.size();
+  const std::string scenarios = std::to_string(n) + (n == 1 ? " scenario" : " scenarios");
+  if (failed_bounds == 0) {
+    out << "check: all " << bounds << " bounds hold in " << scenarios << "\n";
+    return;
+  }
+  out << "check: FAILED: " << failed_bounds << " of " << bounds << " bounds in "
+      << failed_files.size() << " of " << scenarios << " (";
+  for (std::size_t i = 0; i < failed_files.size(); ++i) out << (i ? ", " : "") << failed_files[i];
+  out << ")\n";
+}
+
+nlohmann::json check_to_json(const CheckResult& result) {
+  nlohmann::json scenarios = nlohmann::json::array();
+  for (const auto& s : result.scenarios) {
+    scenarios.push_back({{"file", s.file},
+                         {"name", s.name},
+                         {"seed", s.seed},
+                         {"pass", s.pass()},
+                         {"bounds", expect_results_json(s.bounds)}});
+  }
+  return {{"pass", result.pass()}, {"scenarios", scenarios}};
+}
+
+}  // namespace gpumux

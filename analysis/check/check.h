@@ -1,0 +1,53 @@
+// `gpumux check`: runs scenarios and checks each one's `expect` bounds (README "Checks").
+//
+// Every scenario is loaded and its bound names validated before the first run, so bad input
+// (exit 2) writes nothing and runs nothing. A scenario without bounds is bad input: a check
+// that checks nothing would pass whatever the run did.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "analysis/check/expectations.h"
+
+namespace gpumux {
+
+struct CheckRequest {
+  std::vector<std::string> scenarios;  // scenario files, checked in this order
+  std::vector<std::string> sets;       // --set, applied to every scenario
+  std::optional<std::uint64_t> seed;   // --seed, for every scenario
+  std::string out_dir;  // "": write no files; else each run's outputs go to out_dir/<name>
+  bool check_invariants = false;  // RunOptions::check_invariants for every run
+};
+
+struct ScenarioCheck {
+  std::string file;
+  std::string name;
+  std::uint64_t seed = 0;
+  std::vector<BoundResult> bounds;
+  double wall_seconds = 0.0;  // not printed on standard output: it must not vary between runs
+
+  bool pass() const { return all_pass(bounds); }
+};
+
+struct CheckResult {
+  std::vector<ScenarioCheck> scenarios;
+  bool pass() const;
+};
+
+// Runs every scenario in order. `progress` (may be null) gets one line per finished scenario.
+// Throws InputError for bad input (before any run).
+CheckResult run_check(const CheckRequest& request, std::ostream* progress);
+
+// Per scenario a heading and its aligned bound table, then one closing line:
+// "check: all N bounds hold in M scenarios" or "check: FAILED ...".
+void print_check_table(const CheckResult& result, std::ostream& out);
+
+// {"pass", "scenarios": [{"file", "name", "seed", "pass", "bounds": [...]}]}.
+nlohmann::json check_to_json(const CheckResult& result);
+
+}  // namespace gpumux

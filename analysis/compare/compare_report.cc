@@ -1,0 +1,163 @@
+#include "analysis/compare/compare_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "sim/base/atomic_file.h"
+#include "analysis/stats/mean_interval.h"
+#include "analysis/output/number_text.h"
+
+namespace gpumux {
+
+std::string csv_number(double x) {
+  if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.0f", x);
+    return buffer;
+  }
+  return nlohmann::json(x).dump();
+}
+
+namespace {
+
+nlohmann::json optional_json(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+// Display width of UTF-8 text (the ± sign is two bytes, one column).
+std::size_t columns(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+std::string pad_left(const std::string& s, std::size_t width) {
+  return std::string(width - std::min(width, columns(s)), ' ') + s;
+}
+
+std::string pad_right(const std::string& s, std::size_t width) {
+  return s + std::string(width - std::min(width, columns(s)), ' ');
+}
+
+}  // namespace
+
+std::string compare_cell_text(const CompareMetric& metric, const CompareCell& cell,
+                              std::size_t seeds) {
+  if (!cell.mean) {
+    if (cell.n == 0 || seeds == 1) return "n/a";
+    return "n/a (" + std::to_string(cell.n) + "/" + std::to_string(seeds) + ")";
+  }
+  if (seeds == 1) return fixed_text(*cell.mean, metric.digits);
+  const int digits = metric.count ? 1 : metric.digits;
+  return fixed_text(*cell.mean, digits) + " ± " + fixed_text(*cell.half_width, digits);
+}
+
+void print_compare_table(const CompareResult& result, std::ostream& out) {
+  const std::size_t seeds = result.seeds.size();
+  out << "compare: scenario '" << result.scenario_name << "' (" << result.scenario_file << "), "
+      << result.variants.size() << (result.variants.size() == 1 ? " variant" : " variants") << " x "
+      << seeds << (seeds == 1 ? " seed" : " seeds") << " (seed " << result.seeds.front();
+  if (seeds > 1) out << ".." << result.seeds.back();
+  out << ")\n";
+  for (const auto& v : result.variants) {
+    out << "  " << v.model << ": params " << v.params.dump() << " from " << v.params_source << "\n";
+  }
+  out << "\n";
+
+  std::size_t label_width = std::string("metric").size();
+  for (const auto& m : result.metrics) label_width = std::max(label_width, columns(m.label));
+  std::vector<std::vector<std::string>> cells(result.variants.size());
+  std::vector<std::size_t> widths;
+  for (std::size_t v = 0; v < result.variants.size(); ++v) {
+    std::size_t w = columns(result.variants[v].model);
+    for (std::size_t m = 0; m < result.metrics.size(); ++m) {
+      cells[v].push_back(compare_cell_text(result.metrics[m], result.variants[v].cells[m], seeds));
+      w = std::max(w, columns(cells[v].back()));
+    }
+    widths.push_back(w);
+  }
+  out << pad_right("metric", label_width);
+  for (std::size_t v = 0; v < result.variants.size(); ++v) {
+    out << "  " << pad_left(result.variants[v].model, widths[v]);
+  }
+  out << "\n";
+  for (std::size_t m = 0; m < result.metrics.size(); ++m) {
+    out << pad_right(result.metrics[m].label, label_width);
+    for (std::size_t v = 0; v < result.variants.size(); ++v) {
+      out << "  " << pad_left(cells[v][m], widths[v]);
+    }
+    out << "\n";
+  }
+  out << "\n";
+  if (seeds == 1) {
+    out << "One run per variant (seed " << result.seeds.front()
+        << "); --seeds N adds 95% intervals.\nn/a: an empty set (e.g. no finished job), "
+           "never 0.\n";
+  } else {
+    out << "mean ± half-width of the 95% confidence interval of the mean over " << seeds
+        << " seeds (Student t, " << seeds - 1 << (seeds == 2 ? " degree" : " degrees")
+        << " of freedom, t = " << fixed_text(student_t_975(seeds - 1), 3)
+        << ").\nn/a: an empty set (e.g. no finished job) in some seed; n/a (k/" << seeds
+        << "): only k of the " << seeds << " seeds had a value.\n";
+  }
+}
+
+nlohmann::json compare_to_json(const CompareResult& result) {
+  const std::size_t seeds = result.seeds.size();
+  nlohmann::json metrics = nlohmann::json::array();
+  for (const auto& m : result.metrics) metrics.push_back({{"name", m.name}, {"label", m.label}});
+  nlohmann::json variants = nlohmann::json::array();
+  for (const auto& v : result.variants) {
+    nlohmann::json cells = nlohmann::json::object();
+    for (std::size_t m = 0; m < result.metrics.size(); ++m) {
+      const CompareCell& c = v.cells[m];
+      nlohmann::json values = nlohmann::json::array();
+      for (const auto& x : c.values) values.push_back(optional_json(x));
+      cells[result.metrics[m].name] = {{"mean", optional_json(c.mean)},
+                                       {"ci95_half_width", optional_json(c.half_width)},
+                                       {"n", c.n},
+                                       {"values", values}};
+    }
+    variants.push_back({{"model", v.model},
+                        {"params", v.params},
+                        {"params_source", v.params_source},
+                        {"run_dirs", v.run_dirs},
+                        {"metrics", cells}});
+  }
+  nlohmann::json confidence = {{"level", 0.95}, {"method", "Student t"}};
+  if (seeds > 1) {
+    confidence["degrees_of_freedom"] = seeds - 1;
+    confidence["t"] = student_t_975(seeds - 1);
+  }
+  return {{"scenario", {{"name", result.scenario_name}, {"file", result.scenario_file}}},
+          {"seeds", result.seeds},
+          {"confidence", confidence},
+          {"metrics", metrics},
+          {"variants", variants}};
+}
+
+void write_compare_csv(const CompareResult& result, std::ostream& out) {
+  out << "variant,seed,metric,value\n";
+  for (const auto& v : result.variants) {
+    for (std::size_t s = 0; s < result.seeds.size(); ++s) {
+      for (std::size_t m = 0; m < result.metrics.size(); ++m) {
+        const auto& value = v.cells[m].values[s];
+        out << v.model << "," << result.seeds[s] << "," << result.metrics[m].name << ","
+            << (value ? csv_number(*value) : "") << "\n";
+      }
+    }
+  }
+}
+
+void write_compare_files(const CompareResult& result, const std::string& dir) {
+  AtomicFile csv((std::filesystem::path(dir) / "compare.csv").string());
+  AtomicFile json((std::filesystem::path(dir) / "compare.json").string());
+  write_compare_csv(result, csv.stream());
+  json.stream() << compare_to_json(result).dump(2) << "\n";
+  csv.commit();
+  json.commit();
+}
+
+}  // namespace gpumux

@@ -1,0 +1,40 @@
+// What `gpumux compare` prints and writes (README "Comparing sharing models"): the aligned
+// table (rows = metrics, columns = variants), compare.json (the same numbers) and compare.csv
+// (tidy long format: variant,seed,metric,value).
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <ostream>
+#include <string>
+
+#include "analysis/compare/compare.h"
+
+namespace gpumux {
+
+// A cell as the table prints it: the single run's value with one seed; with more, "mean ± half"
+// (half-width of the 95% interval); "n/a" when no seed has a value, "n/a (k/N)" when only k of
+// the N seeds have one.
+std::string compare_cell_text(const CompareMetric& metric, const CompareCell& cell,
+                              std::size_t seeds);
+
+// The table with a header naming the scenario, seeds and each variant's params, and a footer
+// saying what a cell holds.
+void print_compare_table(const CompareResult& result, std::ostream& out);
+
+// {scenario, seeds, confidence, metrics: [{name, label}], variants: [{model, params,
+// params_source, run_dirs, metrics: {NAME: {mean, ci95_half_width, n, values}}}]}; null for
+// n/a, ci95_half_width null with one seed.
+nlohmann::json compare_to_json(const CompareResult& result);
+
+// A value in compare.csv (and sweep.csv): integers without decimals, others in the shortest
+// text that reads back as the same double.
+std::string csv_number(double x);
+
+// The header line and one row per variant, seed and metric, in that nesting (variants in the
+// order asked, seeds ascending, metrics in table order); a null value is an empty field.
+void write_compare_csv(const CompareResult& result, std::ostream& out);
+
+// Writes DIR/compare.csv and DIR/compare.json, each atomically.
+void write_compare_files(const CompareResult& result, const std::string& dir);
+
+}  // namespace gpumux

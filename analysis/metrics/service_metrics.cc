@@ -1,0 +1,158 @@
+#include "analysis/metrics/service_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpumux {
+
+namespace {
+
+nlohmann::json count_json(double n) { return static_cast<std::int64_t>(std::llround(n)); }
+
+nlohmann::json latency_json(double served, double p50, double p95, double p99, double mean) {
+  if (served <= 0) {
+    return {{"p50", nullptr}, {"p95", nullptr}, {"p99", nullptr}, {"mean", nullptr}};
+  }
+  return {
+      {"p50", p50 / 1000.0}, {"p95", p95 / 1000.0}, {"p99", p99 / 1000.0}, {"mean", mean / 1000.0}};
+}
+
+double outcomes(const RequestCounts& c) { return c.served + c.dropped + c.timed_out; }
+
+nlohmann::json counts_json(const RequestCounts& c) {
+  return {{"count", count_json(c.arrived)},
+          {"served", count_json(c.served)},
+          {"dropped", count_json(c.dropped)},
+          {"timed_out", count_json(c.timed_out)},
+          {"unfinished", count_json(c.unfinished)}};
+}
+
+}  // namespace
+
+std::uint64_t ServiceMetrics::replica_seed(std::uint64_t seed, const std::string& id) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : id) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  // splitmix64 finaliser: nearby seeds and ids give unrelated streams.
+  std::uint64_t z = seed ^ h ^ 0x7f4a7c159e3779b9ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+void ServiceMetrics::on_job_started(Time now, const ActiveJob& job) {
+  if (!job.spec.service || live_.count(job.ordinal)) return;  // a restart revives on its rate
+  Live l;
+  l.spec = job.spec.service;
+  l.id = job.spec.id;
+  const double origin = static_cast<double>(now.us());
+  const std::uint64_t seed = replica_seed(seed_, job.spec.id);
+  if (mode_ == RequestMode::kAnalytic) {
+    l.replica = std::make_unique<AnalyticReplica>(*l.spec, origin, seed);
+  } else {
+    l.replica = std::make_unique<RequestLevelReplica>(*l.spec, origin, seed);
+  }
+  live_.emplace(job.ordinal, std::move(l));
+}
+
+void ServiceMetrics::on_service_rate_changed(Time now, const ActiveJob& job) {
+  const auto it = live_.find(job.ordinal);
+  if (it != live_.end()) it->second.replica->set_rate(static_cast<double>(now.us()), job.rate);
+}
+
+void ServiceMetrics::on_job_rejected(Time, const ActiveJob& job, std::string_view) {
+  if (job.spec.service) record_unstarted(job);
+}
+
+void ServiceMetrics::on_job_killed(Time now, const ActiveJob& job, double) {
+  const auto it = live_.find(job.ordinal);
+  if (it != live_.end()) it->second.replica->kill(static_cast<double>(now.us()));
+}
+
+void ServiceMetrics::on_job_finished(Time now, const ActiveJob& job) {
+  if (job.spec.service) close(job.ordinal, now);
+}
+
+void ServiceMetrics::on_job_failed(Time now, const ActiveJob& job) {
+  if (job.spec.service) close(job.ordinal, now);
+}
+
+void ServiceMetrics::on_run_end(Time now, std::span<const ActiveJob* const> unfinished) {
+  for (const ActiveJob* job : unfinished) {
+    if (!job->spec.service) continue;
+    if (live_.count(job->ordinal)) {
+      close(job->ordinal, now);
+    } else {
+      record_unstarted(*job);
+    }
+  }
+  std::sort(records_.begin(), records_.end(),
+            [](const Record& a, const Record& b) { return a.ordinal < b.ordinal; });
+}
+
+void ServiceMetrics::record_unstarted(const ActiveJob& job) {
+  Record r;
+  r.ordinal = job.ordinal;
+  r.id = job.spec.id;
+  r.slo_ms = job.spec.service->slo_ms;
+  records_.push_back(std::move(r));
+}
+
+void ServiceMetrics::close(std::uint64_t ordinal, Time now) {
+  const auto it = live_.find(ordinal);
+  if (it == live_.end()) return;
+  ServiceReplica& replica = *it->second.replica;
+  replica.end(static_cast<double>(now.us()));
+  Record r;
+  r.ordinal = ordinal;
+  r.id = it->second.id;
+  r.started = true;
+  r.slo_ms = it->second.spec->slo_ms;
+  r.counts = replica.counts();
+  const LatencyHistogram& h = replica.latencies();
+  r.p50_us = h.percentile_us(0.50);
+  r.p95_us = h.percentile_us(0.95);
+  r.p99_us = h.percentile_us(0.99);
+  r.mean_us = h.mean_us();
+  all_.merge(h);
+  all_counts_.merge(r.counts);
+  if (r.slo_ms > 0) {
+    any_slo_ = true;
+    slo_outcomes_ += outcomes(r.counts);
+    slo_within_ += r.counts.within_slo;
+  }
+  records_.push_back(std::move(r));
+  live_.erase(it);  // frees the replica's histogram: memory stays bounded by live services
+}
+
+nlohmann::json ServiceMetrics::metrics() const {
+  nlohmann::json out = counts_json(all_counts_);
+  out["latency_ms"] = latency_json(all_.count(), all_.percentile_us(0.50), all_.percentile_us(0.95),
+                                   all_.percentile_us(0.99), all_.mean_us());
+  // The latency distribution over every request served, for CDF plots (html_report.h):
+  // [latency ms, share served at or below it] at the upper edge of each occupied 1% bin.
+  nlohmann::json cdf = nlohmann::json::array();
+  all_.for_each_cdf_point(
+      [&](double us, double share) { cdf.push_back(nlohmann::json::array({us / 1000.0, share})); });
+  out["latency_cdf_ms"] = std::move(cdf);
+  out["slo_attainment"] =
+      any_slo_ && slo_outcomes_ > 0 ? nlohmann::json(slo_within_ / slo_outcomes_) : nullptr;
+  out["mode"] = mode_ == RequestMode::kAnalytic ? "analytic" : "request";
+  nlohmann::json services = nlohmann::json::array();
+  for (const Record& r : records_) {
+    nlohmann::json s = {{"id", r.id}, {"started", r.started}};
+    s.update(counts_json(r.counts));
+    s["latency_ms"] = latency_json(r.counts.served, r.p50_us, r.p95_us, r.p99_us, r.mean_us);
+    s["slo_ms"] = r.slo_ms > 0 ? nlohmann::json(r.slo_ms) : nullptr;
+    s["slo_attainment"] = r.slo_ms > 0 && outcomes(r.counts) > 0
+                              ? nlohmann::json(r.counts.within_slo / outcomes(r.counts))
+                              : nullptr;
+    services.push_back(std::move(s));
+  }
+  out["services"] = std::move(services);
+  return out;
+}
+
+}  // namespace gpumux

@@ -1,0 +1,76 @@
+// Request metrics of inference services (README "Inference services"): listens to engine
+// signals, runs one ServiceReplica per service job (request-level or analytic), and reports
+// `metrics.requests` in summary.json. Only attached to runs that have services.
+//
+// Per service and overall: requests arrived (`count`), served, dropped (queue full, or the
+// replica down or killed), timed out, unfinished (still held when its lifetime or the run
+// ended); latency percentiles p50/p95/p99 (nearest rank on a 1%-wide log grid, reported at
+// the bin's middle) and the exact mean, in ms (null when nothing was served); SLO attainment
+// = requests served within slo_ms / (served + dropped + timed out), null without an SLO or
+// without such requests. Overall attainment counts only services that have an SLO.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "scenarios/service_config.h"
+#include "sim/engine/observer.h"
+#include "sim/services/service_replica.h"
+
+namespace gpumux {
+
+class ServiceMetrics : public EngineObserver {
+ public:
+  // `seed` (the scenario's) seeds each replica's own stream, mixed with its job id.
+  ServiceMetrics(RequestMode mode, std::uint64_t seed) : mode_(mode), seed_(seed) {}
+
+  void on_job_started(Time now, const ActiveJob& job) override;
+  void on_service_rate_changed(Time now, const ActiveJob& job) override;
+  void on_job_rejected(Time now, const ActiveJob& job, std::string_view reason) override;
+  void on_job_killed(Time now, const ActiveJob& job, double lost_work_us) override;
+  void on_job_finished(Time now, const ActiveJob& job) override;
+  void on_job_failed(Time now, const ActiveJob& job) override;
+  void on_run_end(Time now, std::span<const ActiveJob* const> unfinished) override;
+
+  // Whether any service arrived (no `metrics.requests` otherwise).
+  bool any() const { return !records_.empty(); }
+  // The `metrics.requests` object. Precondition: the run has ended.
+  nlohmann::json metrics() const;
+
+  // The seed of a replica's stream: the scenario seed mixed with its job id (FNV-1a).
+  static std::uint64_t replica_seed(std::uint64_t seed, const std::string& id);
+
+ private:
+  struct Live {
+    std::shared_ptr<const ServiceSpec> spec;  // keeps the spec alive for the replica
+    std::unique_ptr<ServiceReplica> replica;
+    std::string id;
+  };
+  struct Record {  // a service whose requests are all accounted for
+    std::uint64_t ordinal = 0;
+    std::string id;
+    bool started = false;
+    double slo_ms = 0;
+    RequestCounts counts;
+    double p50_us = 0, p95_us = 0, p99_us = 0, mean_us = 0;
+  };
+
+  void close(std::uint64_t ordinal, Time now);
+  void record_unstarted(const ActiveJob& job);
+
+  RequestMode mode_;
+  std::uint64_t seed_;
+  std::unordered_map<std::uint64_t, Live> live_;  // by job ordinal
+  std::vector<Record> records_;
+  LatencyHistogram all_;
+  RequestCounts all_counts_;
+  double slo_outcomes_ = 0, slo_within_ = 0;  // over services with an SLO
+  bool any_slo_ = false;
+};
+
+}  // namespace gpumux

@@ -1,0 +1,160 @@
+#include "analysis/metrics/summary_metrics.h"
+#include <nlohmann/json.hpp>
+
+
+namespace gpumux {
+
+namespace {
+
+constexpr const char* kStats[] = {"count", "mean", "p50", "p90", "p95", "p99", "max"};
+
+std::vector<std::string> build_names() {
+  std::vector<std::string> n;
+  for (const char* k :
+       {"arrived", "finished", "rejected", "failed", "unfinished_queued", "unfinished_running"}) {
+    n.push_back(std::string("jobs.") + k);
+  }
+  for (const char* k :
+       {"gpus", "makespan_s", "gpu_allocation_ratio", "sm_busy_utilization",
+        "sm_busy_per_allocated_gpu", "sharing_overhead", "sharing_overhead_gpu_hours",
+        "peak_allocated_gpus", "mean_allocated_gpus", "finished_work_gpu_hours"}) {
+    n.push_back(k);
+  }
+  for (const char* k : {"memory_faults", "jobs_killed", "memory_fault_kills", "fatal_faults",
+                        "fatal_fault_kills", "jobs_failed", "lost_work_gpu_hours"}) {
+    n.push_back(std::string("failures.") + k);
+  }
+  for (const char* s : kStats) n.push_back(std::string("failures.cascade_size.") + s);
+  for (const char* k : {"count", "drain_gpu_hours", "reconfiguration_gpu_hours", "migrations",
+                        "migration_lost_work_gpu_hours", "checkpoint_gpu_hours"}) {
+    n.push_back(std::string("reconfigurations.") + k);
+  }
+  for (const char* d : {"jct_s", "queueing_delay_s", "slowdown", "sharing_slowdown"}) {
+    for (const char* s : kStats) n.push_back(std::string(d) + "." + s);
+  }
+  for (const char* k :
+       {"slice_utilization", "memory_allocation_share", "free_slice_share",
+        "unavailable_slice_share", "fragmentation", "mean_split_gpus", "slice_hours"}) {
+    n.push_back(std::string("slots.") + k);
+  }
+  for (const char* k : {"mean_instances", "mean_busy", "occupancy"}) {
+    n.push_back(std::string("slots.profiles.*.") + k);
+  }
+  n.push_back("slots.fit_blocked.jobs");
+  n.push_back("slots.fit_blocked.wait_job_hours");
+  for (const char* k : {"count", "served", "dropped", "timed_out", "unfinished"}) {
+    n.push_back(std::string("requests.") + k);
+  }
+  for (const char* s : {"mean", "p50", "p95", "p99"}) {
+    n.push_back(std::string("requests.latency_ms.") + s);
+  }
+  n.push_back("requests.slo_attainment");
+  for (const char* k : {"allocation_ratio", "peak_allocation_ratio", "fragmentation_gpus",
+                        "fragmentation_of_idle", "typical_job_kinds"}) {
+    n.push_back(std::string("shares.") + k);
+  }
+  return n;
+}
+
+// Splits `name` into summary keys along `pattern`: dots separate keys, except inside the part a
+// `*` matches (a profile name such as "1g.10gb" keeps its dots). Empty when it does not match.
+std::vector<std::string> keys_along(const std::string& pattern, const std::string& name) {
+  auto split = [](const std::string& s) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (true) {
+      const auto dot = s.find('.', start);
+      out.push_back(s.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+      if (dot == std::string::npos) return out;
+      start = dot + 1;
+    }
+  };
+  const auto star = pattern.find('*');
+  if (star == std::string::npos) return pattern == name ? split(name) : std::vector<std::string>{};
+  const std::string prefix = pattern.substr(0, star);
+  const std::string suffix = pattern.substr(star + 1);
+  if (name.size() <= prefix.size() + suffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return {};
+  }
+  std::vector<std::string> keys = split(prefix.substr(0, prefix.size() - 1));
+  keys.push_back(name.substr(prefix.size(), name.size() - prefix.size() - suffix.size()));
+  for (auto& k : split(suffix.substr(1))) keys.push_back(k);
+  return keys;
+}
+
+std::vector<std::string> keys_of(const std::string& name) {
+  for (const auto& pattern : metric_names()) {
+    auto keys = keys_along(pattern, name);
+    if (!keys.empty()) return keys;
+  }
+  return {};
+}
+
+// Why a null in the summary is n/a: the empty set it summarises.
+std::string why_null(const std::vector<std::string>& keys) {
+  const std::string& head = keys.front();
+  if (head == "jct_s" || head == "queueing_delay_s") return "no finished jobs";
+  if (head == "slowdown" || head == "sharing_slowdown") {
+    return "no finished jobs with a non-zero runtime";
+  }
+  if (head == "failures") return "no out-of-memory events";
+  if (head == "requests") {
+    return keys.back() == "slo_attainment" ? "no request with an SLO ended" : "no request served";
+  }
+  if (head == "slots") return "no slot time (no slices, instances or jobs over the run)";
+  if (head == "shares") return "no job arrived, or no idle GPU share to fragment";
+  return "no job arrived, or no GPU time to share";
+}
+
+}  // namespace
+
+const std::vector<std::string>& metric_names() {
+  static const std::vector<std::string> names = build_names();
+  return names;
+}
+
+bool is_known_metric(const std::string& name) { return !keys_of(name).empty(); }
+
+std::string metric_pointer(const std::string& name) {
+  std::string pointer = "/metrics";
+  for (const auto& key : keys_of(name)) {
+    pointer += '/';
+    for (char c : key) pointer += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+  }
+  return pointer;
+}
+
+MetricValue read_metric(const nlohmann::json& summary, const std::string& name) {
+  const std::vector<std::string> keys = keys_of(name);
+  if (keys.empty()) return {std::nullopt, "unknown metric"};
+  const nlohmann::json* at = summary.contains("metrics") ? &summary.at("metrics") : nullptr;
+  for (std::size_t i = 0; at && i < keys.size(); ++i) {
+    if (!at->is_object() || !at->contains(keys[i])) {
+      if (i == 0 && keys[0] == "slots") {
+        return {std::nullopt,
+                "this run has no slot metrics (only models that split GPUs into slots, such as "
+                "mig, have them)"};
+      }
+      if (i == 0 && keys[0] == "shares") {
+        return {std::nullopt,
+                "this run has no GPU-share metrics (only models that limit compute shares, such "
+                "as fractional, or share-aware placement have them)"};
+      }
+      if (i == 0 && keys[0] == "requests") {
+        return {std::nullopt, "this run has no inference services"};
+      }
+      if (i == 2 && keys[1] == "profiles") {
+        return {std::nullopt, "no instance of profile '" + keys[2] + "' in this run"};
+      }
+      return {std::nullopt, "not in this run's summary (" + metric_pointer(name) + ")"};
+    }
+    at = &(*at)[keys[i]];
+  }
+  if (!at) return {std::nullopt, "the summary has no metrics"};
+  if (at->is_null()) return {std::nullopt, why_null(keys)};
+  if (!at->is_number()) return {std::nullopt, "not a number: " + at->dump()};
+  return {at->get<double>(), ""};
+}
+
+}  // namespace gpumux

@@ -1,0 +1,20 @@
+// What `gpumux plan` prints: the table (--format table) and the JSON object (--format json)
+// of a PlanResult (README "Capacity planning", "Output"). Both depend on the result alone, so
+// they are the same for any thread count.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <ostream>
+
+#include "analysis/plan/plan.h"
+
+namespace gpumux {
+
+// Per model: nodes, GPUs, saving against exclusive, utilization, latency, kills, one size
+// below; then each objective's value at the answer and one size below; then the assumptions.
+void print_plan_table(const PlanResult& result, std::ostream& out);
+
+// The same as one JSON object (keys listed in the README).
+nlohmann::json plan_to_json(const PlanResult& result);
+
+}  // namespace gpumux

@@ -1,0 +1,486 @@
+#include "analysis/run/run.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstdio>
+#include <filesystem>
+#include <iomanip>
+#include <memory>
+#include <sstream>
+
+#include "sim/base/atomic_file.h"
+#include "analysis/check/expectations.h"
+#include "analysis/report/html_report.h"
+#include "sim/invariants/invariant_checker.h"
+#include "analysis/metrics/metrics_collector.h"
+#include "analysis/output/number_text.h"
+#include "analysis/output/output_folder.h"
+#include "analysis/run/progress.h"
+#include "analysis/metrics/service_metrics.h"
+#include "analysis/metrics/share_metrics.h"
+#include "analysis/metrics/slot_metrics.h"
+#include "traces/formats/trace_opening.h"
+#include "sim/placement/placement.h"
+#include "sim/placement/share_placement.h"
+#include "sim/placement/share_view.h"
+#include "traces/transforms/arrival_batch_source.h"
+#include "traces/transforms/fixed_kernel_source.h"
+#include "traces/formats/generator.h"
+#include "traces/transforms/integer_seconds_source.h"
+#include "traces/transforms/inflation_source.h"
+#include "traces/fields/memory_profile_library.h"
+#include "traces/formats/trace_source.h"
+
+namespace gpumux {
+
+namespace {
+
+std::string version() { return GPUMUX_VERSION; }
+
+// The scenario's jobs counted by kind, for the typical jobs of the FGD fragmentation measure:
+// the trace is read once more, ahead of the run, holding one count per distinct kind.
+JobKindCounts share_workload(const Scenario& scenario) {
+  std::unique_ptr<JobSource> source;
+  if (scenario.trace.generated) {
+    source = std::make_unique<GeneratedJobs>(scenario.trace.generator, scenario.seed);
+  } else {
+    source = open_scenario_trace(scenario.trace.path, scenario.trace.format,
+                                 scenario.trace.defaults, scenario.seed ^ 0x9e3779b97f4a7c15ULL);
+  }
+  JobKindCounts kinds;
+  JobSpec job;
+  while (source->next(job)) kinds.add(job);
+  return kinds;
+}
+
+}  // namespace
+
+bool invariant_checks_from_environment() {
+  const char* v = std::getenv("GPUMUX_CHECK_INVARIANTS");
+  return v != nullptr && *v != '\0' && std::string_view(v) != "0";
+}
+
+RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  validate_expect_names(scenario);  // before anything runs or is written
+  RunReport report;
+  report.out_dir = scenario.outputs.dir;
+  namespace fs = std::filesystem;
+
+  std::unique_ptr<TraceSource> trace;
+  std::unique_ptr<GeneratedJobs> generated;
+  JobSource* source = nullptr;
+  // Separate streams for the generator and defaulted fields, derived from the run's seed.
+  if (scenario.trace.generated) {
+    generated = std::make_unique<GeneratedJobs>(scenario.trace.generator, scenario.seed);
+    source = generated.get();
+  } else {
+    trace = open_scenario_trace(scenario.trace.path, scenario.trace.format, scenario.trace.defaults,
+                                scenario.seed ^ 0x9e3779b97f4a7c15ULL);
+    source = trace.get();
+  }
+
+  // Inflation re-samples a snapshot list into arrivals in time (the seed's own stream).
+  std::unique_ptr<InflatingSource> inflated;
+  if (scenario.trace.inflation.load > 0) {
+    inflated = std::make_unique<InflatingSource>(
+        *source, scenario.trace.inflation,
+        static_cast<std::int64_t>(scenario.gpu_count()) * 1000,
+        scenario.seed ^ 0x3c6ef372fe94f82bULL, scenario.file + "#/trace/inflation");
+    source = inflated.get();
+  }
+
+  // Whole seconds first (the batch ranking below sees the rounded submit times).
+  std::unique_ptr<IntegerSecondsSource> whole_seconds;
+  if (scenario.trace.integer_seconds) {
+    whole_seconds = std::make_unique<IntegerSecondsSource>(*source);
+    source = whole_seconds.get();
+  }
+
+  // Batch arrivals rewrite submit times next: everything after sees the rewritten stream.
+  std::unique_ptr<ArrivalBatchSource> batched;
+  if (scenario.trace.batch_jobs > 0) {
+    batched = std::make_unique<ArrivalBatchSource>(*source, scenario.trace.batch_jobs,
+                                                   scenario.trace.batch_every);
+    source = batched.get();
+  }
+
+  // Inference services: completes the trace's service columns with the scenario's `services`
+  // section (and clears what other sources leave), before memory profiles are drawn.
+  ServiceAssigningSource services(*source, scenario.services,
+                                  scenario.trace.generated ? "generator" : scenario.trace.path);
+  source = &services;
+
+  std::unique_ptr<ProfileAssigningSource> profiled;
+  if (!scenario.trace.memory_profiles.empty()) {
+    profiled = std::make_unique<ProfileAssigningSource>(*source, scenario.trace.memory_profiles,
+                                                        scenario.seed ^ 0x5bd1e9955bd1e995ULL);
+    source = profiled.get();
+  }
+
+  std::unique_ptr<FixedKernelSource> fixed;
+  if (scenario.trace.fixed_kernel_lengths) {
+    fixed = std::make_unique<FixedKernelSource>(*source);
+    source = fixed.get();
+  }
+
+  // Every file goes into the folder's temporary twin; the folder is replaced only at the end.
+  std::unique_ptr<OutputFolder> folder;
+  if (options.write_outputs) folder = std::make_unique<OutputFolder>(scenario.outputs.dir);
+  auto shown = [&](const char* name) { return (fs::path(scenario.outputs.dir) / name).string(); };
+  std::unique_ptr<AtomicFile> jobs_file, series_file;
+  if (folder && scenario.outputs.jobs_csv) {
+    jobs_file = std::make_unique<AtomicFile>(folder->file("jobs.csv"), shown("jobs.csv"));
+  }
+  if (folder && scenario.outputs.timeseries_csv) {
+    series_file =
+        std::make_unique<AtomicFile>(folder->file("timeseries.csv"), shown("timeseries.csv"));
+  }
+
+  Cluster cluster(scenario.devices, scenario.nodes, scenario.pool);
+  // GPU shares: a share-aware placement policy, or a model that limits compute shares, mirror
+  // the cluster in the FGD study's terms (placement decisions, fragmentation metrics).
+  packing::Policy share_policy;
+  const bool share_placement = share_policy_of(
+      scenario.placement, scenario.model->limits_compute_shares(), share_policy);
+  std::unique_ptr<ShareView> share_view;
+  std::unique_ptr<ShareMetrics> share_metrics;
+  if (share_placement || scenario.model->limits_compute_shares()) {
+    share_view = std::make_unique<ShareView>(cluster, share_workload(scenario),
+                                             scenario.file + "#/scheduler/placement");
+    share_metrics = std::make_unique<ShareMetrics>(*share_view);
+  }
+  std::unique_ptr<PlacementPolicy> placement;
+  if (share_placement) {
+    placement = std::make_unique<SharePlacement>(scenario.placement, share_policy, *share_view,
+                                                 scenario.seed ^ 0x6a09e667f3bcc909ULL);
+  } else {
+    placement = make_placement_policy(scenario.placement);
+  }
+  Scheduler scheduler(scenario.queue, std::move(placement), scenario.backfill_depth,
+                      scenario.order);
+  EngineOptions engine_options{scenario.horizon, scenario.retry_limit, scenario.retry_delay};
+  // Fault times on a stream of their own: turning faults on changes no other draw.
+  engine_options.fatal_faults_per_gpu_hour = scenario.fatal_faults_per_gpu_hour;
+  engine_options.fault_seed = scenario.seed ^ 0xd1b54a32d192ed03ULL;
+  const bool check_invariants = options.check_invariants || invariant_checks_from_environment();
+  engine_options.check_invariants = check_invariants;
+  Engine engine(cluster, *scenario.model, scheduler, *source, engine_options);
+  std::unique_ptr<InvariantChecker> invariants;
+  if (check_invariants) {
+    invariants = std::make_unique<InvariantChecker>(cluster, *scenario.model);
+    engine.add_observer(invariants.get());
+  }
+  MetricsCollector metrics(cluster.gpu_count(), scenario.outputs.timeseries_interval,
+                           jobs_file ? &jobs_file->stream() : nullptr,
+                           series_file ? &series_file->stream() : nullptr,
+                           share_metrics.get());
+  metrics.describe_placements(cluster, *scenario.model);
+  metrics.set_exact_percentiles(scenario.outputs.exact_percentiles);
+  engine.add_observer(&metrics);
+  if (share_view) {  // the view first: placement and the share metrics read it after changes
+    engine.add_observer(share_view.get());
+    engine.add_observer(share_metrics.get());
+  }
+  // Only models that split GPUs into slots have slot metrics; other runs' outputs stay as they
+  // were.
+  std::unique_ptr<SlotMetrics> slot_metrics;
+  std::unique_ptr<AtomicFile> slot_series_file;
+  if (has_slots(cluster, *scenario.model)) {
+    slot_metrics = std::make_unique<SlotMetrics>(cluster, *scenario.model);
+    if (folder && scenario.outputs.timeseries_csv) {
+      slot_series_file = std::make_unique<AtomicFile>(folder->file("slot_timeseries.csv"),
+                                                      shown("slot_timeseries.csv"));
+      slot_metrics->write_timeseries(&slot_series_file->stream(),
+                                     scenario.outputs.timeseries_interval);
+    }
+    engine.add_observer(slot_metrics.get());
+  }
+  ServiceMetrics service_metrics(scenario.services.mode, scenario.seed);
+  engine.add_observer(&service_metrics);
+  std::unique_ptr<ProgressReporter> progress;
+  if (options.progress) {
+    progress = std::make_unique<ProgressReporter>(*options.progress, expected_job_count(scenario));
+    engine.add_observer(progress.get());
+  }
+  try {
+    report.engine = engine.run();
+  } catch (const TimeOverflow& e) {
+    // Only inputs make times this large (durations near kMaxInputSeconds, queued in series).
+    throw InputError(
+        scenario.trace.generated ? scenario.file + "#/trace/generator" : scenario.trace.path, "",
+        std::string(e.what()) + ": the trace's times or durations are too large");
+  } catch (const TimeseriesTooLong& e) {
+    throw InputError(scenario.file + "#/outputs/timeseries_interval_s", "timeseries_interval_s",
+                     e.what());
+  }
+
+  nlohmann::json trace_json;
+  if (trace) {
+    const TraceStats& st = trace->stats();
+    nlohmann::json defaults_used = nlohmann::json::object();
+    for (const auto& f : job_fields()) {
+      const auto rows = st.defaults.rows[static_cast<int>(f.field)];
+      if (rows == 0 || f.required) continue;
+      defaults_used[std::string(f.name)] = {{"rows", rows},
+                                            {"value", scenario.trace.defaults.value_json(f.field)},
+                                            {"source", scenario.trace.defaults.source(f.field)}};
+    }
+    nlohmann::json skipped = nlohmann::json::object();
+    std::uint64_t skipped_total = 0;
+    for (const auto& [reason, n] : trace->skip_counts()) {
+      skipped[reason] = n;
+      skipped_total += n;
+    }
+    trace_json = {{"rows", st.rows},
+                  {"skipped", skipped_total},
+                  {"skipped_by_reason", skipped},
+                  {"defaults_used", defaults_used}};
+    // Runs of lists without notes keep their summary exactly as before: no `list` key.
+    if (auto notes = trace->list_notes(); !notes.is_null()) trace_json["list"] = notes;
+  } else {
+    trace_json = {{"rows", report.engine.arrived}, {"generated", true}};
+  }
+  if (inflated) {
+    trace_json["inflation"] = {{"list_jobs", inflated->list_size()},
+                               {"runtimes_clipped", inflated->clipped()},
+                               {"arrivals", report.engine.arrived},
+                               {"arrivals_per_s", inflated->arrivals_per_s()}};
+  }
+  report.summary = {
+      {"gpumux_version", version()},
+      {"scenario", scenario.resolved},
+      {"trace", trace_json},
+      {"engine",
+       {{"events", report.engine.events},
+        {"stale_events", report.engine.stale_events},
+        {"memory_faults", report.engine.memory_faults},
+        {"fatal_faults", report.engine.fatal_faults},
+        {"stopped_at_time_limit", report.engine.hit_horizon},
+        {"end_time_s", report.engine.end_time.seconds()}}},
+      {"metrics", metrics.metrics()},
+  };
+  if (slot_metrics) report.summary["metrics"]["slots"] = slot_metrics->metrics();
+  if (share_metrics) report.summary["metrics"]["shares"] = share_metrics->metrics();
+  // Runs without services keep their summary exactly as before: no `requests` key.
+  if (service_metrics.any()) report.summary["metrics"]["requests"] = service_metrics.metrics();
+  // Runs without bounds keep their summary exactly as before: no `expect` key.
+  if (!scenario.expect.empty()) {
+    report.expect = check_expect(scenario.expect, report.summary);
+    report.summary["expect"] = expect_results_json(report.expect);
+  }
+
+  if (folder) {
+    AtomicFile summary(folder->file("summary.json"), shown("summary.json"));
+    summary.stream() << report.summary.dump(2) << '\n';
+    if (jobs_file) jobs_file->commit();
+    if (series_file) series_file->commit();
+    if (slot_series_file) slot_series_file->commit();
+    summary.commit();
+    if (options.html_report) {
+      // Drawn from the temporary folder but naming the folder the outputs end up in.
+      write_html_report({folder->temp_path()}, folder->file("report.html"), {scenario.outputs.dir});
+    }
+    folder->commit();
+  }
+  report.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return report;
+}
+
+namespace {
+
+std::string fixed(double x, int digits) { return fixed_text(x, digits); }
+
+std::string duration_text(const nlohmann::json& value) {
+  if (value.is_null()) return "n/a";
+  const double s = value.get<double>();
+  if (s < 120) return fixed(s, 1) + " s";
+  if (s < 7200) return fixed(s / 60, 1) + " min";
+  return fixed(s / 3600, 2) + " h";
+}
+
+}  // namespace
+
+std::string excluded_jobs_warning(const nlohmann::json& summary) {
+  const auto& jobs = summary.at("metrics").at("jobs");
+  const auto rejected = jobs.at("rejected").get<std::uint64_t>();
+  const auto failed = jobs.at("failed").get<std::uint64_t>();
+  const auto unfinished = jobs.at("unfinished_queued").get<std::uint64_t>() +
+                          jobs.at("unfinished_running").get<std::uint64_t>();
+  if (rejected + failed + unfinished == 0) return "";
+  const auto arrived = jobs.at("arrived").get<std::uint64_t>();
+  const double share = arrived > 0 ? 100.0 * static_cast<double>(rejected + failed + unfinished) /
+                                         static_cast<double>(arrived)
+                                   : 0.0;
+  return "warning: " + std::to_string(rejected + failed + unfinished) + " of " +
+         std::to_string(arrived) + " arrived jobs (" + fixed(share, 1) +
+         " %) are left out of the JCT, queueing-delay and slowdown percentiles: " +
+         std::to_string(rejected) + " rejected, " + std::to_string(failed) + " failed, " +
+         std::to_string(unfinished) +
+         " unfinished (metrics.<distribution>.excluded in summary.json; jobs.csv has each)";
+}
+
+void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& out) {
+  const auto& m = r.summary["metrics"];
+  const auto& sc = r.summary["scenario"];
+  out << "gpumux " << version() << "  scenario '" << s.name << "' (" << s.file << ")  seed "
+      << s.seed << "\n";
+  out << "cluster     " << s.gpu_count() << " GPUs on " << s.nodes.size() << " nodes (";
+  for (std::size_t i = 0; i < s.devices.size(); ++i) out << (i ? ", " : "") << s.devices[i].name;
+  out << ")\n";
+  out << "sharing     " << sc["sharing"]["model"].get<std::string>() << "\n";
+  for (const auto& p : sc["sharing"]["parameters"]) {
+    out << "            " << parameter_text(p) << "\n";
+  }
+  out << "scheduler   " << sc["scheduler"]["queue"].get<std::string>() << " + "
+      << sc["scheduler"]["placement"].get<std::string>() << "\n";
+  const auto& tr = r.summary["trace"];
+  if (s.trace.generated) {
+    out << "trace       synthetic generator, " << tr["rows"] << " jobs\n";
+  } else {
+    out << "trace       " << s.trace.path << " (" << s.trace.format << "), " << tr["rows"]
+        << " jobs, " << tr["skipped"] << " rows skipped";
+    std::string reasons;
+    for (const auto& [reason, n] : tr["skipped_by_reason"].items()) {
+      reasons += (reasons.empty() ? "" : ", ") + reason + " " + n.dump();
+    }
+    out << (reasons.empty() ? "" : " (" + reasons + ")") << "\n";
+    // Defaults the scenario chose, one per line; built-in ones on one line.
+    std::string builtin;
+    for (const auto& [field, use] : tr["defaults_used"].items()) {
+      // Empty or whole by default: no effect.
+      if (field == "mig_profile" || field == "tenant" || field == "gpu_milli") continue;
+      if (use["source"] == "built-in default") {
+        builtin += (builtin.empty() ? "" : ", ") + field + "=" + use["value"].dump();
+        continue;
+      }
+      out << "  default   " << field << " ~ " << use["value"].dump() << " ("
+          << use["source"].get<std::string>() << ", " << use["rows"] << " rows)\n";
+    }
+    if (!builtin.empty()) out << "  default   " << builtin << " (built-in, not in the trace)\n";
+    if (tr.contains("list") && tr["list"].value("looks_like_snapshot", false)) {
+      out << "  note      " << tr["list"]["advice"].get<std::string>() << " ("
+          << fixed_text(100.0 * tr["list"]["arrivals_in_last_10pct_of_span"].get<double>(), 1)
+          << " % of arrivals in the last 10% of the span)\n";
+    }
+  }
+  if (tr.contains("inflation")) {
+    out << "  inflation " << tr["inflation"]["arrivals"] << " arrivals re-sampled from "
+        << tr["inflation"]["list_jobs"] << " jobs at load " << s.trace.inflation.load << "\n";
+  }
+  const auto& jobs = m["jobs"];
+  out << "\n";
+  out << "  jobs finished / arrived      " << jobs["finished"] << " / " << jobs["arrived"];
+  if (jobs["rejected"].get<std::uint64_t>() > 0) out << "  (" << jobs["rejected"] << " rejected)";
+  const auto unfinished = jobs["unfinished_queued"].get<std::uint64_t>() +
+                          jobs["unfinished_running"].get<std::uint64_t>();
+  if (jobs["failed"].get<std::uint64_t>() > 0) out << "  (" << jobs["failed"] << " failed)";
+  if (unfinished > 0) out << "  (" << unfinished << " unfinished at the time limit)";
+  out << "\n";
+  out << "  makespan                     " << duration_text(m["makespan_s"]) << "\n";
+  out << "  GPU allocation ratio         " << fixed_or_na(m["gpu_allocation_ratio"], 1, 100)
+      << " %\n";
+  out << "  SM-busy utilization          " << fixed_or_na(m["sm_busy_utilization"], 1, 100)
+      << " %  (" << fixed_or_na(m["sm_busy_per_allocated_gpu"], 1, 100) << " % of GPUs in use)\n";
+  out << "  sharing overhead             " << fixed_or_na(m["sharing_overhead"], 1, 100) << " %  ("
+      << fixed(m["sharing_overhead_gpu_hours"].get<double>(), 1) << " GPU-hours)\n";
+  const auto& failures = m["failures"];
+  if (failures["memory_faults"].get<std::uint64_t>() > 0) {
+    out << "  out-of-memory events         " << failures["memory_faults"] << "  ("
+        << failures["memory_fault_kills"] << " kills)\n";
+  }
+  if (failures["fatal_faults"].get<std::uint64_t>() > 0) {
+    out << "  fatal GPU faults             " << failures["fatal_faults"] << "  ("
+        << failures["fatal_fault_kills"] << " kills)\n";
+  }
+  if (failures["jobs_killed"].get<std::uint64_t>() > 0) {
+    out << "  jobs killed                  " << failures["jobs_killed"] << "  ("
+        << failures["jobs_failed"] << " jobs failed, "
+        << fixed(failures["lost_work_gpu_hours"].get<double>(), 1) << " GPU-hours lost)\n";
+  }
+  const auto& reconfigurations = m["reconfigurations"];
+  if (reconfigurations["count"].get<std::uint64_t>() > 0) {
+    out << "  reconfigurations             " << reconfigurations["count"] << "  ("
+        << fixed(reconfigurations["drain_gpu_hours"].get<double>(), 2) << " GPU-hours draining, "
+        << fixed(reconfigurations["reconfiguration_gpu_hours"].get<double>(), 2)
+        << " reconfiguring)\n";
+    if (reconfigurations["migrations"].get<std::uint64_t>() > 0) {
+      out << "  jobs migrated                " << reconfigurations["migrations"] << "  ("
+          << fixed(reconfigurations["checkpoint_gpu_hours"].get<double>(), 2)
+          << " GPU-hours checkpointing, "
+          << fixed(reconfigurations["migration_lost_work_gpu_hours"].get<double>(), 2)
+          << " GPU-hours of work lost)\n";
+    }
+  }
+  if (m.contains("slots")) {
+    const auto& sl = m["slots"];
+    auto percent = [&](const char* key) { return fixed_or_na(sl[key], 1, 100) + " %"; };
+    out << "  slice utilization            " << percent("slice_utilization") << "  (memory "
+        << percent("memory_allocation_share") << "; free " << percent("free_slice_share")
+        << ", unavailable " << percent("unavailable_slice_share") << ")\n";
+    out << "  slice fragmentation          " << percent("fragmentation")
+        << "  (free slices no queued job fits)\n";
+    out << "  fit-blocked jobs             " << sl["fit_blocked"]["jobs"] << "  ("
+        << fixed(sl["fit_blocked"]["wait_job_hours"].get<double>(), 1)
+        << " job-hours queued with free slots, none fitting)\n";
+    std::string occupancy;
+    for (const auto& [name, p] : sl["profiles"].items()) {
+      occupancy +=
+          (occupancy.empty() ? "" : ", ") + name + " " + fixed_or_na(p["occupancy"], 1, 100) + " %";
+    }
+    if (!occupancy.empty()) out << "  slot occupancy               " << occupancy << "\n";
+  }
+  if (m.contains("requests")) {
+    const auto& rq = m["requests"];
+    const std::size_t services = rq["services"].size();
+    out << "  requests (" << services << (services == 1 ? " service, " : " services, ")
+        << rq["mode"].get<std::string>() << " mode)  " << rq["count"] << " arrived, "
+        << rq["served"] << " served, " << rq["dropped"] << " dropped, " << rq["timed_out"]
+        << " timed out, " << rq["unfinished"] << " unfinished\n";
+    const auto& l = rq["latency_ms"];
+    auto ms = [](const nlohmann::json& v) { return fixed_or_na(v, 2); };
+    out << "  request latency (ms)         mean " << ms(l["mean"]) << ", p50 " << ms(l["p50"])
+        << ", p95 " << ms(l["p95"]) << ", p99 " << ms(l["p99"]) << "; SLO attainment "
+        << (rq["slo_attainment"].is_null()
+                ? std::string("n/a (no SLO)")
+                : fixed(100 * rq["slo_attainment"].get<double>(), 2) + " %")
+        << "\n";
+  }
+  out << "  GPUs in use (mean / peak)    " << fixed_or_na(m["mean_allocated_gpus"], 1) << " / "
+      << m["peak_allocated_gpus"] << " of " << m["gpus"] << "\n\n";
+  out << "  " << std::left << std::setw(22) << "" << std::right;
+  for (const char* h : {"mean", "p50", "p90", "p95", "p99", "max"}) out << std::setw(11) << h;
+  out << "\n";
+  auto row = [&](const char* label, const nlohmann::json& d, int digits) {
+    out << "  " << std::left << std::setw(22) << label << std::right;
+    for (const char* k : {"mean", "p50", "p90", "p95", "p99", "max"}) {
+      out << std::setw(11) << fixed_or_na(d[k], digits);
+    }
+    out << "\n";
+  };
+  row("JCT (s)", m["jct_s"], 1);
+  row("queueing delay (s)", m["queueing_delay_s"], 1);
+  row("slowdown (x)", m["slowdown"], 2);
+  row("sharing slowdown (x)", m["sharing_slowdown"], 2);
+  const auto& excluded = m["jct_s"]["excluded"];
+  const auto left_out = excluded["rejected"].get<std::uint64_t>() +
+                        excluded["failed"].get<std::uint64_t>() +
+                        excluded["unfinished"].get<std::uint64_t>();
+  out << "  (over " << m["jct_s"]["count"] << " finished jobs";
+  if (left_out > 0) {
+    out << "; LEFT OUT: " << excluded["rejected"] << " rejected, " << excluded["failed"]
+        << " failed, " << excluded["unfinished"] << " unfinished";
+  }
+  out << ")\n";
+  if (!r.out_dir.empty()) {
+    out << "\noutputs     " << r.out_dir << "/{summary.json";
+    if (s.outputs.jobs_csv) out << ",jobs.csv";
+    if (s.outputs.timeseries_csv) out << ",timeseries.csv";
+    if (s.outputs.timeseries_csv && r.summary["metrics"].contains("slots"))
+      out << ",slot_timeseries.csv";
+    out << "}\n";
+  }
+}
+
+}  // namespace gpumux

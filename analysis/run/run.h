@@ -1,0 +1,53 @@
+// Runs one scenario end to end: builds the cluster, model, scheduler and job source, replays
+// the trace, and writes summary.json, jobs.csv and timeseries.csv (and report.html when asked)
+// into the output folder as a whole (output_folder.h): a failed or stopped run leaves the folder
+// as it was, and a second run into a folder in use fails at once.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+#include "analysis/check/expectations.h"
+#include "scenarios/scenario.h"
+#include "sim/engine/engine.h"
+
+namespace gpumux {
+
+struct RunOptions {
+  bool write_outputs = true;
+  std::ostream* progress = nullptr;  // periodic progress lines on long runs, or none
+  bool html_report = false;          // also report.html in the output folder (needs write_outputs)
+  // Check the simulation's invariants as it runs (sim/invariants/invariant_checker.h,
+  // sim/invariants/engine_invariants.h); a break throws InvariantViolation. Also on whenever the
+  // environment variable GPUMUX_CHECK_INVARIANTS is set to anything but "" or "0" (the test
+  // suite sets it), so that every run of a test is checked.
+  bool check_invariants = false;
+};
+
+// Whether GPUMUX_CHECK_INVARIANTS asks for invariant checks (see RunOptions::check_invariants).
+bool invariant_checks_from_environment();
+
+struct RunReport {
+  nlohmann::json summary;           // exactly what summary.json holds
+  std::vector<BoundResult> expect;  // the scenario's `expect` bounds, checked (also in summary)
+  EngineStats engine;
+  double wall_seconds = 0.0;  // not in the summary: outputs must be byte-identical across runs
+  std::string out_dir;
+};
+
+// Throws InputError for bad trace rows and for `expect` bounds on unknown metrics (no output
+// files are left behind).
+RunReport run_scenario(const Scenario& scenario, const RunOptions& options = {});
+
+// One line naming the arrived jobs left out of the job percentiles (rejected, failed, and
+// unfinished: still queued or running when the run stopped), or "" when there are none.
+// `gpumux run` prints it on stderr, even with --quiet: a latency target met by the jobs that
+// finished says nothing about those that did not.
+std::string excluded_jobs_warning(const nlohmann::json& summary);
+
+// The human-readable summary printed by `gpumux run` (`--format table`); null values (empty
+// sets) print as n/a. The `expect` bounds are not in it: print_expect_table prints them.
+void print_summary_table(const Scenario& scenario, const RunReport& report, std::ostream& out);
+
+}  // namespace gpumux

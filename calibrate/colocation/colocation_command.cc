@@ -1,0 +1,218 @@
+#include "calibrate/colocation/colocation_command.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+
+#include "sim/base/atomic_file.h"
+#include "calibrate/colocation/colocation_data.h"
+#include "calibrate/colocation/colocation_model.h"
+#include "sim/base/input_error.h"
+#include "sim/base/json_fields.h"
+
+namespace gpumux::colocation {
+namespace {
+
+struct Dataset {
+  std::vector<SingleConfig> singles;
+  std::vector<Pair> pairs;
+  std::vector<const Pair*> matched;
+};
+
+// Loads and joins; reports unmatched rows on `err`.
+Dataset load(const std::string& single_csv, const std::string& pairs_csv, std::ostream& err) {
+  Dataset d;
+  d.singles = load_singles(single_csv);
+  d.pairs = load_pairs(pairs_csv, d.singles);
+  std::string lines;
+  int unmatched = 0;
+  for (const Pair& p : d.pairs) {
+    if (p.matched()) {
+      d.matched.push_back(&p);
+    } else {
+      ++unmatched;
+      if (unmatched <= 20) lines += " " + std::to_string(p.line);
+    }
+  }
+  err << "pairs: " << d.pairs.size() << " rows, " << d.matched.size() << " matched, " << unmatched
+      << " unmatched (no single row with the same model,dataset,batchsize,amp)";
+  if (unmatched > 0) err << "; lines" << lines << (unmatched > 20 ? " ..." : "");
+  err << "\n";
+  if (d.matched.empty()) throw InputError(pairs_csv, "", "no pair matches the single configs");
+  return d;
+}
+
+std::string key_csv(const ConfigKey& k) {
+  return k.model + "," + k.dataset + "," + std::to_string(k.batchsize) + "," +
+         std::to_string(k.amp);
+}
+
+nlohmann::json key_json(const ConfigKey& k) {
+  return {{"model", k.model}, {"dataset", k.dataset}, {"batchsize", k.batchsize}, {"amp", k.amp}};
+}
+
+// Through the same atomic writer as every output: the file appears whole or not at all, and
+// its temporary goes on failure or SIGINT/SIGTERM.
+void write_atomically(const std::string& path, const std::string& text) {
+  AtomicFile file(path);
+  file.stream() << text;
+  file.commit();
+}
+
+}  // namespace
+
+void configure_fit_command(CLI::App& sub, FitCommand& cmd) {
+  sub.add_option("--single", cmd.single_csv, "configs measured alone (lucid_single_data.csv)")
+      ->required();
+  sub.add_option("--pairs", cmd.pairs_csv, "measured co-located pairs (lucid_pairs_train.csv)")
+      ->required();
+  sub.add_option("-o,--out", cmd.out_json, "where to write the fitted params.json")->required();
+  sub.add_option("--folds", cmd.folds, "cross-validation folds")->check(CLI::Range(2, 100));
+  sub.add_option("--seed", cmd.seed, "seed of the cross-validation shuffle");
+  sub.add_option("--model", cmd.model, "model to fit: timeslice (default) or mps")
+      ->check(CLI::IsMember({"timeslice", "mps"}));
+}
+
+void configure_predict_command(CLI::App& sub, PredictCommand& cmd) {
+  sub.add_option("--single", cmd.single_csv, "configs measured alone")->required();
+  sub.add_option("--pairs", cmd.pairs_csv, "co-located pairs to predict")->required();
+  sub.add_option("--params", cmd.params_json, "params.json written by fit");
+  sub.add_option("--model", cmd.model, "timeslice, mps, none or proportional")
+      ->check(CLI::IsMember({"timeslice", "mps", "none", "proportional"}));
+  sub.add_option("--format", cmd.format, "csv or json")->check(CLI::IsMember({"csv", "json"}));
+}
+
+int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err) {
+  try {
+    const Dataset d = load(cmd.single_csv, cmd.pairs_csv, err);
+    const ModelKind kind = parse_model(cmd.model);
+    const FitReport fit = fit_model(kind, d.matched);
+    const double train_mae = mean_abs_error(kind, fit.params, d.matched);
+    const CrossValidation cv = cross_validate(d.matched, cmd.folds, cmd.seed);
+    // The calibration file format of `gpumux calibrate fit` (models/calibration_file.h): one
+    // entry under "models"; parameters held at an assumed value are listed as "fixed", so that
+    // a model reading the file does not take them for measured ones.
+    nlohmann::json fitted;
+    fitted["params"] = to_json(fit.params);
+    fitted["fixed"] = {"kernel_us", "time_slice_us"};
+    fitted["mapping"] =
+        "sm_util = clamp(util_scale * (gpu_util / 100)^util_exponent, 0.01, 1); mean kernel = "
+        "kernel_us (assumed, not fitted) for "
+        "every config; time slice fixed at the driver default";
+    fitted["train_mae"] = train_mae;
+    fitted["train_rms"] = fit.rms;
+    fitted["cross_validation"] = {{"folds", cv.folds},
+                                  {"seed", cv.seed},
+                                  {"jobs", cv.jobs},
+                                  {"timeslice_mae", cv.timeslice_mae},
+                                  {"mps_mae", cv.mps_mae},
+                                  {"none_mae", cv.none_mae},
+                                  {"proportional_mae", cv.proportional_mae}};
+    nlohmann::json j;
+    j["format"] = "gpumux-calibration";
+    j["source"] = "least-squares fit (Levenberg-Marquardt) on " + cmd.pairs_csv + ", " +
+                  std::to_string(d.matched.size()) + " matched pairs";
+    j["measurements"] = cmd.pairs_csv;
+    j["models"] = {{model_name(kind), fitted}};
+    j["version"] = GPUMUX_VERSION;
+    write_atomically(cmd.out_json, j.dump(2) + "\n");
+    out << std::setprecision(4) << "fitted: util_scale " << fit.params.util_scale
+        << ", util_exponent " << fit.params.util_exponent << ", switch_cost_us "
+        << fit.params.switch_cost_us << ", kernel_us " << fit.params.kernel_us << ", interference "
+        << fit.params.interference << "\n"
+        << "train MAE " << train_mae << " (rms " << fit.rms << ")\n"
+        << cv.folds << "-fold cross-validated MAE (seed " << cv.seed << "): timeslice "
+        << cv.timeslice_mae << ", mps " << cv.mps_mae << ", none " << cv.none_mae
+        << ", proportional " << cv.proportional_mae << "\n";
+    return 0;
+  } catch (const InputError& e) {
+    err << "error: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+int run_predict_command(const PredictCommand& cmd, std::ostream& out, std::ostream& err) {
+  try {
+    const ModelKind kind = parse_model(cmd.model);
+    if (cmd.format != "csv" && cmd.format != "json") {
+      throw InputError("--format", "format", "expected csv or json, got '" + cmd.format + "'");
+    }
+    ColocationParams params;
+    if (!cmd.params_json.empty()) {
+      const nlohmann::json j = read_json_file(cmd.params_json);
+      // A calibration file (one fit under "models": this model's, else the only one) or the
+      // older flat layout with "params" at the top.
+      std::string pointer = "";
+      if (j.is_object() && j.contains("models") && j["models"].is_object()) {
+        const nlohmann::json& models = j["models"];
+        if (models.contains(model_name(kind))) {
+          pointer = std::string("/models/") + model_name(kind);
+        } else if (models.size() == 1) {
+          pointer = "/models/" + models.begin().key();
+        } else {
+          throw InputError(cmd.params_json + "#/models", "models",
+                           std::string("no fit for model '") + model_name(kind) + "'");
+        }
+      }
+      const nlohmann::json& entry = pointer.empty() ? j : j.at(nlohmann::json::json_pointer(pointer));
+      if (!entry.is_object() || !entry.contains("params") || !entry["params"].is_object()) {
+        throw InputError(cmd.params_json + "#" + pointer + "/params", "params", "missing object");
+      }
+      params = params_from_json(entry["params"], cmd.params_json + "#" + pointer + "/params");
+    } else if (kind == ModelKind::kTimeslice) {
+      err << "note: no --params: timeslice model with unfitted defaults (switch cost and kernel "
+             "length are assumptions)\n";
+    }
+    const Dataset d = load(cmd.single_csv, cmd.pairs_csv, err);
+    double sum = 0.0;
+    int count = 0;
+    nlohmann::json rows = nlohmann::json::array();
+    out << std::setprecision(4);
+    if (cmd.format == "csv") {
+      out << "line,model1,dataset1,batchsize1,amp1,model2,dataset2,batchsize2,amp2,"
+             "measured1,predicted1,measured2,predicted2,status\n";
+    }
+    for (const Pair& p : d.pairs) {
+      if (!p.matched()) {
+        if (cmd.format == "csv") {
+          out << p.line << "," << key_csv(p.key1) << "," << key_csv(p.key2) << "," << p.speed1
+              << ",," << p.speed2 << ",,unmatched\n";
+        } else {
+          rows.push_back({{"line", p.line},
+                          {"job1", key_json(p.key1)},
+                          {"job2", key_json(p.key2)},
+                          {"measured", {p.speed1, p.speed2}},
+                          {"status", "unmatched"}});
+        }
+        continue;
+      }
+      const auto [s1, s2] = predict_pair(kind, params, *p.job1, *p.job2);
+      sum += std::abs(s1 - p.speed1) + std::abs(s2 - p.speed2);
+      count += 2;
+      if (cmd.format == "csv") {
+        out << p.line << "," << key_csv(p.key1) << "," << key_csv(p.key2) << "," << p.speed1 << ","
+            << s1 << "," << p.speed2 << "," << s2 << ",ok\n";
+      } else {
+        rows.push_back({{"line", p.line},
+                        {"job1", key_json(p.key1)},
+                        {"job2", key_json(p.key2)},
+                        {"measured", {p.speed1, p.speed2}},
+                        {"predicted", {s1, s2}},
+                        {"status", "ok"}});
+      }
+    }
+    const double mae = sum / count;
+    if (cmd.format == "json") {
+      out << nlohmann::json{{"model", model_name(kind)}, {"pairs", rows}, {"mae", mae}}.dump(1)
+          << "\n";
+    }
+    out << std::setprecision(6) << "MAE " << mae << "\n";
+    return 0;
+  } catch (const InputError& e) {
+    err << "error: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace gpumux::colocation

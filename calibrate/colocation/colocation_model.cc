@@ -1,0 +1,243 @@
+#include "calibrate/colocation/colocation_model.h"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "models/mps/mps_rates.h"
+#include "models/timeslice/timeslice_rates.h"
+#include "sim/base/input_error.h"
+
+namespace gpumux::colocation {
+namespace {
+
+constexpr int kParams = 4;
+// Fitted: util_scale, util_exponent, switch cost (in units of 100 us, to keep the Jacobian's
+// columns comparable), interference. kernel_us and the slice stay fixed: only their ratios to
+// the switch cost matter and the data cannot separate them.
+using Theta = std::array<double, kParams>;
+
+ColocationParams from_theta(const Theta& t) {
+  ColocationParams p;
+  p.util_scale = std::clamp(t[0], 0.05, 2.0);
+  p.util_exponent = std::clamp(t[1], 0.25, 4.0);
+  p.switch_cost_us = 100.0 * std::clamp(t[2], 0.0, 100.0);
+  p.interference = std::clamp(t[3], 0.0, 100.0);
+  return p;
+}
+
+Theta to_theta(const ColocationParams& p) {
+  return {p.util_scale, p.util_exponent, p.switch_cost_us / 100.0, p.interference};
+}
+
+Eigen::VectorXd residuals(ModelKind kind, const ColocationParams& p,
+                          const std::vector<const Pair*>& pairs) {
+  Eigen::VectorXd r(2 * pairs.size());
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const auto [s1, s2] = predict_pair(kind, p, *pairs[i]->job1, *pairs[i]->job2);
+    r(2 * i) = s1 - pairs[i]->speed1;
+    r(2 * i + 1) = s2 - pairs[i]->speed2;
+  }
+  return r;
+}
+
+FitReport levenberg_marquardt(ModelKind kind, Theta theta, const std::vector<const Pair*>& pairs) {
+  Eigen::VectorXd r = residuals(kind, from_theta(theta), pairs);
+  double cost = r.squaredNorm();
+  double lambda = 1e-2;
+  int it = 0;
+  for (; it < 60; ++it) {
+    Eigen::MatrixXd jac(r.size(), kParams);
+    for (int c = 0; c < kParams; ++c) {
+      Theta t = theta;
+      const double h = 1e-4 * std::max(1.0, std::abs(t[c]));
+      t[c] += h;
+      jac.col(c) = (residuals(kind, from_theta(t), pairs) - r) / h;
+    }
+    const Eigen::MatrixXd jtj = jac.transpose() * jac;
+    const Eigen::VectorXd jtr = jac.transpose() * r;
+    bool improved = false;
+    for (int tries = 0; tries < 12 && !improved; ++tries) {
+      Eigen::MatrixXd a = jtj;
+      a.diagonal() += lambda * (jtj.diagonal().array() + 1e-9).matrix();
+      const Eigen::VectorXd step = a.ldlt().solve(-jtr);
+      Theta t = theta;
+      for (int c = 0; c < kParams; ++c) t[c] += step(c);
+      t = to_theta(from_theta(t));  // project onto the bounds
+      const Eigen::VectorXd rt = residuals(kind, from_theta(t), pairs);
+      const double ct = rt.squaredNorm();
+      if (ct < cost) {
+        improved = true;
+        const double gain = cost - ct;
+        theta = t, r = rt, cost = ct;
+        lambda = std::max(1e-7, lambda / 3.0);
+        if (gain < 1e-6 * cost) it = 1000;  // converged
+      } else {
+        lambda *= 4.0;
+      }
+    }
+    if (!improved) break;
+  }
+  FitReport out;
+  out.params = from_theta(theta);
+  out.rms = std::sqrt(cost / static_cast<double>(r.size()));
+  out.iterations = std::min(it, 60);
+  return out;
+}
+
+}  // namespace
+
+ModelKind parse_model(const std::string& name) {
+  if (name == "timeslice") return ModelKind::kTimeslice;
+  if (name == "none") return ModelKind::kNone;
+  if (name == "proportional") return ModelKind::kProportional;
+  if (name == "mps") return ModelKind::kMps;
+  throw InputError("--model", "model",
+                   "unknown model '" + name + "'; valid: mps, none, proportional, timeslice");
+}
+
+const char* model_name(ModelKind kind) {
+  switch (kind) {
+    case ModelKind::kNone:
+      return "none";
+    case ModelKind::kProportional:
+      return "proportional";
+    case ModelKind::kMps:
+      return "mps";
+    case ModelKind::kTimeslice:
+      break;
+  }
+  return "timeslice";
+}
+
+std::pair<double, double> predict_pair(ModelKind kind, const ColocationParams& p,
+                                       const SingleConfig& a, const SingleConfig& b) {
+  switch (kind) {
+    case ModelKind::kNone:
+      return {1.0, 1.0};
+    case ModelKind::kProportional: {
+      const double sum = (a.gpu_util + b.gpu_util) / 100.0;
+      const double s = sum > 1.0 ? 1.0 / sum : 1.0;
+      return {s, s};
+    }
+    case ModelKind::kMps: {
+      auto mps_job = [&](const SingleConfig& c) {
+        const double util =
+            std::clamp(p.util_scale * std::pow(c.gpu_util / 100.0, p.util_exponent), 0.01, 1.0);
+        return MpsJob{util, util, 1.0, p.kernel_us};
+      };
+      const std::array<MpsJob, 2> jobs{mps_job(a), mps_job(b)};
+      MpsParams mp;
+      mp.interference = p.interference;
+      const MpsRates r = mps_rates(jobs, mp);
+      return {r.rates[0], r.rates[1]};
+    }
+    case ModelKind::kTimeslice:
+      break;
+  }
+  auto job = [&](const SingleConfig& c) {
+    const double util =
+        std::clamp(p.util_scale * std::pow(c.gpu_util / 100.0, p.util_exponent), 0.01, 1.0);
+    return TimeSliceJob{util, p.kernel_us};
+  };
+  const std::array<TimeSliceJob, 2> jobs{job(a), job(b)};
+  TimeSliceParams tp;
+  tp.time_slice_us = p.time_slice_us;
+  tp.switch_cost_us = p.switch_cost_us;
+  tp.interference = p.interference;
+  const TimeSliceRates r = timeslice_rates(jobs, tp);
+  return {r.rates[0], r.rates[1]};
+}
+
+double mean_abs_error(ModelKind kind, const ColocationParams& params,
+                      const std::vector<const Pair*>& pairs) {
+  double sum = 0.0;
+  int count = 0;
+  for (const Pair* p : pairs) {
+    if (!p->matched()) continue;
+    const auto [s1, s2] = predict_pair(kind, params, *p->job1, *p->job2);
+    sum += std::abs(s1 - p->speed1) + std::abs(s2 - p->speed2);
+    count += 2;
+  }
+  return count > 0 ? sum / count : 0.0;
+}
+
+FitReport fit_timeslice(const std::vector<const Pair*>& pairs) {
+  return fit_model(ModelKind::kTimeslice, pairs);
+}
+
+FitReport fit_model(ModelKind kind, const std::vector<const Pair*>& pairs) {
+  // The cost surface has flat regions where the model switches regime: start from a few
+  // physically different points and keep the best.
+  FitReport best;
+  best.rms = 1e300;
+  for (const Theta& start :
+       {Theta{1.0, 1.0, 0.5, 0.0}, Theta{0.6, 2.0, 0.1, 0.2}, Theta{0.5, 1.5, 0.0, 0.5}}) {
+    FitReport f = levenberg_marquardt(kind, start, pairs);
+    if (f.rms < best.rms) best = f;
+  }
+  if (kind == ModelKind::kMps) best.params.switch_cost_us = 0.0;  // not part of this model
+  return best;
+}
+
+CrossValidation cross_validate(const std::vector<const Pair*>& all, int folds, std::uint64_t seed) {
+  std::vector<const Pair*> pairs;
+  for (const Pair* p : all) {
+    if (p->matched()) pairs.push_back(p);
+  }
+  // Portable Fisher-Yates (std::shuffle's output differs between standard libraries).
+  std::mt19937_64 rng(seed);
+  for (std::size_t i = pairs.size(); i > 1; --i) std::swap(pairs[i - 1], pairs[rng() % i]);
+  CrossValidation cv;
+  cv.folds = folds;
+  cv.seed = seed;
+  double sum = 0.0, mps_sum = 0.0;
+  for (int f = 0; f < folds; ++f) {
+    std::vector<const Pair*> train, test;
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      (static_cast<int>(i % folds) == f ? test : train).push_back(pairs[i]);
+    }
+    const FitReport fit = fit_timeslice(train);
+    sum += mean_abs_error(ModelKind::kTimeslice, fit.params, test) * 2.0 * test.size();
+    const FitReport mps_fit = fit_model(ModelKind::kMps, train);
+    mps_sum += mean_abs_error(ModelKind::kMps, mps_fit.params, test) * 2.0 * test.size();
+  }
+  cv.jobs = static_cast<int>(2 * pairs.size());
+  cv.timeslice_mae = sum / cv.jobs;
+  cv.mps_mae = mps_sum / cv.jobs;
+  cv.none_mae = mean_abs_error(ModelKind::kNone, {}, pairs);
+  cv.proportional_mae = mean_abs_error(ModelKind::kProportional, {}, pairs);
+  return cv;
+}
+
+nlohmann::json to_json(const ColocationParams& p) {
+  return {{"util_scale", p.util_scale},         {"util_exponent", p.util_exponent},
+          {"switch_cost_us", p.switch_cost_us}, {"kernel_us", p.kernel_us},
+          {"interference", p.interference},     {"time_slice_us", p.time_slice_us}};
+}
+
+ColocationParams params_from_json(const nlohmann::json& j, const std::string& where) {
+  ColocationParams p;
+  auto get = [&](const char* field, double& value, double lo, double hi) {
+    const std::string pointer = where + "/" + field;
+    if (!j.contains(field)) throw InputError(pointer, field, "missing");
+    if (!j[field].is_number()) throw InputError(pointer, field, "expected a number");
+    value = j[field].get<double>();
+    if (!(value >= lo && value <= hi)) {
+      throw InputError(pointer, field,
+                       "value outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    }
+  };
+  get("util_scale", p.util_scale, 0.0, 10.0);
+  get("util_exponent", p.util_exponent, 0.0, 10.0);
+  get("switch_cost_us", p.switch_cost_us, 0.0, 1e7);
+  get("kernel_us", p.kernel_us, 1e-3, 1e7);
+  get("interference", p.interference, 0.0, 100.0);
+  get("time_slice_us", p.time_slice_us, 1e-3, 1e7);
+  return p;
+}
+
+}  // namespace gpumux::colocation

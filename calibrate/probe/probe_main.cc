@@ -1,0 +1,41 @@
+// gpumux-probe: measures kernel overlap on one NVIDIA GPU (see calibrate/probe/README.md).
+#include <csignal>
+#include <iostream>
+
+#include "calibrate/probe/child_processes.h"
+#include "calibrate/probe/cuda_backend.h"
+#include "calibrate/probe/probe_options.h"
+#include "calibrate/probe/probe_runner.h"
+#include "sim/base/input_error.h"
+
+namespace {
+
+extern "C" void on_signal(int) { gpumux::calibrate::request_stop(); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace gpumux::calibrate;
+  try {
+    const ParsedCommandLine parsed = parse_probe_command_line(argc, argv);
+    if (parsed.help) {
+      std::cout << parsed.help_text;
+      return 0;
+    }
+    // A signal stops the run between (and inside) measurements; the runner then kills its
+    // children, quits its MPS daemon and writes what it has.
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &sa, nullptr);
+    auto backend = make_cuda_backend();
+    ProbeRunner runner(parsed.options, *backend, std::cout);
+    return runner.run();
+  } catch (const gpumux::InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,606 @@
+#include "calibrate/probe/probe_runner.h"
+
+#include <nlohmann/json.hpp>
+#include <stdlib.h>  // mkdtemp
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "calibrate/probe/child_processes.h"
+#include "calibrate/probe/device_naming.h"
+#include "calibrate/probe/overlap_math.h"
+#include "sim/base/input_error.h"
+
+namespace gpumux::calibrate {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Containment timing, seconds after the common start.
+constexpr double kMemoryAttemptAt = 1.0;  // the hog asks for more than is free
+constexpr double kMemoryEnd = 2.2;
+constexpr double kFaultAt = 0.5;  // the faulting member launches its bad kernel
+constexpr double kFaultEndTimeslice = 2.5;
+constexpr double kFaultEndMps = 9.0;  // MPS teardown took ~5 s on an H200
+constexpr double kReadyTimeout = 60;  // context creation, also through MPS; at most
+                                      // the budget left (but 10 s at least)
+
+json count_json(const LoopCount& c) {
+  return {{"kernels_in_window", c.kernels_in_window},
+          {"kernels_total", c.kernels_total},
+          {"error", c.error},
+          {"error_at_s", c.error_at_s}};
+}
+
+LoopCount count_from(const json& j) {
+  LoopCount c;
+  c.kernels_in_window = j.at("kernels_in_window").get<int64_t>();
+  c.kernels_total = j.at("kernels_total").get<int64_t>();
+  c.error = j.at("error").get<std::string>();
+  c.error_at_s = j.at("error_at_s").get<double>();
+  return c;
+}
+
+LoopSpec spec_of(const MemberSpec& m) {
+  return {m.blocks, m.kernel_us, gap_us(m.kernel_us, m.duty)};
+}
+
+void sleep_until(double t) {
+  const double left = t - monotonic_s();
+  if (left > 0) std::this_thread::sleep_for(std::chrono::duration<double>(left));
+}
+
+// Why a child gave no usable payload, in words.
+std::string child_failure(const ChildResult& c) {
+  if (c.timed_out) return "timed out and was killed";
+  if (!c.error.empty()) return c.error;
+  if (c.signal != 0) return "killed by signal " + std::to_string(c.signal);
+  if (!c.has_payload)
+    return "exited without a result (exit code " + std::to_string(c.exit_code) + ")";
+  return "";
+}
+
+json parse_payload(const ChildResult& c) {
+  if (!c.has_payload) return json();
+  try {
+    return json::parse(c.payload);
+  } catch (const json::exception&) {
+    return json();
+  }
+}
+
+std::string fmt(const char* f, double a, double b = 0) {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, f, a, b);
+  return buf;
+}
+
+}  // namespace
+
+ProbeRunner::ProbeRunner(ProbeOptions options, GpuBackend& backend, std::ostream& log,
+                         PlanTimes times, std::string mps_control)
+    : options_(std::move(options)),
+      backend_(backend),
+      log_(log),
+      times_(times),
+      mps_(std::move(mps_control)) {}
+
+EnvVars ProbeRunner::child_env(const std::string& mode, int active_thread_pct) const {
+  // An empty private pipe folder keeps non-MPS children off any MPS daemon that may already
+  // serve this machine's default folder: they must measure plain time-slicing.
+  EnvVars env = {{"CUDA_VISIBLE_DEVICES", visible_device_},
+                 {"CUDA_MPS_PIPE_DIRECTORY", no_mps_dir_}};
+  if (mode == "mps") {
+    env = mps_.client_env();
+    if (active_thread_pct < 100) {
+      env.emplace_back("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", std::to_string(active_thread_pct));
+    }
+  }
+  return env;
+}
+
+int ProbeRunner::run() {
+  t0_ = monotonic_s();
+  report_.started_utc = utc_now();
+  report_.mps_status = "not requested";
+
+  if (options_.dry_run) {
+    PlanContext ctx;
+    ctx.sm_count = options_.assume_sms;
+    ctx.times = times_;
+    const MeasurementPlan plan = build_plan(options_, ctx);
+    log_ << describe_plan(plan, ctx.sm_count);
+    return 0;
+  }
+
+  std::error_code ec;
+  fs::create_directories(options_.out_dir, ec);
+  if (ec || !fs::is_directory(options_.out_dir)) {
+    throw InputError("command line", "--out",
+                     "cannot create folder '" + options_.out_dir + "': " + ec.message());
+  }
+
+  // The index CUDA_VISIBLE_DEVICES gives every child, so that all of them (and the MPS
+  // daemon) see the chosen GPU as device 0.
+  const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (cvd != nullptr && *cvd != '\0') {
+    std::vector<std::string> entries;
+    std::stringstream ss(cvd);
+    for (std::string e; std::getline(ss, e, ',');) entries.push_back(e);
+    if (options_.device >= static_cast<int>(entries.size())) {
+      throw InputError("command line", "--device",
+                       "device " + std::to_string(options_.device) +
+                           " is not among "
+                           "CUDA_VISIBLE_DEVICES=" +
+                           cvd);
+    }
+    visible_device_ = entries[static_cast<size_t>(options_.device)];
+  } else {
+    visible_device_ = std::to_string(options_.device);
+  }
+
+  {
+    std::string templ = "/tmp/gpumux-nomps-XXXXXX";
+    if (::mkdtemp(templ.data()) == nullptr)
+      throw std::runtime_error("cannot create a temp folder in /tmp");
+    no_mps_dir_ = templ;
+  }
+  struct RemoveDir {
+    std::string path;
+    ~RemoveDir() {
+      std::error_code ignored;
+      fs::remove_all(path, ignored);
+    }
+  } remove_no_mps_dir{no_mps_dir_};
+  const char* inherited_pipe = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
+  const std::string foreign_pipe = inherited_pipe ? inherited_pipe : "/tmp/nvidia-mps";
+  if (fs::exists(fs::path(foreign_pipe) / "control")) {
+    report_.notes.push_back("an MPS daemon already serves " + foreign_pipe +
+                            "; the probe's processes stay off it (private pipe folders)");
+    log_ << "note: " << report_.notes.back() << "\n";
+  }
+
+  // Device query, in a child: the parent never initialises CUDA.
+  log_ << "querying device " << options_.device << "...\n";
+  const ChildResult q = run_child(
+      child_env("timeslice", 100),
+      [&] {
+        const DeviceInfo d = backend_.query_device(0);
+        return json{{"name", d.cuda_name},
+                    {"pci", d.pci_bus_id},
+                    {"total", d.total_memory_bytes},
+                    {"free", d.free_memory_bytes},
+                    {"sms", d.sm_count},
+                    {"ccmaj", d.cc_major},
+                    {"ccmin", d.cc_minor},
+                    {"mode", d.compute_mode},
+                    {"tps", d.max_threads_per_sm},
+                    {"smem_sm", d.shared_memory_per_sm},
+                    {"smem_optin", d.shared_memory_per_block_optin},
+                    {"clk", d.sm_clock_khz},
+                    {"memclk", d.memory_clock_khz},
+                    {"drvapi", d.driver_api_version},
+                    {"rt", d.runtime_version},
+                    {"drv", d.driver_version},
+                    {"nvclk", d.nvml_sm_clock_mhz},
+                    {"nvmax", d.nvml_max_sm_clock_mhz}}
+            .dump();
+      },
+      kReadyTimeout);
+  const json dj = parse_payload(q);
+  if (!dj.is_object()) {
+    const std::string why = child_failure(q);
+    log_ << "error: no usable GPU: " << why << "\n";
+    report_.errors.push_back("device query: " + why);
+    write_outputs();
+    return 1;
+  }
+  DeviceInfo& d = report_.device;
+  d.cuda_name = dj["name"];
+  d.pci_bus_id = dj["pci"];
+  d.total_memory_bytes = dj["total"];
+  d.free_memory_bytes = dj["free"];
+  d.sm_count = dj["sms"];
+  d.cc_major = dj["ccmaj"];
+  d.cc_minor = dj["ccmin"];
+  d.compute_mode = dj["mode"];
+  d.max_threads_per_sm = dj["tps"];
+  d.shared_memory_per_sm = dj["smem_sm"];
+  d.shared_memory_per_block_optin = dj["smem_optin"];
+  d.sm_clock_khz = dj["clk"];
+  d.memory_clock_khz = dj["memclk"];
+  d.driver_api_version = dj["drvapi"];
+  d.runtime_version = dj["rt"];
+  d.driver_version = dj["drv"];
+  d.nvml_sm_clock_mhz = dj["nvclk"];
+  d.nvml_max_sm_clock_mhz = dj["nvmax"];
+  report_.device_known = true;
+  report_.device_profile = profile_name(d.cuda_name, d.total_memory_bytes);
+  log_ << "device: " << d.cuda_name << " (" << report_.device_profile << "), " << d.sm_count
+       << " SMs, compute mode " << compute_mode_name(d.compute_mode) << "\n";
+  if (d.compute_mode == 1 || d.compute_mode == 3) {
+    log_ << "compute mode is exclusive: time-slicing sets are skipped (only one process may "
+            "hold a context)\n";
+  }
+
+  PlanContext ctx;
+  ctx.sm_count = std::max(1, d.sm_count);
+  ctx.compute_mode = d.compute_mode;
+  ctx.times = times_;
+  const MeasurementPlan plan = build_plan(options_, ctx);
+  report_.plan_estimate_s = plan.estimate_s;
+  for (const PlanItem& item : plan.items) report_.planned.push_back({item.name, "", item.estimate_s});
+  report_.skipped = plan.skipped;
+  log_ << describe_plan(plan, ctx.sm_count);
+
+  const bool mps_wanted = std::any_of(plan.items.begin(), plan.items.end(),
+                                      [](const PlanItem& i) { return i.mode == "mps"; });
+  if (std::find(options_.modes.begin(), options_.modes.end(), "mps") != options_.modes.end()) {
+    report_.mps_status = mps_wanted ? "ok" : "no MPS item fits the budget";
+  }
+  std::map<ItemKind, std::pair<double, double>> elapsed_by_kind;  // actual, estimated
+  try {
+    for (const PlanItem& item : plan.items) {
+      if (stop_requested()) break;
+      if (item.mode != "mps" && mps_.running()) stop_mps();
+      if (item.mode == "mps" && !mps_.running() && mps_error_.empty()) {
+        const std::string err = mps_.start(visible_device_);
+        if (!err.empty()) {
+          mps_error_ = err;
+          report_.mps_status = "could not start a private MPS daemon: " + err;
+          log_ << "MPS: " << report_.mps_status << "\n";
+        } else {
+          log_ << "MPS: private daemon started (pipe directory " << mps_.pipe_dir() << ")\n";
+          // For run_on_device.sh: where to send `quit` if this process dies unexpectedly.
+          std::ofstream(fs::path(options_.out_dir) / "mps_pipe_dir.txt") << mps_.pipe_dir() << "\n";
+        }
+      }
+      if (item.mode == "mps" && !mps_error_.empty()) {
+        report_.skipped.push_back({item.name, "MPS unavailable: " + mps_error_, item.estimate_s});
+        continue;
+      }
+      // Estimates scaled by how much longer this kind of item has really taken so far, so
+      // that a slow machine still finishes within the budget.
+      auto& [actual_s, estimated_s] = elapsed_by_kind[item.kind];
+      const double slowdown = estimated_s > 0 ? std::max(1.0, actual_s / estimated_s) : 1.0;
+      const double needed = item.estimate_s * slowdown;
+      const double now = monotonic_s();
+      if (now + needed > t0_ + options_.budget_s) {
+        report_.skipped.push_back({item.name,
+                                   fmt("budget at run time: needs %.1f s, %.1f s left", needed,
+                                       std::max(0.0, t0_ + options_.budget_s - now)),
+                                   needed});
+        continue;
+      }
+      log_ << "running " << item.name << "\n";
+      run_item(item);
+      write_outputs();  // so that a killed run still leaves what it measured
+      actual_s += monotonic_s() - now;
+      estimated_s += item.estimate_s;
+    }
+  } catch (...) {
+    stop_mps();
+    throw;
+  }
+  stop_mps();
+  report_.interrupted = stop_requested();
+  report_.complete = true;
+  write_outputs();
+  log_ << "wrote " << rows_.size() << " overlap rows and " << solo_.size() << " solo rows to "
+       << options_.out_dir << " in " << fmt("%.1f", monotonic_s() - t0_) << " s\n";
+  return report_.interrupted ? 130 : 0;
+}
+
+double ProbeRunner::ready_timeout() const {
+  return std::clamp(t0_ + options_.budget_s - monotonic_s(), 10.0, kReadyTimeout);
+}
+
+void ProbeRunner::stop_mps() {
+  if (!mps_.running()) return;
+  const std::string err = mps_.stop((fs::path(options_.out_dir) / "mps-log").string());
+  std::error_code ec;
+  if (err.empty()) {
+    fs::remove(fs::path(options_.out_dir) / "mps_pipe_dir.txt", ec);
+    log_ << "MPS: daemon quit\n";
+  } else {
+    report_.errors.push_back("MPS daemon quit: " + err);
+    log_ << "MPS: " << err << "\n";
+  }
+}
+
+void ProbeRunner::run_item(const PlanItem& item) {
+  switch (item.kind) {
+    case ItemKind::kSolo:
+      run_solo(item);
+      break;
+    case ItemKind::kSet:
+      if (run_alone(item)) run_set(item);
+      break;
+    case ItemKind::kMemoryContainment:
+      run_memory_test(item);
+      break;
+    case ItemKind::kFaultContainment:
+      run_fault_test(item);
+      break;
+  }
+}
+
+void ProbeRunner::run_solo(const PlanItem& item) {
+  const ChildResult c = run_child(
+      child_env("timeslice", 100),
+      [&] {
+        backend_.prepare(0);
+        json out = json::array();
+        for (const MemberSpec& p : item.solo_points) {
+          const SoloMeasurement m =
+              backend_.measure_solo(p.blocks, p.kernel_us, solo_repeats(p.kernel_us));
+          out.push_back({p.blocks, p.kernel_us, m.kernel_us_measured, m.period_us});
+        }
+        return out.dump();
+      },
+      ready_timeout() + 3 * item.estimate_s);
+  const json j = parse_payload(c);
+  if (!j.is_array()) {
+    report_.errors.push_back("solo: " + child_failure(c));
+    return;
+  }
+  const int sms = std::max(1, report_.device.sm_count);
+  for (const json& p : j) {
+    SoloRow r;
+    r.blocks = p[0];
+    r.sm_share = static_cast<double>(r.blocks) / sms;
+    r.kernel_us_nominal = p[1];
+    r.kernel_us_measured = p[2];
+    r.launch_overhead_us = launch_overhead_us(p[3].get<double>(), r.kernel_us_measured);
+    solo_.push_back(r);
+  }
+}
+
+bool ProbeRunner::run_alone(const PlanItem& item) {
+  if (!item.alone_first.empty()) {
+    const ChildResult c = run_child(
+        child_env(item.mode, item.active_thread_pct),
+        [&] {
+          backend_.prepare(0);
+          json out = json::array();
+          for (const MemberSpec& m : item.alone_first) {
+            const double start = monotonic_s() + 0.001;
+            const double begin = start + options_.warmup_s;
+            const LoopWindow w{start, begin, begin + options_.window_s, begin + options_.window_s};
+            out.push_back(count_json(backend_.run_loop(spec_of(m), w)));
+          }
+          return out.dump();
+        },
+        ready_timeout() + 3 * item.estimate_s);
+    const json j = parse_payload(c);
+    if (!j.is_array() || j.size() != item.alone_first.size()) {
+      report_.errors.push_back(item.name + " (alone runs): " + child_failure(c));
+      return false;
+    }
+    for (size_t i = 0; i < j.size(); ++i) {
+      const LoopCount count = count_from(j[i]);
+      if (!count.error.empty()) {
+        report_.errors.push_back(item.name + " (alone run): " + count.error);
+        return false;
+      }
+      const MemberSpec& m = item.alone_first[i];
+      alone_rate_[{item.mode, item.active_thread_pct, m.blocks, m.kernel_us, m.duty}] =
+          kernels_per_s(count.kernels_in_window, options_.window_s);
+    }
+  }
+  for (const MemberSpec& m : item.members) {
+    if (alone_rate_.count({item.mode, item.active_thread_pct, m.blocks, m.kernel_us, m.duty}) ==
+        0) {
+      report_.errors.push_back(item.name + ": a member's alone run is missing");
+      return false;
+    }
+  }
+  return true;
+}
+
+void ProbeRunner::run_set(const PlanItem& item) {
+  double tail = 0;
+  for (const MemberSpec& m : item.members) tail = std::max(tail, tail_seconds(m));
+  const std::vector<EnvVars> envs(item.members.size(),
+                                  child_env(item.mode, item.active_thread_pct));
+  const SetRun run = run_child_set(
+      envs,
+      [&](int member, StartGate& gate) {
+        backend_.prepare(0);
+        const double start = gate.ready_and_wait();
+        if (start < 0) return std::string("{}");
+        const double begin = start + options_.warmup_s;
+        const double end = begin + options_.window_s;
+        const LoopWindow w{start, begin, end, end + tail};
+        return count_json(backend_.run_loop(spec_of(item.members[static_cast<size_t>(member)]), w))
+            .dump();
+      },
+      ready_timeout(), options_.warmup_s + options_.window_s + tail + 10.0);
+
+  json raw = {{"set", item.name},
+              {"mode", item.mode},
+              {"active_thread_pct", item.active_thread_pct},
+              {"window_s", options_.window_s},
+              {"members", json::array()}};
+  std::vector<OverlapRow> rows;
+  std::string failure;
+  const int sms = std::max(1, report_.device.sm_count);
+  for (size_t i = 0; i < item.members.size(); ++i) {
+    const MemberSpec& m = item.members[i];
+    const ChildResult& c = run.children[i];
+    const json j = parse_payload(c);
+    if (!j.is_object() || !j.contains("kernels_in_window")) {
+      failure = "member " + std::to_string(i) + ": " + child_failure(c);
+      continue;
+    }
+    const LoopCount count = count_from(j);
+    if (!count.error.empty()) failure = "member " + std::to_string(i) + ": " + count.error;
+    const double alone =
+        alone_rate_[{item.mode, item.active_thread_pct, m.blocks, m.kernel_us, m.duty}];
+    const double together = kernels_per_s(count.kernels_in_window, options_.window_s);
+    raw["members"].push_back({{"blocks", m.blocks},
+                              {"kernel_us", m.kernel_us},
+                              {"duty", m.duty},
+                              {"kernels_in_window", count.kernels_in_window},
+                              {"kernels_per_s", together},
+                              {"alone_kernels_per_s", alone}});
+    OverlapRow r;
+    r.mode = item.mode;
+    r.set = item.name;
+    r.member = static_cast<int>(i);
+    r.device = report_.device_profile;
+    r.sm_share = static_cast<double>(m.blocks) / sms;
+    r.kernel_us = m.kernel_us;
+    r.duty = m.duty;
+    r.alone_duty = alone_duty(alone, m.kernel_us);
+    r.active_thread_pct = item.active_thread_pct;
+    r.speed = relative_speed(together, alone);
+    if (r.speed < 0) failure = "member " + std::to_string(i) + ": no kernel completed alone";
+    rows.push_back(r);
+  }
+  report_.sets.push_back(raw);
+  if (!failure.empty()) {
+    report_.errors.push_back(item.name + ": " + failure);
+    return;
+  }
+  rows_.insert(rows_.end(), rows.begin(), rows.end());
+}
+
+std::string ProbeRunner::victim_counts(const MemberSpec& victim, double start_s, double event_s,
+                                       double settle_s, double end_s) {
+  const LoopCount before =
+      backend_.run_loop(spec_of(victim), {start_s, start_s, event_s, event_s});
+  const LoopCount after =
+      backend_.run_loop(spec_of(victim), {event_s, event_s + settle_s, end_s, end_s});
+  return json{{"before", count_json(before)}, {"after", count_json(after)}}.dump();
+}
+
+void ProbeRunner::run_memory_test(const PlanItem& item) {
+  const int sms = std::max(1, report_.device.sm_count);
+  const MemberSpec victim{std::max(1, sms / 4), 200, 0.5};
+  const std::vector<EnvVars> envs(2, child_env(item.mode, 100));
+  const SetRun run = run_child_set(
+      envs,
+      [&](int member, StartGate& gate) {
+        backend_.prepare(0);
+        const double start = gate.ready_and_wait();
+        if (start < 0) return std::string("{}");
+        if (member == 0) {
+          return victim_counts(victim, start, start + kMemoryAttemptAt, 0.1, start + kMemoryEnd);
+        }
+        sleep_until(start + kMemoryAttemptAt);
+        const uint64_t free_bytes = backend_.free_memory_bytes();
+        const uint64_t request = free_bytes + (uint64_t{1} << 30);
+        const std::string error = backend_.try_allocate(request);
+        const double now = monotonic_s();
+        const LoopCount after =
+            backend_.run_loop(spec_of(victim), {now, now, start + kMemoryEnd, start + kMemoryEnd});
+        return json{{"free_bytes", free_bytes},
+                    {"request_bytes", request},
+                    {"error", error},
+                    {"after", count_json(after)}}
+            .dump();
+      },
+      ready_timeout(), kMemoryEnd + 10.0);
+  const json v = parse_payload(run.children[0]);
+  const json h = parse_payload(run.children[1]);
+  json result = {{"test", "memory"},
+                 {"mode", item.mode},
+                 {"description",
+                  "member 1 asks for 1 GiB more than is free while member 0 "
+                  "loops 200 us kernels on a quarter of the SMs"}};
+  if (!v.is_object() || !v.contains("after") || !h.is_object() || !h.contains("error")) {
+    result["error"] = "member 0: " + child_failure(run.children[0]) +
+                      "; member 1: " + child_failure(run.children[1]);
+    report_.errors.push_back(item.name + ": " + result["error"].get<std::string>());
+  } else {
+    const LoopCount after = count_from(v["after"]);
+    const LoopCount hog_after = count_from(h["after"]);
+    result["asker_free_bytes"] = h["free_bytes"];
+    result["asker_request_bytes"] = h["request_bytes"];
+    result["asker_error"] = h["error"];
+    result["asker_ran_on"] = hog_after.error.empty() && hog_after.kernels_in_window > 0;
+    result["other_error"] = after.error;
+    result["other_kernels_before"] = count_from(v["before"]).kernels_in_window;
+    result["other_kernels_after"] = after.kernels_in_window;
+    result["other_ran_on"] = after.error.empty() && after.kernels_in_window > 0;
+    log_ << "  memory (" << item.mode << "): asker error '" << h["error"].get<std::string>()
+         << "', other ran on: " << (result["other_ran_on"].get<bool>() ? "yes" : "no") << "\n";
+  }
+  report_.containment.push_back(result);
+}
+
+void ProbeRunner::run_fault_test(const PlanItem& item) {
+  const int sms = std::max(1, report_.device.sm_count);
+  const MemberSpec victim{std::max(1, sms / 4), 200, 0.5};
+  const double end = item.mode == "mps" ? kFaultEndMps : kFaultEndTimeslice;
+  const std::vector<EnvVars> envs(2, child_env(item.mode, 100));
+  const SetRun run = run_child_set(
+      envs,
+      [&](int member, StartGate& gate) {
+        backend_.prepare(0);
+        const double start = gate.ready_and_wait();
+        if (start < 0) return std::string("{}");
+        if (member == 0) {
+          return victim_counts(victim, start, start + kFaultAt, 0.2, start + end);
+        }
+        sleep_until(start + kFaultAt);
+        const std::string error = backend_.launch_faulting_kernel();
+        return json{{"error", error}}.dump();
+      },
+      ready_timeout(), end + 15.0);
+  const double fault_s = run.start_s + kFaultAt;
+  const ChildResult& vc = run.children[0];
+  const ChildResult& fc = run.children[1];
+  const json v = parse_payload(vc);
+  const json f = parse_payload(fc);
+  json result = {{"test", "fault"},
+                 {"mode", item.mode},
+                 {"description",
+                  "member 1 launches a kernel that writes to an illegal "
+                  "address while member 0 loops 200 us kernels on a quarter of "
+                  "the SMs"}};
+  result["faulting_error"] =
+      f.is_object() && f.contains("error") ? f["error"].get<std::string>() : child_failure(fc);
+  result["faulting_exit_after_fault_s"] = run.start_s >= 0 ? fc.exit_s - fault_s : -1.0;
+  result["other_exit_after_fault_s"] = run.start_s >= 0 ? vc.exit_s - fault_s : -1.0;
+  if (!v.is_object() || !v.contains("after")) {
+    result["other_survived"] = false;
+    result["other_error"] = child_failure(vc);
+  } else {
+    const LoopCount after = count_from(v["after"]);
+    result["other_error"] = after.error;
+    result["other_error_after_fault_s"] = after.error_at_s >= 0 ? after.error_at_s - fault_s : -1.0;
+    result["other_kernels_before"] = count_from(v["before"]).kernels_in_window;
+    result["other_kernels_after"] = after.kernels_in_window;
+    result["other_survived"] = after.error.empty() && after.kernels_in_window > 0;
+  }
+  log_ << "  fault (" << item.mode << "): faulting member got '"
+       << result["faulting_error"].get<std::string>()
+       << "', other survived: " << (result["other_survived"].get<bool>() ? "yes" : "no") << "\n";
+  report_.containment.push_back(result);
+}
+
+void ProbeRunner::write_outputs() {
+  report_.finished_utc = utc_now();
+  report_.elapsed_s = monotonic_s() - t0_;
+  const fs::path dir(options_.out_dir);
+  {
+    std::ofstream out(dir / "overlap.csv");
+    write_overlap_csv(out, rows_);
+  }
+  {
+    std::ofstream out(dir / "solo.csv");
+    write_solo_csv(out, solo_);
+  }
+  std::ofstream out(dir / "probe.json");
+  out << sidecar_json(report_, options_).dump(2) << "\n";
+  if (!out) throw std::runtime_error("cannot write " + (dir / "probe.json").string());
+}
+
+}  // namespace gpumux::calibrate

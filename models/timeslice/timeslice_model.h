@@ -1,0 +1,70 @@
+// `timeslice`: several jobs share a GPU by time-slicing, the default when processes share a
+// GPU. One context runs at a time; a context keeps the GPU until its slice ends or it has no
+// kernel ready, and every switch costs time during which nobody computes. With short kernels
+// and CPU gaps the GPU "ping-pongs" between contexts and loses capacity to switches. Rates come
+// from the fast model in models/timeslice/timeslice_rates.h (validated against the kernel-level
+// reference, see README "Time-slicing").
+//
+// Parameters left at their defaults take the values measured on an H200 on GPUs of that
+// profile (switch cost, launch gap, slice: timeslice_params.h). Kernel and gap lengths are
+// fixed when every resident has JobSpec::fixed_kernel_lengths, else exponential.
+//
+// Admission (`params.admission`):
+// - `memory` (default): the residents' summed peak memory must fit the GPU, and at most
+//   `max_jobs_per_gpu` jobs share it;
+// - `replicas`: the Kubernetes device-plugin flavour: up to `replicas` jobs per GPU, no memory
+//   check. No memory isolation: when the co-located memory exceeds the GPU, out of memory
+//   happens and `params.oom` decides who dies (models/oom_policy.h; default `allocator`: the
+//   processes whose own allocation failed).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/oom_policy.h"
+#include "models/rate_memo.h"
+#include "models/timeslice/timeslice_params.h"
+#include "models/timeslice/timeslice_rates.h"
+#include "models/timeslice/timeslice_physics.h"
+#include "sim/base/json_fields.h"
+#include "sim/engine/sharing_model.h"
+
+namespace gpumux {
+
+class TimeSliceModel : public SharingModel {
+ public:
+  // Reads `params` (README "Sharing models"); throws InputError naming the key.
+  explicit TimeSliceModel(JsonObject& params);
+
+  std::string_view name() const override { return "timeslice"; }
+  bool admits(const GpuView& gpu, const JobSpec& job) const override;
+  void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;
+  bool memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
+                    Time& recovery) const override;
+  std::vector<ModelParameter> parameters() const override { return declared_; }
+  bool admits_fractional_jobs() const override { return true; }
+  // Placement pruning: room = free memory in MiB (replicas: 0) while below max_jobs_per_gpu,
+  // else -1; need = the job's peak memory (replicas: 0).
+  bool has_room_bound() const override { return true; }
+  double gpu_room(const GpuView& gpu) const override;
+  double job_need(const JobSpec& job) const override;
+  // Admission is exactly "room >= need" under both admissions (memory: free summed-peak memory
+  // below max_jobs_per_gpu; replicas: 0 below the replica count).
+  bool room_decides_admission() const override { return true; }
+
+ private:
+  TimeSliceParams params_;
+  TimeSliceParams h200_params_;  // params_ with H200 measurements where params_ has defaults
+  bool replicas_mode_ = false;
+  std::size_t max_jobs_ = 8;
+  OomPolicy oom_ = OomPolicy::kAllocator;
+  Time recovery_;
+  std::vector<ModelParameter> declared_;
+  // Scratch for compute_rates, sized up front so that it does not allocate.
+  mutable std::vector<TimeSliceJob> jobs_;
+  mutable TimeSliceWorkspace workspace_;
+  // Rates already computed, by the residents' rate inputs (models/rate_memo.h).
+  mutable RateMemo memo_;
+};
+
+}  // namespace gpumux

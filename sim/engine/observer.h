@@ -1,0 +1,52 @@
+// Signals the engine emits for analysis. The engine, models and scheduler know nothing of
+// metrics; collectors subscribe to these instead.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "sim/cluster/cluster.h"
+#include "sim/engine/job_table.h"
+#include "sim/base/units.h"
+
+namespace gpumux {
+
+class EngineObserver {
+ public:
+  virtual ~EngineObserver() = default;
+  virtual void on_job_arrived(Time /*now*/, const ActiveJob& /*job*/) {}
+  // The job can never run on this cluster (e.g. gang larger than the cluster); it is dropped
+  // from the queue and reported with `reason`.
+  virtual void on_job_rejected(Time /*now*/, const ActiveJob& /*job*/,
+                               std::string_view /*reason*/) {}
+  virtual void on_job_started(Time /*now*/, const ActiveJob& /*job*/) {}
+  virtual void on_job_finished(Time /*now*/, const ActiveJob& /*job*/) {}
+  // Out of memory on `gpu`: `killed` jobs die (before they are removed from it).
+  virtual void on_memory_fault(Time /*now*/, GpuIndex /*gpu*/, std::size_t /*killed*/) {}
+  // A fatal GPU fault of a process on `gpu`: `killed` jobs die (the model's blast radius,
+  // before they are removed from it).
+  virtual void on_fatal_fault(Time /*now*/, GpuIndex /*gpu*/, std::size_t /*killed*/) {}
+  // The job died; it lost `lost_work_us` of progress (back to its last checkpoint) and will
+  // retry unless it has used up its retries, in which case on_job_failed follows.
+  virtual void on_job_killed(Time /*now*/, const ActiveJob& /*job*/, double /*lost_work_us*/) {}
+  virtual void on_job_failed(Time /*now*/, const ActiveJob& /*job*/) {}
+  // The job left its GPUs, moved off a GPU being reconfigured (checkpoint-restart migration,
+  // sim/engine/sharing_model.h MigrationPlan), and is back in the queue; it lost `lost_work_us` of
+  // progress (0 when it wrote a checkpoint) and spent `checkpoint` writing one.
+  virtual void on_job_migrated(Time /*now*/, const ActiveJob& /*job*/, double /*lost_work_us*/,
+                               Time /*checkpoint*/) {}
+  // A reconfiguration of `gpu` was planned (drain starts), and later applied after `drain`
+  // time waiting for it to empty plus `delay` (both known when on_gpu_reconfigured fires).
+  virtual void on_gpu_drain_started(Time /*now*/, GpuIndex /*gpu*/) {}
+  virtual void on_gpu_reconfigured(Time /*now*/, GpuIndex /*gpu*/, Time /*drain*/, Time /*delay*/) {
+  }
+  // The GPU's residents or their rates changed at `now`; `gpu` holds the new state.
+  virtual void on_gpu_changed(Time /*now*/, GpuIndex /*index*/, const GpuState& /*gpu*/) {}
+  // A service's (JobSpec::service) rate changed to job.rate at `now` (also right after it
+  // starts). Emitted for services only, so runs without services pay nothing.
+  virtual void on_service_rate_changed(Time /*now*/, const ActiveJob& /*job*/) {}
+  // The run ends at `now`; `unfinished` lists jobs still queued or running.
+  virtual void on_run_end(Time /*now*/, std::span<const ActiveJob* const> /*unfinished*/) {}
+};
+
+}  // namespace gpumux

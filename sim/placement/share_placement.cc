@@ -1,0 +1,96 @@
+#include "sim/placement/share_placement.h"
+
+#include <array>
+
+namespace gpumux {
+
+namespace {
+
+struct NamedPolicy {
+  std::string_view name;
+  packing::Policy policy;
+};
+constexpr NamedPolicy kSharePolicies[] = {
+    {"random", packing::Policy::kRandom},
+    {"dot-product", packing::Policy::kDotProd},
+    {"gpu-clustering", packing::Policy::kGpuClustering},
+    {"gpu-packing", packing::Policy::kGpuPacking},
+    {"best-fit", packing::Policy::kBestFit},
+    {"fgd", packing::Policy::kFgd},
+};
+
+}  // namespace
+
+bool share_policy_of(std::string_view name, bool model_limits_shares, packing::Policy& out) {
+  for (const auto& p : kSharePolicies) {
+    if (p.name != name) continue;
+    if (p.policy == packing::Policy::kBestFit && !model_limits_shares) return false;
+    out = p.policy;
+    return true;
+  }
+  return false;
+}
+
+std::vector<std::string> share_placement_names() {
+  std::vector<std::string> out;
+  for (const auto& p : kSharePolicies) out.emplace_back(p.name);
+  return out;
+}
+
+SharePlacement::SharePlacement(std::string name, packing::Policy policy, ShareView& view,
+                               std::uint64_t seed)
+    : name_(std::move(name)),
+      view_(view),
+      rng_(seed),
+      chooser_(policy, packing::TieBreak::kNodeOrder, view.nodes().size(), rng_),
+      across_nodes_(make_placement_policy("first-fit")),
+      masks_(view.nodes().size(), 0) {}
+
+bool SharePlacement::place(const Cluster& cluster, const SharingModel& model,
+                           GpuViewBuilder& views, const JobSpec& job,
+                           std::vector<GpuIndex>& out) {
+  out.clear();
+  if (job.gpus > cluster.max_gpus_per_node()) {
+    return across_nodes_->place(cluster, model, views, job, out);
+  }
+  const packing::PodDemand pod = share_demand(job);
+  const double need = model.has_room_bound() ? model.job_need(job) : -kUnboundedRoom;
+  const auto nodes = view_.nodes();
+  // A node whose milli left cannot take the job needs no `admits`: its mask stays empty.
+  const int gpu_need = pod.is_share() ? pod.gpu_milli : packing::kGpuMilli;
+  // The job goes to one node, which must have all its cores free (node CPUs).
+  const std::int64_t cpu = cluster.tracks_cpus() ? job_cpu_hundredths(job) : 0;
+  for (NodeIndex n = 0; n < nodes.size(); ++n) {
+    packing::GpuMask mask = 0;
+    if (cluster.node_room(n) >= need && (cpu <= 0 || cluster.cpu_free(n) >= cpu)) {
+      const packing::NodeState& s = nodes[n];
+      const GpuIndex first = cluster.topology().first_gpu(n);
+      for (int i = 0; i < s.num_gpus; ++i) {
+        // Cluster::open_room: NaN while unavailable, so the test also leaves those out.
+        if (s.gpu_left[static_cast<std::size_t>(i)] < gpu_need ||
+            !(cluster.open_room(first + static_cast<GpuIndex>(i)) >= need)) {
+          continue;
+        }
+        if (model.admits(views.view(first + static_cast<GpuIndex>(i)), job)) {
+          mask |= packing::GpuMask{1} << i;
+        }
+      }
+    }
+    masks_[n] = mask;
+  }
+  const packing::NodeChoice c = chooser_.choose(nodes, view_.units(), view_.versions(),
+                                                view_.fragmentation(), pod, masks_, rng_);
+  if (c.node < 0) return false;
+  const GpuIndex first = cluster.topology().first_gpu(static_cast<NodeIndex>(c.node));
+  if (pod.is_share()) {
+    out.push_back(first + static_cast<GpuIndex>(c.share_gpu));
+    return true;
+  }
+  std::array<std::int8_t, packing::kMaxGpusPerNode> gpus{};
+  const int n = packing::whole_gpus(nodes[static_cast<std::size_t>(c.node)], pod.num_gpus,
+                                    masks_[static_cast<std::size_t>(c.node)], gpus);
+  for (int i = 0; i < n; ++i) out.push_back(first + static_cast<GpuIndex>(gpus[static_cast<std::size_t>(i)]));
+  return true;
+}
+
+}  // namespace gpumux

@@ -1,0 +1,56 @@
+// The FGD study's placement policies inside `gpumux run` (scheduler.placement `random`,
+// `dot-product`, `gpu-clustering`, `gpu-packing`, `fgd`, and `best-fit` under models that
+// limit compute shares): the decision is packing::NodeChooser, the code `gpumux pack` runs, on
+// the cluster's state as ShareView mirrors it.
+//
+// A job goes to one node: the policy scores the nodes where it fits, a share of one GPU gets
+// the GPU the policy picks, a whole-GPU job the lowest-indexed free GPUs. A job fits a node
+// when the GPUs' milli-GPU left (1000 less the residents' gpu_milli) can take it, as the
+// study's scheduler counts, and the sharing model admits it on the GPUs the policy may pick
+// (a mask per node); GPUs out of service are never picked. Ties go to the first node in a
+// random order drawn once per run from the scenario's seed (the study's behaviour,
+// packing::TieBreak::kNodeOrder). A gang larger than every node is placed by first-fit across
+// nodes. On a cluster with node CPUs (Cluster::tracks_cpus) a node without the job's cores
+// free is left out (its mask stays empty); the scores still see no CPUs (sim/placement/share_view.h). Usable only under models that admit fractional jobs (timeslice, mps, fractional).
+//
+// Cost per decision: O(GPUs) to build the masks (room pruning first, `admits` only where the
+// milli left fits), plus the policy's scoring: FGD rescoring only nodes that changed since the
+// job's class was last placed.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/placement/fgd/choose_node.h"
+#include "sim/placement/placement.h"
+#include "sim/placement/share_view.h"
+
+namespace gpumux {
+
+class SharePlacement : public PlacementPolicy {
+ public:
+  // `view` must outlive the placement and observe the same engine.
+  SharePlacement(std::string name, packing::Policy policy, ShareView& view, std::uint64_t seed);
+
+  std::string_view name() const override { return name_; }
+  bool place(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
+             const JobSpec& job, std::vector<GpuIndex>& out) override;
+
+ private:
+  std::string name_;
+  ShareView& view_;
+  packing::PackRng rng_;
+  packing::NodeChooser chooser_;
+  std::unique_ptr<PlacementPolicy> across_nodes_;  // first-fit, for gangs larger than a node
+  std::vector<packing::GpuMask> masks_;
+};
+
+// The share-aware policy a scheduler.placement name denotes, or false (`best-fit` only where
+// `model_limits_shares`).
+bool share_policy_of(std::string_view name, bool model_limits_shares, packing::Policy& out);
+// Names of the share-aware policies, for messages and `gpumux models`.
+std::vector<std::string> share_placement_names();
+
+}  // namespace gpumux

@@ -1,0 +1,51 @@
+// What makes an inference job a service: its request arrivals, per-request service time,
+// batching, limits and latency objective (README "Inference services").
+//
+// A service is a job of kind inference that carries a ServiceSpec. Unlike other jobs its
+// `runtime` is a lifetime: it leaves the GPU `runtime` of wall-clock time after it starts,
+// whatever its rate; its rate (sim/engine/sharing_model.h) only sets how fast it serves requests.
+// Arrival times are measured from the service's first start.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpumux {
+
+enum class ArrivalKind : std::uint8_t {
+  kPoisson,  // at rate_per_s
+  kSeries,   // Poisson at a piecewise-constant rate over time (series)
+  kTrace,    // at the given request times
+};
+
+// A piecewise-constant request rate: `points` are (t_s, rate_per_s), t strictly increasing
+// from 0; each rate holds until the next point, the last one forever or, when repeat_s > 0,
+// until repeat_s, after which the series starts again.
+struct RateSeries {
+  std::vector<std::pair<double, double>> points;
+  double repeat_s = 0.0;
+};
+
+struct ServiceSpec {
+  ArrivalKind arrival = ArrivalKind::kPoisson;
+  double rate_per_s = 0.0;                             // kPoisson
+  std::shared_ptr<const RateSeries> series;            // kSeries
+  std::shared_ptr<const std::vector<double>> times_s;  // kTrace: sorted request times, s
+  double service_ms = 0.0;  // one request alone on an exclusive GPU (rate 1), > 0
+  double slo_ms = 0.0;      // latency objective; 0: none
+  int max_batch = 1;        // waiting requests served together, at most this many
+  // A batch of b requests takes service_ms * (1 + batch_cost * (b - 1)) at rate 1.
+  double batch_cost = 0.1;
+  double timeout_ms = 0.0;  // a request still waiting this long gives up; 0: never
+  int max_queue = 0;        // waiting requests beyond this are dropped on arrival; 0: no limit
+
+  // Work of a batch of `b` requests in exclusive-GPU microseconds.
+  double batch_work_us(int b) const {
+    return service_ms * 1000.0 * (1.0 + batch_cost * static_cast<double>(b - 1));
+  }
+};
+
+}  // namespace gpumux

@@ -1,0 +1,133 @@
+// The requests of one service replica (one job carrying a ServiceSpec), simulated lazily: the
+// replica is told when its rate changes and catches up to that instant, so requests never
+// enter the engine's event queue and a run without services pays nothing.
+//
+// Two modes share this interface:
+// - RequestLevelReplica: every request, a FIFO queue; a free server takes up to max_batch
+//   waiting requests at once, whose batch work (ServiceSpec::batch_work_us) is progressed at
+//   the replica's current rate. A request still waiting timeout_ms after it arrived gives up
+//   (timed out); one arriving to max_queue waiting requests is dropped. Latency = finish -
+//   arrival.
+// - AnalyticReplica: per interval of constant rate and arrival rate, an M/D/1 queue in steady
+//   state (README "Analytic mode" has the formulas and what it leaves out).
+// While the replica is down (killed, waiting to restart) arriving requests are dropped; when
+// it is killed its waiting and in-service requests are dropped; when its lifetime ends (or the
+// run ends) the requests it still holds are unfinished.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "sim/services/latency_histogram.h"
+#include "sim/services/request_arrivals.h"
+#include "sim/services/service.h"
+
+namespace gpumux {
+
+// Request outcomes; doubles because the analytic mode counts expected requests.
+struct RequestCounts {
+  double arrived = 0;
+  double served = 0;
+  double dropped = 0;
+  double timed_out = 0;
+  double unfinished = 0;
+  double within_slo = 0;  // served within slo_ms (0 when the service has no SLO)
+
+  void merge(const RequestCounts& o) {
+    arrived += o.arrived;
+    served += o.served;
+    dropped += o.dropped;
+    timed_out += o.timed_out;
+    unfinished += o.unfinished;
+    within_slo += o.within_slo;
+  }
+};
+
+class ServiceReplica {
+ public:
+  virtual ~ServiceReplica() = default;
+  // Serves until `t_us` (absolute, non-decreasing) at the current rate, then serves at `rate`
+  // ((0, 1]) from there on. The first call after construction or restart() starts serving.
+  virtual void set_rate(double t_us, double rate) = 0;
+  // Killed at t_us: what it holds is dropped; arrivals are dropped until set_rate again.
+  virtual void kill(double t_us) = 0;
+  // The replica's lifetime (or the run) ended at t_us: what it holds is unfinished.
+  virtual void end(double t_us) = 0;
+
+  const RequestCounts& counts() const { return counts_; }
+  const LatencyHistogram& latencies() const { return latencies_; }
+
+ protected:
+  RequestCounts counts_;
+  LatencyHistogram latencies_;
+};
+
+class RequestLevelReplica : public ServiceReplica {
+ public:
+  // `spec` must outlive the replica; arrivals start at origin_us.
+  RequestLevelReplica(const ServiceSpec& spec, double origin_us, std::uint64_t seed);
+  void set_rate(double t_us, double rate) override;
+  void kill(double t_us) override;
+  void end(double t_us) override;
+
+ private:
+  void advance_to(double t_us);
+  void move_to(double t_us);  // progresses the batch in service up to t_us
+  void on_arrival(double t_us);
+  void expire_waiting(double t_us);
+  void start_batch();
+  void finish_batch();
+
+  const ServiceSpec& spec_;
+  RequestArrivals arrivals_;
+  double next_arrival_;
+  double now_;
+  double rate_ = 0.0;  // 0 while down or ended
+  bool ended_ = false;
+  std::deque<double> waiting_;  // arrival times, FIFO
+  std::vector<double> batch_;   // arrival times of the requests in service
+  double work_left_us_ = 0.0;   // exclusive-GPU microseconds of the batch still to do
+};
+
+class AnalyticReplica : public ServiceReplica {
+ public:
+  AnalyticReplica(const ServiceSpec& spec, double origin_us, std::uint64_t seed);
+  void set_rate(double t_us, double rate) override;
+  void kill(double t_us) override;
+  void end(double t_us) override;
+
+ private:
+  void advance_to(double t_us);
+  // Turns the accumulated intervals into counts and latencies (once, at end()).
+  void finalize();
+
+  const ServiceSpec& spec_;
+  RequestArrivals arrivals_;
+  double now_;
+  double rate_ = 0.0;
+  bool ended_ = false;
+  // (service time us, arrival rate per us) -> total time spent at that pair, us.
+  std::map<std::pair<double, double>, double> intervals_;
+};
+
+// M/D/1 helpers for the analytic mode (exposed for tests). `rho` = arrival rate x service time.
+struct MD1 {
+  double service_us = 0;
+  double rho = 0;
+  double mean_wait_us = 0;   // Pollaczek-Khinchine: rho * S / (2 (1 - rho))
+  double decay_per_us = 0;   // gamma: rho (e^{gamma S} - 1) = gamma S
+  double tail_constant = 0;  // C = (1 - rho) / (rho e^{gamma S} - 1), at most 1
+  // P(wait > t) ~ min(rho, C e^{-gamma t}) for t > 0. Precondition: 0 < rho < 1.
+  double wait_tail(double t_us) const;
+};
+MD1 md1(double service_us, double rho);
+// With deterministic patience `timeout_us` (a request waits at most that long), the stationary
+// waits at or below it keep the shape of the queue without timeouts (level crossing), scaled by
+// kappa = 1 / (1 - wait_tail(T) + A); A, returned here, is the unscaled mass of virtual waits
+// above T, and kappa * A the share of requests that time out. `per_us`: arrival rate.
+double md1_abandon_mass(const MD1& m, double per_us, double timeout_us);
+
+}  // namespace gpumux

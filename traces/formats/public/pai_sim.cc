@@ -1,0 +1,88 @@
+// The job CSV read by the PAI 2020 repository's simulator (README.md "pai-sim"). That simulator
+// sorts its job list by submit_time in memory, so the file need not be sorted: it is sorted here
+// in memory too (at most kMaxBufferedJobs jobs).
+#include <cmath>
+
+#include "sim/base/input_error.h"
+#include "sim/cluster/pool.h"
+#include "traces/io/csv_reader.h"
+#include "traces/formats/public/csv_public_source.h"
+#include "traces/formats/public/loaders.h"
+
+namespace gpumux::public_traces {
+
+namespace {
+
+class PaiSim final : public CsvPublicSource {
+ public:
+  PaiSim(const std::string& path, const TraceDefaults& defaults, std::uint64_t seed)
+      : CsvPublicSource(path, defaults, seed, kWholeFile, "submit_time",
+                        {"job_id", "submit_time", "duration", "num_gpu"}),
+        id_(column("job_id")),
+        user_(column("user")),
+        inst_(column("num_inst")),
+        submit_(column("submit_time")),
+        duration_(column("duration")),
+        gpu_(column("num_gpu")),
+        cpu_(column("num_cpu")) {}
+
+ private:
+  void row(const std::vector<std::string>& c, const std::string& where) override {
+    JobSpec job;
+    PresentFields present{};
+    set_job_field(job, JobField::kId, c[id_], where);
+    mark(present, JobField::kId);
+    const double submit = parse_seconds_cell(c[submit_], where, "submit_time");
+    const double duration = parse_seconds_cell(c[duration_], where, "duration");
+    // The simulator reads an empty num_gpu or num_cpu as 0 and an empty num_inst as 1.
+    // Like the simulator, amounts are whole hundredths (it allocates percent): round(100 x).
+    auto hundredths = [](double x) {
+      return static_cast<double>(round_half_even(100.0 * x)) / 100;
+    };
+    const double gpus =
+        c[gpu_].empty() ? 0.0 : hundredths(parse_number_cell(c[gpu_], where, "num_gpu", 0, 1e6));
+    const double cpus = cpu_ < 0 || c[cpu_].empty()
+                            ? 0.0
+                            : hundredths(parse_number_cell(c[cpu_], where, "num_cpu", 0, 1e6));
+    double instances = 1;
+    if (inst_ >= 0 && !c[inst_].empty()) {
+      instances = parse_number_cell(c[inst_], where, "num_inst", 1, 1e6);
+      if (instances != std::round(instances)) {
+        throw InputError(where, "num_inst",
+                         "expected a whole number of instances, got '" + c[inst_] + "'");
+      }
+    }
+    // num_gpu and num_cpu are per instance: the simulator (scheduler.py) allocates num_gpu and
+    // num_cpu to each of the num_inst instances, all or none. A CPU-only job (num_gpu 0) is a
+    // job like the others: it holds its CPUs, queues and runs (on a pooled cluster).
+    const auto n = static_cast<std::int64_t>(instances);
+    if (gpus == 0) {
+      job.gpus = 0;
+      mark(present, JobField::kGpus);
+    } else {
+      set_gpus(job, present, gpu_request(gpus, n, where, "num_gpu"));
+    }
+    job.cpus = cpus * instances;
+    mark(present, JobField::kCpus);
+    job.submit = Time::from_seconds(submit);
+    mark(present, JobField::kSubmit);
+    job.runtime = Time::from_seconds(duration);
+    mark(present, JobField::kRuntime);
+    if (user_ >= 0 && !c[user_].empty()) {
+      job.tenant = c[user_];
+      mark(present, JobField::kTenant);
+    }
+    add(std::move(job), present, file(), line());
+  }
+
+  int id_, user_, inst_, submit_, duration_, gpu_, cpu_;
+};
+
+}  // namespace
+
+std::unique_ptr<PublicTraceSource> open_pai_sim(const std::string& path,
+                                                const TraceDefaults& defaults, std::uint64_t seed) {
+  return std::make_unique<PaiSim>(path, defaults, seed);
+}
+
+}  // namespace gpumux::public_traces

@@ -1,0 +1,253 @@
+#include "traces/formats/public/public_trace_source.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/base/input_error.h"
+#include "traces/io/csv_reader.h"
+#include "traces/formats/public/csv_public_source.h"
+#include "traces/io/trace_writer.h"
+
+namespace gpumux {
+
+PublicTraceSource::PublicTraceSource(const TraceDefaults& defaults, std::uint64_t seed,
+                                     std::size_t window, std::string submit_field)
+    : TraceSource(defaults, seed), window_(window), submit_field_(std::move(submit_field)) {}
+
+std::uint64_t PublicTraceSource::skipped_rows() const {
+  std::uint64_t n = stats_.skipped_lines;
+  for (const auto& [reason, count] : skipped_) n += count;
+  return n;
+}
+
+std::uint32_t PublicTraceSource::add_file(const std::string& path) {
+  files_.push_back(path);
+  return static_cast<std::uint32_t>(files_.size() - 1);
+}
+
+void PublicTraceSource::skip(const std::string& reason) {
+  ++skipped_[reason];
+  ++records_;
+}
+
+void PublicTraceSource::add(JobSpec&& job, const PresentFields& present, std::uint32_t file,
+                            std::uint64_t line) {
+  ++records_;
+  auto where = [&] { return files_[file] + ":" + std::to_string(line); };
+  if (origin_set_ && job.submit < origin_) {
+    throw InputError(where(), submit_field_,
+                     "submit time is earlier than the trace's time origin (midnight of the first "
+                     "row's day): the file is not sorted by submit time");
+  }
+  if (emitted_any_ && job.submit < last_emitted_) {
+    throw InputError(where(), submit_field_,
+                     "submit time is earlier than a job already returned: this format is read "
+                     "with a reorder window of " +
+                         std::to_string(window_) +
+                         " jobs and the file is less sorted than that; sort it by submit time");
+  }
+  if (heap_.size() >= kMaxBufferedJobs) {
+    throw InputError(where(), "",
+                     "more than " + std::to_string(kMaxBufferedJobs) +
+                         " jobs would be held in memory to sort this trace by submit time; "
+                         "split the trace or sort it first");
+  }
+  std::uint32_t slot = 0;
+  if (free_slots_.empty()) {
+    slot = static_cast<std::uint32_t>(pending_.size());
+    pending_.push_back(Pending{std::move(job), present, file, line});
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+    pending_[slot] = Pending{std::move(job), present, file, line};
+  }
+  if (sorted_) {
+    // An add after the input ended (none does today) turns the sorted rest back into a heap.
+    std::make_heap(heap_.begin(), heap_.end(), Later{});
+    sorted_ = false;
+  }
+  heap_.push_back(Key{pending_[slot].job.submit, sequence_++, slot});
+  std::push_heap(heap_.begin(), heap_.end(), Later{});
+}
+
+bool PublicTraceSource::next(JobSpec& job) {
+  while (!input_done_ && (window_ == kWholeFile || heap_.size() <= window_)) {
+    if (!read_more()) {
+      input_done_ = true;
+      at_end();
+    }
+  }
+  if (heap_.empty()) return false;
+  if (input_done_ && !sorted_) {
+    // Nothing more is added: one sort puts the rest in pop order (Later is a total order, the
+    // same sequence a heap pops), the earliest last, cheaper than a heap pop per job.
+    std::sort(heap_.begin(), heap_.end(), Later{});
+    sorted_ = true;
+  }
+  if (!sorted_) std::pop_heap(heap_.begin(), heap_.end(), Later{});
+  const std::uint32_t slot = heap_.back().slot;
+  heap_.pop_back();
+  Pending& top = pending_[slot];
+  job = std::move(top.job);
+  const PresentFields present = top.present;
+  // "file:line" in a reused buffer: it names the row only if complete() throws.
+  where_.assign(files_[top.file]);
+  where_ += ':';
+  append_integer(where_, static_cast<std::int64_t>(top.line));
+  const std::string& where = where_;
+  free_slots_.push_back(slot);
+  emitted_any_ = true;
+  last_emitted_ = job.submit;
+  job.submit -= origin_;
+  complete(job, present, where);
+  return true;
+}
+
+GpuRequest gpu_request(double per_instance, std::int64_t instances, const std::string& where,
+                       std::string_view field) {
+  // A request such as 1.0000000000000002 GPUs must not round up to 2 GPUs.
+  const double whole = std::max(1.0, std::ceil(per_instance - 1e-9));
+  const double total = whole * static_cast<double>(instances);
+  if (total > 1e6) {
+    throw InputError(where, std::string(field),
+                     "a gang of " + std::to_string(static_cast<std::int64_t>(total)) +
+                         " GPUs is more than 10^6");
+  }
+  GpuRequest r;
+  r.gpus = static_cast<int>(total);
+  r.sm_share = std::min(1.0, per_instance / whole);
+  r.fractional = r.sm_share < 1.0 - 1e-9;
+  if (!r.fractional) r.sm_share = 1.0;
+  return r;
+}
+
+void set_gpus(JobSpec& job, PresentFields& present, const GpuRequest& request) {
+  job.gpus = request.gpus;
+  mark(present, JobField::kGpus);
+  if (request.fractional) {
+    job.sm_share = request.sm_share;
+    mark(present, JobField::kSmShare);
+    // The same fraction is the job's compute share (Kubernetes GPU-share requests).
+    job.gpu_milli = static_cast<int>(
+        std::clamp<long long>(std::llround(request.sm_share * 1000.0), 1, 1000));
+  } else {
+    job.gpu_milli = 1000;
+  }
+  mark(present, JobField::kGpuMilli);
+}
+
+namespace {
+
+// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2 ? 1 : 0;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+bool digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
+  out = 0;
+  for (std::size_t i = pos; i < pos + n; ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    out = out * 10 + (s[i] - '0');
+  }
+  return true;
+}
+
+}  // namespace
+
+std::int64_t parse_datetime_cell(std::string_view text, const std::string& where,
+                                 std::string_view field) {
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
+  const bool shape = text.size() == 19 && text[4] == '-' && text[7] == '-' && text[10] == ' ' &&
+                     text[13] == ':' && text[16] == ':';
+  if (!shape || !digits(text, 0, 4, y) || !digits(text, 5, 2, mo) || !digits(text, 8, 2, d) ||
+      !digits(text, 11, 2, h) || !digits(text, 14, 2, mi) || !digits(text, 17, 2, s) || y < 1970 ||
+      mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) {
+    throw InputError(where, std::string(field),
+                     "expected a time 'YYYY-MM-DD HH:MM:SS', got '" + std::string(text) + "'");
+  }
+  return days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 +
+         h * 3600 + mi * 60 + s;
+}
+
+std::int64_t start_of_day(std::int64_t seconds_since_epoch) {
+  return seconds_since_epoch - seconds_since_epoch % 86400;
+}
+
+double parse_seconds_cell(std::string_view text, const std::string& where, std::string_view field) {
+  return parse_number_cell(text, where, field, 0.0, 1e12);
+}
+
+CsvColumns::CsvColumns(const std::vector<std::string>& header,
+                       const std::vector<std::string>& required, const std::string& where,
+                       const std::string& note_when_missing)
+    : width_(header.size()) {
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    if (!index_.emplace(header[i], static_cast<int>(i)).second) {
+      throw InputError(where, header[i], "column appears twice in the header");
+    }
+  }
+  for (const auto& name : required) {
+    if (index_.find(name) == index_.end()) {
+      std::string all;
+      for (const auto& n : required) all += (all.empty() ? "" : ", ") + n;
+      throw InputError(
+          where, name,
+          "required column is missing from the header (needed: " + all + ")" + note_when_missing);
+    }
+  }
+}
+
+int CsvColumns::find(std::string_view name) const {
+  const auto it = index_.find(name);
+  return it == index_.end() ? -1 : it->second;
+}
+
+void check_row_width(const std::vector<std::string>& row, std::size_t width,
+                     const std::string& where) {
+  if (row.size() != width) {
+    throw InputError(where, "",
+                     "expected " + std::to_string(width) + " fields like the header, got " +
+                         std::to_string(row.size()));
+  }
+}
+
+namespace {
+
+std::vector<std::string> read_header(CsvReader& rows) {
+  std::vector<std::string> header;
+  if (!rows.next(header)) throw InputError(rows.path() + ":1", "", "empty trace: no header line");
+  return header;
+}
+
+}  // namespace
+
+CsvPublicSource::CsvPublicSource(const std::string& path, const TraceDefaults& defaults,
+                                 std::uint64_t seed, std::size_t window,
+                                 const std::string& submit_field,
+                                 const std::vector<std::string>& required, const std::string& note)
+    : PublicTraceSource(defaults, seed, window, submit_field),
+      rows_(path),
+      header_(read_header(rows_)),
+      header_where_(rows_.where()),
+      columns_(header_, required, header_where_, note),
+      file_(add_file(path)) {}
+
+bool CsvPublicSource::read_more() {
+  const bool more = rows_.next(cells_);
+  stats_.skipped_lines = rows_.skipped_lines();
+  if (!more) return false;
+  // "file:line" in a reused buffer (no allocation per row).
+  where_.assign(rows_.path());
+  where_ += ':';
+  append_integer(where_, static_cast<std::int64_t>(rows_.line()));
+  check_row_width(cells_, columns_.width(), where_);
+  row(cells_, where_);
+  return true;
+}
+
+}  // namespace gpumux
