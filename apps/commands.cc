@@ -25,6 +25,7 @@
 #include "analysis/plan/plan_report.h"
 #include "analysis/run/run.h"
 #include "apps/sweep_command.h"
+#include "analysis/metrics/metric_catalogue.h"
 #include "models/device_registry.h"
 #include "models/sharing_registry.h"
 #include "scenarios/scenario.h"
@@ -414,8 +415,44 @@ int run_report_command(const ReportArgs& a, std::ostream& out) {
   return kExitOk;
 }
 
+// One sharing model's declared parameters, as the model declares them when built with its
+// smallest valid params (its defaults; mig's example layout): the same declarations every run
+// echoes in summary.json.
+int run_model_parameters(const std::string& name, std::ostream& out) {
+  const auto models = sharing_models();
+  const auto it = std::find_if(models.begin(), models.end(),
+                               [&](const SharingModelInfo& m) { return m.name == name; });
+  if (it == models.end()) {
+    std::vector<std::string> valid;
+    for (const auto& m : models) valid.push_back(m.name);
+    throw InputError("gpumux models " + name, "NAME",
+                     "unknown sharing model '" + name + "' (valid: " + join(valid) + ")");
+  }
+  const nlohmann::json params = nlohmann::json::parse(it->example_params);
+  JsonObject object(params, "gpumux models " + name, "/sharing/params");
+  const auto model = make_sharing_model(name, object, "gpumux models " + name);
+  out << name << ": " << it->summary << "\n";
+  if (it->example_params != "{}") out << "example sharing.params: " << it->example_params << "\n";
+  const auto parameters = model->parameters();
+  if (parameters.empty()) {
+    out << "no parameters\n";
+    return kExitOk;
+  }
+  out << "parameters (sharing.params; value as declared with the params above, a device's "
+         "measured value replaces a default where the source says so):\n";
+  for (const auto& p : parameters) {
+    std::string value = p.kind == ModelParameter::Kind::kSwitch ? (p.value != 0 ? "true" : "false")
+                        : p.kind == ModelParameter::Kind::kChoice ? std::string(p.choice)
+                                                                  : nlohmann::json(p.value).dump();
+    out << "  " << p.name << " = " << value << (p.unit.empty() ? "" : " " + p.unit) << "\n"
+        << "      " << p.description << "\n"
+        << "      source: " << p.source << "\n";
+  }
+  return kExitOk;
+}
+
 int run_models(std::ostream& out) {
-  out << "sharing models (scenario sharing.model):\n";
+  out << "sharing models (scenario sharing.model; `gpumux models NAME` lists one's parameters):\n";
   for (const auto& m : sharing_models()) out << "  " << m.name << "  " << m.summary << "\n";
   out << "queue policies (scheduler.queue): " << join(queue_policy_names()) << "\n";
   out << "placement policies (scheduler.placement): " << join(placement_policy_names()) << "\n";
@@ -644,8 +681,27 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
       "internal error.");
   report->callback([&] { action = [&] { return run_report_command(report_args, out); }; });
 
-  auto* models = app.add_subcommand("models", "list sharing models, policies and trace formats");
-  models->callback([&] { action = [&] { return run_models(out); }; });
+  std::string model_name;
+  auto* models = app.add_subcommand(
+      "models", "list sharing models, policies and trace formats; `models NAME`: one sharing "
+                "model's parameters (unit, default, source, description)");
+  models->add_option("NAME", model_name, "a sharing model, e.g. timeslice");
+  models->footer("Example: gpumux models timeslice");
+  models->callback([&] {
+    action = [&] {
+      return model_name.empty() ? run_models(out) : run_model_parameters(model_name, out);
+    };
+  });
+
+  auto* metrics = app.add_subcommand(
+      "metrics", "list every metric (summary.json path, unit, which way is better): the names of "
+                 "expect bounds, plan --objective, compare and sweep");
+  metrics->callback([&] {
+    action = [&] {
+      out << metric_catalogue_text();
+      return kExitOk;
+    };
+  });
 
   std::string memory_csv, duty_csv, profiles_out;
   auto* profiles = app.add_subcommand("profiles", "memory-over-time profiles for jobs");

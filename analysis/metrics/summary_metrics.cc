@@ -1,60 +1,12 @@
 #include "analysis/metrics/summary_metrics.h"
+
+#include "analysis/metrics/metric_catalogue.h"
 #include <nlohmann/json.hpp>
 
 
 namespace gpumux {
 
 namespace {
-
-constexpr const char* kStats[] = {"count", "mean", "p50", "p90", "p95", "p99", "max"};
-
-std::vector<std::string> build_names() {
-  std::vector<std::string> n;
-  for (const char* k :
-       {"arrived", "finished", "rejected", "failed", "unfinished_queued", "unfinished_running"}) {
-    n.push_back(std::string("jobs.") + k);
-  }
-  for (const char* k :
-       {"gpus", "makespan_s", "gpu_allocation_ratio", "sm_busy_utilization",
-        "sm_busy_per_allocated_gpu", "sharing_overhead", "sharing_overhead_gpu_hours",
-        "peak_allocated_gpus", "mean_allocated_gpus", "finished_work_gpu_hours"}) {
-    n.push_back(k);
-  }
-  for (const char* k : {"memory_faults", "jobs_killed", "memory_fault_kills", "fatal_faults",
-                        "fatal_fault_kills", "jobs_failed", "lost_work_gpu_hours"}) {
-    n.push_back(std::string("failures.") + k);
-  }
-  for (const char* s : kStats) n.push_back(std::string("failures.cascade_size.") + s);
-  for (const char* k : {"count", "drain_gpu_hours", "reconfiguration_gpu_hours", "migrations",
-                        "migration_lost_work_gpu_hours", "checkpoint_gpu_hours"}) {
-    n.push_back(std::string("reconfigurations.") + k);
-  }
-  for (const char* d : {"jct_s", "queueing_delay_s", "slowdown", "sharing_slowdown"}) {
-    for (const char* s : kStats) n.push_back(std::string(d) + "." + s);
-  }
-  for (const char* k :
-       {"slice_utilization", "memory_allocation_share", "free_slice_share",
-        "unavailable_slice_share", "fragmentation", "mean_split_gpus", "slice_hours"}) {
-    n.push_back(std::string("slots.") + k);
-  }
-  for (const char* k : {"mean_instances", "mean_busy", "occupancy"}) {
-    n.push_back(std::string("slots.profiles.*.") + k);
-  }
-  n.push_back("slots.fit_blocked.jobs");
-  n.push_back("slots.fit_blocked.wait_job_hours");
-  for (const char* k : {"count", "served", "dropped", "timed_out", "unfinished"}) {
-    n.push_back(std::string("requests.") + k);
-  }
-  for (const char* s : {"mean", "p50", "p95", "p99"}) {
-    n.push_back(std::string("requests.latency_ms.") + s);
-  }
-  n.push_back("requests.slo_attainment");
-  for (const char* k : {"allocation_ratio", "peak_allocation_ratio", "fragmentation_gpus",
-                        "fragmentation_of_idle", "typical_job_kinds"}) {
-    n.push_back(std::string("shares.") + k);
-  }
-  return n;
-}
 
 // Splits `name` into summary keys along `pattern`: dots separate keys, except inside the part a
 // `*` matches (a profile name such as "1g.10gb" keeps its dots). Empty when it does not match.
@@ -110,7 +62,13 @@ std::string why_null(const std::vector<std::string>& keys) {
 }  // namespace
 
 const std::vector<std::string>& metric_names() {
-  static const std::vector<std::string> names = build_names();
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& m : metric_catalogue()) {
+      if (!m.derived) n.push_back(m.name);
+    }
+    return n;
+  }();
   return names;
 }
 

@@ -1,10 +1,10 @@
 // The metrics of a run by name, for `expect` bounds: a name is the dotted path of a number
 // under `metrics` in summary.json ("jct_s.p95" is summary.json's /metrics/jct_s/p95).
 //
-// The catalogue lists every such path a run can produce; `*` stands for one name chosen by the
-// scenario (a MIG profile, a rejection reason). Some paths exist only in some runs: `slots.*`
-// with models that split GPUs into slots (mig and its hybrids), `requests.*` with inference
-// services. Per-service records (metrics.requests.services, an array) are not metrics here.
+// The catalogue (analysis/metrics/metric_catalogue.h) lists every such path a run can produce;
+// `*` stands for one name chosen by the scenario (a MIG profile). Some paths exist only in some
+// runs: `slots.*` with models that split GPUs into slots (mig and its hybrids), `requests.*`
+// with inference services. Per-service records (metrics.requests.services, an array) are not metrics here.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -14,7 +14,8 @@
 
 namespace gpumux {
 
-// Every metric name, in summary order ("slots.profiles.*.occupancy" for the patterns).
+// Every catalogue name that is a path in summary.json, in summary order
+// ("slots.profiles.*.occupancy" for the patterns).
 const std::vector<std::string>& metric_names();
 
 // True when `name` is in the catalogue (a `*` there matches any one segment).

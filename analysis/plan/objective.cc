@@ -6,60 +6,28 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "analysis/metrics/metric_catalogue.h"
+#include "analysis/metrics/summary_metrics.h"
+#include "sim/base/closest_names.h"
 #include "sim/base/input_error.h"
 
 namespace gpumux {
 
 namespace {
 
-// One metric the grammar knows: its direction, the range its limit may take, and its meaning.
-struct MetricInfo {
-  std::string name;
-  Bound bound;
-  double max_limit;  // limits above are refused (1 for shares of jobs, huge for durations)
-  std::string meaning;
-};
+constexpr double kAnyLimit = 1e15;
 
-const std::vector<MetricInfo>& metric_table() {
-  static const std::vector<MetricInfo> table = [] {
-    std::vector<MetricInfo> t;
-    constexpr double kAny = 1e15;
-    for (const char* stat : {"mean", "p50", "p90", "p95", "p99", "max"}) {
-      const std::string s = stat;
-      t.push_back({"queue_" + s + "_s", Bound::kAtMost, kAny,
-                   "queueing delay " + s + ", seconds (metrics.queueing_delay_s." + s + ")"});
-    }
-    for (const char* stat : {"mean", "p50", "p90", "p95", "p99", "max"}) {
-      const std::string s = stat;
-      t.push_back({"jct_" + s + "_s", Bound::kAtMost, kAny,
-                   "job completion time " + s + ", seconds (metrics.jct_s." + s + ")"});
-    }
-    for (const char* stat : {"mean", "p50", "p90", "p95", "p99", "max"}) {
-      const std::string s = stat;
-      t.push_back({"request_" + s + "_ms", Bound::kAtMost, kAny,
-                   "inference request latency " + s +
-                       ", milliseconds "
-                       "(metrics.requests.latency_ms." +
-                       s + "; needs services)"});
-    }
-    t.push_back({"slo_attainment", Bound::kAtLeast, 1.0,
-                 "share of requests within their SLO, 0..1 (metrics.requests.slo_attainment; "
-                 "needs services)"});
-    t.push_back({"oom_kill_share", Bound::kAtMost, kAny,
-                 "out-of-memory kills per arrived job (failures.jobs_killed / jobs.arrived)"});
-    t.push_back({"failed_share", Bound::kAtMost, 1.0,
-                 "share of arrived jobs that failed after their retries (jobs.failed / "
-                 "jobs.arrived; default <=0)"});
-    return t;
-  }();
-  return table;
-}
+// Limits above are refused: 1 for a share (0..1), any size otherwise.
+double max_limit(const MetricInfo& m) { return m.unit == "share" ? 1.0 : kAnyLimit; }
 
-const MetricInfo* find_metric(const std::string& name) {
-  for (const auto& m : metric_table()) {
-    if (m.name == name) return &m;
+// Every name an objective may take: the catalogue's directed metrics, then the aliases.
+std::vector<std::string> objective_names() {
+  std::vector<std::string> names;
+  for (const auto& m : metric_catalogue()) {
+    if (m.better != Better::kNeither) names.push_back(m.name);
   }
-  return nullptr;
+  for (const auto& a : metric_aliases()) names.push_back(a.alias);
+  return names;
 }
 
 std::string trim(const std::string& s) {
@@ -94,23 +62,34 @@ Objective parse_objective(const std::string& text) {
                      "gpumux plan --help for the metrics)");
   }
   Objective o;
-  o.metric = trim(text.substr(0, op));
+  const std::string written = trim(text.substr(0, op));
+  o.metric = canonical_metric_name(written);
   o.bound = text[op] == '<' ? Bound::kAtMost : Bound::kAtLeast;
+  if (o.metric == "rejected_jobs" || o.metric == "unfinished_jobs") {
+    throw InputError(where, o.metric, "always applies as " + o.metric + "<=0 and cannot be changed");
+  }
   const MetricInfo* info = find_metric(o.metric);
   if (!info) {
-    std::string valid;
-    for (const auto& m : metric_table()) valid += (valid.empty() ? "" : ", ") + m.name;
-    if (o.metric == "rejected_jobs" || o.metric == "unfinished_jobs") {
-      throw InputError(where, o.metric,
-                       "always applies as " + o.metric + "<=0 and cannot be changed");
+    std::string hint;
+    for (const auto& c : closest_names(written, objective_names())) {
+      hint += (hint.empty() ? "" : ", ") + c;
     }
-    throw InputError(where, o.metric, "unknown metric (valid: " + valid + ")");
+    throw InputError(where, written,
+                     "unknown metric" + (hint.empty() ? std::string() : " (closest: " + hint + ")") +
+                         "; objectives take the metric names of summary.json, e.g. "
+                         "queueing_delay_s.p95 or jct_s.p99 (`gpumux metrics` lists them all)");
   }
-  if (o.bound != info->bound) {
+  if (info->better == Better::kNeither) {
+    throw InputError(where, o.metric,
+                     "is reported but is no objective: neither a lower nor a higher value is "
+                     "better (`gpumux metrics` marks which are)");
+  }
+  const Bound wanted = info->better == Better::kLower ? Bound::kAtMost : Bound::kAtLeast;
+  if (o.bound != wanted) {
     throw InputError(
         where, o.metric,
         std::string("takes ") +
-            (info->bound == Bound::kAtMost ? "an upper bound (<=)" : "a lower bound (>=)"));
+            (wanted == Bound::kAtMost ? "an upper bound (<=)" : "a lower bound (>=)"));
   }
   const std::string number = trim(text.substr(op + 2));
   const char* first = number.data();
@@ -119,10 +98,10 @@ Objective parse_objective(const std::string& text) {
   if (number.empty() || ec != std::errc() || end != last || !std::isfinite(o.limit)) {
     throw InputError(where, o.metric, "expected a number after the operator, got '" + number + "'");
   }
-  if (o.limit < 0 || o.limit > info->max_limit) {
+  if (o.limit < 0 || o.limit > max_limit(*info)) {
     throw InputError(
         where, o.metric,
-        "limit " + number + " out of range [0, " + format_limit(info->max_limit) + "]");
+        "limit " + number + " out of range [0, " + format_limit(max_limit(*info)) + "]");
   }
   return o;
 }
@@ -147,7 +126,7 @@ std::vector<Objective> plan_objectives(const std::vector<std::string>& texts) {
 }
 
 bool needs_services(const Objective& objective) {
-  return objective.metric.rfind("request_", 0) == 0 || objective.metric == "slo_attainment";
+  return objective.metric.rfind("requests.", 0) == 0;
 }
 
 ObjectiveCheck check_objective(const Objective& objective, const nlohmann::json& summary) {
@@ -164,38 +143,27 @@ ObjectiveCheck check_objective(const Objective& objective, const nlohmann::json&
     value = share_of_arrived(jobs, jobs.at("failed").get<std::uint64_t>());
   } else if (name == "oom_kill_share") {
     value = share_of_arrived(jobs, m.at("failures").at("jobs_killed").get<std::uint64_t>());
-  } else if (needs_services(objective)) {
-    if (!m.contains("requests") || !m["requests"].is_object()) {
+  } else {
+    if (needs_services(objective) && !(m.contains("requests") && m["requests"].is_object())) {
       throw InputError("--objective " + objective.text(), name,
                        "the scenario has no inference services (its summary has no "
                        "metrics.requests): request latency and SLO objectives need services");
     }
-    const auto& r = m["requests"];
-    // The services' summary is another module's: a missing or non-numeric value is reported as
-    // what it is, not as an internal error.
-    const bool slo = name == "slo_attainment";
-    const std::string stat = slo ? "" : name.substr(8, name.size() - 8 - 3);  // request_<stat>_ms
-    const nlohmann::json* v = nullptr;
-    if (slo && r.contains("slo_attainment")) v = &r["slo_attainment"];
-    if (!slo && r.contains("latency_ms") && r["latency_ms"].is_object() &&
-        r["latency_ms"].contains(stat)) {
-      v = &r["latency_ms"][stat];
-    }
-    if (v && v->is_null()) return {std::nan(""), false};  // no request served: n/a
-    if (!v || !v->is_number()) {
+    // A metric this kind of run does not produce is the user's mistake, reported as such; a
+    // null (an empty set: no finished job, no request served) is n/a, never met.
+    if (!summary.contains(nlohmann::json::json_pointer(metric_pointer(name)))) {
       throw InputError("--objective " + objective.text(), name,
-                       "the summary has no number at metrics.requests." +
-                           (slo ? std::string("slo_attainment") : "latency_ms." + stat));
+                       "the summary has no number at metrics." + name + " (" +
+                           read_metric(summary, name).why_na + ")");
     }
-    value = v->get<double>();
-  } else {
-    // queue_<stat>_s or jct_<stat>_s
-    const bool queue = name.rfind("queue_", 0) == 0;
-    const std::size_t prefix = queue ? 6 : 4;
-    const std::string stat = name.substr(prefix, name.size() - prefix - 2);
-    const nlohmann::json& v = m.at(queue ? "queueing_delay_s" : "jct_s").at(stat);
-    if (v.is_null()) return {std::nan(""), false};  // no finished job: n/a, never met
-    value = v.get<double>();
+    const MetricValue v = read_metric(summary, name);
+    if (!v.value) {
+      if (summary.at(nlohmann::json::json_pointer(metric_pointer(name))).is_null()) {
+        return {std::nan(""), false};
+      }
+      throw InputError("--objective " + objective.text(), name, v.why_na);
+    }
+    value = *v.value;
   }
   const bool met =
       objective.bound == Bound::kAtMost ? value <= objective.limit : value >= objective.limit;
@@ -204,13 +172,16 @@ ObjectiveCheck check_objective(const Objective& objective, const nlohmann::json&
 
 std::string objective_help() {
   std::string out =
-      "Objectives: METRIC<=NUMBER or METRIC>=NUMBER, repeatable; all must hold.\n"
+      "Objectives: METRIC<=NUMBER or METRIC>=NUMBER, repeatable; all must hold. METRIC is a "
+      "metric of summary.json (`gpumux metrics` lists them with units), bounded the way it "
+      "improves: e.g. queueing_delay_s.p95<=60, jct_s.p99<=3600, slowdown.p95<=2, "
+      "requests.latency_ms.p99<=200, requests.slo_attainment>=0.99; derived: oom_kill_share, "
+      "failed_share (shares of arrived jobs).\n"
       "Always applied: rejected_jobs<=0, unfinished_jobs<=0 (queued or running when the run "
-      "stopped), and failed_share<=0 unless given.\n";
-  for (const auto& m : metric_table()) {
-    out += "  " + m.name + (m.bound == Bound::kAtMost ? " <= " : " >= ") + m.meaning + "\n";
-  }
-  return out;
+      "stopped), and failed_share<=0 unless given.\n"
+      "Short names (aliases):";
+  for (const auto& a : metric_aliases()) out += " " + a.alias;
+  return out + "\n";
 }
 
 }  // namespace gpumux

@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "analysis/metrics/metric_catalogue.h"
 #include "analysis/output/number_text.h"
 
 namespace gpumux {
@@ -26,8 +27,10 @@ const PlanModelResult* exclusive_of(const PlanResult& r) {
 std::string nodes_text(int n) { return std::to_string(n) + (n == 1 ? " node" : " nodes"); }
 
 std::string check_text(const Objective& o, const ObjectiveCheck& c) {
-  const bool count = o.metric == "rejected_jobs" || o.metric == "unfinished_jobs";
-  const bool share = o.metric.find("share") != std::string::npos || o.metric == "slo_attainment";
+  const MetricInfo* info = find_metric(o.metric);
+  const std::string unit = info ? info->unit : "";
+  const bool count = unit == "jobs" || unit == "requests" || unit == "events";
+  const bool share = o.metric.find("share") != std::string::npos || unit == "share";
   const std::string value = std::isnan(c.value) ? "n/a"
                             : count ? std::to_string(static_cast<long long>(c.value))
                                     : fixed(c.value, share ? 4 : 1);

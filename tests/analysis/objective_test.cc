@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "sim/base/input_error.h"
@@ -35,10 +37,10 @@ std::string error_of(const std::string& text) {
 
 TEST(Objective, ParsesBothDirectionsAndNormalisesText) {
   const Objective q = parse_objective("queue_p95_s <= 60");
-  EXPECT_EQ(q.metric, "queue_p95_s");
+  EXPECT_EQ(q.metric, "queueing_delay_s.p95");  // the alias is kept as the catalogue name
   EXPECT_EQ(q.bound, Bound::kAtMost);
   EXPECT_DOUBLE_EQ(q.limit, 60);
-  EXPECT_EQ(q.text(), "queue_p95_s<=60");
+  EXPECT_EQ(q.text(), "queueing_delay_s.p95<=60");
   const Objective s = parse_objective("slo_attainment>=0.99");
   EXPECT_EQ(s.bound, Bound::kAtLeast);
   EXPECT_DOUBLE_EQ(s.limit, 0.99);
@@ -46,11 +48,58 @@ TEST(Objective, ParsesBothDirectionsAndNormalisesText) {
   EXPECT_EQ(parse_objective("request_p99_ms<=1.5e2").limit, 150);
 }
 
+TEST(Objective, TakesCatalogueNamesAndAliasesAlike) {
+  for (const auto& [dotted, alias] : std::vector<std::pair<std::string, std::string>>{
+           {"queueing_delay_s.p95", "queue_p95_s"},
+           {"jct_s.p95", "jct_p95_s"},
+           {"jct_s.max", "jct_max_s"},
+           {"requests.latency_ms.p99", "request_p99_ms"},
+           {"requests.slo_attainment", "slo_attainment"}}) {
+    const std::string op = dotted == "requests.slo_attainment" ? ">=" : "<=";
+    const Objective a = parse_objective(dotted + op + "0.5");
+    const Objective b = parse_objective(alias + op + "0.5");
+    EXPECT_EQ(a.metric, dotted);
+    EXPECT_EQ(b.metric, dotted) << alias;
+    EXPECT_EQ(a.text(), b.text());
+    EXPECT_EQ(a.bound, b.bound);
+  }
+  // Any directed catalogue metric is an objective, bounded the way it improves.
+  EXPECT_EQ(parse_objective("slowdown.p95<=2").bound, Bound::kAtMost);
+  EXPECT_EQ(parse_objective("gpu_allocation_ratio>=0.5").bound, Bound::kAtLeast);
+  EXPECT_NE(error_of("gpu_allocation_ratio<=0.5").find("takes a lower bound"), std::string::npos);
+  EXPECT_NE(error_of("gpu_allocation_ratio>=1.5").find("out of range [0, 1]"), std::string::npos);
+  // A count of jobs is reported, never an objective; rejected/unfinished are always applied.
+  EXPECT_NE(error_of("jobs.arrived<=10").find("no objective"), std::string::npos);
+  EXPECT_NE(error_of("rejected_jobs<=3").find("always applies"), std::string::npos);
+  // The same metric twice, once by its alias, is refused.
+  EXPECT_THROW(plan_objectives({"queue_p95_s<=60", "queueing_delay_s.p95<=30"}), InputError);
+}
+
+TEST(Objective, ChecksAnyCatalogueMetricAgainstTheSummary) {
+  nlohmann::json s = summary(0, 0);
+  s["metrics"]["slowdown"] = {{"p95", 1.8}, {"p99", nullptr}};
+  s["metrics"]["gpu_allocation_ratio"] = 0.42;
+  EXPECT_TRUE(check_objective(parse_objective("slowdown.p95<=2"), s).met);
+  EXPECT_FALSE(check_objective(parse_objective("slowdown.p95<=1.5"), s).met);
+  EXPECT_DOUBLE_EQ(check_objective(parse_objective("slowdown.p95<=2"), s).value, 1.8);
+  // null: an empty set, n/a and never met.
+  const auto na = check_objective(parse_objective("slowdown.p99<=2"), s);
+  EXPECT_TRUE(std::isnan(na.value));
+  EXPECT_FALSE(na.met);
+  EXPECT_TRUE(check_objective(parse_objective("gpu_allocation_ratio>=0.4"), s).met);
+  EXPECT_DOUBLE_EQ(check_objective(parse_objective("queueing_delay_s.p95<=60"), s).value, 60);
+  // A metric this run does not produce (slots without a slot model) is an error, not "not met".
+  EXPECT_THROW(check_objective(parse_objective("slots.slice_utilization>=0.5"), s), InputError);
+}
+
 TEST(Objective, RefusesMalformedObjectivesWithAClearMessage) {
   EXPECT_NE(error_of("queue_p95_s>=60").find("takes an upper bound (<=)"), std::string::npos);
   EXPECT_NE(error_of("slo_attainment<=0.9").find("takes a lower bound (>=)"), std::string::npos);
-  EXPECT_NE(error_of("queue_p96_s<=60").find("unknown metric (valid: queue_mean_s"),
-            std::string::npos);
+  EXPECT_NE(error_of("queue_p96_s<=60").find("unknown metric (closest: queue_p90_s, queue_p95_s"),
+            std::string::npos)
+      << error_of("queue_p96_s<=60");
+  EXPECT_NE(error_of("jct_s.p96<=60").find("closest: jct_s.p90, jct_s.p95"), std::string::npos)
+      << error_of("jct_s.p96<=60");
   EXPECT_NE(error_of("queue_p95_s<60").find("expected METRIC<=NUMBER"), std::string::npos);
   EXPECT_NE(error_of("queue_p95_s=60").find("expected METRIC<=NUMBER"), std::string::npos);
   EXPECT_NE(error_of("queue_p95_s").find("expected METRIC<=NUMBER"), std::string::npos);

@@ -1,0 +1,116 @@
+// The registries and the metric catalogue are the only lists: what `gpumux models` and
+// `gpumux metrics` print, what the validators accept and what runs write come from one table.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "analysis/compare/compare_metrics.h"
+#include "analysis/metrics/metric_catalogue.h"
+#include "analysis/metrics/summary_metrics.h"
+#include "models/sharing_registry.h"
+#include "tests/e2e/e2e_support.h"
+
+namespace gpumux {
+namespace {
+
+using testing::run_cli;
+
+TEST(Catalogue, NamesAreUniqueAndEveryListReadsThem) {
+  std::set<std::string> names;
+  for (const auto& m : metric_catalogue()) {
+    EXPECT_TRUE(names.insert(m.name).second) << "twice: " << m.name;
+    EXPECT_FALSE(m.unit.empty()) << m.name;
+    EXPECT_FALSE(m.description.empty()) << m.name;
+  }
+  for (const auto& a : metric_aliases()) {
+    const MetricInfo* m = find_metric(a.name);
+    ASSERT_NE(m, nullptr) << a.alias;
+    EXPECT_NE(m->better, Better::kNeither) << a.alias;
+    EXPECT_EQ(find_metric(a.alias), nullptr) << "an alias is no catalogue name: " << a.alias;
+  }
+  // compare's rows are catalogue metrics of summary.json.
+  for (const auto& row : compare_metrics(true, true)) {
+    const MetricInfo* m = find_metric(row.name);
+    ASSERT_NE(m, nullptr) << row.name;
+    EXPECT_FALSE(m->derived) << row.name;
+  }
+  // expect's names are the catalogue's paths in summary.json.
+  std::size_t paths = 0;
+  for (const auto& m : metric_catalogue()) paths += m.derived ? 0 : 1;
+  EXPECT_EQ(metric_names().size(), paths);
+  for (const auto& n : metric_names()) EXPECT_TRUE(is_known_metric(n)) << n;
+}
+
+TEST(Catalogue, EveryMetricOfAPlainRunIsInItsSummary) {
+  const auto dir = testing::temp_dir("catalogue_summary");
+  const auto q = (testing::source_dir() / "scenarios/examples/quickstart.json").string();
+  const auto r = run_cli({"run", q, "--out", (dir / "out").string(), "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto summary = nlohmann::json::parse(testing::read_file(dir / "out" / "summary.json"));
+  for (const auto& m : metric_catalogue()) {
+    // Sections only some runs have: slot models, services, GPU shares.
+    if (m.derived || m.name.rfind("slots.", 0) == 0 || m.name.rfind("requests.", 0) == 0 ||
+        m.name.rfind("shares.", 0) == 0) {
+      continue;
+    }
+    EXPECT_TRUE(summary.contains(nlohmann::json::json_pointer(metric_pointer(m.name))))
+        << m.name << " is not in the quickstart's summary.json";
+  }
+}
+
+TEST(Catalogue, MetricsCommandPrintsEveryName) {
+  const auto r = run_cli({"metrics"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const auto& m : metric_catalogue()) {
+    EXPECT_NE(r.out.find("  " + m.name + "  [" + m.unit + "]"), std::string::npos) << m.name;
+  }
+  for (const auto& a : metric_aliases()) {
+    EXPECT_NE(r.out.find(" " + a.alias + "=" + a.name), std::string::npos) << a.alias;
+  }
+}
+
+TEST(Catalogue, PlanTakesCatalogueNamesAndAliasesWithTheSameAnswer) {
+  const auto q = (testing::source_dir() / "scenarios/examples/quickstart.json").string();
+  const auto dotted = run_cli({"plan", q, "--models", "exclusive", "--objective",
+                               "queueing_delay_s.p95<=60", "--objective", "jct_s.p95<=1e9",
+                               "--format", "json", "--threads", "1"});
+  const auto alias = run_cli({"plan", q, "--models", "exclusive", "--objective", "queue_p95_s<=60",
+                              "--objective", "jct_p95_s<=1e9", "--format", "json", "--threads",
+                              "1"});
+  ASSERT_EQ(dotted.code, 0) << dotted.err;
+  ASSERT_EQ(alias.code, 0) << alias.err;
+  EXPECT_EQ(dotted.out, alias.out);
+  const auto j = nlohmann::json::parse(dotted.out);
+  EXPECT_TRUE(j["models"][0]["at_answer"]["objectives"].contains("jct_s.p95<=1000000000"))
+      << j["models"][0]["at_answer"]["objectives"].dump();
+}
+
+TEST(Registry, ModelsNameListsTheDeclaredParameters) {
+  const auto r = run_cli({"models", "timeslice"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("  switch_cost_us = 50.0 us\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("source: default"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("context-switch time"), std::string::npos) << r.out;
+  // Every model of the table builds from its example and prints.
+  for (const auto& m : sharing_models()) {
+    const auto one = run_cli({"models", m.name});
+    EXPECT_EQ(one.code, 0) << m.name << ": " << one.err;
+    EXPECT_EQ(one.out.rfind(m.name + ": " + m.summary, 0), 0u) << one.out;
+  }
+  // An unknown name: exit 2 and the valid names from the same table.
+  const auto bad = run_cli({"models", "warp"});
+  EXPECT_EQ(bad.code, 2);
+  for (const auto& m : sharing_models()) {
+    EXPECT_NE(bad.err.find(m.name), std::string::npos) << m.name << " missing in: " << bad.err;
+  }
+  // The listing and the scenario validator's error list come from the same table.
+  const auto list = run_cli({"models"});
+  for (const auto& m : sharing_models()) {
+    EXPECT_NE(list.out.find("  " + m.name + "  " + m.summary), std::string::npos) << m.name;
+  }
+}
+
+}  // namespace
+}  // namespace gpumux
