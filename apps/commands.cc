@@ -32,8 +32,7 @@
 #include "traces/formats/trace_opening.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
-#include "sim/placement/placement.h"
-#include "sim/placement/share_placement.h"
+#include "sim/placement/placement_registry.h"
 #include "sim/scheduling/scheduler.h"
 #include "traces/formats/generator.h"
 #include "traces/memory_profiles/derive.h"
@@ -419,7 +418,7 @@ int run_report_command(const ReportArgs& a, std::ostream& out) {
 // smallest valid params (its defaults; mig's example layout): the same declarations every run
 // echoes in summary.json.
 int run_model_parameters(const std::string& name, std::ostream& out) {
-  const auto models = sharing_models();
+  const auto& models = sharing_models();
   const auto it = std::find_if(models.begin(), models.end(),
                                [&](const SharingModelInfo& m) { return m.name == name; });
   if (it == models.end()) {
@@ -455,10 +454,16 @@ int run_models(std::ostream& out) {
   out << "sharing models (scenario sharing.model; `gpumux models NAME` lists one's parameters):\n";
   for (const auto& m : sharing_models()) out << "  " << m.name << "  " << m.summary << "\n";
   out << "queue policies (scheduler.queue): " << join(queue_policy_names()) << "\n";
-  out << "placement policies (scheduler.placement): " << join(placement_policy_names()) << "\n";
-  out << "  share-aware, under models that admit fractional jobs (fractional, timeslice, mps): "
-      << join(share_placement_names()) << " (best-fit: the FGD study's under fractional)\n";
-  out << "trace formats (trace.format): " << join(all_trace_format_names()) << "\n";
+  out << "placement policies (scheduler.placement):\n";
+  for (const auto& p : placement_policies()) {
+    out << "  " << p.name << "  " << p.summary
+        << (p.needs == PlacementNeeds::kFractionalJobs
+                ? " (needs a model that admits fractional jobs: fractional, timeslice, mps)"
+                : "")
+        << "\n";
+  }
+  out << "trace formats (trace.format):\n";
+  for (const auto& f : trace_formats()) out << "  " << f.name << "  " << f.summary << "\n";
   return kExitOk;
 }
 

@@ -1,8 +1,11 @@
-// The sharing models by the names scenario files use, filled in one explicit place
-// (sharing_registry.cc). Each model reads its own parameters from the scenario's
+// The sharing models by the names scenario files use, in one explicit table
+// (sharing_registry.cc: name, one line, example params, factory): `gpumux models`, `gpumux models
+// NAME`, the scenario validator and every command that builds a model read it, and it is the
+// only list of model names. Each model reads its own parameters from the scenario's
 // `sharing.params` object and declares them (value, unit, source) for reports.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,9 +20,12 @@ struct SharingModelInfo {
   std::string summary;
   // The smallest valid `sharing.params` (most models need none; mig needs a layout).
   std::string example_params = "{}";
+  // Builds the model from its params, which it finishes (unknown parameters are errors).
+  std::function<std::unique_ptr<SharingModel>(JsonObject& params)> make;
 };
 
-std::vector<SharingModelInfo> sharing_models();
+// The table, in listing order.
+const std::vector<SharingModelInfo>& sharing_models();
 
 // Builds the model `name` with its parameters from `params` (which it finishes: unknown
 // parameters are errors). Throws InputError at `where` for an unknown name, listing valid ones.

@@ -9,8 +9,8 @@
 #include "traces/formats/trace_opening.h"
 #include "sim/base/json_depth.h"
 #include "sim/base/json_fields.h"
-#include "sim/placement/placement.h"
-#include "sim/placement/share_placement.h"
+#include "sim/placement/fgd/pod_types.h"
+#include "sim/placement/placement_registry.h"
 #include "traces/io/csv_reader.h"
 #include "traces/formats/openb_node_list.h"
 #include "traces/formats/trace_source.h"
@@ -334,19 +334,23 @@ void parse_sharing(Scenario& s, JsonObject& root, const std::string& base_dir) {
 // The placement name must be known, and a share-aware policy (sim/placement/share_placement.h) needs a
 // model that admits fractional jobs and nodes it can mirror.
 void check_placement(const Scenario& s, const std::string& where) {
-  packing::Policy share_policy;
   const bool limits = s.model && s.model->limits_compute_shares();
-  const auto share_names = share_placement_names();
-  const bool share_name =
-      std::find(share_names.begin(), share_names.end(), s.placement) != share_names.end();
-  if (share_policy_of(s.placement, limits, share_policy)) {
-    if (!s.model->admits_fractional_jobs()) {
-      throw InputError(where, "placement",
-                       "placement '" + s.placement + "' places jobs by their share of a GPU "
-                       "(gpu_milli) and needs a sharing model that admits fractional jobs "
-                       "(fractional, timeslice, mps); sharing model '" +
-                           std::string(s.model->name()) + "' gives no GPU to several jobs");
-    }
+  const PlacementInfo* info = resolve_placement(s.placement, limits);
+  if (!info) {
+    throw InputError(where, "placement",
+                     "unknown placement policy '" + s.placement + "' (valid: " +
+                         placement_names_text() +
+                         "; the share-aware ones need a sharing model that admits fractional "
+                         "jobs; `gpumux models` says what each does)");
+  }
+  if (info->needs == PlacementNeeds::kFractionalJobs && !s.model->admits_fractional_jobs()) {
+    throw InputError(where, "placement",
+                     "placement '" + s.placement + "' places jobs by their share of a GPU "
+                     "(gpu_milli) and needs a sharing model that admits fractional jobs "
+                     "(fractional, timeslice, mps); sharing model '" +
+                         std::string(s.model->name()) + "' gives no GPU to several jobs");
+  }
+  if (info->share_aware) {
     for (const auto& n : s.nodes) {
       if (n.gpus > packing::kMaxGpusPerNode) {
         throw InputError(where, "placement",
@@ -355,20 +359,6 @@ void check_placement(const Scenario& s, const std::string& where) {
                              n.name + "' has " + std::to_string(n.gpus));
       }
     }
-    return;
-  }
-  try {
-    make_placement_policy(s.placement);
-  } catch (const std::invalid_argument&) {
-    std::vector<std::string> valid = placement_policy_names();
-    for (const auto& n : share_names) {
-      if (std::find(valid.begin(), valid.end(), n) == valid.end()) valid.push_back(n);
-    }
-    throw InputError(where, "placement",
-                     "unknown placement policy '" + s.placement + "' (valid: " + join(valid) +
-                         (share_name ? "" : "; the share-aware ones need a sharing model that "
-                                            "admits fractional jobs") +
-                         ")");
   }
 }
 

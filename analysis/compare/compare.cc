@@ -17,7 +17,7 @@
 #include "scenarios/scenario.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
-#include "sim/placement/share_placement.h"
+#include "sim/placement/placement_registry.h"
 
 namespace gpumux {
 
@@ -59,10 +59,10 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
   result.scenario_name = own.name;
   result.scenario_file = own.file;
   for (int i = 0; i < request.seeds; ++i) result.seeds.push_back(own.seed + i);
-  packing::Policy share_policy;
+  const PlacementInfo* placement =
+      resolve_placement(own.placement, own.model->limits_compute_shares());
   const bool shares =
-      own.model->limits_compute_shares() ||
-      share_policy_of(own.placement, own.model->limits_compute_shares(), share_policy) ||
+      own.model->limits_compute_shares() || (placement && placement->share_aware) ||
       std::any_of(request.models.begin(), request.models.end(),
                   [](const ModelRequest& m) { return m.name == "fractional"; });
   result.metrics = compare_metrics(own.services.given, shares);

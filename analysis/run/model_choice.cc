@@ -18,7 +18,7 @@ ModelChoice choose_model_params(const nlohmann::json& doc, const std::string& fi
   ModelChoice r;
   r.model = m.name;
   const SharingModelInfo* info = nullptr;
-  const auto all = sharing_models();
+  const auto& all = sharing_models();
   std::string valid;
   for (const auto& candidate : all) {
     if (candidate.name == m.name) info = &candidate;

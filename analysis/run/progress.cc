@@ -1,15 +1,21 @@
 #include "analysis/run/progress.h"
 
+#include <algorithm>
+
 #include "analysis/output/number_text.h"
 #include "sim/base/input_error.h"
+#include "traces/formats/trace_opening.h"
 #include "traces/io/text_input.h"
 
 namespace gpumux {
 
 std::optional<std::uint64_t> expected_job_count(const Scenario& s) {
   if (s.trace.generated) return s.trace.generator.jobs;
-  const bool header = s.trace.format == "csv" || s.trace.format == "tiresias";
-  if (!header && s.trace.format != "jsonl") return std::nullopt;
+  int header_lines = -1;
+  for (const auto& f : trace_formats()) {
+    if (f.name == s.trace.format) header_lines = f.header_lines;
+  }
+  if (header_lines < 0) return std::nullopt;
   // Through TextInput, as the trace readers: a ".gz" trace counts its decompressed lines.
   std::uint64_t lines = 0;
   try {
@@ -21,7 +27,7 @@ std::optional<std::uint64_t> expected_job_count(const Scenario& s) {
   } catch (const InputError&) {
     return std::nullopt;  // the trace reader reports it
   }
-  if (header && lines > 0) --lines;
+  lines -= std::min<std::uint64_t>(lines, static_cast<std::uint64_t>(header_lines));
   return lines;
 }
 

@@ -7,6 +7,7 @@
 #include <iomanip>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 
 #include "sim/base/atomic_file.h"
 #include "analysis/check/expectations.h"
@@ -21,7 +22,7 @@
 #include "analysis/metrics/slot_metrics.h"
 #include "traces/formats/trace_opening.h"
 #include "sim/placement/placement.h"
-#include "sim/placement/share_placement.h"
+#include "sim/placement/placement_registry.h"
 #include "sim/placement/share_view.h"
 #include "traces/transforms/arrival_batch_source.h"
 #include "traces/transforms/fixed_kernel_source.h"
@@ -140,9 +141,12 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   Cluster cluster(scenario.devices, scenario.nodes, scenario.pool);
   // GPU shares: a share-aware placement policy, or a model that limits compute shares, mirror
   // the cluster in the FGD study's terms (placement decisions, fragmentation metrics).
-  packing::Policy share_policy;
-  const bool share_placement = share_policy_of(
-      scenario.placement, scenario.model->limits_compute_shares(), share_policy);
+  const PlacementInfo* placement_info =
+      resolve_placement(scenario.placement, scenario.model->limits_compute_shares());
+  if (!placement_info) {  // parse_scenario checked the name
+    throw std::logic_error("unknown placement '" + scenario.placement + "'");
+  }
+  const bool share_placement = placement_info->share_aware;
   std::unique_ptr<ShareView> share_view;
   std::unique_ptr<ShareMetrics> share_metrics;
   if (share_placement || scenario.model->limits_compute_shares()) {
@@ -150,13 +154,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
                                              scenario.file + "#/scheduler/placement");
     share_metrics = std::make_unique<ShareMetrics>(*share_view);
   }
-  std::unique_ptr<PlacementPolicy> placement;
-  if (share_placement) {
-    placement = std::make_unique<SharePlacement>(scenario.placement, share_policy, *share_view,
-                                                 scenario.seed ^ 0x6a09e667f3bcc909ULL);
-  } else {
-    placement = make_placement_policy(scenario.placement);
-  }
+  std::unique_ptr<PlacementPolicy> placement = make_placement(
+      *placement_info, share_view.get(), scenario.seed ^ 0x6a09e667f3bcc909ULL);
   Scheduler scheduler(scenario.queue, std::move(placement), scenario.backfill_depth,
                       scenario.order);
   EngineOptions engine_options{scenario.horizon, scenario.retry_limit, scenario.retry_delay};

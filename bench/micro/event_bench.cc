@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bench/micro/bench_support.h"
+#include "sim/placement/placement_registry.h"
 #include "sim/engine/engine.h"
 #include "sim/engine/event_queue.h"
 

@@ -17,7 +17,7 @@
 
 #include "bench/micro/bench_support.h"
 #include "sim/engine/job_table.h"
-#include "sim/placement/placement.h"
+#include "sim/placement/placement_registry.h"
 
 namespace gpumux {
 namespace {

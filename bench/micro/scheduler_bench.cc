@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench/micro/bench_support.h"
+#include "sim/placement/placement_registry.h"
 #include "sim/engine/job_table.h"
 #include "sim/scheduling/scheduler.h"
 

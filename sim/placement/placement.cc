@@ -10,19 +10,17 @@ namespace gpumux {
 
 namespace {
 
-enum class FitMode { kFirst, kBest, kSpread };
-
 class TopologyPlacement : public PlacementPolicy {
  public:
-  explicit TopologyPlacement(FitMode mode) : mode_(mode) { slot_answers_.reserve(kMaxSlotAnswers); }
+  explicit TopologyPlacement(TopologyFit mode) : mode_(mode) { slot_answers_.reserve(kMaxSlotAnswers); }
 
   std::string_view name() const override {
     switch (mode_) {
-      case FitMode::kFirst:
+      case TopologyFit::kFirst:
         return "first-fit";
-      case FitMode::kBest:
+      case TopologyFit::kBest:
         return "best-fit";
-      case FitMode::kSpread:
+      case TopologyFit::kSpread:
         return "spread";
     }
     return "";
@@ -56,7 +54,7 @@ class TopologyPlacement : public PlacementPolicy {
     if (empty_only && all_devices_ok && cluster.empty_gpus_total() < static_cast<std::size_t>(n)) {
       return false;
     }
-    if (mode_ == FitMode::kSpread) {
+    if (mode_ == TopologyFit::kSpread) {
       return place_spread(cluster, model, views, job, empty_only && all_devices_ok, empty_only,
                           out);
     }
@@ -81,7 +79,7 @@ class TopologyPlacement : public PlacementPolicy {
     const bool indexed = empty_only && all_devices_ok && job_cpu_ == 0;
     if (indexed) {
       if (n <= cluster.max_gpus_per_node()) {
-        auto node = mode_ == FitMode::kFirst ? cluster.first_node_with_empty(n)
+        auto node = mode_ == TopologyFit::kFirst ? cluster.first_node_with_empty(n)
                                              : cluster.tightest_node_with_empty(n);
         if (node) {
           take_from_node(cluster, model, views, job, *node, n, empty_only, out);
@@ -98,7 +96,7 @@ class TopologyPlacement : public PlacementPolicy {
     if (room_decides_ && !empty_only && job_cpu_ == 0) {
       const RoomCounts counts = cluster.room_counts(need_);
       if (n <= cluster.max_gpus_per_node()) {
-        const auto node = mode_ == FitMode::kFirst ? counts.first_node(n) : counts.tightest_node(n);
+        const auto node = mode_ == TopologyFit::kFirst ? counts.first_node(n) : counts.tightest_node(n);
         if (node) {
           take_from_node(cluster, model, views, job, *node, n, empty_only, out);
           return true;
@@ -112,8 +110,8 @@ class TopologyPlacement : public PlacementPolicy {
     // With node CPUs the count is capped after it is complete, so it cannot stop early.
     const bool one_node = n <= cluster.max_gpus_per_node() && job_cpu_ == 0;
     count_usable(cluster, model, views, job, empty_only,
-                 one_node && mode_ == FitMode::kFirst ? n : 0,
-                 one_node && mode_ == FitMode::kBest ? n : 0);
+                 one_node && mode_ == TopologyFit::kFirst ? n : 0,
+                 one_node && mode_ == TopologyFit::kBest ? n : 0);
     if (job_cpu_ > 0) cap_by_cpus(cluster);
     if (n <= cluster.max_gpus_per_node()) {
       if (auto node = choose(usable_, n)) {
@@ -225,11 +223,11 @@ class TopologyPlacement : public PlacementPolicy {
  public:
   std::optional<NodeIndex> place_cpu_only(const Cluster& cluster, std::int64_t cpu) override {
     switch (mode_) {
-      case FitMode::kFirst:
+      case TopologyFit::kFirst:
         return cluster.first_node_with_cpu(cpu);
-      case FitMode::kBest:
+      case TopologyFit::kBest:
         return cluster.tightest_node_with_cpu(cpu);
-      case FitMode::kSpread:
+      case TopologyFit::kSpread:
         return cluster.roomiest_node_with_cpu(cpu);
     }
     return std::nullopt;
@@ -322,7 +320,7 @@ class TopologyPlacement : public PlacementPolicy {
       const int usable = within_cpus(cluster, node, counts.on_node(node));
       if (usable < n) return true;
       // The first node in index order with exactly n is the tightest: no count is below n.
-      if (mode_ == FitMode::kFirst || usable == n) {
+      if (mode_ == TopologyFit::kFirst || usable == n) {
         pick = node;
         return false;
       }
@@ -381,10 +379,10 @@ class TopologyPlacement : public PlacementPolicy {
     std::optional<std::size_t> pick;
     for (std::size_t i = 0; i < counts.size(); ++i) {
       if (counts[i] < n) continue;
-      if (mode_ == FitMode::kFirst) return i;
+      if (mode_ == TopologyFit::kFirst) return i;
       if (!pick) {
         pick = i;
-      } else if (mode_ == FitMode::kBest) {
+      } else if (mode_ == TopologyFit::kBest) {
         if (counts[i] < counts[*pick]) pick = i;
       } else if (counts[i] > counts[*pick]) {
         pick = i;
@@ -420,12 +418,12 @@ class TopologyPlacement : public PlacementPolicy {
       const bool ok = empty_only ? cluster.gpu(g).free() : admits(cluster, model, views, g, job);
       if (ok) candidates_.push_back(g);
     }
-    if (mode_ == FitMode::kBest && !empty_only) {
+    if (mode_ == TopologyFit::kBest && !empty_only) {
       std::stable_sort(candidates_.begin(), candidates_.end(), [&](GpuIndex a, GpuIndex b) {
         return cluster.gpu(a).memory_used > cluster.gpu(b).memory_used;
       });
     }
-    if (mode_ == FitMode::kSpread && !empty_only) {
+    if (mode_ == TopologyFit::kSpread && !empty_only) {
       // Least-loaded GPUs first: fewest residents, then most free memory, then lowest index
       // (a total order, so the choice is deterministic).
       std::sort(candidates_.begin(), candidates_.end(), [&](GpuIndex a, GpuIndex b) {
@@ -489,7 +487,7 @@ class TopologyPlacement : public PlacementPolicy {
   // after the first placements).
   static constexpr std::size_t kMaxSlotAnswers = 64;
 
-  FitMode mode_;
+  TopologyFit mode_;
   double need_ = 0.0;  // the job's need (SharingModel::job_need), -huge without a room bound
   int gang_ = 0;
   std::int64_t job_cpu_ = 0;  // the job's node CPUs in hundredths; 0 when they do not bind
@@ -507,13 +505,8 @@ class TopologyPlacement : public PlacementPolicy {
 
 }  // namespace
 
-std::vector<std::string> placement_policy_names() { return {"first-fit", "best-fit", "spread"}; }
-
-std::unique_ptr<PlacementPolicy> make_placement_policy(std::string_view name) {
-  if (name == "first-fit") return std::make_unique<TopologyPlacement>(FitMode::kFirst);
-  if (name == "best-fit") return std::make_unique<TopologyPlacement>(FitMode::kBest);
-  if (name == "spread") return std::make_unique<TopologyPlacement>(FitMode::kSpread);
-  throw std::invalid_argument("unknown placement policy '" + std::string(name) + "'");
+std::unique_ptr<PlacementPolicy> make_topology_placement(TopologyFit fit) {
+  return std::make_unique<TopologyPlacement>(fit);
 }
 
 }  // namespace gpumux

@@ -53,8 +53,10 @@ class PlacementPolicy {
   }
 };
 
-// Valid names: placement_policy_names(). Throws std::invalid_argument for an unknown name.
-std::unique_ptr<PlacementPolicy> make_placement_policy(std::string_view name);
-std::vector<std::string> placement_policy_names();
+// The topology policies: first-fit (the lowest-index GPUs that take the job), best-fit (those
+// leaving the least room), spread (the least-loaded node). Their names are entries of the
+// placement table (placement_registry.h), the only list of placement names.
+enum class TopologyFit : std::uint8_t { kFirst, kBest, kSpread };
+std::unique_ptr<PlacementPolicy> make_topology_placement(TopologyFit fit);
 
 }  // namespace gpumux

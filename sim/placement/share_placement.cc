@@ -4,46 +4,13 @@
 
 namespace gpumux {
 
-namespace {
-
-struct NamedPolicy {
-  std::string_view name;
-  packing::Policy policy;
-};
-constexpr NamedPolicy kSharePolicies[] = {
-    {"random", packing::Policy::kRandom},
-    {"dot-product", packing::Policy::kDotProd},
-    {"gpu-clustering", packing::Policy::kGpuClustering},
-    {"gpu-packing", packing::Policy::kGpuPacking},
-    {"best-fit", packing::Policy::kBestFit},
-    {"fgd", packing::Policy::kFgd},
-};
-
-}  // namespace
-
-bool share_policy_of(std::string_view name, bool model_limits_shares, packing::Policy& out) {
-  for (const auto& p : kSharePolicies) {
-    if (p.name != name) continue;
-    if (p.policy == packing::Policy::kBestFit && !model_limits_shares) return false;
-    out = p.policy;
-    return true;
-  }
-  return false;
-}
-
-std::vector<std::string> share_placement_names() {
-  std::vector<std::string> out;
-  for (const auto& p : kSharePolicies) out.emplace_back(p.name);
-  return out;
-}
-
 SharePlacement::SharePlacement(std::string name, packing::Policy policy, ShareView& view,
                                std::uint64_t seed)
     : name_(std::move(name)),
       view_(view),
       rng_(seed),
       chooser_(policy, packing::TieBreak::kNodeOrder, view.nodes().size(), rng_),
-      across_nodes_(make_placement_policy("first-fit")),
+      across_nodes_(make_topology_placement(TopologyFit::kFirst)),
       masks_(view.nodes().size(), 0) {}
 
 bool SharePlacement::place(const Cluster& cluster, const SharingModel& model,

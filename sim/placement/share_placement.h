@@ -1,4 +1,5 @@
-// The FGD study's placement policies inside `gpumux run` (scheduler.placement `random`,
+// The FGD study's placement policies inside `gpumux run` (entries of the placement table,
+// placement_registry.h: scheduler.placement `random`,
 // `dot-product`, `gpu-clustering`, `gpu-packing`, `fgd`, and `best-fit` under models that
 // limit compute shares): the decision is packing::NodeChooser, the code `gpumux pack` runs, on
 // the cluster's state as ShareView mirrors it.
@@ -47,10 +48,5 @@ class SharePlacement : public PlacementPolicy {
   std::vector<packing::GpuMask> masks_;
 };
 
-// The share-aware policy a scheduler.placement name denotes, or false (`best-fit` only where
-// `model_limits_shares`).
-bool share_policy_of(std::string_view name, bool model_limits_shares, packing::Policy& out);
-// Names of the share-aware policies, for messages and `gpumux models`.
-std::vector<std::string> share_placement_names();
 
 }  // namespace gpumux

@@ -1,5 +1,6 @@
 // `--check-invariants`: a broken model, engine bookkeeping or signal sequence makes the check
 // fire with a message naming job, GPU and time; a sound run passes it.
+#include "sim/placement/placement_registry.h"
 #include "sim/invariants/invariant_checker.h"
 
 #include <gmock/gmock.h>

@@ -15,7 +15,7 @@
 #include "analysis/run/run.h"
 #include "scenarios/scenario.h"
 #include "sim/engine/engine.h"
-#include "sim/placement/placement.h"
+#include "sim/placement/placement_registry.h"
 #include "tests/checked_engine.h"
 #include "traces/formats/generator.h"
 

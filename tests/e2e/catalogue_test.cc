@@ -10,6 +10,7 @@
 #include "analysis/metrics/metric_catalogue.h"
 #include "analysis/metrics/summary_metrics.h"
 #include "models/sharing_registry.h"
+#include "sim/placement/placement_registry.h"
 #include "tests/e2e/e2e_support.h"
 
 namespace gpumux {
@@ -110,6 +111,45 @@ TEST(Registry, ModelsNameListsTheDeclaredParameters) {
   for (const auto& m : sharing_models()) {
     EXPECT_NE(list.out.find("  " + m.name + "  " + m.summary), std::string::npos) << m.name;
   }
+}
+
+// A scenario naming `placement` (and `model`): the validator's message, empty when it is valid.
+std::string scenario_error(const std::string& placement, const std::string& model) {
+  const auto dir = testing::temp_dir("catalogue_placement");
+  testing::write_file(dir / "trace.csv", "id,submit_s,gpus,runtime_s\n1,0,1,60\n");
+  testing::write_file(dir / "s.json", R"({"name": "p", "cluster": {"node_groups": [{"nodes": 1,
+    "gpus_per_node": 2, "device": "A100-40GB"}]}, "trace": {"file": "trace.csv"},
+    "sharing": {"model": ")" + model + R"("}, "scheduler": {"placement": ")" + placement +
+                                              R"("}})");
+  const auto r = run_cli({"validate", (dir / "s.json").string()});
+  return r.code == 0 ? "" : r.err;
+}
+
+TEST(Registry, PlacementTableIsTheOnlyListOfPlacementNames) {
+  const auto listing = run_cli({"models"});
+  const std::string unknown = scenario_error("random-fit", "timeslice");
+  ASSERT_NE(unknown.find("unknown placement policy 'random-fit'"), std::string::npos) << unknown;
+  for (const auto& p : placement_policies()) {
+    const std::string name(p.name);
+    EXPECT_NE(listing.out.find("  " + name + "  " + std::string(p.summary)), std::string::npos)
+        << name;
+    EXPECT_NE(unknown.find(name), std::string::npos) << name << " missing in: " << unknown;
+    // Every entry is valid under a model that admits fractional jobs; the share-aware ones only
+    // there.
+    EXPECT_EQ(scenario_error(name, "timeslice"), "") << name;
+    const std::string under_mig = scenario_error(name, "exclusive");
+    if (p.needs == PlacementNeeds::kFractionalJobs) {
+      EXPECT_NE(under_mig.find("needs a sharing model that admits fractional jobs"),
+                std::string::npos)
+          << name << ": " << under_mig;
+    } else {
+      EXPECT_EQ(under_mig, "") << name;
+    }
+  }
+  // best-fit is the topology policy, and the FGD study's under a model limiting shares.
+  EXPECT_FALSE(resolve_placement("best-fit", false)->share_aware);
+  EXPECT_TRUE(resolve_placement("best-fit", true)->share_aware);
+  EXPECT_EQ(resolve_placement("warp", false), nullptr);
 }
 
 }  // namespace

@@ -171,7 +171,7 @@ TEST(Cli, PlanHelpTeachesObjectives) {
 
 TEST(Cli, ModelsListsSpreadPlacement) {
   const auto r = run_cli({"models"});
-  EXPECT_NE(r.out.find("first-fit, best-fit, spread"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  spread  the least-loaded node"), std::string::npos) << r.out;
 }
 
 TEST(Cli, BadTraceRowFailsWithNoPartialOutput) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "sim/placement/placement_registry.h"
 #include "models/mig/mig_model.h"
 #include "sim/engine/engine.h"
 #include "tests/checked_engine.h"

@@ -8,6 +8,7 @@
 #include <map>
 #include <random>
 
+#include "sim/placement/placement_registry.h"
 #include "analysis/run/run.h"
 #include "models/mig/instance_rate.h"
 #include "models/mig/mig_hybrid_model.h"

@@ -11,7 +11,7 @@
 #include "models/mig/mig_model.h"
 #include "sim/cluster/cluster.h"
 #include "sim/engine/job_table.h"
-#include "sim/placement/placement.h"
+#include "sim/placement/placement_registry.h"
 #include "tests/mig/mig_test_util.h"
 
 namespace gpumux {

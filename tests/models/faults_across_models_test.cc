@@ -10,6 +10,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "sim/placement/placement_registry.h"
 #include "models/device_registry.h"
 #include "models/mps/mps_model.h"
 #include "models/sharing_registry.h"

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "sim/placement/placement_registry.h"
 #include "models/device_registry.h"
 #include "models/sharing_registry.h"
 #include "sim/engine/engine.h"

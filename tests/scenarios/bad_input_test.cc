@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "traces/formats/trace_opening.h"
 #include "scenarios/scenario.h"
 #include "tests/traces/test_files.h"
 #include "traces/formats/trace_source.h"

@@ -1,3 +1,4 @@
+#include "traces/formats/trace_opening.h"
 #include "scenarios/scenario.h"
 
 #include <gmock/gmock.h>

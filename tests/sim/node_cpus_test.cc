@@ -6,6 +6,7 @@
 
 #include <map>
 
+#include "sim/placement/placement_registry.h"
 #include "models/exclusive_model.h"
 #include "sim/engine/engine.h"
 #include "sim/scheduling/scheduler.h"

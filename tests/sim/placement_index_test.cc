@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "sim/engine/job_table.h"
-#include "sim/placement/placement.h"
+#include "sim/placement/placement_registry.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux {

@@ -1,4 +1,4 @@
-#include "sim/placement/placement.h"
+#include "sim/placement/placement_registry.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/placement/placement.h"
+#include "sim/placement/placement_registry.h"
 #include "sim/cluster/room_class_index.h"
 #include "tests/sim/test_support.h"
 

@@ -1,3 +1,4 @@
+#include "sim/placement/placement_registry.h"
 #include "sim/scheduling/scheduler.h"
 
 #include <gtest/gtest.h>

@@ -7,6 +7,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "sim/placement/placement_registry.h"
 #include "sim/engine/engine.h"
 #include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"

@@ -1,3 +1,4 @@
+#include "traces/formats/trace_opening.h"
 #include "traces/transforms/arrival_batch_source.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+#include "traces/formats/trace_opening.h"
 #include "traces/transforms/integer_seconds_source.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+#include "traces/formats/trace_opening.h"
 #include "traces/formats/trace_source.h"
 
 #include <gmock/gmock.h>
@@ -42,8 +43,14 @@ std::string read_error(const TempFile& f, const std::string& format) {
   return input_error_message([&] { read_file(f.path(), format); });
 }
 
-TEST(TraceFormats, Names) {
-  EXPECT_THAT(trace_format_names(), ElementsAre("csv", "jsonl", "tiresias"));
+TEST(TraceFormats, NativeFormatsComeFirstInTheOneTable) {
+  EXPECT_THAT(all_trace_format_names(),
+              ElementsAre("csv", "jsonl", "tiresias", "pai2020", "pai-sim", "dlrm2025", "philly",
+                          "helios", "openb-pods"));
+  for (const auto& f : trace_formats()) {
+    EXPECT_NE(f.open == nullptr, f.open_public == nullptr) << f.name << ": exactly one opener";
+    EXPECT_FALSE(f.summary.empty()) << f.name;
+  }
 }
 
 TEST(OpenTrace, UnknownFormatListsValidOnes) {
@@ -53,7 +60,8 @@ TEST(OpenTrace, UnknownFormatListsValidOnes) {
   EXPECT_THAT(msg, HasSubstr(f.path()));
   EXPECT_THAT(msg, HasSubstr("field 'format'"));
   EXPECT_THAT(msg, HasSubstr("'parquet'"));
-  EXPECT_THAT(msg, HasSubstr("csv, jsonl, tiresias"));
+  EXPECT_THAT(msg, HasSubstr("csv, jsonl, tiresias, pai2020, pai-sim, dlrm2025, philly, helios, "
+                              "openb-pods"));
 }
 
 TEST(OpenTrace, MissingFileIsInputError) {

@@ -1,3 +1,4 @@
+#include "traces/formats/trace_opening.h"
 #include "traces/io/trace_writer.h"
 
 #include <gmock/gmock.h>

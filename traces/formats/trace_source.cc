@@ -217,18 +217,19 @@ class JsonlTraceSource : public TraceSource {
 
 }  // namespace
 
-std::vector<std::string> trace_format_names() { return {"csv", "jsonl", "tiresias"}; }
+std::unique_ptr<TraceSource> open_native_csv(const std::string& path,
+                                             const TraceDefaults& defaults, std::uint64_t seed) {
+  return std::make_unique<CsvTraceSource>(path, native_dialect(), defaults, seed);
+}
 
-std::unique_ptr<TraceSource> open_trace(const std::string& path, const std::string& format,
-                                        const TraceDefaults& defaults, std::uint64_t seed) {
-  if (format == "csv")
-    return std::make_unique<CsvTraceSource>(path, native_dialect(), defaults, seed);
-  if (format == "tiresias") {
-    return std::make_unique<CsvTraceSource>(path, tiresias_dialect(), defaults, seed);
-  }
-  if (format == "jsonl") return std::make_unique<JsonlTraceSource>(path, defaults, seed);
-  throw InputError(path, "format",
-                   "unknown trace format '" + format + "' (valid: csv, jsonl, tiresias)");
+std::unique_ptr<TraceSource> open_native_jsonl(const std::string& path,
+                                               const TraceDefaults& defaults, std::uint64_t seed) {
+  return std::make_unique<JsonlTraceSource>(path, defaults, seed);
+}
+
+std::unique_ptr<TraceSource> open_tiresias_csv(const std::string& path,
+                                               const TraceDefaults& defaults, std::uint64_t seed) {
+  return std::make_unique<CsvTraceSource>(path, tiresias_dialect(), defaults, seed);
 }
 
 }  // namespace gpumux

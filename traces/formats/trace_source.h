@@ -59,15 +59,19 @@ class TraceSource : public JobSource {
   IdHashSet id_hashes_;
 };
 
-// Known formats: "csv" and "jsonl" (native), "tiresias" (Tiresias simulator CSV:
-// job_id,num_gpu,submit_time,iterations,model_name,duration,interval; see README).
-std::vector<std::string> trace_format_names();
-
-// Opens `path` in `format`; a path ending in ".gz" is decompressed on the fly
-// (traces/io/text_input.h). `seed` seeds the draws for defaulted fields (a distribution in
-// trace.defaults). Throws InputError for a missing file, a bad header, an unknown format or a
-// damaged gzip file.
-std::unique_ptr<TraceSource> open_trace(const std::string& path, const std::string& format,
-                                        const TraceDefaults& defaults, std::uint64_t seed);
+// The native formats, each an entry of the trace-format table (traces/formats/trace_opening.h,
+// which opens a format by name). Each opens `path`; a path ending in ".gz" is decompressed on
+// the fly (traces/io/text_input.h). `seed` seeds the draws for defaulted fields (a distribution
+// in trace.defaults). Throws InputError for a missing file, a bad header or a damaged gzip file.
+//   csv       gpumux's native CSV (traces/fields/job_fields.h: one column per field)
+//   jsonl     one JSON object per line, the same fields
+//   tiresias  the Tiresias simulator's CSV (job_id,num_gpu,submit_time,iterations,model_name,
+//             duration,interval)
+std::unique_ptr<TraceSource> open_native_csv(const std::string& path,
+                                             const TraceDefaults& defaults, std::uint64_t seed);
+std::unique_ptr<TraceSource> open_native_jsonl(const std::string& path,
+                                               const TraceDefaults& defaults, std::uint64_t seed);
+std::unique_ptr<TraceSource> open_tiresias_csv(const std::string& path,
+                                               const TraceDefaults& defaults, std::uint64_t seed);
 
 }  // namespace gpumux

@@ -38,7 +38,8 @@ std::unique_ptr<PublicTraceSource> open_public_trace_source(const std::string& p
                                                             const TraceDefaults& defaults,
                                                             std::uint64_t seed);
 
-// The format names above, in that order.
+// The format names above, in that order. These three are defined from the one trace-format
+// table (traces/formats/trace_opening.cc).
 std::vector<std::string> public_trace_format_names();
 
 }  // namespace gpumux
