@@ -17,7 +17,7 @@
 #include "sim/base/closest_names.h"
 #include "analysis/compare/compare.h"
 #include "analysis/compare/compare_report.h"
-#include "analysis/check/expectations.h"
+#include "analysis/metrics/expectations.h"
 #include "analysis/report/html_report.h"
 #include "analysis/plan/objective.h"
 #include "analysis/output/output_folder.h"
@@ -37,7 +37,7 @@
 #include "traces/formats/generator.h"
 #include "traces/memory_profiles/derive.h"
 #include "traces/formats/trace_source.h"
-#include "traces/io/trace_writer.h"
+#include "traces/formats/trace_writer.h"
 #ifdef GPUMUX_HAVE_PACKING
 #include "packing/pack_command.h"
 #endif

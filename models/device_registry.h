@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/cluster/device.h"
+#include "sim/core/device.h"
 #include "sim/base/json_fields.h"
 
 namespace gpumux {

@@ -2,7 +2,7 @@
 // against. A job whose peak memory exceeds the device's is never admitted (it would fail).
 #pragma once
 
-#include "sim/engine/sharing_model.h"
+#include "sim/core/sharing_model.h"
 
 namespace gpumux {
 

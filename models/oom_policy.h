@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/engine/sharing_model.h"
+#include "sim/core/sharing_model.h"
 #include "sim/base/units.h"
 
 namespace gpumux {

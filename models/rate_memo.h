@@ -24,7 +24,7 @@
 #include <span>
 #include <vector>
 
-#include "sim/engine/sharing_model.h"
+#include "sim/core/sharing_model.h"
 
 namespace gpumux {
 

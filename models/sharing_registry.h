@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "sim/base/json_fields.h"
-#include "sim/engine/sharing_model.h"
+#include "sim/core/sharing_model.h"
 
 namespace gpumux {
 

@@ -4,7 +4,7 @@
 // min <= max) and an optional note saying why the bound is what it is.
 //
 // Only the shape is checked here; whether a name is a metric is the analysis library's call
-// (analysis/check/expectations.h), which knows the summary.
+// (analysis/metrics/expectations.h), which knows the summary.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>

@@ -15,10 +15,10 @@
 
 #include "scenarios/expect_config.h"
 #include "scenarios/service_config.h"
-#include "sim/cluster/cluster.h"
-#include "sim/cluster/device.h"
+#include "sim/state/cluster.h"
+#include "sim/core/device.h"
 #include "sim/scheduling/scheduler.h"
-#include "sim/engine/sharing_model.h"
+#include "sim/core/sharing_model.h"
 #include "traces/formats/generator.h"
 #include "traces/transforms/inflation_source.h"
 #include "traces/fields/job_fields.h"
@@ -67,7 +67,7 @@ struct Scenario {
   std::uint64_t seed = 1;
   std::vector<DeviceProfile> devices;  // the device types the cluster uses
   std::vector<NodeSpec> nodes;
-  // cluster.pool: one pooled node (sim/cluster/pool.h); `nodes` then holds that one node.
+  // cluster.pool: one pooled node (sim/state/pool.h); `nodes` then holds that one node.
   std::optional<PoolSpec> pool;
   std::uint64_t skipped_node_rows = 0;  // nodes without GPUs in a nodes CSV (counted, reported)
   std::shared_ptr<const SharingModel> model;

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 constexpr double kMaxMs = 1e9;
 constexpr double kMaxRate = 1e9;
 constexpr double kMaxSeconds = 1e12;
-const double kBuiltinBatchCost = ServiceSpec{}.batch_cost;  // one place: sim/services/service.h
+const double kBuiltinBatchCost = ServiceSpec{}.batch_cost;  // one place: sim/core/service.h
 
 std::shared_ptr<const RateSeries> parse_series(JsonObject& r) {
   auto series = std::make_shared<RateSeries>();

@@ -11,7 +11,7 @@
 // text file: one time in seconds from the service's start per line, sorted; blank and '#'
 // lines skipped); `service_ms`, `slo_ms`, `max_batch`, `batch_cost`, `timeout_ms`,
 // `max_queue`. Precedence per field: by_id, then the trace row's columns, then default, then
-// the built-in defaults of sim/services/service.h. A job is a service when its row has service columns,
+// the built-in defaults of sim/core/service.h. A job is a service when its row has service columns,
 // when by_id names it, or when `default` is given and it is of kind inference.
 #pragma once
 
@@ -21,9 +21,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "sim/engine/job_source.h"
+#include "sim/core/job_source.h"
 #include "sim/base/json_fields.h"
-#include "sim/services/service.h"
+#include "sim/core/service.h"
 
 namespace gpumux {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/check/expectations.h"
+#include "analysis/metrics/expectations.h"
 
 namespace gpumux {
 

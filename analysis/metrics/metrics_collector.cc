@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/stats/distribution_summary.h"
-#include "traces/io/trace_writer.h"
+#include "traces/formats/trace_writer.h"
 
 namespace gpumux {
 
@@ -103,7 +103,7 @@ MetricsCollector::Placement MetricsCollector::placement_of(const ActiveJob& job)
 }
 
 void MetricsCollector::hold_pool(const ActiveJob& job, int sign) {
-  // A started job without GPUs asking for some holds an amount of a pool (sim/cluster/pool.h).
+  // A started job without GPUs asking for some holds an amount of a pool (sim/state/pool.h).
   if (!job.gpus.empty() || job.spec.gpus == 0) return;
   pool_held_ += sign * pool_request(job.spec).gpu;
   if (!pool_seen_) peak_pool_gpus_ = static_cast<double>(peak_allocated_);

@@ -2,7 +2,7 @@
 //
 // GPU metrics are time-weighted over [first arrival, end of run]:
 // - allocation ratio: share of GPU-time with at least one job on the GPU; on a pooled cluster
-//   (sim/cluster/pool.h) the GPUs' worth its jobs hold (a 0.25-GPU job counts 0.25), so allocated
+//   (sim/state/pool.h) the GPUs' worth its jobs hold (a 0.25-GPU job counts 0.25), so allocated
 //   GPUs may be fractional there;
 // - SM-busy utilization: share of GPU-time the SMs spend on jobs' kernels (useful work), as
 //   the sharing model reports it for each GPU;
@@ -32,9 +32,9 @@
 
 #include "analysis/stats/count_histogram.h"
 #include "analysis/stats/quantile_sketch.h"
-#include "sim/cluster/cluster.h"
-#include "sim/engine/observer.h"
-#include "sim/engine/sharing_model.h"
+#include "sim/state/cluster.h"
+#include "sim/state/observer.h"
+#include "sim/core/sharing_model.h"
 
 namespace gpumux {
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "scenarios/service_config.h"
-#include "sim/engine/observer.h"
+#include "sim/state/observer.h"
 #include "sim/services/service_replica.h"
 
 namespace gpumux {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "traces/io/trace_writer.h"
+#include "traces/formats/trace_writer.h"
 
 namespace gpumux {
 

@@ -16,7 +16,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "analysis/metrics/metrics_collector.h"
-#include "sim/engine/observer.h"
+#include "sim/state/observer.h"
 #include "sim/placement/share_view.h"
 
 namespace gpumux {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "analysis/metrics/metrics_collector.h"
-#include "traces/io/trace_writer.h"
+#include "traces/formats/trace_writer.h"
 
 namespace gpumux {
 

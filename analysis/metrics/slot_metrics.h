@@ -53,9 +53,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/cluster/cluster.h"
-#include "sim/engine/observer.h"
-#include "sim/engine/sharing_model.h"
+#include "sim/state/cluster.h"
+#include "sim/state/observer.h"
+#include "sim/core/sharing_model.h"
 
 namespace gpumux {
 

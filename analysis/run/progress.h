@@ -12,7 +12,7 @@
 #include <string>
 
 #include "scenarios/scenario.h"
-#include "sim/engine/observer.h"
+#include "sim/state/observer.h"
 
 namespace gpumux {
 

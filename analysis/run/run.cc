@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "sim/base/atomic_file.h"
-#include "analysis/check/expectations.h"
+#include "analysis/metrics/expectations.h"
 #include "analysis/report/html_report.h"
 #include "sim/invariants/invariant_checker.h"
 #include "analysis/metrics/metrics_collector.h"

@@ -8,7 +8,7 @@
 #include <ostream>
 #include <string>
 
-#include "analysis/check/expectations.h"
+#include "analysis/metrics/expectations.h"
 #include "scenarios/scenario.h"
 #include "sim/engine/engine.h"
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "analysis/check/expectations.h"
+#include "analysis/metrics/expectations.h"
 #include "analysis/run/model_choice.h"
 #include "scenarios/scenario.h"
 #include "sim/base/input_error.h"

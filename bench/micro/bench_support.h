@@ -13,8 +13,8 @@
 
 #include "models/device_registry.h"
 #include "models/sharing_registry.h"
-#include "sim/cluster/cluster.h"
-#include "sim/engine/job_source.h"
+#include "sim/state/cluster.h"
+#include "sim/core/job_source.h"
 #include "sim/base/json_fields.h"
 
 namespace gpumux::bench {

@@ -16,7 +16,7 @@
 
 #include "bench/micro/bench_support.h"
 #include "sim/placement/placement_registry.h"
-#include "sim/engine/job_table.h"
+#include "sim/state/job_table.h"
 #include "sim/scheduling/scheduler.h"
 
 namespace gpumux {

@@ -18,8 +18,8 @@
 // on the job and its own instance only.
 #pragma once
 
-#include "sim/cluster/device.h"
-#include "sim/engine/job.h"
+#include "sim/core/device.h"
+#include "sim/core/job.h"
 
 namespace gpumux {
 

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/cluster/device.h"
+#include "sim/core/device.h"
 
 namespace gpumux {
 

@@ -76,7 +76,7 @@
 #include "models/mig/instance_rate.h"
 #include "models/mig/mig_model.h"
 #include "sim/base/json_fields.h"
-#include "sim/engine/sharing_model.h"
+#include "sim/core/sharing_model.h"
 
 namespace gpumux {
 

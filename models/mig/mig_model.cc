@@ -7,8 +7,8 @@
 #include "models/mig/instance_rate.h"
 #include "models/mig/profile_selection.h"
 #include "models/mig/profile_sizing.h"
-#include "sim/cluster/cluster.h"
-#include "sim/engine/job_table.h"
+#include "sim/state/cluster.h"
+#include "sim/state/job_table.h"
 
 namespace gpumux {
 

@@ -51,7 +51,7 @@
 // reset_s when MIG mode toggles on Ampere, else reconfiguration_s.
 // Migration (`repartition.migration`: {checkpoint true, checkpoint_s 10, restart_s 20}): instead
 // of waiting for the chosen GPU to drain, its residents are checkpointed and restarted wherever
-// the scheduler places them (the new layout included; sim/engine/sharing_model.h MigrationPlan; with
+// the scheduler places them (the new layout included; sim/core/sharing_model.h MigrationPlan; with
 // checkpoint false they lose the work since their last periodic checkpoint instead). The GPU and
 // layout are then chosen so that the new layout holds the residents and the head together (as
 // MISO re-partitions a GPU for its job mix): among GPUs that take jobs and were not changed
@@ -78,7 +78,7 @@
 #include "models/mig/layout.h"
 #include "models/mig/mig_parted.h"
 #include "sim/base/json_fields.h"
-#include "sim/engine/sharing_model.h"
+#include "sim/core/sharing_model.h"
 
 namespace gpumux {
 

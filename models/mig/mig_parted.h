@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "models/mig/layout.h"
-#include "sim/cluster/device.h"
+#include "sim/core/device.h"
 
 namespace gpumux {
 

@@ -11,8 +11,8 @@
 
 #include <string_view>
 
-#include "sim/cluster/device.h"
-#include "sim/engine/job.h"
+#include "sim/core/device.h"
+#include "sim/core/job.h"
 
 namespace gpumux {
 

@@ -17,8 +17,8 @@
 
 #include <span>
 
-#include "sim/cluster/device.h"
-#include "sim/engine/job.h"
+#include "sim/core/device.h"
+#include "sim/core/job.h"
 
 namespace gpumux {
 

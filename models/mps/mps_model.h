@@ -39,7 +39,7 @@
 #include "models/oom_policy.h"
 #include "models/rate_memo.h"
 #include "sim/base/json_fields.h"
-#include "sim/engine/sharing_model.h"
+#include "sim/core/sharing_model.h"
 
 namespace gpumux {
 

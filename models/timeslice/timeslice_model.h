@@ -27,7 +27,7 @@
 #include "models/timeslice/timeslice_rates.h"
 #include "models/timeslice/timeslice_physics.h"
 #include "sim/base/json_fields.h"
-#include "sim/engine/sharing_model.h"
+#include "sim/core/sharing_model.h"
 
 namespace gpumux {
 

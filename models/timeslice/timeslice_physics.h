@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "models/timeslice/timeslice_params.h"
-#include "sim/cluster/device.h"
+#include "sim/core/device.h"
 #include "sim/base/json_fields.h"
-#include "sim/engine/sharing_model.h"
+#include "sim/core/sharing_model.h"
 
 namespace gpumux {
 

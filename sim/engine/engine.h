@@ -1,7 +1,7 @@
 // The discrete-event loop: streams arrivals from a JobSource, lets the scheduler start jobs,
 // advances progress at the rates the sharing model gives, and finishes jobs.
 //
-// Contract with models (see sim/engine/sharing_model.h): before any GPU's residents change, every job
+// Contract with models (see sim/core/sharing_model.h): before any GPU's residents change, every job
 // on it is brought up to date at its old rate; afterwards the model gives new rates and each
 // affected job's completion event is rescheduled. A gang job progresses at the minimum of its
 // rates over its GPUs (synchronous training waits for its slowest member). A job's pending event
@@ -15,7 +15,7 @@
 // the engine flags the residents that just asked for memory (placed, or grown) so that the
 // model can fail the asker's allocation.
 //
-// On a pooled cluster (Cluster::pooled, sim/cluster/pool.h) jobs hold pool amounts instead of GPUs and
+// On a pooled cluster (Cluster::pooled, sim/state/pool.h) jobs hold pool amounts instead of GPUs and
 // run at rate 1: their completion is scheduled when they start; the sharing model is not asked.
 //
 // A service (JobSpec::service) lives a wall-clock lifetime: its `remaining_us` runs down at 1
@@ -26,14 +26,14 @@
 #include <memory>
 #include <vector>
 
-#include "sim/cluster/cluster.h"
+#include "sim/state/cluster.h"
 #include "sim/engine/event_queue.h"
-#include "sim/engine/job_source.h"
-#include "sim/engine/job_table.h"
-#include "sim/engine/observer.h"
+#include "sim/core/job_source.h"
+#include "sim/state/job_table.h"
+#include "sim/state/observer.h"
 #include "sim/base/rng.h"
 #include "sim/scheduling/scheduler.h"
-#include "sim/engine/sharing_model.h"
+#include "sim/core/sharing_model.h"
 
 namespace gpumux {
 

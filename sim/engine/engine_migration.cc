@@ -1,5 +1,5 @@
 // Checkpoint-restart migration: a GPU chosen for reconfiguration is emptied by moving its
-// residents off it instead of waiting for them to finish (sim/engine/sharing_model.h, MigrationPlan).
+// residents off it instead of waiting for them to finish (sim/core/sharing_model.h, MigrationPlan).
 // Kept apart from engine.cc so that the drain-only engine reads as before; the hooks there are
 // the `checkpointing` and `stalled_until` checks in advance() and refresh_touched(), the kept
 // work in start() and kill(), and the call from maybe_reconfigure().

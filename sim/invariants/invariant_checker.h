@@ -24,9 +24,9 @@
 #include <cstdint>
 #include <unordered_map>
 
-#include "sim/cluster/cluster.h"
-#include "sim/engine/observer.h"
-#include "sim/engine/sharing_model.h"
+#include "sim/state/cluster.h"
+#include "sim/state/observer.h"
+#include "sim/core/sharing_model.h"
 
 namespace gpumux {
 

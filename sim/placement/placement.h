@@ -25,9 +25,9 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/cluster/cluster.h"
-#include "sim/engine/job_table.h"
-#include "sim/engine/sharing_model.h"
+#include "sim/state/cluster.h"
+#include "sim/state/job_table.h"
+#include "sim/core/sharing_model.h"
 
 namespace gpumux {
 

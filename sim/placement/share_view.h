@@ -22,9 +22,9 @@
 #include "sim/placement/fgd/fragmentation.h"
 #include "sim/placement/fgd/node_state.h"
 #include "sim/placement/fgd/policy.h"
-#include "sim/cluster/cluster.h"
-#include "sim/engine/job_table.h"
-#include "sim/engine/observer.h"
+#include "sim/state/cluster.h"
+#include "sim/state/job_table.h"
+#include "sim/state/observer.h"
 
 namespace gpumux {
 

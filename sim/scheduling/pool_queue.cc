@@ -1,6 +1,6 @@
 #include "sim/scheduling/pool_queue.h"
 
-#include "sim/engine/job_order.h"
+#include "sim/core/job_order.h"
 #include "sim/base/sorted_merge.h"
 
 namespace gpumux {

@@ -1,4 +1,4 @@
-// The greedy queue of a pooled cluster (sim/cluster/pool.h), indexed so that a scheduling pass costs
+// The greedy queue of a pooled cluster (sim/state/pool.h), indexed so that a scheduling pass costs
 // O(distinct request amounts + jobs started x log), never a visit of every queued job.
 //
 // Jobs are grouped by their pool amount (GPU and CPU hundredths): within one group every job
@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/cluster/cluster.h"
-#include "sim/engine/job_order.h"
-#include "sim/cluster/pool.h"
+#include "sim/state/cluster.h"
+#include "sim/core/job_order.h"
+#include "sim/state/pool.h"
 
 namespace gpumux {
 
@@ -30,7 +30,7 @@ class PoolQueue {
     std::int64_t primary = 0;
     std::int64_t submit = 0;
     std::string id;
-    JobIdNumber id_number;  // id's key (sim/engine/job_order.h), computed once
+    JobIdNumber id_number;  // id's key (sim/core/job_order.h), computed once
     JobSlot slot = 0;
     bool operator<(const Entry& o) const;
   };

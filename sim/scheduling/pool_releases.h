@@ -1,4 +1,4 @@
-// The running jobs of a pooled cluster (sim/cluster/pool.h) ordered by expected finish time, each with
+// The running jobs of a pooled cluster (sim/state/pool.h) ordered by expected finish time, each with
 // the pool amount it will give back: the index EASY backfill reads to find the head's
 // reservation without visiting every running job on every pass.
 //
@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <set>
 
-#include "sim/engine/job_table.h"
-#include "sim/cluster/pool.h"
+#include "sim/state/job_table.h"
+#include "sim/state/pool.h"
 #include "sim/base/units.h"
 
 namespace gpumux {

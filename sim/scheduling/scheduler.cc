@@ -4,7 +4,7 @@
 #include <climits>
 #include <stdexcept>
 
-#include "sim/engine/job_order.h"
+#include "sim/core/job_order.h"
 #include "sim/base/sorted_merge.h"
 
 namespace gpumux {
@@ -213,7 +213,7 @@ void Scheduler::schedule(Time now, const Cluster& cluster, const SharingModel& m
   const ActiveJob& head = jobs[queue_.front()];
   Reservation reservation;
   bool reserved = false;
-  // A head asking for node cores is reserved for by GPUs and cores (sim/cluster/core_reservation.h).
+  // A head asking for node cores is reserved for by GPUs and cores (sim/state/core_reservation.h).
   const bool cores = cluster.tracks_cpus() && job_cpu_hundredths(head.spec) > 0;
   // Under models that need empty GPUs a gang larger than the empty count cannot fit: skipped
   // without asking the placement policy, and the pass ends when no GPU is empty. The

@@ -16,7 +16,7 @@
 // simulator's SJF key, duration then id: submit time plays no part).
 // fifo and fifo-backfill keep arrival order (a killed job returns at their head).
 //
-// On a pooled cluster (sim/cluster/pool.h) a job fits when its pool amount (GPU fraction and CPU cores)
+// On a pooled cluster (sim/state/pool.h) a job fits when its pool amount (GPU fraction and CPU cores)
 // fits what is free; no placement policy is asked. The greedy queue is then a PoolQueue (one
 // group per distinct amount, sim/scheduling/pool_queue.h); fifo-backfill reserves for the head the earliest
 // time its amount is expected to be free and counts the spare amount then, GPUs and CPUs alike
@@ -31,7 +31,7 @@
 // CPU-only jobs (gpus 0) on a cluster of nodes queue like the others, in the same order; one
 // starts when the placement policy finds a node with its cores free
 // (PlacementPolicy::place_cpu_only). When the head asks for node CPU cores, fifo-backfill's
-// reservation counts cores as well as GPUs (sim/cluster/core_reservation.h).
+// reservation counts cores as well as GPUs (sim/state/core_reservation.h).
 #pragma once
 
 #include <deque>
@@ -43,14 +43,14 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/cluster/cluster.h"
-#include "sim/cluster/core_reservation.h"
-#include "sim/engine/job_order.h"
-#include "sim/engine/job_table.h"
+#include "sim/state/cluster.h"
+#include "sim/state/core_reservation.h"
+#include "sim/core/job_order.h"
+#include "sim/state/job_table.h"
 #include "sim/placement/placement.h"
 #include "sim/scheduling/pool_queue.h"
 #include "sim/scheduling/pool_releases.h"
-#include "sim/engine/sharing_model.h"
+#include "sim/core/sharing_model.h"
 
 namespace gpumux {
 
@@ -115,7 +115,7 @@ class Scheduler {
     std::int64_t primary = 0;  // runtime in us under kShortest, else 0
     std::int64_t submit = 0;   // us; 0 under kShortest
     std::string id;
-    JobIdNumber id_number;  // id's key (sim/engine/job_order.h), computed once
+    JobIdNumber id_number;  // id's key (sim/core/job_order.h), computed once
     JobSlot slot = 0;
     bool operator<(const Entry& o) const;
   };

@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "sim/base/rng.h"
-#include "sim/services/service.h"
+#include "sim/core/service.h"
 
 namespace gpumux {
 

@@ -23,7 +23,7 @@
 
 #include "sim/services/latency_histogram.h"
 #include "sim/services/request_arrivals.h"
-#include "sim/services/service.h"
+#include "sim/core/service.h"
 
 namespace gpumux {
 

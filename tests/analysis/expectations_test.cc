@@ -1,5 +1,5 @@
 // Metric names, suggestions for mistyped ones, and checking `expect` bounds on a summary.
-#include "analysis/check/expectations.h"
+#include "analysis/metrics/expectations.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "sim/base/json_fields.h"
-#include "sim/engine/memory_profile.h"
+#include "sim/core/memory_profile.h"
 #include "tests/traces/test_files.h"
 #include "traces/fields/memory_profile_library.h"
 

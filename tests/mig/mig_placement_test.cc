@@ -9,8 +9,8 @@
 #include <tuple>
 
 #include "models/mig/mig_model.h"
-#include "sim/cluster/cluster.h"
-#include "sim/engine/job_table.h"
+#include "sim/state/cluster.h"
+#include "sim/state/job_table.h"
 #include "sim/placement/placement_registry.h"
 #include "tests/mig/mig_test_util.h"
 

@@ -6,7 +6,7 @@
 
 #include "models/device_registry.h"
 #include "models/mig/layout.h"
-#include "sim/engine/job.h"
+#include "sim/core/job.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux::mig_test {

@@ -1,7 +1,7 @@
 // CPU-only jobs (0 GPUs) on clusters of nodes that declare CPUs: one holds its cores on one node
 // from its start to its end, runs at full speed, queues by the queue policy like the others and
 // is rejected at arrival where no node could hold it. Also fifo-backfill's reservation when the
-// head waits for cores (sim/cluster/core_reservation.h). Every expected time below is worked out by
+// head waits for cores (sim/state/core_reservation.h). Every expected time below is worked out by
 // hand in the comment above its check; every run has the invariant checks on.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Placement through the cluster's indexes against plain references that count every node from
-// scratch: spread through the load order (Cluster::nodes_by_load, sim/cluster/node_load_order.h), kept
+// scratch: spread through the load order (Cluster::nodes_by_load, sim/state/node_load_order.h), kept
 // in step with residents and memory; first-fit and best-fit for jobs asking for node CPUs
 // through the empty-GPU and room indexes, capped by each node's free cores.
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include <tuple>
 #include <vector>
 
-#include "sim/engine/job_table.h"
+#include "sim/state/job_table.h"
 #include "sim/placement/placement_registry.h"
 #include "tests/sim/test_support.h"
 

@@ -1,8 +1,8 @@
-// A pooled cluster (sim/cluster/pool.h): fractional GPU amounts counted against one capacity, CPU cores,
+// A pooled cluster (sim/state/pool.h): fractional GPU amounts counted against one capacity, CPU cores,
 // CPU-only jobs, and the queue policies on it. Every expected time below is worked out by hand
 // in the comment above its check.
 #include "sim/placement/placement_registry.h"
-#include "sim/cluster/pool.h"
+#include "sim/state/pool.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The room index (sim/cluster/room_class_index.h, Cluster::room_counts)
+// The room index (sim/state/room_class_index.h, Cluster::room_counts)
 // and the placement path it serves, against plain counting.
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "sim/placement/placement_registry.h"
-#include "sim/cluster/room_class_index.h"
+#include "sim/state/room_class_index.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux {

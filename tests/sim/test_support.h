@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "models/exclusive_model.h"
-#include "sim/cluster/cluster.h"
-#include "sim/engine/job_source.h"
+#include "sim/state/cluster.h"
+#include "sim/core/job_source.h"
 
 namespace gpumux::testing {
 

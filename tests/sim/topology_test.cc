@@ -1,4 +1,4 @@
-#include "sim/cluster/topology.h"
+#include "sim/state/topology.h"
 
 #include <gtest/gtest.h>
 

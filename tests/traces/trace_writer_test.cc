@@ -1,5 +1,5 @@
 #include "traces/formats/trace_opening.h"
-#include "traces/io/trace_writer.h"
+#include "traces/formats/trace_writer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim/engine/job.h"
+#include "sim/core/job.h"
 #include "sim/base/json_fields.h"
 #include "sim/base/rng.h"
 #include "traces/fields/distribution.h"

@@ -1,4 +1,4 @@
-// Memory-over-time profiles for jobs (sim/engine/memory_profile.h), read from a scenario's
+// Memory-over-time profiles for jobs (sim/core/memory_profile.h), read from a scenario's
 // `trace.memory_profiles`, and the job-source decorator that hands them out.
 //
 //   "memory_profiles": {
@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/engine/job_source.h"
+#include "sim/core/job_source.h"
 #include "sim/base/json_fields.h"
-#include "sim/engine/memory_profile.h"
+#include "sim/core/memory_profile.h"
 #include "sim/base/rng.h"
 
 namespace gpumux {

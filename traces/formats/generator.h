@@ -10,7 +10,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
-#include "sim/engine/job_source.h"
+#include "sim/core/job_source.h"
 #include "sim/base/json_fields.h"
 #include "sim/base/rng.h"
 #include "traces/fields/distribution.h"

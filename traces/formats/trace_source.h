@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/engine/job_source.h"
+#include "sim/core/job_source.h"
 #include "sim/base/rng.h"
 #include "traces/io/id_hash_set.h"
 #include "traces/fields/job_fields.h"

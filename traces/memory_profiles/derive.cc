@@ -13,7 +13,7 @@
 #include <stdexcept>
 
 #include "sim/base/input_error.h"
-#include "sim/engine/memory_profile.h"
+#include "sim/core/memory_profile.h"
 #include "traces/io/csv_reader.h"
 
 namespace gpumux {

@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "sim/engine/job_order.h"
+#include "sim/core/job_order.h"
 
 namespace gpumux {
 

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/engine/job_source.h"
+#include "sim/core/job_source.h"
 #include "sim/base/units.h"
 
 namespace gpumux {

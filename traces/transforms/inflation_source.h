@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/engine/job_source.h"
+#include "sim/core/job_source.h"
 #include "sim/base/rng.h"
 
 namespace gpumux {

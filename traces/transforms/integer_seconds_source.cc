@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "sim/cluster/pool.h"
+#include "sim/state/pool.h"
 
 namespace gpumux {
 

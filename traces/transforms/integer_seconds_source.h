@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "sim/engine/job_source.h"
+#include "sim/core/job_source.h"
 
 namespace gpumux {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "sim/base/input_error.h"
-#include "sim/cluster/pool.h"
+#include "sim/state/pool.h"
 #include "traces/io/csv_reader.h"
 #include "traces/formats/public/csv_public_source.h"
 #include "traces/formats/public/loaders.h"

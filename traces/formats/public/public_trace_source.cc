@@ -6,7 +6,7 @@
 #include "sim/base/input_error.h"
 #include "traces/io/csv_reader.h"
 #include "traces/formats/public/csv_public_source.h"
-#include "traces/io/trace_writer.h"
+#include "traces/formats/trace_writer.h"
 
 namespace gpumux {
 

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "sim/engine/job.h"
+#include "sim/core/job.h"
 
 namespace gpumux {
 

@@ -5,8 +5,8 @@
 #include <span>
 #include <string_view>
 
-#include "sim/cluster/cluster.h"
-#include "sim/engine/job_table.h"
+#include "sim/state/cluster.h"
+#include "sim/state/job_table.h"
 #include "sim/base/units.h"
 
 namespace gpumux {
@@ -31,7 +31,7 @@ class EngineObserver {
   virtual void on_job_killed(Time /*now*/, const ActiveJob& /*job*/, double /*lost_work_us*/) {}
   virtual void on_job_failed(Time /*now*/, const ActiveJob& /*job*/) {}
   // The job left its GPUs, moved off a GPU being reconfigured (checkpoint-restart migration,
-  // sim/engine/sharing_model.h MigrationPlan), and is back in the queue; it lost `lost_work_us` of
+  // sim/core/sharing_model.h MigrationPlan), and is back in the queue; it lost `lost_work_us` of
   // progress (0 when it wrote a checkpoint) and spent `checkpoint` writing one.
   virtual void on_job_migrated(Time /*now*/, const ActiveJob& /*job*/, double /*lost_work_us*/,
                                Time /*checkpoint*/) {}

@@ -1,4 +1,4 @@
-#include "traces/io/trace_writer.h"
+#include "traces/formats/trace_writer.h"
 
 #include <charconv>
 #include <cstdlib>

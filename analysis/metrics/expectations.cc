@@ -1,4 +1,4 @@
-#include "analysis/check/expectations.h"
+#include "analysis/metrics/expectations.h"
 
 #include <algorithm>
 

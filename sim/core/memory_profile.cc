@@ -1,4 +1,4 @@
-#include "sim/engine/memory_profile.h"
+#include "sim/core/memory_profile.h"
 
 #include <algorithm>
 #include <cmath>

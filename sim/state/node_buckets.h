@@ -14,7 +14,7 @@
 #include <optional>
 #include <vector>
 
-#include "sim/cluster/topology.h"
+#include "sim/state/topology.h"
 
 namespace gpumux {
 

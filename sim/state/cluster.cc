@@ -1,4 +1,4 @@
-#include "sim/cluster/cluster.h"
+#include "sim/state/cluster.h"
 
 #include <algorithm>
 #include <limits>

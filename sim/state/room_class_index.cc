@@ -1,4 +1,4 @@
-#include "sim/cluster/room_class_index.h"
+#include "sim/state/room_class_index.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,5 +1,5 @@
 // Cluster state: nodes, their GPUs, which jobs sit on each GPU, and an index of empty GPUs.
-// A pooled cluster (sim/cluster/pool.h) is one node whose jobs hold amounts of the pool, not GPUs: its
+// A pooled cluster (sim/state/pool.h) is one node whose jobs hold amounts of the pool, not GPUs: its
 // GPUs exist (for counts and per-GPU outputs) but nobody is placed on them.
 //
 // Every GPU of a node has the node's device type. Per-GPU resident lists are reserved up front
@@ -13,13 +13,13 @@
 #include <utility>
 #include <vector>
 
-#include "sim/cluster/device.h"
-#include "sim/cluster/node_buckets.h"
-#include "sim/cluster/node_load_order.h"
-#include "sim/cluster/pool.h"
-#include "sim/cluster/room_class_index.h"
-#include "sim/engine/sharing_model.h"
-#include "sim/cluster/topology.h"
+#include "sim/core/device.h"
+#include "sim/state/node_buckets.h"
+#include "sim/state/node_load_order.h"
+#include "sim/state/pool.h"
+#include "sim/state/room_class_index.h"
+#include "sim/core/sharing_model.h"
+#include "sim/state/topology.h"
 #include "sim/base/units.h"
 
 namespace gpumux {
@@ -79,7 +79,7 @@ class Cluster {
   Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes,
           std::optional<PoolSpec> pool = std::nullopt);
 
-  // The pool (sim/cluster/pool.h): whether the cluster is one, its capacity and what is free now.
+  // The pool (sim/state/pool.h): whether the cluster is one, its capacity and what is free now.
   bool pooled() const { return pooled_; }
   const PoolAmount& pool_capacity() const { return pool_capacity_; }
   const PoolAmount& pool_free() const { return pool_free_; }
@@ -162,14 +162,14 @@ class Cluster {
   // Under room-decided admission (SharingModel::room_decides_admission: a GPU admits a job iff
   // open_room >= the job's need): for one need, every node's and rack's count of such GPUs, the
   // lowest-index node with at least n of them and the one with the fewest that still has n, and
-  // the nodes by count (sim/cluster/room_class_index.h; valid until the next room_counts). O(max GPUs
+  // the nodes by count (sim/state/room_class_index.h; valid until the next room_counts). O(max GPUs
   // per node x nodes / 64) per question for a need among the last few asked, plus one pass over
   // the GPUs for a need new to the index (a cache, hence mutable).
   RoomCounts room_counts(double need) const {
     return RoomCounts(room_classes_, room_classes_.class_for(need, open_room_));
   }
 
-  // Nodes by load, least loaded first (sim/cluster/node_load_order.h: fewest residents, then most free
+  // Nodes by load, least loaded first (sim/state/node_load_order.h: fewest residents, then most free
   // memory, then lowest index), for spread placement. Built on the first call (O(GPUs)), then
   // kept in step by add_resident, remove_resident and change_memory at O(log nodes) each (a
   // cache, hence mutable): clusters never placed by spread pay nothing.
@@ -219,7 +219,7 @@ class Cluster {
   std::vector<double> room_tree_;
   std::size_t empty_total_ = 0;
   int max_gpus_per_node_ = 0;
-  // Nodes by their empty GPUs (sim/cluster/node_buckets.h): a node for a gang of n is a scan of at
+  // Nodes by their empty GPUs (sim/state/node_buckets.h): a node for a gang of n is a scan of at
   // most max_gpus_per_node bitmaps, without allocation.
   NodeBuckets empty_buckets_;
   mutable NodeLoadOrder load_order_;  // nodes_by_load and its split; tracked once asked for

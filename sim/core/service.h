@@ -3,7 +3,7 @@
 //
 // A service is a job of kind inference that carries a ServiceSpec. Unlike other jobs its
 // `runtime` is a lifetime: it leaves the GPU `runtime` of wall-clock time after it starts,
-// whatever its rate; its rate (sim/engine/sharing_model.h) only sets how fast it serves requests.
+// whatever its rate; its rate (sim/core/sharing_model.h) only sets how fast it serves requests.
 // Arrival times are measured from the service's first start.
 #pragma once
 

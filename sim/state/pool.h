@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "sim/engine/job.h"
+#include "sim/core/job.h"
 
 namespace gpumux {
 

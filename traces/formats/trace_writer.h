@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim/engine/job.h"
+#include "sim/core/job.h"
 
 namespace gpumux {
 

@@ -1,4 +1,4 @@
-#include "sim/engine/job_order.h"
+#include "sim/core/job_order.h"
 
 #include <algorithm>
 

@@ -8,10 +8,10 @@
 #include <span>
 #include <vector>
 
-#include "sim/cluster/cluster.h"
-#include "sim/engine/job.h"
-#include "sim/engine/sharing_model.h"
-#include "sim/cluster/topology.h"
+#include "sim/state/cluster.h"
+#include "sim/core/job.h"
+#include "sim/core/sharing_model.h"
+#include "sim/state/topology.h"
 #include "sim/base/units.h"
 
 namespace gpumux {

@@ -1,4 +1,4 @@
-#include "sim/engine/job.h"
+#include "sim/core/job.h"
 
 namespace gpumux {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "sim/engine/memory_profile.h"
-#include "sim/services/service.h"
+#include "sim/core/memory_profile.h"
+#include "sim/core/service.h"
 #include "sim/base/units.h"
 
 namespace gpumux {
@@ -46,7 +46,7 @@ struct JobSpec {
   // variable (exponential) ones: fixed lengths lock into alternation (trace.kernel_lengths).
   bool fixed_kernel_lengths = false;
   Time checkpoint_interval;                  // zero: no checkpoints (a killed job restarts)
-  // Non-null for an inference service (sim/services/service.h): `runtime` is then its wall-clock
+  // Non-null for an inference service (sim/core/service.h): `runtime` is then its wall-clock
   // lifetime, and its rate sets how fast it serves requests.
   std::shared_ptr<const ServiceSpec> service;
 };

@@ -1,4 +1,4 @@
-#include "sim/cluster/node_load_order.h"
+#include "sim/state/node_load_order.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -26,7 +26,7 @@
 #include <set>
 #include <vector>
 
-#include "sim/cluster/topology.h"
+#include "sim/state/topology.h"
 
 namespace gpumux {
 

@@ -1,4 +1,4 @@
-#include "sim/cluster/core_reservation.h"
+#include "sim/state/core_reservation.h"
 
 #include <algorithm>
 #include <functional>

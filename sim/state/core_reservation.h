@@ -32,8 +32,8 @@
 #include <utility>
 #include <vector>
 
-#include "sim/cluster/cluster.h"
-#include "sim/engine/job_table.h"
+#include "sim/state/cluster.h"
+#include "sim/state/job_table.h"
 
 namespace gpumux {
 

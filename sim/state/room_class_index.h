@@ -26,8 +26,8 @@
 #include <utility>
 #include <vector>
 
-#include "sim/cluster/node_buckets.h"
-#include "sim/cluster/topology.h"
+#include "sim/state/node_buckets.h"
+#include "sim/state/topology.h"
 
 namespace gpumux {
 

@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "sim/cluster/device.h"
-#include "sim/engine/job.h"
+#include "sim/core/device.h"
+#include "sim/core/job.h"
 #include "sim/base/units.h"
 
 namespace gpumux {

@@ -1,4 +1,4 @@
-#include "sim/cluster/topology.h"
+#include "sim/state/topology.h"
 
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>

@@ -1,4 +1,4 @@
-#include "sim/cluster/pool.h"
+#include "sim/state/pool.h"
 
 #include <cfenv>
 #include <cmath>
