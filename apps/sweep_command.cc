@@ -38,7 +38,7 @@ int print_merge(const SweepMerge& merge, const std::string& dir, const std::stri
 void configure_sweep_command(CLI::App& sub, SweepCommand& a) {
   sub.add_option("sweep", a.sweep_file,
                  "sweep JSON file: scenarios and axes (models, seeds, any --set path) expanded "
-                 "to indexed runs (docs/SWEEPS.md)")
+                 "to indexed runs (docs/sweeps.md)")
       ->required();
   sub.add_option("--out", a.out_dir,
                  "the sweep's folder: DIR/runs/NNNNNN/ per run, DIR/sweep.csv and "
@@ -60,7 +60,7 @@ void configure_sweep_command(CLI::App& sub, SweepCommand& a) {
       ->check(CLI::IsMember({"table", "json"}));
   sub.footer(
       "Started by mpirun or srun with several ranks, rank 0 hands the runs out and the other "
-      "ranks run them (docs/SWEEPS.md).\n"
+      "ranks run them (docs/sweeps.md).\n"
       "Example: gpumux sweep scenarios/sweeps/queues_tiny.json --out out/sweep -j 2\n"
       "Exit codes: 0 every run ended, 3 some run failed (its error is recorded in "
       "DIR/runs/NNNNNN/error.json and listed; the sweep went on), 2 bad input (nothing is run), "

@@ -1,4 +1,4 @@
-# Sanitizer and fuzzer builds (README "Sanitizers and fuzzing").
+# Sanitizer and fuzzer builds (docs/testing.md "Sanitizers and fuzzing").
 #
 # GPUMUX_SANITIZE: every target, tests included, with AddressSanitizer and UndefinedBehaviorSanitizer
 # (float-cast-overflow named explicitly: GCC's "undefined" leaves it out). Any report aborts the

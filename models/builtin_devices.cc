@@ -1,5 +1,5 @@
 // Built-in device profiles, as data in the same JSON schema scenarios use to define or override
-// devices (see README "Scenario format", cluster.devices). Sources per device in "source".
+// devices (see docs/scenario-format.md "Scenario format", cluster.devices). Sources per device in "source".
 #include "models/builtin_devices.h"
 
 namespace gpumux {

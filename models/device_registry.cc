@@ -69,7 +69,7 @@ void DeviceRegistry::define(JsonObject& spec) {
   d.architecture = spec.optional_string("architecture", is_new ? "unknown" : d.architecture);
   const bool pre_volta =
       d.architecture == "pascal" || d.architecture == "maxwell" || d.architecture == "kepler";
-  // The MPS client limit follows the architecture (GPU-FACTS "MPS") unless given.
+  // The MPS client limit follows the architecture (docs/gpu-facts.md "MPS") unless given.
   const int derived_limit =
       (is_new || new_architecture) ? (pre_volta ? 16 : 48) : d.mps_client_limit;
   d.mps_client_limit =

@@ -16,7 +16,7 @@ class DeviceRegistry {
   // A registry holding the built-in profiles (models/builtin_devices.cc).
   static DeviceRegistry with_builtins();
 
-  // Defines a device from a JSON object in the device schema (README "Devices"). When `name`
+  // Defines a device from a JSON object in the device schema (docs/scenario-format.md "Devices"). When `name`
   // already exists, the given fields override it and the rest are kept; a new device must give
   // memory_mib and sms. Throws InputError naming the field.
   void define(JsonObject& spec);

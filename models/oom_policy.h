@@ -2,7 +2,7 @@
 // shared by every model without memory isolation (time-slicing, MPS).
 //
 // - `allocator` (the default of every model): only the processes whose own allocation failed
-//   die, as measured on an H200 under MPS and time-slicing alike (GPU-FACTS "MPS": out of memory
+//   die, as measured on an H200 under MPS and time-slicing alike (docs/gpu-facts.md "MPS": out of memory
 //   is not a fault, the others run on). The askers are the residents flagged in
 //   GpuView::resident_asked (just placed, or memory just grew); the others keep what they hold.
 //   The askers' allocations then come in placement order and each that no longer fits fails:

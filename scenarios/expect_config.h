@@ -1,5 +1,5 @@
 // The scenario's `expect` block: bounds on the run's metrics, checked by `gpumux check` (and
-// reported by `gpumux run`). Each key is a metric name (README "Checks"), each value
+// reported by `gpumux run`). Each key is a metric name (docs/checks.md "Checks"), each value
 // {"min": NUMBER, "max": NUMBER, "note": TEXT} with at least one of min and max (inclusive,
 // min <= max) and an optional note saying why the bound is what it is.
 //

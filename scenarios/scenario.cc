@@ -54,8 +54,7 @@ int device_index(Scenario& s, const DeviceRegistry& registry, const std::string&
 
 std::string too_many_gpus(std::int64_t total) {
   return "the cluster would have more than " + std::to_string(kMaxClusterGpus) + " GPUs (" +
-         std::to_string(total) + " up to here), the most a run supports (README \"Limits on " +
-         "input\")";
+         std::to_string(total) + " up to here), the most a run supports (docs/limits.md)";
 }
 
 void parse_node_groups(Scenario& s, const DeviceRegistry& registry, JsonObject& cluster,

@@ -1,5 +1,5 @@
 // A scenario: the cluster, the sharing model, the scheduler, the trace, the seed and the
-// outputs of one run, read from a JSON file (README "Scenario format").
+// outputs of one run, read from a JSON file (docs/scenario-format.md "Scenario format").
 //
 // Parsing is strict: unknown keys, wrong types, unknown names and impossible values throw
 // InputError naming the file, the JSON pointer and the field. Relative paths inside a scenario
@@ -56,7 +56,7 @@ struct OutputConfig {
 };
 
 // The most GPUs a cluster may have (node groups or a nodes CSV): the simulator keeps a few
-// hundred bytes of state per GPU (README "Limits on input"), so a million GPUs take a few
+// hundred bytes of state per GPU (docs/limits.md "Limits on input"), so a million GPUs take a few
 // hundred MB before the first job.
 inline constexpr std::int64_t kMaxClusterGpus = 1'000'000;
 

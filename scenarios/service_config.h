@@ -1,4 +1,4 @@
-// The scenario's `services` section (README "Inference services") and the job-source
+// The scenario's `services` section (docs/services.md "Inference services") and the job-source
 // decorator that turns inference jobs into services.
 //
 //   "services": {

@@ -1,6 +1,6 @@
 // Linked into every test executable: every run a test makes, in the process or through the
 // gpumux binary it starts, checks the simulation's invariants (RunOptions::check_invariants,
-// README "Exit codes"). A test that needs them off unsets the variable itself.
+// docs/testing.md "Invariant checks"). A test that needs them off unsets the variable itself.
 #include <cstdlib>
 
 namespace {

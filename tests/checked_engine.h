@@ -1,4 +1,4 @@
-// An engine for tests with every invariant check on (README "Invariant checks"): the engine's
+// An engine for tests with every invariant check on (docs/testing.md "Invariant checks"): the engine's
 // own (EngineOptions::check_invariants) and the InvariantChecker observer, heard before any
 // observer the test adds, as `--check-invariants` runs them. A broken invariant throws
 // InvariantViolation out of run() and fails the test.

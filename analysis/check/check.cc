@@ -26,7 +26,7 @@ CheckResult run_check(const CheckRequest& request, std::ostream* progress) {
     if (s.expect.empty()) {
       throw InputError(file + "#/expect", "expect",
                        "no bounds to check: add an expect block, e.g. \"expect\": "
-                       "{\"jobs.rejected\": {\"max\": 0}} (README \"Checks\")");
+                       "{\"jobs.rejected\": {\"max\": 0}} (docs/checks.md \"Checks\")");
     }
     validate_expect_names(s);
     if (!request.out_dir.empty()) {

@@ -1,4 +1,4 @@
-// `gpumux check`: runs scenarios and checks each one's `expect` bounds (README "Checks").
+// `gpumux check`: runs scenarios and checks each one's `expect` bounds (docs/checks.md "Checks").
 //
 // Every scenario is loaded and its bound names validated before the first run, so bad input
 // (exit 2) writes nothing and runs nothing. A scenario without bounds is bad input: a check

@@ -1,4 +1,4 @@
-// What `gpumux compare` prints and writes (README "Comparing sharing models"): the aligned
+// What `gpumux compare` prints and writes (docs/comparing-and-reports.md "Comparing sharing models"): the aligned
 // table (rows = metrics, columns = variants), compare.json (the same numbers) and compare.csv
 // (tidy long format: variant,seed,metric,value).
 #pragma once

@@ -18,7 +18,7 @@ void validate_expect_names(const Scenario& scenario) {
     throw InputError(b.where, b.metric,
                      "unknown metric: a metric is the dotted path of a number under `metrics` "
                      "in summary.json, e.g. jct_s.p95 or jobs.rejected" +
-                         (hint.empty() ? std::string(" (README \"Checks\" lists them all)")
+                         (hint.empty() ? std::string(" (docs/checks.md \"Checks\" lists them all)")
                                        : "; closest: " + hint));
   }
 }

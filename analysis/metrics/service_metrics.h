@@ -1,4 +1,4 @@
-// Request metrics of inference services (README "Inference services"): listens to engine
+// Request metrics of inference services (docs/services.md "Inference services"): listens to engine
 // signals, runs one ServiceReplica per service job (request-level or analytic), and reports
 // `metrics.requests` in summary.json. Only attached to runs that have services.
 //

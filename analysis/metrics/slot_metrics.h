@@ -86,7 +86,7 @@ class SlotMetrics : public EngineObserver {
   // no slices or no time, and the occupancy of a profile never instantiated, are null.
   nlohmann::json metrics() const;
 
-  // Samples the slot state over time into `out` (slot_timeseries.csv; README "Outputs"): writes
+  // Samples the slot state over time into `out` (slot_timeseries.csv; docs/outputs.md "Outputs"): writes
   // the header now, then one row every `interval` from the first arrival to the end of the run,
   // on the same instants as timeseries.csv. A row at t holds the state after every event at t.
   // Columns: time_s, split_gpus, slices, busy_slices, free_slices, unavailable_slices,

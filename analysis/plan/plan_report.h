@@ -1,5 +1,5 @@
 // What `gpumux plan` prints: the table (--format table) and the JSON object (--format json)
-// of a PlanResult (README "Capacity planning", "Output"). Both depend on the result alone, so
+// of a PlanResult (docs/planning.md "Capacity planning", "Output"). Both depend on the result alone, so
 // they are the same for any thread count.
 #pragma once
 
@@ -14,7 +14,7 @@ namespace gpumux {
 // below; then each objective's value at the answer and one size below; then the assumptions.
 void print_plan_table(const PlanResult& result, std::ostream& out);
 
-// The same as one JSON object (keys listed in the README).
+// The same as one JSON object (keys listed in docs/planning.md).
 nlohmann::json plan_to_json(const PlanResult& result);
 
 }  // namespace gpumux

@@ -1,4 +1,4 @@
-// The planner's search over cluster sizes 1..max_size for one model (README "Capacity
+// The planner's search over cluster sizes 1..max_size for one model (docs/planning.md "Capacity
 // planning"): doubling from size 1 until a size meets the objectives (capped at max_size), then
 // bisection between the last size that failed and the first that met, then a check that one
 // size below the answer was run and failed. Which size comes next depends only on the results

@@ -10,7 +10,7 @@
 // labelled by its path as given. With several inputs, compare variants are labelled
 // "<folder>: <model>".
 //
-// Content (README "Reports"): the plan tables (plan folders), the compare table (compare folders), allocation ratio, SM-busy
+// Content (docs/comparing-and-reports.md "Reports"): the plan tables (plan folders), the compare table (compare folders), allocation ratio, SM-busy
 // utilization, GPUs in use and queued jobs over time, JCT and queueing-delay CDFs, key metrics
 // per variant, the request-latency summary (runs with inference services), failed jobs,
 // out-of-memory events, fatal faults and kills over time, MIG slot occupancy over time and

@@ -1,4 +1,4 @@
-// A sweep file and the runs it expands to (`gpumux sweep`, README "Sweeps", docs/SWEEPS.md).
+// A sweep file and the runs it expands to (`gpumux sweep`, docs/sweeps.md "Sweeps", docs/sweeps.md).
 //
 // A sweep file is one JSON object:
 //   {"name": "queues",                       // default: the file's stem

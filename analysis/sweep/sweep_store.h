@@ -1,4 +1,4 @@
-// The folder a sweep writes (docs/SWEEPS.md "The output folder"):
+// The folder a sweep writes (docs/sweeps.md "The output folder"):
 //
 //   DIR/sweep-plan.json        the expanded runs (sweep_plan.h), written before any run
 //   DIR/runs/NNNNNN/           one folder per finished run, NNNNNN its index in six digits:

@@ -51,7 +51,7 @@ inline std::unique_ptr<SharingModel> make_model(const std::string& name,
 inline constexpr const char* kMigParams =
     R"({"layout": ["3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"]})";
 
-// Jobs shaped like the generator's defaults (README "Synthetic generator"): gang sizes 1/2/4/8
+// Jobs shaped like the generator's defaults (docs/scenario-format.md "Synthetic generator"): gang sizes 1/2/4/8
 // with weights 0.7/0.1/0.1/0.1, duty cycles and SM shares uniform, memory 2-24 GiB, kernels of
 // a few hundred microseconds; runtimes exponential with the given mean. Seeded: every run of a
 // benchmark sees the same jobs.

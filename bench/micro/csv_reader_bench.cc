@@ -1,6 +1,6 @@
 // The one CSV reader (traces/io/csv_reader.h over traces/io/text_input.h): rows per second on a
 // generated file in the pai-sim job CSV's shape (14 columns, ~53 bytes a row), plain and gzipped.
-// docs/PERFORMANCE.md "The one CSV reader" compares it with the two readers it replaced.
+// docs/performance.md "The one CSV reader" compares it with the two readers it replaced.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>

@@ -3,7 +3,7 @@
 // jobs, the queue with 10^5 more; a first pass starts whatever still fits, and the timed passes
 // then find nothing to start (the common case on a loaded cluster: each event frees little).
 //
-// - greedy: the earliest queued job that fits, again and again (README "Scheduling");
+// - greedy: the earliest queued job that fits, again and again (docs/scenario-format.md "Scheduling");
 // - fifo-backfill: EASY backfilling over the first 64 queued jobs (the default depth) and over
 //   the whole queue (backfill_depth 10^6), which the issue measured at 34 s for 20,000 jobs.
 // Under exclusive, greedy looks only at gang sizes that fit the empty GPUs; under timeslice a

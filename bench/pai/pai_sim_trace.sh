@@ -4,7 +4,7 @@
 # 2-instance gangs, num_cpu 1-16 cores per instance, lognormal durations (median ~5 min, a tail of
 # hours), submit times over a week with ties, ids in shuffled order. The uniform numbers come
 # from a Lehmer generator (minstd), exact in any awk's double arithmetic; the durations also go
-# through the C library's exp, log and cos. The timing rows of docs/PERFORMANCE.md use seed 1.
+# through the C library's exp, log and cos. The timing rows of docs/performance.md use seed 1.
 # Usage: bench/pai/pai_sim_trace.sh ROWS [SEED] > trace.csv
 set -euo pipefail
 rows=${1:?usage: pai_sim_trace.sh ROWS [SEED]}

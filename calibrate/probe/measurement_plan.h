@@ -49,7 +49,7 @@ struct PlanTimes {
   double reserve_s = 3.0;               // device query and writing outputs
   double memory_test_s = 3.0;           // containment (a), after spawn
   double fault_test_timeslice_s = 4.0;  // containment (b), after spawn
-  double fault_test_mps_s = 12.0;       // MPS teardown takes seconds (GPU-FACTS)
+  double fault_test_mps_s = 12.0;       // MPS teardown takes seconds (docs/gpu-facts.md)
 };
 
 struct PlanContext {

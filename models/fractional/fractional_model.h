@@ -30,7 +30,7 @@ namespace gpumux {
 
 class FractionalModel : public SharingModel {
  public:
-  // Reads `params` (README "Sharing models"); throws InputError naming the key.
+  // Reads `params` (docs/sharing-models.md "Sharing models"); throws InputError naming the key.
   explicit FractionalModel(JsonObject& params);
 
   std::string_view name() const override { return "fractional"; }

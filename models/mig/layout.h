@@ -1,5 +1,5 @@
 // MIG layouts: which GPU instances (profile + first memory slice) one device is split into, and
-// the placement rules a layout must obey (GPU-FACTS "MIG", NVIDIA MIG User Guide).
+// the placement rules a layout must obey (docs/gpu-facts.md "MIG", NVIDIA MIG User Guide).
 //
 // A layout is valid on a device iff
 // - every profile exists in the device's MIG table;

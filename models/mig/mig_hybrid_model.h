@@ -1,6 +1,6 @@
 // `mig+mps` and `mig+timeslice`: GPUs in MIG mode whose instances are each shared by several jobs
 // under an inner model, MPS or time-slicing ("MPS on MIG: one MPS control daemon per MIG
-// device", GPU-FACTS "MIG"). Instances stay isolated from each other as under `mig`; inside one
+// device", docs/gpu-facts.md "MIG"). Instances stay isolated from each other as under `mig`; inside one
 // instance the inner model decides admission, rates and who dies when memory runs out, as it
 // would on a small GPU.
 //

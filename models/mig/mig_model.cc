@@ -17,7 +17,7 @@ namespace {
 // Scratch capacity reserved up front: more than any MIG table allows instances per GPU (7).
 constexpr std::size_t kScratch = 64;
 
-// Migration costs when the scenario gives none: assumptions, not measurements (GPU-FACTS has no
+// Migration costs when the scenario gives none: assumptions, not measurements (docs/gpu-facts.md has no
 // checkpoint figure). A checkpoint writes at most an instance's memory (<= 40 GB, usually a few
 // GB) to local storage at a few GB/s; a restart starts a process and a CUDA context, loads the
 // framework and reads the checkpoint back (models/mig/README.md, "Migration").
@@ -782,7 +782,7 @@ bool MigModel::plan_reconfiguration(Time now, const Cluster& cluster, GpuViewBui
                               served_[row + static_cast<std::size_t>(target)] <= served_[current])) {
       continue;
     }
-    // Toggling MIG mode needs a GPU reset on Ampere (GPU-FACTS "MIG").
+    // Toggling MIG mode needs a GPU reset on Ampere (docs/gpu-facts.md "MIG").
     const bool toggles = candidates_[static_cast<std::size_t>(target)].empty() !=
                          candidates_[static_cast<std::size_t>(gpu.layout)].empty();
     const bool reset = toggles && device.architecture == "ampere";

@@ -1,6 +1,6 @@
 // `mig`: every GPU that supports MIG is split into a static layout of GPU instances; each job
-// runs alone in one whole instance, isolated from the others (README "Sharing models", DESIGN
-// "The models", GPU-FACTS "MIG").
+// runs alone in one whole instance, isolated from the others (docs/sharing-models.md "Sharing models", DESIGN
+// "The models", docs/gpu-facts.md "MIG").
 //
 // Parameters (`sharing.params`), one layout source required:
 // - `layout`: the instances of every MIG-capable GPU, a list of profile names such as

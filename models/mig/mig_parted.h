@@ -1,5 +1,5 @@
 // Reading NVIDIA mig-parted configuration files, the format operators already keep
-// (NVIDIA/mig-parted api/spec/v1/spec.go; GPU-FACTS "MIG"):
+// (NVIDIA/mig-parted api/spec/v1/spec.go; docs/gpu-facts.md "MIG"):
 //
 //   version: v1
 //   mig-configs:

@@ -1,6 +1,6 @@
 // Block-level reference simulator of ONE GPU shared through MPS: SMs are discrete and thread
 // blocks hold them until they end (no preemption), which is what the H200 measurements show
-// (GPU-FACTS "Measured here": beside a busy kernel holding all SMs for 2 ms a 20 us kernel gets
+// (docs/gpu-facts.md "Measured here": beside a busy kernel holding all SMs for 2 ms a 20 us kernel gets
 // 0.015-0.025 of its speed, where sharing SMs in proportion would give it about half).
 //
 // The physics:

@@ -75,7 +75,7 @@ MpsModel::MpsModel(JsonObject& p) : memo_(kMemoEntries, 1, 4, kMemoResidents) {
   memory_headroom_ = p.optional_number("memory_headroom", 1.0, 0.01, 1.0);
   replicas_ = static_cast<std::size_t>(p.optional_int("replicas", 4, 1, 1024));
 
-  // The device plugin splits compute equally between replicas (GPU-FACTS "MPS").
+  // The device plugin splits compute equally between replicas (docs/gpu-facts.md "MPS").
   std::string atp_source = "default (no cap)";
   double atp = 100.0;
   if (admission_ == MpsAdmission::kReplicas) {
@@ -106,7 +106,7 @@ MpsModel::MpsModel(JsonObject& p) : memo_(kMemoEntries, 1, 4, kMemoResidents) {
       p.optional_number("server_restart_s", kDefaultMpsServerRestartS, 0.0, 1e6);
   fault_recovery_ = Time::from_seconds(teardown_s) + Time::from_seconds(restart_s);
   p.finish();
-  // On an H200 a launch gap still at its default takes the measured one (GPU-FACTS).
+  // On an H200 a launch gap still at its default takes the measured one (docs/gpu-facts.md).
   h200_params_ = params_;
   const bool launch_default = launch_source.rfind("default", 0) == 0;
   if (launch_default) h200_params_.launch_gap_us = kMpsH200LaunchGapUs;

@@ -4,7 +4,7 @@
 // other through memory bandwidth and caches (`interference`). Rates come from the fast model in
 // models/mps/mps_rates.h, validated against the concurrent-kernel reference (RESULTS.md).
 //
-// Memory is not isolated (GPU-FACTS "MPS"). Admission (`params.admission`):
+// Memory is not isolated (docs/gpu-facts.md "MPS"). Admission (`params.admission`):
 // - `peak` (default, safe): the residents' summed peak memory (JobSpec::memory) must fit;
 // - `average` (optimistic): admits while the summed average memory fits: the mean of a job's
 //   memory profile x its peak when it has one, else memory_admission_fraction x its peak,
@@ -107,7 +107,7 @@ inline constexpr int kDefaultMpsClientLimit = 48;
 // No published figure for how long an MPS server takes to recover after a fault once its
 // clients have exited: 30 s is an ASSUMPTION (process teardown and restart); override it.
 inline constexpr double kDefaultMpsFaultRecoveryS = 30.0;
-// After a fatal fault in one client, measured on an H200 (GPU-FACTS "Measured here"): ~5 s until
+// After a fatal fault in one client, measured on an H200 (docs/gpu-facts.md "Measured here"): ~5 s until
 // every client had exited, and a new server context ~0.1 s later.
 inline constexpr double kDefaultMpsFaultTeardownS = 5.0;
 inline constexpr double kDefaultMpsServerRestartS = 0.1;

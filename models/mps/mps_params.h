@@ -12,7 +12,7 @@ struct MpsJob {
   // Fraction of the GPU's SMs its kernels occupy while running alone, in (0, 1].
   double sm_share = 1.0;
   // CUDA_MPS_ACTIVE_THREAD_PERCENTAGE / 100, in (0, 1]: the most SMs its kernels may use. It
-  // caps, it reserves nothing (GPU-FACTS "MPS"). A cap below sm_share slows the job even alone.
+  // caps, it reserves nothing (docs/gpu-facts.md "MPS"). A cap below sm_share slows the job even alone.
   double active_thread_fraction = 1.0;
   // Mean length of one kernel burst when running alone on the whole GPU, microseconds, > 0.
   double mean_kernel_us = 1000.0;
@@ -47,7 +47,7 @@ struct MpsParams {
   double launch_gap_us = 0.0;
 };
 
-// Measured on one H200 (GPU-FACTS "Measured here", fitted by `gpumux calibrate fit` on
+// Measured on one H200 (docs/gpu-facts.md "Measured here", fitted by `gpumux calibrate fit` on
 // ../shared/data/h200/overlap_train.csv): the launch + synchronise gap between a process's
 // kernels, and the interference of kernels running side by side (block-level allocation).
 inline constexpr double kMpsH200LaunchGapUs = 9.0;

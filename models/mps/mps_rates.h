@@ -39,7 +39,7 @@
 // default) takes the interposition form instead (models/interposition.h): thread blocks hold
 // their SMs until they end (no preemption), so kernels that cannot fit beside each other take
 // turns in launch order (the part of a kernel's blocks that does not fit waits for a second
-// wave), and fixed phases interleave (measured on an H200: GPU-FACTS "Measured here"). It is
+// wave), and fixed phases interleave (measured on an H200: docs/gpu-facts.md "Measured here"). It is
 // validated against the block-level reference (mps_block_reference.h); the mean field above
 // (kFluid) against the fluid one (mps_reference.h).
 #pragma once

@@ -4,7 +4,7 @@
 // shares. It is slow (events per kernel) and is the ground truth the fast rate model
 // (mps_rates.h) is validated against; cluster runs never use it.
 //
-// The physics (GPU-FACTS "MPS"):
+// The physics (docs/gpu-facts.md "MPS"):
 // - Each job alternates a kernel burst and a CPU gap, both drawn from `bursts` with means
 //   mean_kernel_us and mean_kernel_us * (1 - sm_util) / sm_util, so that alone on the whole GPU
 //   it keeps the GPU busy sm_util of the time. A job with sm_util == 1 never idles.

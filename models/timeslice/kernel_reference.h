@@ -4,7 +4,7 @@
 // (events per kernel) and serves as the ground truth the fast rate model (timeslice_rates.h) is
 // validated against; cluster runs never use it.
 //
-// The physics (GPU-FACTS "Time-slicing"):
+// The physics (docs/gpu-facts.md "Time-slicing"):
 // - Each job alternates a kernel burst and a CPU gap, both drawn from `distribution` with means
 //   mean_kernel_us and mean_kernel_us * (1 - sm_util) / sm_util, so that alone it keeps the GPU
 //   busy sm_util of the time. A job with sm_util == 1 and no launch gap has no gaps: its next

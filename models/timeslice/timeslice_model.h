@@ -3,7 +3,7 @@
 // kernel ready, and every switch costs time during which nobody computes. With short kernels
 // and CPU gaps the GPU "ping-pongs" between contexts and loses capacity to switches. Rates come
 // from the fast model in models/timeslice/timeslice_rates.h (validated against the kernel-level
-// reference, see README "Time-slicing").
+// reference, see docs/sharing-models.md "Time-slicing").
 //
 // Parameters left at their defaults take the values measured on an H200 on GPUs of that
 // profile (switch cost, launch gap, slice: timeslice_params.h). Kernel and gap lengths are
@@ -33,7 +33,7 @@ namespace gpumux {
 
 class TimeSliceModel : public SharingModel {
  public:
-  // Reads `params` (README "Sharing models"); throws InputError naming the key.
+  // Reads `params` (docs/sharing-models.md "Sharing models"); throws InputError naming the key.
   explicit TimeSliceModel(JsonObject& params);
 
   std::string_view name() const override { return "timeslice"; }

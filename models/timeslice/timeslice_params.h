@@ -6,19 +6,19 @@
 
 namespace gpumux {
 
-// Open GPU kernel driver, kfifoChannelGroupGetDefaultTimeslice_GV100 (GPU-FACTS "Time-slicing").
+// Open GPU kernel driver, kfifoChannelGroupGetDefaultTimeslice_GV100 (docs/gpu-facts.md "Time-slicing").
 inline constexpr double kDefaultTimeSliceUs = 1024.0;
 // `nvidia-smi compute-policy --set-timeslice` 1/2/3. The driver does not document the durations;
 // 2/10/30 ms come from a secondary source only: UNVERIFIED, keep overridable.
 inline constexpr double kShortTimeSliceUs = 2000.0;
 inline constexpr double kMediumTimeSliceUs = 10000.0;
 inline constexpr double kLongTimeSliceUs = 30000.0;
-// No published measurement of the context-switch cost exists (GPU-FACTS). 50 us is an
+// No published measurement of the context-switch cost exists (docs/gpu-facts.md). 50 us is an
 // ASSUMPTION of the right order for saving/restoring a context through DRAM; calibration or the
 // caller must override it, and reports must say the value is a default.
 inline constexpr double kDefaultSwitchCostUs = 50.0;
 
-// Measured on one H200 (GPU-FACTS "Measured here", fitted by `gpumux calibrate fit` on
+// Measured on one H200 (docs/gpu-facts.md "Measured here", fitted by `gpumux calibrate fit` on
 // ../shared/data/h200/overlap_train.csv): the switch cost, the launch + synchronise gap, and
 // the shortest slice the measurement identifies (2 ms kernels were never preempted, so the
 // slice is at least that long; longer values fit equally well).

@@ -69,7 +69,7 @@ TimeSlicePhysics read_timeslice_physics(JsonObject& p) {
   } else {
     p.allow("launch_gap_us");
   }
-  // On an H200, values still at their defaults take what was measured there (GPU-FACTS).
+  // On an H200, values still at their defaults take what was measured there (docs/gpu-facts.md).
   TimeSliceParams& h200_params_ = out.h200_params;
   h200_params_ = params_;
   const std::string measured = "measured on H200 (GPU-FACTS; gpumux calibrate fit)";

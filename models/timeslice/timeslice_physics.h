@@ -13,7 +13,7 @@
 
 namespace gpumux {
 
-// The device whose measurements (GPU-FACTS "Measured here") replace the models' assumed
+// The device whose measurements (docs/gpu-facts.md "Measured here") replace the models' assumed
 // defaults on GPUs of that profile.
 inline constexpr std::string_view kH200DeviceName = "H200-141GB";
 

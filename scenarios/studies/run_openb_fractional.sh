@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The study of README "Fractional GPUs over time": four placement policies under `fractional`
+# The study of docs/fractional-gpus.md "Fractional GPUs over time": four placement policies under `fractional`
 # on the openb cluster, 10 seeds each, with `gpumux compare` (one invocation per load and
 # policy; its table gives mean +- the 95% interval over the seeds), at these offered loads:
 #   1.0  20,000 arrivals (over about 4,200 s), 5,000 s: the cluster fills but never saturates
@@ -10,7 +10,7 @@
 # At loads 1.3 and 2.0 the arrivals are sized to last past the 7,200 s window, so pods arrive
 # until the end of the measurement. The draws include the list's CPU-only pods (14.5%), which
 # add no GPU load (the Poisson rate is about load x 4.75 per second) and hold cores on one node
-# each (README "CPU-only jobs"); fifo-backfill's reservation counts GPUs and cores.
+# each (docs/performance.md "CPU-only jobs"); fifo-backfill's reservation counts GPUs and cores.
 # Run from the repository root after a Release build; needs ../shared/data beside the source
 # tree. Usage: run_openb_fractional.sh [OUT_DIR] [LOADS] (default out/study-openb-fractional,
 # "1.0 1.3"); writes OUT_DIR/load-L/POLICY/ (compare's --out) and the printed table in

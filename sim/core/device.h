@@ -27,7 +27,7 @@ struct DeviceProfile {
   MemoryMiB memory;          // device memory usable by jobs
   int sms = 0;               // streaming multiprocessors
   std::string architecture;  // e.g. "ampere"; decides facts such as the MPS client limit
-  int mps_client_limit = 0;  // 48 on Volta and later, 16 before (GPU-FACTS "MPS")
+  int mps_client_limit = 0;  // 48 on Volta and later, 16 before (docs/gpu-facts.md "MPS")
   double memory_bandwidth_gbps = 0.0;
   int mig_memory_slices = 0;  // 0 when the device does not support MIG
   int mig_compute_slices = 0;

@@ -1,5 +1,5 @@
 // What makes an inference job a service: its request arrivals, per-request service time,
-// batching, limits and latency objective (README "Inference services").
+// batching, limits and latency objective (docs/services.md "Inference services").
 //
 // A service is a job of kind inference that carries a ServiceSpec. Unlike other jobs its
 // `runtime` is a lifetime: it leaves the GPU `runtime` of wall-clock time after it starts,

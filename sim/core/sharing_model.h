@@ -126,7 +126,7 @@ struct ModelParameter {
   std::string name;
   double value = 0.0;
   std::string unit;    // empty for a switch or a choice
-  std::string source;  // "default (GPU-FACTS ...)", "scenario", "calibration FILE"...
+  std::string source;  // "default (docs/gpu-facts.md ...)", "scenario", "calibration FILE"...
   std::string description;
   Kind kind = Kind::kNumber;
   std::string choice;  // the chosen name (kChoice)
@@ -164,7 +164,7 @@ class SharingModel {
   // gpu.residents) the jobs whose processes die, and sets `recovery` to how long the GPU then
   // refuses new jobs once they have left (zero: at once). GpuView::resident_asked says whose
   // allocation is the one that fails (measured: out of memory fails for the asking process
-  // only, GPU-FACTS "MPS"). Returns false when nobody dies. The default keeps everyone: a model
+  // only, docs/gpu-facts.md "MPS"). Returns false when nobody dies. The default keeps everyone: a model
   // that admits only what fits has nothing to do.
   virtual bool memory_fault(const GpuView& /*gpu*/, std::span<std::uint8_t> /*killed*/,
                             Time& /*recovery*/) const {
@@ -176,7 +176,7 @@ class SharingModel {
   // gpu.residents, all zero on entry) the residents whose processes die, which must include
   // `faulting`, and sets `recovery` to how long the GPU then refuses new jobs once they have
   // left (zero: at once; nonzero only when every resident dies). The default is the measured
-  // behaviour without a shared context: the faulting process dies alone (GPU-FACTS "Measured
+  // behaviour without a shared context: the faulting process dies alone (docs/gpu-facts.md "Measured
   // here"). Models whose processes share one context (MPS) widen the blast radius.
   virtual void fatal_fault(const GpuView& /*gpu*/, std::size_t faulting,
                            std::span<std::uint8_t> killed, Time& recovery) const {

@@ -9,7 +9,7 @@
 //   (timed out); one arriving to max_queue waiting requests is dropped. Latency = finish -
 //   arrival.
 // - AnalyticReplica: per interval of constant rate and arrival rate, an M/D/1 queue in steady
-//   state (README "Analytic mode" has the formulas and what it leaves out).
+//   state (docs/services.md "Analytic mode" has the formulas and what it leaves out).
 // While the replica is down (killed, waiting to restart) arriving requests are dropped; when
 // it is killed its waiting and in-service requests are dropped; when its lifetime ends (or the
 // run ends) the requests it still holds are unfinished.

@@ -97,7 +97,7 @@ TEST(OverlapMath, GapSpeedAndDuty) {
   EXPECT_DOUBLE_EQ(kernels_per_s(5, 0), 0);
   EXPECT_DOUBLE_EQ(relative_speed(250, 1000), 0.25);
   EXPECT_LT(relative_speed(250, 0), 0);
-  // 20 us kernels with ~9.5 us launch + sync alone: busy 68% (GPU-FACTS).
+  // 20 us kernels with ~9.5 us launch + sync alone: busy 68% (docs/gpu-facts.md).
   EXPECT_NEAR(alone_duty(1e6 / 29.5, 20), 0.678, 1e-3);
   EXPECT_DOUBLE_EQ(launch_overhead_us(29.5, 20), 9.5);
 }

@@ -1,4 +1,4 @@
-// Documented limits and the options that guard a run (README "Limits on input", "Exit codes"):
+// Documented limits and the options that guard a run (docs/limits.md "Limits on input", "Exit codes"):
 // each limit is a clean exit-2 error naming the place; the invariant checks can be asked for
 // on the command line.
 #include <gtest/gtest.h>

@@ -27,7 +27,7 @@ std::string layout_message(const std::string& dev, const std::vector<MigInstance
   return layout_error(device(dev), l).value_or("");
 }
 
-// GPU-FACTS "MIG": the profile table by class, per 8-slice device.
+// docs/gpu-facts.md "MIG": the profile table by class, per 8-slice device.
 struct EightSliceNames {
   const char* device;
   const char* g1;    // 1g / 1 slice

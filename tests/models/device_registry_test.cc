@@ -96,7 +96,7 @@ TEST(BuiltinDevices, OnlyMigCapableDevicesHaveProfiles) {
   }
 }
 
-// GPU-FACTS "Profiles on GPUs with 8 memory slices": one row per class, one column per device.
+// docs/gpu-facts.md "Profiles on GPUs with 8 memory slices": one row per class, one column per device.
 struct MigClass {
   int compute_slices;
   int memory_slices;
@@ -179,7 +179,7 @@ TEST(A100_40GB, SpecificFacts) {
   std::vector<int> sms;
   for (const auto& p : d.mig_profiles) sms.push_back(p.sms);
   EXPECT_THAT(sms, ElementsAre(14, 14, 14, 28, 42, 56, 98));
-  // Usable GiB: 4.75, 4.75, 9.62, 9.62, 19.5, 19.5, 39.25 (GPU-FACTS; 9.62 rounded).
+  // Usable GiB: 4.75, 4.75, 9.62, 9.62, 19.5, 19.5, 39.25 (docs/gpu-facts.md; 9.62 rounded).
   EXPECT_EQ(d.mig_profiles[0].memory, gib(4.75));
   EXPECT_NEAR(d.mig_profiles[2].memory.gib(), 9.62, 0.01);
   EXPECT_EQ(d.mig_profiles[4].memory, gib(19.5));

@@ -1,5 +1,5 @@
 // The block-level MPS physics: the reference simulator (mps_block_reference.h) against the
-// behaviour measured on an H200 (GPU-FACTS "Measured here"), and the fast model's block form
+// behaviour measured on an H200 (docs/gpu-facts.md "Measured here"), and the fast model's block form
 // (mps_rates.h, MpsSmAllocation::kBlocks) against the reference.
 #include <gtest/gtest.h>
 

@@ -112,7 +112,7 @@ TEST(OverlapFit, FitOnTheSharedH200FileMeetsTheTarget) {
     EXPECT_LE(fits.back().after.mae, 0.03) << mode;
     EXPECT_EQ(fits.back().after.rows, std::string(mode) == "mps" ? 48 : 36);
   }
-  // The measured switch cost (GPU-FACTS: ~125-137 us per switch).
+  // The measured switch cost (docs/gpu-facts.md: ~125-137 us per switch).
   EXPECT_NEAR(fits[0].params["switch_cost_us"].get<double>(), 137.0, 5.0);
   // The calibration file round-trips into the models' parameters.
   const std::string file = testing::write_temp(

@@ -85,7 +85,7 @@ TEST(SweepPlan, SeedListsKeepTheirOrderAndTheScenarioDecidesItsOutputsWhenAsked)
   fs::remove_all(dir);
 }
 
-// The bundled sweeps load, and expand to the sizes docs/SWEEPS.md gives.
+// The bundled sweeps load, and expand to the sizes docs/sweeps.md gives.
 TEST(SweepPlan, BundledSweepsExpand) {
   const fs::path dir = testing::source_dir() / "scenarios" / "sweeps";
   EXPECT_EQ(load_sweep((dir / "queues_tiny.json").string()).runs.size(), 8u);

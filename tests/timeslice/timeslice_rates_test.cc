@@ -43,7 +43,7 @@ TEST(TimeSliceRates, ExactSaturatedCases) {
 }
 
 TEST(TimeSliceRates, FixedLengthsFollowTheMeasuredH200Pairs) {
-  // Measured (../shared/data/h200/overlap_train.csv, GPU-FACTS): identical pairs, alone duty
+  // Measured (../shared/data/h200/overlap_train.csv, docs/gpu-facts.md): identical pairs, alone duty
   // as measured (launch gap included), 137 us switches, no preemption of 2 ms kernels.
   TimeSliceParams p;
   p.distribution = BurstDistribution::kFixed;

@@ -1,4 +1,4 @@
-// The native trace's optional service columns (README "Inference services"): a row of kind
+// The native trace's optional service columns (docs/services.md "Inference services"): a row of kind
 // inference that fills any of them is a service. They are not JobFields: a trace without them
 // reads exactly as before, and their absence is never reported as a default.
 //

@@ -34,7 +34,7 @@ struct GeneratorSpec {
   Distribution checkpoint_s;
   double inference_fraction = 0.0;
 
-  // Parses a generator object (README "Synthetic generator"); absent keys take the documented
+  // Parses a generator object (docs/scenario-format.md "Synthetic generator"); absent keys take the documented
   // defaults. Throws InputError naming the key.
   static GeneratorSpec parse(JsonObject& o);
   // The spec with every default resolved, for the run summary.

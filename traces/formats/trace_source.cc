@@ -38,7 +38,7 @@ void TraceSource::complete(JobSpec& job, const std::array<bool, kJobFieldCount>&
 namespace {
 
 // A CSV dialect: how its columns map onto native fields. Columns in `ignored` are read past
-// (documented in the README); any other unknown column is an error.
+// (documented in docs/trace-formats.md); any other unknown column is an error.
 struct CsvDialect {
   std::map<std::string, JobField, std::less<>> columns;
   std::vector<std::string> ignored;

@@ -1,5 +1,5 @@
-// Job sources that stream trace files: the native format (CSV or JSON Lines, README "Trace
-// format") and adapters for public traces whose rows map one-to-one onto jobs.
+// Job sources that stream trace files: the native format (CSV or JSON Lines,
+// docs/trace-formats.md) and adapters for public traces whose rows map one-to-one onto jobs.
 //
 // Every row becomes a job or an error: malformed rows throw InputError naming file:line and the
 // field; only blank and '#' comment lines are skipped, and they are counted. Rows must be

@@ -72,7 +72,7 @@ class OpenbPods final : public CsvPublicSource {
     add(std::move(job), present, file(), line());
   }
 
-  // The snapshot check (README "openb-pods"): a list of the pods alive at one moment has most
+  // The snapshot check (README.md here, "openb-pods"): a list of the pods alive at one moment has most
   // creations near its end, and lifetimes as long as the whole span.
   void at_end() override {
     if (creations_.empty()) return;
@@ -93,8 +93,7 @@ class OpenbPods final : public CsvPublicSource {
     if (snapshot) {
       notes_["advice"] =
           "this pod list looks like a snapshot of pods alive at one moment, not arrivals over "
-          "time; replay it in time with trace.inflation {\"load\": ...} (README 'Trace "
-          "format')";
+          "time; replay it in time with trace.inflation {\"load\": ...} (docs/trace-formats.md)";
     }
   }
   nlohmann::json list_notes() const override { return notes_; }

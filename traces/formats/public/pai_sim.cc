@@ -1,4 +1,4 @@
-// The job CSV read by the PAI 2020 repository's simulator (README.md "pai-sim"). That simulator
+// The job CSV read by the PAI 2020 repository's simulator (docs/performance.md "pai-sim"). That simulator
 // sorts its job list by submit_time in memory, so the file need not be sorted: it is sorted here
 // in memory too (at most kMaxBufferedJobs jobs).
 #include <cmath>
