@@ -38,15 +38,9 @@
 #include "traces/memory_profiles/derive.h"
 #include "traces/formats/trace_source.h"
 #include "traces/formats/trace_writer.h"
-#ifdef GPUMUX_HAVE_PACKING
 #include "packing/pack_command.h"
-#endif
-#ifdef GPUMUX_HAVE_COLOCATION
 #include "calibrate/colocation/colocation_command.h"
-#endif
-#ifdef GPUMUX_HAVE_OVERLAP
 #include "calibrate/overlap/calibrate_command.h"
-#endif
 
 namespace gpumux {
 
@@ -100,7 +94,7 @@ ScenarioOverrides overrides_of(const RunArgs& a) {
 }
 
 void add_scenario_options(CLI::App* sub, RunArgs& a) {
-  sub->add_option("scenario", a.scenario, "scenario JSON file (README \"Scenario format\")")
+  sub->add_option("scenario", a.scenario, "scenario JSON file (docs/scenario-format.md \"Scenario format\")")
       ->required();
   sub->add_option("--set", a.sets,
                   "override a scenario value before validation, as path=value; the path is "
@@ -113,7 +107,7 @@ void add_check_invariants_flag(CLI::App* sub, bool& flag) {
   sub->add_flag("--check-invariants", flag,
                 "check the simulation's invariants as it runs (work conserved, memory within "
                 "capacity, no over-allocation, time never backwards, one terminal state per "
-                "job); a break is an internal error, exit 1 (README \"Exit codes\"); also on "
+                "job); a break is an internal error, exit 1 (README.md \"Exit codes\"); also on "
                 "when GPUMUX_CHECK_INVARIANTS=1");
 }
 
@@ -505,7 +499,7 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
                 "reports the bounds and exits 0)");
   run->add_flag("--report", run_args.report,
                 "also write report.html (charts and tables, one self-contained page) into the "
-                "output folder (README \"Reports\")");
+                "output folder (docs/comparing-and-reports.md \"Reports\")");
   add_check_invariants_flag(run, run_args.check_invariants);
   run->callback([&] { action = [&] { return run_run(run_args, out, err); }; });
 
@@ -519,8 +513,8 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   CheckArgs check_args;
   auto* check = app.add_subcommand(
       "check",
-      "run scenarios and check their expect bounds; exit 3 when any bound fails (README "
-      "\"Checks\")");
+      "run scenarios and check their expect bounds; exit 3 when any bound fails "
+      "(docs/checks.md)");
   check
       ->add_option("scenarios", check_args.request.scenarios,
                    "scenario JSON files, each with an expect block")
@@ -543,8 +537,8 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   GenerateArgs gen;
   auto* generate =
       app.add_subcommand("generate",
-                         "write a synthetic trace in the native CSV format (README \"Synthetic "
-                         "generator\")");
+                         "write a synthetic trace in the native CSV format "
+                         "(docs/scenario-format.md \"Synthetic generator\")");
   generate->add_option("--config", gen.config,
                        "generator JSON object, or a scenario whose trace has a generator "
                        "(default: the documented generator defaults)");
@@ -612,7 +606,7 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   auto* compare = app.add_subcommand(
       "compare",
       "run a scenario under several sharing models and seeds; print their metrics side by side "
-      "with 95% intervals (README \"Comparing sharing models\")");
+      "with 95% intervals (docs/comparing-and-reports.md \"Comparing sharing models\")");
   compare->add_option("scenario", compare_args.scenario, "scenario JSON file")->required();
   compare
       ->add_option("--models", compare_args.models,
@@ -645,7 +639,7 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
                    "the printed result: table (default) or json (what compare.json holds)")
       ->check(CLI::IsMember({"table", "json"}));
   compare->add_flag("--report", compare_args.report,
-                    "also write DIR/report.html (needs --out; README \"Reports\")");
+                    "also write DIR/report.html (needs --out; docs/comparing-and-reports.md \"Reports\")");
   compare->footer(
       "Example: gpumux compare scenarios/examples/quickstart.json --models exclusive,timeslice "
       "--seeds 5\n"
@@ -657,7 +651,7 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   auto* sweep = app.add_subcommand(
       "sweep",
       "run a grid of scenarios x models x axes x seeds into one folder, resumable, on threads, "
-      "MPI ranks or array shards; merge it (docs/SWEEPS.md)");
+      "MPI ranks or array shards; merge it (docs/sweeps.md)");
   configure_sweep_command(*sweep, sweep_args);
   sweep->callback([&] { action = [&] { return run_sweep_command(sweep_args, out, err); }; });
 
@@ -671,7 +665,7 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   auto* report = app.add_subcommand(
       "report",
       "one self-contained HTML page with charts and tables from run, compare and plan "
-      "folders (README \"Reports\")");
+      "folders (docs/comparing-and-reports.md \"Reports\")");
   report
       ->add_option("dirs", report_args.dirs,
                    "run folders (summary.json, jobs.csv, timeseries.csv, slot_timeseries.csv), "
@@ -724,7 +718,6 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
     };
   });
 
-#ifdef GPUMUX_HAVE_PACKING
   packing::PackCommand pack_args;
   auto* pack = app.add_subcommand(
       "pack",
@@ -732,8 +725,6 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
       "ratio at each arrived-workload percentage");
   packing::configure_pack_command(*pack, pack_args);
   pack->callback([&] { action = [&] { return packing::run_pack_command(pack_args, out, err); }; });
-#endif
-#ifdef GPUMUX_HAVE_COLOCATION
   colocation::FitCommand fit_args;
   colocation::PredictCommand predict_args;
   auto* coloc = app.add_subcommand("colocation",
@@ -747,9 +738,7 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   colocation::configure_predict_command(*predict, predict_args);
   predict->callback(
       [&] { action = [&] { return colocation::run_predict_command(predict_args, out, err); }; });
-#endif
 
-#ifdef GPUMUX_HAVE_OVERLAP
   CalibrateFitCommand calibrate_fit_args;
   CalibrateCheckCommand calibrate_check_args;
   auto* calibrate = app.add_subcommand(
@@ -774,7 +763,6 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   configure_calibrate_check(*calibrate_check, calibrate_check_args);
   calibrate_check->callback(
       [&] { action = [&] { return run_calibrate_check(calibrate_check_args, out, err); }; });
-#endif
 
   if (const std::string unknown = unknown_command_error(app, argc, argv); !unknown.empty()) {
     err << "error: " << unknown << "\n";
