@@ -11,7 +11,8 @@ void add_distribution(std::vector<MetricInfo>& out, const std::string& base,
                       const std::string& unit, Better better, const std::string& what) {
   for (const std::string stat : kStats) {
     if (stat == "count") {
-      out.push_back({base + ".count", "jobs", Better::kNeither, "how many " + what + " summarised"});
+      out.push_back(
+          {base + ".count", "jobs", Better::kNeither, "how many " + what + " summarised"});
     } else {
       out.push_back({base + "." + stat, unit, better, what + ", " + stat});
     }
@@ -40,9 +41,11 @@ std::vector<MetricInfo> build() {
       {"mean_allocated_gpus", "GPUs", lo, "time-average GPUs in use"},
       {"finished_work_gpu_hours", "GPU-hours", no, "exclusive work of the finished jobs"},
       {"failures.memory_faults", "events", lo, "out-of-memory events"},
-      {"failures.jobs_killed", "jobs", lo, "job kills by out-of-memory events (a job may count twice)"},
+      {"failures.jobs_killed", "jobs", lo,
+       "job kills by out-of-memory events (a job may count twice)"},
       {"failures.memory_fault_kills", "jobs", lo, "kills by memory faults"},
-      {"failures.fatal_faults", "events", lo, "fatal faults (MPS: every client of the server dies)"},
+      {"failures.fatal_faults", "events", lo,
+       "fatal faults (MPS: every client of the server dies)"},
       {"failures.fatal_fault_kills", "jobs", lo, "kills by fatal faults"},
       {"failures.jobs_failed", "jobs", lo, "jobs failed after their retries"},
       {"failures.lost_work_gpu_hours", "GPU-hours", lo, "work lost to kills"},
@@ -50,7 +53,8 @@ std::vector<MetricInfo> build() {
   add_distribution(m, "failures.cascade_size", "jobs", lo, "jobs killed per out-of-memory event");
   for (MetricInfo r : std::vector<MetricInfo>{
            {"reconfigurations.count", "events", lo, "MIG repartitions"},
-           {"reconfigurations.drain_gpu_hours", "GPU-hours", lo, "GPU time drained for repartitions"},
+           {"reconfigurations.drain_gpu_hours", "GPU-hours", lo,
+            "GPU time drained for repartitions"},
            {"reconfigurations.reconfiguration_gpu_hours", "GPU-hours", lo,
             "GPU time spent repartitioning"},
            {"reconfigurations.migrations", "jobs", lo, "jobs migrated by repartitions"},
@@ -69,15 +73,19 @@ std::vector<MetricInfo> build() {
            {"slots.slice_utilization", "share", hi, "share of compute slices busy"},
            {"slots.memory_allocation_share", "share", hi, "share of slot memory held by jobs"},
            {"slots.free_slice_share", "share", no, "share of compute slices free"},
-           {"slots.unavailable_slice_share", "share", lo, "share of slices unavailable (repartitioning)"},
+           {"slots.unavailable_slice_share", "share", lo,
+            "share of slices unavailable (repartitioning)"},
            {"slots.fragmentation", "share", lo, "share of slices free but too small for the queue"},
            {"slots.mean_split_gpus", "GPUs", no, "time-average GPUs split into slots"},
            {"slots.slice_hours", "slice-hours", no, "compute-slice time of the run"},
-           {"slots.profiles.*.mean_instances", "instances", no, "time-average instances of a profile"},
-           {"slots.profiles.*.mean_busy", "instances", no, "time-average busy instances of a profile"},
+           {"slots.profiles.*.mean_instances", "instances", no,
+            "time-average instances of a profile"},
+           {"slots.profiles.*.mean_busy", "instances", no,
+            "time-average busy instances of a profile"},
            {"slots.profiles.*.occupancy", "share", hi, "busy share of a profile's instances"},
            {"slots.fit_blocked.jobs", "jobs", lo, "jobs that waited for a slot of their size"},
-           {"slots.fit_blocked.wait_job_hours", "job-hours", lo, "time jobs waited for such a slot"},
+           {"slots.fit_blocked.wait_job_hours", "job-hours", lo,
+            "time jobs waited for such a slot"},
            {"requests.count", "requests", no, "inference requests that arrived"},
            {"requests.served", "requests", no, "requests served"},
            {"requests.dropped", "requests", lo, "requests dropped at a full queue"},
@@ -88,17 +96,20 @@ std::vector<MetricInfo> build() {
            {"requests.latency_ms.p95", "ms", lo, "request latency, p95"},
            {"requests.latency_ms.p99", "ms", lo, "request latency, p99"},
            {"requests.slo_attainment", "share", hi, "share of ended requests within their SLO"},
-           {"shares.allocation_ratio", "share", hi, "time-average share of GPU compute allocated (gpu_milli)"},
+           {"shares.allocation_ratio", "share", hi,
+            "time-average share of GPU compute allocated (gpu_milli)"},
            {"shares.peak_allocation_ratio", "share", no, "peak share of GPU compute allocated"},
            {"shares.fragmentation_gpus", "GPUs", lo, "FGD fragmentation, in GPUs"},
-           {"shares.fragmentation_of_idle", "share", lo, "FGD fragmentation as a share of idle GPU"},
+           {"shares.fragmentation_of_idle", "share", lo,
+            "FGD fragmentation as a share of idle GPU"},
            {"shares.typical_job_kinds", "kinds", no, "job kinds of the typical workload"},
            {"oom_kill_share", "kills per job", lo,
             "out-of-memory kills per arrived job (failures.jobs_killed / jobs.arrived)", true},
            {"failed_share", "share", lo,
             "share of arrived jobs that failed after their retries (jobs.failed / jobs.arrived)",
             true},
-           {"rejected_jobs", "jobs", lo, "jobs.rejected (every plan applies rejected_jobs<=0)", true},
+           {"rejected_jobs", "jobs", lo, "jobs.rejected (every plan applies rejected_jobs<=0)",
+            true},
            {"unfinished_jobs", "jobs", lo,
             "jobs still queued or running when the run stopped (every plan applies <=0)", true},
        }) {

@@ -26,8 +26,8 @@ enum class Better : unsigned char {
 };
 
 struct MetricInfo {
-  std::string name;         // dotted, e.g. "queueing_delay_s.p95"
-  std::string unit;         // "s", "ms", "share" (0..1), "GPUs", "GPU-hours", "jobs", ...
+  std::string name;  // dotted, e.g. "queueing_delay_s.p95"
+  std::string unit;  // "s", "ms", "share" (0..1), "GPUs", "GPU-hours", "jobs", ...
   Better better = Better::kNeither;
   std::string description;  // one line
   bool derived = false;     // computed from summary.json, not a path in it

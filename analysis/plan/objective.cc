@@ -66,7 +66,8 @@ Objective parse_objective(const std::string& text) {
   o.metric = canonical_metric_name(written);
   o.bound = text[op] == '<' ? Bound::kAtMost : Bound::kAtLeast;
   if (o.metric == "rejected_jobs" || o.metric == "unfinished_jobs") {
-    throw InputError(where, o.metric, "always applies as " + o.metric + "<=0 and cannot be changed");
+    throw InputError(where, o.metric,
+                     "always applies as " + o.metric + "<=0 and cannot be changed");
   }
   const MetricInfo* info = find_metric(o.metric);
   if (!info) {
@@ -75,7 +76,8 @@ Objective parse_objective(const std::string& text) {
       hint += (hint.empty() ? "" : ", ") + c;
     }
     throw InputError(where, written,
-                     "unknown metric" + (hint.empty() ? std::string() : " (closest: " + hint + ")") +
+                     "unknown metric" +
+                         (hint.empty() ? std::string() : " (closest: " + hint + ")") +
                          "; objectives take the metric names of summary.json, e.g. "
                          "queueing_delay_s.p95 or jct_s.p99 (`gpumux metrics` lists them all)");
   }
@@ -86,10 +88,9 @@ Objective parse_objective(const std::string& text) {
   }
   const Bound wanted = info->better == Better::kLower ? Bound::kAtMost : Bound::kAtLeast;
   if (o.bound != wanted) {
-    throw InputError(
-        where, o.metric,
-        std::string("takes ") +
-            (wanted == Bound::kAtMost ? "an upper bound (<=)" : "a lower bound (>=)"));
+    throw InputError(where, o.metric,
+                     std::string("takes ") +
+                         (wanted == Bound::kAtMost ? "an upper bound (<=)" : "a lower bound (>=)"));
   }
   const std::string number = trim(text.substr(op + 2));
   const char* first = number.data();

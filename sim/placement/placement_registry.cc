@@ -17,7 +17,10 @@ constexpr PlacementNeeds kShares = PlacementNeeds::kFractionalJobs;
 const PlacementInfo kShareBestFit{"best-fit",
                                   "the FGD study's best-fit: the node with the least CPU and GPU "
                                   "left",
-                                  kShares, true, TopologyFit::kFirst, Policy::kBestFit};
+                                  kShares,
+                                  true,
+                                  TopologyFit::kFirst,
+                                  Policy::kBestFit};
 
 }  // namespace
 
@@ -30,8 +33,8 @@ const std::vector<PlacementInfo>& placement_policies() {
        "FGD study's best-fit)",
        kAny, false, TopologyFit::kBest},
       {"spread", "the least-loaded node that holds the job", kAny, false, TopologyFit::kSpread},
-      {"random", "the FGD study's random feasible node and GPU", kShares, true,
-       TopologyFit::kFirst, Policy::kRandom},
+      {"random", "the FGD study's random feasible node and GPU", kShares, true, TopologyFit::kFirst,
+       Policy::kRandom},
       {"dot-product", "the FGD study's dot-product (least aligned free space) node", kShares, true,
        TopologyFit::kFirst, Policy::kDotProd},
       {"gpu-clustering", "the FGD study's GPU clustering: pods of one kind together", kShares, true,

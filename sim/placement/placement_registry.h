@@ -31,8 +31,8 @@ struct PlacementInfo {
   std::string_view name;
   std::string_view summary;
   PlacementNeeds needs = PlacementNeeds::kAnyModel;
-  bool share_aware = false;      // the FGD study's decision (packing::NodeChooser)
-  TopologyFit fit = TopologyFit::kFirst;           // when not share_aware
+  bool share_aware = false;               // the FGD study's decision (packing::NodeChooser)
+  TopologyFit fit = TopologyFit::kFirst;  // when not share_aware
   packing::Policy share_policy = packing::Policy::kFgd;  // when share_aware
 };
 

@@ -74,12 +74,12 @@ TEST(Catalogue, MetricsCommandPrintsEveryName) {
 
 TEST(Catalogue, PlanTakesCatalogueNamesAndAliasesWithTheSameAnswer) {
   const auto q = (testing::source_dir() / "scenarios/examples/quickstart.json").string();
-  const auto dotted = run_cli({"plan", q, "--models", "exclusive", "--objective",
-                               "queueing_delay_s.p95<=60", "--objective", "jct_s.p95<=1e9",
-                               "--format", "json", "--threads", "1"});
-  const auto alias = run_cli({"plan", q, "--models", "exclusive", "--objective", "queue_p95_s<=60",
-                              "--objective", "jct_p95_s<=1e9", "--format", "json", "--threads",
-                              "1"});
+  const auto dotted =
+      run_cli({"plan", q, "--models", "exclusive", "--objective", "queueing_delay_s.p95<=60",
+               "--objective", "jct_s.p95<=1e9", "--format", "json", "--threads", "1"});
+  const auto alias =
+      run_cli({"plan", q, "--models", "exclusive", "--objective", "queue_p95_s<=60", "--objective",
+               "jct_p95_s<=1e9", "--format", "json", "--threads", "1"});
   ASSERT_EQ(dotted.code, 0) << dotted.err;
   ASSERT_EQ(alias.code, 0) << alias.err;
   EXPECT_EQ(dotted.out, alias.out);
@@ -119,8 +119,8 @@ std::string scenario_error(const std::string& placement, const std::string& mode
   testing::write_file(dir / "trace.csv", "id,submit_s,gpus,runtime_s\n1,0,1,60\n");
   testing::write_file(dir / "s.json", R"({"name": "p", "cluster": {"node_groups": [{"nodes": 1,
     "gpus_per_node": 2, "device": "A100-40GB"}]}, "trace": {"file": "trace.csv"},
-    "sharing": {"model": ")" + model + R"("}, "scheduler": {"placement": ")" + placement +
-                                              R"("}})");
+    "sharing": {"model": ")" + model + R"("}, "scheduler": {"placement": ")" +
+                                          placement + R"("}})");
   const auto r = run_cli({"validate", (dir / "s.json").string()});
   return r.code == 0 ? "" : r.err;
 }
