@@ -24,6 +24,7 @@
 #include "analysis/plan/plan.h"
 #include "analysis/plan/plan_report.h"
 #include "analysis/run/run.h"
+#include "apps/exit_codes.h"
 #include "apps/sweep_command.h"
 #include "analysis/metrics/metric_catalogue.h"
 #include "models/device_registry.h"
@@ -45,12 +46,6 @@
 namespace gpumux {
 
 namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitInternal = 1;
-constexpr int kExitBadInput = 2;
-constexpr int kExitNotMet = 3;  // plan: some model met the objectives at no size; check: a
-                                // bound failed
 
 std::string join(const std::vector<std::string>& names) {
   std::string out;
@@ -144,7 +139,7 @@ int run_run(const RunArgs& a, std::ostream& out, std::ostream& err) {
     err << "[gpumux] " << report.engine.events << " events in " << report.wall_seconds
         << " s wall time\n";
   }
-  return a.check && !all_pass(report.expect) ? kExitNotMet : kExitOk;
+  return a.check && !all_pass(report.expect) ? kExitCheckFailed : kExitOk;
 }
 
 struct CheckArgs {
@@ -162,7 +157,7 @@ int run_check_command(const CheckArgs& a, std::ostream& out, std::ostream& err) 
   } else {
     print_check_table(result, out);
   }
-  return result.pass() ? kExitOk : kExitNotMet;
+  return result.pass() ? kExitOk : kExitCheckFailed;
 }
 
 // An unknown (sub)command, named with the closest known ones; "" when `argv` names only known
@@ -355,7 +350,7 @@ int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     if (a.report) write_html_report({folder->temp_path()}, folder->file("report.html"), {a.out});
     folder->commit();
   }
-  return result.all_met() ? kExitOk : kExitNotMet;
+  return result.all_met() ? kExitOk : kExitCheckFailed;
 }
 
 struct CompareArgs {

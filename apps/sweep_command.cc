@@ -7,6 +7,7 @@
 #include "analysis/output/output_folder.h"
 #include "analysis/sweep/sweep.h"
 #include "analysis/sweep/sweep_merge.h"
+#include "apps/exit_codes.h"
 #include "sim/base/input_error.h"
 #ifdef GPUMUX_HAVE_MPI
 #include "analysis/sweep/sweep_mpi.h"
@@ -15,10 +16,6 @@
 namespace gpumux {
 
 namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitBadInput = 2;
-constexpr int kExitRunsFailed = 3;
 
 int print_merge(const SweepMerge& merge, const std::string& dir, const std::string& format,
                 std::ostream& out, std::ostream& err) {
@@ -30,7 +27,7 @@ int print_merge(const SweepMerge& merge, const std::string& dir, const std::stri
   } else {
     print_sweep_table(merge, out);
   }
-  return merge.failures.empty() && merge.missing.empty() ? kExitOk : kExitRunsFailed;
+  return merge.failures.empty() && merge.missing.empty() ? kExitOk : kExitCheckFailed;
 }
 
 }  // namespace
@@ -128,7 +125,7 @@ int run_sweep_command(const SweepCommand& a, std::ostream& out, std::ostream& er
         << counts.share << " of " << counts.total << " runs, " << counts.ran << " run now ("
         << counts.failed << " failed), " << counts.skipped
         << " finished before; gpumux merge " << a.out_dir << " once every shard is done\n";
-    return counts.failed == 0 ? kExitOk : kExitRunsFailed;
+    return counts.failed == 0 ? kExitOk : kExitCheckFailed;
   }
   return print_merge(merge_sweep(a.out_dir, counts.unrecorded > 0), a.out_dir, a.format, out, err);
 }
