@@ -47,12 +47,6 @@ namespace gpumux {
 
 namespace {
 
-std::string join(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 // CLI11 reads "-1" into an unsigned option as 2^64 - 1; a seed or a count is never negative.
 CLI::Validator non_negative() {
   return CLI::Validator(
@@ -176,7 +170,7 @@ std::string unknown_command_error(CLI::App& app, int argc, char** argv) {
       const auto close = closest_names(word, names, 1);
       return "unknown command '" + word + "' for " + path +
              (close.empty() ? "" : " (did you mean '" + close.front() + "'?)") +
-             "; commands: " + join(names) + " (" + path + " --help)";
+             "; commands: " + join_names(names) + " (" + path + " --help)";
     }
     level = level->get_subcommand(word);
     path += " " + word;
@@ -414,7 +408,7 @@ int run_model_parameters(const std::string& name, std::ostream& out) {
     std::vector<std::string> valid;
     for (const auto& m : models) valid.push_back(m.name);
     throw InputError("gpumux models " + name, "NAME",
-                     "unknown sharing model '" + name + "' (valid: " + join(valid) + ")");
+                     "unknown sharing model '" + name + "' (valid: " + join_names(valid) + ")");
   }
   const nlohmann::json params = nlohmann::json::parse(it->example_params);
   JsonObject object(params, "gpumux models " + name, "/sharing/params");
@@ -442,7 +436,7 @@ int run_model_parameters(const std::string& name, std::ostream& out) {
 int run_models(std::ostream& out) {
   out << "sharing models (scenario sharing.model; `gpumux models NAME` lists one's parameters):\n";
   for (const auto& m : sharing_models()) out << "  " << m.name << "  " << m.summary << "\n";
-  out << "queue policies (scheduler.queue): " << join(queue_policy_names()) << "\n";
+  out << "queue policies (scheduler.queue): " << join_names(queue_policy_names()) << "\n";
   out << "placement policies (scheduler.placement):\n";
   for (const auto& p : placement_policies()) {
     out << "  " << p.name << "  " << p.summary

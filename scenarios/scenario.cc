@@ -7,6 +7,7 @@
 #include "models/device_registry.h"
 #include "models/sharing_registry.h"
 #include "traces/formats/trace_opening.h"
+#include "sim/base/closest_names.h"
 #include "sim/base/json_depth.h"
 #include "sim/base/json_fields.h"
 #include "sim/placement/fgd/pod_types.h"
@@ -34,12 +35,6 @@ constexpr double kMaxNodeCpus = 1e6;
 std::string resolve_path(const std::string& base_dir, const std::string& path) {
   if (path.empty() || fs::path(path).is_absolute() || base_dir.empty()) return path;
   return (fs::path(base_dir) / path).lexically_normal().string();
-}
-
-std::string join(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
 }
 
 // Devices used by the cluster, in first-use order; returns the index of `name`.
@@ -371,7 +366,7 @@ void parse_scheduler(Scenario& s, JsonObject& root) {
     } catch (const std::invalid_argument&) {
       throw InputError(
           sch.where("queue"), "queue",
-          "unknown queue policy '" + queue + "' (valid: " + join(queue_policy_names()) + ")");
+          "unknown queue policy '" + queue + "' (valid: " + join_names(queue_policy_names()) + ")");
     }
     const std::string order = sch.optional_string("order", "arrival");
     try {
@@ -379,7 +374,7 @@ void parse_scheduler(Scenario& s, JsonObject& root) {
     } catch (const std::invalid_argument&) {
       throw InputError(
           sch.where("order"), "order",
-          "unknown queue order '" + order + "' (valid: " + join(queue_order_names()) + ")");
+          "unknown queue order '" + order + "' (valid: " + join_names(queue_order_names()) + ")");
     }
     if (s.order == QueueOrder::kShortest && s.queue != QueuePolicy::kGreedy) {
       throw InputError(sch.where("order"), "order",
@@ -471,7 +466,7 @@ void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
     if (std::find(formats.begin(), formats.end(), s.trace.format) == formats.end()) {
       throw InputError(
           trace.where("format"), "format",
-          "unknown trace format '" + s.trace.format + "' (valid: " + join(formats) + ")");
+          "unknown trace format '" + s.trace.format + "' (valid: " + join_names(formats) + ")");
     }
     s.trace.path = resolve_path(base_dir, path);
     if (!fs::exists(s.trace.path)) {  // a file, or a folder of tables (pai2020)

@@ -1,10 +1,14 @@
-// Suggestions for a mistyped name (a metric, a subcommand): the known names closest to it.
+// Names in messages: the list of valid names ("a, b, c"), and suggestions for a mistyped name
+// (a metric, a subcommand): the known names closest to it.
 #pragma once
 
 #include <string>
 #include <vector>
 
 namespace gpumux {
+
+// "a, b, c": the names in their order, comma-separated (an error's "valid: ..." list).
+std::string join_names(const std::vector<std::string>& names);
 
 // Levenshtein distance (insertions, deletions and substitutions each cost 1), on bytes.
 std::size_t edit_distance(const std::string& a, const std::string& b);
