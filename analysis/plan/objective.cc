@@ -152,17 +152,15 @@ ObjectiveCheck check_objective(const Objective& objective, const nlohmann::json&
     }
     // A metric this kind of run does not produce is the user's mistake, reported as such; a
     // null (an empty set: no finished job, no request served) is n/a, never met.
-    if (!summary.contains(nlohmann::json::json_pointer(metric_pointer(name)))) {
-      throw InputError("--objective " + objective.text(), name,
-                       "the summary has no number at metrics." + name + " (" +
-                           read_metric(summary, name).why_na + ")");
-    }
+    const nlohmann::json::json_pointer at(metric_pointer(name));
+    const bool present = summary.contains(at);
+    if (present && summary.at(at).is_null()) return {std::nan(""), false};
     const MetricValue v = read_metric(summary, name);
     if (!v.value) {
-      if (summary.at(nlohmann::json::json_pointer(metric_pointer(name))).is_null()) {
-        return {std::nan(""), false};
-      }
-      throw InputError("--objective " + objective.text(), name, v.why_na);
+      throw InputError(
+          "--objective " + objective.text(), name,
+          present ? v.why_na
+                  : "the summary has no number at metrics." + name + " (" + v.why_na + ")");
     }
     value = *v.value;
   }

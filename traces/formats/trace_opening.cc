@@ -1,5 +1,6 @@
 #include "traces/formats/trace_opening.h"
 
+#include "sim/base/closest_names.h"
 #include "sim/base/input_error.h"
 #include "traces/formats/public/loaders.h"
 #include "traces/formats/public/public_traces.h"
@@ -39,9 +40,9 @@ std::unique_ptr<TraceSource> open_scenario_trace(const std::string& path, const 
     if (f.open) return f.open(path, defaults, seed);
     return f.open_public(path, defaults, seed);
   }
-  std::string valid;
-  for (const auto& f : trace_formats()) valid += (valid.empty() ? "" : ", ") + std::string(f.name);
-  throw InputError(path, "format", "unknown trace format '" + format + "' (valid: " + valid + ")");
+  throw InputError(path, "format",
+                   "unknown trace format '" + format +
+                       "' (valid: " + join_names(all_trace_format_names()) + ")");
 }
 
 std::unique_ptr<PublicTraceSource> open_public_trace_source(const std::string& path,
