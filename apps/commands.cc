@@ -429,6 +429,7 @@ int run_model_parameters(const std::string& name, std::ostream& out) {
     out << "  " << p.name << " = " << value << (p.unit.empty() ? "" : " " + p.unit) << "\n"
         << "      " << p.description << "\n"
         << "      source: " << p.source << "\n";
+    if (!p.accepts.empty()) out << "      accepts: " << p.accepts << "\n";
   }
   return kExitOk;
 }

@@ -11,24 +11,38 @@ namespace {
 constexpr double kMinRate = 1e-9;
 constexpr int kWholeGpuMilli = 1000;
 
+// The limiter's parameters, declared once (models/parameter_spec.h); the time-slicing physics
+// ones are in models/timeslice/timeslice_physics.h.
+constexpr SwitchSpec kWorkConservingSpec{
+    "work_conserving", false, "default (strict limiter)",
+    "true: the limiter hands time other jobs leave unused to jobs that want more; false: caps "
+    "each job at its share"};
+constexpr NumberSpec kMaxJobsSpec{
+    "max_jobs_per_gpu",
+    "jobs",
+    64.0,
+    1.0,
+    1000.0,
+    "default",
+    "admission: shares sum to <= 1000 milli, quotas to <= device memory, at most this many jobs",
+    true};
+
 }  // namespace
 
 FractionalModel::FractionalModel(JsonObject& p) : physics_(read_timeslice_physics(p)) {
-  work_conserving_ = p.optional_bool("work_conserving", false);
-  max_jobs_ = static_cast<std::size_t>(p.optional_int("max_jobs_per_gpu", 64, 1, 1000));
+  const SwitchSetting work_conserving = read(p, kWorkConservingSpec);
+  work_conserving_ = work_conserving.on;
+  const NumberSetting max_jobs = read(p, kMaxJobsSpec);
+  max_jobs_ = static_cast<std::size_t>(max_jobs.value);
   p.finish();
   declared_ = physics_.core;
-  declared_.push_back(ModelParameter::on_off(
-      "work_conserving", work_conserving_,
-      p.has("work_conserving") ? "scenario" : "default (strict limiter)",
+  declared_.push_back(declare(
+      kWorkConservingSpec, work_conserving,
       work_conserving_ ? "limiter hands time other jobs leave unused to jobs that want more"
                        : "limiter caps each job at its share; unused time is lent to nobody"));
-  declared_.push_back({"max_jobs_per_gpu", static_cast<double>(max_jobs_), "jobs",
-                       p.has("max_jobs_per_gpu") ? "scenario" : "default",
-                       "admission: shares sum to <= 1000 milli, quotas to <= device memory, "
-                       "at most this many jobs"});
+  declared_.push_back(declare(kMaxJobsSpec, max_jobs));
   declared_.push_back(physics_.launch_gap);
-  declared_.insert(declared_.end(), physics_.h200.begin(), physics_.h200.end());
+  declared_.insert(declared_.end(), physics_.measured.begin(), physics_.measured.end());
   for (auto* v : {&duty_, &share_, &granted_, &inner_rates_}) v->resize(max_jobs_);
   jobs_.reserve(max_jobs_);
   workspace_.resize(max_jobs_);

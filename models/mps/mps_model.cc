@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <stdexcept>
 
 #include "models/calibration_file.h"
-#include "models/timeslice/timeslice_physics.h"  // kH200DeviceName: the device with measured parameters
+#include "models/parameter_spec.h"
 
 namespace gpumux {
 
@@ -13,178 +15,211 @@ namespace {
 constexpr std::size_t kScratchJobs = 64;
 // The rate memo: entries (about 2.7 MB) and the residents a key holds (MPS GPUs often hold more
 // than 8 clients, and those computations cost the most: O(n^2) per iteration). A key's
-// header is whether the device takes the H200 parameters; per resident: the bits of sm_util and
-// sm_share, the kernel length (us), whether its lengths are fixed.
+// header is which measured device's parameters apply (0: none); per resident: the bits of sm_util
+// and sm_share, the kernel length (us), whether its lengths are fixed.
 constexpr std::size_t kMemoEntries = 4096;
 constexpr std::size_t kMemoResidents = 16;
 
-std::string source_of(const JsonObject& p, std::string_view key, std::string fallback) {
-  return p.has(key) ? "scenario" : std::move(fallback);
-}
+// The parameters, declared once (models/parameter_spec.h).
+constexpr NumberSpec kLaunchGapSpec{
+    "launch_gap_us",
+    "us",
+    0.0,
+    0.0,
+    1e6,
+    "default (assumption: kernels back to back)",
+    "shortest CPU gap between two kernels of a client (launch + synchronise)",
+    false,
+    "launch + synchronise gap between kernels"};
+constexpr std::string_view kAllocationNames[] = {"blocks", "fluid"};
+constexpr ChoiceSpec kAllocationSpec{
+    "sm_allocation", kAllocationNames, 0, "default (measured on H200: blocks hold SMs)",
+    "true: thread blocks hold their SMs until they end, kernels that do not fit take turns; "
+    "false: SMs shared in proportion to demand (fluid)"};
+constexpr NumberSpec kInterferenceSpec{
+    "interference",
+    "per unit of co-runners' granted SM share",
+    0.0,
+    0.0,
+    100.0,
+    "default (pure MPS: SMs are the only shared resource)",
+    "kernel slowdown 1 + x * SM share held by other running kernels (bandwidth/cache)",
+    false,
+    "kernel slowdown beside other kernels",
+    "per unit of co-runners' SM share"};
+constexpr std::string_view kAdmissionNames[] = {"peak", "average", "replicas"};  // MpsAdmission
+constexpr ChoiceSpec kAdmissionSpec{
+    "admission", kAdmissionNames, 0, "default",
+    "who may share a GPU: summed peak memory must fit (peak), a share of it (average), or a "
+    "fixed number of clients without a memory check (replicas)"};
+constexpr NumberSpec kAdmissionFractionSpec{
+    "memory_admission_fraction",
+    "fraction of summed peak memory",
+    0.6,
+    0.01,
+    1.0,
+    "default",
+    "admission 'average': this share of summed peak memory must fit; jobs do reach their peak, "
+    "so out-of-memory cascades follow"};
+constexpr NumberSpec kHeadroomSpec{
+    "memory_headroom",
+    "fraction of device memory",
+    1.0,
+    0.01,
+    1.0,
+    "default",
+    "share of the device memory optimistic admission may fill with average use"};
+constexpr NumberSpec kReplicasSpec{
+    "replicas",
+    "clients per GPU",
+    4.0,
+    1.0,
+    1024.0,
+    "default",
+    "admission 'replicas': Kubernetes device plugin, no memory check",
+    true};
+constexpr NumberSpec kActiveThreadSpec{
+    "active_thread_percentage",
+    "% of SMs per client",
+    100.0,
+    1.0,
+    100.0,
+    "default (no cap)",
+    "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: caps each client's SMs, reserves nothing"};
+constexpr SwitchSpec kOneUserSpec{"one_user_per_server", false, "default",
+                                  "all residents of a GPU must share one tenant"};
+constexpr std::string_view kOomNames[] = {"all", "allocator", "offender"};  // OomPolicy order
+constexpr ChoiceSpec kOomSpec{
+    "oom", kOomNames, static_cast<int>(OomPolicy::kAllocator), "default",
+    "who dies when a GPU's jobs need more memory than it has (models/oom_policy.h)"};
+constexpr NumberSpec kRecoverySpec{
+    "fault_recovery_s",
+    "s",
+    kDefaultMpsFaultRecoveryS,
+    0.0,
+    1e6,
+    "default (assumption: no published server recovery time)",
+    "out of memory kills under 'all': the GPU then refuses clients this long"};
+constexpr NumberSpec kTeardownSpec{
+    "fault_teardown_s",
+    "s",
+    kDefaultMpsFaultTeardownS,
+    0.0,
+    1e6,
+    "default (measured on H200, GPU-FACTS)",
+    "fatal fault: every client of the server exits, within this time"};
+constexpr NumberSpec kRestartSpec{"server_restart_s",
+                                  "s",
+                                  kDefaultMpsServerRestartS,
+                                  0.0,
+                                  1e6,
+                                  "default (measured on H200, GPU-FACTS)",
+                                  "fatal fault: new server context after the clients have exited"};
 
 }  // namespace
 
 MpsModel::MpsModel(JsonObject& p) : memo_(kMemoEntries, 1, 4, kMemoResidents) {
   // Calibration first (a params.json from `gpumux colocation fit`, as for timeslice): its
-  // `interference`; an explicit key overrides it.
-  std::string interference_source = "default (pure MPS: SMs are the only shared resource)";
-  std::string launch_source = "default (assumption: kernels back to back)";
+  // `interference` and launch gap; an explicit key overrides it.
+  std::optional<Calibration> c;
   if (p.has("calibration")) {
-    const Calibration c = read_calibration(p.required_string("calibration"), "mps");
-    params_.interference = c.interference;
-    interference_source = "calibration " + c.file;
-    if (c.launch_gap_us) {
-      params_.launch_gap_us = *c.launch_gap_us;
-      launch_source = interference_source;
-    }
+    c = read_calibration(p.required_string("calibration"), "mps");
   } else {
     p.allow("calibration");
   }
-  if (p.has("launch_gap_us")) {
-    params_.launch_gap_us = p.required_number("launch_gap_us", 0.0, 1e6);
-    launch_source = "scenario";
-  } else {
-    p.allow("launch_gap_us");
-  }
-  const std::string allocation = p.optional_string("sm_allocation", "blocks");
-  if (allocation != "blocks" && allocation != "fluid") {
-    throw InputError(p.where("sm_allocation"), "sm_allocation",
-                     "expected 'blocks' or 'fluid', got '" + allocation + "'");
-  }
-  params_.allocation =
-      allocation == "blocks" ? MpsSmAllocation::kBlocks : MpsSmAllocation::kFluid;
-  if (p.has("interference")) {
-    params_.interference = p.required_number("interference", 0.0, 100.0);
-    interference_source = "scenario";
-  } else {
-    p.allow("interference");
-  }
+  const std::string from_file = c ? "calibration " + c->file : "";
+  const NumberSetting launch_gap =
+      read(p, kLaunchGapSpec, c ? c->launch_gap_us : std::nullopt, from_file);
+  const ChoiceSetting allocation = read(p, kAllocationSpec);
+  const NumberSetting interference =
+      read(p, kInterferenceSpec, c ? std::optional(c->interference) : std::nullopt, from_file);
+  MpsParams params;
+  params.launch_gap_us = launch_gap.value;
+  params.allocation =
+      allocation.name == "blocks" ? MpsSmAllocation::kBlocks : MpsSmAllocation::kFluid;
+  params.interference = interference.value;
 
-  const std::string admission = p.optional_string("admission", "peak");
-  if (admission == "peak") {
-    admission_ = MpsAdmission::kPeak;
-  } else if (admission == "average") {
-    admission_ = MpsAdmission::kAverage;
-  } else if (admission == "replicas") {
-    admission_ = MpsAdmission::kReplicas;
-  } else {
-    throw InputError(p.where("admission"), "admission",
-                     "expected 'peak', 'average' or 'replicas', got '" + admission + "'");
+  const ChoiceSetting admission = read(p, kAdmissionSpec);
+  admission_ = static_cast<MpsAdmission>(admission.index);
+  const NumberSetting admission_fraction = read(p, kAdmissionFractionSpec);
+  memory_admission_fraction_ = admission_fraction.value;
+  const NumberSetting headroom = read(p, kHeadroomSpec);
+  memory_headroom_ = headroom.value;
+  const NumberSetting replicas = read(p, kReplicasSpec);
+  replicas_ = static_cast<std::size_t>(replicas.value);
+  NumberSetting atp = read(p, kActiveThreadSpec);
+  if (atp.is_default && admission_ == MpsAdmission::kReplicas) {
+    // The device plugin splits compute equally between replicas (docs/gpu-facts.md "MPS").
+    atp.value = 100.0 / static_cast<double>(replicas_);
+    atp.source = "default (Kubernetes device plugin: 100 / replicas, GPU-FACTS)";
   }
-  memory_admission_fraction_ = p.optional_number("memory_admission_fraction", 0.6, 0.01, 1.0);
-  memory_headroom_ = p.optional_number("memory_headroom", 1.0, 0.01, 1.0);
-  replicas_ = static_cast<std::size_t>(p.optional_int("replicas", 4, 1, 1024));
-
-  // The device plugin splits compute equally between replicas (docs/gpu-facts.md "MPS").
-  std::string atp_source = "default (no cap)";
-  double atp = 100.0;
-  if (admission_ == MpsAdmission::kReplicas) {
-    atp = 100.0 / static_cast<double>(replicas_);
-    atp_source = "default (Kubernetes device plugin: 100 / replicas, GPU-FACTS)";
-  }
-  if (p.has("active_thread_percentage")) {
-    atp = p.required_number("active_thread_percentage", 1.0, 100.0);
-    atp_source = "scenario";
-  } else {
-    p.allow("active_thread_percentage");
-  }
-  active_thread_fraction_ = atp / 100.0;
-  one_user_per_server_ = p.optional_bool("one_user_per_server", false);
-
-  const std::string oom = p.optional_string("oom", "allocator");
-  try {
-    oom_ = parse_oom_policy(oom);
-  } catch (const std::invalid_argument&) {
-    throw InputError(p.where("oom"), "oom",
-                     "expected 'all', 'allocator' or 'offender', got '" + oom + "'");
-  }
-  recovery_ = Time::from_seconds(
-      p.optional_number("fault_recovery_s", kDefaultMpsFaultRecoveryS, 0.0, 1e6));
-  const double teardown_s =
-      p.optional_number("fault_teardown_s", kDefaultMpsFaultTeardownS, 0.0, 1e6);
-  const double restart_s =
-      p.optional_number("server_restart_s", kDefaultMpsServerRestartS, 0.0, 1e6);
-  fault_recovery_ = Time::from_seconds(teardown_s) + Time::from_seconds(restart_s);
+  active_thread_fraction_ = atp.value / 100.0;
+  const SwitchSetting one_user = read(p, kOneUserSpec);
+  one_user_per_server_ = one_user.on;
+  const ChoiceSetting oom = read(p, kOomSpec);
+  oom_ = static_cast<OomPolicy>(oom.index);
+  const NumberSetting recovery = read(p, kRecoverySpec);
+  recovery_ = Time::from_seconds(recovery.value);
+  const NumberSetting teardown = read(p, kTeardownSpec);
+  const NumberSetting restart = read(p, kRestartSpec);
+  fault_recovery_ = Time::from_seconds(teardown.value) + Time::from_seconds(restart.value);
   p.finish();
-  // On an H200 a launch gap still at its default takes the measured one (docs/gpu-facts.md).
-  h200_params_ = params_;
-  const bool launch_default = launch_source.rfind("default", 0) == 0;
-  if (launch_default) h200_params_.launch_gap_us = kMpsH200LaunchGapUs;
-  const bool interference_default = interference_source.rfind("default", 0) == 0;
-  if (interference_default && params_.allocation == MpsSmAllocation::kBlocks) {
-    h200_params_.interference = kMpsH200Interference;
+
+  // On a device with measurements, values still at their defaults take the measured ones
+  // (docs/gpu-facts.md). The interference was measured with blocks holding SMs, so it applies
+  // under that allocation only.
+  params_ = DeviceOverlays<MpsParams>(params);
+  std::vector<ModelParameter> measured;
+  for (const DeviceMeasurement& m : device_measurements_of("mps")) {
+    if (m.parameter == kInterferenceSpec.key) {
+      if (!interference.is_default || params.allocation != MpsSmAllocation::kBlocks) continue;
+      params_.on(m.device).interference = m.value;
+      measured.push_back(declare_measured(kInterferenceSpec, m));
+    } else if (m.parameter == kLaunchGapSpec.key) {
+      if (!launch_gap.is_default) continue;
+      params_.on(m.device).launch_gap_us = m.value;
+      measured.push_back(declare_measured(kLaunchGapSpec, m));
+    } else {
+      throw std::logic_error("device measurement of unknown mps parameter " +
+                             std::string(m.parameter));
+    }
   }
 
+  // sm_allocation is echoed as the switch sm_allocation_blocks, as outputs always named it.
   declared_ = {
-      ModelParameter::on_off(
-          "sm_allocation_blocks", params_.allocation == MpsSmAllocation::kBlocks,
-          source_of(p, "sm_allocation", "default (measured on H200: blocks hold SMs)"),
-          "true: thread blocks hold their SMs until they end, kernels that do not fit take "
-          "turns; false: SMs shared in proportion to demand (fluid)"),
-      {"launch_gap_us", params_.launch_gap_us, "us", launch_source,
-       "shortest CPU gap between two kernels of a client (launch + synchronise)"},
-      {"active_thread_percentage", atp, "% of SMs per client", atp_source,
-       "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: caps each client's SMs, reserves nothing"},
-      {"interference", params_.interference, "per unit of co-runners' granted SM share",
-       interference_source,
-       "kernel slowdown 1 + x * SM share held by other running kernels (bandwidth/cache)"},
+      ModelParameter::on_off("sm_allocation_blocks", params.allocation == MpsSmAllocation::kBlocks,
+                             allocation.source, std::string(kAllocationSpec.description)),
+      declare(kLaunchGapSpec, launch_gap),
+      declare(kActiveThreadSpec, atp),
+      declare(kInterferenceSpec, interference),
   };
+  declared_.front().accepts = "sm_allocation: one of 'blocks' or 'fluid'";
   switch (admission_) {
     case MpsAdmission::kPeak:
       declared_.push_back({"admission_peak_memory", 1.0, "fraction of summed peak memory",
-                           source_of(p, "admission", "default"),
-                           "admission: summed peak memory must fit (safe)"});
+                           admission.source, "admission: summed peak memory must fit (safe)"});
       break;
     case MpsAdmission::kAverage:
-      declared_.push_back({"memory_headroom", memory_headroom_, "fraction of device memory",
-                           source_of(p, "memory_headroom", "default"),
-                           "share of the device memory optimistic admission may fill with "
-                           "average use"});
-      declared_.push_back(
-          {"memory_admission_fraction", memory_admission_fraction_,
-           "fraction of summed peak memory", source_of(p, "memory_admission_fraction", "default"),
-           "admission 'average': this share of summed peak memory must fit; jobs do reach "
-           "their peak, so out-of-memory cascades follow"});
+      declared_.push_back(declare(kHeadroomSpec, headroom));
+      declared_.push_back(declare(kAdmissionFractionSpec, admission_fraction));
       break;
     case MpsAdmission::kReplicas:
-      declared_.push_back({"replicas", static_cast<double>(replicas_), "clients per GPU",
-                           source_of(p, "replicas", "default"),
-                           "admission 'replicas': Kubernetes device plugin, no memory check"});
+      declared_.push_back(declare(kReplicasSpec, replicas));
       break;
   }
   declared_.push_back({"client_limit_fallback", static_cast<double>(kDefaultMpsClientLimit),
                        "clients per GPU", "default (GPU-FACTS: Volta and later)",
                        "residents allowed when the device profile gives no mps_client_limit"});
-  declared_.push_back(ModelParameter::on_off("one_user_per_server", one_user_per_server_,
-                                             source_of(p, "one_user_per_server", "default"),
-                                             "all residents of a GPU must share one tenant"));
-  declared_.push_back(ModelParameter::chosen(
-      "oom", static_cast<int>(oom_), oom_policy_name(oom_), source_of(p, "oom", "default"),
-      "who dies when a GPU's jobs need more memory than it has (models/oom_policy.h)"));
+  declared_.push_back(declare(kOneUserSpec, one_user));
+  declared_.push_back(declare(kOomSpec, oom));
   declared_.push_back(
-      {"fault_recovery_s", recovery_.seconds(), "s",
-       source_of(p, "fault_recovery_s", "default (assumption: no published server recovery time)"),
-       std::string("out of memory kills: ") + std::string(oom_policy_name(oom_)) +
-           (oom_ == OomPolicy::kAll ? "; the GPU then refuses clients this long"
-                                    : " (this delay applies to 'all' only)")});
-  declared_.push_back({"fault_teardown_s", teardown_s, "s",
-                       source_of(p, "fault_teardown_s", "default (measured on H200, GPU-FACTS)"),
-                       "fatal fault: every client of the server exits, within this time"});
-  declared_.push_back({"server_restart_s", restart_s, "s",
-                       source_of(p, "server_restart_s", "default (measured on H200, GPU-FACTS)"),
-                       "fatal fault: new server context after the clients have exited"});
-
-  if (interference_default && params_.allocation == MpsSmAllocation::kBlocks) {
-    declared_.push_back({"interference@H200-141GB", kMpsH200Interference,
-                         "per unit of co-runners' SM share", "measured on H200 (GPU-FACTS; "
-                         "gpumux calibrate fit)", "kernel slowdown beside other kernels on H200 "
-                         "GPUs"});
-  }
-  if (launch_default) {
-    declared_.push_back({"launch_gap_us@H200-141GB", kMpsH200LaunchGapUs, "us",
-                         "measured on H200 (GPU-FACTS; gpumux calibrate fit)",
-                         "launch + synchronise gap between kernels on H200 GPUs"});
-  }
+      declare(kRecoverySpec, recovery,
+              std::string("out of memory kills: ") + std::string(oom_policy_name(oom_)) +
+                  (oom_ == OomPolicy::kAll ? "; the GPU then refuses clients this long"
+                                           : " (this delay applies to 'all' only)")));
+  declared_.push_back(declare(kTeardownSpec, teardown));
+  declared_.push_back(declare(kRestartSpec, restart));
+  declared_.insert(declared_.end(), measured.begin(), measured.end());
   const std::size_t scratch = std::max(kScratchJobs, replicas_);
   jobs_.reserve(scratch);
   limits_.reserve(scratch);
@@ -237,10 +272,10 @@ double MpsModel::expected_memory_mib(const JobSpec& job) const {
 }
 
 void MpsModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const {
-  const bool h200 = gpu.device.name == kH200DeviceName;
+  const int device = params_.index(gpu.device);
   const bool remembered = memo_.remembers(gpu.residents.size());
   if (remembered) {
-    memo_.header(0) = h200 ? 1 : 0;
+    memo_.header(0) = static_cast<std::uint64_t>(device);
     for (std::size_t r = 0; r < gpu.residents.size(); ++r) {
       const JobSpec& j = *gpu.residents[r];
       memo_.word(r, 0) = RateMemo::bits(j.sm_util);
@@ -261,7 +296,7 @@ void MpsModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoa
     m.mean_kernel_us = std::max<double>(1.0, static_cast<double>(j->kernel_length.us()));
     jobs_.push_back(m);
   }
-  MpsParams p = h200 ? h200_params_ : params_;
+  MpsParams p = params_.at(device);
   p.bursts = all_fixed ? MpsBursts::kFixed : MpsBursts::kExponential;  // fluid form: unused
   const MpsLoad l = mps_rates(jobs_, p, rates, workspace_);
   load.useful_busy = l.busy_fraction;

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "models/device_overlays.h"
 #include "models/mps/mps_params.h"
 #include "models/mps/mps_rates.h"
 #include "models/oom_policy.h"
@@ -76,14 +77,15 @@ class MpsModel : public SharingModel {
   }
 
   MpsAdmission admission() const { return admission_; }
-  const MpsParams& rate_params() const { return params_; }
+  const MpsParams& rate_params() const { return params_.base(); }
   double active_thread_fraction() const { return active_thread_fraction_; }
 
  private:
   // Memory a job is expected to use on average (optimistic admission).
   double expected_memory_mib(const JobSpec& job) const;
-  MpsParams params_;
-  MpsParams h200_params_;  // params_ with the H200's measured launch gap where params_ has none
+  // The scenario's parameters, and per measured device those with its measurements
+  // (models/device_measurements.h) where the scenario's are defaults.
+  DeviceOverlays<MpsParams> params_;
   double active_thread_fraction_ = 1.0;
   MpsAdmission admission_ = MpsAdmission::kPeak;
   double memory_admission_fraction_ = 0.6;
@@ -107,8 +109,8 @@ inline constexpr int kDefaultMpsClientLimit = 48;
 // No published figure for how long an MPS server takes to recover after a fault once its
 // clients have exited: 30 s is an ASSUMPTION (process teardown and restart); override it.
 inline constexpr double kDefaultMpsFaultRecoveryS = 30.0;
-// After a fatal fault in one client, measured on an H200 (docs/gpu-facts.md "Measured here"): ~5 s until
-// every client had exited, and a new server context ~0.1 s later.
+// After a fatal fault in one client, measured on an H200 (docs/gpu-facts.md "Measured here"): ~5 s
+// until every client had exited, and a new server context ~0.1 s later.
 inline constexpr double kDefaultMpsFaultTeardownS = 5.0;
 inline constexpr double kDefaultMpsServerRestartS = 0.1;
 

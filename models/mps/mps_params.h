@@ -47,10 +47,4 @@ struct MpsParams {
   double launch_gap_us = 0.0;
 };
 
-// Measured on one H200 (docs/gpu-facts.md "Measured here", fitted by `gpumux calibrate fit` on
-// ../shared/data/h200/overlap_train.csv): the launch + synchronise gap between a process's
-// kernels, and the interference of kernels running side by side (block-level allocation).
-inline constexpr double kMpsH200LaunchGapUs = 9.0;
-inline constexpr double kMpsH200Interference = 0.061;
-
 }  // namespace gpumux

@@ -216,7 +216,8 @@ ReferenceResult simulate_reference(const std::vector<TimeSliceJob>& jobs,
   result.work_us.resize(n);
   for (int i = 0; i < n; ++i) {
     result.work_us[i] = st[i].work_us;
-    // Alone, job i executes its duty cycle (launch gap included) x window of (interference-free) kernel time.
+    // Alone, job i executes its duty cycle (launch gap included) x window of (interference-free)
+    // kernel time.
     const double slowdown = st[i].kernel_us / jobs[i].mean_kernel_us;
     result.rates[i] = st[i].work_us / slowdown / (cycle[i].sm_util * window);
   }

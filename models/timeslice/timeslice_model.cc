@@ -8,53 +8,64 @@ namespace {
 
 constexpr std::size_t kScratchJobs = 64;
 // The rate memo: entries (about 1.2 MB) and the residents a key holds. A key's
-// header is whether the device takes the H200 parameters; per resident: sm_util's bits, the
+// header is which measured device's parameters apply (0: none); per resident: sm_util's bits, the
 // kernel length (us), whether its lengths are fixed.
 constexpr std::size_t kMemoEntries = 4096;
 constexpr std::size_t kMemoResidents = 8;
 
+// The model's own parameters, declared once (models/parameter_spec.h); the physics ones are in
+// timeslice_physics.h.
+constexpr std::string_view kAdmissionNames[] = {"memory", "replicas"};
+constexpr ChoiceSpec kAdmissionSpec{"admission", kAdmissionNames, 0, "default",
+                                    "who may share a GPU: summed peak memory must fit, or a "
+                                    "fixed number of replicas without a memory check"};
+constexpr NumberSpec kReplicasSpec{
+    "replicas", "jobs", 4.0, 1.0, 1024.0, "default", "admission: jobs per GPU, no memory check",
+    true};
+constexpr NumberSpec kMaxJobsSpec{"max_jobs_per_gpu",
+                                  "jobs",
+                                  8.0,
+                                  1.0,
+                                  1024.0,
+                                  "default",
+                                  "admission: summed peak memory must fit; at most this many jobs",
+                                  true};
+// No per-client memory limits without MPS, so `offender` is not offered (models/oom_policy.h).
+constexpr std::string_view kOomNames[] = {"all", "allocator"};
+constexpr ChoiceSpec kOomSpec{
+    "oom", kOomNames, static_cast<int>(OomPolicy::kAllocator), "default",
+    "who dies when a GPU's jobs need more memory than it has (models/oom_policy.h)"};
+constexpr NumberSpec kRecoverySpec{"fault_recovery_s",
+                                   "s",
+                                   0.0,
+                                   0.0,
+                                   1e6,
+                                   "default",
+                                   "out of memory kills: the GPU then refuses jobs this long"};
+
 }  // namespace
 
-TimeSliceModel::TimeSliceModel(JsonObject& p) : memo_(kMemoEntries, 1, 3, kMemoResidents) {
-  const TimeSlicePhysics physics = read_timeslice_physics(p);
-  params_ = physics.params;
-  h200_params_ = physics.h200_params;
-  const std::string admission = p.optional_string("admission", "memory");
-  if (admission != "memory" && admission != "replicas") {
-    throw InputError(p.where("admission"), "admission",
-                     "expected 'memory' or 'replicas', got '" + admission + "'");
-  }
-  replicas_mode_ = admission == "replicas";
-  max_jobs_ =
-      static_cast<std::size_t>(replicas_mode_ ? p.optional_int("replicas", 4, 1, 1024)
-                                              : p.optional_int("max_jobs_per_gpu", 8, 1, 1024));
-  if (replicas_mode_) {
-    p.allow("max_jobs_per_gpu");
-  } else {
-    p.allow("replicas");
-  }
-  const std::string oom = p.optional_string("oom", "allocator");
-  if (oom != "allocator" && oom != "all") {  // no per-client limits without MPS
-    throw InputError(p.where("oom"), "oom", "expected 'allocator' or 'all', got '" + oom + "'");
-  }
-  oom_ = parse_oom_policy(oom);
-  recovery_ = Time::from_seconds(p.optional_number("fault_recovery_s", 0.0, 0.0, 1e6));
+TimeSliceModel::TimeSliceModel(JsonObject& p)
+    : physics_(read_timeslice_physics(p)), memo_(kMemoEntries, 1, 3, kMemoResidents) {
+  const ChoiceSetting admission = read(p, kAdmissionSpec);
+  replicas_mode_ = admission.name == "replicas";
+  const NumberSpec& jobs_spec = replicas_mode_ ? kReplicasSpec : kMaxJobsSpec;
+  const NumberSetting jobs = read(p, jobs_spec);
+  p.allow((replicas_mode_ ? kMaxJobsSpec : kReplicasSpec).key);
+  max_jobs_ = static_cast<std::size_t>(jobs.value);
+  const ChoiceSetting oom = read(p, kOomSpec);
+  oom_ = static_cast<OomPolicy>(oom.index);
+  const NumberSetting recovery = read(p, kRecoverySpec);
+  recovery_ = Time::from_seconds(recovery.value);
   p.finish();
 
-  declared_ = physics.core;
-  declared_.push_back(
-      {replicas_mode_ ? "replicas" : "max_jobs_per_gpu", static_cast<double>(max_jobs_), "jobs",
-       p.has(replicas_mode_ ? "replicas" : "max_jobs_per_gpu") ? "scenario" : "default",
-       replicas_mode_ ? "admission: jobs per GPU, no memory check"
-                      : "admission: summed peak memory must fit; at most this many jobs"});
-  declared_.push_back(ModelParameter::chosen(
-      "oom", static_cast<int>(oom_), oom_policy_name(oom_), p.has("oom") ? "scenario" : "default",
-      "who dies when a GPU's jobs need more memory than it has (models/oom_policy.h)"));
-  declared_.push_back({"fault_recovery_s", recovery_.seconds(), "s",
-                       p.has("fault_recovery_s") ? "scenario" : "default",
-                       std::string("out of memory kills: ") + std::string(oom_policy_name(oom_))});
-  declared_.push_back(physics.launch_gap);
-  declared_.insert(declared_.end(), physics.h200.begin(), physics.h200.end());
+  declared_ = physics_.core;
+  declared_.push_back(declare(jobs_spec, jobs));
+  declared_.push_back(declare(kOomSpec, oom));
+  declared_.push_back(declare(kRecoverySpec, recovery,
+                              "out of memory kills: " + std::string(oom_policy_name(oom_))));
+  declared_.push_back(physics_.launch_gap);
+  declared_.insert(declared_.end(), physics_.measured.begin(), physics_.measured.end());
   jobs_.reserve(kScratchJobs);
   workspace_.resize(kScratchJobs);
 }
@@ -89,10 +100,10 @@ double TimeSliceModel::job_need(const JobSpec& job) const {
 
 void TimeSliceModel::compute_rates(const GpuView& gpu, std::span<double> rates,
                                    GpuLoad& load) const {
-  const bool h200 = gpu.device.name == kH200DeviceName;
+  const int device = physics_.device_index(gpu.device);
   const bool remembered = memo_.remembers(gpu.residents.size());
   if (remembered) {
-    memo_.header(0) = h200 ? 1 : 0;
+    memo_.header(0) = static_cast<std::uint64_t>(device);
     for (std::size_t r = 0; r < gpu.residents.size(); ++r) {
       const JobSpec& j = *gpu.residents[r];
       memo_.word(r, 0) = RateMemo::bits(j.sm_util);
@@ -107,7 +118,7 @@ void TimeSliceModel::compute_rates(const GpuView& gpu, std::span<double> rates,
     jobs_.push_back(TimeSliceJob{j->sm_util, static_cast<double>(j->kernel_length.us())});
     all_fixed = all_fixed && j->fixed_kernel_lengths;
   }
-  TimeSliceParams p = h200 ? h200_params_ : params_;
+  TimeSliceParams p = physics_.at(device);
   p.distribution = all_fixed ? BurstDistribution::kFixed : BurstDistribution::kExponential;
   const TimeSliceLoad l = timeslice_rates(jobs_, p, rates, workspace_);
   load.useful_busy = l.busy_fraction;

@@ -5,9 +5,9 @@
 // from the fast model in models/timeslice/timeslice_rates.h (validated against the kernel-level
 // reference, see docs/sharing-models.md "Time-slicing").
 //
-// Parameters left at their defaults take the values measured on an H200 on GPUs of that
-// profile (switch cost, launch gap, slice: timeslice_params.h). Kernel and gap lengths are
-// fixed when every resident has JobSpec::fixed_kernel_lengths, else exponential.
+// Parameters left at their defaults take the values measured on a device on GPUs of that
+// profile (the H200's switch cost, launch gap and slice: models/device_measurements.h). Kernel and
+// gap lengths are fixed when every resident has JobSpec::fixed_kernel_lengths, else exponential.
 //
 // Admission (`params.admission`):
 // - `memory` (default): the residents' summed peak memory must fit the GPU, and at most
@@ -24,8 +24,8 @@
 #include "models/oom_policy.h"
 #include "models/rate_memo.h"
 #include "models/timeslice/timeslice_params.h"
-#include "models/timeslice/timeslice_rates.h"
 #include "models/timeslice/timeslice_physics.h"
+#include "models/timeslice/timeslice_rates.h"
 #include "sim/base/json_fields.h"
 #include "sim/core/sharing_model.h"
 
@@ -53,8 +53,8 @@ class TimeSliceModel : public SharingModel {
   bool room_decides_admission() const override { return true; }
 
  private:
-  TimeSliceParams params_;
-  TimeSliceParams h200_params_;  // params_ with H200 measurements where params_ has defaults
+  // The scenario's physics parameters, and per measured device those with its measurements.
+  TimeSlicePhysics physics_;
   bool replicas_mode_ = false;
   std::size_t max_jobs_ = 8;
   OomPolicy oom_ = OomPolicy::kAllocator;

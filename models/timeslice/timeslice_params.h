@@ -6,7 +6,8 @@
 
 namespace gpumux {
 
-// Open GPU kernel driver, kfifoChannelGroupGetDefaultTimeslice_GV100 (docs/gpu-facts.md "Time-slicing").
+// Open GPU kernel driver, kfifoChannelGroupGetDefaultTimeslice_GV100 (docs/gpu-facts.md
+// "Time-slicing").
 inline constexpr double kDefaultTimeSliceUs = 1024.0;
 // `nvidia-smi compute-policy --set-timeslice` 1/2/3. The driver does not document the durations;
 // 2/10/30 ms come from a secondary source only: UNVERIFIED, keep overridable.
@@ -17,14 +18,6 @@ inline constexpr double kLongTimeSliceUs = 30000.0;
 // ASSUMPTION of the right order for saving/restoring a context through DRAM; calibration or the
 // caller must override it, and reports must say the value is a default.
 inline constexpr double kDefaultSwitchCostUs = 50.0;
-
-// Measured on one H200 (docs/gpu-facts.md "Measured here", fitted by `gpumux calibrate fit` on
-// ../shared/data/h200/overlap_train.csv): the switch cost, the launch + synchronise gap, and
-// the shortest slice the measurement identifies (2 ms kernels were never preempted, so the
-// slice is at least that long; longer values fit equally well).
-inline constexpr double kH200SwitchCostUs = 137.0;
-inline constexpr double kH200LaunchGapUs = 9.0;
-inline constexpr double kH200TimeSliceUs = 2000.0;
 
 enum class TimeSlicePreset { kDefault, kShort, kMedium, kLong };
 

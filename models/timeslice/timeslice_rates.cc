@@ -255,9 +255,8 @@ TimeSliceLoad timeslice_rates(std::span<const TimeSliceJob> jobs, const TimeSlic
 }
 
 void TimeSliceWorkspace::resize(std::size_t n) {
-  for (auto* v :
-       {&slow, &kernel, &gap, &util, &hold, &holds_per_burst, &turn_chance, &frequency, &turn,
-        &minus_gap_rate, &stays_gapped}) {
+  for (auto* v : {&slow, &kernel, &gap, &util, &hold, &holds_per_burst, &turn_chance, &frequency,
+                  &turn, &minus_gap_rate, &stays_gapped}) {
     if (v->size() < n) v->resize(n);
   }
   if (turn_chance.size() < kLanes * n) turn_chance.resize(kLanes * n);  // one row per lane

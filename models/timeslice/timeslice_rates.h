@@ -19,9 +19,9 @@
 // (g_j / c_j) and the other contexts' turns sum_{l != j,m} pi_l (s + h_l) + s (one more
 // switch, away from m, after m's own turn: e'). The pi_m are
 // solved by Gauss-Seidel fixed-point iteration (monotone, from pi = 1: the map is increasing
-// in every pi, so each sweep stays above the largest fixed point and converges to it). Then with W_j = sum_m pi_m (s + h_m)
-// the round j waits between its turns, and a switch into j only when someone else ran,
-// s_j = s (1 - prod_m (1 - pi_m)):
+// in every pi, so each sweep stays above the largest fixed point and converges to it). Then with
+// W_j = sum_m pi_m (s + h_m) the round j waits between its turns, and a switch into j only when
+// someone else ran, s_j = s (1 - prod_m (1 - pi_m)):
 //     cycle_j = g_j + W_j (1 - (1 - exp(-g_j / R_j)) / 2) + c_j (s_j + h_j) + (c_j - 1) W_j,
 //     r_j = min(1, (k_j_alone + g_j) / cycle_j),   R_j = W_j + s + h_j,
 // the first wait being a whole round after a short gap and half of one after a long gap. A

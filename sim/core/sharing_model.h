@@ -130,6 +130,9 @@ struct ModelParameter {
   std::string description;
   Kind kind = Kind::kNumber;
   std::string choice;  // the chosen name (kChoice)
+  // What the parameter accepts, e.g. "[0, 1e+06] us" or "one of 'memory' or 'replicas'", for
+  // `gpumux models NAME`; empty when the model does not say. Not part of the outputs' echo.
+  std::string accepts;
 };
 
 class SharingModel {

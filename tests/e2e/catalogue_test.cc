@@ -9,6 +9,7 @@
 #include "analysis/compare/compare_metrics.h"
 #include "analysis/metrics/metric_catalogue.h"
 #include "analysis/metrics/summary_metrics.h"
+#include "models/device_measurements.h"
 #include "models/sharing_registry.h"
 #include "sim/placement/placement_registry.h"
 #include "tests/e2e/e2e_support.h"
@@ -94,6 +95,14 @@ TEST(Registry, ModelsNameListsTheDeclaredParameters) {
   EXPECT_NE(r.out.find("  switch_cost_us = 50.0 us\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("source: default"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("context-switch time"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("      accepts: [0, 1e+06] us\n"), std::string::npos) << r.out;
+  // The H200's measured value comes from the device table, with its source.
+  for (const auto& m : device_measurements_of("timeslice")) {
+    EXPECT_NE(r.out.find("  " + std::string(m.parameter) + "@" + std::string(m.device) + " = "),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find(std::string(m.source)), std::string::npos) << r.out;
+  }
   // Every model of the table builds from its example and prints.
   for (const auto& m : sharing_models()) {
     const auto one = run_cli({"models", m.name});

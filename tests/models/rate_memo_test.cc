@@ -109,7 +109,7 @@ void expect_memo_changes_no_bits(const std::string& name, const nlohmann::json& 
   }
   DeviceProfile devices[2];
   devices[0].name = "G";
-  devices[1].name = std::string(kH200DeviceName);
+  devices[1].name = "H200-141GB";
   for (DeviceProfile& d : devices) {
     d.memory = MemoryMiB(81920);
     d.sms = 132;
