@@ -12,36 +12,36 @@
 #include <sstream>
 #include <thread>
 
-#include "sim/base/atomic_file.h"
 #include "analysis/check/check.h"
-#include "sim/base/closest_names.h"
 #include "analysis/compare/compare.h"
 #include "analysis/compare/compare_report.h"
 #include "analysis/metrics/expectations.h"
-#include "analysis/report/html_report.h"
-#include "analysis/plan/objective.h"
+#include "analysis/metrics/metric_catalogue.h"
 #include "analysis/output/output_folder.h"
+#include "analysis/plan/objective.h"
 #include "analysis/plan/plan.h"
 #include "analysis/plan/plan_report.h"
+#include "analysis/report/html_report.h"
 #include "analysis/run/run.h"
 #include "apps/exit_codes.h"
 #include "apps/sweep_command.h"
-#include "analysis/metrics/metric_catalogue.h"
+#include "calibrate/colocation/colocation_command.h"
+#include "calibrate/overlap/calibrate_command.h"
 #include "models/device_registry.h"
 #include "models/sharing_registry.h"
+#include "packing/pack_command.h"
 #include "scenarios/scenario.h"
-#include "traces/formats/trace_opening.h"
+#include "sim/base/atomic_file.h"
+#include "sim/base/closest_names.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
 #include "sim/placement/placement_registry.h"
 #include "sim/scheduling/scheduler.h"
 #include "traces/formats/generator.h"
-#include "traces/memory_profiles/derive.h"
+#include "traces/formats/trace_opening.h"
 #include "traces/formats/trace_source.h"
 #include "traces/formats/trace_writer.h"
-#include "packing/pack_command.h"
-#include "calibrate/colocation/colocation_command.h"
-#include "calibrate/overlap/calibrate_command.h"
+#include "traces/memory_profiles/derive.h"
 
 namespace gpumux {
 
@@ -83,7 +83,8 @@ ScenarioOverrides overrides_of(const RunArgs& a) {
 }
 
 void add_scenario_options(CLI::App* sub, RunArgs& a) {
-  sub->add_option("scenario", a.scenario, "scenario JSON file (docs/scenario-format.md \"Scenario format\")")
+  sub->add_option("scenario", a.scenario,
+                  "scenario JSON file (docs/scenario-format.md \"Scenario format\")")
       ->required();
   sub->add_option("--set", a.sets,
                   "override a scenario value before validation, as path=value; the path is "
@@ -437,7 +438,8 @@ int run_model_parameters(const std::string& name, std::ostream& out) {
 int run_models(std::ostream& out) {
   out << "sharing models (scenario sharing.model; `gpumux models NAME` lists one's parameters):\n";
   for (const auto& m : sharing_models()) out << "  " << m.name << "  " << m.summary << "\n";
-  out << "queue policies (scheduler.queue): " << join_names(queue_policy_names()) << "\n";
+  out << "queue policies (scheduler.queue):\n";
+  for (const auto& q : queue_policies()) out << "  " << q.name << "  " << q.summary << "\n";
   out << "placement policies (scheduler.placement):\n";
   for (const auto& p : placement_policies()) {
     out << "  " << p.name << "  " << p.summary
@@ -501,10 +503,10 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   validate->callback([&] { action = [&] { return run_validate(validate_args, out); }; });
 
   CheckArgs check_args;
-  auto* check = app.add_subcommand(
-      "check",
-      "run scenarios and check their expect bounds; exit 3 when any bound fails "
-      "(docs/checks.md)");
+  auto* check =
+      app.add_subcommand("check",
+                         "run scenarios and check their expect bounds; exit 3 when any bound fails "
+                         "(docs/checks.md)");
   check
       ->add_option("scenarios", check_args.request.scenarios,
                    "scenario JSON files, each with an expect block")
@@ -525,10 +527,9 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   check->callback([&] { action = [&] { return run_check_command(check_args, out, err); }; });
 
   GenerateArgs gen;
-  auto* generate =
-      app.add_subcommand("generate",
-                         "write a synthetic trace in the native CSV format "
-                         "(docs/scenario-format.md \"Synthetic generator\")");
+  auto* generate = app.add_subcommand("generate",
+                                      "write a synthetic trace in the native CSV format "
+                                      "(docs/scenario-format.md \"Synthetic generator\")");
   generate->add_option("--config", gen.config,
                        "generator JSON object, or a scenario whose trace has a generator "
                        "(default: the documented generator defaults)");
@@ -628,8 +629,9 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
       ->add_option("--format", compare_args.format,
                    "the printed result: table (default) or json (what compare.json holds)")
       ->check(CLI::IsMember({"table", "json"}));
-  compare->add_flag("--report", compare_args.report,
-                    "also write DIR/report.html (needs --out; docs/comparing-and-reports.md \"Reports\")");
+  compare->add_flag(
+      "--report", compare_args.report,
+      "also write DIR/report.html (needs --out; docs/comparing-and-reports.md \"Reports\")");
   compare->footer(
       "Example: gpumux compare scenarios/examples/quickstart.json --models exclusive,timeslice "
       "--seeds 5\n"
@@ -672,8 +674,9 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
 
   std::string model_name;
   auto* models = app.add_subcommand(
-      "models", "list sharing models, policies and trace formats; `models NAME`: one sharing "
-                "model's parameters (unit, default, source, description)");
+      "models",
+      "list sharing models, policies and trace formats; `models NAME`: one sharing "
+      "model's parameters (unit, default, source, description)");
   models->add_option("NAME", model_name, "a sharing model, e.g. timeslice");
   models->footer("Example: gpumux models timeslice");
   models->callback([&] {
@@ -683,8 +686,9 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   });
 
   auto* metrics = app.add_subcommand(
-      "metrics", "list every metric (summary.json path, unit, which way is better): the names of "
-                 "expect bounds, plan --objective, compare and sweep");
+      "metrics",
+      "list every metric (summary.json path, unit, which way is better): the names of "
+      "expect bounds, plan --objective, compare and sweep");
   metrics->callback([&] {
     action = [&] {
       out << metric_catalogue_text();

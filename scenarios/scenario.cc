@@ -6,15 +6,15 @@
 
 #include "models/device_registry.h"
 #include "models/sharing_registry.h"
-#include "traces/formats/trace_opening.h"
 #include "sim/base/closest_names.h"
 #include "sim/base/json_depth.h"
 #include "sim/base/json_fields.h"
 #include "sim/placement/fgd/pod_types.h"
 #include "sim/placement/placement_registry.h"
-#include "traces/io/csv_reader.h"
 #include "traces/formats/openb_node_list.h"
+#include "traces/formats/trace_opening.h"
 #include "traces/formats/trace_source.h"
+#include "traces/io/csv_reader.h"
 
 namespace gpumux {
 
@@ -100,8 +100,8 @@ void parse_node_groups(Scenario& s, const DeviceRegistry& registry, JsonObject& 
 }
 
 // A nodes CSV: native columns `name,gpus,device[,rack][,nvlink][,cpus]`, or the Alibaba openb
-// node list `sn,cpu_milli,memory_mib,gpu,model` (traces/formats/openb_node_list.h; nodes without GPUs
-// are counted and left out; cpu_milli / 1000 is the node's CPU cores). A ".gz" path is
+// node list `sn,cpu_milli,memory_mib,gpu,model` (traces/formats/openb_node_list.h; nodes without
+// GPUs are counted and left out; cpu_milli / 1000 is the node's CPU cores). A ".gz" path is
 // decompressed on the fly (the CSV reader's TextInput).
 void parse_nodes_csv(Scenario& s, const DeviceRegistry& registry, const std::string& path) {
   CsvReader reader(path);
@@ -142,9 +142,10 @@ void parse_nodes_csv(Scenario& s, const DeviceRegistry& registry, const std::str
   for (std::size_t i = 0; i < header.size(); ++i) col[header[i]] = static_cast<int>(i);
   for (const char* c : {"name", "gpus", "device"}) {
     if (!col.count(c)) {
-      throw InputError(reader.where(), c,
-                       "required column is missing (expected name,gpus,device[,rack][,nvlink][,cpus] or "
-                       "the openb node list sn,cpu_milli,memory_mib,gpu,model)");
+      throw InputError(
+          reader.where(), c,
+          "required column is missing (expected name,gpus,device[,rack][,nvlink][,cpus] or "
+          "the openb node list sn,cpu_milli,memory_mib,gpu,model)");
     }
   }
   std::map<std::string, int, std::less<>> racks;
@@ -325,23 +326,24 @@ void parse_sharing(Scenario& s, JsonObject& root, const std::string& base_dir) {
   s.resolved["sharing"] = {{"model", model}, {"params", echo_params}, {"parameters", declared}};
 }
 
-// The placement name must be known, and a share-aware policy (sim/placement/share_placement.h) needs a
-// model that admits fractional jobs and nodes it can mirror.
+// The placement name must be known, and a share-aware policy (sim/placement/share_placement.h)
+// needs a model that admits fractional jobs and nodes it can mirror.
 void check_placement(const Scenario& s, const std::string& where) {
   const bool limits = s.model && s.model->limits_compute_shares();
   const PlacementInfo* info = resolve_placement(s.placement, limits);
   if (!info) {
     throw InputError(where, "placement",
-                     "unknown placement policy '" + s.placement + "' (valid: " +
-                         placement_names_text() +
+                     "unknown placement policy '" + s.placement +
+                         "' (valid: " + placement_names_text() +
                          "; the share-aware ones need a sharing model that admits fractional "
                          "jobs; `gpumux models` says what each does)");
   }
   if (info->needs == PlacementNeeds::kFractionalJobs && !s.model->admits_fractional_jobs()) {
     throw InputError(where, "placement",
-                     "placement '" + s.placement + "' places jobs by their share of a GPU "
-                     "(gpu_milli) and needs a sharing model that admits fractional jobs "
-                     "(fractional, timeslice, mps); sharing model '" +
+                     "placement '" + s.placement +
+                         "' places jobs by their share of a GPU "
+                         "(gpu_milli) and needs a sharing model that admits fractional jobs "
+                         "(fractional, timeslice, mps); sharing model '" +
                          std::string(s.model->name()) + "' gives no GPU to several jobs");
   }
   if (info->share_aware) {
@@ -349,11 +351,22 @@ void check_placement(const Scenario& s, const std::string& where) {
       if (n.gpus > packing::kMaxGpusPerNode) {
         throw InputError(where, "placement",
                          "placement '" + s.placement + "' handles nodes of at most " +
-                             std::to_string(packing::kMaxGpusPerNode) + " GPUs; node '" +
-                             n.name + "' has " + std::to_string(n.gpus));
+                             std::to_string(packing::kMaxGpusPerNode) + " GPUs; node '" + n.name +
+                             "' has " + std::to_string(n.gpus));
       }
     }
   }
+}
+
+// "'greedy'" (or "'a' or 'b'"): the queue policies that take an order, from their table.
+std::string ordered_queues_text() {
+  std::string text;
+  for (const auto& p : queue_policies()) {
+    if (!p.takes_order) continue;
+    if (!text.empty()) text += " or ";
+    text += "'" + std::string(p.name) + "'";
+  }
+  return text;
 }
 
 void parse_scheduler(Scenario& s, JsonObject& root) {
@@ -361,13 +374,13 @@ void parse_scheduler(Scenario& s, JsonObject& root) {
   if (root.has("scheduler")) {
     JsonObject sch = root.object("scheduler");
     queue = sch.optional_string("queue", queue);
-    try {
-      s.queue = parse_queue_policy(queue);
-    } catch (const std::invalid_argument&) {
+    const QueuePolicyInfo* policy = find_queue_policy(queue);
+    if (policy == nullptr) {
       throw InputError(
           sch.where("queue"), "queue",
           "unknown queue policy '" + queue + "' (valid: " + join_names(queue_policy_names()) + ")");
     }
+    s.queue = queue;
     const std::string order = sch.optional_string("order", "arrival");
     try {
       s.order = parse_queue_order(order);
@@ -376,10 +389,10 @@ void parse_scheduler(Scenario& s, JsonObject& root) {
           sch.where("order"), "order",
           "unknown queue order '" + order + "' (valid: " + join_names(queue_order_names()) + ")");
     }
-    if (s.order == QueueOrder::kShortest && s.queue != QueuePolicy::kGreedy) {
+    if (s.order != QueueOrder::kArrival && !policy->takes_order) {
       throw InputError(sch.where("order"), "order",
-                       "order 'shortest' applies only to queue 'greedy' (queue is '" + queue +
-                           "'; fifo and fifo-backfill keep arrival order)");
+                       "order '" + order + "' applies only to queue " + ordered_queues_text() +
+                           " (queue is '" + queue + "'; the others keep arrival order)");
     }
     s.placement = sch.optional_string("placement", s.placement);
     check_placement(s, sch.where("placement"));
@@ -392,13 +405,13 @@ void parse_scheduler(Scenario& s, JsonObject& root) {
   } else {
     root.allow("scheduler");
   }
-  s.resolved["scheduler"] = {{"queue", std::string(queue_policy_name(s.queue))},
+  s.resolved["scheduler"] = {{"queue", s.queue},
                              {"placement", s.placement},
                              {"backfill_depth", s.backfill_depth},
                              {"retry_limit", s.retry_limit},
                              {"retry_delay_s", s.retry_delay.seconds()}};
-  // Only the greedy queue has a choice of order; other runs' summaries stay as they were.
-  if (s.queue == QueuePolicy::kGreedy) {
+  // Only a queue that takes an order echoes it; other runs' summaries stay as they were.
+  if (find_queue_policy(s.queue)->takes_order) {
     s.resolved["scheduler"]["order"] = std::string(queue_order_name(s.order));
   }
 }

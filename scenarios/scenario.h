@@ -15,14 +15,14 @@
 
 #include "scenarios/expect_config.h"
 #include "scenarios/service_config.h"
-#include "sim/state/cluster.h"
 #include "sim/core/device.h"
-#include "sim/scheduling/scheduler.h"
 #include "sim/core/sharing_model.h"
-#include "traces/formats/generator.h"
-#include "traces/transforms/inflation_source.h"
+#include "sim/scheduling/scheduler.h"
+#include "sim/state/cluster.h"
 #include "traces/fields/job_fields.h"
 #include "traces/fields/memory_profile_library.h"
+#include "traces/formats/generator.h"
+#include "traces/transforms/inflation_source.h"
 
 namespace gpumux {
 
@@ -34,14 +34,14 @@ struct TraceConfig {
   TraceDefaults defaults;
   MemoryProfileConfig memory_profiles;  // empty: every job uses its peak the whole time
   bool fixed_kernel_lengths = false;    // trace.kernel_lengths: "fixed" (default "exponential")
-  // trace.integer_seconds (traces/transforms/integer_seconds_source.h): whole-second times as the PAI 2020
-  // simulator reads them.
+  // trace.integer_seconds (traces/transforms/integer_seconds_source.h): whole-second times as the
+  // PAI 2020 simulator reads them.
   bool integer_seconds = false;
   // trace.arrival_batches (traces/transforms/arrival_batch_source.h); 0 jobs: submit times as read.
   std::uint64_t batch_jobs = 0;
   Time batch_every = Time::from_seconds(60);
-  // trace.inflation (traces/transforms/inflation_source.h): a snapshot list re-sampled into arrivals at a
-  // target load; load 0: off.
+  // trace.inflation (traces/transforms/inflation_source.h): a snapshot list re-sampled into
+  // arrivals at a target load; load 0: off.
   InflationConfig inflation;
 };
 
@@ -71,8 +71,8 @@ struct Scenario {
   std::optional<PoolSpec> pool;
   std::uint64_t skipped_node_rows = 0;  // nodes without GPUs in a nodes CSV (counted, reported)
   std::shared_ptr<const SharingModel> model;
-  QueuePolicy queue = QueuePolicy::kFifo;
-  QueueOrder order = QueueOrder::kArrival;  // scheduler.order; kShortest only with kGreedy
+  std::string queue = "fifo";  // an entry of queue_policies() (sim/scheduling/queue_policy_table.h)
+  QueueOrder order = QueueOrder::kArrival;  // scheduler.order; kShortest only where it applies
   std::string placement = "first-fit";
   int backfill_depth = 64;
   int retry_limit = 3;                        // kills a job survives before it fails

@@ -2,7 +2,8 @@
 // fixed number of pending events; each step pops the earliest and pushes one at a random later
 // time. Target (issue "Targets"): >= 10 million events/s with 10^4 pending events.
 //
-// - BM_EventQueueHold: the queue alone (sim/engine/event_queue.h), pending events as the argument. The
+// - BM_EventQueueHold: the queue alone (sim/engine/event_queue.h), pending events as the argument.
+// The
 //   increments are drawn up front so that the generator's cost is not counted.
 // - BM_EngineHold: the whole engine (arrival, fifo pass, placement, start, completion, rate
 //   refresh) with about 9,000 single-GPU jobs running on 10,000 exclusive GPUs at any time, so
@@ -13,9 +14,9 @@
 #include <vector>
 
 #include "bench/micro/bench_support.h"
-#include "sim/placement/placement_registry.h"
 #include "sim/engine/engine.h"
 #include "sim/engine/event_queue.h"
+#include "sim/placement/placement_registry.h"
 
 namespace gpumux {
 namespace {
@@ -52,7 +53,7 @@ void BM_EngineHold(benchmark::State& state) {
     state.PauseTiming();
     Cluster cluster = bench::make_cluster(kGpus);
     const auto model = bench::make_model("exclusive");
-    Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
+    Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
     // 0.9 x 10,000 GPUs busy: 9,000 one-hour jobs arrive per hour.
     bench::GeneratedSource source(jobs, 9000.0, bench::JobMaker(1, 3600.0, /*max_gpus=*/1));
     Engine engine(cluster, *model, scheduler, source);

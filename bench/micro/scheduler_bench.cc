@@ -3,7 +3,8 @@
 // jobs, the queue with 10^5 more; a first pass starts whatever still fits, and the timed passes
 // then find nothing to start (the common case on a loaded cluster: each event frees little).
 //
-// - greedy: the earliest queued job that fits, again and again (docs/scenario-format.md "Scheduling");
+// - greedy: the earliest queued job that fits, again and again (docs/scenario-format.md
+// "Scheduling");
 // - fifo-backfill: EASY backfilling over the first 64 queued jobs (the default depth) and over
 //   the whole queue (backfill_depth 10^6), which the issue measured at 34 s for 20,000 jobs.
 // Under exclusive, greedy looks only at gang sizes that fit the empty GPUs; under timeslice a
@@ -16,8 +17,8 @@
 
 #include "bench/micro/bench_support.h"
 #include "sim/placement/placement_registry.h"
-#include "sim/state/job_table.h"
 #include "sim/scheduling/scheduler.h"
+#include "sim/state/job_table.h"
 
 namespace gpumux {
 namespace {
@@ -65,7 +66,7 @@ class ClusterLauncher : public Launcher {
   std::uniform_real_distribution<double> finish_{1.0, 86400.0};
 };
 
-void BM_SchedulePass(benchmark::State& state, const char* model_name, QueuePolicy policy,
+void BM_SchedulePass(benchmark::State& state, const char* model_name, std::string_view policy,
                      int depth) {
   const auto model = bench::make_model(model_name);
   Cluster cluster = bench::make_cluster(kGpus);
@@ -100,18 +101,15 @@ void BM_SchedulePass(benchmark::State& state, const char* model_name, QueuePolic
   state.counters["empty_gpus"] = static_cast<double>(cluster.empty_gpus_total());
 }
 
-BENCHMARK_CAPTURE(BM_SchedulePass, greedy_exclusive, "exclusive", QueuePolicy::kGreedy, 64)
+BENCHMARK_CAPTURE(BM_SchedulePass, greedy_exclusive, "exclusive", "greedy", 64)
     ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_SchedulePass, greedy_timeslice, "timeslice", QueuePolicy::kGreedy, 64)
+BENCHMARK_CAPTURE(BM_SchedulePass, greedy_timeslice, "timeslice", "greedy", 64)
     ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_SchedulePass, backfill64_exclusive, "exclusive", QueuePolicy::kFifoBackfill,
-                  64)
+BENCHMARK_CAPTURE(BM_SchedulePass, backfill64_exclusive, "exclusive", "fifo-backfill", 64)
     ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_SchedulePass, backfill_all_exclusive, "exclusive",
-                  QueuePolicy::kFifoBackfill, 1000000)
+BENCHMARK_CAPTURE(BM_SchedulePass, backfill_all_exclusive, "exclusive", "fifo-backfill", 1000000)
     ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_SchedulePass, backfill_all_timeslice, "timeslice",
-                  QueuePolicy::kFifoBackfill, 1000000)
+BENCHMARK_CAPTURE(BM_SchedulePass, backfill_all_timeslice, "timeslice", "fifo-backfill", 1000000)
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The first n elements, in order, of several sorted ranges taken together: a k-way merge of n
 // steps, one comparison per range each. For queues kept as one ordered set per
-// request (sim/scheduling/scheduler.cc per gang size, sim/scheduling/pool_queue.cc per distinct pooled request), whose
+// request (sim/scheduling/greedy_queue.cc per gang size, sim/scheduling/pool_queue.cc per distinct pooled request), whose
 // front is asked rarely and for few jobs; costs O(n x ranges).
 #pragma once
 

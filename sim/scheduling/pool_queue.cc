@@ -1,16 +1,8 @@
 #include "sim/scheduling/pool_queue.h"
 
-#include "sim/core/job_order.h"
 #include "sim/base/sorted_merge.h"
 
 namespace gpumux {
-
-bool PoolQueue::Entry::operator<(const Entry& o) const {
-  if (primary != o.primary) return primary < o.primary;
-  if (submit != o.submit) return submit < o.submit;
-  if (const int c = compare_job_ids(id_number, id, o.id_number, o.id); c != 0) return c < 0;
-  return slot < o.slot;
-}
 
 void PoolQueue::push(const PoolAmount& amount, Entry entry) {
   Group& g = groups_.try_emplace(amount, Group{amount, {}}).first->second;
@@ -35,7 +27,8 @@ void PoolQueue::front(std::size_t n, std::vector<JobSlot>& out) const {
   // A merge of the groups (sorted_merge.h): a rare, small request.
   std::vector<std::pair<std::set<Entry>::const_iterator, std::set<Entry>::const_iterator>> at;
   for (const Group* g : heads_) at.emplace_back(g->entries.begin(), g->entries.end());
-  merge_front(std::move(at), n, [](const Entry& e) { return e.slot; }, out);
+  merge_front(
+      std::move(at), n, [](const Entry& e) { return e.slot; }, out);
 }
 
 }  // namespace gpumux

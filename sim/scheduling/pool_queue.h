@@ -16,24 +16,16 @@
 #include <string>
 #include <vector>
 
+#include "sim/scheduling/queue_entry.h"
 #include "sim/state/cluster.h"
-#include "sim/core/job_order.h"
 #include "sim/state/pool.h"
 
 namespace gpumux {
 
 class PoolQueue {
  public:
-  // Queue order: (primary, submit, id), the slot only breaking exact ties; primary is the
-  // runtime under the shortest-first order, else 0.
-  struct Entry {
-    std::int64_t primary = 0;
-    std::int64_t submit = 0;
-    std::string id;
-    JobIdNumber id_number;  // id's key (sim/core/job_order.h), computed once
-    JobSlot slot = 0;
-    bool operator<(const Entry& o) const;
-  };
+  // Queue order: (primary, submit, id, slot), sim/scheduling/queue_entry.h.
+  using Entry = QueueEntry;
 
   void push(const PoolAmount& amount, Entry entry);
   std::size_t size() const { return size_; }

@@ -1,6 +1,5 @@
 // `--check-invariants`: a broken model, engine bookkeeping or signal sequence makes the check
 // fire with a message naming job, GPU and time; a sound run passes it.
-#include "sim/placement/placement_registry.h"
 #include "sim/invariants/invariant_checker.h"
 
 #include <gmock/gmock.h>
@@ -10,6 +9,7 @@
 #include "sim/engine/engine.h"
 #include "sim/invariants/engine_invariants.h"
 #include "sim/invariants/invariant_violation.h"
+#include "sim/placement/placement_registry.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux {
@@ -49,7 +49,7 @@ class BadSlotModel : public NoOomModel {
 
 struct Run {
   Cluster cluster = testing::make_cluster(1, 1);  // one 16 GiB GPU
-  Scheduler scheduler{QueuePolicy::kFifo, make_placement_policy("first-fit"), 64};
+  Scheduler scheduler{"fifo", make_placement_policy("first-fit"), 64};
 };
 
 // Runs `jobs` under `model` with both checks on; returns the violation message or "".

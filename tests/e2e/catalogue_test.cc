@@ -12,6 +12,8 @@
 #include "models/device_measurements.h"
 #include "models/sharing_registry.h"
 #include "sim/placement/placement_registry.h"
+#include "sim/scheduling/queue_policy_table.h"
+#include "sim/scheduling/scheduler.h"
 #include "tests/e2e/e2e_support.h"
 
 namespace gpumux {
@@ -122,16 +124,22 @@ TEST(Registry, ModelsNameListsTheDeclaredParameters) {
   }
 }
 
-// A scenario naming `placement` (and `model`): the validator's message, empty when it is valid.
-std::string scenario_error(const std::string& placement, const std::string& model) {
-  const auto dir = testing::temp_dir("catalogue_placement");
+// The validator's message for a scenario with this `scheduler` section under `model`, empty
+// when it is valid.
+std::string scheduler_error(const std::string& scheduler, const std::string& model) {
+  const auto dir = testing::temp_dir("catalogue_scheduler");
   testing::write_file(dir / "trace.csv", "id,submit_s,gpus,runtime_s\n1,0,1,60\n");
   testing::write_file(dir / "s.json", R"({"name": "p", "cluster": {"node_groups": [{"nodes": 1,
     "gpus_per_node": 2, "device": "A100-40GB"}]}, "trace": {"file": "trace.csv"},
-    "sharing": {"model": ")" + model + R"("}, "scheduler": {"placement": ")" +
-                                          placement + R"("}})");
+    "sharing": {"model": ")" + model + R"("}, "scheduler": )" +
+                                          scheduler + "}");
   const auto r = run_cli({"validate", (dir / "s.json").string()});
   return r.code == 0 ? "" : r.err;
+}
+
+// A scenario naming `placement` (and `model`): the validator's message, empty when it is valid.
+std::string scenario_error(const std::string& placement, const std::string& model) {
+  return scheduler_error(R"({"placement": ")" + placement + R"("})", model);
 }
 
 TEST(Registry, PlacementTableIsTheOnlyListOfPlacementNames) {
@@ -159,6 +167,38 @@ TEST(Registry, PlacementTableIsTheOnlyListOfPlacementNames) {
   EXPECT_FALSE(resolve_placement("best-fit", false)->share_aware);
   EXPECT_TRUE(resolve_placement("best-fit", true)->share_aware);
   EXPECT_EQ(resolve_placement("warp", false), nullptr);
+}
+
+TEST(Registry, QueuePolicyTableIsTheOnlyListOfQueueNames) {
+  const auto listing = run_cli({"models"});
+  const std::string unknown = scheduler_error(R"({"queue": "lifo"})", "exclusive");
+  ASSERT_NE(unknown.find("unknown queue policy 'lifo' (valid: "), std::string::npos) << unknown;
+  int ordered = 0;
+  for (const auto& q : queue_policies()) {
+    const std::string name(q.name);
+    EXPECT_NE(listing.out.find("  " + name + "  " + std::string(q.summary)), std::string::npos)
+        << name;
+    EXPECT_NE(unknown.find(name), std::string::npos) << name << " missing in: " << unknown;
+    EXPECT_EQ(scheduler_error(R"({"queue": ")" + name + R"("})", "exclusive"), "") << name;
+    // scheduler.order is accepted exactly where the entry says it applies.
+    const std::string with_order =
+        scheduler_error(R"({"queue": ")" + name + R"(", "order": "shortest"})", "exclusive");
+    if (q.takes_order) {
+      ++ordered;
+      EXPECT_EQ(with_order, "") << name;
+    } else {
+      EXPECT_NE(with_order.find("order 'shortest' applies only to queue 'greedy'"),
+                std::string::npos)
+          << name << ": " << with_order;
+    }
+    // The Scheduler builds every entry by its name.
+    EXPECT_EQ(Scheduler(name, make_placement_policy("first-fit"), 64).policy_name(), name);
+  }
+  EXPECT_EQ(ordered, 1);  // greedy alone sorts its queue
+  EXPECT_EQ(find_queue_policy("lifo"), nullptr);
+  EXPECT_THROW(Scheduler("lifo", make_placement_policy("first-fit"), 64), std::invalid_argument);
+  EXPECT_THROW(Scheduler("fifo", make_placement_policy("first-fit"), 64, QueueOrder::kShortest),
+               std::invalid_argument);
 }
 
 }  // namespace

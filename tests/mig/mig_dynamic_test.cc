@@ -127,7 +127,7 @@ struct Starts : EngineObserver {
 TEST(MigDynamic, ABlockedJobWaitsForTheDrainThenRuns) {
   const MigModel m = dynamic_model();
   Cluster c = a100_cluster(1);
-  Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
+  Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
   JobSpec small = job(3000, 0.5, 0.1), big = job(15000, 0.5, 0.5);
   small.id = "small";
   small.runtime = Time::from_seconds(100);

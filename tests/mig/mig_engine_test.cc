@@ -5,9 +5,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "sim/placement/placement_registry.h"
 #include "models/mig/mig_model.h"
 #include "sim/engine/engine.h"
+#include "sim/placement/placement_registry.h"
 #include "tests/checked_engine.h"
 #include "tests/mig/mig_test_util.h"
 
@@ -44,7 +44,7 @@ TEST(MigEngine, StaticBalancedLayoutOnTwoA100_80GB) {
   JsonObject o(params, "s.json", "/sharing/params");
   const MigModel model(o);
   Cluster cluster({mig_test::device("A100-80GB")}, {NodeSpec{"n0", 0, 2, 0, true}});
-  Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
+  Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
   std::vector<JobSpec> jobs = {
       // 30 GB: only a 3g.40gb holds it; it wants every SM, the instance has 42 of 108.
       job("big", 1, 42, 30000, 0.5, 1.0),

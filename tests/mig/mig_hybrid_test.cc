@@ -8,7 +8,6 @@
 #include <map>
 #include <random>
 
-#include "sim/placement/placement_registry.h"
 #include "analysis/run/run.h"
 #include "models/mig/instance_rate.h"
 #include "models/mig/mig_hybrid_model.h"
@@ -17,6 +16,7 @@
 #include "models/timeslice/timeslice_model.h"
 #include "scenarios/scenario.h"
 #include "sim/engine/engine.h"
+#include "sim/placement/placement_registry.h"
 #include "tests/checked_engine.h"
 #include "tests/mig/allocation_counter.h"
 #include "tests/mig/mig_test_util.h"
@@ -556,7 +556,7 @@ TEST(MigHybrid, EngineRunTimesliceSharesOneInstance) {
   const auto m =
       make("mig+timeslice", {{"layout", {"3g.20gb"}}, {"inner", {{"switch_cost_us", 0}}}});
   Cluster cluster({device("A100-40GB")}, {NodeSpec{"n0", 0, 1, 0, true}});
-  Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
+  Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
   std::vector<JobSpec> jobs;
   for (const std::string id : {"a", "b"}) {
     JobSpec j = spec(5000, 1.0, 0.2, 1000);

@@ -103,7 +103,7 @@ struct HandRun {
 HandRun run_hand_case(const nlohmann::json& migration, double interval_s = 0) {
   const MigModel m = migrating_model(migration);
   Cluster c = a100_cluster(1);
-  Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
+  Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
   JobSpec small = unit_rate_job("small", 0, 1000, 3000);
   small.checkpoint_interval = Time::from_seconds(interval_s);
   mig_test::ListSource source({small, unit_rate_job("big", 100, 500, 15000)});
@@ -221,7 +221,7 @@ TEST(MigMigration, AGpuWhoseLayoutFitsTheHeadOnceEmptyMayBeRepartitioned) {
 void check_conservation(const nlohmann::json& migration, double interval_s) {
   const MigModel m = migrating_model(migration);
   Cluster c = a100_cluster(4);
-  Scheduler scheduler(QueuePolicy::kFifoBackfill, make_placement_policy("best-fit"), 64);
+  Scheduler scheduler("fifo-backfill", make_placement_policy("best-fit"), 64);
   std::mt19937_64 rng(7);
   std::vector<JobSpec> trace;
   double t = 0;

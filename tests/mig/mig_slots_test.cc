@@ -6,10 +6,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "sim/placement/placement_registry.h"
 #include "models/mig/mig_model.h"
-#include "sim/engine/engine.h"
 #include "sim/base/input_error.h"
+#include "sim/engine/engine.h"
+#include "sim/placement/placement_registry.h"
 #include "tests/checked_engine.h"
 #include "tests/mig/mig_test_util.h"
 
@@ -187,7 +187,7 @@ JobSpec job(std::string id, int gpus, std::int64_t memory_mib, std::string profi
 
 Recorder run(const MigModel& model, std::vector<JobSpec> jobs, int gpus = 4) {
   Cluster cluster({device("A100-40GB")}, {NodeSpec{"n0", 0, gpus, 0, true}});
-  Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
+  Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
   mig_test::ListSource source(std::move(jobs));
   EngineOptions options;
   options.retry_limit = 1;

@@ -10,11 +10,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "sim/placement/placement_registry.h"
 #include "models/device_registry.h"
 #include "models/mps/mps_model.h"
 #include "models/sharing_registry.h"
 #include "sim/engine/engine.h"
+#include "sim/placement/placement_registry.h"
 #include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 
@@ -68,7 +68,7 @@ struct Recorder : EngineObserver {
 Recorder run(const SharingModel& model, std::vector<JobSpec> jobs, EngineOptions options) {
   Cluster cluster({a100()}, {NodeSpec{"n0", 0, 1, 0, true}});
   model.check_device(a100());
-  Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
+  Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
   testing::ListSource source(std::move(jobs));
   testing::CheckedEngine engine(cluster, model, scheduler, source, options);
   Recorder r;

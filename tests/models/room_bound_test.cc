@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "sim/placement/placement_registry.h"
 #include "models/device_registry.h"
 #include "models/sharing_registry.h"
 #include "sim/engine/engine.h"
+#include "sim/placement/placement_registry.h"
 #include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 
@@ -46,9 +46,7 @@ class CountingModel : public SharingModel {
   double gpu_room(const GpuView& gpu) const override { return inner_.gpu_room(gpu); }
   double job_need(const JobSpec& job) const override { return inner_.job_need(job); }
   // With the bound, placement also takes the room index where the model's room decides.
-  bool room_decides_admission() const override {
-    return bound_ && inner_.room_decides_admission();
-  }
+  bool room_decides_admission() const override { return bound_ && inner_.room_decides_admission(); }
   bool room_decides_admission_for(const JobSpec& job) const override {
     return bound_ && inner_.room_decides_admission_for(job);
   }
@@ -112,7 +110,7 @@ TEST_P(RoomBound, SameRunWithAndWithoutTheBoundAndFewerAdmissionQuestions) {
       Cluster cluster({registry.get("A100-40GB", "t"), registry.get("V100M32", "t")},
                       {NodeSpec{"a0", 0, 4, 0, true}, NodeSpec{"a1", 0, 4, 0, true},
                        NodeSpec{"v0", 1, 4, 0, true}});
-      Scheduler scheduler(QueuePolicy::kFifoBackfill, make_placement_policy(placement), 16);
+      Scheduler scheduler("fifo-backfill", make_placement_policy(placement), 16);
       testing::ListSource source(random_jobs(600, 7));
       CountingModel model(*inner, bound);
       testing::CheckedEngine engine(cluster, model, scheduler, source);

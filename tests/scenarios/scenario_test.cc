@@ -1,4 +1,3 @@
-#include "traces/formats/trace_opening.h"
 #include "scenarios/scenario.h"
 
 #include <gmock/gmock.h>
@@ -8,6 +7,7 @@
 #include <string>
 
 #include "tests/traces/test_files.h"
+#include "traces/formats/trace_opening.h"
 #include "traces/formats/trace_source.h"
 
 namespace gpumux {
@@ -31,9 +31,8 @@ json minimal() {
 
 // A scenario document as if read from `file` (by default a file in the test's temporary folder).
 Scenario parse(const json& doc,
-               const std::string& file = (std::filesystem::path(::testing::TempDir()) / "s" /
-                                          "mini.json")
-                                             .string()) {
+               const std::string& file =
+                   (std::filesystem::path(::testing::TempDir()) / "s" / "mini.json").string()) {
   return parse_scenario(doc, file, std::filesystem::path(file).parent_path().string());
 }
 
@@ -54,7 +53,7 @@ TEST(Quickstart, Parses) {
   EXPECT_EQ(s.nodes[0].device, 0);
   ASSERT_NE(s.model, nullptr);
   EXPECT_EQ(s.model->name(), "exclusive");
-  EXPECT_EQ(s.queue, QueuePolicy::kFifo);
+  EXPECT_EQ(s.queue, "fifo");
   EXPECT_EQ(s.placement, "best-fit");
   EXPECT_FALSE(s.trace.generated);
   EXPECT_EQ(s.trace.format, "tiresias");
@@ -141,7 +140,7 @@ TEST(ParseScenario, MinimalTakesDocumentedDefaults) {
   EXPECT_EQ(s.seed, 1u);
   EXPECT_EQ(s.gpu_count(), 8u);
   EXPECT_EQ(s.model->name(), "exclusive");
-  EXPECT_EQ(s.queue, QueuePolicy::kFifo);
+  EXPECT_EQ(s.queue, "fifo");
   EXPECT_EQ(s.placement, "first-fit");
   EXPECT_EQ(s.backfill_depth, 64);
   EXPECT_EQ(s.outputs.dir, "out/mini");
@@ -208,7 +207,7 @@ TEST(ParseScenario, LimitsAndOutputs) {
   EXPECT_EQ(s.outputs.timeseries_interval, Time::from_us(500'000));
   EXPECT_FALSE(s.outputs.jobs_csv);
   EXPECT_TRUE(s.outputs.timeseries_csv);
-  EXPECT_EQ(s.queue, QueuePolicy::kFifoBackfill);
+  EXPECT_EQ(s.queue, "fifo-backfill");
   EXPECT_EQ(s.backfill_depth, 3);
   EXPECT_EQ(s.resolved["scheduler"]["queue"], "fifo-backfill");
 }
@@ -217,7 +216,7 @@ TEST(Scenario, GreedyQueueWithShortestOrderIsEchoed) {
   json doc = minimal();
   doc["scheduler"] = {{"queue", "greedy"}, {"order", "shortest"}};
   Scenario s = parse(doc);
-  EXPECT_EQ(s.queue, QueuePolicy::kGreedy);
+  EXPECT_EQ(s.queue, "greedy");
   EXPECT_EQ(s.order, QueueOrder::kShortest);
   EXPECT_EQ(s.resolved["scheduler"]["queue"], "greedy");
   EXPECT_EQ(s.resolved["scheduler"]["order"], "shortest");

@@ -7,9 +7,9 @@
 
 #include <map>
 
-#include "sim/placement/placement_registry.h"
 #include "models/exclusive_model.h"
 #include "sim/engine/engine.h"
+#include "sim/placement/placement_registry.h"
 #include "sim/scheduling/scheduler.h"
 #include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
@@ -23,9 +23,9 @@ using Span = std::pair<double, double>;
 
 struct Record : EngineObserver {
   const Cluster* cluster = nullptr;
-  std::map<std::string, Span> at;              // id -> (start, finish)
-  std::map<std::string, NodeIndex> cpu_node;   // CPU-only jobs: where their cores were
-  std::map<std::string, GpuIndex> first_gpu;   // GPU jobs
+  std::map<std::string, Span> at;             // id -> (start, finish)
+  std::map<std::string, NodeIndex> cpu_node;  // CPU-only jobs: where their cores were
+  std::map<std::string, GpuIndex> first_gpu;  // GPU jobs
   std::map<std::string, std::string> rejected;
   void on_job_started(Time now, const ActiveJob& j) override {
     at[j.spec.id].first = now.seconds();
@@ -55,7 +55,7 @@ Cluster cpu_cluster(int gpus, std::vector<std::optional<double>> cores) {
   return Cluster({testing::test_device()}, specs);
 }
 
-Record run(Cluster& cluster, std::vector<JobSpec> jobs, QueuePolicy policy = QueuePolicy::kFifo,
+Record run(Cluster& cluster, std::vector<JobSpec> jobs, std::string_view policy = "fifo",
            const std::string& placement = "first-fit", const SharingModel* model = nullptr) {
   static const ExclusiveModel exclusive;
   Scheduler scheduler(policy, make_placement_policy(placement), 64);
@@ -89,7 +89,7 @@ TEST(CpuOnlyJobs, EachPolicyPicksTheNodeItsRuleSays) {
     const Record r = run(cluster,
                          {with_cpus("G", 0, 1, 6, 100), with_cpus("P", 0, 0, 3, 50),
                           with_cpus("Q", 0, 0, 4, 50), with_cpus("R", 10, 0, 1, 20)},
-                         QueuePolicy::kFifo, placement);
+                         "fifo", placement);
     EXPECT_EQ(r.first_gpu.at("G"), 0u);
     EXPECT_EQ(r.cpu_node.at("P"), nodes[0]);
     EXPECT_EQ(r.cpu_node.at("Q"), nodes[1]);
@@ -110,12 +110,12 @@ TEST(CpuOnlyJobs, HoldCoresUntilTheyEndAndQueueByThePolicy) {
     const std::vector<JobSpec> jobs = {with_cpus("C", 0, 0, 6, 100), with_cpus("G", 0, 1, 4, 10),
                                        with_cpus("D", 0, 0, 2, 10)};
     Cluster fifo_cluster = cpu_cluster(2, {8.0});
-    const Record fifo = run(fifo_cluster, jobs, QueuePolicy::kFifo, placement);
+    const Record fifo = run(fifo_cluster, jobs, "fifo", placement);
     EXPECT_EQ(fifo.at.at("C"), Span(0, 100));
     EXPECT_EQ(fifo.at.at("G"), Span(100, 110));
     EXPECT_EQ(fifo.at.at("D"), Span(100, 110));
     Cluster greedy_cluster = cpu_cluster(2, {8.0});
-    const Record greedy = run(greedy_cluster, jobs, QueuePolicy::kGreedy, placement);
+    const Record greedy = run(greedy_cluster, jobs, "greedy", placement);
     EXPECT_EQ(greedy.at.at("G"), Span(100, 110));
     EXPECT_EQ(greedy.at.at("D"), Span(0, 10));
   }
@@ -127,19 +127,19 @@ TEST(CpuOnlyJobs, HoldCoresUntilTheyEndAndQueueByThePolicy) {
 // the reservation counts cores (H asks for some): H fits by count when A ends at 100 (shadow
 // 100); C (20 s) ends before it, so it backfills at 5 (fifo: C waits behind H until 100).
 TEST(CpuOnlyJobs, StartWithEveryGpuBusy) {
-  for (const auto policy : {QueuePolicy::kFifo, QueuePolicy::kFifoBackfill, QueuePolicy::kGreedy}) {
-    SCOPED_TRACE(static_cast<int>(policy));
+  for (const auto policy : {"fifo", "fifo-backfill", "greedy"}) {
+    SCOPED_TRACE(policy);
     Cluster alone = cpu_cluster(1, {8.0});
-    const Record r = run(alone, {with_cpus("A", 0, 1, 1, 100), with_cpus("C", 5, 0, 2, 20)},
-                         policy);
+    const Record r =
+        run(alone, {with_cpus("A", 0, 1, 1, 100), with_cpus("C", 5, 0, 2, 20)}, policy);
     EXPECT_EQ(r.at.at("C"), Span(5, 25));
     Cluster behind = cpu_cluster(1, {8.0});
-    const Record h = run(behind,
-                         {with_cpus("A", 0, 1, 1, 100), with_cpus("H", 1, 1, 1, 10),
-                          with_cpus("C", 5, 0, 2, 20)},
-                         policy);
+    const Record h = run(
+        behind,
+        {with_cpus("A", 0, 1, 1, 100), with_cpus("H", 1, 1, 1, 10), with_cpus("C", 5, 0, 2, 20)},
+        policy);
     EXPECT_EQ(h.at.at("H"), Span(100, 110));
-    EXPECT_EQ(h.at.at("C"), policy == QueuePolicy::kFifo ? Span(100, 120) : Span(5, 25));
+    EXPECT_EQ(h.at.at("C"), policy == "fifo" ? Span(100, 120) : Span(5, 25));
   }
 }
 
@@ -152,8 +152,8 @@ TEST(CpuOnlyJobs, OnlyNodesThatDeclareCpusTakeThem) {
     Cluster cluster = cpu_cluster(2, {std::nullopt, 4.0});
     EXPECT_FALSE(cluster.declares_cpus(0));
     EXPECT_TRUE(cluster.declares_cpus(1));
-    const Record r = run(cluster, {with_cpus("P", 0, 0, 3, 50), with_cpus("Q", 0, 0, 3, 10)},
-                         QueuePolicy::kFifo, placement);
+    const Record r =
+        run(cluster, {with_cpus("P", 0, 0, 3, 50), with_cpus("Q", 0, 0, 3, 10)}, "fifo", placement);
     EXPECT_EQ(r.cpu_node.at("P"), 1u);
     EXPECT_EQ(r.at.at("Q"), Span(50, 60));
   }
@@ -173,7 +173,8 @@ TEST(CpuOnlyJobs, RejectedAtArrivalWhereNoNodeCouldHoldThem) {
                                with_cpus("tiny", 0, 0, 0.004, 10), with_cpus("fits", 0, 0, 4, 10)});
   EXPECT_EQ(r.rejected.at("big"),
             "CPU-only job (0 GPUs): more CPU cores than any node that declares CPUs has");
-  EXPECT_EQ(r.rejected.at("zero"), "CPU-only job (0 GPUs) asking for no CPU cores: nothing to hold");
+  EXPECT_EQ(r.rejected.at("zero"),
+            "CPU-only job (0 GPUs) asking for no CPU cores: nothing to hold");
   // 0.004 cores round to 0 hundredths: nothing to hold either.
   EXPECT_EQ(r.rejected.count("tiny"), 1u);
   EXPECT_EQ(r.at.at("fits"), Span(0, 10));
@@ -185,10 +186,10 @@ TEST(CpuOnlyJobs, RejectedAtArrivalWhereNoNodeCouldHoldThem) {
 TEST(CpuOnlyJobs, RunAtFullSpeedUnderSharingModels) {
   testing::PairModel model;
   Cluster cluster = cpu_cluster(1, {8.0});
-  const Record r = run(cluster,
-                       {with_cpus("A", 0, 1, 1, 100), with_cpus("B", 0, 1, 1, 100),
-                        with_cpus("C", 0, 0, 1, 100)},
-                       QueuePolicy::kFifo, "first-fit", &model);
+  const Record r = run(
+      cluster,
+      {with_cpus("A", 0, 1, 1, 100), with_cpus("B", 0, 1, 1, 100), with_cpus("C", 0, 0, 1, 100)},
+      "fifo", "first-fit", &model);
   EXPECT_EQ(r.at.at("A"), Span(0, 200));
   EXPECT_EQ(r.at.at("B"), Span(0, 200));
   EXPECT_EQ(r.at.at("C"), Span(0, 100));
@@ -243,7 +244,7 @@ TEST(CoreReservation, AHeadBlockedByCoresKeepsThemFromBackfill) {
   const Record r = run(cluster,
                        {with_cpus("A", 0, 1, 4, 100), with_cpus("H", 1, 1, 5, 10),
                         with_cpus("B", 2, 1, 4, 500), with_cpus("D", 3, 1, 4, 50)},
-                       QueuePolicy::kFifoBackfill);
+                       "fifo-backfill");
   EXPECT_EQ(r.at.at("D"), Span(3, 53));
   EXPECT_EQ(r.at.at("H"), Span(100, 110));
   EXPECT_EQ(r.at.at("B"), Span(110, 610));
@@ -261,12 +262,12 @@ TEST(CoreReservation, ACpuOnlyHeadKeepsItsCoresFromBackfill) {
   const std::vector<JobSpec> jobs = {with_cpus("A", 0, 1, 5, 100), with_cpus("H", 1, 0, 6, 10),
                                      with_cpus("B", 2, 1, 3, 500), with_cpus("E", 3, 1, 1, 500)};
   Cluster one = cpu_cluster(2, {8.0});
-  const Record r = run(one, jobs, QueuePolicy::kFifoBackfill);
+  const Record r = run(one, jobs, "fifo-backfill");
   EXPECT_EQ(r.at.at("H"), Span(100, 110));
   EXPECT_EQ(r.at.at("B"), Span(110, 610));
   EXPECT_EQ(r.at.at("E"), Span(100, 600));
   Cluster two = cpu_cluster(2, {8.0, 8.0});
-  const Record t = run(two, jobs, QueuePolicy::kFifoBackfill);
+  const Record t = run(two, jobs, "fifo-backfill");
   EXPECT_EQ(t.at.at("H"), Span(1, 11));
   EXPECT_EQ(t.cpu_node.at("H"), 1u);
 }
@@ -278,10 +279,10 @@ TEST(CoreReservation, ACpuOnlyHeadKeepsItsCoresFromBackfill) {
 // (6 >= 5, the lowest index) and ends at 110.
 TEST(CoreReservation, ACpuOnlyHeadLeavesANodeToSpare) {
   Cluster cluster = cpu_cluster(1, {8.0, 8.0});
-  const Record r = run(cluster,
-                       {with_cpus("A", 0, 2, 10, 100), with_cpus("H", 1, 0, 5, 10),
-                        with_cpus("B", 2, 0, 2, 500)},
-                       QueuePolicy::kFifoBackfill);
+  const Record r = run(
+      cluster,
+      {with_cpus("A", 0, 2, 10, 100), with_cpus("H", 1, 0, 5, 10), with_cpus("B", 2, 0, 2, 500)},
+      "fifo-backfill");
   EXPECT_EQ(r.at.at("B"), Span(2, 502));
   EXPECT_EQ(r.cpu_node.at("B"), 0u);
   EXPECT_EQ(r.at.at("H"), Span(100, 110));
@@ -302,7 +303,7 @@ TEST(CoreReservation, CountsAGangsCoresPerNode) {
   const Record r = run(cluster,
                        {with_cpus("A", 0, 2, 4, 100), with_cpus("H", 1, 3, 6, 10),
                         with_cpus("B", 2, 1, 1, 500), with_cpus("C", 3, 0, 2, 500)},
-                       QueuePolicy::kFifoBackfill);
+                       "fifo-backfill");
   EXPECT_EQ(r.at.at("B"), Span(2, 502));
   EXPECT_EQ(r.at.at("H"), Span(100, 110));
   EXPECT_EQ(r.at.at("C"), Span(110, 610));

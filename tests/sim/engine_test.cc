@@ -1,4 +1,3 @@
-#include "sim/placement/placement_registry.h"
 #include "sim/engine/engine.h"
 
 #include <gtest/gtest.h>
@@ -7,6 +6,7 @@
 #include <random>
 
 #include "models/exclusive_model.h"
+#include "sim/placement/placement_registry.h"
 #include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 
@@ -47,7 +47,7 @@ struct Run {
 };
 
 Run simulate(const SharingModel& model, std::vector<JobSpec> jobs, int nodes = 1, int gpus = 1,
-             EngineOptions options = {}, QueuePolicy policy = QueuePolicy::kFifo) {
+             EngineOptions options = {}, std::string_view policy = "fifo") {
   Cluster cluster = testing::make_cluster(nodes, gpus);
   Scheduler scheduler(policy, make_placement_policy("first-fit"), 64);
   testing::ListSource source(std::move(jobs));
@@ -135,7 +135,7 @@ TEST(EngineProperty, RandomWorkloadsKeepInvariants) {
     testing::PairModel pair;
     for (const SharingModel* model :
          {static_cast<const SharingModel*>(&exclusive), static_cast<const SharingModel*>(&pair)}) {
-      for (auto policy : {QueuePolicy::kFifo, QueuePolicy::kFifoBackfill}) {
+      for (auto policy : {"fifo", "fifo-backfill"}) {
         auto r = simulate(*model, jobs, 2, 4, {}, policy);
         ASSERT_EQ(r.stats.finished, jobs.size()) << "seed " << seed;
         EXPECT_LE(r.recorder.max_busy, 1.0 + 1e-12);

@@ -6,8 +6,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "sim/placement/placement_registry.h"
 #include "sim/engine/engine.h"
+#include "sim/placement/placement_registry.h"
 #include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 
@@ -76,7 +76,7 @@ EngineOptions with_faults(double per_gpu_hour, std::uint64_t seed = 7, int retry
 Recorder simulate(const SharingModel& model, std::vector<JobSpec> jobs, EngineOptions options,
                   EngineStats* stats = nullptr, int gpus = 1) {
   Cluster cluster = testing::make_cluster(1, gpus);
-  Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
+  Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
   testing::ListSource source(std::move(jobs));
   testing::CheckedEngine engine(cluster, model, scheduler, source, options);
   Recorder r;

@@ -4,8 +4,8 @@
 
 #include <map>
 
-#include "sim/placement/placement_registry.h"
 #include "sim/engine/engine.h"
+#include "sim/placement/placement_registry.h"
 #include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 
@@ -41,7 +41,7 @@ JobSpec with_memory(JobSpec j, std::int64_t mib, double checkpoint_s = 0) {
 FaultRecorder simulate(const SharingModel& model, std::vector<JobSpec> jobs, EngineOptions options,
                        EngineStats* stats = nullptr) {
   Cluster cluster = testing::make_cluster(1, 1);  // one 16 GiB GPU
-  Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
+  Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
   testing::ListSource source(std::move(jobs));
   testing::CheckedEngine engine(cluster, model, scheduler, source, options);
   FaultRecorder r;

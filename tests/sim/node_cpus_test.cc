@@ -6,9 +6,9 @@
 
 #include <map>
 
-#include "sim/placement/placement_registry.h"
 #include "models/exclusive_model.h"
 #include "sim/engine/engine.h"
+#include "sim/placement/placement_registry.h"
 #include "sim/scheduling/scheduler.h"
 #include "tests/sim/test_support.h"
 
@@ -45,7 +45,7 @@ Cluster cpu_cluster(int gpus, std::vector<std::optional<double>> cores) {
 }
 
 Record run(Cluster& cluster, const SharingModel& model, std::vector<JobSpec> jobs,
-           QueuePolicy policy = QueuePolicy::kFifo, const std::string& placement = "first-fit") {
+           std::string_view policy = "fifo", const std::string& placement = "first-fit") {
   Scheduler scheduler(policy, make_placement_policy(placement), 64);
   testing::ListSource source(std::move(jobs));
   Engine engine(cluster, model, scheduler, source);
@@ -76,18 +76,18 @@ TEST(NodeCpus, AJobWaitsForCoresThoughGpusAreFreeAndGetsThemAtTheFinish) {
   for (const auto& placement : {"first-fit", "best-fit", "spread"}) {
     SCOPED_TRACE(placement);
     Cluster fifo_cluster = cpu_cluster(4, {8.0});
-    const Record fifo = run(fifo_cluster, model,
-                            {with_cpus("A", 0, 1, 6, 100), with_cpus("B", 0, 1, 4, 10),
-                             with_cpus("C", 0, 1, 2, 10)},
-                            QueuePolicy::kFifo, placement);
+    const Record fifo = run(
+        fifo_cluster, model,
+        {with_cpus("A", 0, 1, 6, 100), with_cpus("B", 0, 1, 4, 10), with_cpus("C", 0, 1, 2, 10)},
+        "fifo", placement);
     EXPECT_EQ(fifo.at.at("A"), Span(0, 100));
     EXPECT_EQ(fifo.at.at("B"), Span(100, 110));
     EXPECT_EQ(fifo.at.at("C"), Span(100, 110));
     Cluster greedy_cluster = cpu_cluster(4, {8.0});
-    const Record greedy = run(greedy_cluster, model,
-                              {with_cpus("A", 0, 1, 6, 100), with_cpus("B", 0, 1, 4, 10),
-                               with_cpus("C", 0, 1, 2, 10)},
-                              QueuePolicy::kGreedy, placement);
+    const Record greedy = run(
+        greedy_cluster, model,
+        {with_cpus("A", 0, 1, 6, 100), with_cpus("B", 0, 1, 4, 10), with_cpus("C", 0, 1, 2, 10)},
+        "greedy", placement);
     EXPECT_EQ(greedy.at.at("B"), Span(100, 110));
     EXPECT_EQ(greedy.at.at("C"), Span(0, 10));
   }
@@ -101,9 +101,9 @@ TEST(NodeCpus, CoresBindUnderSharingModelsToo) {
   for (const auto& placement : {"first-fit", "best-fit", "spread"}) {
     SCOPED_TRACE(placement);
     Cluster cluster = cpu_cluster(2, {8.0});
-    const Record r = run(cluster, model,
-                         {with_cpus("A", 0, 1, 6, 100), with_cpus("B", 0, 1, 4, 10)},
-                         QueuePolicy::kFifo, placement);
+    const Record r =
+        run(cluster, model, {with_cpus("A", 0, 1, 6, 100), with_cpus("B", 0, 1, 4, 10)}, "fifo",
+            placement);
     EXPECT_EQ(r.at.at("A"), Span(0, 100));
     EXPECT_EQ(r.at.at("B"), Span(100, 110));
   }
@@ -116,8 +116,7 @@ TEST(NodeCpus, PlacementSkipsNodesWithoutTheCores) {
   for (const auto& placement : {"first-fit", "best-fit", "spread"}) {
     SCOPED_TRACE(placement);
     Cluster cluster = cpu_cluster(2, {4.0, 8.0});
-    const Record r = run(cluster, model, {with_cpus("A", 0, 1, 6, 10)}, QueuePolicy::kFifo,
-                         placement);
+    const Record r = run(cluster, model, {with_cpus("A", 0, 1, 6, 10)}, "fifo", placement);
     EXPECT_EQ(r.first_gpu.at("A"), 2u);
   }
 }
@@ -133,7 +132,7 @@ TEST(NodeCpus, GangsShareTheirCoresAmongTheirNodes) {
   const Record r =
       run(cluster, model,
           {with_cpus("G", 0, 4, 6, 50), with_cpus("H", 0, 4, 7, 10), with_cpus("J", 1, 1, 1, 5)},
-          QueuePolicy::kGreedy);
+          "greedy");
   EXPECT_EQ(r.at.at("G"), Span(0, 50));
   EXPECT_EQ(r.rejected.at("H"), "CPU cores more than the nodes that could hold the gang have");
   EXPECT_EQ(r.at.at("J"), Span(50, 55));
@@ -155,9 +154,9 @@ TEST(NodeCpus, UndeclaredCpusAreUnlimited) {
   ExclusiveModel model;
   Cluster cluster = cpu_cluster(4, {std::nullopt});
   EXPECT_FALSE(cluster.tracks_cpus());
-  const Record r = run(cluster, model,
-                       {with_cpus("A", 0, 1, 6, 100), with_cpus("B", 0, 1, 4000, 10),
-                        with_cpus("C", 0, 1, 2, 10)});
+  const Record r = run(
+      cluster, model,
+      {with_cpus("A", 0, 1, 6, 100), with_cpus("B", 0, 1, 4000, 10), with_cpus("C", 0, 1, 2, 10)});
   EXPECT_EQ(r.at.at("B"), Span(0, 10));
   EXPECT_EQ(r.at.at("C"), Span(0, 10));
 }

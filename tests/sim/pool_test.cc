@@ -1,7 +1,6 @@
-// A pooled cluster (sim/state/pool.h): fractional GPU amounts counted against one capacity, CPU cores,
-// CPU-only jobs, and the queue policies on it. Every expected time below is worked out by hand
-// in the comment above its check.
-#include "sim/placement/placement_registry.h"
+// A pooled cluster (sim/state/pool.h): fractional GPU amounts counted against one capacity, CPU
+// cores, CPU-only jobs, and the queue policies on it. Every expected time below is worked out by
+// hand in the comment above its check.
 #include "sim/state/pool.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +11,7 @@
 
 #include "models/exclusive_model.h"
 #include "sim/engine/engine.h"
+#include "sim/placement/placement_registry.h"
 #include "sim/scheduling/pool_releases.h"
 #include "sim/scheduling/scheduler.h"
 #include "tests/checked_engine.h"
@@ -45,7 +45,7 @@ struct Times : EngineObserver {
 using Span = std::pair<double, double>;
 
 Times run_pool(int gpus, double cpus_per_gpu, std::vector<JobSpec> jobs,
-               QueuePolicy policy = QueuePolicy::kGreedy, QueueOrder order = QueueOrder::kArrival) {
+               std::string_view policy = "greedy", QueueOrder order = QueueOrder::kArrival) {
   Cluster cluster({testing::test_device()}, {NodeSpec{"pool", 0, gpus, 0, false}},
                   PoolSpec{gpus, cpus_per_gpu});
   ExclusiveModel model;
@@ -139,7 +139,7 @@ TEST(Pool, GreedyShortestOrdersByRuntimeThenId) {
   const Times t = run_pool(1, 4,
                            {pooled("A", 0, 1, 0, 100), pooled("B", 1, 1, 0, 50),
                             pooled("D", 2, 1, 0, 10), pooled("C", 3, 1, 0, 10)},
-                           QueuePolicy::kGreedy, QueueOrder::kShortest);
+                           "greedy", QueueOrder::kShortest);
   EXPECT_EQ(t.at.at("C"), Span(100, 110));
   EXPECT_EQ(t.at.at("D"), Span(110, 120));
   EXPECT_EQ(t.at.at("B"), Span(120, 170));
@@ -152,10 +152,10 @@ TEST(Pool, GreedyShortestOrdersByRuntimeThenId) {
 TEST(Pool, FifoWaitsBehindTheHeadBackfillUsesTheSpare) {
   const std::vector<JobSpec> jobs = {pooled("A", 0, 0.75, 0, 100), pooled("B", 1, 0.5, 0, 10),
                                      pooled("C", 2, 0.25, 0, 200)};
-  const Times fifo = run_pool(1, 4, jobs, QueuePolicy::kFifo);
+  const Times fifo = run_pool(1, 4, jobs, "fifo");
   EXPECT_EQ(fifo.at.at("B"), Span(100, 110));
   EXPECT_EQ(fifo.at.at("C"), Span(100, 300));
-  const Times easy = run_pool(1, 4, jobs, QueuePolicy::kFifoBackfill);
+  const Times easy = run_pool(1, 4, jobs, "fifo-backfill");
   EXPECT_EQ(easy.at.at("B"), Span(100, 110));
   EXPECT_EQ(easy.at.at("C"), Span(2, 202));
 }
@@ -169,17 +169,17 @@ TEST(Pool, BackfillNeverDelaysTheHead) {
       1, 4,
       {pooled("A", 0, 0.5, 0, 100), pooled("A2", 0, 0.25, 0, 100), pooled("B", 1, 0.75, 0, 10),
        pooled("C", 2, 0.25, 0, 200), pooled("D", 3, 0.25, 0, 5)},
-      QueuePolicy::kFifoBackfill);
+      "fifo-backfill");
   EXPECT_EQ(t.at.at("C"), Span(2, 202));
   EXPECT_EQ(t.at.at("B"), Span(100, 110));
   // D: at 100 B takes 0.75 of the 0.75 free; at 110 B ends and D starts.
   EXPECT_EQ(t.at.at("D"), Span(110, 115));
 }
 
-// The backfill reservation from the index of running jobs (sim/scheduling/pool_releases.h) equals the one
-// found by ordering every running job's (finish, amount), as before the index: random starts,
-// completions (released slots, reused by later starts under a new version), ties of finish times
-// and needs from nothing to more than the pool can ever free.
+// The backfill reservation from the index of running jobs (sim/scheduling/pool_releases.h) equals
+// the one found by ordering every running job's (finish, amount), as before the index: random
+// starts, completions (released slots, reused by later starts under a new version), ties of finish
+// times and needs from nothing to more than the pool can ever free.
 TEST(PoolReleases, ReservationEqualsOrderingEveryRunningJob) {
   std::mt19937_64 rng(14);
   auto pick = [&](std::uint64_t n) { return static_cast<std::int64_t>(rng() % n); };
@@ -256,7 +256,7 @@ TEST(Pool, RejectsWhatTheWholePoolCannotHold) {
 TEST(Pool, CpuOnlyJobOnAClusterOfNodesIsRejectedWithItsReason) {
   Cluster cluster = testing::make_cluster(1, 2);
   ExclusiveModel model;
-  Scheduler scheduler(QueuePolicy::kGreedy, make_placement_policy("first-fit"), 64);
+  Scheduler scheduler("greedy", make_placement_policy("first-fit"), 64);
   testing::ListSource source({pooled("cpu", 0, 0, 2, 10), testing::job("gpu", 0, 1, 10)});
   testing::CheckedEngine engine(cluster, model, scheduler, source);
   Times t;

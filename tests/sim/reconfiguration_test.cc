@@ -5,8 +5,8 @@
 
 #include <map>
 
-#include "sim/placement/placement_registry.h"
 #include "sim/engine/engine.h"
+#include "sim/placement/placement_registry.h"
 #include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 
@@ -65,7 +65,7 @@ JobSpec inference(JobSpec j) {
 TEST(Reconfiguration, DrainsThenPaysTheDelayThenServesTheNewLayout) {
   KindLayoutModel model;
   Cluster cluster = testing::make_cluster(1, 1);
-  Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
+  Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
   // a (training) runs 0-10 on layout 0; b (inference) arrives at 1 and needs layout 1; c
   // (training) arrives at 2 and would fit layout 0 but must not start on the draining GPU.
   testing::ListSource source(
@@ -87,7 +87,7 @@ TEST(Reconfiguration, DrainsThenPaysTheDelayThenServesTheNewLayout) {
 TEST(Reconfiguration, AJobNeedingAnotherLayoutIsNotRejected) {
   KindLayoutModel model;
   Cluster cluster = testing::make_cluster(1, 1);
-  Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
+  Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
   testing::ListSource source({inference(job("b", 0, 1, 10))});
   testing::CheckedEngine engine(cluster, model, scheduler, source);
   Recorder r;

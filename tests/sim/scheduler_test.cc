@@ -1,4 +1,3 @@
-#include "sim/placement/placement_registry.h"
 #include "sim/scheduling/scheduler.h"
 
 #include <gtest/gtest.h>
@@ -6,8 +5,9 @@
 #include <map>
 
 #include "models/exclusive_model.h"
-#include "sim/engine/engine.h"
 #include "sim/core/job_order.h"
+#include "sim/engine/engine.h"
+#include "sim/placement/placement_registry.h"
 #include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 
@@ -22,7 +22,7 @@ struct StartRecorder : EngineObserver {
   void on_job_finished(Time now, const ActiveJob& j) override { finish[j.spec.id] = now.seconds(); }
 };
 
-StartRecorder run(QueuePolicy policy, std::vector<JobSpec> jobs, int gpus = 4,
+StartRecorder run(std::string_view policy, std::vector<JobSpec> jobs, int gpus = 4,
                   QueueOrder order = QueueOrder::kArrival) {
   Cluster cluster = testing::make_cluster(1, gpus);
   ExclusiveModel model;
@@ -41,21 +41,20 @@ std::vector<JobSpec> blocked_head() {
 }
 
 TEST(Scheduler, StrictFifoNeverStartsAJobBehindABlockedHead) {
-  auto r = run(QueuePolicy::kFifo, blocked_head());
+  auto r = run("fifo", blocked_head());
   EXPECT_DOUBLE_EQ(r.start["B"], 100);
   EXPECT_DOUBLE_EQ(r.start["C"], 100);
 }
 
 TEST(Scheduler, BackfillStartsAShortJobThatEndsBeforeTheReservation) {
-  auto r = run(QueuePolicy::kFifoBackfill, blocked_head());
+  auto r = run("fifo-backfill", blocked_head());
   EXPECT_DOUBLE_EQ(r.start["C"], 2);
   EXPECT_DOUBLE_EQ(r.start["B"], 100);  // the head is not delayed
 }
 
 TEST(Scheduler, BackfillDoesNotDelayTheHead) {
   // B needs all 4 GPUs at t=100; C is long (200 s) and would hold one of them: no backfill.
-  auto r = run(QueuePolicy::kFifoBackfill,
-               {job("A", 0, 3, 100), job("B", 1, 4, 10), job("C", 2, 1, 200)});
+  auto r = run("fifo-backfill", {job("A", 0, 3, 100), job("B", 1, 4, 10), job("C", 2, 1, 200)});
   EXPECT_DOUBLE_EQ(r.start["B"], 100);
   EXPECT_DOUBLE_EQ(r.start["C"], 110);
 }
@@ -63,8 +62,7 @@ TEST(Scheduler, BackfillDoesNotDelayTheHead) {
 TEST(Scheduler, BackfillMayUseGpusTheHeadDoesNotNeed) {
   // 6 GPUs: A holds 4 until t=100; B needs 4 (2 free now, 6 at t=100 -> 2 spare); a long
   // 1-GPU job C fits in the spare GPUs.
-  auto r = run(QueuePolicy::kFifoBackfill,
-               {job("A", 0, 4, 100), job("B", 1, 4, 10), job("C", 2, 1, 500)}, 6);
+  auto r = run("fifo-backfill", {job("A", 0, 4, 100), job("B", 1, 4, 10), job("C", 2, 1, 500)}, 6);
   EXPECT_DOUBLE_EQ(r.start["C"], 2);
   EXPECT_DOUBLE_EQ(r.start["B"], 100);
 }
@@ -74,9 +72,9 @@ TEST(Scheduler, GreedyStartsALaterSmallJobWhileTheHeadWaits) {
   // fifo: C waits behind B (B 100-110, C from 110). fifo-backfill: C would delay B's
   // reservation, so it waits too. greedy: C fits now and starts at t=2; B waits until C ends.
   const std::vector<JobSpec> jobs = {job("A", 0, 3, 100), job("B", 1, 4, 10), job("C", 2, 1, 200)};
-  auto fifo = run(QueuePolicy::kFifo, jobs);
+  auto fifo = run("fifo", jobs);
   EXPECT_DOUBLE_EQ(fifo.start["C"], 110);
-  auto greedy = run(QueuePolicy::kGreedy, jobs);
+  auto greedy = run("greedy", jobs);
   EXPECT_DOUBLE_EQ(greedy.start["C"], 2);
   EXPECT_DOUBLE_EQ(greedy.finish["C"], 202);
   EXPECT_DOUBLE_EQ(greedy.start["B"], 202);
@@ -88,8 +86,8 @@ TEST(Scheduler, GreedyStartsEveryJobThatFitsInQueueOrder) {
   // C (1) starts at 2 and E (1) at 4, while D (2, at 3) finds 1 empty GPU; C ends at 12 (1
   // empty: D still waits), E at 14 (2 empty: D starts, skipping B). D ends at 64 (2 empty, B
   // still waits); A ends at 100 and B starts.
-  auto r = run(QueuePolicy::kGreedy, {job("A", 0, 2, 100), job("B", 1, 3, 10), job("C", 2, 1, 10),
-                                      job("D", 3, 2, 50), job("E", 4, 1, 10)});
+  auto r = run("greedy", {job("A", 0, 2, 100), job("B", 1, 3, 10), job("C", 2, 1, 10),
+                          job("D", 3, 2, 50), job("E", 4, 1, 10)});
   EXPECT_DOUBLE_EQ(r.start["C"], 2);
   EXPECT_DOUBLE_EQ(r.start["E"], 4);
   EXPECT_DOUBLE_EQ(r.start["D"], 14);
@@ -99,10 +97,10 @@ TEST(Scheduler, GreedyStartsEveryJobThatFitsInQueueOrder) {
 TEST(Scheduler, GreedyBreaksSubmitTiesByNumericJobId) {
   // One GPU busy until t=100; "10" arrives before "9" at the same instant: "9" goes first.
   const std::vector<JobSpec> jobs = {job("A", 0, 1, 100), job("10", 5, 1, 10), job("9", 5, 1, 10)};
-  auto greedy = run(QueuePolicy::kGreedy, jobs, 1);
+  auto greedy = run("greedy", jobs, 1);
   EXPECT_DOUBLE_EQ(greedy.start["9"], 100);
   EXPECT_DOUBLE_EQ(greedy.start["10"], 110);
-  auto fifo = run(QueuePolicy::kFifo, jobs, 1);  // fifo keeps the stream's order
+  auto fifo = run("fifo", jobs, 1);  // fifo keeps the stream's order
   EXPECT_DOUBLE_EQ(fifo.start["10"], 100);
 }
 
@@ -110,12 +108,12 @@ TEST(Scheduler, GreedyShortestOrdersByRuntimeThenSubmit) {
   // 2 GPUs held until t=100; B (50 s), C (10 s), D (30 s), F (10 s, later than C) wait.
   const std::vector<JobSpec> jobs = {job("A", 0, 2, 100), job("B", 1, 1, 50), job("C", 2, 1, 10),
                                      job("D", 3, 1, 30), job("F", 4, 1, 10)};
-  auto shortest = run(QueuePolicy::kGreedy, jobs, 2, QueueOrder::kShortest);
+  auto shortest = run("greedy", jobs, 2, QueueOrder::kShortest);
   EXPECT_DOUBLE_EQ(shortest.start["C"], 100);
   EXPECT_DOUBLE_EQ(shortest.start["F"], 100);
   EXPECT_DOUBLE_EQ(shortest.start["D"], 110);
   EXPECT_DOUBLE_EQ(shortest.start["B"], 110);
-  auto arrival = run(QueuePolicy::kGreedy, jobs, 2);
+  auto arrival = run("greedy", jobs, 2);
   EXPECT_DOUBLE_EQ(arrival.start["B"], 100);
   EXPECT_DOUBLE_EQ(arrival.start["C"], 100);
   EXPECT_DOUBLE_EQ(arrival.start["D"], 110);
@@ -123,9 +121,8 @@ TEST(Scheduler, GreedyShortestOrdersByRuntimeThenSubmit) {
 }
 
 TEST(Scheduler, ShortestOrderIsOnlyForGreedy) {
-  EXPECT_THROW(
-      Scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64, QueueOrder::kShortest),
-      std::invalid_argument);
+  EXPECT_THROW(Scheduler("fifo", make_placement_policy("first-fit"), 64, QueueOrder::kShortest),
+               std::invalid_argument);
   for (const auto& name : queue_order_names()) {
     EXPECT_EQ(queue_order_name(parse_queue_order(name)), name);
   }
@@ -152,8 +149,8 @@ TEST(Scheduler, GreedyRequeueTakesItsPlaceByOrderWhileFifoPutsItFirst) {
   const JobSlot b = add(job("b", 5, 1, 10));
   const JobSlot a = add(job("a", 5, 4, 10));
   const JobSlot early = add(job("early", 1, 1, 10));
-  Scheduler greedy(QueuePolicy::kGreedy, make_placement_policy("first-fit"), 64);
-  Scheduler fifo(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
+  Scheduler greedy("greedy", make_placement_policy("first-fit"), 64);
+  Scheduler fifo("fifo", make_placement_policy("first-fit"), 64);
   for (JobSlot slot : {b, a, early}) {
     greedy.enqueue(slot, jobs);
     fifo.enqueue(slot, jobs);
@@ -183,11 +180,33 @@ TEST(JobOrder, DigitIdsCompareAsNumbersOthersByBytes) {
 // that mixes short and long numbers, leading zeros, 18- and 19-digit numbers, all-zero ids,
 // empty and non-digit ids.
 TEST(JobOrder, PrecomputedKeysOrderAsTheTextComparison) {
-  const std::vector<std::string> ids = {
-      "0", "00", "000", "1", "01", "9", "10", "010", "0010", "99", "100", "7", "007",
-      "123456789012345678", "999999999999999999", "0999999999999999999",
-      "1000000000000000000", "1000000000000000001", "12345678901234567890123", "", "a",
-      "job10", "job9", "10a", "-1", "1.5", " 1"};
+  const std::vector<std::string> ids = {"0",
+                                        "00",
+                                        "000",
+                                        "1",
+                                        "01",
+                                        "9",
+                                        "10",
+                                        "010",
+                                        "0010",
+                                        "99",
+                                        "100",
+                                        "7",
+                                        "007",
+                                        "123456789012345678",
+                                        "999999999999999999",
+                                        "0999999999999999999",
+                                        "1000000000000000000",
+                                        "1000000000000000001",
+                                        "12345678901234567890123",
+                                        "",
+                                        "a",
+                                        "job10",
+                                        "job9",
+                                        "10a",
+                                        "-1",
+                                        "1.5",
+                                        " 1"};
   std::size_t numbered = 0;
   for (const auto& a : ids) {
     const JobIdNumber ka(a);
@@ -204,11 +223,11 @@ TEST(JobOrder, PrecomputedKeysOrderAsTheTextComparison) {
   EXPECT_TRUE(JobIdNumber("0999999999999999999").numbered());   // 18 once zeros are stripped
 }
 
-TEST(Scheduler, PolicyNamesRoundTrip) {
-  for (const auto& name : queue_policy_names()) {
-    EXPECT_EQ(queue_policy_name(parse_queue_policy(name)), name);
+TEST(Scheduler, OrderNamesRoundTrip) {
+  for (const auto& name : queue_order_names()) {
+    EXPECT_EQ(queue_order_name(parse_queue_order(name)), name);
   }
-  EXPECT_THROW(parse_queue_policy("lifo"), std::invalid_argument);
+  EXPECT_THROW(parse_queue_order("random"), std::invalid_argument);
 }
 
 }  // namespace

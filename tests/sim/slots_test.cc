@@ -7,8 +7,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "sim/placement/placement_registry.h"
 #include "sim/engine/engine.h"
+#include "sim/placement/placement_registry.h"
 #include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 
@@ -70,7 +70,7 @@ class SeatModel : public SharingModel {
 TEST(EngineSlots, AJobKeepsItsSlotWhileOthersComeAndGo) {
   Cluster cluster = testing::make_cluster(1, 1);
   SeatModel model;
-  Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
+  Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
   // a, b, c take seats 0, 1, 2; d waits until a ends at 10 and takes seat 0 while b and c stay
   // in 1 and 2; e waits for b (ends at 100) and takes seat 1.
   testing::ListSource source({job("a", 0, 1, 10), job("b", 0, 1, 100), job("c", 5, 1, 100),
@@ -86,7 +86,7 @@ TEST(EngineSlots, AJobKeepsItsSlotWhileOthersComeAndGo) {
 TEST(EngineSlots, EachGpuStartsInTheLayoutOfItsIndexInTheNode) {
   Cluster cluster = testing::make_cluster(2, 3);
   SeatModel model;
-  Scheduler scheduler(QueuePolicy::kFifo, make_placement_policy("first-fit"), 64);
+  Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
   testing::ListSource source({});
   testing::CheckedEngine engine(cluster, model, scheduler, source);
   for (GpuIndex g = 0; g < cluster.gpu_count(); ++g) {

@@ -1,0 +1,81 @@
+#include "sim/scheduling/greedy_queue.h"
+
+#include <climits>
+
+#include "sim/base/sorted_merge.h"
+
+namespace gpumux {
+
+void GreedyQueue::enqueue(JobSlot job, const JobTable& jobs, const JobStarter& starter) {
+  QueueEntry entry = make_queue_entry(job, jobs, order_);
+  if (starter.pooled()) {
+    pool_queue_.push(pool_request(jobs[job].spec), std::move(entry));
+  } else {
+    by_gpus_[jobs[job].spec.gpus].insert(std::move(entry));
+  }
+}
+
+void GreedyQueue::requeue(JobSlot job, const JobTable& jobs, const JobStarter& starter) {
+  enqueue(job, jobs, starter);
+}
+
+void GreedyQueue::front(std::size_t n, std::vector<JobSlot>& out, const JobStarter& starter) const {
+  out.clear();
+  if (starter.pooled()) {
+    pool_queue_.front(n, out);
+    return;
+  }
+  // A merge of the per-size sets (sorted_merge.h).
+  std::vector<std::pair<std::set<QueueEntry>::const_iterator, std::set<QueueEntry>::const_iterator>>
+      at;
+  for (const auto& [gpus, bucket] : by_gpus_) at.emplace_back(bucket.begin(), bucket.end());
+  merge_front(
+      std::move(at), n, [](const QueueEntry& e) { return e.slot; }, out);
+}
+
+void GreedyQueue::schedule(const SchedulePass& pass, JobStarter& starter) {
+  if (starter.pooled()) {
+    pool_queue_.start_fitting(pass.cluster,
+                              [&](JobSlot slot) { starter.launch_pooled(slot, pass.launcher); });
+    return;
+  }
+  if (starter.queued() == 0) return;
+  const Cluster& cluster = pass.cluster;
+  const bool count_bound = pass.model.requires_empty_gpu();
+  // The largest gang that can fit by count: exact for models that need empty GPUs.
+  auto bound = [&] {
+    return count_bound ? static_cast<long>(cluster.empty_gpus_total()) : LONG_MAX;
+  };
+  long most = bound();
+  // CPU-only jobs (size 0) need no GPU: a pass with none empty still looks at them.
+  if (most <= 0 && starter.cpu_only_queued() == 0) return;
+  GpuViewBuilder views(cluster, pass.jobs);
+  cursors_.clear();
+  for (auto& [gpus, bucket] : by_gpus_) {
+    if (gpus > most) break;  // the map is ordered by size
+    if (!bucket.empty()) cursors_.push_back(Cursor{&bucket, bucket.begin(), gpus});
+  }
+  while (true) {
+    // The earliest job, in queue order, among the sizes that can still fit.
+    std::size_t best = cursors_.size();
+    for (std::size_t i = 0; i < cursors_.size(); ++i) {
+      const Cursor& c = cursors_[i];
+      if (c.gpus > most || c.at == c.bucket->end()) continue;
+      if (best == cursors_.size() || *c.at < *cursors_[best].at) best = i;
+    }
+    if (best == cursors_.size()) return;
+    Cursor& c = cursors_[best];
+    const JobSlot candidate = c.at->slot;
+    const JobSpec& spec = pass.jobs[candidate].spec;
+    if (!starter.place_now(cluster, pass.model, views, spec)) {
+      ++c.at;
+      continue;
+    }
+    c.at = c.bucket->erase(c.at);
+    starter.launch(candidate, spec, pass.launcher);
+    most = bound();
+    if (most <= 0 && starter.cpu_only_queued() == 0) return;
+  }
+}
+
+}  // namespace gpumux
