@@ -1,5 +1,5 @@
-#include "apps/sweep_command.h"
-
+// `gpumux sweep` and `gpumux merge`: their options and exit codes (0 every run ended, 3 some run
+// failed: recorded, listed, the others merged; 2 bad input).
 #include <algorithm>
 #include <filesystem>
 #include <thread>
@@ -7,6 +7,7 @@
 #include "analysis/output/output_folder.h"
 #include "analysis/sweep/sweep.h"
 #include "analysis/sweep/sweep_merge.h"
+#include "apps/command_options.h"
 #include "apps/exit_codes.h"
 #include "sim/base/input_error.h"
 #ifdef GPUMUX_HAVE_MPI
@@ -16,6 +17,22 @@
 namespace gpumux {
 
 namespace {
+
+struct SweepCommand {
+  std::string sweep_file;
+  std::string out_dir;
+  int threads = 0;  // 0: the machine's hardware threads
+  std::string shard;
+  bool retry_failed = false;
+  std::string format = "table";
+  CLI::Option* threads_option = nullptr;
+};
+
+struct MergeCommand {
+  std::string dir;
+  bool partial = false;
+  std::string format = "table";
+};
 
 int print_merge(const SweepMerge& merge, const std::string& dir, const std::string& format,
                 std::ostream& out, std::ostream& err) {
@@ -30,9 +47,7 @@ int print_merge(const SweepMerge& merge, const std::string& dir, const std::stri
   return merge.failures.empty() && merge.missing.empty() ? kExitOk : kExitCheckFailed;
 }
 
-}  // namespace
-
-void configure_sweep_command(CLI::App& sub, SweepCommand& a) {
+void configure_sweep_options(CLI::App& sub, SweepCommand& a) {
   sub.add_option("sweep", a.sweep_file,
                  "sweep JSON file: scenarios and axes (models, seeds, any --set path) expanded "
                  "to indexed runs (docs/sweeps.md)")
@@ -64,7 +79,7 @@ void configure_sweep_command(CLI::App& sub, SweepCommand& a) {
       "1 internal error.");
 }
 
-void configure_merge_command(CLI::App& sub, MergeCommand& a) {
+void configure_merge_options(CLI::App& sub, MergeCommand& a) {
   sub.add_option("dir", a.dir, "a sweep's folder (gpumux sweep --out DIR)")->required();
   sub.add_flag("--partial", a.partial,
                "merge even when some runs have no result yet (they are listed as missing; "
@@ -114,17 +129,17 @@ int run_sweep_command(const SweepCommand& a, std::ostream& out, std::ostream& er
   // One process per sweep folder, or per shard of it, at a time: DIR.lock, DIR.shard-I-of-N.lock.
   std::string base = std::filesystem::path(a.out_dir).lexically_normal().string();
   while (base.size() > 1 && base.back() == '/') base.pop_back();
-  const std::string lock_path =
-      request.shard ? base + ".shard-" + std::to_string(request.shard->index) + "-of-" +
-                          std::to_string(request.shard->count)
-                    : a.out_dir;
+  const std::string lock_path = request.shard
+                                    ? base + ".shard-" + std::to_string(request.shard->index) +
+                                          "-of-" + std::to_string(request.shard->count)
+                                    : a.out_dir;
   const FolderLock lock(lock_path);
   const SweepCounts counts = run_sweep_locally(request, &err);
   if (request.shard) {
-    out << "shard " << request.shard->index << "/" << request.shard->count << ": "
-        << counts.share << " of " << counts.total << " runs, " << counts.ran << " run now ("
-        << counts.failed << " failed), " << counts.skipped
-        << " finished before; gpumux merge " << a.out_dir << " once every shard is done\n";
+    out << "shard " << request.shard->index << "/" << request.shard->count << ": " << counts.share
+        << " of " << counts.total << " runs, " << counts.ran << " run now (" << counts.failed
+        << " failed), " << counts.skipped << " finished before; gpumux merge " << a.out_dir
+        << " once every shard is done\n";
     return counts.failed == 0 ? kExitOk : kExitCheckFailed;
   }
   return print_merge(merge_sweep(a.out_dir, counts.unrecorded > 0), a.out_dir, a.format, out, err);
@@ -132,6 +147,20 @@ int run_sweep_command(const SweepCommand& a, std::ostream& out, std::ostream& er
 
 int run_merge_command(const MergeCommand& a, std::ostream& out, std::ostream& err) {
   return print_merge(merge_sweep(a.dir, a.partial), a.dir, a.format, out, err);
+}
+
+}  // namespace
+
+void configure_sweep_command(CLI::App& sub, CommandContext& ctx) {
+  auto a = std::make_shared<SweepCommand>();
+  configure_sweep_options(sub, *a);
+  set_action(sub, ctx, a, run_sweep_command);
+}
+
+void configure_merge_command(CLI::App& sub, CommandContext& ctx) {
+  auto a = std::make_shared<MergeCommand>();
+  configure_merge_options(sub, *a);
+  set_action(sub, ctx, a, run_merge_command);
 }
 
 }  // namespace gpumux

@@ -7,8 +7,8 @@
 
 #include "packing/openb_csv.h"
 #include "packing/packing_sim.h"
-#include "sim/placement/fgd/policy.h"
 #include "sim/base/input_error.h"
+#include "sim/placement/fgd/policy.h"
 
 namespace gpumux::packing {
 namespace {
@@ -34,7 +34,8 @@ void report_load(std::ostream& err, const std::string& what, const std::string& 
 }  // namespace
 
 void configure_pack_command(CLI::App& sub, PackCommand& cmd) {
-  sub.description(
+  // The footer, not the description: `gpumux --help` lists the command table's one line.
+  sub.footer(
       "Pack GPU-sharing pods onto a cluster until the arrived GPU request reaches --arrive-to % "
       "of its GPU capacity, as in the FGD study (USENIX ATC'23), and print the GPU allocation "
       "ratio at each arrived %. Pods are sampled from the pod list with --seed; pods that fit "

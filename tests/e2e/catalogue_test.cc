@@ -9,6 +9,7 @@
 #include "analysis/compare/compare_metrics.h"
 #include "analysis/metrics/metric_catalogue.h"
 #include "analysis/metrics/summary_metrics.h"
+#include "apps/command_table.h"
 #include "models/device_measurements.h"
 #include "models/sharing_registry.h"
 #include "sim/placement/placement_registry.h"
@@ -199,6 +200,26 @@ TEST(Registry, QueuePolicyTableIsTheOnlyListOfQueueNames) {
   EXPECT_THROW(Scheduler("lifo", make_placement_policy("first-fit"), 64), std::invalid_argument);
   EXPECT_THROW(Scheduler("fifo", make_placement_policy("first-fit"), 64, QueueOrder::kShortest),
                std::invalid_argument);
+}
+
+TEST(Registry, CommandTableIsTheOnlyListOfCommands) {
+  const auto help = run_cli({"--help"});
+  ASSERT_EQ(help.code, 0) << help.err;
+  const auto unknown = run_cli({"frobnicate"});
+  EXPECT_EQ(unknown.code, 2);
+  std::string names;
+  for (const auto& command : command_table()) {
+    const std::string name(command.name);
+    names += (names.empty() ? "" : ", ") + name;
+    EXPECT_NE(help.out.find(name), std::string::npos) << name;
+    // Every entry is a command the line parses (its own --help exits 0).
+    const auto own = run_cli({name, "--help"});
+    EXPECT_EQ(own.code, 0) << name << ": " << own.err;
+    EXPECT_NE(own.out.find(std::string(command.summary)), std::string::npos) << name;
+  }
+  // The unknown-command error lists the table, in its order, and nothing else.
+  EXPECT_NE(unknown.err.find("commands: " + names + " (gpumux --help)"), std::string::npos)
+      << unknown.err;
 }
 
 }  // namespace

@@ -1,0 +1,57 @@
+// `gpumux check`: run scenarios and gate on their expect bounds (exit 3 when one fails).
+#include <unistd.h>
+
+#include <optional>
+
+#include "analysis/check/check.h"
+#include "analysis/output/output_folder.h"
+#include "apps/command_options.h"
+#include "apps/exit_codes.h"
+
+namespace gpumux {
+
+namespace {
+
+struct CheckArgs {
+  CheckRequest request;
+  std::string format = "table";
+};
+
+int run_check_command(const CheckArgs& a, std::ostream& out, std::ostream& err) {
+  // One check per output folder at a time; each scenario's folder is also replaced as a whole.
+  std::optional<FolderLock> lock;
+  if (!a.request.out_dir.empty()) lock.emplace(a.request.out_dir);
+  const CheckResult result = run_check(a.request, isatty(STDERR_FILENO) ? &err : nullptr);
+  if (a.format == "json") {
+    out << check_to_json(result).dump(2) << "\n";
+  } else {
+    print_check_table(result, out);
+  }
+  return result.pass() ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace
+
+void configure_check_command(CLI::App& check, CommandContext& ctx) {
+  auto a = std::make_shared<CheckArgs>();
+  check
+      .add_option("scenarios", a->request.scenarios,
+                  "scenario JSON files, each with an expect block")
+      ->required();
+  check.add_option("--set", a->request.sets,
+                   "override a value in every scenario, as path=value (as for run). Repeatable.");
+  check.add_option("--seed", a->request.seed, "override every scenario's seed");
+  check.add_option("--out", a->request.out_dir,
+                   "write each run's outputs to DIR/<scenario name> (default: write no files)");
+  check.add_option("--format", a->format, "table (default) or json")
+      ->check(CLI::IsMember({"table", "json"}));
+  check.footer(
+      "A bound {\"min\": a, \"max\": b} holds when a <= value <= b; a metric that is n/a in "
+      "the run (an empty set, or not produced by it) fails.\n"
+      "Exit codes: 0 every bound holds, 3 some bound fails, 2 bad input (nothing is run), 1 "
+      "internal error.");
+  add_check_invariants_flag(check, a->request.check_invariants);
+  set_action(check, ctx, a, run_check_command);
+}
+
+}  // namespace gpumux

@@ -1,0 +1,51 @@
+// Options and helpers more than one command uses: the scenario options of run and validate,
+// --check-invariants, --threads' default, --models with --model-params, and the callback that
+// leaves a command's action to run after parsing.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/run/model_choice.h"
+#include "apps/command_table.h"
+#include "scenarios/scenario.h"
+
+namespace gpumux {
+
+// CLI11 reads "-1" into an unsigned option as 2^64 - 1; a seed or a count is never negative.
+CLI::Validator non_negative();
+
+// A scenario and what may override it before validation (run, validate).
+struct ScenarioArgs {
+  std::string scenario;
+  std::optional<std::string> out_dir;
+  std::optional<std::uint64_t> seed;
+  std::vector<std::string> sets;
+};
+void add_scenario_options(CLI::App& sub, ScenarioArgs& a);
+ScenarioOverrides overrides_of(const ScenarioArgs& a);
+
+void add_check_invariants_flag(CLI::App& sub, bool& flag);
+
+// `threads`, or the machine's hardware threads when it is 0.
+int threads_or_hardware(int threads);
+
+// --models and --model-params (NAME=JSON) as the models to run, each with its params if given.
+// Throws InputError naming the --model-params argument.
+std::vector<ModelRequest> model_requests(const std::vector<std::string>& names,
+                                         const std::vector<std::string>& assignments);
+
+// Makes `sub`'s callback set ctx.action to run(*args, ctx.out, ctx.err); the callback holds
+// `args` (the options' storage) as long as `sub` lives.
+template <class Args, class Run>
+void set_action(CLI::App& sub, CommandContext& ctx, std::shared_ptr<Args> args, Run run) {
+  sub.callback([&ctx, args, run] {
+    ctx.action = [&ctx, args, run] { return run(*args, ctx.out, ctx.err); };
+  });
+}
+
+}  // namespace gpumux
