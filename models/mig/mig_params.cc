@@ -1,19 +1,154 @@
 #include "models/mig/mig_params.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include "models/parameter_spec.h"
 
 namespace gpumux {
 
 namespace {
 
-// Migration costs when the scenario gives none: assumptions, not measurements (docs/gpu-facts.md
-// has no checkpoint figure). A checkpoint writes at most an instance's memory (<= 40 GB, usually a
-// few GB) to local storage at a few GB/s; a restart starts a process and a CUDA context, loads the
-// framework and reads the checkpoint back (models/mig/README.md, "Migration").
-constexpr double kDefaultCheckpointS = 10.0;
-constexpr double kDefaultRestartS = 20.0;
-// Profile-guided sizing: a job accepts an instance that runs it at most 25% slower than its best.
-constexpr double kDefaultMaxSlowdown = 1.25;
+// The parameters, declared once (models/parameter_spec.h). The layout sources (`layout`,
+// `mig_parted` + `config`, `layouts`) are lists, objects and files, which no spec describes: they
+// are read by hand in read_mig_params and echoed as layout_entries.
+constexpr SwitchSpec kComputeAwareSpec{
+    "compute_aware", false, "default",
+    "true: a job without a requested profile also needs an instance with the SMs it occupies"};
+constexpr std::string_view kStrategyNames[] = {"auto", "mixed", "single"};  // MigStrategy order
+constexpr ChoiceSpec kStrategySpec{
+    "strategy", kStrategyNames, 0, "default",
+    "how jobs find instances: auto (gpumux picks the smallest fitting instance), mixed / single "
+    "(Kubernetes device-plugin strategies: placement blind to memory)"};
+// In `sizing`. By default a job accepts an instance that runs it at most 25% slower than its best.
+constexpr NumberSpec kMaxSlowdownSpec{
+    "max_slowdown",
+    "x",
+    1.25,
+    1.0,
+    1e6,
+    "default (a choice)",
+    "a job fits an instance only within this slowdown of its best rate on the device (roofline "
+    "profile, models/mig/profile_sizing.h)"};
+// In `repartition` (with `layouts`).
+constexpr NumberSpec kReconfigurationSpec{
+    "reconfiguration_s",
+    "s",
+    10.0,
+    0.0,
+    1e6,
+    "default",
+    "time to destroy and create instances once a GPU is empty"};
+constexpr NumberSpec kResetSpec{"reset_s",
+                                "s",
+                                60.0,
+                                0.0,
+                                1e6,
+                                "default",
+                                "time instead when MIG mode toggles on Ampere (GPU reset)"};
+constexpr NumberSpec kHysteresisSpec{
+    "hysteresis_s", "s", 300.0, 0.0, 1e9, "default", "a GPU is not changed again within this time"};
+constexpr NumberSpec kLookaheadSpec{"lookahead",
+                                    "jobs",
+                                    32.0,
+                                    0.0,
+                                    static_cast<double>(kReconfigurationLookahead),
+                                    "default",
+                                    "queued jobs behind the head a new layout is chosen for",
+                                    true};
+// In `repartition.migration`. Migration costs when the scenario gives none: assumptions, not
+// measurements (docs/gpu-facts.md has no checkpoint figure). A checkpoint writes at most an
+// instance's memory (<= 40 GB, usually a few GB) to local storage at a few GB/s; a restart starts
+// a process and a CUDA context, loads the framework and reads the checkpoint back
+// (models/mig/README.md, "Migration").
+constexpr std::string_view kMigrationAssumption =
+    "default (assumption; models/mig/README.md, \"Migration\")";
+constexpr SwitchSpec kCheckpointSpec{
+    "checkpoint", true, "default",
+    "true: a moved job writes a checkpoint first (no work lost); false: it loses the work since "
+    "its last periodic checkpoint"};
+constexpr NumberSpec kCheckpointTimeSpec{"checkpoint_s",
+                                         "s",
+                                         10.0,
+                                         0.0,
+                                         1e6,
+                                         kMigrationAssumption,
+                                         "wall time a moved job spends writing its checkpoint"};
+constexpr NumberSpec kRestartTimeSpec{
+    "restart_s",
+    "s",
+    20.0,
+    0.0,
+    1e6,
+    kMigrationAssumption,
+    "wall time a moved job spends restoring before it progresses"};
+
+// A duration setting as the model keeps it: the echo shows the value at Time's resolution (us),
+// the one the model uses.
+Time as_time(NumberSetting& setting) {
+  const Time t = Time::from_seconds(setting.value);
+  setting.value = t.seconds();
+  return t;
+}
+
+// `repartition` and the `migration` object inside it (with `layouts` only): fills the
+// repartitioning fields of `out` and appends their echo to `echo`.
+void read_repartition(JsonObject& p, MigParams& out, std::vector<ModelParameter>& echo) {
+  const bool given = p.has("repartition");
+  std::optional<JsonObject> r;
+  if (given) {
+    r.emplace(p.object("repartition"));
+  } else {
+    p.allow("repartition");
+  }
+  // The echo has always named a given `repartition` object as the source of each of its four
+  // numbers, a number the object leaves out included; kept so that outputs stay the same.
+  const auto number = [&](const NumberSpec& spec) {
+    NumberSetting s = r ? read(*r, spec) : default_setting(spec);
+    if (given) s.source = "scenario";
+    return s;
+  };
+  NumberSetting reconfiguration = number(kReconfigurationSpec);
+  NumberSetting reset = number(kResetSpec);
+  NumberSetting hysteresis = number(kHysteresisSpec);
+  const NumberSetting lookahead = number(kLookaheadSpec);
+  out.reconfiguration_delay = as_time(reconfiguration);
+  out.reset_delay = as_time(reset);
+  out.hysteresis = as_time(hysteresis);
+  out.lookahead = static_cast<int>(lookahead.value);
+  echo.push_back(within("repartition", declare(kReconfigurationSpec, reconfiguration)));
+  echo.push_back(within("repartition", declare(kResetSpec, reset)));
+  echo.push_back(within("repartition", declare(kHysteresisSpec, hysteresis)));
+  echo.push_back(within("repartition", declare(kLookaheadSpec, lookahead)));
+  std::vector<ModelParameter> migration_echo;
+  if (r && r->has("migration")) {
+    JsonObject m = r->object("migration");
+    out.migration.enabled = true;
+    const SwitchSetting checkpoint = read(m, kCheckpointSpec);
+    NumberSetting checkpoint_time = read(m, kCheckpointTimeSpec);
+    NumberSetting restart_time = read(m, kRestartTimeSpec);
+    m.finish();
+    out.migration.checkpoint = checkpoint.on;
+    out.migration.checkpoint_time = as_time(checkpoint_time);
+    out.migration.restart_time = as_time(restart_time);
+    migration_echo = {
+        within("repartition.migration", declare(kCheckpointSpec, checkpoint)),
+        within("repartition.migration", declare(kCheckpointTimeSpec, checkpoint_time)),
+        within("repartition.migration", declare(kRestartTimeSpec, restart_time))};
+  }
+  if (r) r->finish();
+  // An object, not a value: present means migrate.
+  ModelParameter migration = ModelParameter::on_off(
+      "repartition.migration", out.migration.enabled,
+      out.migration.enabled ? "scenario" : "default",
+      "true: a reconfigured GPU's residents are moved off (checkpoint-restart) instead of "
+      "drained");
+  migration.accepts = "an object {checkpoint, checkpoint_s, restart_s} inside repartition";
+  echo.push_back(std::move(migration));
+  echo.insert(echo.end(), migration_echo.begin(), migration_echo.end());
+}
 
 std::vector<std::string> profile_list(const nlohmann::json& v, const std::string& where,
                                       const std::string& field) {
@@ -51,8 +186,7 @@ MigParams read_mig_params(JsonObject& p) {
                      "with 'config', or 'layouts' (candidate layouts for repartitioning)");
   }
   std::string layout_source;
-  bool repartition_given = false;
-  bool checkpoint_s_given = false, restart_s_given = false, checkpoint_given = false;
+  std::vector<ModelParameter> repartition_echo;  // with `layouts` only
   if (has_candidates) {
     out.source = MigLayoutSource::kCandidates;
     out.layout_where = p.where("layouts");
@@ -69,32 +203,7 @@ MigParams read_mig_params(JsonObject& p) {
           (layout_source.empty() ? "" : " | ") + joined_profiles(out.candidates.back());
     }
     layout_source = "scenario candidates (" + layout_source + "); starts in the first";
-    repartition_given = p.has("repartition");
-    if (repartition_given) {
-      JsonObject r = p.object("repartition");
-      out.reconfiguration_delay =
-          Time::from_seconds(r.optional_number("reconfiguration_s", 10.0, 0.0, 1e6));
-      out.reset_delay = Time::from_seconds(r.optional_number("reset_s", 60.0, 0.0, 1e6));
-      out.hysteresis = Time::from_seconds(r.optional_number("hysteresis_s", 300.0, 0.0, 1e9));
-      out.lookahead = static_cast<int>(
-          r.optional_int("lookahead", 32, 0, static_cast<std::int64_t>(kReconfigurationLookahead)));
-      if (r.has("migration")) {
-        JsonObject m = r.object("migration");
-        out.migration.enabled = true;
-        out.migration.checkpoint = m.optional_bool("checkpoint", true);
-        out.migration.checkpoint_time =
-            Time::from_seconds(m.optional_number("checkpoint_s", kDefaultCheckpointS, 0.0, 1e6));
-        out.migration.restart_time =
-            Time::from_seconds(m.optional_number("restart_s", kDefaultRestartS, 0.0, 1e6));
-        m.finish();
-        checkpoint_s_given = m.has("checkpoint_s");
-        restart_s_given = m.has("restart_s");
-        checkpoint_given = m.has("checkpoint");
-      }
-      r.finish();
-    } else {
-      p.allow("repartition");
-    }
+    read_repartition(p, out, repartition_echo);
     p.allow("config");
   } else if (has_layout) {
     p.allow("layouts");
@@ -130,13 +239,13 @@ MigParams read_mig_params(JsonObject& p) {
     out.mig_parted = read_mig_parted(file, config);
     layout_source = "mig-parted " + file + " config " + config;
   }
-  out.compute_aware = p.optional_bool("compute_aware", false);
-  const std::string aware_source = p.has("compute_aware") ? "scenario" : "default";
-  bool sizing_bound_given = false;
+  const SwitchSetting compute_aware = read(p, kComputeAwareSpec);
+  out.compute_aware = compute_aware.on;
+  std::optional<NumberSetting> max_slowdown;  // profile-guided sizing: off without `sizing`
   if (p.has("sizing")) {
     JsonObject z = p.object("sizing");
-    out.max_slowdown = z.optional_number("max_slowdown", kDefaultMaxSlowdown, 1.0, 1e6);
-    sizing_bound_given = z.has("max_slowdown");
+    max_slowdown = read(z, kMaxSlowdownSpec);
+    out.max_slowdown = max_slowdown->value;
     z.finish();
     if (out.compute_aware) {
       throw InputError(p.where("sizing"), "sizing",
@@ -144,18 +253,8 @@ MigParams read_mig_params(JsonObject& p) {
                        "SMs a job needs (sizing with max_slowdown 1 asks for its full speed)");
     }
   }
-  const std::string strategy = p.optional_string("strategy", "auto");
-  const std::string strategy_source = p.has("strategy") ? "scenario" : "default";
-  if (strategy == "auto") {
-    out.strategy = MigStrategy::kAuto;
-  } else if (strategy == "mixed") {
-    out.strategy = MigStrategy::kMixed;
-  } else if (strategy == "single") {
-    out.strategy = MigStrategy::kSingle;
-  } else {
-    throw InputError(p.where("strategy"), "strategy",
-                     "unknown strategy '" + strategy + "' (valid: auto, mixed, single)");
-  }
+  const ChoiceSetting strategy = read(p, kStrategySpec);
+  out.strategy = static_cast<MigStrategy>(strategy.index);
   if (out.max_slowdown > 0.0 && out.strategy != MigStrategy::kAuto) {
     throw InputError(p.where("sizing"), "sizing",
                      "the Kubernetes strategies place jobs blind to their needs; 'sizing' "
@@ -181,58 +280,20 @@ MigParams read_mig_params(JsonObject& p) {
                                                     : "mig-parted entries",
        layout_source,
        "static MIG layout; offsets placed largest first at the lowest allowed slice"},
-      ModelParameter::on_off(
-          "compute_aware", out.compute_aware, aware_source,
-          "true: a job without a requested profile also needs an instance with the SMs it "
-          "occupies"),
-      ModelParameter::chosen(
-          "strategy", static_cast<int>(out.strategy), strategy, strategy_source,
-          "how jobs find instances: auto (gpumux picks the smallest fitting instance), mixed / "
-          "single (Kubernetes device-plugin strategies: placement blind to memory)"),
+      declare(kComputeAwareSpec, compute_aware),
+      declare(kStrategySpec, strategy),
       {"jobs_per_instance", 1.0, "jobs", "model (static MIG: one job per GPU instance)",
        "each job holds one whole instance; memory is a hard per-instance limit"},
       {"bandwidth_demand", 1.0, "x sm_util x sm_share",
        "assumption (no bandwidth field in traces; models/mig/README.md)",
        "a job's memory-bandwidth demand as a fraction of the GPU's, for the roofline rate"},
   };
-  if (out.source == MigLayoutSource::kCandidates) {
-    const std::string src = repartition_given ? "scenario" : "default";
-    out.declared.push_back({"repartition.reconfiguration_s", out.reconfiguration_delay.seconds(),
-                            "s", src, "time to destroy and create instances once a GPU is empty"});
-    out.declared.push_back({"repartition.reset_s", out.reset_delay.seconds(), "s", src,
-                            "time instead when MIG mode toggles on Ampere (GPU reset)"});
-    out.declared.push_back({"repartition.hysteresis_s", out.hysteresis.seconds(), "s", src,
-                            "a GPU is not changed again within this time"});
-    out.declared.push_back({"repartition.lookahead", static_cast<double>(out.lookahead), "jobs",
-                            src, "queued jobs behind the head a new layout is chosen for"});
-    out.declared.push_back(ModelParameter::on_off(
-        "repartition.migration", out.migration.enabled,
-        out.migration.enabled ? "scenario" : "default",
-        "true: a reconfigured GPU's residents are moved off (checkpoint-restart) instead of "
-        "drained"));
-  }
-  if (out.migration.enabled) {
-    const auto src = [](bool given) -> std::string {
-      return given ? "scenario" : "default (assumption; models/mig/README.md, \"Migration\")";
-    };
-    out.declared.push_back(ModelParameter::on_off(
-        "repartition.migration.checkpoint", out.migration.checkpoint,
-        checkpoint_given ? "scenario" : "default",
-        "true: a moved job writes a checkpoint first (no work lost); false: it loses the work "
-        "since its last periodic checkpoint"));
-    out.declared.push_back({"repartition.migration.checkpoint_s",
-                            out.migration.checkpoint_time.seconds(), "s", src(checkpoint_s_given),
-                            "wall time a moved job spends writing its checkpoint"});
-    out.declared.push_back({"repartition.migration.restart_s", out.migration.restart_time.seconds(),
-                            "s", src(restart_s_given),
-                            "wall time a moved job spends restoring before it progresses"});
-  }
-  if (out.max_slowdown > 0.0) {
-    out.declared.push_back({"sizing.max_slowdown", out.max_slowdown, "x",
-                            sizing_bound_given ? "scenario" : "default (a choice)",
-                            "a job fits an instance only within this slowdown of its best rate on "
-                            "the device (roofline profile, models/mig/profile_sizing.h)"});
-  }
+  out.declared.front().accepts =
+      "layout: a list of MIG profile names, or such lists by device type; mig_parted + config; "
+      "or layouts: candidate lists ([] = MIG off)";
+  out.declared.insert(out.declared.end(), repartition_echo.begin(), repartition_echo.end());
+  if (max_slowdown)
+    out.declared.push_back(within("sizing", declare(kMaxSlowdownSpec, *max_slowdown)));
   return out;
 }
 

@@ -45,13 +45,14 @@ struct MigParams {
   bool compute_aware = false;
   double max_slowdown = 0.0;  // profile-guided sizing bound (x, >= 1); 0: off
   MigStrategy strategy = MigStrategy::kAuto;
-  // Repartitioning (kCandidates only): simulated time to re-split an empty GPU, the time instead
-  // when MIG mode toggles on Ampere, the time a changed GPU is left alone, and the waiting jobs
-  // behind the head a target layout is scored on (at most kReconfigurationLookahead).
-  Time reconfiguration_delay = Time::from_seconds(10);
-  Time reset_delay = Time::from_seconds(60);
-  Time hysteresis = Time::from_seconds(300);
-  int lookahead = 32;
+  // Repartitioning (kCandidates only; the defaults are declared with the parameters in
+  // mig_params.cc): simulated time to re-split an empty GPU, the time instead when MIG mode
+  // toggles on Ampere, the time a changed GPU is left alone, and the waiting jobs behind the head
+  // a target layout is scored on (at most kReconfigurationLookahead).
+  Time reconfiguration_delay;
+  Time reset_delay;
+  Time hysteresis;
+  int lookahead = 0;
   MigrationPlan migration;  // repartition.migration (enabled: move residents, not drain)
   // The echo of every setting, for SharingModel::parameters.
   std::vector<ModelParameter> declared;

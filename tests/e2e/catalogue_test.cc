@@ -122,6 +122,19 @@ TEST(Registry, ModelsNameListsTheDeclaredParameters) {
   }
 }
 
+// MIG's settings come from the same declarations: the hand-read layout says what it takes too.
+TEST(Registry, ModelsMigListsWhatEachParameterAccepts) {
+  for (const char* name : {"mig", "mig+mps", "mig+timeslice"}) {
+    const auto r = run_cli({"models", name});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("  strategy = auto\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("      accepts: one of 'auto', 'mixed' or 'single'\n"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("      accepts: layout: a list of MIG profile names"), std::string::npos)
+        << r.out;
+  }
+}
+
 // A scenario naming `placement` (and `model`): the validator's message, empty when it is valid.
 std::string scenario_error(const std::string& placement, const std::string& model) {
   const auto dir = testing::temp_dir("catalogue_placement");

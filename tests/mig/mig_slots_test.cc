@@ -6,10 +6,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "sim/placement/placement_registry.h"
 #include "models/mig/mig_model.h"
-#include "sim/engine/engine.h"
 #include "sim/base/input_error.h"
+#include "sim/engine/engine.h"
+#include "sim/placement/placement_registry.h"
 #include "tests/checked_engine.h"
 #include "tests/mig/mig_test_util.h"
 
@@ -208,9 +208,10 @@ TEST(MigPartedIndices, GangsRunOnTheWholeGpusOfAHalfMigNode) {
 }
 
 TEST(MigStrategy, UnknownStrategyAndSingleWithRepartitioningAreErrors) {
-  EXPECT_NE(
-      error_of({{"layout", {"1g.5gb"}}, {"strategy", "spread"}}).find("/sharing/params/strategy"),
-      std::string::npos);
+  const std::string unknown = error_of({{"layout", {"1g.5gb"}}, {"strategy", "spread"}});
+  EXPECT_NE(unknown.find("/sharing/params/strategy"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("expected 'auto', 'mixed' or 'single', got 'spread'"), std::string::npos)
+      << unknown;
   EXPECT_NE(error_of({{"layouts", {{"1g.5gb"}}}, {"strategy", "single"}}).find("'single'"),
             std::string::npos);
 }
