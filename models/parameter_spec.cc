@@ -42,6 +42,10 @@ NumberSetting read(JsonObject& p, const NumberSpec& spec, std::optional<double> 
   }
   p.allow(spec.key);
   if (calibrated) return {*calibrated, calibration_source, false};
+  return default_setting(spec);
+}
+
+NumberSetting default_setting(const NumberSpec& spec) {
   return {spec.fallback, std::string(spec.default_source), true};
 }
 
@@ -87,6 +91,11 @@ ModelParameter declare(const SwitchSpec& spec, const SwitchSetting& setting,
                              std::string(description.empty() ? spec.description : description));
   out.accepts = "true or false";
   return out;
+}
+
+ModelParameter within(std::string_view object, ModelParameter echo) {
+  echo.name = std::string(object) + "." + echo.name;
+  return echo;
 }
 
 ModelParameter declare_measured(const NumberSpec& spec, const DeviceMeasurement& measured) {

@@ -78,6 +78,8 @@ NumberSetting read(JsonObject& p, const NumberSpec& spec);
 // explicit key still overrides both.
 NumberSetting read(JsonObject& p, const NumberSpec& spec, std::optional<double> calibrated,
                    const std::string& calibration_source);
+// The default, for a key inside an object the scenario leaves out (nothing to read it from).
+NumberSetting default_setting(const NumberSpec& spec);
 // InputError "expected 'a', 'b' or 'c', got 'x'" for a name not in the spec.
 ChoiceSetting read(JsonObject& p, const ChoiceSpec& spec);
 SwitchSetting read(JsonObject& p, const SwitchSpec& spec);
@@ -89,6 +91,9 @@ ModelParameter declare(const NumberSpec& spec, const NumberSetting& setting,
 ModelParameter declare(const ChoiceSpec& spec, const ChoiceSetting& setting);
 ModelParameter declare(const SwitchSpec& spec, const SwitchSetting& setting,
                        std::string_view description = {});
+// The echo of a key read inside an object of `sharing.params`, named "OBJECT.KEY", e.g.
+// within("repartition", declare(kHysteresis, setting)) is "repartition.hysteresis_s".
+ModelParameter within(std::string_view object, ModelParameter echo);
 // The echo of a device's measured value replacing the spec's default on that device's GPUs:
 // "KEY@DEVICE", e.g. "switch_cost_us@H200-141GB".
 ModelParameter declare_measured(const NumberSpec& spec, const DeviceMeasurement& measured);

@@ -1,14 +1,11 @@
 #include "models/mig/mig_model.h"
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "models/mig/instance_rate.h"
 #include "models/mig/profile_selection.h"
 #include "models/mig/profile_sizing.h"
-#include "sim/state/cluster.h"
-#include "sim/state/job_table.h"
 
 namespace gpumux {
 
@@ -17,228 +14,9 @@ namespace {
 // Scratch capacity reserved up front: more than any MIG table allows instances per GPU (7).
 constexpr std::size_t kScratch = 64;
 
-// Migration costs when the scenario gives none: assumptions, not measurements (docs/gpu-facts.md has no
-// checkpoint figure). A checkpoint writes at most an instance's memory (<= 40 GB, usually a few
-// GB) to local storage at a few GB/s; a restart starts a process and a CUDA context, loads the
-// framework and reads the checkpoint back (models/mig/README.md, "Migration").
-constexpr double kDefaultCheckpointS = 10.0;
-constexpr double kDefaultRestartS = 20.0;
-// Profile-guided sizing: a job accepts an instance that runs it at most 25% slower than its best.
-constexpr double kDefaultMaxSlowdown = 1.25;
-
-std::vector<std::string> profile_list(const nlohmann::json& v, const std::string& where,
-                                      const std::string& field) {
-  if (!v.is_array()) {
-    throw InputError(where, field, "expected a list of MIG profile names, got " + describe_json(v));
-  }
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (!v[i].is_string()) {
-      throw InputError(where + "/" + std::to_string(i), field,
-                       "expected a MIG profile name, got " + describe_json(v[i]));
-    }
-    out.push_back(v[i].get<std::string>());
-  }
-  return out;
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string s;
-  for (const std::string& n : names) s += (s.empty() ? "" : " + ") + n;
-  return s.empty() ? "(none)" : s;
-}
-
 }  // namespace
 
-MigModel::MigModel(JsonObject& p) {
-  const bool has_layout = p.has("layout"), has_parted = p.has("mig_parted");
-  const bool has_candidates = p.has("layouts");
-  if (static_cast<int>(has_layout) + static_cast<int>(has_parted) +
-          static_cast<int>(has_candidates) !=
-      1) {
-    throw InputError(p.where(), has_layout ? "mig_parted" : "layout",
-                     "give exactly one of 'layout' (a list of MIG profile names), 'mig_parted' "
-                     "with 'config', or 'layouts' (candidate layouts for repartitioning)");
-  }
-  std::string layout_source;
-  bool repartition_given = false;
-  bool checkpoint_s_given = false, restart_s_given = false, checkpoint_given = false;
-  if (has_candidates) {
-    source_ = Source::kCandidates;
-    layout_where_ = p.where("layouts");
-    const nlohmann::json& v = p.raw("layouts");
-    if (!v.is_array() || v.empty()) {
-      throw InputError(layout_where_, "layouts",
-                       "expected a non-empty array of layouts (each a list of profile names; "
-                       "[] = MIG off)");
-    }
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      candidates_.push_back(profile_list(v[i], layout_where_ + "/" + std::to_string(i), "layouts"));
-      layout_source += (layout_source.empty() ? "" : " | ") + joined(candidates_.back());
-    }
-    layout_source = "scenario candidates (" + layout_source + "); starts in the first";
-    repartition_given = p.has("repartition");
-    if (repartition_given) {
-      JsonObject r = p.object("repartition");
-      reconfiguration_delay_ =
-          Time::from_seconds(r.optional_number("reconfiguration_s", 10.0, 0.0, 1e6));
-      reset_delay_ = Time::from_seconds(r.optional_number("reset_s", 60.0, 0.0, 1e6));
-      hysteresis_ = Time::from_seconds(r.optional_number("hysteresis_s", 300.0, 0.0, 1e9));
-      lookahead_ = static_cast<int>(
-          r.optional_int("lookahead", 32, 0, static_cast<std::int64_t>(kReconfigurationLookahead)));
-      if (r.has("migration")) {
-        JsonObject m = r.object("migration");
-        migration_.enabled = true;
-        migration_.checkpoint = m.optional_bool("checkpoint", true);
-        migration_.checkpoint_time = Time::from_seconds(m.optional_number(
-            "checkpoint_s", kDefaultCheckpointS, 0.0, 1e6));
-        migration_.restart_time =
-            Time::from_seconds(m.optional_number("restart_s", kDefaultRestartS, 0.0, 1e6));
-        m.finish();
-        checkpoint_s_given = m.has("checkpoint_s");
-        restart_s_given = m.has("restart_s");
-        checkpoint_given = m.has("checkpoint");
-      }
-      r.finish();
-    } else {
-      p.allow("repartition");
-    }
-    p.allow("config");
-  } else if (has_layout) {
-    p.allow("layouts");
-    p.allow("repartition");
-    layout_where_ = p.where("layout");
-    const nlohmann::json& v = p.raw("layout");
-    if (v.is_object()) {
-      source_ = Source::kPerDevice;
-      for (const auto& [device, list] : v.items()) {
-        per_device_.emplace_back(device,
-                                 profile_list(list, layout_where_ + "/" + device, "layout"));
-        layout_source +=
-            (layout_source.empty() ? "" : "; ") + device + ": " + joined(per_device_.back().second);
-      }
-    } else {
-      source_ = Source::kList;
-      layout_ = profile_list(v, layout_where_, "layout");
-      layout_source = joined(layout_);
-    }
-    layout_source = "scenario (" + layout_source + ")";
-    p.allow("config");
-    if (p.has("config")) {
-      throw InputError(p.where("config"), "config",
-                       "'config' goes with 'mig_parted', not 'layout'");
-    }
-  } else {
-    p.allow("layouts");
-    p.allow("repartition");
-    source_ = Source::kMigParted;
-    const std::string file = p.required_string("mig_parted");
-    const std::string config = p.required_string("config");
-    layout_where_ = p.where("mig_parted");
-    mig_parted_ = read_mig_parted(file, config);
-    layout_source = "mig-parted " + file + " config " + config;
-  }
-  compute_aware_ = p.optional_bool("compute_aware", false);
-  const std::string aware_source = p.has("compute_aware") ? "scenario" : "default";
-  bool sizing_bound_given = false;
-  if (p.has("sizing")) {
-    JsonObject z = p.object("sizing");
-    max_slowdown_ = z.optional_number("max_slowdown", kDefaultMaxSlowdown, 1.0, 1e6);
-    sizing_bound_given = z.has("max_slowdown");
-    z.finish();
-    if (compute_aware_) {
-      throw InputError(p.where("sizing"), "sizing",
-                       "give one of 'compute_aware' and 'sizing': both choose instances by the "
-                       "SMs a job needs (sizing with max_slowdown 1 asks for its full speed)");
-    }
-  }
-  const std::string strategy = p.optional_string("strategy", "auto");
-  const std::string strategy_source = p.has("strategy") ? "scenario" : "default";
-  if (strategy == "auto") {
-    strategy_ = MigStrategy::kAuto;
-  } else if (strategy == "mixed") {
-    strategy_ = MigStrategy::kMixed;
-  } else if (strategy == "single") {
-    strategy_ = MigStrategy::kSingle;
-  } else {
-    throw InputError(p.where("strategy"), "strategy",
-                     "unknown strategy '" + strategy + "' (valid: auto, mixed, single)");
-  }
-  if (max_slowdown_ > 0.0 && strategy_ != MigStrategy::kAuto) {
-    throw InputError(p.where("sizing"), "sizing",
-                     "the Kubernetes strategies place jobs blind to their needs; 'sizing' "
-                     "works with strategy 'auto' only");
-  }
-  if (strategy_ == MigStrategy::kSingle && source_ == Source::kCandidates) {
-    throw InputError(p.where("strategy"), "strategy",
-                     "'single' gives every GPU of a node the same layout, which repartitioning "
-                     "one GPU at a time ('layouts') would break; use 'auto' or 'mixed'");
-  }
-  p.finish();
-
-  declared_ = {
-      {"layout_entries",
-       static_cast<double>(source_ == Source::kList         ? layout_.size()
-                           : source_ == Source::kPerDevice  ? per_device_.size()
-                           : source_ == Source::kCandidates ? candidates_.size()
-                                                            : mig_parted_.entries.size()),
-       source_ == Source::kList         ? "instances per GPU"
-       : source_ == Source::kPerDevice  ? "device types"
-       : source_ == Source::kCandidates ? "candidate layouts"
-                                        : "mig-parted entries",
-       layout_source,
-       "static MIG layout; offsets placed largest first at the lowest allowed slice"},
-      ModelParameter::on_off(
-          "compute_aware", compute_aware_, aware_source,
-          "true: a job without a requested profile also needs an instance with the SMs it "
-          "occupies"),
-      ModelParameter::chosen(
-          "strategy", static_cast<int>(strategy_), strategy, strategy_source,
-          "how jobs find instances: auto (gpumux picks the smallest fitting instance), mixed / "
-          "single (Kubernetes device-plugin strategies: placement blind to memory)"),
-      {"jobs_per_instance", 1.0, "jobs", "model (static MIG: one job per GPU instance)",
-       "each job holds one whole instance; memory is a hard per-instance limit"},
-      {"bandwidth_demand", 1.0, "x sm_util x sm_share",
-       "assumption (no bandwidth field in traces; models/mig/README.md)",
-       "a job's memory-bandwidth demand as a fraction of the GPU's, for the roofline rate"},
-  };
-  if (source_ == Source::kCandidates) {
-    const std::string src = repartition_given ? "scenario" : "default";
-    declared_.push_back({"repartition.reconfiguration_s", reconfiguration_delay_.seconds(), "s",
-                         src, "time to destroy and create instances once a GPU is empty"});
-    declared_.push_back({"repartition.reset_s", reset_delay_.seconds(), "s", src,
-                         "time instead when MIG mode toggles on Ampere (GPU reset)"});
-    declared_.push_back({"repartition.hysteresis_s", hysteresis_.seconds(), "s", src,
-                         "a GPU is not changed again within this time"});
-    declared_.push_back({"repartition.lookahead", static_cast<double>(lookahead_), "jobs", src,
-                         "queued jobs behind the head a new layout is chosen for"});
-    declared_.push_back(ModelParameter::on_off(
-        "repartition.migration", migration_.enabled, migration_.enabled ? "scenario" : "default",
-        "true: a reconfigured GPU's residents are moved off (checkpoint-restart) instead of "
-        "drained"));
-  }
-  if (migration_.enabled) {
-    const auto src = [](bool given) -> std::string {
-      return given ? "scenario" : "default (assumption; models/mig/README.md, \"Migration\")";
-    };
-    declared_.push_back(ModelParameter::on_off(
-        "repartition.migration.checkpoint", migration_.checkpoint,
-        checkpoint_given ? "scenario" : "default",
-        "true: a moved job writes a checkpoint first (no work lost); false: it loses the work "
-        "since its last periodic checkpoint"));
-    declared_.push_back({"repartition.migration.checkpoint_s", migration_.checkpoint_time.seconds(),
-                         "s", src(checkpoint_s_given),
-                         "wall time a moved job spends writing its checkpoint"});
-    declared_.push_back({"repartition.migration.restart_s", migration_.restart_time.seconds(), "s",
-                         src(restart_s_given),
-                         "wall time a moved job spends restoring before it progresses"});
-  }
-  if (max_slowdown_ > 0.0) {
-    declared_.push_back({"sizing.max_slowdown", max_slowdown_, "x",
-                         sizing_bound_given ? "scenario" : "default (a choice)",
-                         "a job fits an instance only within this slowdown of its best rate on "
-                         "the device (roofline profile, models/mig/profile_sizing.h)"});
-  }
+MigModel::MigModel(JsonObject& p) : params_(read_mig_params(p)) {
   jobs_.reserve(kScratch);
   order_.reserve(kScratch);
   instance_of_.reserve(kScratch);
@@ -263,23 +41,23 @@ void MigModel::check_cluster(std::span<const DeviceProfile> devices,
     if (!d.supports_mig()) without += (without.empty() ? "" : ", ") + d.name;
   }
   if (!any) {
-    throw InputError(layout_where_, "",
+    throw InputError(params_.layout_where, "",
                      "MIG is configured, but no device of the cluster supports MIG (" + without +
                          "): every GPU would run whole, as under 'exclusive'");
   }
-  if (source_ == Source::kPerDevice) {
-    for (const auto& [name, list] : per_device_) {
+  if (params_.source == MigLayoutSource::kPerDevice) {
+    for (const auto& [name, list] : params_.per_device) {
       for (const DeviceProfile& d : devices) {
         if (d.name == name && !d.supports_mig() && !list.empty()) {
-          throw InputError(layout_where_ + "/" + name, "layout",
+          throw InputError(params_.layout_where + "/" + name, "layout",
                            "a MIG layout for " + name + ", which does not support MIG");
         }
       }
     }
   }
-  if (source_ != Source::kMigParted) return;
-  for (std::size_t k = 0; k < mig_parted_.entries.size(); ++k) {
-    const MigPartedEntry& e = mig_parted_.entries[k];
+  if (params_.source != MigLayoutSource::kMigParted) return;
+  for (std::size_t k = 0; k < params_.mig_parted.entries.size(); ++k) {
+    const MigPartedEntry& e = params_.mig_parted.entries[k];
     int most = 0;  // the most GPUs a node of a device this entry applies to has
     for (std::size_t i = 0; i < devices.size(); ++i) {
       if (devices[i].supports_mig() && device_filter_matches(e, devices[i])) {
@@ -290,7 +68,8 @@ void MigModel::check_cluster(std::span<const DeviceProfile> devices,
     for (int index : e.devices) {
       if (index >= most) {
         throw InputError(
-            e.where, "mig-configs." + mig_parted_.name + "[" + std::to_string(k) + "].devices",
+            e.where,
+            "mig-configs." + params_.mig_parted.name + "[" + std::to_string(k) + "].devices",
             "GPU index " + std::to_string(index) + " is beyond every node (at most " +
                 std::to_string(most) + " GPUs, indices 0-" + std::to_string(most - 1) + ")");
       }
@@ -300,13 +79,15 @@ void MigModel::check_cluster(std::span<const DeviceProfile> devices,
 
 int MigModel::layout_count(const DeviceProfile& device) const {
   if (!device.supports_mig()) return 1;
-  if (source_ == Source::kCandidates) return static_cast<int>(candidates_.size());
-  if (source_ == Source::kMigParted) return static_cast<int>(parted_for(device).distinct.size());
+  if (params_.source == MigLayoutSource::kCandidates)
+    return static_cast<int>(params_.candidates.size());
+  if (params_.source == MigLayoutSource::kMigParted)
+    return static_cast<int>(parted_for(device).distinct.size());
   return 1;
 }
 
 int MigModel::initial_layout(const DeviceProfile& device, int index_in_node) const {
-  if (source_ != Source::kMigParted || !device.supports_mig()) return 0;
+  if (params_.source != MigLayoutSource::kMigParted || !device.supports_mig()) return 0;
   const std::vector<int>& by_index = parted_for(device).by_index;
   return by_index[std::min(static_cast<std::size_t>(std::max(index_in_node, 0)),
                            by_index.size() - 1)];
@@ -316,9 +97,9 @@ const MigPartedIndexLayouts& MigModel::parted_for(const DeviceProfile& device) c
   for (const auto& [name, layouts] : parted_) {
     if (name == device.name) return layouts;
   }
-  MigPartedIndexLayouts layouts = mig_parted_index_layouts(mig_parted_, device);
-  if (strategy_ == MigStrategy::kSingle && layouts.distinct.size() > 1) {
-    throw InputError(mig_parted_.file, "mig-configs." + mig_parted_.name,
+  MigPartedIndexLayouts layouts = mig_parted_index_layouts(params_.mig_parted, device);
+  if (params_.strategy == MigStrategy::kSingle && layouts.distinct.size() > 1) {
+    throw InputError(params_.mig_parted.file, "mig-configs." + params_.mig_parted.name,
                      "strategy 'single' needs every GPU of a " + device.name +
                          " node split the same way, but GPU indices get different layouts");
   }
@@ -360,19 +141,19 @@ const MigModel::Resolved& MigModel::resolve(const DeviceProfile& device, int ind
   if (!device.supports_mig()) {
     // A whole GPU whatever the configuration says: a cluster-wide layout or mig-parted config
     // also reaches the cluster's GPUs without MIG.
-  } else if (source_ == Source::kMigParted) {
+  } else if (params_.source == MigLayoutSource::kMigParted) {
     r.layout = parted_for(device).distinct[static_cast<std::size_t>(index)];
   } else {
     const std::vector<std::string>* names = nullptr;
-    std::string where = layout_where_;
-    if (source_ == Source::kList) {
-      names = &layout_;
-    } else if (source_ == Source::kCandidates) {
-      const auto& list = candidates_[static_cast<std::size_t>(index)];
+    std::string where = params_.layout_where;
+    if (params_.source == MigLayoutSource::kList) {
+      names = &params_.layout;
+    } else if (params_.source == MigLayoutSource::kCandidates) {
+      const auto& list = params_.candidates[static_cast<std::size_t>(index)];
       if (!list.empty()) names = &list;  // [] = MIG off: a whole GPU
       where += "/" + std::to_string(index);
     } else {
-      for (const auto& [name, list] : per_device_) {
+      for (const auto& [name, list] : params_.per_device) {
         if (name == device.name) {
           names = &list;
           where += "/" + name;
@@ -382,9 +163,9 @@ const MigModel::Resolved& MigModel::resolve(const DeviceProfile& device, int ind
     if (names != nullptr) {
       const MigPlacement placed = place_profiles(device, *names);
       if (!placed.ok) {
-        throw InputError(
-            where, "layout",
-            joined(*names) + " is not a valid MIG layout on " + device.name + ": " + placed.error);
+        throw InputError(where, "layout",
+                         joined_profiles(*names) + " is not a valid MIG layout on " + device.name +
+                             ": " + placed.error);
       }
       r.layout.mig_enabled = true;
       r.layout.instances = placed.instances;
@@ -393,8 +174,11 @@ const MigModel::Resolved& MigModel::resolve(const DeviceProfile& device, int ind
   for (const MigInstanceSpec& inst : r.layout.instances) {
     r.profile.push_back(mig_profile_index(device, inst.profile));
     r.by_size.push_back(static_cast<int>(r.by_size.size()));
-    if (strategy_ == MigStrategy::kSingle && inst.profile != r.layout.instances.front().profile) {
-      throw InputError(source_ == Source::kMigParted ? mig_parted_.file : layout_where_, "layout",
+    if (params_.strategy == MigStrategy::kSingle &&
+        inst.profile != r.layout.instances.front().profile) {
+      throw InputError(params_.source == MigLayoutSource::kMigParted ? params_.mig_parted.file
+                                                                     : params_.layout_where,
+                       "layout",
                        "strategy 'single' advertises every instance of a GPU as one "
                        "nvidia.com/gpu, so a layout may use one profile only; " +
                            device.name + " gets " + inst.profile + " and " +
@@ -416,14 +200,15 @@ const MigModel::Resolved& MigModel::resolve(const DeviceProfile& device, int ind
 
 bool MigModel::fits(const DeviceProfile& device, const MigProfile& profile,
                     const JobSpec& job) const {
-  switch (strategy_) {
+  switch (params_.strategy) {
     case MigStrategy::kAuto:
       if (!job.mig_profile.empty())
         return job.mig_profile == profile.name && job.memory <= profile.memory;
-      if (max_slowdown_ > 0.0) {
-        return within_slowdown(device, profile, job, max_slowdown_, sizing_best(device, job));
+      if (params_.max_slowdown > 0.0) {
+        return within_slowdown(device, profile, job, params_.max_slowdown,
+                               sizing_best(device, job));
       }
-      return instance_fits(device, profile, job, compute_aware_);
+      return instance_fits(device, profile, job, params_.compute_aware);
     case MigStrategy::kMixed:  // only a nvidia.com/mig-<profile> request lands on an instance
       return job.mig_profile == profile.name;
     case MigStrategy::kSingle:  // nvidia.com/gpu; a named profile acts as a node selector
@@ -463,7 +248,7 @@ double MigModel::sizing_best(const DeviceProfile& device, const JobSpec& job) co
 
 bool MigModel::fits_whole_gpu(const DeviceProfile& device, const JobSpec& job) const {
   if (!job.mig_profile.empty()) return false;  // a MIG request never lands on a whole GPU
-  return strategy_ != MigStrategy::kAuto || job.memory <= device.memory;
+  return params_.strategy != MigStrategy::kAuto || job.memory <= device.memory;
 }
 
 bool MigModel::augment(const DeviceProfile& device, const Resolved& r,
@@ -592,7 +377,7 @@ double MigModel::gpu_room(const GpuView& gpu) const {
 }
 
 double MigModel::job_need(const JobSpec& job) const {
-  return strategy_ == MigStrategy::kAuto ? static_cast<double>(job.memory.mib()) : 0.0;
+  return params_.strategy == MigStrategy::kAuto ? static_cast<double>(job.memory.mib()) : 0.0;
 }
 
 int MigModel::choose_slot(const GpuView& gpu, const JobSpec& job) const {
@@ -680,118 +465,6 @@ bool MigModel::memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
     }
   }
   return any;
-}
-
-int MigModel::jobs_served(const DeviceProfile& device, int layout, const JobSpec& head,
-                          std::span<const JobSpec* const> behind) const {
-  const Resolved& r = resolve(device, layout);
-  const GpuView empty{device, {}, MemoryMiB(0), {}, layout};
-  if (!r.layout.mig_enabled) return admits(empty, head) ? 1 : 0;  // a whole GPU: one job
-  taken_.assign(r.layout.instances.size(), 0);
-  int served = take_free_instance(device, r, head) ? 1 : 0;
-  const std::size_t n = std::min(behind.size(), static_cast<std::size_t>(lookahead_));
-  for (std::size_t k = 0; k < n; ++k) served += take_free_instance(device, r, *behind[k]) ? 1 : 0;
-  return served;
-}
-
-bool MigModel::take_free_instance(const DeviceProfile& device, const Resolved& r,
-                                  const JobSpec& job) const {
-  if (job.gpus != 1) return false;
-  for (int i : r.by_size) {
-    const auto ui = static_cast<std::size_t>(i);
-    if (taken_[ui] != 0 || !fits(device, instance_profile_of(device, r, i), job)) continue;
-    taken_[ui] = 1;
-    return true;
-  }
-  return false;
-}
-
-int MigModel::jobs_served_with(const DeviceProfile& device, int layout,
-                               std::span<const JobSpec* const> residents, const JobSpec& head,
-                               std::span<const JobSpec* const> behind) const {
-  const Resolved& r = resolve(device, layout);
-  if (!r.layout.mig_enabled) {  // a whole GPU: the head alone
-    return residents.empty() && fits_whole_gpu(device, head) ? 1 : -1;
-  }
-  jobs_.assign(residents.begin(), residents.end());
-  jobs_.push_back(&head);
-  instance_of_.resize(jobs_.size());
-  for (const JobSpec* j : jobs_) {
-    if (j->gpus != 1) return -1;
-  }
-  if (!assign_resolved(device, r, jobs_, instance_of_)) return -1;
-  taken_.assign(r.layout.instances.size(), 0);
-  for (int i : instance_of_) taken_[static_cast<std::size_t>(i)] = 1;
-  int served = static_cast<int>(jobs_.size());
-  const std::size_t n = std::min(behind.size(), static_cast<std::size_t>(lookahead_));
-  for (std::size_t k = 0; k < n; ++k) served += take_free_instance(device, r, *behind[k]) ? 1 : 0;
-  return served;
-}
-
-bool MigModel::plan_reconfiguration(Time now, const Cluster& cluster, GpuViewBuilder& views,
-                                    const JobSpec& blocked, std::span<const JobSpec* const> behind,
-                                    Reconfiguration& out) const {
-  if (source_ != Source::kCandidates || blocked.gpus != 1) return false;
-  // Per device type and layout (few of each, so the scan over GPUs stays cheap): whether an
-  // empty GPU in it would take the head, and how many of the waiting jobs it would start.
-  const auto& devices = cluster.devices();
-  const std::size_t layouts = candidates_.size();
-  empty_fit_.assign(devices.size() * layouts, 0);
-  served_.assign(devices.size() * layouts, 0);
-  for (std::size_t d = 0; d < devices.size(); ++d) {
-    for (int l = 0; l < layout_count(devices[d]); ++l) {
-      const GpuView empty{devices[d], {}, MemoryMiB(0), {}, l};
-      const std::size_t at = d * layouts + static_cast<std::size_t>(l);
-      empty_fit_[at] = admits(empty, blocked) ? 1 : 0;
-      served_[at] = jobs_served(devices[d], l, blocked, behind);
-    }
-  }
-  // The GPU that drains soonest (fewest residents), lowest index on ties; skip GPUs changed
-  // within the hysteresis window, GPUs not taking jobs (draining, recovering), and GPUs whose
-  // current layout would take the head once the right instance frees (draining them cannot be
-  // quicker than waiting for that instance).
-  bool found = false;
-  std::size_t best_residents = 0;
-  for (GpuIndex g = 0; g < cluster.gpu_count(); ++g) {
-    const GpuState& gpu = cluster.gpu(g);
-    const DeviceProfile& device = cluster.device_of(g);
-    if (!device.supports_mig() || !gpu.available || gpu.draining) continue;
-    if (now - gpu.last_reconfigured < hysteresis_) continue;
-    if (found && gpu.residents.size() >= best_residents) continue;
-    const std::size_t row = static_cast<std::size_t>(gpu.device) * layouts;
-    const std::size_t current = row + static_cast<std::size_t>(gpu.layout);
-    // The layout that starts the most waiting jobs; the earlier candidate on ties.
-    int target = -1;
-    for (int l = 0; l < layout_count(device); ++l) {
-      const std::size_t at = row + static_cast<std::size_t>(l);
-      if (l == gpu.layout || empty_fit_[at] == 0) continue;
-      if (target < 0 || served_[at] > served_[row + static_cast<std::size_t>(target)]) target = l;
-    }
-    if (migration_.enabled) {
-      // Moving the residents is cheap: the new layout must hold them and the head together.
-      const GpuView view = views.view(g);
-      target = -1;
-      int most = -1;
-      for (int l = 0; l < layout_count(device); ++l) {
-        if (l == gpu.layout) continue;
-        const int served = jobs_served_with(device, l, view.residents, blocked, behind);
-        if (served > most) target = l, most = served;
-      }
-      if (target < 0) continue;
-    } else if (target < 0 || (empty_fit_[current] != 0 &&
-                              served_[row + static_cast<std::size_t>(target)] <= served_[current])) {
-      continue;
-    }
-    // Toggling MIG mode needs a GPU reset on Ampere (docs/gpu-facts.md "MIG").
-    const bool toggles = candidates_[static_cast<std::size_t>(target)].empty() !=
-                         candidates_[static_cast<std::size_t>(gpu.layout)].empty();
-    const bool reset = toggles && device.architecture == "ampere";
-    out = Reconfiguration{g, target, reset ? reset_delay_ : reconfiguration_delay_, migration_};
-    best_residents = gpu.residents.size();
-    found = true;
-    if (best_residents == 0) break;
-  }
-  return found;
 }
 
 }  // namespace gpumux

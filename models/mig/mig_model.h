@@ -1,6 +1,6 @@
 // `mig`: every GPU that supports MIG is split into a static layout of GPU instances; each job
-// runs alone in one whole instance, isolated from the others (docs/sharing-models.md "Sharing models", DESIGN
-// "The models", docs/gpu-facts.md "MIG").
+// runs alone in one whole instance, isolated from the others (docs/sharing-models.md "Sharing
+// models", DESIGN "The models", docs/gpu-facts.md "MIG").
 //
 // Parameters (`sharing.params`), one layout source required:
 // - `layout`: the instances of every MIG-capable GPU, a list of profile names such as
@@ -67,6 +67,9 @@
 // Views without slots (built by hand, or an empty GPU) are answered by matching instead: jobs in
 // order of needed memory, descending, each to the smallest free instance that fits, completed by
 // augmenting paths (bipartite matching), so admission says yes exactly when an assignment exists.
+//
+// Files: mig_params.{h,cc} read the parameters above, mig_model.cc is the model (layouts,
+// admission, slots, rates, memory faults), mig_repartition.cc the repartition planner.
 #pragma once
 
 #include <cstdint>
@@ -76,24 +79,12 @@
 #include <vector>
 
 #include "models/mig/layout.h"
+#include "models/mig/mig_params.h"
 #include "models/mig/mig_parted.h"
 #include "sim/base/json_fields.h"
 #include "sim/core/sharing_model.h"
 
 namespace gpumux {
-
-// How jobs find instances (`strategy`):
-// - auto: gpumux places a job in the smallest free instance that holds its peak memory (and SMs
-//   when compute-aware), or the requested profile when it names one and that profile holds it;
-// - mixed (Kubernetes device plugin `mixed`): each instance is a `nvidia.com/mig-<profile>`
-//   resource; only a job naming that profile lands on it; a job naming none requests
-//   `nvidia.com/gpu` and runs on whole (MIG-off) GPUs only. The scheduler does not see memory:
-//   a job larger than its instance is placed anyway and dies of out-of-memory there;
-// - single (Kubernetes `single`): every MIG GPU of a node is split into one profile, every
-//   instance advertised as `nvidia.com/gpu`; a job naming a profile goes only to GPUs split into
-//   that profile (a node selector on the product label), others take any instance or whole GPU,
-//   again blind to memory.
-enum class MigStrategy : std::uint8_t { kAuto, kMixed, kSingle };
 
 class MigModel : public SharingModel {
  public:
@@ -103,7 +94,7 @@ class MigModel : public SharingModel {
   std::string_view name() const override { return "mig"; }
   bool admits(const GpuView& gpu, const JobSpec& job) const override;
   void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;
-  std::vector<ModelParameter> parameters() const override { return declared_; }
+  std::vector<ModelParameter> parameters() const override { return params_.declared; }
   void check_device(const DeviceProfile& device) const override;
   // MIG configured on a cluster without MIG GPUs, or a mig-parted entry for a GPU index no
   // node has, is an InputError (either would silently run whole GPUs).
@@ -111,7 +102,7 @@ class MigModel : public SharingModel {
                      std::span<const int> gpus_per_node) const override;
   int layout_count(const DeviceProfile& device) const override;
   // Dynamic repartitioning (`layouts`): see "Repartitioning" above.
-  bool reconfigures() const override { return source_ == Source::kCandidates; }
+  bool reconfigures() const override { return params_.source == MigLayoutSource::kCandidates; }
   bool plan_reconfiguration(Time now, const Cluster& cluster, GpuViewBuilder& views,
                             const JobSpec& blocked, std::span<const JobSpec* const> behind,
                             Reconfiguration& out) const override;
@@ -137,8 +128,8 @@ class MigModel : public SharingModel {
   // without compute-aware sizing or a slowdown bound: a free instance fits it iff its memory
   // does (an empty whole GPU: iff the device's memory does).
   bool room_decides_admission_for(const JobSpec& job) const override {
-    return strategy_ == MigStrategy::kAuto && !compute_aware_ && max_slowdown_ <= 0.0 &&
-           job.mig_profile.empty() && job.gpus == 1;
+    return params_.strategy == MigStrategy::kAuto && !params_.compute_aware &&
+           params_.max_slowdown <= 0.0 && job.mig_profile.empty() && job.gpus == 1;
   }
   // Slots are the instances of the layout (none on a whole GPU).
   int slot_count(const DeviceProfile& device, int layout) const override;
@@ -185,17 +176,17 @@ class MigModel : public SharingModel {
   const MigPartedIndexLayouts& parted_for(const DeviceProfile& device) const;
   const MigProfile& instance_profile_of(const DeviceProfile& device, const Resolved& r,
                                         int instance) const;
+  // The repartition planner's scoring (mig_repartition.cc).
   // Gives a single-GPU `job` the smallest instance of `r` (by_size order) that taken_ leaves
   // free and that fits it, and marks it taken; false when none does or the job is a gang.
-  bool take_free_instance(const DeviceProfile& device, const Resolved& r,
-                          const JobSpec& job) const;
-  // How many of `head` and the first lookahead_ jobs of `behind` an empty GPU in `layout` would
-  // start at once (each in the smallest free instance it fits, in queue order).
+  bool take_free_instance(const DeviceProfile& device, const Resolved& r, const JobSpec& job) const;
+  // How many of `head` and the first params_.lookahead jobs of `behind` an empty GPU in `layout`
+  // would start at once (each in the smallest free instance it fits, in queue order).
   int jobs_served(const DeviceProfile& device, int layout, const JobSpec& head,
                   std::span<const JobSpec* const> behind) const;
-  // With migration: how many of `residents`, `head` and the first lookahead_ jobs of `behind`
-  // an empty GPU in `layout` would start at once, or -1 when it cannot hold the residents and
-  // the head together (each resident and the head in an instance of its own, found by matching;
+  // With migration: how many of `residents`, `head` and the first params_.lookahead jobs of
+  // `behind` an empty GPU in `layout` would start at once, or -1 when it cannot hold the residents
+  // and the head together (each resident and the head in an instance of its own, found by matching;
   // the queued jobs then each in the smallest instance left that fits, in queue order).
   int jobs_served_with(const DeviceProfile& device, int layout,
                        std::span<const JobSpec* const> residents, const JobSpec& head,
@@ -216,33 +207,17 @@ class MigModel : public SharingModel {
   bool assign_resolved(const DeviceProfile& device, const Resolved& r,
                        std::span<const JobSpec* const> jobs, std::span<int> instance_of) const;
 
-  enum class Source { kList, kPerDevice, kMigParted, kCandidates };
-  Source source_ = Source::kList;
-  std::vector<std::string> layout_;                                           // kList
-  std::vector<std::pair<std::string, std::vector<std::string>>> per_device_;  // kPerDevice
-  MigPartedConfig mig_parted_;                                                // kMigParted
-  std::string layout_where_;  // where the layout was given, for errors
-  bool compute_aware_ = false;
-  double max_slowdown_ = 0.0;  // profile-guided sizing bound; 0: off
-  MigrationPlan migration_;    // repartition.migration (enabled: move residents, not drain)
-  MigStrategy strategy_ = MigStrategy::kAuto;
+  MigParams params_;  // what `sharing.params` set (mig_params.h), fixed after construction
   mutable std::deque<std::pair<std::string, MigPartedIndexLayouts>> parted_;  // by device name
-  // Dynamic repartitioning (`layouts` + `repartition`): candidate layouts of every MIG GPU.
-  std::vector<std::vector<std::string>> candidates_;
-  Time reconfiguration_delay_ = Time::from_seconds(10);
-  Time reset_delay_ = Time::from_seconds(60);
-  Time hysteresis_ = Time::from_seconds(300);
-  int lookahead_ = 32;  // waiting jobs behind the head a target layout is scored on
   mutable std::vector<std::uint8_t> empty_fit_;  // scratch: per layout, an empty GPU admits
   mutable std::vector<int> served_;              // scratch: per layout, jobs_served
   mutable std::vector<std::uint8_t> taken_;      // scratch: instances taken in jobs_served
-  std::vector<ModelParameter> declared_;
 
   // Cache and scratch: resolved layouts by device name; matching state sized up front so that
   // compute_rates does not allocate.
   mutable std::deque<Resolved> resolved_;  // a deque: references stay valid as it grows
   mutable std::deque<std::pair<std::string, std::vector<const MigProfile*>>> offered_;
-  struct SizingMemo {  // keyed by what the best rate depends on, never by pointers
+  struct SizingMemo {    // keyed by what the best rate depends on, never by pointers
     std::string device;  // name, as offered_profiles is keyed
     double sm_share = -1.0, sm_util = -1.0;
     MemoryMiB memory;

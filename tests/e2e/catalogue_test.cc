@@ -125,6 +125,19 @@ TEST(Registry, ModelsNameListsTheDeclaredParameters) {
   }
 }
 
+// MIG's settings come from the same declarations: the hand-read layout says what it takes too.
+TEST(Registry, ModelsMigListsWhatEachParameterAccepts) {
+  for (const char* name : {"mig", "mig+mps", "mig+timeslice"}) {
+    const auto r = run_cli({"models", name});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("  strategy = auto\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("      accepts: one of 'auto', 'mixed' or 'single'\n"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("      accepts: layout: a list of MIG profile names"), std::string::npos)
+        << r.out;
+  }
+}
+
 // The validator's message for a scenario with this `scheduler` section under `model`, empty
 // when it is valid.
 std::string scheduler_error(const std::string& scheduler, const std::string& model) {

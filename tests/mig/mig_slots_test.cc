@@ -208,9 +208,10 @@ TEST(MigPartedIndices, GangsRunOnTheWholeGpusOfAHalfMigNode) {
 }
 
 TEST(MigStrategy, UnknownStrategyAndSingleWithRepartitioningAreErrors) {
-  EXPECT_NE(
-      error_of({{"layout", {"1g.5gb"}}, {"strategy", "spread"}}).find("/sharing/params/strategy"),
-      std::string::npos);
+  const std::string unknown = error_of({{"layout", {"1g.5gb"}}, {"strategy", "spread"}});
+  EXPECT_NE(unknown.find("/sharing/params/strategy"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("expected 'auto', 'mixed' or 'single', got 'spread'"), std::string::npos)
+      << unknown;
   EXPECT_NE(error_of({{"layouts", {{"1g.5gb"}}}, {"strategy", "single"}}).find("'single'"),
             std::string::npos);
 }

@@ -101,6 +101,17 @@ TEST(ParameterSpec, TheEchoCarriesUnitSourceDescriptionAndWhatIsAccepted) {
   EXPECT_EQ(fast.value, 1.0);
 }
 
+TEST(ParameterSpec, ADefaultWithoutAnObjectAndAnEchoNamedInsideOne) {
+  const NumberSetting gap = default_setting(kGap);
+  EXPECT_EQ(gap.value, 5.0);
+  EXPECT_EQ(gap.source, "default (assumed)");
+  EXPECT_TRUE(gap.is_default);
+  const ModelParameter nested = within("repartition", declare(kGap, gap));
+  EXPECT_EQ(nested.name, "repartition.gap_us");
+  EXPECT_EQ(nested.accepts, "[0, 100] us");
+  EXPECT_EQ(nested.source, "default (assumed)");
+}
+
 TEST(DeviceMeasurements, EachNamesAKnownModelAndParameterWithASourceAndAFiniteValue) {
   ASSERT_FALSE(device_measurements().empty());
   std::size_t listed = 0;

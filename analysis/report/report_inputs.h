@@ -1,0 +1,72 @@
+// The folders `gpumux report` draws from, read into memory (html_report.h describes the page).
+// A run folder (summary.json; jobs.csv, timeseries.csv and slot_timeseries.csv when present), a
+// compare folder (compare.json and the run folders DIR/<model>/seed-<seed>/ it names) or a plan
+// folder (plan.json). Readers check only what the page relies on (summary.json's scenario and
+// metrics objects, the CSV columns drawn, compare.json's arrays, plan.json's model names) and throw
+// InputError naming the file and line or JSON pointer; everything else is looked up where drawn,
+// with json_find, and a missing value is shown as missing rather than rejected. Times are
+// simulated seconds, as the files give them.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/report/svg_chart.h"
+
+namespace gpumux {
+
+// One run folder, read.
+struct RunFolder {
+  std::string dir;
+  nlohmann::json summary;
+  bool has_timeseries = false;
+  bool has_jobs = false;
+  // Over time (timeseries.csv); the fault columns only when the file has them.
+  std::vector<ChartPoint> allocation_ratio, sm_busy, allocated_gpus, queued;
+  std::optional<std::vector<ChartPoint>> failed, memory_faults, fatal_faults, jobs_killed;
+  // Finished jobs (jobs.csv).
+  std::vector<double> jct_s, queue_s;
+  // Slot state over time (slot_timeseries.csv, models with slots): busy and fragmented shares
+  // of the split GPUs' slices.
+  bool has_slot_timeseries = false;
+  std::vector<ChartPoint> slice_busy_share, slice_fragmented_share;
+};
+
+struct ReportVariant {
+  std::string label;
+  std::vector<RunFolder> runs;  // one per seed; the first gives the time series
+};
+
+struct CompareFolder {
+  std::string dir;
+  nlohmann::json doc;  // compare.json
+};
+
+struct PlanFolder {
+  std::string dir;
+  nlohmann::json doc;  // plan.json
+};
+
+// Paths as the page prints them: '/'-separated on every platform.
+std::string path_text(const std::filesystem::path& p);
+// A folder argument as shown on the page: as given, without trailing slashes.
+std::string display_dir(std::string dir);
+
+RunFolder read_run(const std::filesystem::path& dir);
+// A plan folder (plan.json, from gpumux plan --out): its models must be an array of objects
+// with a name; everything else is read where drawn, a missing value shown as "-".
+PlanFolder read_plan(const std::filesystem::path& dir);
+// The variants of a compare folder, in compare.json's order, one run per seed, each labelled
+// `prefix` + its model; fills `data` with compare.json. `shown`: the folder as the page names it
+// (a compare writes its report from a temporary folder that is renamed afterwards).
+std::vector<ReportVariant> read_compare(const std::filesystem::path& dir, const std::string& shown,
+                                        const std::string& prefix, CompareFolder& data);
+
+// The value at a JSON pointer, or nullptr when any step is missing.
+// A value of the wrong type on the way (a hand-edited file) also counts as missing.
+const nlohmann::json* json_find(const nlohmann::json& j, const std::string& pointer);
+
+}  // namespace gpumux
