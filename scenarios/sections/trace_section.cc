@@ -1,0 +1,106 @@
+// The `trace` section: a trace file and its format, or a generator; transforms and defaults.
+#include "scenarios/sections/sections.h"
+
+#include <filesystem>
+
+#include "sim/base/closest_names.h"
+#include "sim/base/json_fields.h"
+#include "traces/formats/trace_opening.h"
+#include "traces/formats/trace_source.h"
+
+namespace gpumux::scenario_sections {
+
+namespace fs = std::filesystem;
+
+void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
+  JsonObject trace = root.object("trace");
+  nlohmann::json echo = nlohmann::json::object();
+  if (trace.has("defaults")) {
+    JsonObject d = trace.object("defaults");
+    s.trace.defaults.override_from(d);
+  } else {
+    trace.allow("defaults");
+  }
+  if (trace.has("memory_profiles")) {
+    JsonObject m = trace.object("memory_profiles");
+    s.trace.memory_profiles = parse_memory_profiles(m, base_dir);
+    echo["memory_profiles"] = s.trace.memory_profiles.echo;
+  } else {
+    trace.allow("memory_profiles");
+  }
+  const std::string lengths = trace.optional_string("kernel_lengths", "exponential");
+  if (lengths != "exponential" && lengths != "fixed") {
+    throw InputError(trace.where("kernel_lengths"), "kernel_lengths",
+                     "expected 'exponential' or 'fixed', got '" + lengths + "'");
+  }
+  s.trace.fixed_kernel_lengths = lengths == "fixed";
+  if (s.trace.fixed_kernel_lengths) echo["kernel_lengths"] = lengths;
+  s.trace.integer_seconds = trace.optional_bool("integer_seconds", false);
+  if (s.trace.integer_seconds) echo["integer_seconds"] = true;
+  if (trace.has("arrival_batches")) {
+    JsonObject b = trace.object("arrival_batches");
+    s.trace.batch_jobs =
+        static_cast<std::uint64_t>(b.required_int("jobs", 1, std::int64_t{1} << 40));
+    s.trace.batch_every = Time::from_seconds(
+        b.optional_number("every_s", s.trace.batch_every.seconds(), 0.0, kMaxInputSeconds));
+    b.finish();
+    echo["arrival_batches"] = {{"jobs", s.trace.batch_jobs},
+                               {"every_s", s.trace.batch_every.seconds()}};
+  } else {
+    trace.allow("arrival_batches");
+  }
+  if (trace.has("inflation")) {
+    JsonObject inf = trace.object("inflation");
+    s.trace.inflation.load = inf.required_number("load", 1e-6, 100.0);
+    s.trace.inflation.jobs =
+        static_cast<std::uint64_t>(inf.optional_int("jobs", 0, 0, std::int64_t{1} << 32));
+    s.trace.inflation.max_runtime =
+        Time::from_seconds(inf.optional_number("max_runtime_s", 0.0, 0.0, kMaxInputSeconds));
+    inf.finish();
+    echo["inflation"] = {{"load", s.trace.inflation.load},
+                         {"jobs", s.trace.inflation.jobs},
+                         {"max_runtime_s", s.trace.inflation.max_runtime.seconds()}};
+  } else {
+    trace.allow("inflation");
+  }
+  const bool file = trace.has("file");
+  const bool generator = trace.has("generator");
+  if (file == generator) {
+    throw InputError(trace.where(), "file", "give exactly one of 'file' or 'generator'");
+  }
+  if (file) {
+    const std::string path = trace.required_string("file");
+    s.trace.format = trace.optional_string("format", "csv");
+    const auto formats = all_trace_format_names();
+    if (std::find(formats.begin(), formats.end(), s.trace.format) == formats.end()) {
+      throw InputError(
+          trace.where("format"), "format",
+          "unknown trace format '" + s.trace.format + "' (valid: " + join_names(formats) + ")");
+    }
+    s.trace.path = resolve_path(base_dir, path);
+    if (!fs::exists(s.trace.path)) {  // a file, or a folder of tables (pai2020)
+      throw InputError(trace.where("file"), "file", "trace file not found: " + s.trace.path);
+    }
+    echo["file"] = path;
+    echo["format"] = s.trace.format;
+    trace.allow("generator");
+  } else {
+    JsonObject g = trace.object("generator");
+    s.trace.generated = true;
+    s.trace.generator = GeneratorSpec::parse(g);
+    echo["generator"] = s.trace.generator.to_json();
+    trace.allow("file");
+    trace.allow("format");
+  }
+  trace.finish();
+  nlohmann::json defaults = nlohmann::json::object();
+  for (const auto& f : job_fields()) {
+    if (f.required) continue;
+    defaults[std::string(f.name)] = {{"value", s.trace.defaults.value_json(f.field)},
+                                     {"source", s.trace.defaults.source(f.field)}};
+  }
+  echo["defaults"] = defaults;
+  s.resolved["trace"] = echo;
+}
+
+}  // namespace gpumux::scenario_sections
