@@ -22,8 +22,8 @@
 //
 // Exact cases: n identical busy jobs with kernels within one turn (c = n (k + s)); jobs that fit
 // in each other's gaps (c = a); a busy short job beside a busy long one (one kernel per long
-// turn). Validated against the kernel-level and block-level reference simulators (RESULTS.md of
-// models/timeslice and models/mps).
+// turn). Validated against the kernel-level and block-level reference simulators
+// (bench/validation/timeslice/RESULTS.md, bench/validation/mps/RESULTS.md).
 #pragma once
 
 #include <algorithm>

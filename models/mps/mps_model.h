@@ -2,7 +2,7 @@
 // concurrently in one server context: no context switches; the SMs are shared (each client
 // capped by CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, which reserves nothing) and co-runners slow each
 // other through memory bandwidth and caches (`interference`). Rates come from the fast model in
-// models/mps/mps_rates.h, validated against the concurrent-kernel reference (RESULTS.md).
+// models/mps/mps_rates.h, validated against the concurrent-kernel reference (bench/validation/mps/RESULTS.md).
 //
 // Memory is not isolated (docs/gpu-facts.md "MPS"). Admission (`params.admission`):
 // - `peak` (default, safe): the residents' summed peak memory (JobSpec::memory) must fit;

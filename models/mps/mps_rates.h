@@ -4,7 +4,7 @@
 // relative to running alone on an uncapped GPU, the busy fraction (some kernel running) and the
 // SM fraction (SM time granted / total). It approximates the concurrent-kernel reference
 // (mps_reference.h, same physics, same parameters) and is validated against it on a grid
-// (mps_validation.h, tests/mps, bench/mps, models/mps/RESULTS.md).
+// (mps_validation.h, tests/mps, bench/validation/mps, bench/validation/mps/RESULTS.md).
 //
 // Derivation (mean field over the other clients' on/off states). Client i alternates bursts of
 // k_i work and CPU gaps of mean g_i = k_i (1 - u_i) / u_i. Its kernel demands
@@ -19,7 +19,7 @@
 // average. (When the others' states persist through a whole burst the harmonic mean
 // 1 / E[1 / s_i(x)] is the right limit instead; a blend weighted by the others' persistence
 // relative to i's burst, and the pure harmonic form, were both measured WORSE on the
-// development grid (mean error 0.0067 and 0.0147 against 0.0048, RESULTS.md), so the model
+// development grid (mean error 0.0067 and 0.0147 against 0.0048, bench/validation/mps/RESULTS.md), so the model
 // keeps the time average. Kernel length then cancels out: p_j = (1 / v_j) / (1 / v_j +
 // (1 - u_j) / u_j); the reference agrees that MPS rates hardly depend on it, unlike
 // time-slicing.) v and p form a monotone fixed point, iterated from v = c (alone). Then
@@ -33,7 +33,7 @@
 // that never idle (p = 1 for all: nothing to average); clients whose summed demand fits with
 // alpha = 0 (rate 1: nobody slows anybody). What mean field misses: the on/off states of
 // clients that slow each other are positively correlated (while both run, both are stretched
-// and stay on longer), which independence ignores; RESULTS.md gives the measured error.
+// and stay on longer), which independence ignores; bench/validation/mps/RESULTS.md gives the measured error.
 //
 // Block-level SM allocation (MpsParams::allocation = kBlocks, the `mps` sharing model's
 // default) takes the interposition form instead (models/interposition.h): thread blocks hold

@@ -1,5 +1,5 @@
 // The grid on which the fast MPS rate model is validated against the concurrent-kernel
-// reference, shared by the test (tests/mps) and the report program (bench/mps) so both measure
+// reference, shared by the test (tests/mps) and the report program (bench/validation/mps) so both measure
 // the same thing.
 #pragma once
 

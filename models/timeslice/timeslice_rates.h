@@ -3,7 +3,7 @@
 // Given the jobs sharing a GPU, it returns the rate at which each progresses relative to running
 // alone, the useful busy fraction and the fraction lost to context switches. It approximates
 // the kernel-level reference (kernel_reference.h, same physics, same parameters) and is
-// validated against it on a grid (tests/timeslice, bench/timeslice, RESULTS.md).
+// validated against it on a grid (tests/timeslice, bench/validation/timeslice/RESULTS.md).
 //
 // Derivation ("job rounds"). Job j alternates bursts (mean k_j, interference included) and
 // CPU gaps (mean g_j = k_j (1 - u_j) / u_j). A context holds the GPU for one hold: its burst,
@@ -40,7 +40,7 @@
 //
 // Exact cases: one job (r = 1); n jobs at u = 1 with s = 0 (r = 1/n); two jobs at u = 1 with
 // kernels k <= T (r = k / (2 (k + s)), exponential or fixed). The measured error elsewhere is in
-// models/timeslice/RESULTS.md.
+// bench/validation/timeslice/RESULTS.md.
 #pragma once
 
 #include <span>

@@ -265,8 +265,8 @@ TEST(ColocationCommands, ParseTheDocumentedOptionsAndRoundTripParams) {
 }
 
 // The fitted time-slicing model on unseen pairs: 5-fold cross-validation, seed 42. The expected
-// value is the one measured and recorded in models/timeslice/RESULTS.md.
-constexpr double kMeasuredCvMae = 0.0674;  // RESULTS.md
+// value is the one measured and recorded in bench/validation/timeslice/RESULTS.md.
+constexpr double kMeasuredCvMae = 0.0674;  // bench/validation/timeslice/RESULTS.md
 
 TEST(ColocationCrossValidation, FittedTimeslicingBeatsBothBaselines) {
   SKIP_WITHOUT_SHARED_DATA();

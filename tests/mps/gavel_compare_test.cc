@@ -54,7 +54,7 @@ TEST(MpsGavel, RejectsAMalformedFile) {
   EXPECT_THROW(load_gavel(path), InputError);
 }
 
-// The honest comparison recorded in RESULTS.md: the mapping uses solo throughputs only.
+// The honest comparison recorded in bench/validation/mps/RESULTS.md: the mapping uses solo throughputs only.
 TEST(MpsGavel, V100PairsMaeIsRecorded) {
   const std::string path = gavel_json();
   if (path.empty()) GTEST_SKIP() << "shared Gavel data not found";

@@ -97,7 +97,7 @@ TEST(MpsBlocks, FastBlockFormFollowsTheMeasuredCases) {
 
 // Random pairs and triples of the probe's grid (kernels 20/200/2000 us, duty 0.25/0.5/1, SM
 // shares 1/4..1): the fast block form against the block-level reference. Measured on this grid
-// (models/mps/RESULTS.md): fixed lengths MAE 0.038, exponential 0.059.
+// (bench/validation/mps/RESULTS.md): fixed lengths MAE 0.038, exponential 0.059.
 TEST(MpsBlocks, FastBlockFormMatchesTheReferenceOnAGrid) {
   std::mt19937_64 rng(11);
   const double kernels[] = {20, 200, 2000}, duties[] = {0.25, 0.5, 1.0},

@@ -136,7 +136,7 @@ TEST(MpsRates, RejectsBadInput) {
 }
 
 // The validation the fast model is built for: against the concurrent-kernel reference on a
-// held-out grid (seed 2026; the model's form was chosen on seed 77). Figures: RESULTS.md.
+// held-out grid (seed 2026; the model's form was chosen on seed 77). Figures: bench/validation/mps/RESULTS.md.
 TEST(MpsRates, MatchesTheReferenceOnTheValidationGrid) {
   MpsReferenceConfig reference;
   reference.min_cycles = 5000.0;
@@ -146,7 +146,7 @@ TEST(MpsRates, MatchesTheReferenceOnTheValidationGrid) {
     SCOPED_TRACE(alpha);
     RecordProperty(alpha == 0.0 ? "max_error_alpha0" : "max_error_alpha05",
                    std::to_string(e.max_abs_rate_error));
-    // Measured (RESULTS.md): max 0.0386 / 0.0370, mean 0.0045 / 0.0045, busy 0.019 / 0.030.
+    // Measured (bench/validation/mps/RESULTS.md): max 0.0386 / 0.0370, mean 0.0045 / 0.0045, busy 0.019 / 0.030.
     EXPECT_LE(e.max_abs_rate_error, 0.04);
     EXPECT_LE(e.mean_abs_rate_error, 0.005);
     EXPECT_LE(e.max_abs_busy_error, 0.032);

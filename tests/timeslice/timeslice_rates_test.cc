@@ -66,7 +66,7 @@ TEST(TimeSliceRates, FixedLengthsFollowTheMeasuredH200Pairs) {
 }
 
 // Sets whose phases lock (identical jobs, or a busy job beside a short one). Mixed sets whose
-// cycles drift against each other collide in ways the lock-step form does not see: RESULTS.md
+// cycles drift against each other collide in ways the lock-step form does not see: bench/validation/timeslice/RESULTS.md
 // gives that error (it is what bench/timeslice measures on the fixed-length grid).
 TEST(TimeSliceRates, FixedLengthsMatchTheReference) {
   ReferenceConfig reference;
@@ -74,7 +74,7 @@ TEST(TimeSliceRates, FixedLengthsMatchTheReference) {
   reference.params.distribution = BurstDistribution::kFixed;
   reference.params.switch_cost_us = 137.0;
   reference.params.launch_gap_us = 9.0;
-  reference.params.time_slice_us = 2000.0;  // kernels within one slice (see RESULTS.md)
+  reference.params.time_slice_us = 2000.0;  // kernels within one slice (see bench/validation/timeslice/RESULTS.md)
   for (const std::vector<TimeSliceJob>& jobs :
        {std::vector<TimeSliceJob>{{0.5, 2000.0}, {0.5, 2000.0}},
         std::vector<TimeSliceJob>{{1.0, 2000.0}, {1.0, 20.0}},
@@ -174,9 +174,9 @@ TEST(TimeSliceRates, RejectsBadInput) {
 
 // The fast model against the kernel-level reference on a random grid (1-8 jobs, sm_util
 // 0.05-1, kernels 10 us-10 ms, switch cost 0-200 us, exponential bursts). The bounds are the
-// errors measured on this grid (RESULTS.md) with a small margin, not targets.
+// errors measured on this grid (bench/validation/timeslice/RESULTS.md) with a small margin, not targets.
 constexpr int kValidationCases = 60;
-constexpr double kMaxRateError = 0.085;   // measured 0.0788 (RESULTS.md)
+constexpr double kMaxRateError = 0.085;   // measured 0.0788 (bench/validation/timeslice/RESULTS.md)
 constexpr double kMeanRateError = 0.009;  // measured 0.0077
 
 TEST(TimeSliceRates, MatchesTheKernelReferenceOnTheGrid) {
@@ -202,7 +202,7 @@ namespace {
 
 // Random pairs and triples of the probe's grid (kernels 20/200/2000 us, duty 0.25/0.5/1 with a
 // 9 us launch gap, 137 us switches, 2 ms slice), fixed lengths: the interposition form against
-// the kernel-level reference. Measured (RESULTS.md): MAE 0.035, where the exponential-burst
+// the kernel-level reference. Measured (bench/validation/timeslice/RESULTS.md): MAE 0.035, where the exponential-burst
 // form applied to the same fixed jobs gives 0.058.
 TEST(TimeSliceRates, FixedLengthMixesMatchTheReferenceOnAGrid) {
   std::mt19937_64 rng(7);

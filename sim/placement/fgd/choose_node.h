@@ -44,7 +44,7 @@ enum class TieBreak {
   kNodeOrder,
   // Upstream Kubernetes: uniformly at random among the tied nodes, per pod. It spreads tied
   // pods and loses 2-5 pp of allocation under GpuPacking, GpuClustering and FGD against the
-  // published results (see packing/RESULTS.md).
+  // published results (see bench/validation/fgd/RESULTS.md).
   kUniform,
 };
 

@@ -1,4 +1,4 @@
-// Prints the figures recorded in models/mps/RESULTS.md: the fast MPS rate model's error against
+// Prints the figures recorded in bench/validation/mps/RESULTS.md: the fast MPS rate model's error against
 // the concurrent-kernel reference on the validation grid (alpha 0 and a nonzero value), the
 // reference's own seed-to-seed noise, and the Gavel V100 pair comparison.
 //   mps_report [cases] [seed] [gavel json]

@@ -1,6 +1,6 @@
 // Prints the fast time-slicing model's error against the kernel-level reference on the
 // validation grid: timeslice_grid_report [cases] [seed]. Figures go to
-// models/timeslice/RESULTS.md.
+// bench/validation/timeslice/RESULTS.md.
 #include <cstdio>
 #include <cstdlib>
 
