@@ -10,12 +10,12 @@ namespace gpumux {
 
 MetricsCollector::MetricsCollector(std::size_t gpu_count, Time timeseries_interval,
                                    std::ostream* jobs_csv, std::ostream* timeseries_csv,
-                                   const TimeseriesColumns* extra)
+                                   std::vector<const TimeseriesColumns*> extra)
     : gpu_count_(gpu_count),
       interval_(timeseries_interval),
       jobs_csv_(jobs_csv),
       timeseries_csv_(timeseries_csv),
-      extra_(extra),
+      extra_(std::move(extra)),
       allocated_(gpu_count, 0),
       busy_(gpu_count, 0.0),
       overhead_(gpu_count, 0.0) {
@@ -26,8 +26,9 @@ MetricsCollector::MetricsCollector(std::size_t gpu_count, Time timeseries_interv
   }
   if (timeseries_csv_) {
     *timeseries_csv_ << "time_s,allocated_gpus,allocation_ratio,sm_busy,overhead,queued,running,"
-                        "finished,failed,memory_faults,fatal_faults,jobs_killed"
-                     << (extra_ ? extra_->header() : std::string()) << '\n';
+                        "finished,failed,memory_faults,fatal_faults,jobs_killed";
+    for (const TimeseriesColumns* columns : extra_) *timeseries_csv_ << columns->header();
+    *timeseries_csv_ << '\n';
   }
 }
 
@@ -54,7 +55,7 @@ void MetricsCollector::emit_samples(Time limit, bool inclusive) {
                      << ',' << (arrived_ - rejected_ - failed_ - started_) << ','
                      << (started_ - finished_) << ',' << finished_ << ',' << failed_ << ','
                      << cascade_sizes_.size() << ',' << fatal_faults_ << ',' << kills_;
-    if (extra_) extra_->write_values(*timeseries_csv_);
+    for (const TimeseriesColumns* columns : extra_) columns->write_values(*timeseries_csv_);
     *timeseries_csv_ << '\n';
     next_sample_ += interval_;
   }
@@ -96,8 +97,8 @@ MetricsCollector::Placement MetricsCollector::placement_of(const ActiveJob& job)
   // its slot on the first GPU is that GPU's last.
   if (model_->slot_count(device, gpu.layout) > 0 && !gpu.slots.empty()) {
     const int slot = gpu.slots.back();
-    p.instance = std::string(model_->slot_info(device, gpu.layout, slot).name) + ":" +
-                 std::to_string(slot);
+    p.instance =
+        std::string(model_->slot_info(device, gpu.layout, slot).name) + ":" + std::to_string(slot);
   }
   return p;
 }
@@ -330,9 +331,9 @@ nlohmann::json MetricsCollector::metrics() {
                                     : nlohmann::json(nullptr)},
       {"gpu_allocation_ratio", ratio(allocated_integral_)},
       {"sm_busy_utilization", ratio(busy_integral_)},
-      {"sm_busy_per_allocated_gpu",
-       allocated_integral_ > 0 ? nlohmann::json(busy_integral_ / allocated_integral_)
-                               : nlohmann::json(nullptr)},
+      {"sm_busy_per_allocated_gpu", allocated_integral_ > 0
+                                        ? nlohmann::json(busy_integral_ / allocated_integral_)
+                                        : nlohmann::json(nullptr)},
       {"sharing_overhead", ratio(overhead_integral_)},
       {"sharing_overhead_gpu_hours", overhead_integral_ / 3.6e9},
       {"peak_allocated_gpus",

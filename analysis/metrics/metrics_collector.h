@@ -32,9 +32,9 @@
 
 #include "analysis/stats/count_histogram.h"
 #include "analysis/stats/quantile_sketch.h"
+#include "sim/core/sharing_model.h"
 #include "sim/state/cluster.h"
 #include "sim/state/observer.h"
-#include "sim/core/sharing_model.h"
 
 namespace gpumux {
 
@@ -53,16 +53,16 @@ class TimeseriesTooLong : public std::length_error {
 class TimeseriesColumns {
  public:
   virtual ~TimeseriesColumns() = default;
-  virtual std::string header() const = 0;               // ",name,name..."
+  virtual std::string header() const = 0;                  // ",name,name..."
   virtual void write_values(std::ostream& out) const = 0;  // ",value,value..."
 };
 
 class MetricsCollector : public EngineObserver {
  public:
   // `jobs_csv` / `timeseries_csv` may be null (not written). Rows are streamed as the run goes.
-  // `extra` (may be null) adds columns to timeseries.csv and must outlive the collector.
+  // `extra` add columns to timeseries.csv, in order; each must outlive the collector.
   MetricsCollector(std::size_t gpu_count, Time timeseries_interval, std::ostream* jobs_csv,
-                   std::ostream* timeseries_csv, const TimeseriesColumns* extra = nullptr);
+                   std::ostream* timeseries_csv, std::vector<const TimeseriesColumns*> extra = {});
 
   void on_job_arrived(Time now, const ActiveJob& job) override;
   void on_job_rejected(Time now, const ActiveJob& job, std::string_view reason) override;
@@ -126,7 +126,7 @@ class MetricsCollector : public EngineObserver {
   std::ostream* jobs_csv_;
   std::string row_;  // one jobs.csv row, built before it is written (reused: no allocation)
   std::ostream* timeseries_csv_;
-  const TimeseriesColumns* extra_;
+  std::vector<const TimeseriesColumns*> extra_;
 
   bool started_clock_ = false;
   Time first_arrival_;

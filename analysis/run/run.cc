@@ -1,36 +1,34 @@
 #include "analysis/run/run.h"
 
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
 
-#include "sim/base/atomic_file.h"
 #include "analysis/metrics/expectations.h"
-#include "analysis/report/html_report.h"
-#include "sim/invariants/invariant_checker.h"
 #include "analysis/metrics/metrics_collector.h"
+#include "analysis/metrics/output_collectors.h"
 #include "analysis/output/number_text.h"
 #include "analysis/output/output_folder.h"
+#include "analysis/report/html_report.h"
 #include "analysis/run/progress.h"
-#include "analysis/metrics/service_metrics.h"
-#include "analysis/metrics/share_metrics.h"
-#include "analysis/metrics/slot_metrics.h"
-#include "traces/formats/trace_opening.h"
+#include "sim/base/atomic_file.h"
+#include "sim/invariants/invariant_checker.h"
 #include "sim/placement/placement.h"
 #include "sim/placement/placement_registry.h"
 #include "sim/placement/share_view.h"
+#include "traces/fields/memory_profile_library.h"
+#include "traces/formats/generator.h"
+#include "traces/formats/trace_opening.h"
+#include "traces/formats/trace_source.h"
 #include "traces/transforms/arrival_batch_source.h"
 #include "traces/transforms/fixed_kernel_source.h"
-#include "traces/formats/generator.h"
-#include "traces/transforms/integer_seconds_source.h"
 #include "traces/transforms/inflation_source.h"
-#include "traces/fields/memory_profile_library.h"
-#include "traces/formats/trace_source.h"
+#include "traces/transforms/integer_seconds_source.h"
 
 namespace gpumux {
 
@@ -85,8 +83,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   std::unique_ptr<InflatingSource> inflated;
   if (scenario.trace.inflation.load > 0) {
     inflated = std::make_unique<InflatingSource>(
-        *source, scenario.trace.inflation,
-        static_cast<std::int64_t>(scenario.gpu_count()) * 1000,
+        *source, scenario.trace.inflation, static_cast<std::int64_t>(scenario.gpu_count()) * 1000,
         scenario.seed ^ 0x3c6ef372fe94f82bULL, scenario.file + "#/trace/inflation");
     source = inflated.get();
   }
@@ -148,14 +145,12 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   }
   const bool share_placement = placement_info->share_aware;
   std::unique_ptr<ShareView> share_view;
-  std::unique_ptr<ShareMetrics> share_metrics;
   if (share_placement || scenario.model->limits_compute_shares()) {
     share_view = std::make_unique<ShareView>(cluster, share_workload(scenario),
                                              scenario.file + "#/scheduler/placement");
-    share_metrics = std::make_unique<ShareMetrics>(*share_view);
   }
-  std::unique_ptr<PlacementPolicy> placement = make_placement(
-      *placement_info, share_view.get(), scenario.seed ^ 0x6a09e667f3bcc909ULL);
+  std::unique_ptr<PlacementPolicy> placement =
+      make_placement(*placement_info, share_view.get(), scenario.seed ^ 0x6a09e667f3bcc909ULL);
   Scheduler scheduler(scenario.queue, std::move(placement), scenario.backfill_depth,
                       scenario.order);
   EngineOptions engine_options{scenario.horizon, scenario.retry_limit, scenario.retry_delay};
@@ -170,33 +165,32 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     invariants = std::make_unique<InvariantChecker>(cluster, *scenario.model);
     engine.add_observer(invariants.get());
   }
+  // The optional metric families (analysis/metrics/output_collectors.h), in table order.
+  CollectorInputs inputs{scenario, cluster, share_view.get(), {}};
+  if (folder) {
+    inputs.open_file = [&](const char* name) {
+      return std::make_unique<AtomicFile>(folder->file(name), shown(name));
+    };
+  }
+  std::vector<std::pair<std::string_view, std::unique_ptr<OutputCollector>>> collectors;
+  std::vector<const TimeseriesColumns*> extra_columns;
+  for (const CollectorInfo& info : output_collectors()) {
+    if (!info.applies(inputs)) continue;
+    collectors.emplace_back(info.key, info.make(inputs));
+    if (const auto* columns = collectors.back().second->timeseries_columns()) {
+      extra_columns.push_back(columns);
+    }
+  }
   MetricsCollector metrics(cluster.gpu_count(), scenario.outputs.timeseries_interval,
                            jobs_file ? &jobs_file->stream() : nullptr,
                            series_file ? &series_file->stream() : nullptr,
-                           share_metrics.get());
+                           std::move(extra_columns));
   metrics.describe_placements(cluster, *scenario.model);
   metrics.set_exact_percentiles(scenario.outputs.exact_percentiles);
   engine.add_observer(&metrics);
-  if (share_view) {  // the view first: placement and the share metrics read it after changes
-    engine.add_observer(share_view.get());
-    engine.add_observer(share_metrics.get());
+  for (auto& [key, collector] : collectors) {
+    for (EngineObserver* observer : collector->observers()) engine.add_observer(observer);
   }
-  // Only models that split GPUs into slots have slot metrics; other runs' outputs stay as they
-  // were.
-  std::unique_ptr<SlotMetrics> slot_metrics;
-  std::unique_ptr<AtomicFile> slot_series_file;
-  if (has_slots(cluster, *scenario.model)) {
-    slot_metrics = std::make_unique<SlotMetrics>(cluster, *scenario.model);
-    if (folder && scenario.outputs.timeseries_csv) {
-      slot_series_file = std::make_unique<AtomicFile>(folder->file("slot_timeseries.csv"),
-                                                      shown("slot_timeseries.csv"));
-      slot_metrics->write_timeseries(&slot_series_file->stream(),
-                                     scenario.outputs.timeseries_interval);
-    }
-    engine.add_observer(slot_metrics.get());
-  }
-  ServiceMetrics service_metrics(scenario.services.mode, scenario.seed);
-  engine.add_observer(&service_metrics);
   std::unique_ptr<ProgressReporter> progress;
   if (options.progress) {
     progress = std::make_unique<ProgressReporter>(*options.progress, expected_job_count(scenario));
@@ -259,10 +253,11 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
         {"end_time_s", report.engine.end_time.seconds()}}},
       {"metrics", metrics.metrics()},
   };
-  if (slot_metrics) report.summary["metrics"]["slots"] = slot_metrics->metrics();
-  if (share_metrics) report.summary["metrics"]["shares"] = share_metrics->metrics();
-  // Runs without services keep their summary exactly as before: no `requests` key.
-  if (service_metrics.any()) report.summary["metrics"]["requests"] = service_metrics.metrics();
+  for (const auto& [key, collector] : collectors) {
+    if (nlohmann::json m = collector->metrics(); !m.is_null()) {
+      report.summary["metrics"][std::string(key)] = std::move(m);
+    }
+  }
   // Runs without bounds keep their summary exactly as before: no `expect` key.
   if (!scenario.expect.empty()) {
     report.expect = check_expect(scenario.expect, report.summary);
@@ -274,7 +269,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     summary.stream() << report.summary.dump(2) << '\n';
     if (jobs_file) jobs_file->commit();
     if (series_file) series_file->commit();
-    if (slot_series_file) slot_series_file->commit();
+    for (auto& [key, collector] : collectors) collector->commit_files();
     summary.commit();
     if (options.html_report) {
       // Drawn from the temporary folder but naming the folder the outputs end up in.

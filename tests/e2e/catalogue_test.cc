@@ -8,6 +8,7 @@
 
 #include "analysis/compare/compare_metrics.h"
 #include "analysis/metrics/metric_catalogue.h"
+#include "analysis/metrics/output_collectors.h"
 #include "analysis/metrics/summary_metrics.h"
 #include "apps/command_table.h"
 #include "models/device_measurements.h"
@@ -48,6 +49,14 @@ TEST(Catalogue, NamesAreUniqueAndEveryListReadsThem) {
   for (const auto& n : metric_names()) EXPECT_TRUE(is_known_metric(n)) << n;
 }
 
+// Whether `name` is a metric of an optional family of the collector table.
+bool optional_family(const std::string& name) {
+  for (const auto& info : output_collectors()) {
+    if (name.rfind(std::string(info.key) + ".", 0) == 0) return true;
+  }
+  return false;
+}
+
 TEST(Catalogue, EveryMetricOfAPlainRunIsInItsSummary) {
   const auto dir = testing::temp_dir("catalogue_summary");
   const auto q = (testing::source_dir() / "scenarios/examples/quickstart.json").string();
@@ -55,11 +64,8 @@ TEST(Catalogue, EveryMetricOfAPlainRunIsInItsSummary) {
   ASSERT_EQ(r.code, 0) << r.err;
   const auto summary = nlohmann::json::parse(testing::read_file(dir / "out" / "summary.json"));
   for (const auto& m : metric_catalogue()) {
-    // Sections only some runs have: slot models, services, GPU shares.
-    if (m.derived || m.name.rfind("slots.", 0) == 0 || m.name.rfind("requests.", 0) == 0 ||
-        m.name.rfind("shares.", 0) == 0) {
-      continue;
-    }
+    // The optional families (output_collectors.h) only some runs have: slots, shares, requests.
+    if (m.derived || optional_family(m.name)) continue;
     EXPECT_TRUE(summary.contains(nlohmann::json::json_pointer(metric_pointer(m.name))))
         << m.name << " is not in the quickstart's summary.json";
   }
@@ -233,6 +239,30 @@ TEST(Registry, CommandTableIsTheOnlyListOfCommands) {
   // The unknown-command error lists the table, in its order, and nothing else.
   EXPECT_NE(unknown.err.find("commands: " + names + " (gpumux --help)"), std::string::npos)
       << unknown.err;
+}
+
+// Every family of the collector table is in the catalogue, and a run where it applies writes
+// it under summary.json "metrics": the table is the only list of them.
+TEST(Registry, CollectorTableIsTheOnlyListOfMetricFamilies) {
+  std::set<std::string> written;
+  for (const char* scenario :
+       {"scenarios/regression/fractional_fgd.json", "scenarios/examples/inference_a100_mig.json"}) {
+    const auto dir = testing::temp_dir("catalogue_collectors");
+    const auto path = (testing::source_dir() / scenario).string();
+    const auto r = run_cli({"run", path, "--out", (dir / "out").string(), "--quiet"});
+    ASSERT_EQ(r.code, 0) << scenario << ": " << r.err;
+    const auto summary = nlohmann::json::parse(testing::read_file(dir / "out" / "summary.json"));
+    for (const auto& info : output_collectors()) {
+      if (summary["metrics"].contains(std::string(info.key))) written.insert(std::string(info.key));
+    }
+  }
+  for (const auto& info : output_collectors()) {
+    const std::string key(info.key);
+    EXPECT_TRUE(written.count(key)) << key << " was written by neither run";
+    int named = 0;
+    for (const auto& m : metric_catalogue()) named += m.name.rfind(key + ".", 0) == 0 ? 1 : 0;
+    EXPECT_GT(named, 0) << key << " has no metric in the catalogue";
+  }
 }
 
 }  // namespace
