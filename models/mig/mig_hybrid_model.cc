@@ -13,13 +13,11 @@ namespace {
 // default (8 time-sliced jobs, 48 MPS clients).
 constexpr std::size_t kScratch = 64;
 
-InstanceChoice read_choice(JsonObject& p) {
-  const std::string choice = p.optional_string("instance_choice", "spread");
-  if (choice == "spread") return InstanceChoice::kSpread;
-  if (choice == "pack") return InstanceChoice::kPack;
-  throw InputError(p.where("instance_choice"), "instance_choice",
-                   "expected 'spread' or 'pack', got '" + choice + "'");
-}
+constexpr std::string_view kInstanceChoiceNames[] = {"spread", "pack"};  // InstanceChoice order
+constexpr ChoiceSpec kInstanceChoiceSpec{
+    "instance_choice", kInstanceChoiceNames, 0, "default",
+    "which admitting instance a job takes: fewest residents (spread) or most (pack), then the "
+    "smallest"};
 
 std::unique_ptr<SharingModel> read_inner(JsonObject& p, MigHybridModel::InnerFactory make_inner) {
   if (p.has("inner")) {
@@ -70,7 +68,11 @@ void rescale_to_instance(const JobSpec& job, double sm_fraction, JobSpec& out) {
 }
 
 MigHybridModel::MigHybridModel(std::string name, JsonObject& p, InnerFactory make_inner)
-    : name_(std::move(name)), choice_(read_choice(p)), inner_(read_inner(p, make_inner)), mig_(p) {
+    : name_(std::move(name)),
+      choice_setting_(read(p, kInstanceChoiceSpec)),
+      choice_(static_cast<InstanceChoice>(choice_setting_.index)),
+      inner_(read_inner(p, make_inner)),
+      mig_(p) {
   for (const ModelParameter& q : mig_.parameters()) {
     // One job per instance is precisely what the hybrid lifts.
     if (q.name != "jobs_per_instance") declared_.push_back(q);
@@ -80,16 +82,13 @@ MigHybridModel::MigHybridModel(std::string name, JsonObject& p, InnerFactory mak
     q.description = std::string(inner_->name()) + " inside each instance: " + q.description;
     declared_.push_back(std::move(q));
   }
-  declared_.push_back(ModelParameter::chosen(
-      "instance_choice", static_cast<int>(choice_),
-      choice_ == InstanceChoice::kPack ? "pack" : "spread",
-      p.has("instance_choice") ? "scenario" : "default",
-      "which admitting instance a job takes: fewest residents (spread) or most (pack), then the "
-      "smallest"));
+  declared_.push_back(declare(kInstanceChoiceSpec, choice_setting_));
   declared_.push_back(ModelParameter::on_off(
       "instance_rescaling", true, "assumption (models/mig/mig_hybrid_model.h)",
       "jobs enter the inner model with sm_share / s (capped at 1) of the instance's SMs and "
       "kernels max(1, sm_share / s) times longer; rate = instance roofline x inner rate"));
+  // An assumption of the model, listed with the parameters but not a setting.
+  declared_.back().accepts = "nothing: fixed by the model, not a key of sharing.params";
 
   scaled_.resize(kScratch);
   sub_jobs_.reserve(kScratch);

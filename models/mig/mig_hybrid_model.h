@@ -1,7 +1,7 @@
 // `mig+mps` and `mig+timeslice`: GPUs in MIG mode whose instances are each shared by several jobs
 // under an inner model, MPS or time-slicing ("MPS on MIG: one MPS control daemon per MIG
-// device", docs/gpu-facts.md "MIG"). Instances stay isolated from each other as under `mig`; inside one
-// instance the inner model decides admission, rates and who dies when memory runs out, as it
+// device", docs/gpu-facts.md "MIG"). Instances stay isolated from each other as under `mig`; inside
+// one instance the inner model decides admission, rates and who dies when memory runs out, as it
 // would on a small GPU.
 //
 // Parameters (`sharing.params`): every parameter of `mig` (models/mig/mig_model.h: `layout`,
@@ -75,6 +75,7 @@
 
 #include "models/mig/instance_rate.h"
 #include "models/mig/mig_model.h"
+#include "models/parameter_spec.h"
 #include "sim/base/json_fields.h"
 #include "sim/core/sharing_model.h"
 
@@ -187,6 +188,7 @@ class MigHybridModel : public SharingModel {
                    std::span<const int> slots) const;
 
   std::string name_;
+  ChoiceSetting choice_setting_;  // read before the MIG params, which finish the object
   InstanceChoice choice_ = InstanceChoice::kSpread;
   std::unique_ptr<SharingModel> inner_;
   MigModel mig_;
