@@ -17,6 +17,7 @@
 #include "sim/scheduling/queue_policy_table.h"
 #include "sim/scheduling/scheduler.h"
 #include "tests/e2e/e2e_support.h"
+#include "traces/formats/trace_opening.h"
 
 namespace gpumux {
 namespace {
@@ -262,6 +263,36 @@ TEST(Registry, CollectorTableIsTheOnlyListOfMetricFamilies) {
     int named = 0;
     for (const auto& m : metric_catalogue()) named += m.name.rfind(key + ".", 0) == 0 ? 1 : 0;
     EXPECT_GT(named, 0) << key << " has no metric in the catalogue";
+  }
+}
+
+// The validator's message for a scenario whose `sharing` and `trace` sections are these, empty
+// when it is valid.
+std::string sections_error(const std::string& sharing, const std::string& trace) {
+  const auto dir = testing::temp_dir("catalogue_sections");
+  testing::write_file(dir / "trace.csv", "id,submit_s,gpus,runtime_s\n1,0,1,60\n");
+  testing::write_file(dir / "s.json", R"({"name": "p", "cluster": {"node_groups": [{"nodes": 1,
+    "gpus_per_node": 2, "device": "A100-40GB"}]}, "sharing": )" +
+                                          sharing + R"(, "trace": )" + trace + "}");
+  const auto r = run_cli({"validate", (dir / "s.json").string()});
+  return r.code == 0 ? "" : r.err;
+}
+
+TEST(Registry, ValidatorErrorsListTheSharingModelAndTraceFormatTables) {
+  const std::string model = sections_error(R"({"model": "warp"})", R"({"file": "trace.csv"})");
+  ASSERT_NE(model.find("unknown sharing model 'warp' (valid: "), std::string::npos) << model;
+  for (const auto& m : sharing_models()) {
+    EXPECT_NE(model.find(m.name), std::string::npos) << m.name << " missing in: " << model;
+  }
+  const std::string format =
+      sections_error(R"({"model": "exclusive"})", R"({"file": "trace.csv", "format": "parquet"})");
+  ASSERT_NE(format.find("unknown trace format 'parquet' (valid: "), std::string::npos) << format;
+  const auto listing = run_cli({"models"});
+  for (const auto& f : trace_formats()) {
+    const std::string name(f.name);
+    EXPECT_NE(format.find(name), std::string::npos) << name << " missing in: " << format;
+    EXPECT_NE(listing.out.find("  " + name + "  " + std::string(f.summary)), std::string::npos)
+        << name;
   }
 }
 
