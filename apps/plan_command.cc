@@ -31,6 +31,7 @@ struct PlanArgs {
   int max_nodes = 256;
   std::string out;  // folder for plan.json, plan.txt (and report.html); empty: none
   bool report = false;
+  bool no_jct_guard = false;
 };
 
 int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
@@ -38,7 +39,7 @@ int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   request.scenario_file = a.scenario;
   request.sets = a.sets;
   request.seed = a.seed;
-  request.objectives = plan_objectives(a.objectives);
+  request.objectives = plan_objectives(a.objectives, !a.no_jct_guard);
   request.models = model_requests(a.models, a.model_params);
   request.threads = threads_or_hardware(a.threads);
   request.max_nodes = a.max_nodes;
@@ -110,6 +111,9 @@ void configure_plan_command(CLI::App& plan, CommandContext& ctx) {
                   "also write the plan into this folder, whole or not at all: plan.json (as "
                   "--format json), plan.txt (the table); `gpumux report DIR` draws it");
   plan.add_flag("--report", a->report, "with --out: also write DIR/report.html");
+  plan.add_flag("--no-jct-guard", a->no_jct_guard,
+                "do not apply the JCT guard jct_s.p95<=1.1x exclusive (a sharing model's "
+                "answer may then save GPUs by slowing jobs down)");
   plan.footer(objective_help() +
               "Sizes: with g the gcd of the node groups' node counts, size k gives each group "
               "k x (its nodes / g) nodes. Per model: double the size until the objectives are "

@@ -1,5 +1,6 @@
 #include "analysis/plan/objective.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <iomanip>
@@ -16,6 +17,7 @@ namespace gpumux {
 namespace {
 
 constexpr double kAnyLimit = 1e15;
+constexpr double kMaxFactor = 1e6;  // of a relative objective
 
 // Limits above are refused: 1 for a share (0..1), any size otherwise.
 double max_limit(const MetricInfo& m) { return m.unit == "share" ? 1.0 : kAnyLimit; }
@@ -50,7 +52,8 @@ double share_of_arrived(const nlohmann::json& jobs, std::uint64_t count) {
 }  // namespace
 
 std::string Objective::text() const {
-  return metric + (bound == Bound::kAtMost ? "<=" : ">=") + format_limit(limit);
+  return metric + (bound == Bound::kAtMost ? "<=" : ">=") + format_limit(limit) +
+         (relative_to_exclusive ? "x exclusive" : "");
 }
 
 Objective parse_objective(const std::string& text) {
@@ -92,12 +95,32 @@ Objective parse_objective(const std::string& text) {
                      std::string("takes ") +
                          (wanted == Bound::kAtMost ? "an upper bound (<=)" : "a lower bound (>=)"));
   }
-  const std::string number = trim(text.substr(op + 2));
+  std::string number = trim(text.substr(op + 2));
+  // A bound relative to the exclusive answer: "FACTORx exclusive", the x apart or not.
+  constexpr std::string_view kExclusive = "exclusive";
+  if (number.size() >= kExclusive.size() &&
+      number.compare(number.size() - kExclusive.size(), kExclusive.size(), kExclusive) == 0) {
+    number = trim(number.substr(0, number.size() - kExclusive.size()));
+    if (number.empty() || (number.back() != 'x' && number.back() != 'X')) {
+      throw InputError(where, o.metric,
+                       "expected FACTORx exclusive after the operator, e.g. jct_s.p95<=1.1x "
+                       "exclusive");
+    }
+    number = trim(number.substr(0, number.size() - 1));
+    o.relative_to_exclusive = true;
+  }
   const char* first = number.data();
   const char* last = number.data() + number.size();
   const auto [end, ec] = std::from_chars(first, last, o.limit);
   if (number.empty() || ec != std::errc() || end != last || !std::isfinite(o.limit)) {
     throw InputError(where, o.metric, "expected a number after the operator, got '" + number + "'");
+  }
+  if (o.relative_to_exclusive) {
+    if (!(o.limit > 0) || o.limit > kMaxFactor) {
+      throw InputError(where, o.metric,
+                       "factor " + number + " out of range (0, " + format_limit(kMaxFactor) + "]");
+    }
+    return o;
   }
   if (o.limit < 0 || o.limit > max_limit(*info)) {
     throw InputError(
@@ -107,7 +130,7 @@ Objective parse_objective(const std::string& text) {
   return o;
 }
 
-std::vector<Objective> plan_objectives(const std::vector<std::string>& texts) {
+std::vector<Objective> plan_objectives(const std::vector<std::string>& texts, bool jct_guard) {
   std::vector<Objective> out;
   bool failed_given = false;
   for (const auto& t : texts) {
@@ -123,6 +146,12 @@ std::vector<Objective> plan_objectives(const std::vector<std::string>& texts) {
   out.push_back({"rejected_jobs", Bound::kAtMost, 0.0, true});
   out.push_back({"unfinished_jobs", Bound::kAtMost, 0.0, true});
   if (!failed_given) out.push_back({"failed_share", Bound::kAtMost, 0.0, true});
+  const bool jct_given = std::any_of(out.begin(), out.end(), [](const Objective& o) {
+    return !o.implicit && o.metric == "jct_s.p95";
+  });
+  if (jct_guard && !jct_given) {
+    out.push_back({"jct_s.p95", Bound::kAtMost, kJctGuardFactor, true, true});
+  }
   return out;
 }
 
@@ -130,7 +159,7 @@ bool needs_services(const Objective& objective) {
   return objective.metric.rfind("requests.", 0) == 0;
 }
 
-ObjectiveCheck check_objective(const Objective& objective, const nlohmann::json& summary) {
+double objective_value(const Objective& objective, const nlohmann::json& summary) {
   const auto& m = summary.at("metrics");
   const auto& jobs = m.at("jobs");
   const std::string& name = objective.metric;
@@ -154,7 +183,7 @@ ObjectiveCheck check_objective(const Objective& objective, const nlohmann::json&
     // null (an empty set: no finished job, no request served) is n/a, never met.
     const nlohmann::json::json_pointer at(metric_pointer(name));
     const bool present = summary.contains(at);
-    if (present && summary.at(at).is_null()) return {std::nan(""), false};
+    if (present && summary.at(at).is_null()) return std::nan("");
     const MetricValue v = read_metric(summary, name);
     if (!v.value) {
       throw InputError(
@@ -164,9 +193,17 @@ ObjectiveCheck check_objective(const Objective& objective, const nlohmann::json&
     }
     value = *v.value;
   }
-  const bool met =
-      objective.bound == Bound::kAtMost ? value <= objective.limit : value >= objective.limit;
-  return {value, met};
+  return value;
+}
+
+ObjectiveCheck check_objective(const Objective& objective, const nlohmann::json& summary,
+                               double baseline) {
+  const double value = objective_value(objective, summary);
+  const double bound =
+      objective.relative_to_exclusive ? objective.limit * baseline : objective.limit;
+  // NaN (no value, or no baseline) meets nothing: every comparison with it is false.
+  const bool met = objective.bound == Bound::kAtMost ? value <= bound : value >= bound;
+  return {value, met, bound};
 }
 
 std::string objective_help() {
@@ -176,8 +213,13 @@ std::string objective_help() {
       "improves: e.g. queueing_delay_s.p95<=60, jct_s.p99<=3600, slowdown.p95<=2, "
       "requests.latency_ms.p99<=200, requests.slo_attainment>=0.99; derived: oom_kill_share, "
       "failed_share (shares of arrived jobs).\n"
+      "Relative to the exclusive answer (exclusive among --models): METRIC<=FACTORx exclusive, "
+      "e.g. jct_s.p99<=1.2x exclusive.\n"
       "Always applied: rejected_jobs<=0, unfinished_jobs<=0 (queued or running when the run "
-      "stopped), and failed_share<=0 unless given.\n"
+      "stopped), and failed_share<=0 unless given; and the JCT guard jct_s.p95<=1.1x exclusive "
+      "unless a jct_s.p95 objective is given or --no-jct-guard (dropped, with a note, when "
+      "exclusive is not among --models): a sharing model's answer cannot trade GPUs for "
+      "slowdown.\n"
       "Short names (aliases):";
   for (const auto& a : metric_aliases()) out += " " + a.alias;
   return out + "\n";

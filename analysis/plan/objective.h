@@ -1,7 +1,10 @@
 // Objectives a cluster must meet, as `gpumux plan --objective` writes them, and their check
 // against a run's summary.json.
 //
-// Grammar: METRIC<=NUMBER or METRIC>=NUMBER (spaces allowed around the operator). METRIC is a
+// Grammar: METRIC<=NUMBER or METRIC>=NUMBER (spaces allowed around the operator), or a bound
+// relative to the plan's exclusive answer, METRIC<=FACTORx exclusive (e.g.
+// jct_s.p95<=1.1x exclusive: at most 1.1 times the metric's value in exclusive's answer; the
+// `x` may stand apart, FACTOR in (0, 1e6]). METRIC is a
 // name of the metric catalogue (analysis/metrics/metric_catalogue.h: the dotted path under
 // `metrics` in summary.json, e.g. queueing_delay_s.p95, jct_s.p99, requests.latency_ms.p99), or
 // one of its documented aliases (queue_p95_s, jct_p95_s, request_p99_ms, slo_attainment), kept
@@ -19,8 +22,14 @@
 //   when the run stopped), and failed_share<=0 unless a failed_share objective is given:
 // percentiles are over finished jobs only, so a target met while jobs were turned away or left
 // waiting would not be met at all.
+// The JCT guard (on unless turned off, and unless a jct_s.p95 objective is given):
+//   jct_s.p95<=1.1x exclusive, so that a sharing model's answer cannot buy GPUs with slowdown.
+// A relative objective needs exclusive among the plan's models (its answer is the baseline, and
+// exclusive itself does not check it); the planner drops the guard, saying so, when exclusive
+// is not asked.
 #pragma once
 
+#include <cmath>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
@@ -34,27 +43,43 @@ struct Objective {
   Bound bound = Bound::kAtMost;
   double limit = 0.0;
   bool implicit = false;  // added by the planner, not by the user
+  // `limit` is a factor of the metric's value in the exclusive answer (METRIC<=1.1x exclusive).
+  bool relative_to_exclusive = false;
 
-  std::string text() const;  // "queueing_delay_s.p95<=60", normalised
+  // "queueing_delay_s.p95<=60", "jct_s.p95<=1.1x exclusive", normalised.
+  std::string text() const;
 };
 
 struct ObjectiveCheck {
   double value = 0.0;  // NaN when n/a (a percentile of no finished jobs): not met
   bool met = false;
+  // The bound the value was held to: the limit, or for a relative objective factor x the
+  // baseline (NaN when there is no baseline: exclusive met the objectives at no size).
+  double bound = 0.0;
 };
+
+// The guard every plan applies unless turned off: jct_s.p95<=1.1x exclusive.
+inline constexpr double kJctGuardFactor = 1.1;
 
 // Parses one objective. Throws InputError naming `--objective TEXT`.
 Objective parse_objective(const std::string& text);
 
-// The user's objectives (parsed, duplicates refused) followed by the implicit ones.
-std::vector<Objective> plan_objectives(const std::vector<std::string>& texts);
+// The user's objectives (parsed, duplicates refused) followed by the implicit ones: the
+// always-applied ones, then the JCT guard when `jct_guard` and no jct_s.p95 objective is given.
+std::vector<Objective> plan_objectives(const std::vector<std::string>& texts,
+                                       bool jct_guard = false);
 
 // True when the objective reads the inference-service summary (metrics.requests).
 bool needs_services(const Objective& objective);
 
-// The objective's value in a run's summary and whether it is met. Throws InputError when it
-// needs metrics.requests and the summary has none.
-ObjectiveCheck check_objective(const Objective& objective, const nlohmann::json& summary);
+// The objective's value in a run's summary and whether it is met. A relative objective is held
+// to factor x `baseline` (its metric's value in the exclusive answer); without a baseline (NaN)
+// it is not met. Throws InputError when it needs metrics.requests and the summary has none.
+ObjectiveCheck check_objective(const Objective& objective, const nlohmann::json& summary,
+                               double baseline = std::nan(""));
+
+// The objective's metric in a run's summary (NaN when n/a), as check_objective reads it.
+double objective_value(const Objective& objective, const nlohmann::json& summary);
 
 // Help text: the grammar, examples and the aliases (for `gpumux plan --help`).
 std::string objective_help();

@@ -2,18 +2,20 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <iomanip>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
-#include "sim/base/parallel_tasks.h"
-#include "analysis/run/run.h"
 #include "analysis/plan/size_search.h"
+#include "analysis/run/run.h"
 #include "scenarios/scenario.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
+#include "sim/base/parallel_tasks.h"
 
 namespace gpumux {
 
@@ -56,7 +58,8 @@ struct Task {
 };
 
 PlanProbe run_probe(const PlanBase& base, const PlanModelResult& model,
-                    const std::vector<Objective>& objectives, int size) {
+                    const std::vector<Objective>& objectives, const std::vector<double>& baselines,
+                    int size) {
   const Scenario s = parse_scenario(sized_document(base, model.model, model.params, size),
                                     base.file, base.base_dir);
   RunOptions options;
@@ -67,8 +70,14 @@ PlanProbe run_probe(const PlanBase& base, const PlanModelResult& model,
   p.nodes = static_cast<int>(s.nodes.size());
   p.gpus = static_cast<int>(s.gpu_count());
   p.met = true;
-  for (const auto& o : objectives) {
-    p.checks.push_back(check_objective(o, report.summary));
+  for (std::size_t i = 0; i < objectives.size(); ++i) {
+    const Objective& o = objectives[i];
+    if (o.relative_to_exclusive && model.model == "exclusive") {
+      // The baseline itself: its value is reported, the bound is its own.
+      p.checks.push_back({objective_value(o, report.summary), true, std::nan("")});
+    } else {
+      p.checks.push_back(check_objective(o, report.summary, baselines[i]));
+    }
     p.met = p.met && p.checks.back().met;
   }
   p.metrics = report.summary["metrics"];
@@ -78,10 +87,11 @@ PlanProbe run_probe(const PlanBase& base, const PlanModelResult& model,
 // Runs the tasks on up to `threads` threads; results in task order (parallel_tasks.h).
 std::vector<PlanProbe> run_round(const PlanBase& base, const std::vector<PlanModelResult>& models,
                                  const std::vector<Objective>& objectives,
+                                 const std::vector<double>& baselines,
                                  const std::vector<Task>& tasks, int threads) {
   std::vector<PlanProbe> results(tasks.size());
   run_indexed(tasks.size(), threads, [&](std::size_t i) {
-    results[i] = run_probe(base, models[tasks[i].model], objectives, tasks[i].size);
+    results[i] = run_probe(base, models[tasks[i].model], objectives, baselines, tasks[i].size);
   });
   return results;
 }
@@ -135,6 +145,44 @@ PlanBase load_base(const PlanRequest& request, PlanResult& result) {
   return base;
 }
 
+// Relative objectives need exclusive's answer: a user's is refused without exclusive among the
+// models; the JCT guard is dropped, with a note.
+void apply_baseline_rules(PlanResult& result) {
+  const bool exclusive =
+      std::any_of(result.models.begin(), result.models.end(),
+                  [](const PlanModelResult& m) { return m.model == "exclusive"; });
+  if (exclusive) return;
+  std::vector<Objective> kept;
+  for (const Objective& o : result.objectives) {
+    if (!o.relative_to_exclusive) {
+      kept.push_back(o);
+    } else if (!o.implicit) {
+      throw InputError("--objective " + o.text(), o.metric,
+                       "is relative to the exclusive answer: add exclusive to --models");
+    } else {
+      result.notes.push_back("JCT guard " + o.text() +
+                             " not applied: exclusive is not among --models, so no answer here "
+                             "is checked against slowdown (add exclusive, or bound jct_s.p95)");
+    }
+  }
+  result.objectives = std::move(kept);
+}
+
+// The relative objectives' baselines: their metrics in exclusive's answer (`answer` 0: none).
+void set_baselines(PlanResult& result, int answer, const std::map<int, PlanProbe>& probes) {
+  if (answer == 0) {
+    result.notes.push_back(
+        "exclusive met the objectives at no size: the objectives relative to it cannot be met");
+    return;
+  }
+  const nlohmann::json summary = {{"metrics", probes.at(answer).metrics}};
+  for (std::size_t i = 0; i < result.objectives.size(); ++i) {
+    if (result.objectives[i].relative_to_exclusive) {
+      result.baselines[i] = objective_value(result.objectives[i], summary);
+    }
+  }
+}
+
 }  // namespace
 
 bool PlanResult::all_met() const {
@@ -153,11 +201,28 @@ PlanResult run_plan(const PlanRequest& request, std::ostream* progress) {
     static_cast<ModelChoice&>(r) = choose_model_params(base.document, base.file, base.base_dir, m);
     result.models.push_back(std::move(r));
   }
+  apply_baseline_rules(result);
+  result.baselines.assign(result.objectives.size(), std::nan(""));
+  std::optional<std::size_t> exclusive;
+  for (std::size_t m = 0; m < result.models.size(); ++m) {
+    if (result.models[m].model == "exclusive") exclusive = m;
+  }
+  const bool relative = std::any_of(result.objectives.begin(), result.objectives.end(),
+                                    [](const Objective& o) { return o.relative_to_exclusive; });
+  // Relative objectives: exclusive is searched alone first; its answer sets the bounds.
+  bool baseline_ready = !(relative && exclusive);
   std::vector<ModelSearch> searches(result.models.size(), ModelSearch(result.max_size));
   for (int round = 1;; ++round) {
     std::vector<Task> tasks;
     for (std::size_t m = 0; m < searches.size(); ++m) {
+      if (!baseline_ready && m != *exclusive) continue;
       if (auto size = searches[m].sizes.next()) tasks.push_back({m, *size});
+    }
+    if (tasks.empty() && !baseline_ready) {
+      set_baselines(result, searches[*exclusive].sizes.answer(), searches[*exclusive].probes);
+      baseline_ready = true;
+      --round;
+      continue;
     }
     if (tasks.empty()) break;
     if (progress) {
@@ -168,7 +233,8 @@ PlanResult run_plan(const PlanRequest& request, std::ostream* progress) {
       }
       *progress << "\n" << std::flush;
     }
-    auto probes = run_round(base, result.models, request.objectives, tasks, request.threads);
+    auto probes =
+        run_round(base, result.models, result.objectives, result.baselines, tasks, request.threads);
     for (std::size_t i = 0; i < tasks.size(); ++i) {
       ModelSearch& search = searches[tasks[i].model];
       search.sizes.record(tasks[i].size, probes[i].met);

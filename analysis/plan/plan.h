@@ -16,6 +16,10 @@
 // objectives too, the search goes on downwards (reported as `searched_down`). Sizes between
 // probes are not run: the planner trusts the boundary it found, not the whole curve.
 //
+// Objectives relative to the exclusive answer (objective.h, e.g. the JCT guard): exclusive is
+// searched first, alone, and its answer's values become the other models' bounds; exclusive
+// itself is the baseline and meets them by definition.
+//
 // Determinism: the runs of each round (one probe per unfinished model) are fixed by the
 // results of earlier rounds alone; threads only run a round's probes concurrently and results
 // are applied in model order, so the answer, the table and the JSON do not depend on the thread
@@ -29,8 +33,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/run/model_choice.h"
 #include "analysis/plan/objective.h"
+#include "analysis/run/model_choice.h"
 
 namespace gpumux {
 
@@ -80,6 +84,10 @@ struct PlanResult {
   int max_nodes = 0;
   std::size_t runs = 0;
   std::vector<PlanModelResult> models;  // in the order asked
+  // Per objective: for one relative to the exclusive answer, the metric's value there (NaN
+  // when exclusive met the objectives at no size); NaN for the others.
+  std::vector<double> baselines;
+  std::vector<std::string> notes;  // what the planner changed or could not do, in words
 
   bool all_met() const;
 };

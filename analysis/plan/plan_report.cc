@@ -32,9 +32,24 @@ std::string check_text(const Objective& o, const ObjectiveCheck& c) {
   const bool count = unit == "jobs" || unit == "requests" || unit == "events";
   const bool share = o.metric.find("share") != std::string::npos || unit == "share";
   const std::string value = std::isnan(c.value) ? "n/a"
-                            : count ? std::to_string(static_cast<long long>(c.value))
-                                    : fixed(c.value, share ? 4 : 1);
+                            : count             ? std::to_string(static_cast<long long>(c.value))
+                                                : fixed(c.value, share ? 4 : 1);
+  // The baseline's own check of an objective relative to it (bound NaN, met).
+  if (o.relative_to_exclusive && c.met && std::isnan(c.bound))
+    return o.metric + " " + value + " baseline";
   return o.metric + " " + value + (c.met ? " ok" : " FAIL");
+}
+
+// The objective as the table's header line shows it: a relative one with its bound.
+std::string objective_text(const PlanResult& r, std::size_t i) {
+  const Objective& o = r.objectives[i];
+  std::string text = o.text();
+  if (o.relative_to_exclusive) {
+    text += std::isnan(r.baselines[i]) ? " (no exclusive answer)"
+                                       : " (= " + fixed(o.limit * r.baselines[i], 1) + ")";
+  }
+  if (o.implicit) text += o.relative_to_exclusive ? " (JCT guard; --no-jct-guard)" : " (always)";
+  return text;
 }
 
 bool has_requests(const PlanResult& r) {
@@ -50,6 +65,9 @@ nlohmann::json probe_json(const PlanResult& r, const PlanProbe& p) {
   nlohmann::json objectives = nlohmann::json::object();
   for (std::size_t i = 0; i < r.objectives.size(); ++i) {
     objectives[r.objectives[i].text()] = {{"value", p.checks[i].value}, {"met", p.checks[i].met}};
+    if (r.objectives[i].relative_to_exclusive) {
+      objectives[r.objectives[i].text()]["bound"] = p.checks[i].bound;
+    }
   }
   const auto& m = p.metrics;
   nlohmann::json j = {
@@ -76,12 +94,18 @@ nlohmann::json probe_json(const PlanResult& r, const PlanProbe& p) {
 
 nlohmann::json plan_to_json(const PlanResult& r) {
   nlohmann::json objectives = nlohmann::json::array();
-  for (const auto& o : r.objectives) {
+  for (std::size_t i = 0; i < r.objectives.size(); ++i) {
+    const Objective& o = r.objectives[i];
     objectives.push_back({{"objective", o.text()},
                           {"metric", o.metric},
                           {"bound", o.bound == Bound::kAtMost ? "<=" : ">="},
                           {"limit", o.limit},
                           {"implicit", o.implicit}});
+    if (o.relative_to_exclusive) {
+      // limit is a factor of the exclusive answer's value (null: exclusive has no answer).
+      objectives.back()["relative_to"] = "exclusive";
+      objectives.back()["baseline"] = r.baselines[i];
+    }
   }
   const PlanModelResult* exclusive = exclusive_of(r);
   nlohmann::json models = nlohmann::json::array();
@@ -117,6 +141,7 @@ nlohmann::json plan_to_json(const PlanResult& r) {
           {"max_size", r.max_size},
           {"runs", r.runs},
           {"all_met", r.all_met()},
+          {"notes", r.notes},
           {"models", models}};
 }
 
@@ -125,10 +150,11 @@ void print_plan_table(const PlanResult& r, std::ostream& out) {
       << r.seed << "\n";
   out << "objectives  ";
   for (std::size_t i = 0; i < r.objectives.size(); ++i) {
-    out << (i ? ", " : "") << r.objectives[i].text()
-        << (r.objectives[i].implicit ? " (always)" : "");
+    out << (i ? ", " : "") << objective_text(r, i);
   }
-  out << "\n\n";
+  out << "\n";
+  for (const auto& note : r.notes) out << "note        " << note << "\n";
+  out << "\n";
   const bool requests = has_requests(r);
   const PlanModelResult* exclusive = exclusive_of(r);
   out << std::left << std::setw(15) << "model" << std::right << std::setw(7) << "nodes"
@@ -160,14 +186,13 @@ void print_plan_table(const PlanResult& r, std::ostream& out) {
           std::to_string(saved) + " (" + fixed(100.0 * saved / exclusive->answer->gpus, 1) + "%)";
     }
     out << std::setw(7) << a.nodes << std::setw(7) << a.gpus << std::setw(16) << saving
-        << std::setw(8) << fixed_or_na(x["gpu_allocation_ratio"], 1, 100) + "%"
-        << std::setw(9) << fixed_or_na(x["sm_busy_utilization"], 1, 100) + "%"
-        << std::setw(12) << fixed_or_na(x["queueing_delay_s"]["p95"], 1) << std::setw(11)
+        << std::setw(8) << fixed_or_na(x["gpu_allocation_ratio"], 1, 100) + "%" << std::setw(9)
+        << fixed_or_na(x["sm_busy_utilization"], 1, 100) + "%" << std::setw(12)
+        << fixed_or_na(x["queueing_delay_s"]["p95"], 1) << std::setw(11)
         << fixed_or_na(x["jct_s"]["p95"], 1);
     if (requests) {
       const bool has = x.contains("requests");
-      out << std::setw(13)
-          << (has ? fixed_or_na(x["requests"]["latency_ms"]["p95"], 1) : "-")
+      out << std::setw(13) << (has ? fixed_or_na(x["requests"]["latency_ms"]["p95"], 1) : "-")
           << std::setw(8) << (has ? fixed_or_na(x["requests"]["slo_attainment"], 4) : "-");
     }
     out << std::setw(7) << x["failures"]["jobs_killed"].get<std::uint64_t>() << "  ";

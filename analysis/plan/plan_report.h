@@ -1,6 +1,6 @@
 // What `gpumux plan` prints: the table (--format table) and the JSON object (--format json)
-// of a PlanResult (docs/planning.md "Capacity planning", "Output"). Both depend on the result alone, so
-// they are the same for any thread count.
+// of a PlanResult (docs/planning.md "Capacity planning", "Output"). Both depend on the result
+// alone, so they are the same for any thread count.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>

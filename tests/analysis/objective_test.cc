@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
-#include <nlohmann/json.hpp>
 
 #include "sim/base/input_error.h"
 
@@ -192,6 +192,53 @@ TEST(Objective, PercentilesOfNoFinishedJobFailTheirObjective) {
     const auto c = check_objective(parse_objective(text), s);
     EXPECT_FALSE(c.met) << text;
     EXPECT_TRUE(std::isnan(c.value)) << text;
+  }
+}
+
+TEST(Objective, RelativeToExclusiveParsesAndChecksAgainstTheBaseline) {
+  for (const char* text :
+       {"jct_s.p95<=1.1x exclusive", "jct_s.p95 <= 1.1 x exclusive", "jct_s.p95<=1.1X exclusive"}) {
+    const Objective o = parse_objective(text);
+    EXPECT_TRUE(o.relative_to_exclusive) << text;
+    EXPECT_DOUBLE_EQ(o.limit, 1.1);
+    EXPECT_EQ(o.text(), "jct_s.p95<=1.1x exclusive");
+  }
+  nlohmann::json s = summary(0, 0);
+  s["metrics"]["jct_s"]["p95"] = 110.0;
+  const Objective o = parse_objective("jct_s.p95<=1.1x exclusive");
+  // 110 s against 1.1 x 100 s: met, exactly at the bound; against 1.1 x 99 s: not.
+  const auto at = check_objective(o, s, 100.0);
+  EXPECT_TRUE(at.met);
+  EXPECT_DOUBLE_EQ(at.value, 110.0);
+  EXPECT_NEAR(at.bound, 110.0, 1e-9);
+  EXPECT_FALSE(check_objective(o, s, 99.0).met);
+  // No baseline (exclusive had no answer): never met.
+  EXPECT_FALSE(check_objective(o, s).met);
+  // A higher-is-better metric takes a relative lower bound.
+  s["metrics"]["gpu_allocation_ratio"] = 0.5;
+  EXPECT_TRUE(check_objective(parse_objective("gpu_allocation_ratio>=0.9x exclusive"), s, 0.5).met);
+  EXPECT_FALSE(
+      check_objective(parse_objective("gpu_allocation_ratio>=1.1x exclusive"), s, 0.5).met);
+  // Malformed factors.
+  EXPECT_NE(error_of("jct_s.p95<=1.1 exclusive").find("expected FACTORx exclusive"),
+            std::string::npos);
+  EXPECT_NE(error_of("jct_s.p95<=0x exclusive").find("factor 0 out of range (0, 1000000]"),
+            std::string::npos);
+  EXPECT_NE(error_of("jct_s.p95<=ax exclusive").find("expected a number"), std::string::npos);
+}
+
+TEST(Objective, TheJctGuardIsAppliedUnlessAJctBoundIsGivenOrItIsOff) {
+  const auto guarded = plan_objectives({"queue_p95_s<=60"}, true);
+  ASSERT_EQ(guarded.back().text(), "jct_s.p95<=1.1x exclusive");
+  EXPECT_TRUE(guarded.back().implicit);
+  EXPECT_TRUE(guarded.back().relative_to_exclusive);
+  // Off, or replaced by the user's own jct_s.p95 bound (absolute or relative).
+  for (const auto& objectives :
+       {plan_objectives({"queue_p95_s<=60"}, false), plan_objectives({"jct_s.p95<=600"}, true),
+        plan_objectives({"jct_s.p95<=1.5x exclusive"}, true)}) {
+    int relative_implicit = 0;
+    for (const auto& o : objectives) relative_implicit += o.implicit && o.relative_to_exclusive;
+    EXPECT_EQ(relative_implicit, 0);
   }
 }
 

@@ -222,5 +222,54 @@ TEST_F(PlanTest, BadRequestsAreInputErrors) {
   }
 }
 
+// The JCT guard (objective.h): a sharing model's answer keeps JCT p95 within 1.1 x the
+// exclusive answer's, checked here against independent runs of both answers.
+TEST_F(PlanTest, TheJctGuardHoldsEveryAnswerToTheExclusiveJct) {
+  const auto s = write_scenario();
+  PlanRequest req = request(s, {"exclusive", "timeslice", "mps"}, {"queue_p95_s<=600"});
+  req.objectives = plan_objectives({"queue_p95_s<=600"}, true);
+  const PlanResult r = run_plan(req, nullptr);
+  ASSERT_TRUE(r.models[0].met);
+  const std::size_t guard = r.objectives.size() - 1;
+  ASSERT_TRUE(r.objectives[guard].relative_to_exclusive);
+  const double baseline = r.models[0].answer->metrics["jct_s"]["p95"].get<double>();
+  EXPECT_DOUBLE_EQ(r.baselines[guard], baseline);
+  for (const auto& m : r.models) {
+    SCOPED_TRACE(m.model);
+    if (!m.met) continue;
+    const double jct = m.answer->metrics["jct_s"]["p95"].get<double>();
+    EXPECT_LE(jct, 1.1 * baseline);
+    // One size below failed some objective, as for every answer.
+    if (m.one_below) EXPECT_FALSE(m.one_below->met);
+  }
+  // Exclusive is the baseline: its own guard check is met and reported as such.
+  EXPECT_TRUE(r.models[0].answer->checks[guard].met);
+  std::ostringstream table;
+  print_plan_table(r, table);
+  EXPECT_NE(table.str().find("jct_s.p95<=1.1x exclusive (= "), std::string::npos) << table.str();
+  EXPECT_NE(table.str().find("baseline"), std::string::npos) << table.str();
+  const auto j = plan_to_json(r);
+  EXPECT_EQ(j["objectives"][guard]["relative_to"], "exclusive");
+  EXPECT_DOUBLE_EQ(j["objectives"][guard]["baseline"].get<double>(), baseline);
+}
+
+TEST_F(PlanTest, WithoutExclusiveTheGuardIsDroppedAndARelativeObjectiveRefused) {
+  const auto s = write_scenario();
+  PlanRequest req = request(s, {"timeslice"}, {"queue_p95_s<=600"});
+  req.objectives = plan_objectives({"queue_p95_s<=600"}, true);
+  const PlanResult r = run_plan(req, nullptr);
+  for (const auto& o : r.objectives) EXPECT_FALSE(o.relative_to_exclusive) << o.text();
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].find("not applied: exclusive is not among --models"), std::string::npos);
+  PlanRequest bad = request(s, {"timeslice"}, {"jct_s.p95<=1.2x exclusive"});
+  try {
+    run_plan(bad, nullptr);
+    ADD_FAILURE() << "a relative objective without exclusive ran";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("add exclusive to --models"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace gpumux

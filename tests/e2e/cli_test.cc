@@ -96,15 +96,20 @@ TEST(Cli, QuietRunPrintsNoEventCount) {
 // `gpumux plan` on the quickstart: exit codes, formats, help and progress.
 TEST(Cli, PlanAnswersInTableAndJson) {
   const auto q = (testing::source_dir() / "scenarios/examples/quickstart.json").string();
-  const auto table = run_cli(
-      {"plan", q, "--models", "exclusive,mps", "--objective", "queue_p95_s<=60", "--threads", "2"});
+  // Under spread placement MPS keeps JCT within the guard (best-fit piles jobs onto shared
+  // GPUs: see PlanJctGuardFailsSavingsMadeOfSlowdown).
+  const auto table =
+      run_cli({"plan", q, "--models", "exclusive,mps", "--objective", "queue_p95_s<=60",
+               "--threads", "2", "--set", "scheduler.placement=spread"});
   EXPECT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("jct_s.p95<=1.1x exclusive (= "), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("saving vs excl"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("rejected_jobs<=0 (always)"), std::string::npos);
   EXPECT_NE(table.out.find("assumptions"), std::string::npos);
   EXPECT_NE(table.err.find("runs done"), std::string::npos) << table.err;
-  const auto json = run_cli({"plan", q, "--models", "exclusive,mps", "--objective",
-                             "queue_p95_s<=60", "--format", "json", "--threads", "1"});
+  const auto json =
+      run_cli({"plan", q, "--models", "exclusive,mps", "--objective", "queue_p95_s<=60", "--format",
+               "json", "--threads", "1", "--set", "scheduler.placement=spread"});
   ASSERT_EQ(json.code, 0) << json.err;
   const auto j = nlohmann::json::parse(json.out);
   ASSERT_EQ(j["models"].size(), 2u);
@@ -117,6 +122,32 @@ TEST(Cli, PlanAnswersInTableAndJson) {
     EXPECT_FALSE(m["one_below"]["met"].get<bool>());
   }
   EXPECT_EQ(j["models"][0]["saving_pct"].get<double>(), 0.0);
+}
+
+// Under best-fit, MPS meets the queueing objective on the quickstart only by slowing jobs: the
+// JCT guard refuses that answer at every size, and --no-jct-guard brings it back.
+TEST(Cli, PlanJctGuardFailsSavingsMadeOfSlowdown) {
+  const auto q = (testing::source_dir() / "scenarios/examples/quickstart.json").string();
+  const std::vector<std::string> args = {
+      "plan",      q,   "--models", "exclusive,mps", "--objective", "queue_p95_s<=60",
+      "--threads", "2", "--format", "json"};
+  const auto guarded = run_cli(args);
+  ASSERT_EQ(guarded.code, 3) << guarded.err;
+  const auto g = nlohmann::json::parse(guarded.out);
+  EXPECT_TRUE(g["models"][0]["met"].get<bool>());
+  EXPECT_FALSE(g["models"][1]["met"].get<bool>());
+  const auto& tried = g["models"][1]["largest_tried"]["objectives"]["jct_s.p95<=1.1x exclusive"];
+  EXPECT_FALSE(tried["met"].get<bool>());
+  EXPECT_GT(tried["value"].get<double>(), tried["bound"].get<double>());
+  auto unguarded_args = args;
+  unguarded_args.push_back("--no-jct-guard");
+  const auto unguarded = run_cli(unguarded_args);
+  ASSERT_EQ(unguarded.code, 0) << unguarded.err;
+  const auto u = nlohmann::json::parse(unguarded.out);
+  EXPECT_TRUE(u["models"][1]["met"].get<bool>());
+  // The saving it reports is made of slowdown: its JCT p95 is beyond the guard.
+  EXPECT_GT(u["models"][1]["at_answer"]["jct_s"]["p95"].get<double>(),
+            1.1 * u["models"][0]["at_answer"]["jct_s"]["p95"].get<double>());
 }
 
 TEST(Cli, PlanNotMetExitsThreeAndSaysSo) {

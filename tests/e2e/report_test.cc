@@ -180,9 +180,10 @@ TEST(Report, ShowsFaultsRequestsAndMigSlotsWhenTheRunHasThem) {
 TEST(Report, PlanFolderHoldsThePlanAndTheReportDrawsItsTable) {
   const fs::path base = testing::temp_dir("report_plan");
   const fs::path dir = base / "plan";
-  const auto r = run_cli({"plan", scenario("scenarios/examples/quickstart.json"), "--models",
-                          "exclusive,mps", "--objective", "queue_p95_s<=60", "--threads", "2",
-                          "--out", dir.string(), "--report"});
+  const auto r =
+      run_cli({"plan", scenario("scenarios/examples/quickstart.json"), "--models", "exclusive,mps",
+               "--objective", "queue_p95_s<=60", "--threads", "2", "--set",
+               "scheduler.placement=spread", "--out", dir.string(), "--report"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(read_file(dir / "plan.txt"), r.out);
   const auto plan = nlohmann::json::parse(read_file(dir / "plan.json"));
