@@ -208,6 +208,19 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
                      e.what());
   }
 
+  // A trace that gave no job (header only, or every row skipped) measures nothing: bad input,
+  // and no output folder is written.
+  if (trace && trace->stats().rows == 0) {
+    std::string skipped;
+    for (const auto& [reason, n] : trace->skip_counts()) {
+      skipped += (skipped.empty() ? "" : ", ") + std::to_string(n) + " " + reason;
+    }
+    throw InputError(
+        scenario.trace.path, "",
+        "the trace has no jobs (" +
+            (skipped.empty() ? std::string("no data rows") : "every row skipped: " + skipped) +
+            "): a run of no jobs measures nothing");
+  }
   nlohmann::json trace_json;
   if (trace) {
     const TraceStats& st = trace->stats();

@@ -224,6 +224,28 @@ TEST(Cli, BadTraceRowFailsWithNoPartialOutput) {
   testing::fs::remove_all(dir);
 }
 
+// A header-only trace measures nothing: bad input in every command that runs it, no output.
+TEST(Cli, HeaderOnlyTraceIsBadInputEverywhere) {
+  const auto dir = testing::temp_dir("cli_empty_trace");
+  testing::write_file(dir / "trace.csv", "id,submit_s,gpus,runtime_s\n");
+  testing::write_file(dir / "s.json", R"({"name": "empty",
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 2, "device": "T4"}]},
+    "trace": {"file": "trace.csv"}})");
+  const auto s = (dir / "s.json").string();
+  const auto out = dir / "out";
+  const auto run = run_cli({"run", s, "--out", out.string()});
+  EXPECT_EQ(run.code, 2);
+  EXPECT_NE(run.err.find("trace.csv: the trace has no jobs (no data rows)"), std::string::npos)
+      << run.err;
+  EXPECT_FALSE(testing::fs::exists(out / "summary.json"));
+  const auto plan = run_cli({"plan", s, "--models", "exclusive", "--objective", "queue_p95_s<=60"});
+  EXPECT_EQ(plan.code, 2) << plan.err;
+  EXPECT_NE(plan.err.find("the trace has no jobs"), std::string::npos) << plan.err;
+  const auto compare = run_cli({"compare", s, "--models", "exclusive,mps"});
+  EXPECT_EQ(compare.code, 2) << compare.err;
+  testing::fs::remove_all(dir);
+}
+
 TEST(Cli, GenerateWritesATraceThatRunsBack) {
   const auto dir = testing::temp_dir("cli_generate");
   const auto r =
