@@ -1,9 +1,11 @@
 // `gpumux plan`: per sharing model, the smallest cluster that meets every objective; printed,
 // and with --out written to a folder (plan.json, plan.txt, report.html) whole or not at all.
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "analysis/output/output_folder.h"
 #include "analysis/plan/objective.h"
@@ -32,7 +34,33 @@ struct PlanArgs {
   std::string out;  // folder for plan.json, plan.txt (and report.html); empty: none
   bool report = false;
   bool no_jct_guard = false;
+  std::vector<std::string> placements;
+  int seeds = 1;
+  double seed_share = 1.0;
+  std::string curve;  // FROM:TO nodes
+  std::vector<double> loads;
+  double price = 0.0;
 };
+
+// --curve FROM:TO (nodes, FROM <= TO).
+std::pair<int, int> parse_curve(const std::string& text) {
+  const auto colon = text.find(':');
+  int from = 0, to = 0;
+  std::size_t used_from = 0, used_to = 0;
+  try {
+    if (colon == std::string::npos) throw std::invalid_argument("no colon");
+    from = std::stoi(text.substr(0, colon), &used_from);
+    to = std::stoi(text.substr(colon + 1), &used_to);
+  } catch (const std::exception&) {
+    used_from = 0;
+  }
+  if (colon == std::string::npos || used_from != colon || used_to != text.size() - colon - 1 ||
+      from < 1 || to < from) {
+    throw InputError("--curve " + text, "curve",
+                     "expected FROM:TO, node counts with 1 <= FROM <= TO (e.g. 8:32)");
+  }
+  return {from, to};
+}
 
 int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   PlanRequest request;
@@ -43,16 +71,44 @@ int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   request.models = model_requests(a.models, a.model_params);
   request.threads = threads_or_hardware(a.threads);
   request.max_nodes = a.max_nodes;
+  request.placements = a.placements;
+  request.seeds = a.seeds;
+  request.seed_share = a.seed_share;
+  request.price_per_gpu_hour = a.price;
+  if (!a.curve.empty()) {
+    std::tie(request.curve_from_nodes, request.curve_to_nodes) = parse_curve(a.curve);
+  }
   if (a.report && a.out.empty()) {
     throw InputError("--report", "", "needs --out DIR: the report is drawn from the plan folder");
+  }
+  std::vector<double> loads = a.loads.empty() ? std::vector<double>{1.0} : a.loads;
+  for (std::size_t i = 0; i < loads.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (loads[i] == loads[j]) throw InputError("--load", "load", "a load is listed twice");
+    }
   }
   // Locked and checked before the runs: an unusable folder fails at once, not after them.
   std::unique_ptr<OutputFolder> folder;
   if (!a.out.empty()) folder = std::make_unique<OutputFolder>(a.out);
-  const PlanResult result = run_plan(request, &err);
-  const nlohmann::json doc = plan_to_json(result);
+  std::vector<PlanResult> results;
+  for (double load : loads) {
+    request.load_factor = load;
+    if (loads.size() > 1) err << "[gpumux plan] load x" << load << "\n";
+    results.push_back(run_plan(request, &err));
+  }
+  nlohmann::json doc;
   std::ostringstream table;
-  print_plan_table(result, table);
+  if (results.size() == 1) {
+    doc = plan_to_json(results[0]);
+    print_plan_table(results[0], table);
+  } else {
+    doc = plans_by_load_to_json(results);
+    for (const auto& r : results) {
+      print_plan_table(r, table);
+      table << "\n";
+    }
+    print_load_table(results, table);
+  }
   if (a.format == "json") {
     out << doc.dump(2) << "\n";
   } else {
@@ -71,7 +127,9 @@ int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     if (a.report) write_html_report({folder->temp_path()}, folder->file("report.html"), {a.out});
     folder->commit();
   }
-  return result.all_met() ? kExitOk : kExitCheckFailed;
+  const bool all =
+      std::all_of(results.begin(), results.end(), [](const PlanResult& r) { return r.all_met(); });
+  return all ? kExitOk : kExitCheckFailed;
 }
 
 }  // namespace
@@ -111,6 +169,31 @@ void configure_plan_command(CLI::App& plan, CommandContext& ctx) {
                   "also write the plan into this folder, whole or not at all: plan.json (as "
                   "--format json), plan.txt (the table); `gpumux report DIR` draws it");
   plan.add_flag("--report", a->report, "with --out: also write DIR/report.html");
+  plan.add_option("--placements", a->placements,
+                  "placement policies to search, comma-separated (default: the scenario's and "
+                  "spread); each model's answer is the smallest cluster over them, and the "
+                  "table names the policy that got there")
+      ->delimiter(',');
+  plan.add_option("--seeds", a->seeds,
+                  "seeds per size (the scenario's seed, +1, ...; default 1): a size meets the "
+                  "objectives only when enough seeds meet them (--seed-share)")
+      ->check(CLI::Range(1, 1000));
+  plan.add_option("--seed-share", a->seed_share,
+                  "share of the seeds that must meet the objectives (default 1: every seed)")
+      ->check(CLI::Range(1e-9, 1.0));
+  plan.add_option("--curve", a->curve,
+                  "FROM:TO: also run every size with FROM..TO nodes, for every model and "
+                  "placement (plan.json keeps every size's values; the report draws them)");
+  plan.add_option("--load", a->loads,
+                  "arrival-rate factors, comma-separated (e.g. 1,1.5,2): one plan per load, "
+                  "each with trace.load_factor set (submit-time gaps divided by the factor), "
+                  "then a GPUs-vs-load table")
+      ->delimiter(',')
+      ->check(CLI::Range(1e-3, 1e3));
+  plan.add_option("--price-per-gpu-hour", a->price,
+                  "price of one GPU-hour: adds each answer's cost (its GPUs x makespan) and "
+                  "saving in money")
+      ->check(CLI::NonNegativeNumber);
   plan.add_flag("--no-jct-guard", a->no_jct_guard,
                 "do not apply the JCT guard jct_s.p95<=1.1x exclusive (a sharing model's "
                 "answer may then save GPUs by slowing jobs down)");

@@ -37,6 +37,9 @@ struct TraceConfig {
   // trace.integer_seconds (traces/transforms/integer_seconds_source.h): whole-second times as the
   // PAI 2020 simulator reads them.
   bool integer_seconds = false;
+  // trace.load_factor (traces/transforms/load_factor_source.h): arrival rate x k, by
+  // compressing submit times; 1: as read.
+  double load_factor = 1.0;
   // trace.arrival_batches (traces/transforms/arrival_batch_source.h); 0 jobs: submit times as read.
   std::uint64_t batch_jobs = 0;
   Time batch_every = Time::from_seconds(60);

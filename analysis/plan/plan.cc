@@ -35,65 +35,109 @@ struct PlanBase {
   std::string file;
   std::string base_dir;
   std::vector<int> unit;  // nodes of each node group per size step
+  int own_size = 0;       // the scenario's own cluster, in size steps
+  std::size_t own_gpus = 0;
+  bool inflation = false;
+  double load_factor = 1.0;
 };
 
 nlohmann::json sized_document(const PlanBase& base, const std::string& model,
-                              const nlohmann::json& params, int size) {
+                              const nlohmann::json& params, const std::string& placement, int size,
+                              std::uint64_t seed) {
   nlohmann::json doc = with_sharing(base.document, model, params);
   auto& groups = doc["cluster"]["node_groups"];
   for (std::size_t i = 0; i < base.unit.size(); ++i) groups[i]["nodes"] = size * base.unit[i];
+  doc["scheduler"]["placement"] = placement;
+  doc["seed"] = seed;
+  // Inflation's load stays a share of the scenario's own cluster, whatever size is probed:
+  // otherwise a larger cluster would get a larger trace and no size would ever catch up.
+  if (base.inflation) doc["trace"]["inflation"]["cluster_gpus"] = base.own_gpus;
+  if (base.load_factor != 1.0) doc["trace"]["load_factor"] = base.load_factor;
   return doc;
 }
 
-// One model's search and the probes it ran, by size.
-struct ModelSearch {
-  explicit ModelSearch(int max_size) : sizes(max_size) {}
+// One model under one placement: its search and the probes it ran, by size.
+struct Unit {
+  Unit(std::size_t model_index, std::string placement_name, int max_size)
+      : model(model_index), placement(std::move(placement_name)), sizes(max_size) {}
+  std::size_t model = 0;
+  std::string placement;
   SizeSearch sizes;
   std::map<int, PlanProbe> probes;
+  bool curve_done = false;
+  int stopped_at = 0;  // the search stopped: another placement answered at this size
 };
 
 struct Task {
-  std::size_t model = 0;
+  std::size_t unit = 0;
   int size = 0;
 };
 
-PlanProbe run_probe(const PlanBase& base, const PlanModelResult& model,
-                    const std::vector<Objective>& objectives, const std::vector<double>& baselines,
-                    int size) {
-  const Scenario s = parse_scenario(sized_document(base, model.model, model.params, size),
-                                    base.file, base.base_dir);
+PlanSeedRun run_seed(const PlanBase& base, const PlanModelResult& model,
+                     const std::string& placement, const std::vector<Objective>& objectives,
+                     const std::vector<std::vector<double>>& baselines, int size,
+                     std::size_t seed_index, std::uint64_t seed) {
+  const Scenario s =
+      parse_scenario(sized_document(base, model.model, model.params, placement, size, seed),
+                     base.file, base.base_dir);
   RunOptions options;
   options.write_outputs = false;
   const RunReport report = run_scenario(s, options);
-  PlanProbe p;
-  p.size = size;
-  p.nodes = static_cast<int>(s.nodes.size());
-  p.gpus = static_cast<int>(s.gpu_count());
-  p.met = true;
+  PlanSeedRun run;
+  run.seed = seed;
+  run.met = true;
   for (std::size_t i = 0; i < objectives.size(); ++i) {
     const Objective& o = objectives[i];
     if (o.relative_to_exclusive && model.model == "exclusive") {
       // The baseline itself: its value is reported, the bound is its own.
-      p.checks.push_back({objective_value(o, report.summary), true, std::nan("")});
+      run.checks.push_back({objective_value(o, report.summary), true, std::nan("")});
     } else {
-      p.checks.push_back(check_objective(o, report.summary, baselines[i]));
+      run.checks.push_back(check_objective(o, report.summary, baselines[i][seed_index]));
     }
-    p.met = p.met && p.checks.back().met;
+    run.met = run.met && run.checks.back().met;
   }
-  p.metrics = report.summary["metrics"];
-  return p;
+  run.metrics = report.summary["metrics"];
+  return run;
 }
 
-// Runs the tasks on up to `threads` threads; results in task order (parallel_tasks.h).
-std::vector<PlanProbe> run_round(const PlanBase& base, const std::vector<PlanModelResult>& models,
-                                 const std::vector<Objective>& objectives,
-                                 const std::vector<double>& baselines,
-                                 const std::vector<Task>& tasks, int threads) {
-  std::vector<PlanProbe> results(tasks.size());
-  run_indexed(tasks.size(), threads, [&](std::size_t i) {
-    results[i] = run_probe(base, models[tasks[i].model], objectives, baselines, tasks[i].size);
-  });
-  return results;
+// Orders seed runs from the most comfortable to the tightest: fewer failed objectives first,
+// then by each objective's value in its bad direction, in objective order.
+bool looser(const PlanSeedRun& a, const PlanSeedRun& b, const std::vector<Objective>& objectives) {
+  const auto failed = [](const PlanSeedRun& r) {
+    return std::count_if(r.checks.begin(), r.checks.end(), [](const auto& c) { return !c.met; });
+  };
+  const auto fa = failed(a), fb = failed(b);
+  if (fa != fb) return fa < fb;
+  for (std::size_t i = 0; i < objectives.size(); ++i) {
+    const double sign = objectives[i].bound == Bound::kAtMost ? 1.0 : -1.0;
+    // NaN (no value) is the tightest.
+    const double va = std::isnan(a.checks[i].value) ? INFINITY : sign * a.checks[i].value;
+    const double vb = std::isnan(b.checks[i].value) ? INFINITY : sign * b.checks[i].value;
+    if (va != vb) return va < vb;
+  }
+  return a.seed < b.seed;
+}
+
+PlanProbe combine_seeds(std::vector<PlanSeedRun> runs, const std::vector<Objective>& objectives,
+                        int required, int size, const Scenario& shape) {
+  PlanProbe p;
+  p.size = size;
+  p.nodes = static_cast<int>(shape.nodes.size());
+  p.gpus = static_cast<int>(shape.gpu_count());
+  for (const auto& r : runs) p.seeds_met += r.met ? 1 : 0;
+  p.met = p.seeds_met >= required;
+  std::vector<std::size_t> order(runs.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return looser(runs[a], runs[b], objectives); });
+  const PlanSeedRun& tightest = runs[order[static_cast<std::size_t>(required - 1)]];
+  p.checks = tightest.checks;
+  p.metrics = tightest.metrics;
+  p.metrics_seed = tightest.seed;
+  const auto& makespan = p.metrics["makespan_s"];
+  if (makespan.is_number()) p.gpu_hours = p.gpus * makespan.get<double>() / 3600.0;
+  p.runs = std::move(runs);
+  return p;
 }
 
 PlanBase load_base(const PlanRequest& request, PlanResult& result) {
@@ -121,7 +165,7 @@ PlanBase load_base(const PlanRequest& request, PlanResult& result) {
   result.scenario_name = own.name;
   result.scenario_file = own.file;
   result.seed = own.seed;
-  result.scheduler = own.resolved["scheduler"]["queue"].get<std::string>() + " + " + own.placement;
+  result.scheduler = own.resolved["scheduler"]["queue"].get<std::string>() + " queue";
   result.trace = own.trace.generated ? "synthetic generator" : own.trace.path;
   result.unit = nlohmann::json::array();
   const auto& groups = own.resolved["cluster"]["node_groups"];
@@ -142,6 +186,42 @@ PlanBase load_base(const PlanRequest& request, PlanResult& result) {
                      "smaller than one size step of this cluster (" +
                          std::to_string(result.unit_nodes) + " nodes)");
   }
+  base.own_size = g;
+  base.own_gpus = own.gpu_count();
+  base.inflation = own.trace.inflation.load > 0;
+  if (base.inflation) {
+    result.notes.push_back(
+        "trace.inflation's load is kept a share of the scenario's own "
+        "cluster (" +
+        std::to_string(base.own_gpus) +
+        " GPUs) at every size, so every size replays the same arrivals");
+  }
+  if (!(request.load_factor > 0.0)) {
+    throw InputError("--load", "load", "a load factor must be > 0");
+  }
+  base.load_factor = request.load_factor;
+  result.load_factor = request.load_factor;
+  result.price_per_gpu_hour = request.price_per_gpu_hour;
+  // Placements: the scenario's own first, then spread.
+  result.placements = request.placements;
+  if (result.placements.empty()) {
+    result.placements.push_back(own.placement);
+    if (own.placement != "spread") result.placements.push_back("spread");
+  }
+  for (std::size_t i = 0; i < result.placements.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (result.placements[i] == result.placements[j]) {
+        throw InputError("--placements", result.placements[i], "is listed twice");
+      }
+    }
+  }
+  if (request.seeds < 1) throw InputError("--seeds", "seeds", "must be at least 1");
+  if (!(request.seed_share > 0.0 && request.seed_share <= 1.0)) {
+    throw InputError("--seed-share", "seed-share", "must be in (0, 1]");
+  }
+  for (int i = 0; i < request.seeds; ++i) result.seeds.push_back(own.seed + i);
+  result.seeds_required =
+      std::max(1, static_cast<int>(std::ceil(request.seed_share * request.seeds - 1e-9)));
   return base;
 }
 
@@ -168,20 +248,34 @@ void apply_baseline_rules(PlanResult& result) {
   result.objectives = std::move(kept);
 }
 
-// The relative objectives' baselines: their metrics in exclusive's answer (`answer` 0: none).
-void set_baselines(PlanResult& result, int answer, const std::map<int, PlanProbe>& probes) {
-  if (answer == 0) {
+// The smallest answer over a model's units (the first listed on a tie); nullptr when none met.
+const Unit* answering_unit(const std::vector<Unit>& units, std::size_t model) {
+  const Unit* best = nullptr;
+  for (const Unit& u : units) {
+    if (u.model != model || u.sizes.answer() == 0 || u.stopped_at > 0) continue;
+    if (!best || u.sizes.answer() < best->sizes.answer()) best = &u;
+  }
+  return best;
+}
+
+// The relative objectives' baselines: their metrics in exclusive's answer, seed by seed.
+void set_baselines(PlanResult& result, const Unit* exclusive) {
+  if (!exclusive) {
     result.notes.push_back(
         "exclusive met the objectives at no size: the objectives relative to it cannot be met");
     return;
   }
-  const nlohmann::json summary = {{"metrics", probes.at(answer).metrics}};
+  const PlanProbe& answer = exclusive->probes.at(exclusive->sizes.answer());
   for (std::size_t i = 0; i < result.objectives.size(); ++i) {
-    if (result.objectives[i].relative_to_exclusive) {
-      result.baselines[i] = objective_value(result.objectives[i], summary);
+    if (!result.objectives[i].relative_to_exclusive) continue;
+    for (std::size_t k = 0; k < answer.runs.size(); ++k) {
+      const nlohmann::json summary = {{"metrics", answer.runs[k].metrics}};
+      result.baselines[i][k] = objective_value(result.objectives[i], summary);
     }
   }
 }
+
+std::string nodes_text(int n) { return std::to_string(n) + (n == 1 ? " node" : " nodes"); }
 
 }  // namespace
 
@@ -202,24 +296,65 @@ PlanResult run_plan(const PlanRequest& request, std::ostream* progress) {
     result.models.push_back(std::move(r));
   }
   apply_baseline_rules(result);
-  result.baselines.assign(result.objectives.size(), std::nan(""));
+  result.baselines.assign(result.objectives.size(),
+                          std::vector<double>(result.seeds.size(), std::nan("")));
+  // Every model under every placement, checked at the scenario's own size before any run (an
+  // unknown policy, or one the model cannot use, is refused here, not in the middle).
+  const int own_size = base.own_size;
+  std::vector<Unit> units;
   std::optional<std::size_t> exclusive;
   for (std::size_t m = 0; m < result.models.size(); ++m) {
     if (result.models[m].model == "exclusive") exclusive = m;
+    for (const auto& placement : result.placements) {
+      const auto& model = result.models[m];
+      parse_scenario(sized_document(base, model.model, model.params, placement, own_size,
+                                    result.seeds.front()),
+                     base.file, base.base_dir);
+      units.emplace_back(m, placement, result.max_size);
+    }
+  }
+  // Curve sizes: every size whose total nodes lie in the asked range.
+  std::vector<int> curve;
+  if (request.curve_to_nodes > 0) {
+    for (int k = 1; k <= result.max_size; ++k) {
+      const int n = k * result.unit_nodes;
+      if (n >= request.curve_from_nodes && n <= request.curve_to_nodes) curve.push_back(k);
+    }
   }
   const bool relative = std::any_of(result.objectives.begin(), result.objectives.end(),
                                     [](const Objective& o) { return o.relative_to_exclusive; });
   // Relative objectives: exclusive is searched alone first; its answer sets the bounds.
   bool baseline_ready = !(relative && exclusive);
-  std::vector<ModelSearch> searches(result.models.size(), ModelSearch(result.max_size));
+  const std::size_t seed_count = result.seeds.size();
   for (int round = 1;; ++round) {
+    // A placement's search stops once it can no longer beat another's finished answer: the
+    // model's answer is the smallest over them, so the sizes above would change nothing.
+    std::vector<int> found(result.models.size(), 0);
+    for (Unit& u : units) {
+      if (u.stopped_at == 0 && u.sizes.done() && u.sizes.answer() > 0 &&
+          (found[u.model] == 0 || u.sizes.answer() < found[u.model])) {
+        found[u.model] = u.sizes.answer();
+      }
+    }
+    for (Unit& u : units) {
+      const auto size = u.sizes.next();
+      if (u.curve_done && size && found[u.model] > 0 && *size >= found[u.model]) {
+        u.stopped_at = found[u.model];
+      }
+    }
     std::vector<Task> tasks;
-    for (std::size_t m = 0; m < searches.size(); ++m) {
-      if (!baseline_ready && m != *exclusive) continue;
-      if (auto size = searches[m].sizes.next()) tasks.push_back({m, *size});
+    for (std::size_t u = 0; u < units.size(); ++u) {
+      if (units[u].stopped_at > 0) continue;
+      if (!baseline_ready && units[u].model != *exclusive) continue;
+      if (!units[u].curve_done) {
+        for (int k : curve) tasks.push_back({u, k});
+        units[u].curve_done = true;
+        if (!curve.empty()) continue;
+      }
+      if (auto size = units[u].sizes.next()) tasks.push_back({u, *size});
     }
     if (tasks.empty() && !baseline_ready) {
-      set_baselines(result, searches[*exclusive].sizes.answer(), searches[*exclusive].probes);
+      set_baselines(result, answering_unit(units, *exclusive));
       baseline_ready = true;
       --round;
       continue;
@@ -227,41 +362,77 @@ PlanResult run_plan(const PlanRequest& request, std::ostream* progress) {
     if (tasks.empty()) break;
     if (progress) {
       *progress << "[gpumux plan] round " << round << ":";
-      for (const auto& t : tasks) {
-        *progress << " " << result.models[t.model].model << "@" << t.size * result.unit_nodes
-                  << (t.size * result.unit_nodes == 1 ? " node" : " nodes");
+      if (tasks.size() <= 8) {
+        for (const auto& t : tasks) {
+          *progress << " " << result.models[units[t.unit].model].model << "/"
+                    << units[t.unit].placement << "@" << nodes_text(t.size * result.unit_nodes);
+        }
+      } else {
+        *progress << " " << tasks.size() << " sizes";
       }
+      if (seed_count > 1) *progress << " (x " << seed_count << " seeds)";
       *progress << "\n" << std::flush;
     }
-    auto probes =
-        run_round(base, result.models, result.objectives, result.baselines, tasks, request.threads);
+    // Every seed of every task at once; results by index, so threads change nothing.
+    std::vector<PlanSeedRun> runs(tasks.size() * seed_count);
+    run_indexed(runs.size(), request.threads, [&](std::size_t i) {
+      const Task& t = tasks[i / seed_count];
+      const Unit& unit = units[t.unit];
+      runs[i] = run_seed(base, result.models[unit.model], unit.placement, result.objectives,
+                         result.baselines, t.size, i % seed_count, result.seeds[i % seed_count]);
+    });
     for (std::size_t i = 0; i < tasks.size(); ++i) {
-      ModelSearch& search = searches[tasks[i].model];
-      search.sizes.record(tasks[i].size, probes[i].met);
-      search.probes[tasks[i].size] = std::move(probes[i]);
+      Unit& unit = units[tasks[i].unit];
+      const auto& model = result.models[unit.model];
+      const Scenario shape =
+          parse_scenario(sized_document(base, model.model, model.params, unit.placement,
+                                        tasks[i].size, result.seeds.front()),
+                         base.file, base.base_dir);
+      std::vector<PlanSeedRun> mine(
+          std::make_move_iterator(runs.begin() + static_cast<std::ptrdiff_t>(i * seed_count)),
+          std::make_move_iterator(runs.begin() +
+                                  static_cast<std::ptrdiff_t>((i + 1) * seed_count)));
+      PlanProbe probe = combine_seeds(std::move(mine), result.objectives, result.seeds_required,
+                                      tasks[i].size, shape);
+      unit.sizes.record(tasks[i].size, probe.met);
+      unit.probes[tasks[i].size] = std::move(probe);
     }
-    result.runs += tasks.size();
+    result.runs += runs.size();
     if (progress) {
       std::size_t left = 0;
-      for (auto& search : searches) left += search.sizes.remaining_runs();
+      for (auto& unit : units) left += unit.sizes.remaining_runs() * seed_count;
       *progress << "[gpumux plan] " << result.runs << " / at most " << result.runs + left
                 << " runs done\n"
                 << std::flush;
     }
   }
-  for (std::size_t m = 0; m < searches.size(); ++m) {
-    ModelSearch& search = searches[m];
+  for (std::size_t m = 0; m < result.models.size(); ++m) {
     PlanModelResult& r = result.models[m];
-    const int answer = search.sizes.answer();
-    r.met = answer > 0;
-    r.searched_down = search.sizes.searched_down();
-    if (r.met) {
-      r.answer = search.probes.at(answer);
-      if (answer > 1) r.one_below = search.probes.at(answer - 1);
-    } else {
-      r.largest = search.probes.rbegin()->second;
+    const Unit* answering = answering_unit(units, m);
+    const Unit* shown = answering;
+    for (Unit& u : units) {
+      if (u.model != m) continue;
+      if (!shown && u.stopped_at == 0) shown = &u;  // none met: the first whole search
+      PlanPlacementResult p;
+      p.placement = u.placement;
+      p.met = u.sizes.answer() > 0 && u.stopped_at == 0;
+      p.stopped_at_nodes = u.stopped_at * result.unit_nodes;
+      p.answer_nodes = p.met ? u.probes.at(u.sizes.answer()).nodes : 0;
+      p.searched_down = u.sizes.searched_down();
+      for (const auto& [size, probe] : u.probes) p.probes.push_back(probe);
+      r.placements.push_back(std::move(p));
     }
-    for (auto& [size, probe] : search.probes) r.probes.push_back(std::move(probe));
+    const int answer = shown->sizes.answer();
+    r.placement = shown->placement;
+    r.met = answer > 0;
+    r.searched_down = shown->sizes.searched_down();
+    if (r.met) {
+      r.answer = shown->probes.at(answer);
+      if (answer > 1) r.one_below = shown->probes.at(answer - 1);
+    } else {
+      r.largest = shown->probes.rbegin()->second;
+    }
+    for (const auto& [size, probe] : shown->probes) r.probes.push_back(probe);
   }
   if (progress) {
     *progress

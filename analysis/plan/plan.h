@@ -16,14 +16,24 @@
 // objectives too, the search goes on downwards (reported as `searched_down`). Sizes between
 // probes are not run: the planner trusts the boundary it found, not the whole curve.
 //
-// Objectives relative to the exclusive answer (objective.h, e.g. the JCT guard): exclusive is
-// searched first, alone, and its answer's values become the other models' bounds; exclusive
-// itself is the baseline and meets them by definition.
+// Placements: the placement policy is an assumption the planner searches, not one it inherits.
+// Each model is searched under every policy of PlanRequest::placements (default: the
+// scenario's own and `spread`, which shares a GPU only when no node has an idle one that fits);
+// the model's answer is the smallest size over the policies. A policy's search stops once it
+// can no longer beat an answer another policy has found (reported as such): the first policy to
+// finish its search wins a tie.
 //
-// Determinism: the runs of each round (one probe per unfinished model) are fixed by the
-// results of earlier rounds alone; threads only run a round's probes concurrently and results
-// are applied in model order, so the answer, the table and the JSON do not depend on the thread
-// count or on timing. Progress lines (stderr) are printed between rounds.
+// Seeds: with --seeds N every probe runs the scenario under N seeds (the scenario's seed, +1,
+// ...); a size meets the objectives when at least ceil(share x N) seeds meet them all.
+//
+// Objectives relative to the exclusive answer (objective.h, e.g. the JCT guard): exclusive is
+// searched first, alone, and its answer's values become the other models' bounds, seed by
+// seed (each seed's run is held to exclusive's run with the same seed); exclusive itself is
+// the baseline and meets them by definition.
+//
+// Curve: sizes asked for with PlanRequest::curve are run for every model and placement before
+// the search, which then reuses them; plan.json keeps every probe's objective values.
+//
 #pragma once
 
 #include <cstdint>
@@ -45,29 +55,64 @@ struct PlanRequest {
   std::vector<std::string> sets;  // --set overrides, applied before anything else
   std::optional<std::uint64_t> seed;
   std::vector<PlanModel> models;
-  std::vector<Objective> objectives;  // plan_objectives(): user's, then the implicit ones
-  int threads = 1;                    // >= 1
-  int max_nodes = 256;                // >= 1: total nodes of the largest size
+  std::vector<Objective> objectives;    // plan_objectives(): user's, then the implicit ones
+  int threads = 1;                      // >= 1
+  int max_nodes = 256;                  // >= 1: total nodes of the largest size
+  std::vector<std::string> placements;  // policies searched; empty: the scenario's and spread
+  int seeds = 1;                        // >= 1: seeds per probe
+  double seed_share = 1.0;              // in (0, 1]: share of seeds that must meet
+  int curve_from_nodes = 0;             // with curve_to_nodes > 0: every size whose total
+  int curve_to_nodes = 0;               // nodes lie in [from, to] is run
+  double load_factor = 1.0;             // > 0: trace.load_factor for every run (1: as read)
+  double price_per_gpu_hour = 0.0;      // >= 0; 0: no cost in money
 };
 
-// One run of the scenario at one size.
+// One seed's run of one probe.
+struct PlanSeedRun {
+  std::uint64_t seed = 0;
+  bool met = false;                    // every objective met
+  std::vector<ObjectiveCheck> checks;  // one per objective
+  nlohmann::json metrics;              // summary.json's `metrics`
+};
+
+// The runs of the scenario at one size under one placement, one per seed.
 struct PlanProbe {
   int size = 0;
   int nodes = 0;
   int gpus = 0;
-  bool met = false;
-  std::vector<ObjectiveCheck> checks;  // one per PlanRequest::objectives, same order
-  nlohmann::json metrics;              // summary.json's `metrics`
+  bool met = false;  // at least the required number of seeds met every objective
+  int seeds_met = 0;
+  // Per objective (same order as PlanResult::objectives): the check of the tightest seed
+  // among those the rule counts (with every seed required: the worst seed's).
+  std::vector<ObjectiveCheck> checks;
+  nlohmann::json metrics;  // the metrics of the tightest seed (the table's columns)
+  std::uint64_t metrics_seed = 0;
+  std::vector<PlanSeedRun> runs;  // one per seed, in seed order
+  double gpu_hours = 0.0;         // the cluster's GPUs x the tightest seed's makespan, hours
 };
 
-// The model, its params and their source (ModelChoice), and the search's outcome.
+// One model under one placement policy: its own search.
+struct PlanPlacementResult {
+  std::string placement;
+  bool met = false;
+  int answer_nodes = 0;  // 0 when not met
+  // > 0: the search stopped short, no size below this (another placement's answer) met.
+  int stopped_at_nodes = 0;
+  bool searched_down = false;
+  std::vector<PlanProbe> probes;  // every size run, in size order
+};
+
+// The model, its params and their source (ModelChoice), and the search's outcome: the fields
+// below `placement` are those of the placement that answered (when none did, the first's).
 struct PlanModelResult : ModelChoice {
   bool met = false;                    // some size within --max-nodes meets the objectives
+  std::string placement;               // the policy of the answer
   std::optional<PlanProbe> answer;     // the smallest size found to meet them
   std::optional<PlanProbe> one_below;  // answer - 1 (absent when the answer is size 1)
   std::optional<PlanProbe> largest;    // when !met: the largest size run
   bool searched_down = false;          // a size below an earlier answer also met the objectives
-  std::vector<PlanProbe> probes;       // every size run for this model, in size order
+  std::vector<PlanProbe> probes;       // every size run under `placement`, in size order
+  std::vector<PlanPlacementResult> placements;  // every policy searched, in the order asked
 };
 
 struct PlanResult {
@@ -82,11 +127,17 @@ struct PlanResult {
   int unit_gpus = 0;
   int max_size = 0;
   int max_nodes = 0;
-  std::size_t runs = 0;
+  std::size_t runs = 0;  // scenario runs (probes x seeds)
+  std::vector<std::string> placements;
+  std::vector<std::uint64_t> seeds;
+  int seeds_required = 1;  // of seeds.size()
+  double load_factor = 1.0;
+  double price_per_gpu_hour = 0.0;
   std::vector<PlanModelResult> models;  // in the order asked
-  // Per objective: for one relative to the exclusive answer, the metric's value there (NaN
-  // when exclusive met the objectives at no size); NaN for the others.
-  std::vector<double> baselines;
+  // Per objective, per seed (same order as `seeds`): for one relative to the exclusive answer,
+  // the metric's value in exclusive's run at its answer with that seed (NaN when exclusive met
+  // the objectives at no size); NaN for the others.
+  std::vector<std::vector<double>> baselines;
   std::vector<std::string> notes;  // what the planner changed or could not do, in words
 
   bool all_met() const;

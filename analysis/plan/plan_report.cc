@@ -1,5 +1,6 @@
 #include "analysis/plan/plan_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
@@ -40,16 +41,44 @@ std::string check_text(const Objective& o, const ObjectiveCheck& c) {
   return o.metric + " " + value + (c.met ? " ok" : " FAIL");
 }
 
+// A relative objective's bound over the seeds: "X" or "X..Y" (NaN: no exclusive answer).
+std::string bound_text(const PlanResult& r, std::size_t i) {
+  const auto& b = r.baselines[i];
+  double lo = INFINITY, hi = -INFINITY;
+  for (double v : b) {
+    if (std::isnan(v)) return "";
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  if (b.empty()) return "";
+  const double f = r.objectives[i].limit;
+  return lo == hi ? fixed(f * lo, 1) : fixed(f * lo, 1) + ".." + fixed(f * hi, 1) + " by seed";
+}
+
 // The objective as the table's header line shows it: a relative one with its bound.
 std::string objective_text(const PlanResult& r, std::size_t i) {
   const Objective& o = r.objectives[i];
   std::string text = o.text();
   if (o.relative_to_exclusive) {
-    text += std::isnan(r.baselines[i]) ? " (no exclusive answer)"
-                                       : " (= " + fixed(o.limit * r.baselines[i], 1) + ")";
+    const std::string bound = bound_text(r, i);
+    text += bound.empty() ? " (no exclusive answer)" : " (= " + bound + ")";
   }
   if (o.implicit) text += o.relative_to_exclusive ? " (JCT guard; --no-jct-guard)" : " (always)";
   return text;
+}
+
+// A JSON number, or null for NaN (nlohmann writes NaN as null too; this says so on purpose).
+nlohmann::json number_or_null(double x) {
+  return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x);
+}
+
+// The request latency percentile the objectives bound (p95 when none does).
+std::string request_percentile(const PlanResult& r) {
+  const std::string prefix = "requests.latency_ms.";
+  for (const auto& o : r.objectives) {
+    if (o.metric.rfind(prefix, 0) == 0) return o.metric.substr(prefix.size());
+  }
+  return "p95";
 }
 
 bool has_requests(const PlanResult& r) {
@@ -61,33 +90,79 @@ bool has_requests(const PlanResult& r) {
   return false;
 }
 
-nlohmann::json probe_json(const PlanResult& r, const PlanProbe& p) {
+nlohmann::json objectives_json(const PlanResult& r, const std::vector<ObjectiveCheck>& checks) {
   nlohmann::json objectives = nlohmann::json::object();
   for (std::size_t i = 0; i < r.objectives.size(); ++i) {
-    objectives[r.objectives[i].text()] = {{"value", p.checks[i].value}, {"met", p.checks[i].met}};
+    objectives[r.objectives[i].text()] = {{"value", number_or_null(checks[i].value)},
+                                          {"met", checks[i].met}};
     if (r.objectives[i].relative_to_exclusive) {
-      objectives[r.objectives[i].text()]["bound"] = p.checks[i].bound;
+      objectives[r.objectives[i].text()]["bound"] = number_or_null(checks[i].bound);
     }
   }
+  return objectives;
+}
+
+nlohmann::json probe_json(const PlanResult& r, const PlanProbe& p) {
   const auto& m = p.metrics;
   nlohmann::json j = {
       {"size", p.size},
       {"nodes", p.nodes},
       {"gpus", p.gpus},
       {"met", p.met},
-      {"objectives", objectives},
+      {"seeds_met", p.seeds_met},
+      {"metrics_seed", p.metrics_seed},
+      {"objectives", objectives_json(r, p.checks)},
+      {"gpu_hours", p.gpu_hours},
       {"jobs", m["jobs"]},
       {"gpu_allocation_ratio", m["gpu_allocation_ratio"]},
       {"sm_busy_utilization", m["sm_busy_utilization"]},
       {"queueing_delay_s", m["queueing_delay_s"]},
       {"jct_s", m["jct_s"]},
+      {"makespan_s", m["makespan_s"]},
       {"failures",
        {{"memory_faults", m["failures"]["memory_faults"]},
         {"jobs_killed", m["failures"]["jobs_killed"]},
         {"jobs_failed", m["failures"]["jobs_failed"]}}},
   };
+  if (m.contains("slowdown")) j["slowdown"] = m["slowdown"];
   if (m.contains("requests")) j["requests"] = m["requests"];
+  if (r.price_per_gpu_hour > 0) j["cost"] = p.gpu_hours * r.price_per_gpu_hour;
+  if (p.runs.size() > 1) {
+    nlohmann::json seeds = nlohmann::json::array();
+    for (const auto& run : p.runs) {
+      seeds.push_back(
+          {{"seed", run.seed}, {"met", run.met}, {"objectives", objectives_json(r, run.checks)}});
+    }
+    j["seeds"] = seeds;
+  }
   return j;
+}
+
+// Per seed: the smallest size run that met the objectives for that seed (an upper bound on the
+// seed's own answer), and whether the size below it was run and failed for it (then exact).
+struct SeedSize {
+  std::uint64_t seed = 0;
+  int nodes = 0;  // 0: no size run met for this seed
+  bool exact = false;
+};
+
+std::vector<SeedSize> seed_sizes(const PlanResult& r, const PlanModelResult& m) {
+  std::vector<SeedSize> out;
+  for (std::size_t k = 0; k < r.seeds.size(); ++k) {
+    SeedSize s;
+    s.seed = r.seeds[k];
+    const PlanProbe* prev = nullptr;
+    for (const auto& p : m.probes) {
+      if (p.runs[k].met) {
+        s.nodes = p.nodes;
+        s.exact = p.size == 1 || (prev && prev->size == p.size - 1 && !prev->runs[k].met);
+        break;
+      }
+      prev = &p;
+    }
+    out.push_back(s);
+  }
+  return out;
 }
 
 }  // namespace
@@ -104,37 +179,78 @@ nlohmann::json plan_to_json(const PlanResult& r) {
     if (o.relative_to_exclusive) {
       // limit is a factor of the exclusive answer's value (null: exclusive has no answer).
       objectives.back()["relative_to"] = "exclusive";
-      objectives.back()["baseline"] = r.baselines[i];
+      nlohmann::json baselines = nlohmann::json::array();
+      for (double b : r.baselines[i]) baselines.push_back(number_or_null(b));
+      objectives.back()["baseline"] = baselines[0];  // the scenario's seed
+      objectives.back()["baseline_by_seed"] = baselines;
     }
   }
   const PlanModelResult* exclusive = exclusive_of(r);
   nlohmann::json models = nlohmann::json::array();
   for (const auto& m : r.models) {
-    nlohmann::json j = {{"model", m.model},           {"met", m.met},
-                        {"params", m.params},         {"params_source", m.params_source},
-                        {"parameters", m.parameters}, {"searched_down", m.searched_down}};
+    nlohmann::json j = {{"model", m.model},
+                        {"met", m.met},
+                        {"placement", m.placement},
+                        {"params", m.params},
+                        {"params_source", m.params_source},
+                        {"parameters", m.parameters},
+                        {"searched_down", m.searched_down}};
     j["nodes"] = m.met ? nlohmann::json(m.answer->nodes) : nlohmann::json(nullptr);
     j["gpus"] = m.met ? nlohmann::json(m.answer->gpus) : nlohmann::json(nullptr);
+    j["gpu_hours"] = m.met ? nlohmann::json(m.answer->gpu_hours) : nlohmann::json(nullptr);
     j["saving_gpus"] = nullptr;
     j["saving_pct"] = nullptr;
     if (m.met && exclusive) {
       const int saved = exclusive->answer->gpus - m.answer->gpus;
       j["saving_gpus"] = saved;
       j["saving_pct"] = 100.0 * saved / exclusive->answer->gpus;
+      j["saving_gpu_hours"] = exclusive->answer->gpu_hours - m.answer->gpu_hours;
+      if (r.price_per_gpu_hour > 0) {
+        j["saving_cost"] =
+            (exclusive->answer->gpu_hours - m.answer->gpu_hours) * r.price_per_gpu_hour;
+      }
     }
     j["at_answer"] = m.answer ? probe_json(r, *m.answer) : nlohmann::json(nullptr);
     j["one_below"] = m.one_below ? probe_json(r, *m.one_below) : nlohmann::json(nullptr);
     if (m.largest) j["largest_tried"] = probe_json(r, *m.largest);
     nlohmann::json sizes = nlohmann::json::array();
-    for (const auto& p : m.probes) sizes.push_back({{"nodes", p.nodes}, {"met", p.met}});
+    for (const auto& p : m.probes) sizes.push_back(probe_json(r, p));
     j["probes"] = sizes;
+    nlohmann::json placements = nlohmann::json::array();
+    for (const auto& pl : m.placements) {
+      nlohmann::json probes = nlohmann::json::array();
+      for (const auto& p : pl.probes) probes.push_back(probe_json(r, p));
+      placements.push_back(
+          {{"placement", pl.placement},
+           {"met", pl.met},
+           {"nodes", pl.met ? nlohmann::json(pl.answer_nodes) : nlohmann::json(nullptr)},
+           {"searched_down", pl.searched_down},
+           {"stopped_at_nodes",
+            pl.stopped_at_nodes ? nlohmann::json(pl.stopped_at_nodes) : nlohmann::json(nullptr)},
+           {"probes", probes}});
+    }
+    j["placements"] = placements;
+    if (r.seeds.size() > 1) {
+      nlohmann::json per_seed = nlohmann::json::array();
+      for (const auto& s : seed_sizes(r, m)) {
+        per_seed.push_back({{"seed", s.seed},
+                            {"nodes", s.nodes ? nlohmann::json(s.nodes) : nlohmann::json(nullptr)},
+                            {"exact", s.exact}});
+      }
+      j["per_seed"] = per_seed;
+    }
     models.push_back(j);
   }
   return {{"scenario", r.scenario_name},
           {"file", r.scenario_file},
           {"seed", r.seed},
+          {"seeds", r.seeds},
+          {"seeds_required", r.seeds_required},
           {"scheduler", r.scheduler},
+          {"placements", r.placements},
           {"trace", r.trace},
+          {"load_factor", r.load_factor},
+          {"price_per_gpu_hour", r.price_per_gpu_hour},
           {"objectives", objectives},
           {"size_step", {{"groups", r.unit}, {"nodes", r.unit_nodes}, {"gpus", r.unit_gpus}}},
           {"max_nodes", r.max_nodes},
@@ -157,11 +273,14 @@ void print_plan_table(const PlanResult& r, std::ostream& out) {
   out << "\n";
   const bool requests = has_requests(r);
   const PlanModelResult* exclusive = exclusive_of(r);
+  const std::string request_pct = request_percentile(r);
+  const bool cost = r.price_per_gpu_hour > 0;
   out << std::left << std::setw(15) << "model" << std::right << std::setw(7) << "nodes"
-      << std::setw(7) << "GPUs" << std::setw(16) << "saving vs excl" << std::setw(8) << "alloc"
-      << std::setw(9) << "SM-busy" << std::setw(12) << "queue p95 s" << std::setw(11)
-      << "JCT p95 s";
-  if (requests) out << std::setw(13) << "req p95 ms" << std::setw(8) << "SLO";
+      << std::setw(7) << "GPUs" << std::setw(11) << "placement" << std::setw(16) << "saving vs excl"
+      << std::setw(8) << "alloc" << std::setw(9) << "SM-busy" << std::setw(12) << "queue p95 s"
+      << std::setw(11) << "JCT p95 s" << std::setw(10) << "GPU-h";
+  if (cost) out << std::setw(12) << "cost";
+  if (requests) out << std::setw(13) << "req " + request_pct + " ms" << std::setw(8) << "SLO";
   out << std::setw(7) << "kills"
       << "  one size below\n";
   for (const auto& m : r.models) {
@@ -185,14 +304,19 @@ void print_plan_table(const PlanResult& r, std::ostream& out) {
       saving =
           std::to_string(saved) + " (" + fixed(100.0 * saved / exclusive->answer->gpus, 1) + "%)";
     }
-    out << std::setw(7) << a.nodes << std::setw(7) << a.gpus << std::setw(16) << saving
-        << std::setw(8) << fixed_or_na(x["gpu_allocation_ratio"], 1, 100) + "%" << std::setw(9)
+    out << std::setw(7) << a.nodes << std::setw(7) << a.gpus << std::setw(11) << m.placement
+        << std::setw(16) << saving << std::setw(8)
+        << fixed_or_na(x["gpu_allocation_ratio"], 1, 100) + "%" << std::setw(9)
         << fixed_or_na(x["sm_busy_utilization"], 1, 100) + "%" << std::setw(12)
         << fixed_or_na(x["queueing_delay_s"]["p95"], 1) << std::setw(11)
-        << fixed_or_na(x["jct_s"]["p95"], 1);
+        << fixed_or_na(x["jct_s"]["p95"], 1) << std::setw(10) << fixed(a.gpu_hours, 0);
+    if (cost) out << std::setw(12) << fixed(a.gpu_hours * r.price_per_gpu_hour, 2);
     if (requests) {
       const bool has = x.contains("requests");
-      out << std::setw(13) << (has ? fixed_or_na(x["requests"]["latency_ms"]["p95"], 1) : "-")
+      out << std::setw(13)
+          << (has && x["requests"]["latency_ms"].contains(request_pct)
+                  ? fixed_or_na(x["requests"]["latency_ms"][request_pct], 1)
+                  : "-")
           << std::setw(8) << (has ? fixed_or_na(x["requests"]["slo_attainment"], 4) : "-");
     }
     out << std::setw(7) << x["failures"]["jobs_killed"].get<std::uint64_t>() << "  ";
@@ -203,6 +327,34 @@ void print_plan_table(const PlanResult& r, std::ostream& out) {
     }
     if (m.searched_down) out << "; a smaller size also met: searched down";
     out << "\n";
+  }
+  out << "\nplacements searched (the answer: the smallest cluster over them)\n";
+  for (const auto& m : r.models) {
+    out << "  " << std::left << std::setw(15) << m.model << std::right;
+    for (std::size_t i = 0; i < m.placements.size(); ++i) {
+      const auto& pl = m.placements[i];
+      out << (i ? "; " : "") << pl.placement << " "
+          << (pl.met ? nodes_text(pl.answer_nodes)
+              : pl.stopped_at_nodes > 0
+                  ? "none below " + nodes_text(pl.stopped_at_nodes) + " (stopped)"
+                  : "not met");
+    }
+    out << "\n";
+  }
+  if (r.seeds.size() > 1) {
+    out << "\nseeds: an answer meets the objectives for at least " << r.seeds_required << " of "
+        << r.seeds.size() << " seeds; per seed, the smallest size run that met (<=: the size "
+        << "below was not run for it)\n";
+    for (const auto& m : r.models) {
+      out << "  " << std::left << std::setw(15) << m.model << std::right;
+      const auto sizes = seed_sizes(r, m);
+      for (std::size_t i = 0; i < sizes.size(); ++i) {
+        out << (i ? ", " : "") << "seed " << sizes[i].seed << ": "
+            << (sizes[i].nodes == 0 ? std::string("not met")
+                                    : (sizes[i].exact ? "" : "<=") + nodes_text(sizes[i].nodes));
+      }
+      out << "\n";
+    }
   }
   out << "\nobjectives at the answer and one size below (not met: at the largest size tried)\n";
   for (const auto& m : r.models) {
@@ -219,7 +371,16 @@ void print_plan_table(const PlanResult& r, std::ostream& out) {
     if (m.largest) line(m.model.c_str(), *m.largest);
   }
   out << "\nassumptions\n";
-  out << "  scheduler  " << r.scheduler << ", seed " << r.seed << ", trace " << r.trace << "\n";
+  out << "  scheduler  " << r.scheduler << ", placements searched:";
+  for (const auto& p : r.placements) out << " " << p;
+  out << "; seeds";
+  for (auto seed : r.seeds) out << " " << seed;
+  out << "; trace " << r.trace;
+  if (r.load_factor != 1.0) out << " at load x" << fixed(r.load_factor, 2) << " (arrival rate)";
+  out << "\n";
+  out << "  GPU-h      the cluster's GPUs x the makespan (first arrival to last end), hours";
+  if (cost) out << "; cost at " << fixed(r.price_per_gpu_hour, 2) << " per GPU-hour";
+  out << "\n";
   out << "  sizes      one size step = ";
   for (std::size_t i = 0; i < r.unit.size(); ++i) {
     const auto& g = r.unit[i];
@@ -239,6 +400,47 @@ void print_plan_table(const PlanResult& r, std::ostream& out) {
     out << "\nNOT MET within --max-nodes " << r.max_nodes << ":";
     for (const auto& m : r.models) {
       if (!m.met) out << " " << m.model;
+    }
+    out << "\n";
+  }
+}
+
+nlohmann::json plans_by_load_to_json(const std::vector<PlanResult>& results) {
+  nlohmann::json loads = nlohmann::json::array();
+  nlohmann::json plans = nlohmann::json::array();
+  for (const auto& r : results) {
+    loads.push_back(r.load_factor);
+    plans.push_back(plan_to_json(r));
+  }
+  nlohmann::json by_model = nlohmann::json::array();
+  if (!results.empty()) {
+    for (std::size_t m = 0; m < results[0].models.size(); ++m) {
+      nlohmann::json gpus = nlohmann::json::array();
+      for (const auto& r : results) {
+        const auto& model = r.models[m];
+        gpus.push_back(model.met ? nlohmann::json(model.answer->gpus) : nlohmann::json(nullptr));
+      }
+      by_model.push_back({{"model", results[0].models[m].model}, {"gpus", gpus}});
+    }
+  }
+  bool all = true;
+  for (const auto& r : results) all = all && r.all_met();
+  return {{"loads", loads}, {"all_met", all}, {"gpus_by_load", by_model}, {"plans", plans}};
+}
+
+void print_load_table(const std::vector<PlanResult>& results, std::ostream& out) {
+  if (results.empty()) return;
+  out << "GPUs by load (arrival rate x factor; the placement that answered)\n";
+  out << std::left << std::setw(15) << "model" << std::right;
+  for (const auto& r : results) out << std::setw(20) << "x" + fixed(r.load_factor, 2);
+  out << "\n";
+  for (std::size_t m = 0; m < results[0].models.size(); ++m) {
+    out << std::left << std::setw(15) << results[0].models[m].model << std::right;
+    for (const auto& r : results) {
+      const auto& model = r.models[m];
+      out << std::setw(20)
+          << (model.met ? std::to_string(model.answer->gpus) + " (" + model.placement + ")"
+                        : std::string("not met"));
     }
     out << "\n";
   }

@@ -29,6 +29,7 @@
 #include "traces/transforms/fixed_kernel_source.h"
 #include "traces/transforms/inflation_source.h"
 #include "traces/transforms/integer_seconds_source.h"
+#include "traces/transforms/load_factor_source.h"
 
 namespace gpumux {
 
@@ -83,9 +84,20 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   std::unique_ptr<InflatingSource> inflated;
   if (scenario.trace.inflation.load > 0) {
     inflated = std::make_unique<InflatingSource>(
-        *source, scenario.trace.inflation, static_cast<std::int64_t>(scenario.gpu_count()) * 1000,
+        *source, scenario.trace.inflation,
+        static_cast<std::int64_t>(scenario.trace.inflation.cluster_gpus > 0
+                                      ? scenario.trace.inflation.cluster_gpus
+                                      : scenario.gpu_count()) *
+            1000,
         scenario.seed ^ 0x3c6ef372fe94f82bULL, scenario.file + "#/trace/inflation");
     source = inflated.get();
+  }
+
+  // Load growth compresses submit times before they are rounded or batched.
+  std::unique_ptr<LoadFactorSource> compressed;
+  if (scenario.trace.load_factor != 1.0) {
+    compressed = std::make_unique<LoadFactorSource>(*source, scenario.trace.load_factor);
+    source = compressed.get();
   }
 
   // Whole seconds first (the batch ranking below sees the rounded submit times).

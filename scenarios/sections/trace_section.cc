@@ -1,8 +1,7 @@
 // The `trace` section: a trace file and its format, or a generator; transforms and defaults.
-#include "scenarios/sections/sections.h"
-
 #include <filesystem>
 
+#include "scenarios/sections/sections.h"
 #include "sim/base/closest_names.h"
 #include "sim/base/json_fields.h"
 #include "traces/formats/trace_opening.h"
@@ -37,6 +36,8 @@ void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
   if (s.trace.fixed_kernel_lengths) echo["kernel_lengths"] = lengths;
   s.trace.integer_seconds = trace.optional_bool("integer_seconds", false);
   if (s.trace.integer_seconds) echo["integer_seconds"] = true;
+  s.trace.load_factor = trace.optional_number("load_factor", 1.0, 1e-3, 1e3);
+  if (s.trace.load_factor != 1.0) echo["load_factor"] = s.trace.load_factor;
   if (trace.has("arrival_batches")) {
     JsonObject b = trace.object("arrival_batches");
     s.trace.batch_jobs =
@@ -56,10 +57,15 @@ void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
         static_cast<std::uint64_t>(inf.optional_int("jobs", 0, 0, std::int64_t{1} << 32));
     s.trace.inflation.max_runtime =
         Time::from_seconds(inf.optional_number("max_runtime_s", 0.0, 0.0, kMaxInputSeconds));
+    s.trace.inflation.cluster_gpus =
+        static_cast<std::uint64_t>(inf.optional_int("cluster_gpus", 0, 0, std::int64_t{1} << 32));
     inf.finish();
     echo["inflation"] = {{"load", s.trace.inflation.load},
                          {"jobs", s.trace.inflation.jobs},
                          {"max_runtime_s", s.trace.inflation.max_runtime.seconds()}};
+    if (s.trace.inflation.cluster_gpus > 0) {
+      echo["inflation"]["cluster_gpus"] = s.trace.inflation.cluster_gpus;
+    }
   } else {
     trace.allow("inflation");
   }

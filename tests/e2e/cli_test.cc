@@ -125,12 +125,20 @@ TEST(Cli, PlanAnswersInTableAndJson) {
 }
 
 // Under best-fit, MPS meets the queueing objective on the quickstart only by slowing jobs: the
-// JCT guard refuses that answer at every size, and --no-jct-guard brings it back.
+// JCT guard refuses that answer at every size, and --no-jct-guard brings it back. The default
+// search also tries spread, which answers within the guard and says so.
 TEST(Cli, PlanJctGuardFailsSavingsMadeOfSlowdown) {
   const auto q = (testing::source_dir() / "scenarios/examples/quickstart.json").string();
+  const auto searched = run_cli({"plan", q, "--models", "exclusive,mps", "--objective",
+                                 "queue_p95_s<=60", "--threads", "2", "--format", "json"});
+  ASSERT_EQ(searched.code, 0) << searched.err;
+  const auto d = nlohmann::json::parse(searched.out);
+  EXPECT_EQ(d["placements"], nlohmann::json::parse(R"(["best-fit", "spread"])"));
+  EXPECT_EQ(d["models"][1]["placement"], "spread");
+  EXPECT_FALSE(d["models"][1]["placements"][0]["met"].get<bool>());
   const std::vector<std::string> args = {
-      "plan",      q,   "--models", "exclusive,mps", "--objective", "queue_p95_s<=60",
-      "--threads", "2", "--format", "json"};
+      "plan",      q,   "--models", "exclusive,mps", "--objective",  "queue_p95_s<=60",
+      "--threads", "2", "--format", "json",          "--placements", "best-fit"};
   const auto guarded = run_cli(args);
   ASSERT_EQ(guarded.code, 3) << guarded.err;
   const auto g = nlohmann::json::parse(guarded.out);

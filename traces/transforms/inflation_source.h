@@ -28,6 +28,9 @@ struct InflationConfig {
   // Re-sampled runtimes are clipped at this (snapshot lifetimes run to the list's whole span,
   // months for openb, so that a short replay never reaches the load); zero: not clipped.
   Time max_runtime;
+  // The cluster `load` is a share of, in GPUs; 0: the scenario's own cluster. `gpumux plan`
+  // sets it to the scenario's own GPUs so that every probed size replays the same arrivals.
+  std::uint64_t cluster_gpus = 0;
 };
 
 class InflatingSource : public JobSource {
