@@ -23,6 +23,10 @@ struct JobSpec {
   Time runtime;           // runtime alone on exclusive GPUs (the job's work); a service's lifetime
   double sm_util = 1.0;   // duty cycle alone: fraction of time its kernels keep the GPU busy, (0,1]
   double sm_share = 1.0;  // fraction of the GPU's SMs its kernels occupy while running, (0,1]
+  // Memory-bandwidth utilization alone on the whole GPU: share of time memory is being read or
+  // written (nvidia-smi utilization.memory / 100), [0, 1]. 0: not measured (the MIG speed model
+  // then takes it as sm_util x sm_share: kernels as bandwidth-hungry as they are wide).
+  double mem_bw_util = 0.0;
   MemoryMiB memory;       // peak device memory per GPU
   // CPU cores the whole job holds while it runs (over all its GPUs); 0: none. Counted against
   // the CPU capacity of a pooled cluster (cluster.pool) or of the nodes that declare CPUs

@@ -36,8 +36,9 @@ enum class JobField : std::uint8_t {
   kMemoryLimit,
   kCpus,
   kGpuMilli,
+  kMemBwUtil,
 };
-inline constexpr std::size_t kJobFieldCount = 16;
+inline constexpr std::size_t kJobFieldCount = 17;
 
 struct JobFieldInfo {
   JobField field;
