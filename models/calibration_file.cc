@@ -40,8 +40,10 @@ Calibration read_calibration(const std::string& file, const std::string& model) 
     JsonObject models = root.object("models");
     if (!models.has(model)) {
       throw InputError(models.where(), model,
-                       "no fit for model '" + model + "' in this calibration; run `gpumux "
-                       "calibrate fit MEAS.csv --mode " + model + "` on measurements of it");
+                       "no fit for model '" + model +
+                           "' in this calibration; run `gpumux "
+                           "calibrate fit MEAS.csv --mode " +
+                           model + "` on measurements of it");
     }
     JsonObject fit = models.object(model);
     bool slice_fixed = false;

@@ -20,7 +20,7 @@ struct Calibration {
   std::string file;
   std::string device;  // the device measured; empty when the file does not say
   double interference = 0.0;
-  double switch_cost_us = 0.0;  // time-slicing fits only
+  double switch_cost_us = 0.0;          // time-slicing fits only
   std::optional<double> time_slice_us;  // time-slicing: the shortest slice the data supports
   std::optional<double> launch_gap_us;  // launch + synchronise gap between kernels
   // MIG job-speed fits (`gpumux calibrate fit --mode mig`): the fitted form's kernel width

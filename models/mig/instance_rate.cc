@@ -28,8 +28,7 @@ double mig_kernel_slowdown(const JobSpec& job, const MigSupply& supply,
   const double c = std::clamp(job.sm_share, 0.0, 1.0);
   const double bw = job.mem_bw_util > 0.0 ? job.mem_bw_util : u * c;
   const double beta = u > 0.0 ? std::min(1.0, bw / u) : c;
-  const double width =
-      std::clamp(params.width_base + params.width_per_bandwidth * beta, 0.0, 1.0);
+  const double width = std::clamp(params.width_base + params.width_per_bandwidth * beta, 0.0, 1.0);
   const double w = std::min(c, width);
   double k = 1.0;
   if (supply.sm_fraction > 0.0) k = std::max(k, w / supply.sm_fraction);

@@ -86,7 +86,8 @@ MigHybridModel::MigHybridModel(std::string name, JsonObject& p, InnerFactory mak
   declared_.push_back(ModelParameter::on_off(
       "instance_rescaling", true, "assumption (models/mig/mig_hybrid_model.h)",
       "jobs enter the inner model with sm_share / s (capped at 1) of the instance's SMs and "
-      "kernels max(1, sm_share / s) times longer; rate = instance rate (speed_model) x inner rate"));
+      "kernels max(1, sm_share / s) times longer; rate = instance rate (speed_model) x inner "
+      "rate"));
   // An assumption of the model, listed with the parameters but not a setting.
   declared_.back().accepts = "nothing: fixed by the model, not a key of sharing.params";
 

@@ -204,8 +204,7 @@ MigSpeedParams read_mig_speed_params(JsonObject& p, std::vector<ModelParameter>&
   }
   const std::string from_file = c ? "calibration " + c->file : "";
   const ChoiceSetting model = read(p, kSpeedModelSpec);
-  const NumberSetting base =
-      read(p, kWidthBaseSpec, c ? c->width_base : std::nullopt, from_file);
+  const NumberSetting base = read(p, kWidthBaseSpec, c ? c->width_base : std::nullopt, from_file);
   const NumberSetting per_bandwidth =
       read(p, kWidthPerBandwidthSpec, c ? c->width_per_bandwidth : std::nullopt, from_file);
   MigSpeedParams out;

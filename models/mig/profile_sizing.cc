@@ -25,8 +25,7 @@ bool smaller(const MigProfile& a, const MigProfile& b) {
 }  // namespace
 
 double best_instance_rate(const DeviceProfile& device, const JobSpec& job,
-                          std::span<const MigProfile* const> offered,
-                          const MigSpeedParams& speed) {
+                          std::span<const MigProfile* const> offered, const MigSpeedParams& speed) {
   double best = 0.0;
   for (const MigProfile* p : offered) {
     if (job.memory <= p->memory) best = std::max(best, mig_instance_rate(job, device, *p, speed));

@@ -10,10 +10,11 @@
 //     rate(P) x max_slowdown >= best,
 // best = the highest rate over the profiles on offer that hold the job's memory: what the job
 // gets in the largest instance it could ever be given (the mig model offers the profiles of its
-// layouts, so a static layout without 7g.40gb measures a wide job against its 4g.20gb). max_slowdown = 1 asks for the job's full speed;
-// larger bounds let jobs take smaller slices, slower, leaving room for others. Since the
-// profile comes from the rate model itself, the prediction is exact within gpumux: it measures
-// what a perfect profiler would buy, not a profiler's error.
+// layouts, so a static layout without 7g.40gb measures a wide job against its 4g.20gb).
+// max_slowdown = 1 asks for the job's full speed; larger bounds let jobs take smaller slices,
+// slower, leaving room for others. Since the profile comes from the rate model itself, the
+// prediction is exact within gpumux: it measures what a perfect profiler would buy, not a
+// profiler's error.
 #pragma once
 
 #include <span>
@@ -38,9 +39,9 @@ double best_instance_rate(const DeviceProfile& device, const JobSpec& job,
 bool within_slowdown(const DeviceProfile& device, const MigProfile& profile, const JobSpec& job,
                      double max_slowdown, double best, const MigSpeedParams& speed = {});
 
-// The smallest profile of the device within the bound, every profile on offer, ordered as select_profile orders them
-// (memory, compute slices, memory slices, a plain profile before its "+me" twin), or nullptr
-// when no profile holds the job.
+// The smallest profile of the device within the bound, every profile on offer, ordered as
+// select_profile orders them (memory, compute slices, memory slices, a plain profile before its
+// "+me" twin), or nullptr when no profile holds the job.
 const MigProfile* sized_profile(const DeviceProfile& device, const JobSpec& job,
                                 double max_slowdown, const MigSpeedParams& speed = {});
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
+#include "sim/base/units.h"
 #include "sim/core/memory_profile.h"
 #include "sim/core/service.h"
-#include "sim/base/units.h"
 
 namespace gpumux {
 
@@ -27,7 +27,7 @@ struct JobSpec {
   // written (nvidia-smi utilization.memory / 100), [0, 1]. 0: not measured (the MIG speed model
   // then takes it as sm_util x sm_share: kernels as bandwidth-hungry as they are wide).
   double mem_bw_util = 0.0;
-  MemoryMiB memory;       // peak device memory per GPU
+  MemoryMiB memory;  // peak device memory per GPU
   // CPU cores the whole job holds while it runs (over all its GPUs); 0: none. Counted against
   // the CPU capacity of a pooled cluster (cluster.pool) or of the nodes that declare CPUs
   // (Cluster::tracks_cpus: shared among its nodes in proportion to its GPUs there).
@@ -49,7 +49,7 @@ struct JobSpec {
   // Kernels and CPU gaps of fixed length (a benchmark loop, the calibration probe) instead of
   // variable (exponential) ones: fixed lengths lock into alternation (trace.kernel_lengths).
   bool fixed_kernel_lengths = false;
-  Time checkpoint_interval;                  // zero: no checkpoints (a killed job restarts)
+  Time checkpoint_interval;  // zero: no checkpoints (a killed job restarts)
   // Non-null for an inference service (sim/core/service.h): `runtime` is then its wall-clock
   // lifetime, and its rate sets how fast it serves requests.
   std::shared_ptr<const ServiceSpec> service;

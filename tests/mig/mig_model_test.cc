@@ -1,9 +1,9 @@
 #include "models/mig/mig_model.h"
 
 #include <gmock/gmock.h>
-#include <algorithm>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <random>
 

@@ -2,13 +2,15 @@
 // best rate, hand-derived on A100-40GB (108 SMs; 1g 14, 2g 28, 3g 42, 4g 56, 7g 98 SMs), and the
 // instance the model then gives the job. The hand derivations use the roofline speed model
 // (`speed_model: roofline`), whose rates are simple quotients; one case checks the fitted form.
+#include "models/mig/profile_sizing.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "models/mig/layout.h"
 #include "models/mig/mig_model.h"
-#include "models/mig/profile_sizing.h"
 #include "tests/mig/mig_test_util.h"
 
 namespace gpumux {
@@ -104,8 +106,7 @@ TEST(ProfileSizing, TheFittedFormSizesOnKernelsOnly) {
   const DeviceProfile& d = device("A100-40GB");
   EXPECT_NEAR(mig_instance_rate(j, d, *find_mig_profile(d, "1g.5gb"), fitted),
               1.0 / (1.0 + 0.5 * 1.4), 1e-12);
-  EXPECT_NEAR(mig_instance_rate(j, d, *find_mig_profile(d, "2g.10gb"), fitted), 1.0 / 1.1,
-              1e-12);
+  EXPECT_NEAR(mig_instance_rate(j, d, *find_mig_profile(d, "2g.10gb"), fitted), 1.0 / 1.1, 1e-12);
   EXPECT_EQ(sized(j, 1.0, fitted), "3g.20gb");
   EXPECT_EQ(sized(j, 1.12, fitted), "2g.10gb");  // 0.909 x 1.12 >= 1; the roofline needs 1.16
   EXPECT_EQ(sized(j, 1.12), "3g.20gb");

@@ -12,9 +12,9 @@
 #include <string>
 #include <string_view>
 
-#include "sim/core/job.h"
 #include "sim/base/json_fields.h"
 #include "sim/base/rng.h"
+#include "sim/core/job.h"
 #include "traces/fields/distribution.h"
 
 namespace gpumux {
