@@ -40,8 +40,10 @@ Calibration read_calibration(const std::string& file, const std::string& model) 
     JsonObject models = root.object("models");
     if (!models.has(model)) {
       throw InputError(models.where(), model,
-                       "no fit for model '" + model + "' in this calibration; run `gpumux "
-                       "calibrate fit MEAS.csv --mode " + model + "` on measurements of it");
+                       "no fit for model '" + model +
+                           "' in this calibration; run `gpumux "
+                           "calibrate fit MEAS.csv --mode " +
+                           model + "` on measurements of it");
     }
     JsonObject fit = models.object(model);
     bool slice_fixed = false;
@@ -59,7 +61,13 @@ Calibration read_calibration(const std::string& file, const std::string& model) 
       }
     }
     JsonObject fitted = fit.object("params");
-    read_params(fitted, c, !slice_fixed);
+    if (model == "mig") {
+      c.width_base = fitted.required_number("width_base", 0.0, 1.0);
+      c.width_per_bandwidth = fitted.required_number("width_per_bandwidth", 0.0, 10.0);
+      fitted.finish();
+    } else {
+      read_params(fitted, c, !slice_fixed);
+    }
     for (const char* key : {"residuals", "notes", "rows", "fixed", "mapping", "train_mae",
                             "train_rms", "cross_validation"}) {
       fit.allow(key);

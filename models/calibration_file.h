@@ -4,7 +4,7 @@
 // GPU) and by `gpumux colocation fit` (co-located training pairs):
 //     {"format": "gpumux-calibration", "device": "H200-141GB", "source": ...,
 //      "models": {"timeslice": {"params": {...}, "fixed": [...], "residuals": {...}},
-//                 "mps": {...}}}
+//                 "mps": {...}, "mig": {...}}}
 // "fixed" names parameters the fit held at an assumed value (co-location fits keep the driver's
 // slice): they are not read as measured. Files of the earlier co-location layout,
 //     {"model": "timeslice", "params": {...}, ...},
@@ -20,9 +20,13 @@ struct Calibration {
   std::string file;
   std::string device;  // the device measured; empty when the file does not say
   double interference = 0.0;
-  double switch_cost_us = 0.0;  // time-slicing fits only
+  double switch_cost_us = 0.0;          // time-slicing fits only
   std::optional<double> time_slice_us;  // time-slicing: the shortest slice the data supports
   std::optional<double> launch_gap_us;  // launch + synchronise gap between kernels
+  // MIG job-speed fits (`gpumux calibrate fit --mode mig`): the fitted form's kernel width
+  // (models/mig/instance_rate.h).
+  std::optional<double> width_base;
+  std::optional<double> width_per_bandwidth;
 };
 
 // Throws InputError naming the file and field when it cannot be read, holds no fit for

@@ -9,7 +9,16 @@
 //         Per row, measured vs predicted speed through the sharing models (overlap_predict.h),
 //         a line per mode with its MAE, and as its LAST line exactly "MAE <value>" over every
 //         row checked. The first line names the calibration used (or the model defaults).
-// Return codes: 0 success, 2 bad input (the InputError message on `err`).
+//   fit   --mode mig SPEEDS.csv --workloads WORKLOADS.csv -o CAL.json [--device A100-40GB]
+//   check --mode mig SPEEDS.csv --workloads WORKLOADS.csv [--calibration CAL.json]
+//         Measured job speeds on MIG profiles (mig_speed_data.h, MISO's layout): the fit of the
+//         mig job-speed model's width_base and width_per_bandwidth with the MAE of the built-in
+//         defaults, the roofline and the plain duty-cycle form beside it, and cross-validation by
+//         family (mig_speed_fit.h); the check prints per row measured vs predicted speed, a line
+//         per family, and as its LAST line "MAE <value>" over every row except the device's
+//         largest profile. Without --calibration the check uses the built-in defaults.
+// Return codes: 0 success, 2 bad input (the InputError message on `err`; nothing printed on
+// `out` and no file written).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -19,11 +28,13 @@
 namespace gpumux {
 
 struct CalibrateFitCommand {
-  std::string measurements, out_json, mode;  // mode empty: every mode present
+  std::string measurements, out_json, mode;     // mode empty: every mode present
+  std::string workloads, device = "A100-40GB";  // --mode mig only
 };
 
 struct CalibrateCheckCommand {
   std::string measurements, calibration, mode, format = "table";
+  std::string workloads, device = "A100-40GB";  // --mode mig only
 };
 
 void configure_calibrate_fit(CLI::App& sub, CalibrateFitCommand& cmd);

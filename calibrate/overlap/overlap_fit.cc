@@ -7,65 +7,11 @@
 #include <set>
 #include <sstream>
 
+#include "calibrate/overlap/least_squares.h"
+
 namespace gpumux {
 
 namespace {
-
-struct Bounds {
-  double lo, hi;
-};
-
-// Levenberg-Marquardt on residuals(x) with a forward-difference Jacobian; x kept inside
-// `bounds` by projection. Returns the best x seen.
-Eigen::VectorXd least_squares(const std::function<Eigen::VectorXd(const Eigen::VectorXd&)>& f,
-                              Eigen::VectorXd x, const std::vector<Bounds>& bounds) {
-  const Eigen::Index n = x.size();
-  auto project = [&](Eigen::VectorXd& v) {
-    for (Eigen::Index i = 0; i < n; ++i) {
-      v[i] = std::clamp(v[i], bounds[static_cast<std::size_t>(i)].lo,
-                        bounds[static_cast<std::size_t>(i)].hi);
-    }
-  };
-  project(x);
-  Eigen::VectorXd r = f(x);
-  double cost = r.squaredNorm();
-  double lambda = 1e-3;
-  for (int it = 0; it < 60; ++it) {
-    Eigen::MatrixXd jac(r.size(), n);
-    for (Eigen::Index i = 0; i < n; ++i) {
-      const Bounds& b = bounds[static_cast<std::size_t>(i)];
-      double h = 1e-4 * std::max(1.0, std::abs(x[i]));
-      Eigen::VectorXd xh = x;
-      xh[i] = x[i] + h <= b.hi ? x[i] + h : x[i] - h;
-      if (xh[i] < x[i]) h = -h;
-      jac.col(i) = (f(xh) - r) / h;
-    }
-    const Eigen::MatrixXd a = jac.transpose() * jac;
-    const Eigen::VectorXd g = jac.transpose() * r;
-    bool improved = false;
-    for (int tries = 0; tries < 12 && !improved; ++tries) {
-      Eigen::MatrixXd damped = a;
-      damped.diagonal() += lambda * (a.diagonal().array() + 1e-12).matrix();
-      Eigen::VectorXd step = damped.ldlt().solve(-g);
-      Eigen::VectorXd next = x + step;
-      project(next);
-      const Eigen::VectorXd rn = f(next);
-      const double cn = rn.squaredNorm();
-      if (cn < cost) {
-        improved = (cost - cn) > 1e-14 * std::max(1.0, cost);
-        x = next;
-        r = rn;
-        cost = cn;
-        lambda = std::max(1e-9, lambda / 3.0);
-        if (!improved) return x;
-      } else {
-        lambda *= 4.0;
-      }
-    }
-    if (!improved) break;
-  }
-  return x;
-}
 
 std::string format_number(double v) {
   std::ostringstream s;
@@ -178,17 +124,19 @@ nlohmann::json calibration_json(const OverlapData& data, const std::vector<Overl
   j["device"] = data.rows.front().device;
   j["measurements"] = data.file;
   j["command"] = command;
-  j["source"] = "least-squares fit (Levenberg-Marquardt) of the sharing models to measured "
-                "kernel overlap";
+  j["source"] =
+      "least-squares fit (Levenberg-Marquardt) of the sharing models to measured "
+      "kernel overlap";
   j["models"] = nlohmann::json::object();
   for (const OverlapFit& f : fits) {
-    j["models"][f.mode] = {
-        {"params", f.params},
-        {"rows", f.after.rows},
-        {"residuals",
-         {{"mae", f.after.mae}, {"rms", f.after.rms}, {"max", f.after.max},
-          {"defaults_mae", f.before.mae}}},
-        {"notes", f.notes}};
+    j["models"][f.mode] = {{"params", f.params},
+                           {"rows", f.after.rows},
+                           {"residuals",
+                            {{"mae", f.after.mae},
+                             {"rms", f.after.rms},
+                             {"max", f.after.max},
+                             {"defaults_mae", f.before.mae}}},
+                           {"notes", f.notes}};
   }
   return j;
 }

@@ -86,7 +86,8 @@ MigHybridModel::MigHybridModel(std::string name, JsonObject& p, InnerFactory mak
   declared_.push_back(ModelParameter::on_off(
       "instance_rescaling", true, "assumption (models/mig/mig_hybrid_model.h)",
       "jobs enter the inner model with sm_share / s (capped at 1) of the instance's SMs and "
-      "kernels max(1, sm_share / s) times longer; rate = instance roofline x inner rate"));
+      "kernels max(1, sm_share / s) times longer; rate = instance rate (speed_model) x inner "
+      "rate"));
   // An assumption of the model, listed with the parameters but not a setting.
   declared_.back().accepts = "nothing: fixed by the model, not a key of sharing.params";
 
@@ -289,7 +290,7 @@ void MigHybridModel::compute_rates(const GpuView& gpu, std::span<double> rates,
     inner_->compute_rates(GpuView{*inst.sub, sub_jobs_, used, sub_memory_}, sub_rates_, inner_load);
     for (std::size_t j = 0; j < member_.size(); ++j) {
       const auto k = static_cast<std::size_t>(member_[j]);
-      const double alone = mig_instance_rate(mig_demand(*gpu.residents[k]), inst.supply);
+      const double alone = mig_instance_rate(*gpu.residents[k], inst.supply, mig_.speed_params());
       rates[k] = std::clamp(alone * sub_rates_[j], 0.0, 1.0);
     }
     busy += inner_load.useful_busy * inst.supply.sm_fraction;

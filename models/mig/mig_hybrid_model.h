@@ -30,7 +30,8 @@
 //
 // Rate of a resident j of instance I (1.0 = as fast as alone on the whole GPU):
 //   rate_j = mig_instance_rate(j, D, P_I) x inner_rate_j,
-// where mig_instance_rate is the roofline rate alone in the instance (models/mig/instance_rate.h,
+// where mig_instance_rate is the rate alone in the instance under the `mig` model's `speed_model`
+// (models/mig/instance_rate.h, fitted by default;
 // relative to the whole GPU: the `mig` model's rate) and inner_rate_j is the inner model's rate
 // of the rescaled j among the rescaled residents of I on the sub-device (relative to alone in
 // the instance). A job alone in its instance thus runs exactly as under `mig`. Jobs in other

@@ -205,8 +205,8 @@ bool MigModel::fits(const DeviceProfile& device, const MigProfile& profile,
       if (!job.mig_profile.empty())
         return job.mig_profile == profile.name && job.memory <= profile.memory;
       if (params_.max_slowdown > 0.0) {
-        return within_slowdown(device, profile, job, params_.max_slowdown,
-                               sizing_best(device, job));
+        return within_slowdown(device, profile, job, params_.max_slowdown, sizing_best(device, job),
+                               params_.speed);
       }
       return instance_fits(device, profile, job, params_.compute_aware);
     case MigStrategy::kMixed:  // only a nvidia.com/mig-<profile> request lands on an instance
@@ -235,12 +235,13 @@ std::span<const MigProfile* const> MigModel::offered_profiles(const DeviceProfil
 
 double MigModel::sizing_best(const DeviceProfile& device, const JobSpec& job) const {
   SizingMemo& m = sizing_memo_;
-  if (m.sm_share != job.sm_share || m.sm_util != job.sm_util || m.memory != job.memory ||
-      m.device != device.name) {
-    m.best = best_instance_rate(device, job, offered_profiles(device));
+  if (m.sm_share != job.sm_share || m.sm_util != job.sm_util || m.mem_bw_util != job.mem_bw_util ||
+      m.memory != job.memory || m.device != device.name) {
+    m.best = best_instance_rate(device, job, offered_profiles(device), params_.speed);
     m.device = device.name;
     m.sm_share = job.sm_share;
     m.sm_util = job.sm_util;
+    m.mem_bw_util = job.mem_bw_util;
     m.memory = job.memory;
   }
   return m.best;
@@ -435,7 +436,7 @@ void MigModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoa
       continue;
     }
     const MigSupply s = mig_supply(d, instance_profile_of(d, r, i));
-    rates[k] = mig_instance_rate(mig_demand(job), s);
+    rates[k] = mig_instance_rate(job, s, params_.speed);
     busy += rates[k] * job.sm_util * s.sm_fraction;
   }
   load.useful_busy = std::min(1.0, busy);

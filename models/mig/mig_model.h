@@ -33,7 +33,9 @@
 //   running process cannot move, so a job may wait although a reshuffle would make room.
 // - slot (choose_slot): the smallest free instance that fits (memory, compute slices, memory
 //   slices, start offset).
-// - rates: each job runs at mig_instance_rate in its instance (models/mig/instance_rate.h); jobs
+// - rates: each job runs at mig_instance_rate in its instance under `speed_model` (fitted by
+//   default, or roofline; `width_base`, `width_per_bandwidth`, `calibration`: a file from
+//   `gpumux calibrate fit --mode mig`; models/mig/instance_rate.h); jobs
 //   in different instances never interfere. GpuLoad.useful_busy = sum over jobs of rate x sm_util
 //   x instance SMs / device SMs (the busy share of the whole GPU's SMs); overhead = 0.
 // - memory: a resident whose memory in use passes its instance's memory dies alone
@@ -95,6 +97,8 @@ class MigModel : public SharingModel {
   bool admits(const GpuView& gpu, const JobSpec& job) const override;
   void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;
   std::vector<ModelParameter> parameters() const override { return params_.declared; }
+  // The job-speed model (`speed_model`, models/mig/instance_rate.h), for the hybrids.
+  const MigSpeedParams& speed_params() const { return params_.speed; }
   void check_device(const DeviceProfile& device) const override;
   // MIG configured on a cluster without MIG GPUs, or a mig-parted entry for a GPU index no
   // node has, is an InputError (either would silently run whole GPUs).
@@ -219,7 +223,7 @@ class MigModel : public SharingModel {
   mutable std::deque<std::pair<std::string, std::vector<const MigProfile*>>> offered_;
   struct SizingMemo {    // keyed by what the best rate depends on, never by pointers
     std::string device;  // name, as offered_profiles is keyed
-    double sm_share = -1.0, sm_util = -1.0;
+    double sm_share = -1.0, sm_util = -1.0, mem_bw_util = -1.0;
     MemoryMiB memory;
     double best = 0.0;
   };

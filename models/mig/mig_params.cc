@@ -5,6 +5,7 @@
 #include <string_view>
 #include <utility>
 
+#include "models/calibration_file.h"
 #include "models/parameter_spec.h"
 
 namespace gpumux {
@@ -84,6 +85,32 @@ constexpr NumberSpec kRestartTimeSpec{
     1e6,
     kMigrationAssumption,
     "wall time a moved job spends restoring before it progresses"};
+
+// The job-speed model inside an instance (models/mig/instance_rate.h).
+constexpr std::string_view kSpeedModelNames[] = {"fitted", "roofline"};  // MigSpeedModel order
+constexpr ChoiceSpec kSpeedModelSpec{
+    "speed_model", kSpeedModelNames, 0, "default",
+    "a job's speed in an instance: fitted (kernels slowed by the instance's SMs and bandwidth, "
+    "CPU gaps not; fitted on MISO A100-40GB) or roofline (min(1, s/c, m/b) over the whole "
+    "runtime)"};
+constexpr std::string_view kMisoFit = "fitted on MISO A100-40GB measurements";
+constexpr NumberSpec kWidthBaseSpec{
+    "width_base",
+    "fraction of the GPU's SMs",
+    kMigWidthBase,
+    0.0,
+    1.0,
+    kMisoFit,
+    "SMs a job's kernels keep busy when they draw no memory bandwidth (kernel width = "
+    "min(sm_share, width_base + width_per_bandwidth x mem_bw_util / sm_util))"};
+constexpr NumberSpec kWidthPerBandwidthSpec{
+    "width_per_bandwidth",
+    "fraction of the GPU's SMs per unit of bandwidth",
+    kMigWidthPerBandwidth,
+    0.0,
+    10.0,
+    kMisoFit,
+    "how much wider kernels are per share of the GPU's bandwidth they draw while running"};
 
 // A duration setting as the model keeps it: the echo shows the value at Time's resolution (us),
 // the one the model uses.
@@ -167,6 +194,38 @@ std::vector<std::string> profile_list(const nlohmann::json& v, const std::string
 }
 
 }  // namespace
+
+MigSpeedParams read_mig_speed_params(JsonObject& p, std::vector<ModelParameter>& echo) {
+  std::optional<Calibration> c;
+  if (p.has("calibration")) {
+    c = read_calibration(p.required_string("calibration"), "mig");
+  } else {
+    p.allow("calibration");
+  }
+  const std::string from_file = c ? "calibration " + c->file : "";
+  const ChoiceSetting model = read(p, kSpeedModelSpec);
+  const NumberSetting base = read(p, kWidthBaseSpec, c ? c->width_base : std::nullopt, from_file);
+  const NumberSetting per_bandwidth =
+      read(p, kWidthPerBandwidthSpec, c ? c->width_per_bandwidth : std::nullopt, from_file);
+  MigSpeedParams out;
+  out.model = static_cast<MigSpeedModel>(model.index);
+  out.width_base = base.value;
+  out.width_per_bandwidth = per_bandwidth.value;
+  echo.push_back(declare(kSpeedModelSpec, model));
+  if (out.model == MigSpeedModel::kFitted) {
+    echo.push_back(declare(kWidthBaseSpec, base));
+    echo.push_back(declare(kWidthPerBandwidthSpec, per_bandwidth));
+    echo.push_back({"bandwidth_demand", 1.0, "x sm_util x sm_share",
+                    "assumption (for jobs whose trace has no mem_bw_util; models/mig/README.md)",
+                    "a job's memory-bandwidth utilization when the trace does not measure it"});
+  } else {
+    echo.push_back({"bandwidth_demand", 1.0, "x sm_util x sm_share",
+                    "assumption (no bandwidth field in traces; models/mig/README.md)",
+                    "a job's memory-bandwidth demand as a fraction of the GPU's, for the "
+                    "roofline rate"});
+  }
+  return out;
+}
 
 std::string joined_profiles(const std::vector<std::string>& names) {
   std::string s;
@@ -265,6 +324,8 @@ MigParams read_mig_params(JsonObject& p) {
                      "'single' gives every GPU of a node the same layout, which repartitioning "
                      "one GPU at a time ('layouts') would break; use 'auto' or 'mixed'");
   }
+  std::vector<ModelParameter> speed_echo;
+  out.speed = read_mig_speed_params(p, speed_echo);
   p.finish();
 
   out.declared = {
@@ -284,10 +345,8 @@ MigParams read_mig_params(JsonObject& p) {
       declare(kStrategySpec, strategy),
       {"jobs_per_instance", 1.0, "jobs", "model (static MIG: one job per GPU instance)",
        "each job holds one whole instance; memory is a hard per-instance limit"},
-      {"bandwidth_demand", 1.0, "x sm_util x sm_share",
-       "assumption (no bandwidth field in traces; models/mig/README.md)",
-       "a job's memory-bandwidth demand as a fraction of the GPU's, for the roofline rate"},
   };
+  out.declared.insert(out.declared.end(), speed_echo.begin(), speed_echo.end());
   out.declared.front().accepts =
       "layout: a list of MIG profile names, or such lists by device type; mig_parted + config; "
       "or layouts: candidate lists ([] = MIG off)";

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/mig/instance_rate.h"
 #include "models/mig/mig_parted.h"
 #include "sim/base/json_fields.h"
 #include "sim/core/sharing_model.h"
@@ -54,6 +55,7 @@ struct MigParams {
   Time hysteresis;
   int lookahead = 0;
   MigrationPlan migration;  // repartition.migration (enabled: move residents, not drain)
+  MigSpeedParams speed;     // the job-speed model inside an instance
   // The echo of every setting, for SharingModel::parameters.
   std::vector<ModelParameter> declared;
 };
@@ -61,6 +63,12 @@ struct MigParams {
 // Reads and finishes `p`. Throws InputError naming the key (or the mig-parted file's line) when
 // a value is out of range, a key unknown, or the layout sources or options contradict each other.
 MigParams read_mig_params(JsonObject& p);
+
+// The job-speed model's keys of `p` (`speed_model`, `width_base`, `width_per_bandwidth`, and
+// `calibration`, a file from `gpumux calibrate fit --mode mig` whose values replace the fitted
+// defaults): reads them, marks them known and appends their echo to `echo`. Throws InputError
+// naming the key or the calibration file's field.
+MigSpeedParams read_mig_speed_params(JsonObject& p, std::vector<ModelParameter>& echo);
 
 // Profile names joined with " + ", "(none)" for none: how layouts are echoed and named in errors.
 std::string joined_profiles(const std::vector<std::string>& names);

@@ -25,35 +25,36 @@ bool smaller(const MigProfile& a, const MigProfile& b) {
 }  // namespace
 
 double best_instance_rate(const DeviceProfile& device, const JobSpec& job,
-                          std::span<const MigProfile* const> offered) {
+                          std::span<const MigProfile* const> offered, const MigSpeedParams& speed) {
   double best = 0.0;
   for (const MigProfile* p : offered) {
-    if (job.memory <= p->memory) best = std::max(best, mig_instance_rate(job, device, *p));
+    if (job.memory <= p->memory) best = std::max(best, mig_instance_rate(job, device, *p, speed));
   }
   return best;
 }
 
-double best_instance_rate(const DeviceProfile& device, const JobSpec& job) {
+double best_instance_rate(const DeviceProfile& device, const JobSpec& job,
+                          const MigSpeedParams& speed) {
   double best = 0.0;
   for (const MigProfile& p : device.mig_profiles) {
-    if (job.memory <= p.memory) best = std::max(best, mig_instance_rate(job, device, p));
+    if (job.memory <= p.memory) best = std::max(best, mig_instance_rate(job, device, p, speed));
   }
   return best;
 }
 
 bool within_slowdown(const DeviceProfile& device, const MigProfile& profile, const JobSpec& job,
-                     double max_slowdown, double best) {
+                     double max_slowdown, double best, const MigSpeedParams& speed) {
   if (job.memory > profile.memory) return false;
-  const double rate = mig_instance_rate(job, device, profile);
+  const double rate = mig_instance_rate(job, device, profile, speed);
   return rate * max_slowdown >= best * (1.0 - kTolerance);
 }
 
 const MigProfile* sized_profile(const DeviceProfile& device, const JobSpec& job,
-                                double max_slowdown) {
+                                double max_slowdown, const MigSpeedParams& speed) {
   const MigProfile* out = nullptr;
-  const double best = best_instance_rate(device, job);
+  const double best = best_instance_rate(device, job, speed);
   for (const MigProfile& p : device.mig_profiles) {
-    if (!within_slowdown(device, p, job, max_slowdown, best)) continue;
+    if (!within_slowdown(device, p, job, max_slowdown, best, speed)) continue;
     if (out == nullptr || smaller(p, *out)) out = &p;
   }
   return out;

@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
+#include "sim/base/units.h"
 #include "sim/core/memory_profile.h"
 #include "sim/core/service.h"
-#include "sim/base/units.h"
 
 namespace gpumux {
 
@@ -23,7 +23,11 @@ struct JobSpec {
   Time runtime;           // runtime alone on exclusive GPUs (the job's work); a service's lifetime
   double sm_util = 1.0;   // duty cycle alone: fraction of time its kernels keep the GPU busy, (0,1]
   double sm_share = 1.0;  // fraction of the GPU's SMs its kernels occupy while running, (0,1]
-  MemoryMiB memory;       // peak device memory per GPU
+  // Memory-bandwidth utilization alone on the whole GPU: share of time memory is being read or
+  // written (nvidia-smi utilization.memory / 100), [0, 1]. 0: not measured (the MIG speed model
+  // then takes it as sm_util x sm_share: kernels as bandwidth-hungry as they are wide).
+  double mem_bw_util = 0.0;
+  MemoryMiB memory;  // peak device memory per GPU
   // CPU cores the whole job holds while it runs (over all its GPUs); 0: none. Counted against
   // the CPU capacity of a pooled cluster (cluster.pool) or of the nodes that declare CPUs
   // (Cluster::tracks_cpus: shared among its nodes in proportion to its GPUs there).
@@ -45,7 +49,7 @@ struct JobSpec {
   // Kernels and CPU gaps of fixed length (a benchmark loop, the calibration probe) instead of
   // variable (exponential) ones: fixed lengths lock into alternation (trace.kernel_lengths).
   bool fixed_kernel_lengths = false;
-  Time checkpoint_interval;                  // zero: no checkpoints (a killed job restarts)
+  Time checkpoint_interval;  // zero: no checkpoints (a killed job restarts)
   // Non-null for an inference service (sim/core/service.h): `runtime` is then its wall-clock
   // lifetime, and its rate sets how fast it serves requests.
   std::shared_ptr<const ServiceSpec> service;

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -253,8 +254,10 @@ TEST(MigModel, ComputeAwareAdmission) {
   EXPECT_TRUE(a.offer(aware, narrow));
 }
 
-TEST(MigModel, RatesAreTheInstanceRoofline) {
-  const MigModel m = make(kBalanced80);
+TEST(MigModel, RatesAreTheInstanceRooflineUnderTheRooflineOption) {
+  nlohmann::json params = kBalanced80;
+  params["speed_model"] = "roofline";
+  const MigModel m = make(params);
   const DeviceProfile& d = device("A100-80GB");
   Gpu g{d, {}};
   const JobSpec small = job(5000, 0.5, 0.5), big = job(30000, 0.8, 1.0);
@@ -268,6 +271,32 @@ TEST(MigModel, RatesAreTheInstanceRoofline) {
   EXPECT_NEAR(r[1], 42.0 / 108.0, 1e-12);
   EXPECT_NEAR(load.useful_busy, r[0] * 0.5 * 14.0 / 108.0 + r[1] * 0.8 * 42.0 / 108.0, 1e-12);
   EXPECT_EQ(load.overhead, 0.0);
+}
+
+// The default (fitted) form slows only the kernels: the same two jobs as above.
+TEST(MigModel, RatesAreTheFittedFormByDefault) {
+  const MigModel m = make(kBalanced80);
+  const DeviceProfile& d = device("A100-80GB");
+  Gpu g{d, {}};
+  const JobSpec small = job(5000, 0.5, 0.5), big = job(30000, 0.8, 1.0);
+  ASSERT_TRUE(g.offer(m, small));
+  ASSERT_TRUE(g.offer(m, big));
+  GpuLoad load;
+  const std::vector<double> r = g.rates(m, load);
+  // small in 1g.10gb: no mem_bw_util, so beta = c = 0.5, width = min(0.5, 0.78) = 0.5;
+  // k = max(1, 0.5 / (14/108), 0.5 / (1/8)) = 4 (bandwidth) -> 1 / (1 + 0.5 x 3) = 0.4.
+  EXPECT_NEAR(r[0], 0.4, 1e-12);
+  // big in 3g.40gb: beta = 1, width 1; k = max(108/42, 1/0.5) -> 1 / (1 + 0.8 (108/42 - 1)).
+  EXPECT_NEAR(r[1], 1.0 / (1.0 + 0.8 * (108.0 / 42.0 - 1.0)), 1e-12);
+  EXPECT_NEAR(load.useful_busy, r[0] * 0.5 * 14.0 / 108.0 + r[1] * 0.8 * 42.0 / 108.0, 1e-12);
+  const std::vector<ModelParameter> echo = m.parameters();
+  const auto named = [&](const std::string& n) {
+    return std::find_if(echo.begin(), echo.end(),
+                        [&](const ModelParameter& q) { return q.name == n; });
+  };
+  ASSERT_NE(named("width_base"), echo.end());
+  EXPECT_EQ(named("width_base")->source, "fitted on MISO A100-40GB measurements");
+  EXPECT_NE(named("speed_model"), echo.end());
 }
 
 TEST(MigModel, NoisyNeighbourInAnotherInstanceChangesNothing) {

@@ -1,13 +1,16 @@
 // Profile-guided sizing (`sizing`): the smallest MIG profile within a slowdown bound of a job's
 // best rate, hand-derived on A100-40GB (108 SMs; 1g 14, 2g 28, 3g 42, 4g 56, 7g 98 SMs), and the
-// instance the model then gives the job.
+// instance the model then gives the job. The hand derivations use the roofline speed model
+// (`speed_model: roofline`), whose rates are simple quotients; one case checks the fitted form.
+#include "models/mig/profile_sizing.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "models/mig/layout.h"
 #include "models/mig/mig_model.h"
-#include "models/mig/profile_sizing.h"
 #include "tests/mig/mig_test_util.h"
 
 namespace gpumux {
@@ -16,8 +19,10 @@ namespace {
 using mig_test::device;
 using mig_test::job;
 
-std::string sized(const JobSpec& j, double max_slowdown) {
-  const MigProfile* p = sized_profile(device("A100-40GB"), j, max_slowdown);
+const MigSpeedParams kRoofline{MigSpeedModel::kRoofline};
+
+std::string sized(const JobSpec& j, double max_slowdown, const MigSpeedParams& speed = kRoofline) {
+  const MigProfile* p = sized_profile(device("A100-40GB"), j, max_slowdown, speed);
   return p == nullptr ? "none" : p->name;
 }
 
@@ -25,7 +30,7 @@ TEST(ProfileSizing, PicksTheSmallestProfileWithinTheBound) {
   // sm_share 0.3 (32.4 SMs): rate 14/32.4 = 0.432 in a 1g, 28/32.4 = 0.864 in a 2g, 1 from 3g
   // up; bandwidth (0.15 of the GPU) binds nowhere below it (1g: 0.125 / 0.15 = 0.83).
   const JobSpec j = job(3000, 0.5, 0.3);
-  EXPECT_NEAR(best_instance_rate(device("A100-40GB"), j), 1.0, 1e-12);
+  EXPECT_NEAR(best_instance_rate(device("A100-40GB"), j, kRoofline), 1.0, 1e-12);
   EXPECT_EQ(sized(j, 1.0), "3g.20gb");   // full speed
   EXPECT_EQ(sized(j, 1.25), "2g.10gb");  // 0.864 >= 0.8
   EXPECT_EQ(sized(j, 1.15), "3g.20gb");  // 0.864 < 1 / 1.15 = 0.87
@@ -38,7 +43,7 @@ TEST(ProfileSizing, PicksTheSmallestProfileWithinTheBound) {
 TEST(ProfileSizing, AWholeGpuJobIsMeasuredAgainstTheLargestInstance) {
   // sm_share 1: the best it gets is 7g.40gb at 98/108 = 0.907; 4g.20gb gives 56/108 = 0.519.
   const JobSpec j = job(3000, 0.5, 1.0);
-  EXPECT_NEAR(best_instance_rate(device("A100-40GB"), j), 98.0 / 108.0, 1e-12);
+  EXPECT_NEAR(best_instance_rate(device("A100-40GB"), j, kRoofline), 98.0 / 108.0, 1e-12);
   EXPECT_EQ(sized(j, 1.0), "7g.40gb");
   EXPECT_EQ(sized(j, 1.7), "7g.40gb");   // 0.519 x 1.7 = 0.88 < 0.907
   EXPECT_EQ(sized(j, 1.75), "4g.20gb");  // 0.519 x 1.75 = 0.907...: at the bound
@@ -47,7 +52,8 @@ TEST(ProfileSizing, AWholeGpuJobIsMeasuredAgainstTheLargestInstance) {
 
 TEST(ProfileSizing, TheModelGivesTheSizedInstance) {
   const nlohmann::json params = {{"layout", {"3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"}},
-                                 {"sizing", {{"max_slowdown", 1.25}}}};
+                                 {"sizing", {{"max_slowdown", 1.25}}},
+                                 {"speed_model", "roofline"}};
   JsonObject o(params, "s.json", "/sharing/params");
   const MigModel m(o);
   const DeviceProfile& d = device("A100-40GB");
@@ -78,7 +84,8 @@ TEST(ProfileSizing, TheBestRateIsThatOfTheLargestInstanceTheLayoutsOffer) {
   // 4g.20gb + 3g.20gb has no 7g.40gb: a job wanting the whole GPU is measured against the 4g
   // (56/108 = 0.519), so it fits there and not in the 3g (42/108 = 0.389; 0.486 at 1.25).
   const nlohmann::json params = {{"layout", {"4g.20gb", "3g.20gb"}},
-                                 {"sizing", {{"max_slowdown", 1.25}}}};
+                                 {"sizing", {{"max_slowdown", 1.25}}},
+                                 {"speed_model", "roofline"}};
   JsonObject o(params, "s.json", "/sharing/params");
   const MigModel m(o);
   const DeviceProfile& d = device("A100-40GB");
@@ -87,6 +94,24 @@ TEST(ProfileSizing, TheBestRateIsThatOfTheLargestInstanceTheLayoutsOffer) {
   EXPECT_FALSE(m.fits(d, *find_mig_profile(d, "3g.20gb"), wide));
   // Measured against every profile of the device (7g.40gb, 0.907), even the 4g would be too slow.
   EXPECT_EQ(sized(wide, 1.25), "7g.40gb");
+}
+
+// The fitted form (the default) counts only the kernels. A job busy half the time with
+// sm_share 0.3 and no mem_bw_util (so its kernels draw 0.3 of the bandwidth): in a 1g.5gb
+// k = max(0.3 / (14/108), 0.3 / (1/8)) = 2.4, rate 1 / (1 + 0.5 x 1.4) = 0.588 (0.432 under the
+// roofline); in a 2g.10gb k = 0.3 / (2/8) = 1.2, rate 1 / 1.1 = 0.909 (0.864); 1 from the 3g up.
+TEST(ProfileSizing, TheFittedFormSizesOnKernelsOnly) {
+  const JobSpec j = job(3000, 0.5, 0.3);
+  const MigSpeedParams fitted;
+  const DeviceProfile& d = device("A100-40GB");
+  EXPECT_NEAR(mig_instance_rate(j, d, *find_mig_profile(d, "1g.5gb"), fitted),
+              1.0 / (1.0 + 0.5 * 1.4), 1e-12);
+  EXPECT_NEAR(mig_instance_rate(j, d, *find_mig_profile(d, "2g.10gb"), fitted), 1.0 / 1.1, 1e-12);
+  EXPECT_EQ(sized(j, 1.0, fitted), "3g.20gb");
+  EXPECT_EQ(sized(j, 1.12, fitted), "2g.10gb");  // 0.909 x 1.12 >= 1; the roofline needs 1.16
+  EXPECT_EQ(sized(j, 1.12), "3g.20gb");
+  EXPECT_EQ(sized(j, 1.75, fitted), "1g.5gb");  // 0.588 x 1.75 >= 1; the roofline needs 2.32
+  EXPECT_EQ(sized(j, 1.75), "2g.10gb");
 }
 
 TEST(ProfileSizing, BadSizingParametersAreRejected) {

@@ -20,11 +20,13 @@ TEST(CalibrateCommand, CheckEndsWithTheMaeLineAndNamesTheCalibration) {
   if (path.empty()) GTEST_SKIP() << "../shared/data/h200/overlap_train.csv not found";
   const std::string cal = testing::write_temp("check_cal.json", "");
   std::ostringstream out, err;
-  ASSERT_EQ(run_calibrate_fit({path, cal, ""}, out, err), 0) << err.str();
+  ASSERT_EQ(run_calibrate_fit(testing::fit_command(path, cal, ""), out, err), 0) << err.str();
   EXPECT_NE(out.str().find("lower bound"), std::string::npos);
   for (const char* mode : {"timeslice", "mps"}) {
     std::ostringstream check_out, check_err;
-    ASSERT_EQ(run_calibrate_check({path, cal, mode, "table"}, check_out, check_err), 0);
+    ASSERT_EQ(
+        run_calibrate_check(testing::check_command(path, cal, mode, "table"), check_out, check_err),
+        0);
     const std::string text = check_out.str();
     EXPECT_EQ(text.rfind("calibration: " + cal, 0), 0u) << text.substr(0, 80);
     const std::string last = last_line(text);
@@ -32,7 +34,7 @@ TEST(CalibrateCommand, CheckEndsWithTheMaeLineAndNamesTheCalibration) {
     EXPECT_LE(std::stod(last.substr(4)), 0.03) << mode;
   }
   std::ostringstream csv, csv_err;
-  ASSERT_EQ(run_calibrate_check({path, "", "", "csv"}, csv, csv_err), 0);
+  ASSERT_EQ(run_calibrate_check(testing::check_command(path, "", "", "csv"), csv, csv_err), 0);
   EXPECT_NE(csv.str().find("# calibration: none"), std::string::npos);
   EXPECT_NE(csv.str().find("line,mode,set,member"), std::string::npos);
 }
@@ -41,17 +43,21 @@ TEST(CalibrateCommand, BadInputExitsTwoAndWritesNothing) {
   std::ostringstream out, err;
   const std::string missing = testing::write_temp("never.json", "");
   std::filesystem::remove(missing);
-  EXPECT_EQ(run_calibrate_fit({"no/such/file.csv", missing, ""}, out, err), 2);
+  EXPECT_EQ(run_calibrate_fit(testing::fit_command("no/such/file.csv", missing, ""), out, err), 2);
   EXPECT_NE(err.str().find("no/such/file.csv"), std::string::npos) << err.str();
   EXPECT_FALSE(std::filesystem::exists(missing));
-  const std::string only_mps = testing::write_temp(
-      "only_mps.csv",
-      std::string(testing::kOverlapHeader) + "mps,a,0,H200-141GB,1,20,1,0.7,100,0.5\n");
+  const std::string only_mps =
+      testing::write_temp("only_mps.csv", std::string(testing::kOverlapHeader) +
+                                              "mps,a,0,H200-141GB,1,20,1,0.7,100,0.5\n");
   std::ostringstream err2;
-  EXPECT_EQ(run_calibrate_check({only_mps, "", "timeslice", "table"}, out, err2), 2);
+  EXPECT_EQ(
+      run_calibrate_check(testing::check_command(only_mps, "", "timeslice", "table"), out, err2),
+      2);
   EXPECT_NE(err2.str().find("no rows of mode 'timeslice'"), std::string::npos) << err2.str();
   std::ostringstream err3;
-  EXPECT_EQ(run_calibrate_check({only_mps, "no/cal.json", "", "table"}, out, err3), 2);
+  EXPECT_EQ(
+      run_calibrate_check(testing::check_command(only_mps, "no/cal.json", "", "table"), out, err3),
+      2);
   EXPECT_NE(err3.str().find("no/cal.json"), std::string::npos) << err3.str();
 }
 

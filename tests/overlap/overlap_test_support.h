@@ -5,6 +5,9 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+
+#include "calibrate/overlap/calibrate_command.h"
 
 namespace gpumux::testing {
 
@@ -23,6 +26,28 @@ inline std::string write_temp(const std::string& name, const std::string& text) 
   const std::filesystem::path path = dir / name;
   std::ofstream(path) << text;
   return path.string();
+}
+
+inline CalibrateFitCommand fit_command(std::string measurements, std::string out_json,
+                                       std::string mode, std::string workloads = "") {
+  CalibrateFitCommand c;
+  c.measurements = std::move(measurements);
+  c.out_json = std::move(out_json);
+  c.mode = std::move(mode);
+  c.workloads = std::move(workloads);
+  return c;
+}
+
+inline CalibrateCheckCommand check_command(std::string measurements, std::string calibration,
+                                           std::string mode, std::string format,
+                                           std::string workloads = "") {
+  CalibrateCheckCommand c;
+  c.measurements = std::move(measurements);
+  c.calibration = std::move(calibration);
+  c.mode = std::move(mode);
+  c.format = std::move(format);
+  c.workloads = std::move(workloads);
+  return c;
 }
 
 inline constexpr const char* kOverlapHeader =

@@ -93,8 +93,10 @@ TEST(ServicesRun, MigNeighbourInAnotherInstanceChangesNothing) {
   const auto noisy = run(true);
   EXPECT_GT(quiet["served"].get<double>(), 10000);
   EXPECT_EQ(quiet.dump(), noisy.dump());
-  // And the instance is slower than the whole GPU: 1g is a seventh of the SMs.
-  EXPECT_GT(quiet["latency_ms"]["p50"].get<double>(), 60.0);
+  // And the instance is slower than the whole GPU (10 ms a request): under the fitted speed
+  // model a service busy 40% of the time with full-width kernels in a 1g.5gb (k = 8, the memory
+  // slice binding) runs at 1 / (1 + 0.4 x 7) = 0.263, so a request takes 38 ms.
+  EXPECT_GT(quiet["latency_ms"]["p50"].get<double>(), 35.0);
 }
 
 TEST(ServicesRun, AnalyticModeAgreesWithRequestLevelThroughNeighbours) {

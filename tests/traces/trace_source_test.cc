@@ -1,4 +1,3 @@
-#include "traces/formats/trace_opening.h"
 #include "traces/formats/trace_source.h"
 
 #include <gmock/gmock.h>
@@ -8,6 +7,7 @@
 #include <vector>
 
 #include "tests/traces/test_files.h"
+#include "traces/formats/trace_opening.h"
 
 namespace gpumux {
 namespace {
@@ -21,7 +21,7 @@ using testing::TempFile;
 
 constexpr const char* kFullHeader =
     "id,submit_s,gpus,runtime_s,sm_util,sm_share,memory_mib,kind,mig_profile,tenant,priority,"
-    "kernel_us,checkpoint_s,memory_limit_mib,cpus,gpu_milli\n";
+    "kernel_us,checkpoint_s,memory_limit_mib,cpus,gpu_milli,mem_bw_util\n";
 
 std::size_t idx(JobField f) { return static_cast<std::size_t>(f); }
 
@@ -61,7 +61,7 @@ TEST(OpenTrace, UnknownFormatListsValidOnes) {
   EXPECT_THAT(msg, HasSubstr("field 'format'"));
   EXPECT_THAT(msg, HasSubstr("'parquet'"));
   EXPECT_THAT(msg, HasSubstr("csv, jsonl, tiresias, pai2020, pai-sim, dlrm2025, philly, helios, "
-                              "openb-pods"));
+                             "openb-pods"));
 }
 
 TEST(OpenTrace, MissingFileIsInputError) {
@@ -78,8 +78,8 @@ TEST(OpenTrace, MissingFileIsInputError) {
 TEST(NativeCsv, ReadsEveryField) {
   TempFile f("full.csv", std::string(kFullHeader) +
                              "j1,10.5,2,3600,0.5,0.25,8192,inference,3g.40gb,teamA,3,250,600,"
-                             "6000,12.5,250\n"
-                             "\"j,2\",11,0,0.000001,1,1,0,training,,,-2,1,0,0,,1000\n");
+                             "6000,12.5,250,0.35\n"
+                             "\"j,2\",11,0,0.000001,1,1,0,training,,,-2,1,0,0,,1000,0\n");
   auto source = open_trace(f.path(), "csv", TraceDefaults(), 1);
   const auto jobs = read_all(*source);
   ASSERT_EQ(jobs.size(), 2u);
@@ -100,6 +100,7 @@ TEST(NativeCsv, ReadsEveryField) {
   EXPECT_EQ(j.kernel_length, Time::from_us(250));
   EXPECT_EQ(j.checkpoint_interval, Time::from_seconds(600));
   EXPECT_DOUBLE_EQ(j.cpus, 12.5);
+  EXPECT_DOUBLE_EQ(j.mem_bw_util, 0.35);
 
   // The second row must not inherit anything from the first.
   const JobSpec& k = jobs[1];
@@ -118,8 +119,8 @@ TEST(NativeCsv, ReadsEveryField) {
   EXPECT_EQ(st.skipped_lines, 0u);
   // Row 1 has every field; row 2 leaves mig_profile, tenant and cpus empty (defaults, counted).
   for (const auto& info : job_fields()) {
-    const bool defaulted = info.field == JobField::kMigProfile ||
-                           info.field == JobField::kTenant || info.field == JobField::kCpus;
+    const bool defaulted = info.field == JobField::kMigProfile || info.field == JobField::kTenant ||
+                           info.field == JobField::kCpus;
     EXPECT_EQ(st.defaults.rows[idx(info.field)], defaulted ? 1u : 0u) << info.name;
   }
 }
@@ -383,9 +384,9 @@ TEST_P(NativeCsvBadCell, NamesFileLineAndField) {
   const auto& c = GetParam();
   // A full header, one good row, then the same row with one cell replaced.
   const std::vector<std::pair<std::string, std::string>> good = {
-      {"id", "a"},          {"submit_s", "1"},   {"gpus", "1"},         {"runtime_s", "10"},
-      {"sm_util", "0.5"},   {"sm_share", "0.5"}, {"memory_mib", "100"}, {"kind", "training"},
-      {"mig_profile", ""},  {"tenant", ""},      {"priority", "0"},     {"kernel_us", "100"},
+      {"id", "a"},           {"submit_s", "1"},   {"gpus", "1"},         {"runtime_s", "10"},
+      {"sm_util", "0.5"},    {"sm_share", "0.5"}, {"memory_mib", "100"}, {"kind", "training"},
+      {"mig_profile", ""},   {"tenant", ""},      {"priority", "0"},     {"kernel_us", "100"},
       {"checkpoint_s", "0"}, {"cpus", "2"}};
   std::string header, row, bad;
   bool replaced = false;

@@ -36,6 +36,9 @@ constexpr std::array<JobFieldInfo, kJobFieldCount> kFields = {{
      "CPU cores the whole job holds while running; counted against pool or node CPUs"},
     {JobField::kGpuMilli, "gpu_milli", "milli-GPU", false, "1000",
      "compute share of each GPU, [1, 1000] (Kubernetes GPU-share requests); 1000 = whole GPU"},
+    {JobField::kMemBwUtil, "mem_bw_util", "fraction", false, "0",
+     "memory-bandwidth utilization alone on the whole GPU, [0, 1] (nvidia-smi utilization.memory "
+     "/ 100); 0 = not measured, taken as sm_util x sm_share"},
 }};
 
 bool is_text_field(JobField f) {
@@ -66,6 +69,8 @@ std::pair<double, double> numeric_range(JobField f) {
       return {1.0, 1e9};
     case JobField::kGpuMilli:
       return {1.0, 1000.0};
+    case JobField::kMemBwUtil:
+      return {0.0, 1.0};
     default:
       return {0.0, 0.0};
   }
@@ -116,6 +121,9 @@ void store_numeric(JobSpec& job, JobField f, double value) {
       break;
     case JobField::kGpuMilli:
       job.gpu_milli = static_cast<int>(std::llround(value));
+      break;
+    case JobField::kMemBwUtil:
+      job.mem_bw_util = value;
       break;
     default:
       break;

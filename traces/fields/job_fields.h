@@ -12,9 +12,9 @@
 #include <string>
 #include <string_view>
 
-#include "sim/core/job.h"
 #include "sim/base/json_fields.h"
 #include "sim/base/rng.h"
+#include "sim/core/job.h"
 #include "traces/fields/distribution.h"
 
 namespace gpumux {
@@ -36,8 +36,9 @@ enum class JobField : std::uint8_t {
   kMemoryLimit,
   kCpus,
   kGpuMilli,
+  kMemBwUtil,
 };
-inline constexpr std::size_t kJobFieldCount = 16;
+inline constexpr std::size_t kJobFieldCount = 17;
 
 struct JobFieldInfo {
   JobField field;

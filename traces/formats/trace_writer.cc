@@ -95,7 +95,8 @@ void write_trace_row(std::ostream& out, const JobSpec& j) {
       << format_double(j.sm_share) << ',' << j.memory.mib() << ',' << job_kind_name(j.kind) << ','
       << csv_cell(j.mig_profile) << ',' << csv_cell(j.tenant) << ',' << j.priority << ','
       << j.kernel_length.us() << ',' << format_seconds(j.checkpoint_interval) << ','
-      << j.memory_limit.mib() << ',' << format_double(j.cpus) << ',' << j.gpu_milli << '\n';
+      << j.memory_limit.mib() << ',' << format_double(j.cpus) << ',' << j.gpu_milli << ','
+      << format_double(j.mem_bw_util) << '\n';
 }
 
 }  // namespace gpumux
