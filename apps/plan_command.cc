@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "analysis/output/output_folder.h"
+#include "analysis/plan/deploy_config.h"
 #include "analysis/plan/objective.h"
 #include "analysis/plan/plan.h"
 #include "analysis/plan/plan_report.h"
@@ -60,6 +61,64 @@ std::pair<int, int> parse_curve(const std::string& text) {
                      "expected FROM:TO, node counts with 1 <= FROM <= TO (e.g. 8:32)");
   }
   return {from, to};
+}
+
+// What an operator applies for each answer (analysis/plan/deploy_config.h): DIR/deploy/MODEL/
+// (under DIR/deploy/load-xK/ with several loads), and DIR/deploy/README.txt with the notes.
+void write_deploy_files(const std::vector<PlanResult>& results, const OutputFolder& folder,
+                        const std::string& shown_dir) {
+  namespace fs = std::filesystem;
+  std::ostringstream readme;
+  readme << "What to apply for each answer of this plan (docs/deploying.md): the NVIDIA "
+            "Kubernetes device plugin config and, for MIG, a mig-parted config.\n";
+  for (const auto& r : results) {
+    fs::path base = "deploy";
+    if (results.size() > 1) {
+      std::ostringstream load;
+      load << "load-x" << r.load_factor;
+      base /= load.str();
+    }
+    for (const auto& m : r.models) {
+      if (!m.met) {
+        readme << "\n" << (base / m.model).generic_string() << ": no answer, no file\n";
+        continue;
+      }
+      DeployAnswer answer{m.model, m.params, {}};
+      for (const auto& g : r.unit) {
+        const std::string device = g["device"].get<std::string>();
+        const auto profile = std::find_if(r.devices.begin(), r.devices.end(),
+                                          [&](const DeviceProfile& d) { return d.name == device; });
+        if (profile == r.devices.end()) continue;  // a group's device is always among them
+        answer.groups.push_back({g["group"].get<std::string>(), *profile,
+                                 g["gpus_per_node"].get<int>(),
+                                 g["nodes"].get<int>() * m.answer->size});
+      }
+      const DeployFiles files = deploy_files(answer);
+      const fs::path dir = fs::path(folder.temp_path()) / base / m.model;
+      fs::create_directories(dir);
+      readme << "\n"
+             << (base / m.model).generic_string() << " (" << m.answer->nodes << " nodes, placement "
+             << m.placement << "):";
+      for (const auto& f : files.files) {
+        AtomicFile out((dir / f.name).string(),
+                       (fs::path(shown_dir) / base / m.model / f.name).string());
+        out.stream() << f.text;
+        out.commit();
+        readme << " " << f.name;
+      }
+      if (files.files.empty()) readme << " no file";
+      readme << "\n";
+      for (const auto& note : files.notes) readme << "  note: " << note << "\n";
+    }
+  }
+  // Placement has no file: the device plugin does not choose nodes. Say which policy answered.
+  readme << "\nThe placement policy of each answer is the scheduler's (gpumux scheduler."
+            "placement); Kubernetes' default scheduler scores nodes LeastAllocated, closest to "
+            "`spread`.\n";
+  AtomicFile out((fs::path(folder.temp_path()) / "deploy" / "README.txt").string(),
+                 (fs::path(shown_dir) / "deploy" / "README.txt").string());
+  out.stream() << readme.str();
+  out.commit();
 }
 
 int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
@@ -124,6 +183,7 @@ int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     AtomicFile table_file(folder->file("plan.txt"), shown("plan.txt"));
     table_file.stream() << table.str();
     table_file.commit();
+    write_deploy_files(results, *folder, a.out);
     if (a.report) write_html_report({folder->temp_path()}, folder->file("report.html"), {a.out});
     folder->commit();
   }
@@ -167,7 +227,9 @@ void configure_plan_command(CLI::App& plan, CommandContext& ctx) {
   plan.add_option("--seed", a->seed, "override the scenario's seed")->check(non_negative());
   plan.add_option("--out", a->out,
                   "also write the plan into this folder, whole or not at all: plan.json (as "
-                  "--format json), plan.txt (the table); `gpumux report DIR` draws it");
+                  "--format json), plan.txt (the table), deploy/MODEL/ (the device plugin and "
+                  "mig-parted configs an operator applies; docs/deploying.md); `gpumux report "
+                  "DIR` draws it");
   plan.add_flag("--report", a->report, "with --out: also write DIR/report.html");
   plan.add_option("--placements", a->placements,
                   "placement policies to search, comma-separated (default: the scenario's and "

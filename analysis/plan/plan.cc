@@ -187,6 +187,7 @@ PlanBase load_base(const PlanRequest& request, PlanResult& result) {
                          std::to_string(result.unit_nodes) + " nodes)");
   }
   base.own_size = g;
+  result.devices = own.devices;
   base.own_gpus = own.gpu_count();
   base.inflation = own.trace.inflation.load > 0;
   if (base.inflation) {

@@ -45,6 +45,7 @@
 
 #include "analysis/plan/objective.h"
 #include "analysis/run/model_choice.h"
+#include "sim/core/device.h"
 
 namespace gpumux {
 
@@ -122,7 +123,8 @@ struct PlanResult {
   std::string scheduler;  // "queue + placement"
   std::string trace;      // the trace file or "synthetic generator"
   std::vector<Objective> objectives;
-  nlohmann::json unit;  // [{group, nodes, gpus_per_node, device}]: one size step
+  nlohmann::json unit;                 // [{group, nodes, gpus_per_node, device}]: one size step
+  std::vector<DeviceProfile> devices;  // the profiles of the groups' devices
   int unit_nodes = 0;
   int unit_gpus = 0;
   int max_size = 0;

@@ -1,8 +1,14 @@
 // Exit codes and messages of the command line: 0 ok, 2 bad input, and no partial output.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
+#include "analysis/plan/deploy_config.h"
+#include "analysis/plan/device_plugin_config.h"
+#include "models/mig/mig_parted.h"
 #include "tests/e2e/e2e_support.h"
 
 namespace gpumux {
@@ -196,6 +202,60 @@ TEST(Cli, PlanBadInputExitsTwoWithAClearMessage) {
     EXPECT_EQ(r.code, 2) << r.out << r.err;
     EXPECT_NE((r.err + r.out).find(c.message), std::string::npos) << r.err << r.out;
     EXPECT_EQ(r.out.find("gpumux plan  scenario"), std::string::npos);  // no partial table
+  }
+}
+
+// plan --out writes, per answer, what an operator applies (deploy/MODEL/), and gpumux's own
+// readers read each file back to the model that answered.
+TEST(Cli, PlanOutWritesDeployableConfigsThatReadBack) {
+  const auto scenario = (testing::source_dir() / "scenarios/examples/mig_mixed.json").string();
+  const auto out = testing::temp_dir("plan_deploy");
+  const auto r =
+      run_cli({"plan", scenario, "--models", "exclusive,timeslice,mps,mig", "--objective",
+               "queue_p95_s<=600", "--threads", "2", "--out", out.string()});
+  ASSERT_TRUE(r.code == 0 || r.code == 3) << r.err;
+  const auto plan = nlohmann::json::parse(std::ifstream(out / "plan.json"));
+  EXPECT_TRUE(std::filesystem::exists(out / "deploy" / "README.txt"));
+  int read_back = 0;
+  for (const auto& m : plan["models"]) {
+    const std::string model = m["model"].get<std::string>();
+    SCOPED_TRACE(model);
+    if (!m["met"].get<bool>()) continue;
+    const auto dir = out / "deploy" / model;
+    const auto plugin = read_device_plugin_config((dir / "device-plugin-A100-40GB.yaml").string());
+    std::optional<MigPartedConfig> parted;
+    if (std::filesystem::exists(dir / "mig-parted.yaml")) {
+      parted = read_mig_parted((dir / "mig-parted.yaml").string(), "gpumux-A100-40GB");
+    }
+    const DeployedModel back = model_from_deploy(plugin, parted ? &*parted : nullptr);
+    EXPECT_EQ(back.model, model);
+    ++read_back;
+  }
+  EXPECT_GE(read_back, 2);
+  std::filesystem::remove_all(out);
+}
+
+// --load answers per load and ends with the GPUs-vs-load table; a malformed --curve is bad input.
+TEST(Cli, PlanLoadsAnswerPerLoadAndCurveIsChecked) {
+  const auto q = (testing::source_dir() / "scenarios/examples/quickstart.json").string();
+  const auto table = run_cli({"plan", q, "--models", "exclusive", "--objective", "queue_p95_s<=60",
+                              "--threads", "2", "--load", "1,2"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("GPUs by load"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("at load x2.00"), std::string::npos) << table.out;
+  const auto json = run_cli({"plan", q, "--models", "exclusive", "--objective", "queue_p95_s<=60",
+                             "--threads", "2", "--load", "1,2", "--format", "json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  ASSERT_EQ(j["plans"].size(), 2u);
+  EXPECT_EQ(j["plans"][1]["load_factor"].get<double>(), 2.0);
+  // Twice the arrival rate needs at least as many GPUs here.
+  EXPECT_GE(j["gpus_by_load"][0]["gpus"][1].get<int>(), j["gpus_by_load"][0]["gpus"][0].get<int>());
+  for (const char* bad : {"8", "9:3", "a:b", "0:4"}) {
+    const auto r = run_cli(
+        {"plan", q, "--models", "exclusive", "--objective", "queue_p95_s<=60", "--curve", bad});
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_NE(r.err.find("--curve"), std::string::npos) << r.err;
   }
 }
 
