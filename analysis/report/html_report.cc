@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "analysis/report/plan_charts.h"
 #include "analysis/report/report_charts.h"
 #include "analysis/report/report_inputs.h"
 #include "analysis/report/svg_chart.h"
@@ -157,11 +158,15 @@ std::string percent_text(const json* v) {
 
 // The plan of one plan folder: per model the answer, its saving and its metrics there, the
 // size below it, and where each model's parameters came from.
-void plan_table(std::ostringstream& page, const PlanFolder& p) {
-  const json& doc = p.doc;
-  page << "<h3>" << escape_xml(p.dir) << ": scenario '"
+void plan_table(std::ostringstream& page, const std::string& dir, const json& doc) {
+  page << "<h3>" << escape_xml(dir) << ": scenario '"
        << escape_xml(value_text(json_find(doc, "/scenario"))) << "', seed "
-       << escape_xml(value_text(json_find(doc, "/seed"))) << "</h3>\n<p>Objectives:";
+       << escape_xml(value_text(json_find(doc, "/seed")));
+  if (const json* load = json_find(doc, "/load_factor");
+      load && load->is_number() && load->get<double>() != 1.0) {
+    page << ", load x" << escape_xml(value_text(load));
+  }
+  page << "</h3>\n<p>Objectives:";
   if (const json* objectives = json_find(doc, "/objectives");
       objectives && objectives->is_array()) {
     for (const auto& o : *objectives) {
@@ -171,14 +176,15 @@ void plan_table(std::ostringstream& page, const PlanFolder& p) {
   page << ". Scheduler " << escape_xml(value_text(json_find(doc, "/scheduler"))) << ", up to "
        << escape_xml(value_text(json_find(doc, "/max_nodes"))) << " nodes, "
        << escape_xml(value_text(json_find(doc, "/runs"))) << " runs.</p>\n";
-  page << "<table><tr><th>model</th><th>nodes</th><th>GPUs</th><th>saving vs exclusive</th>"
-          "<th>GPU allocation</th><th>SM-busy</th><th>queue p95 (s)</th><th>JCT p95 (s)</th>"
-          "<th>kills</th><th>one size below</th><th>parameters from</th></tr>\n";
+  page << "<table><tr><th>model</th><th>nodes</th><th>GPUs</th><th>placement</th>"
+          "<th>saving vs exclusive</th><th>GPU allocation</th><th>SM-busy</th><th>queue p95 "
+          "(s)</th><th>JCT p95 (s)</th><th>GPU-hours</th><th>kills</th><th>one size below</th>"
+          "<th>parameters from</th></tr>\n";
   for (const auto& m : doc["models"]) {
     page << "<tr>" << th(m["model"].get<std::string>());
     const json* met = json_find(m, "/met");
     if (met == nullptr || !met->is_boolean() || !met->get<bool>()) {
-      page << "<td colspan=\"9\">not met within "
+      page << "<td colspan=\"11\">not met within "
            << escape_xml(value_text(json_find(doc, "/max_nodes"))) << " nodes (largest tried: "
            << escape_xml(value_text(json_find(m, "/largest_tried/nodes"))) << " nodes, "
            << escape_xml(value_text(json_find(m, "/largest_tried/gpus"))) << " GPUs)</td>";
@@ -190,10 +196,12 @@ void plan_table(std::ostringstream& page, const PlanFolder& p) {
       }
       const json* below = json_find(m, "/one_below/nodes");
       page << td(value_text(json_find(m, "/nodes"))) << td(value_text(json_find(m, "/gpus")))
-           << td(saving) << td(percent_text(json_find(m, "/at_answer/gpu_allocation_ratio")))
+           << td(value_text(json_find(m, "/placement"))) << td(saving)
+           << td(percent_text(json_find(m, "/at_answer/gpu_allocation_ratio")))
            << td(percent_text(json_find(m, "/at_answer/sm_busy_utilization")))
            << td(value_text(json_find(m, "/at_answer/queueing_delay_s/p95")))
            << td(value_text(json_find(m, "/at_answer/jct_s/p95")))
+           << td(value_text(json_find(m, "/gpu_hours")))
            << td(value_text(json_find(m, "/at_answer/failures/jobs_killed")))
            << td(below && below->is_number() ? value_text(below) + " nodes fail"
                                              : "none (smallest size)");
@@ -202,7 +210,24 @@ void plan_table(std::ostringstream& page, const PlanFolder& p) {
   }
   page << "</table>\n<p class=\"note\">The smallest cluster (the scenario's node groups "
           "scaled together) meeting every objective, per sharing model; metrics at that size. "
-          "Saving: GPUs fewer than exclusive's answer.</p>\n";
+          "Saving: GPUs fewer than exclusive's answer. GPU-hours: the cluster's GPUs x the "
+          "makespan.</p>\n";
+  const auto charts = plan_knee_charts(doc);
+  if (!charts.empty()) {
+    page << "<p class=\"note\">Each objective against cluster size, per model and placement "
+            "(every size the search ran); the horizontal line is the objective's bound, a dot "
+            "the model's answer.</p>\n";
+    for (const auto& spec : charts) chart(page, spec);
+  }
+}
+
+void plan_section(std::ostringstream& page, const PlanFolder& p) {
+  if (!p.doc.contains("plans")) {
+    plan_table(page, p.dir, p.doc);
+    return;
+  }
+  chart(page, plan_load_chart(p.doc));
+  for (const auto& plan : p.doc["plans"]) plan_table(page, p.dir, plan);
 }
 
 // The scenario of one run: what ran, and every parameter with its source.
@@ -317,6 +342,8 @@ std::string build_html_report(const std::vector<std::string>& dirs,
       title += ": " + value_text(name);
   } else if (const json* name = json_find(plans.front().doc, "/scenario"); name) {
     title += ": " + value_text(name);
+  } else if (const json* by_load = json_find(plans.front().doc, "/plans/0/scenario"); by_load) {
+    title += ": " + value_text(by_load);
   }
   page << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
        << "<title>" << escape_xml(title) << "</title>\n"
@@ -336,7 +363,7 @@ std::string build_html_report(const std::vector<std::string>& dirs,
 
   if (!plans.empty()) {
     page << "<section id=\"plan\">\n<h2>Capacity plan</h2>\n";
-    for (const auto& p : plans) plan_table(page, p);
+    for (const auto& p : plans) plan_section(page, p);
     page << "</section>\n";
   }
   if (!compares.empty()) {

@@ -10,12 +10,13 @@
 // labelled by its path as given. With several inputs, compare variants are labelled
 // "<folder>: <model>".
 //
-// Content (docs/comparing-and-reports.md "Reports"): the plan tables (plan folders), the compare table (compare folders), allocation ratio, SM-busy
-// utilization, GPUs in use and queued jobs over time, JCT and queueing-delay CDFs, key metrics
-// per variant, the request-latency summary (runs with inference services), failed jobs,
-// out-of-memory events, fatal faults and kills over time, MIG slot occupancy over time and
-// overall (models with slots), and each scenario with its sharing parameters and trace defaults and their sources.
-// With several seeds, the time series show the first seed and the CDFs pool every seed's jobs.
+// Content (docs/comparing-and-reports.md "Reports"): the plan tables (plan folders), the compare
+// table (compare folders), allocation ratio, SM-busy utilization, GPUs in use and queued jobs over
+// time, JCT and queueing-delay CDFs, key metrics per variant, the request-latency summary (runs
+// with inference services), failed jobs, out-of-memory events, fatal faults and kills over time,
+// MIG slot occupancy over time and overall (models with slots), and each scenario with its sharing
+// parameters and trace defaults and their sources. With several seeds, the time series show the
+// first seed and the CDFs pool every seed's jobs.
 //
 // Size: each line is downsampled to at most kMaxChartPoints points (svg_chart.h), so a run of a
 // million jobs still gives a page of a few hundred kB. Determinism: the same folders (given

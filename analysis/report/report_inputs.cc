@@ -161,17 +161,30 @@ PlanFolder read_plan(const fs::path& dir) {
   const std::string file = path_text(dir / "plan.json");
   data.doc = read_json_file(file);
   const json& doc = data.doc;
-  if (!doc.is_object() || !doc.contains("models") || !doc["models"].is_array() ||
-      doc["models"].empty()) {
-    throw InputError(file + "#/models", "models",
-                     "expected a non-empty array (a plan.json written by gpumux plan --out)");
-  }
-  for (std::size_t i = 0; i < doc["models"].size(); ++i) {
-    const json& m = doc["models"][i];
-    if (!m.is_object() || !m.contains("model") || !m["model"].is_string()) {
-      throw InputError(file + "#/models/" + std::to_string(i), "model",
-                       "expected an object with a model name");
+  // One plan, or one per load (--load): {"loads", "plans": [...]}.
+  const auto check_plan = [&](const json& plan, const std::string& pointer) {
+    if (!plan.is_object() || !plan.contains("models") || !plan["models"].is_array() ||
+        plan["models"].empty()) {
+      throw InputError(file + "#" + pointer + "/models", "models",
+                       "expected a non-empty array (a plan.json written by gpumux plan --out)");
     }
+    for (std::size_t i = 0; i < plan["models"].size(); ++i) {
+      const json& m = plan["models"][i];
+      if (!m.is_object() || !m.contains("model") || !m["model"].is_string()) {
+        throw InputError(file + "#" + pointer + "/models/" + std::to_string(i), "model",
+                         "expected an object with a model name");
+      }
+    }
+  };
+  if (doc.is_object() && doc.contains("plans")) {
+    if (!doc["plans"].is_array() || doc["plans"].empty()) {
+      throw InputError(file + "#/plans", "plans", "expected a non-empty array of plans");
+    }
+    for (std::size_t i = 0; i < doc["plans"].size(); ++i) {
+      check_plan(doc["plans"][i], "/plans/" + std::to_string(i));
+    }
+  } else {
+    check_plan(doc, "");
   }
   return data;
 }

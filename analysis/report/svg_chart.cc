@@ -159,7 +159,22 @@ std::vector<ChartPoint> cdf_points(std::vector<double> values, std::size_t max_p
 
 std::string svg_chart(const ChartSpec& spec) {
   const double w = spec.width, h = spec.height;
-  const double left = 64, right = w - 16, top = 52, bottom = h - 44;
+  // The legend wraps into more rows when its items do not fit one; the plot starts below it.
+  const auto legend_width = [](const ChartSeries& s) {
+    return 34 + 6.5 * static_cast<double>(s.name.size());
+  };
+  int legend_rows = 1;
+  {
+    double x = 64;
+    for (const auto& s : spec.series) {
+      if (x > 64 && x + legend_width(s) > w - 16) {
+        ++legend_rows;
+        x = 64;
+      }
+      x += legend_width(s);
+    }
+  }
+  const double left = 64, right = w - 16, top = 52 + 14.0 * (legend_rows - 1), bottom = h - 44;
   std::ostringstream o;
   o << "<svg width=\"" << spec.width << "\" height=\"" << spec.height << "\" viewBox=\"0 0 "
     << spec.width << ' ' << spec.height << "\" role=\"img\" aria-label=\"" << escape_xml(spec.title)
@@ -174,9 +189,12 @@ std::string svg_chart(const ChartSpec& spec) {
   bool any = false;
   Range x{0, 0}, y{0, 0};
   for (const auto& s : spec.series) {
-    ChartSeries clean{s.name, {}};
+    ChartSeries clean{s.name, {}, {}};
     for (const auto& p : s.points) {
       if (std::isfinite(p.x) && std::isfinite(p.y)) clean.points.push_back(p);
+    }
+    for (const auto& p : s.marks) {
+      if (std::isfinite(p.x) && std::isfinite(p.y)) clean.marks.push_back(p);
     }
     clean.points = downsample(clean.points, kMaxChartPoints);
     for (const auto& p : clean.points) {
@@ -242,7 +260,12 @@ std::string svg_chart(const ChartSpec& spec) {
 
   // Lines and the legend (one row under the title).
   double legend_x = left;
+  int legend_y = 36;  // whole pixels, printed as such
   for (std::size_t i = 0; i < series.size(); ++i) {
+    if (legend_x > left && legend_x + legend_width(series[i]) > right) {
+      legend_x = left;
+      legend_y += 14;
+    }
     const char* color = kColors[i % kColors.size()];
     const bool dashed = (i / kColors.size()) % 2 == 1;
     const auto& points = series[i].points;
@@ -258,12 +281,16 @@ std::string svg_chart(const ChartSpec& spec) {
       }
       o << "\"/>\n";
     }
-    o << "<line x1=\"" << coordinate(legend_x) << "\" y1=\"36\" x2=\"" << coordinate(legend_x + 18)
-      << "\" y2=\"36\" stroke=\"" << color << "\" stroke-width=\"3\""
-      << (dashed ? " stroke-dasharray=\"5 3\"" : "") << "/><text x=\"" << coordinate(legend_x + 22)
-      << "\" y=\"40\" font-size=\"11\">" << escape_xml(series[i].name)
-      << (points.empty() ? " (no data)" : "") << "</text>\n";
-    legend_x += 34 + 6.5 * static_cast<double>(series[i].name.size());
+    for (const auto& m : series[i].marks) {
+      o << "<circle class=\"mark\" cx=\"" << coordinate(px(m.x)) << "\" cy=\""
+        << coordinate(py(m.y)) << "\" r=\"4.5\" fill=\"" << color << "\"/>\n";
+    }
+    o << "<line x1=\"" << coordinate(legend_x) << "\" y1=\"" << legend_y << "\" x2=\""
+      << coordinate(legend_x + 18) << "\" y2=\"" << legend_y << "\" stroke=\"" << color
+      << "\" stroke-width=\"3\"" << (dashed ? " stroke-dasharray=\"5 3\"" : "") << "/><text x=\""
+      << coordinate(legend_x + 22) << "\" y=\"" << legend_y + 4 << "\" font-size=\"11\">"
+      << escape_xml(series[i].name) << (points.empty() ? " (no data)" : "") << "</text>\n";
+    legend_x += legend_width(series[i]);
   }
   o << "</svg>\n";
   return o.str();

@@ -23,6 +23,7 @@ struct ChartPoint {
 struct ChartSeries {
   std::string name;
   std::vector<ChartPoint> points;  // in increasing x; non-finite points are dropped
+  std::vector<ChartPoint> marks;   // drawn as circles in the series' colour (e.g. an answer)
 };
 
 struct ChartSpec {
