@@ -97,6 +97,8 @@ PlanSeedRun run_seed(const PlanBase& base, const PlanModelResult& model,
     run.met = run.met && run.checks.back().met;
   }
   run.metrics = report.summary["metrics"];
+  const auto& trace = report.summary["trace"];
+  if (trace.contains("defaults_used")) run.defaults_used = trace["defaults_used"];
   return run;
 }
 
@@ -405,6 +407,14 @@ PlanResult run_plan(const PlanRequest& request, std::ostream* progress) {
       *progress << "[gpumux plan] " << result.runs << " / at most " << result.runs + left
                 << " runs done\n"
                 << std::flush;
+    }
+  }
+  // The defaulted fields: the same for every run of one seed (the trace does not depend on the
+  // cluster); the first run's, for the scenario's seed.
+  for (const Unit& u : units) {
+    if (!u.probes.empty()) {
+      result.defaulted_fields = u.probes.begin()->second.runs.front().defaults_used;
+      break;
     }
   }
   for (std::size_t m = 0; m < result.models.size(); ++m) {

@@ -74,6 +74,7 @@ struct PlanSeedRun {
   bool met = false;                    // every objective met
   std::vector<ObjectiveCheck> checks;  // one per objective
   nlohmann::json metrics;              // summary.json's `metrics`
+  nlohmann::json defaults_used;        // summary.json's `trace.defaults_used` (null: generated)
 };
 
 // The runs of the scenario at one size under one placement, one per seed.
@@ -141,6 +142,10 @@ struct PlanResult {
   // the objectives at no size); NaN for the others.
   std::vector<std::vector<double>> baselines;
   std::vector<std::string> notes;  // what the planner changed or could not do, in words
+  // The trace fields filled from defaults, as the first run reported them ({field: {rows,
+  // value, source}}; summary.json's trace.defaults_used, null for a generated trace): every
+  // answer rests on them.
+  nlohmann::json defaulted_fields;
 
   bool all_met() const;
 };

@@ -258,6 +258,7 @@ nlohmann::json plan_to_json(const PlanResult& r) {
           {"runs", r.runs},
           {"all_met", r.all_met()},
           {"notes", r.notes},
+          {"defaulted_fields", r.defaulted_fields},
           {"models", models}};
 }
 
@@ -378,6 +379,22 @@ void print_plan_table(const PlanResult& r, std::ostream& out) {
   out << "; trace " << r.trace;
   if (r.load_factor != 1.0) out << " at load x" << fixed(r.load_factor, 2) << " (arrival rate)";
   out << "\n";
+  // The trace fields filled from defaults (as `gpumux run` lists them): every answer rests on
+  // them. Fields whose default is empty or whole (no effect) are left out.
+  std::string builtin;
+  const nlohmann::json defaulted =
+      r.defaulted_fields.is_object() ? r.defaulted_fields : nlohmann::json::object();
+  for (const auto& [field, use] : defaulted.items()) {
+    if (field == "mig_profile" || field == "tenant" || field == "gpu_milli") continue;
+    if (use.value("source", "") == "built-in default") {
+      builtin += (builtin.empty() ? "" : ", ") + field + "=" + use["value"].dump();
+      continue;
+    }
+    out << "  default    " << field << " ~ " << use["value"].dump() << " ("
+        << use.value("source", "") << ", " << use["rows"] << " rows): an assumption of every "
+        << "answer\n";
+  }
+  if (!builtin.empty()) out << "  default    " << builtin << " (built-in, not in the trace)\n";
   out << "  GPU-h      the cluster's GPUs x the makespan (first arrival to last end), hours";
   if (cost) out << "; cost at " << fixed(r.price_per_gpu_hour, 2) << " per GPU-hour";
   out << "\n";

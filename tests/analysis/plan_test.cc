@@ -448,5 +448,26 @@ TEST_F(PlanTest, LoadFactorCompressesArrivals) {
   EXPECT_THROW(run_plan(req, nullptr), InputError);
 }
 
+// Assumptions (issue: hidden defaults decide the answer): the fields filled from defaults are
+// listed in the table and plan.json with their value, source and rows.
+TEST_F(PlanTest, DefaultedTraceFieldsAreListedAsAssumptions) {
+  const auto s = write_scenario();
+  auto req = request(s, {"exclusive"}, {"queue_p95_s<=0"});
+  req.placements = {"best-fit"};
+  const PlanResult r = run_plan(req, nullptr);
+  ASSERT_TRUE(r.defaulted_fields.is_object());
+  ASSERT_TRUE(r.defaulted_fields.contains("memory_mib"));
+  EXPECT_EQ(r.defaulted_fields["memory_mib"]["rows"].get<int>(), 12);  // every row of the trace
+  EXPECT_EQ(r.defaulted_fields["memory_mib"]["value"].get<double>(), 4096);
+  EXPECT_NE(r.defaulted_fields["memory_mib"]["source"].get<std::string>().find("scenario"),
+            std::string::npos);
+  std::ostringstream table;
+  print_plan_table(r, table);
+  EXPECT_NE(table.str().find("default    memory_mib ~ 4096 (scenario trace.defaults, 12 rows)"),
+            std::string::npos)
+      << table.str();
+  EXPECT_EQ(plan_to_json(r)["defaulted_fields"], r.defaulted_fields);
+}
+
 }  // namespace
 }  // namespace gpumux
