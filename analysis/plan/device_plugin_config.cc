@@ -7,31 +7,11 @@
 #include <sstream>
 
 #include "sim/base/input_error.h"
+#include "sim/base/yaml_reader.h"
 
 namespace gpumux {
 
 namespace {
-
-std::string where_of(const std::string& file, const YAML::Mark& mark) {
-  if (mark.is_null()) return file;
-  return file + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
-}
-
-std::string describe(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Null:
-      return "null";
-    case YAML::NodeType::Scalar:
-      return "'" + n.Scalar() + "'";
-    case YAML::NodeType::Sequence:
-      return "a list";
-    case YAML::NodeType::Map:
-      return "a mapping";
-    case YAML::NodeType::Undefined:
-      return "nothing";
-  }
-  return "?";
-}
 
 std::string joined(std::initializer_list<std::string_view> names) {
   std::string s;
@@ -46,48 +26,8 @@ bool one_of(const std::string& key, std::initializer_list<std::string_view> name
   return false;
 }
 
-// Errors at "file:line:column", as models/mig/mig_parted.cc reads mig-parted files. Only the
-// sharing blocks are walked (a few nodes), so no alias-expansion bound is needed here: ignored
-// blocks are never visited.
-class Reader {
- public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
-
-  [[noreturn]] void fail(const YAML::Node& at, const std::string& field,
-                         const std::string& what) const {
-    throw InputError(where_of(file_, at.Mark()), field, what);
-  }
-  std::string where(const YAML::Node& at) const { return where_of(file_, at.Mark()); }
-
-  void expect_map(const YAML::Node& n, const std::string& field) const {
-    if (!n.IsMap()) fail(n, field, "expected a mapping, got " + describe(n));
-  }
-  std::string scalar(const YAML::Node& n, const std::string& field) const {
-    if (!n.IsScalar()) fail(n, field, "expected a string, got " + describe(n));
-    return n.Scalar();
-  }
-  bool boolean(const YAML::Node& n, const std::string& field) const {
-    bool b = false;
-    if (!n.IsScalar() || !YAML::convert<bool>::decode(n, b)) {
-      fail(n, field, "expected true or false, got " + describe(n));
-    }
-    return b;
-  }
-  int integer(const YAML::Node& n, const std::string& field, int min, int max) const {
-    long long v = 0;
-    if (!n.IsScalar() || !YAML::convert<long long>::decode(n, v) || v < min || v > max) {
-      fail(n, field,
-           "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
-               "], got " + describe(n));
-    }
-    return static_cast<int>(v);
-  }
-
- private:
-  std::string file_;
-};
-
-PluginResource read_resource(const Reader& r, const YAML::Node& node, const std::string& field) {
+PluginResource read_resource(const YamlReader& r, const YAML::Node& node,
+                             const std::string& field) {
   r.expect_map(node, field);
   PluginResource out;
   out.where = r.where(node);
@@ -117,7 +57,7 @@ PluginResource read_resource(const Reader& r, const YAML::Node& node, const std:
         out.all_devices = false;
       } else {
         r.fail(v, f,
-               "expected 'all', a count of GPUs or a list of GPU indices, got " + describe(v));
+               "expected 'all', a count of GPUs or a list of GPU indices, got " + yaml_describe(v));
       }
     } else {
       r.fail(k, f,
@@ -137,7 +77,8 @@ struct SharingBlock {
   std::string where;
 };
 
-SharingBlock read_sharing_block(const Reader& r, const YAML::Node& node, const std::string& field) {
+SharingBlock read_sharing_block(const YamlReader& r, const YAML::Node& node,
+                                const std::string& field) {
   SharingBlock out;
   out.given = true;
   out.where = r.where(node);
@@ -153,11 +94,13 @@ SharingBlock read_sharing_block(const Reader& r, const YAML::Node& node, const s
       out.fail_requests = r.boolean(v, f);
     } else if (key == "strategy") {
       // TimeSlicing.strategy of older releases (replicas.go): only the unspecified one exists.
-      if (!r.scalar(v, f).empty()) r.fail(v, f, "unknown time-slicing strategy " + describe(v));
+      if (!r.scalar(v, f).empty())
+        r.fail(v, f, "unknown time-slicing strategy " + yaml_describe(v));
     } else if (key == "resources") {
       has_resources = true;
       if (!v.IsSequence() || v.size() == 0) {
-        r.fail(v.IsNull() ? k : v, f, "expected a non-empty list of resources, got " + describe(v));
+        r.fail(v.IsNull() ? k : v, f,
+               "expected a non-empty list of resources, got " + yaml_describe(v));
       }
       for (std::size_t i = 0; i < v.size(); ++i) {
         out.resources.push_back(read_resource(r, v[i], f + "[" + std::to_string(i) + "]"));
@@ -191,14 +134,16 @@ DevicePluginConfig parse_device_plugin_config(std::string_view text, const std::
   try {
     root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
-    throw InputError(where_of(file, e.mark), "", "invalid YAML: " + e.msg);
+    throw InputError(yaml_where(file, e.mark), "", "invalid YAML: " + e.msg);
   }
-  const Reader r(file);
+  // Only the sharing blocks are walked (a few nodes), so visit() is never called: ignored
+  // blocks are never visited, and no alias-expansion bound is needed.
+  const YamlReader r(file);
   if (!root.IsMap()) {
-    throw InputError(where_of(file, root.Mark()), "",
+    throw InputError(yaml_where(file, root.Mark()), "",
                      "expected a device plugin config (a mapping with version, flags, sharing), "
                      "got " +
-                         describe(root));
+                         yaml_describe(root));
   }
   DevicePluginConfig out;
   out.file = file;

@@ -8,88 +8,17 @@
 #include <sstream>
 
 #include "sim/base/input_error.h"
+#include "sim/base/yaml_reader.h"
 
 namespace gpumux {
 
 namespace {
-
-std::string where_of(const std::string& file, const YAML::Mark& mark) {
-  if (mark.is_null()) return file;
-  return file + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
-}
-
-std::string describe(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Null:
-      return "null";
-    case YAML::NodeType::Scalar:
-      return "'" + n.Scalar() + "'";
-    case YAML::NodeType::Sequence:
-      return "a list";
-    case YAML::NodeType::Map:
-      return "a mapping";
-    case YAML::NodeType::Undefined:
-      return "nothing";
-  }
-  return "?";
-}
 
 // Nodes a file may visit once its aliases are followed. yaml-cpp shares an aliased node, so a
 // small file of aliases of aliases ("billion laughs") stands for exponentially many nodes; every
 // config is checked, so such a file would otherwise be walked node by node for minutes. Stock
 // mig-parted files visit a few thousand.
 constexpr std::size_t kMaxVisitedNodes = 100'000;
-
-// Reads one document with errors at "file:line:column".
-class Reader {
- public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
-
-  // Counts `n` as visited; throws InputError at it past kMaxVisitedNodes.
-  void visit(const YAML::Node& n, const std::string& field) const {
-    if (++visited_ > kMaxVisitedNodes) {
-      fail(n, field,
-           "the file expands to more than " + std::to_string(kMaxVisitedNodes) +
-               " nodes once its aliases are followed (aliases of aliases?); a mig-parted file "
-               "needs a few thousand");
-    }
-  }
-  std::size_t visited() const { return visited_; }
-
-  [[noreturn]] void fail(const YAML::Node& at, const std::string& field,
-                         const std::string& what) const {
-    throw InputError(where_of(file_, at.Mark()), field, what);
-  }
-  std::string where(const YAML::Node& at) const { return where_of(file_, at.Mark()); }
-
-  void expect_map(const YAML::Node& n, const std::string& field) const {
-    if (!n.IsMap()) fail(n, field, "expected a mapping, got " + describe(n));
-  }
-  std::string scalar(const YAML::Node& n, const std::string& field) const {
-    if (!n.IsScalar()) fail(n, field, "expected a string, got " + describe(n));
-    return n.Scalar();
-  }
-  bool boolean(const YAML::Node& n, const std::string& field) const {
-    bool b = false;
-    if (!n.IsScalar() || !YAML::convert<bool>::decode(n, b)) {
-      fail(n, field, "expected true or false, got " + describe(n));
-    }
-    return b;
-  }
-  int integer(const YAML::Node& n, const std::string& field, int min, int max = 1'000'000) const {
-    long long v = 0;
-    if (!n.IsScalar() || !YAML::convert<long long>::decode(n, v) || v < min || v > max) {
-      fail(n, field,
-           "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
-               "], got " + describe(n));
-    }
-    return static_cast<int>(v);
-  }
-
- private:
-  std::string file_;
-  mutable std::size_t visited_ = 0;
-};
 
 // mig-parted's accepted profile form: [Nc.]Ng.Mgb with optional attributes (+me, +gfx, -me...),
 // i.e. ^([0-9]+c\.)?[0-9]+g\.[0-9]+gb([+-][a-z]+)*$, matched by hand (linear, no regex engine).
@@ -121,7 +50,7 @@ bool well_formed_profile(const std::string& name) {
   return true;
 }
 
-MigPartedEntry read_entry(const Reader& r, const YAML::Node& node, const std::string& field) {
+MigPartedEntry read_entry(const YamlReader& r, const YAML::Node& node, const std::string& field) {
   r.visit(node, field);
   r.expect_map(node, field);
   MigPartedEntry e;
@@ -138,7 +67,7 @@ MigPartedEntry read_entry(const Reader& r, const YAML::Node& node, const std::st
       has_devices = true;
       if (v.IsScalar()) {
         if (v.Scalar() != "all")
-          r.fail(v, f, "expected 'all' or a list of GPU indices, got " + describe(v));
+          r.fail(v, f, "expected 'all' or a list of GPU indices, got " + yaml_describe(v));
         e.all_devices = true;
       } else if (v.IsSequence()) {
         // A node has at most 64 GPUs (cluster.node_groups); the bound also keeps the table of
@@ -148,7 +77,7 @@ MigPartedEntry read_entry(const Reader& r, const YAML::Node& node, const std::st
           e.devices.push_back(r.integer(i, f, 0, 63));
         }
       } else {
-        r.fail(v, f, "expected 'all' or a list of GPU indices, got " + describe(v));
+        r.fail(v, f, "expected 'all' or a list of GPU indices, got " + yaml_describe(v));
       }
     } else if (key == "device-filter") {
       if (v.IsScalar()) {
@@ -159,7 +88,7 @@ MigPartedEntry read_entry(const Reader& r, const YAML::Node& node, const std::st
           e.device_filter.push_back(r.scalar(s, f));
         }
       } else {
-        r.fail(v, f, "expected a device id or a list of them, got " + describe(v));
+        r.fail(v, f, "expected a device id or a list of them, got " + yaml_describe(v));
       }
     } else if (key == "mig-enabled") {
       has_enabled = true;
@@ -221,13 +150,13 @@ MigPartedConfig parse_mig_parted(std::string_view text, const std::string& file,
   try {
     root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
-    throw InputError(where_of(file, e.mark), "", "invalid YAML: " + e.msg);
+    throw InputError(yaml_where(file, e.mark), "", "invalid YAML: " + e.msg);
   }
-  const Reader r(file);
+  const YamlReader r(file, kMaxVisitedNodes, "a mig-parted file needs a few thousand");
   if (!root.IsMap()) {
-    throw InputError(where_of(file, root.Mark()), "",
+    throw InputError(yaml_where(file, root.Mark()), "",
                      "expected a mig-parted config (a mapping with version and mig-configs), got " +
-                         describe(root));
+                         yaml_describe(root));
   }
   YAML::Node configs;
   bool has_version = false, has_configs = false;
@@ -262,7 +191,7 @@ MigPartedConfig parse_mig_parted(std::string_view text, const std::string& file,
     const std::string field = "mig-configs." + name;
     if (!list.IsSequence() || list.size() == 0) {
       r.fail(list.IsNull() ? k : list, field,
-             "expected a non-empty list of entries, got " + describe(list));
+             "expected a non-empty list of entries, got " + yaml_describe(list));
     }
     // Every config is checked, not only the selected one: a broken file fails as a whole.
     std::vector<MigPartedEntry> entries;
