@@ -31,6 +31,16 @@ std::vector<std::string> first_line(CsvReader& csv) {
   return fields;
 }
 
+// A row must have one field per header column.
+void check_field_count(const std::vector<std::string>& fields, std::size_t columns,
+                       const std::string& where) {
+  if (fields.size() != columns) {
+    throw InputError(
+        where, "",
+        "expected " + std::to_string(columns) + " fields, got " + std::to_string(fields.size()));
+  }
+}
+
 }  // namespace
 
 MigSpeedData read_mig_speeds(const std::string& speeds_csv, const std::string& workloads_csv) {
@@ -45,11 +55,7 @@ MigSpeedData read_mig_speeds(const std::string& speeds_csv, const std::string& w
                                "workload, batch, sm_util_pct, mem_bw_util_pct");
     while (csv.next(fields)) {
       const std::string where = csv.where();
-      if (fields.size() != column.size()) {
-        throw InputError(where, "",
-                         "expected " + std::to_string(column.size()) + " fields, got " +
-                             std::to_string(fields.size()));
-      }
+      check_field_count(fields, column.size(), where);
       auto cell = [&](const char* name) -> const std::string& { return fields[column.at(name)]; };
       MigWorkload w;
       w.line = static_cast<int>(csv.line());
@@ -78,11 +84,7 @@ MigSpeedData read_mig_speeds(const std::string& speeds_csv, const std::string& w
                              "workload, batch, profile, speed_vs_7g");
   while (csv.next(fields)) {
     const std::string where = csv.where();
-    if (fields.size() != column.size()) {
-      throw InputError(where, "",
-                       "expected " + std::to_string(column.size()) + " fields, got " +
-                           std::to_string(fields.size()));
-    }
+    check_field_count(fields, column.size(), where);
     auto cell = [&](const char* name) -> const std::string& { return fields[column.at(name)]; };
     MigSpeedRow r;
     r.line = static_cast<int>(csv.line());
