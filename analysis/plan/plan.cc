@@ -121,11 +121,11 @@ bool looser(const PlanSeedRun& a, const PlanSeedRun& b, const std::vector<Object
 }
 
 PlanProbe combine_seeds(std::vector<PlanSeedRun> runs, const std::vector<Objective>& objectives,
-                        int required, int size, const Scenario& shape) {
+                        int required, int size, int nodes, int gpus) {
   PlanProbe p;
   p.size = size;
-  p.nodes = static_cast<int>(shape.nodes.size());
-  p.gpus = static_cast<int>(shape.gpu_count());
+  p.nodes = nodes;
+  p.gpus = gpus;
   for (const auto& r : runs) p.seeds_met += r.met ? 1 : 0;
   p.met = p.seeds_met >= required;
   std::vector<std::size_t> order(runs.size());
@@ -386,17 +386,14 @@ PlanResult run_plan(const PlanRequest& request, std::ostream* progress) {
     });
     for (std::size_t i = 0; i < tasks.size(); ++i) {
       Unit& unit = units[tasks[i].unit];
-      const auto& model = result.models[unit.model];
-      const Scenario shape =
-          parse_scenario(sized_document(base, model.model, model.params, unit.placement,
-                                        tasks[i].size, result.seeds.front()),
-                         base.file, base.base_dir);
       std::vector<PlanSeedRun> mine(
           std::make_move_iterator(runs.begin() + static_cast<std::ptrdiff_t>(i * seed_count)),
           std::make_move_iterator(runs.begin() +
                                   static_cast<std::ptrdiff_t>((i + 1) * seed_count)));
-      PlanProbe probe = combine_seeds(std::move(mine), result.objectives, result.seeds_required,
-                                      tasks[i].size, shape);
+      // Size k is k x the step in every group (load_base).
+      PlanProbe probe =
+          combine_seeds(std::move(mine), result.objectives, result.seeds_required, tasks[i].size,
+                        tasks[i].size * result.unit_nodes, tasks[i].size * result.unit_gpus);
       unit.sizes.record(tasks[i].size, probe.met);
       unit.probes[tasks[i].size] = std::move(probe);
     }
