@@ -12,6 +12,7 @@
 #include "analysis/plan/objective.h"
 #include "analysis/plan/plan.h"
 #include "analysis/plan/plan_report.h"
+#include "analysis/plan/sensitivity.h"
 #include "analysis/report/html_report.h"
 #include "apps/command_options.h"
 #include "apps/exit_codes.h"
@@ -41,6 +42,8 @@ struct PlanArgs {
   std::string curve;  // FROM:TO nodes
   std::vector<double> loads;
   double price = 0.0;
+  std::vector<std::string> vary;  // FIELD=LO:HI
+  bool no_sensitivity = false;
 };
 
 // --curve FROM:TO (nodes, FROM <= TO).
@@ -149,21 +152,33 @@ int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   // Locked and checked before the runs: an unusable folder fails at once, not after them.
   std::unique_ptr<OutputFolder> folder;
   if (!a.out.empty()) folder = std::make_unique<OutputFolder>(a.out);
+  const std::vector<VaryRange> vary = parse_vary(a.vary);
+  if (a.no_sensitivity && !vary.empty()) {
+    throw InputError("--vary", "vary", "contradicts --no-sensitivity: drop one");
+  }
   std::vector<PlanResult> results;
+  std::vector<PlanSensitivity> sensitivities;
   for (double load : loads) {
     request.load_factor = load;
     if (loads.size() > 1) err << "[gpumux plan] load x" << load << "\n";
     results.push_back(run_plan(request, &err));
+    sensitivities.push_back(a.no_sensitivity
+                                ? PlanSensitivity{}
+                                : run_sensitivity(request, results.back(), vary, &err));
   }
   nlohmann::json doc;
   std::ostringstream table;
   if (results.size() == 1) {
     doc = plan_to_json(results[0]);
+    doc["sensitivity"] = sensitivity_to_json(sensitivities[0], results[0]);
     print_plan_table(results[0], table);
+    print_sensitivity(sensitivities[0], results[0], table);
   } else {
     doc = plans_by_load_to_json(results);
-    for (const auto& r : results) {
-      print_plan_table(r, table);
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      doc["plans"][i]["sensitivity"] = sensitivity_to_json(sensitivities[i], results[i]);
+      print_plan_table(results[i], table);
+      print_sensitivity(sensitivities[i], results[i], table);
       table << "\n";
     }
     print_load_table(results, table);
@@ -256,6 +271,13 @@ void configure_plan_command(CLI::App& plan, CommandContext& ctx) {
                   "price of one GPU-hour: adds each answer's cost (its GPUs x makespan) and "
                   "saving in money")
       ->check(CLI::NonNegativeNumber);
+  plan.add_option("--vary", a->vary,
+                  "FIELD=LO:HI: also solve the plan with the trace field's default held at LO "
+                  "and at HI (rows that lack the field), e.g. sm_util=0.05:1, and show each "
+                  "model's answer range. Repeatable. Defaults that are distributions are varied "
+                  "at their ends without asking (docs/planning.md \"Sensitivity\")");
+  plan.add_flag("--no-sensitivity", a->no_sensitivity,
+                "do not re-solve at the ends of the defaulted fields' distributions");
   plan.add_flag("--no-jct-guard", a->no_jct_guard,
                 "do not apply the JCT guard jct_s.p95<=1.1x exclusive (a sharing model's "
                 "answer may then save GPUs by slowing jobs down)");

@@ -156,6 +156,42 @@ std::string percent_text(const json* v) {
   return short_number(100.0 * v->get<double>()) + "%";
 }
 
+// The plan's sensitivity (analysis/plan/sensitivity.h): per varied field, each model's answer
+// at the low end, as planned and at the high end; then the warnings.
+void sensitivity_table(std::ostringstream& page, const json& doc) {
+  const json* fields = json_find(doc, "/sensitivity/fields");
+  if (fields == nullptr || !fields->is_array() || fields->empty()) return;
+  page << "<h4>Sensitivity to the defaulted trace fields</h4>\n<table><tr><th>field</th>"
+          "<th>value</th>";
+  for (const auto& m : doc["models"]) page << th(value_text(json_find(m, "/model")));
+  page << "</tr>\n";
+  const auto nodes = [](const json* v) {
+    return v && v->is_number() ? value_text(v) : std::string("not met");
+  };
+  for (const auto& f : *fields) {
+    const std::string field = value_text(json_find(f, "/field"));
+    const json* answers = json_find(f, "/answers");
+    if (answers == nullptr || !answers->is_array()) continue;
+    const std::pair<const char*, std::string> rows[] = {
+        {"/low/nodes", value_text(json_find(f, "/low")) + " (low end)"},
+        {"/nodes", "as planned"},
+        {"/high/nodes", value_text(json_find(f, "/high")) + " (high end)"}};
+    for (const auto& [pointer, label] : rows) {
+      page << "<tr>" << td(field) << td(label);
+      for (const auto& a : *answers) page << td(nodes(json_find(a, pointer)));
+      page << "</tr>\n";
+    }
+  }
+  page << "</table>\n<p class=\"note\">Nodes per model with the field's default held at each "
+          "end of its range (rows that lack the field), the plan solved again at each.</p>\n";
+  if (const json* warnings = json_find(doc, "/sensitivity/warnings");
+      warnings && warnings->is_array()) {
+    for (const auto& w : *warnings) {
+      page << "<p class=\"note\">WARNING: " << escape_xml(w.get<std::string>()) << "</p>\n";
+    }
+  }
+}
+
 // The plan of one plan folder: per model the answer, its saving and its metrics there, the
 // size below it, and where each model's parameters came from.
 void plan_table(std::ostringstream& page, const std::string& dir, const json& doc) {
@@ -219,6 +255,7 @@ void plan_table(std::ostringstream& page, const std::string& dir, const json& do
             "the model's answer.</p>\n";
     for (const auto& spec : charts) chart(page, spec);
   }
+  sensitivity_table(page, doc);
 }
 
 void plan_section(std::ostringstream& page, const PlanFolder& p) {

@@ -128,6 +128,22 @@ TEST(Cli, PlanAnswersInTableAndJson) {
     EXPECT_FALSE(m["one_below"]["met"].get<bool>());
   }
   EXPECT_EQ(j["models"][0]["saving_pct"].get<double>(), 0.0);
+  // The quickstart's defaults for sm_util and memory_mib are distributions: the plan is solved
+  // again at both ends of each, and the table shows the ranges.
+  ASSERT_EQ(j["sensitivity"]["fields"].size(), 2u);
+  for (const auto& f : j["sensitivity"]["fields"]) {
+    EXPECT_EQ(f["source"], "the default's distribution");
+    EXPECT_LT(f["low"].get<double>(), f["high"].get<double>());
+    EXPECT_EQ(f["answers"].size(), 2u);
+  }
+  EXPECT_GT(j["sensitivity"]["runs"].get<int>(), 0);
+  EXPECT_NE(table.out.find("Sensitivity"), std::string::npos);
+  EXPECT_NE(table.out.find("sm_util = 0.3"), std::string::npos) << table.out;
+  const auto off =
+      run_cli({"plan", q, "--models", "exclusive,mps", "--objective", "queue_p95_s<=60", "--format",
+               "json", "--no-sensitivity", "--set", "scheduler.placement=spread"});
+  ASSERT_EQ(off.code, 0) << off.err;
+  EXPECT_TRUE(nlohmann::json::parse(off.out)["sensitivity"]["fields"].empty());
 }
 
 // Under best-fit, MPS meets the queueing objective on the quickstart only by slowing jobs: the
@@ -193,6 +209,13 @@ TEST(Cli, PlanBadInputExitsTwoWithAClearMessage) {
        "--model-params mps"},
       {{"--models", "exclusive"}, "--objective is required"},
       {{"--models", "exclusive", "--objective", "queue_p95_s<=60", "--threads", "0"}, "threads"},
+      {{"--models", "exclusive", "--objective", "queue_p95_s<=60", "--vary", "sm_util=1:0"},
+       "LO must not exceed HI"},
+      {{"--models", "exclusive", "--objective", "queue_p95_s<=60", "--vary", "warp=0:1"},
+       "not a numeric trace field"},
+      {{"--models", "exclusive", "--objective", "queue_p95_s<=60", "--vary", "sm_util=0:1",
+        "--no-sensitivity"},
+       "contradicts --no-sensitivity"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> args = {"plan", q};
