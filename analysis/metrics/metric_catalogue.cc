@@ -96,6 +96,13 @@ std::vector<MetricInfo> build() {
            {"requests.latency_ms.p95", "ms", lo, "request latency, p95"},
            {"requests.latency_ms.p99", "ms", lo, "request latency, p99"},
            {"requests.slo_attainment", "share", hi, "share of ended requests within their SLO"},
+           {"requests.start_delay_s.max", "s", lo,
+            "longest wait of a service from arrival to its first start (never started: to the "
+            "run's end)"},
+           {"requests.start_delay_s.mean", "s", lo,
+            "mean wait of the services from arrival to their first start"},
+           {"requests.services_unstarted", "services", lo,
+            "services that never started (rejected, or queued at the run's end)"},
            {"shares.allocation_ratio", "share", hi,
             "time-average share of GPU compute allocated (gpu_milli)"},
            {"shares.peak_allocation_ratio", "share", no, "peak share of GPU compute allocated"},

@@ -47,6 +47,7 @@ void ServiceMetrics::on_job_started(Time now, const ActiveJob& job) {
   Live l;
   l.spec = job.spec.service;
   l.id = job.spec.id;
+  l.start_delay_s = (now - job.spec.submit).seconds();
   const double origin = static_cast<double>(now.us());
   const std::uint64_t seed = replica_seed(seed_, job.spec.id);
   if (mode_ == RequestMode::kAnalytic) {
@@ -62,8 +63,8 @@ void ServiceMetrics::on_service_rate_changed(Time now, const ActiveJob& job) {
   if (it != live_.end()) it->second.replica->set_rate(static_cast<double>(now.us()), job.rate);
 }
 
-void ServiceMetrics::on_job_rejected(Time, const ActiveJob& job, std::string_view) {
-  if (job.spec.service) record_unstarted(job);
+void ServiceMetrics::on_job_rejected(Time now, const ActiveJob& job, std::string_view) {
+  if (job.spec.service) record_unstarted(now, job);
 }
 
 void ServiceMetrics::on_job_killed(Time now, const ActiveJob& job, double) {
@@ -85,17 +86,18 @@ void ServiceMetrics::on_run_end(Time now, std::span<const ActiveJob* const> unfi
     if (live_.count(job->ordinal)) {
       close(job->ordinal, now);
     } else {
-      record_unstarted(*job);
+      record_unstarted(now, *job);
     }
   }
   std::sort(records_.begin(), records_.end(),
             [](const Record& a, const Record& b) { return a.ordinal < b.ordinal; });
 }
 
-void ServiceMetrics::record_unstarted(const ActiveJob& job) {
+void ServiceMetrics::record_unstarted(Time now, const ActiveJob& job) {
   Record r;
   r.ordinal = job.ordinal;
   r.id = job.spec.id;
+  r.start_delay_s = (now - job.spec.submit).seconds();
   r.slo_ms = job.spec.service->slo_ms;
   records_.push_back(std::move(r));
 }
@@ -109,6 +111,7 @@ void ServiceMetrics::close(std::uint64_t ordinal, Time now) {
   r.ordinal = ordinal;
   r.id = it->second.id;
   r.started = true;
+  r.start_delay_s = it->second.start_delay_s;
   r.slo_ms = it->second.spec->slo_ms;
   r.counts = replica.counts();
   const LatencyHistogram& h = replica.latencies();
@@ -134,15 +137,27 @@ nlohmann::json ServiceMetrics::metrics() const {
   // The latency distribution over every request served, for CDF plots (html_report.h):
   // [latency ms, share served at or below it] at the upper edge of each occupied 1% bin.
   nlohmann::json cdf = nlohmann::json::array();
-  all_.for_each_cdf_point(
-      [&](double us, double share) { cdf.push_back(nlohmann::json::array({us / 1000.0, share})); });
+  all_.for_each_cdf_point([&](double us, double share) {
+    cdf.push_back(nlohmann::json::array({us / 1000.0, share}));
+  });
   out["latency_cdf_ms"] = std::move(cdf);
   out["slo_attainment"] =
       any_slo_ && slo_outcomes_ > 0 ? nlohmann::json(slo_within_ / slo_outcomes_) : nullptr;
   out["mode"] = mode_ == RequestMode::kAnalytic ? "analytic" : "request";
+  double delay_max = 0, delay_sum = 0;
+  std::int64_t unstarted = 0;
+  for (const Record& r : records_) {
+    delay_max = std::max(delay_max, r.start_delay_s);
+    delay_sum += r.start_delay_s;
+    unstarted += r.started ? 0 : 1;
+  }
+  out["start_delay_s"] = {
+      {"max", delay_max},
+      {"mean", records_.empty() ? 0.0 : delay_sum / static_cast<double>(records_.size())}};
+  out["services_unstarted"] = unstarted;
   nlohmann::json services = nlohmann::json::array();
   for (const Record& r : records_) {
-    nlohmann::json s = {{"id", r.id}, {"started", r.started}};
+    nlohmann::json s = {{"id", r.id}, {"started", r.started}, {"start_delay_s", r.start_delay_s}};
     s.update(counts_json(r.counts));
     s["latency_ms"] = latency_json(r.counts.served, r.p50_us, r.p95_us, r.p99_us, r.mean_us);
     s["slo_ms"] = r.slo_ms > 0 ? nlohmann::json(r.slo_ms) : nullptr;

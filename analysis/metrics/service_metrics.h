@@ -8,6 +8,11 @@
 // the bin's middle) and the exact mean, in ms (null when nothing was served); SLO attainment
 // = requests served within slo_ms / (served + dropped + timed out), null without an SLO or
 // without such requests. Overall attainment counts only services that have an SLO.
+//
+// Availability: a service's requests count from its first start, so a service that waits hours
+// for a GPU looks fast. `start_delay_s` is the wait from a service's arrival to its first start;
+// for one that never starts (rejected, or still queued at the run's end) the wait until then, a
+// lower bound. Overall: its `max` and `mean` over services, and `services_unstarted`.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +24,8 @@
 #include <vector>
 
 #include "scenarios/service_config.h"
-#include "sim/state/observer.h"
 #include "sim/services/service_replica.h"
+#include "sim/state/observer.h"
 
 namespace gpumux {
 
@@ -50,18 +55,20 @@ class ServiceMetrics : public EngineObserver {
     std::shared_ptr<const ServiceSpec> spec;  // keeps the spec alive for the replica
     std::unique_ptr<ServiceReplica> replica;
     std::string id;
+    double start_delay_s = 0;  // arrival to first start
   };
   struct Record {  // a service whose requests are all accounted for
     std::uint64_t ordinal = 0;
     std::string id;
     bool started = false;
+    double start_delay_s = 0;  // arrival to first start; unstarted: arrival to now
     double slo_ms = 0;
     RequestCounts counts;
     double p50_us = 0, p95_us = 0, p99_us = 0, mean_us = 0;
   };
 
   void close(std::uint64_t ordinal, Time now);
-  void record_unstarted(const ActiveJob& job);
+  void record_unstarted(Time now, const ActiveJob& job);
 
   RequestMode mode_;
   std::uint64_t seed_;

@@ -146,6 +146,12 @@ std::vector<Objective> plan_objectives(const std::vector<std::string>& texts, bo
   out.push_back({"rejected_jobs", Bound::kAtMost, 0.0, true});
   out.push_back({"unfinished_jobs", Bound::kAtMost, 0.0, true});
   if (!failed_given) out.push_back({"failed_share", Bound::kAtMost, 0.0, true});
+  const bool requests = std::any_of(out.begin(), out.end(), needs_services);
+  const bool start_given = std::any_of(
+      out.begin(), out.end(), [](const Objective& o) { return o.metric == kServiceStartMetric; });
+  if (requests && !start_given) {
+    out.push_back({kServiceStartMetric, Bound::kAtMost, kServiceStartGuardS, true});
+  }
   const bool jct_given = std::any_of(out.begin(), out.end(), [](const Objective& o) {
     return !o.implicit && o.metric == "jct_s.p95";
   });

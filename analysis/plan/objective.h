@@ -24,6 +24,9 @@
 // waiting would not be met at all.
 // The JCT guard (on unless turned off, and unless a jct_s.p95 objective is given):
 //   jct_s.p95<=1.1x exclusive, so that a sharing model's answer cannot buy GPUs with slowdown.
+// The availability guard (with a request objective, unless a requests.start_delay_s.max
+//   objective is given): requests.start_delay_s.max<=60 s, since a service's requests count
+//   only from its first start, so a service waiting hours for a GPU would meet a latency target.
 // A relative objective needs exclusive among the plan's models (its answer is the baseline, and
 // exclusive itself does not check it); the planner drops the guard, saying so, when exclusive
 // is not asked.
@@ -60,12 +63,17 @@ struct ObjectiveCheck {
 
 // The guard every plan applies unless turned off: jct_s.p95<=1.1x exclusive.
 inline constexpr double kJctGuardFactor = 1.1;
+// The availability guard's bound, s: every service starts within a minute of its arrival.
+inline constexpr double kServiceStartGuardS = 60.0;
+inline constexpr const char* kServiceStartMetric = "requests.start_delay_s.max";
 
 // Parses one objective. Throws InputError naming `--objective TEXT`.
 Objective parse_objective(const std::string& text);
 
 // The user's objectives (parsed, duplicates refused) followed by the implicit ones: the
-// always-applied ones, then the JCT guard when `jct_guard` and no jct_s.p95 objective is given.
+// always-applied ones, the availability guard when a request objective is given and no
+// requests.start_delay_s.max one, then the JCT guard when `jct_guard` and no jct_s.p95
+// objective is given.
 std::vector<Objective> plan_objectives(const std::vector<std::string>& texts,
                                        bool jct_guard = false);
 

@@ -63,7 +63,11 @@ std::string objective_text(const PlanResult& r, std::size_t i) {
     const std::string bound = bound_text(r, i);
     text += bound.empty() ? " (no exclusive answer)" : " (= " + bound + ")";
   }
-  if (o.implicit) text += o.relative_to_exclusive ? " (JCT guard; --no-jct-guard)" : " (always)";
+  if (o.implicit) {
+    text += o.relative_to_exclusive           ? " (JCT guard; --no-jct-guard)"
+            : o.metric == kServiceStartMetric ? " (services available; bound it to change)"
+                                              : " (always)";
+  }
   return text;
 }
 

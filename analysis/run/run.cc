@@ -465,6 +465,11 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
                 ? std::string("n/a (no SLO)")
                 : fixed(100 * rq["slo_attainment"].get<double>(), 2) + " %")
         << "\n";
+    // Requests count from a service's first start: a late start hides in the latency above.
+    const auto& delay = rq["start_delay_s"];
+    out << "  service start delay (s)      mean " << fixed(delay["mean"].get<double>(), 1)
+        << ", max " << fixed(delay["max"].get<double>(), 1) << "; " << rq["services_unstarted"]
+        << " never started\n";
   }
   out << "  GPUs in use (mean / peak)    " << fixed_or_na(m["mean_allocated_gpus"], 1) << " / "
       << m["peak_allocated_gpus"] << " of " << m["gpus"] << "\n\n";

@@ -129,6 +129,29 @@ TEST(Objective, PlanAddsTheImplicitObjectivesAndRefusesDuplicates) {
   EXPECT_THROW(plan_objectives({"queue_p95_s<=60", "queue_p95_s<=30"}), InputError);
 }
 
+// A request objective brings the availability guard (requests count from a service's first
+// start), unless the start delay is bounded by the user; without a request objective, none.
+TEST(Objective, RequestObjectivesBringTheServiceStartGuard) {
+  const auto o = plan_objectives({"request_p99_ms<=200"});
+  ASSERT_EQ(o.size(), 5u);
+  EXPECT_EQ(o[4].text(), "requests.start_delay_s.max<=60");
+  EXPECT_TRUE(o[4].implicit);
+  const auto own = plan_objectives({"request_p99_ms<=200", "requests.start_delay_s.max<=600"});
+  ASSERT_EQ(own.size(), 5u);
+  EXPECT_EQ(own[1].text(), "requests.start_delay_s.max<=600");
+  EXPECT_FALSE(own[1].implicit);
+  for (const auto& x : plan_objectives({"queue_p95_s<=60"})) {
+    EXPECT_NE(x.metric, "requests.start_delay_s.max");
+  }
+  // The guard reads the summary like any request metric.
+  nlohmann::json s = {{"metrics",
+                       {{"jobs", {{"arrived", 2}}},
+                        {"requests", {{"start_delay_s", {{"max", 900.0}, {"mean", 450.0}}}}}}}};
+  const auto c = check_objective(o[4], s);
+  EXPECT_DOUBLE_EQ(c.value, 900.0);
+  EXPECT_FALSE(c.met);
+}
+
 TEST(Objective, ReadsTheSummary) {
   const auto s = summary(0, 0);
   EXPECT_DOUBLE_EQ(check_objective(parse_objective("queue_p95_s<=60"), s).value, 60);

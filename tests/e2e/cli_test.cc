@@ -282,6 +282,33 @@ TEST(Cli, PlanLoadsAnswerPerLoadAndCurveIsChecked) {
   }
 }
 
+// A request objective brings the availability guard: on the 7-service A100 example one
+// exclusive GPU met request p99 <= 200 ms while six services waited hours for it (requests
+// count from a service's start); with every service started within 60 s, exclusive needs a GPU
+// per service.
+TEST(Cli, PlanRequestObjectivesNeedTheServicesStarted) {
+  const auto s =
+      (testing::source_dir() / "scenarios/examples/inference_a100_timeslice.json").string();
+  const auto r =
+      run_cli({"plan", s, "--models", "exclusive,timeslice", "--objective", "request_p99_ms<=200",
+               "--threads", "2", "--max-nodes", "16", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  bool guard = false;
+  for (const auto& o : j["objectives"]) {
+    guard = guard || (o["metric"] == "requests.start_delay_s.max" && o["implicit"].get<bool>());
+  }
+  EXPECT_TRUE(guard);
+  EXPECT_EQ(j["models"][0]["nodes"], 7);
+  const auto& below = j["models"][0]["one_below"]["objectives"];
+  EXPECT_FALSE(below["requests.start_delay_s.max<=60"]["met"].get<bool>()) << below.dump();
+  EXPECT_TRUE(below["requests.latency_ms.p99<=200"]["met"].get<bool>()) << below.dump();
+  for (const auto& m : j["models"]) {
+    EXPECT_LE(m["at_answer"]["objectives"]["requests.start_delay_s.max<=60"]["value"].get<double>(),
+              60.0);
+  }
+}
+
 TEST(Cli, PlanHelpTeachesObjectives) {
   const auto r = run_cli({"plan", "--help"});
   EXPECT_EQ(r.code, 0);

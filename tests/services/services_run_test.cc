@@ -122,6 +122,33 @@ TEST(ServicesRun, SameSeedSameRequestsOtherSeedOthers) {
   EXPECT_NE(a["metrics"]["requests"].dump(), c["metrics"]["requests"].dump());
 }
 
+// Requests count from a service's first start, so the wait before it is reported apart: one
+// exclusive GPU, a trainer from 0 to 1,000 s, a service arriving at 100 s (it starts at 1,000:
+// 900 s late) and another at 200 s that is still queued when the run stops at 2,000 s (1,800 s
+// so far, a lower bound, and counted as never started).
+TEST(ServicesRun, StartDelayIsTheWaitFromArrivalToFirstStart) {
+  const std::string trace = std::string(kHeader) + "train,0,1,1000,1.0,4000,training,,,,\n" +
+                            "late,100,1,3600,0.4,4000,inference,,5,10,200\n" +
+                            "never,200,1,3600,0.4,4000,inference,,5,10,200\n";
+  const auto dir = write_case(
+      "start_delay", {{"trace.csv", trace},
+                      {"scenario.json", scenario_json("A100-40GB", 1, R"({"model": "exclusive"})",
+                                                      R"(, "limits": {"max_time_s": 2000})")}});
+  const auto summary = run_case(dir);
+  testing::fs::remove_all(dir);
+  const auto& rq = summary["metrics"]["requests"];
+  ASSERT_EQ(rq["services"].size(), 2u);
+  EXPECT_EQ(rq["services"][0]["id"], "late");
+  EXPECT_TRUE(rq["services"][0]["started"].get<bool>());
+  EXPECT_DOUBLE_EQ(rq["services"][0]["start_delay_s"].get<double>(), 900.0);
+  EXPECT_EQ(rq["services"][1]["id"], "never");
+  EXPECT_FALSE(rq["services"][1]["started"].get<bool>());
+  EXPECT_DOUBLE_EQ(rq["services"][1]["start_delay_s"].get<double>(), 1800.0);
+  EXPECT_DOUBLE_EQ(rq["start_delay_s"]["max"].get<double>(), 1800.0);
+  EXPECT_DOUBLE_EQ(rq["start_delay_s"]["mean"].get<double>(), 1350.0);
+  EXPECT_EQ(rq["services_unstarted"].get<int>(), 1);
+}
+
 TEST(ServicesRun, RunsWithoutServicesHaveNoRequestMetrics) {
   const auto dir = write_case(
       "none", {{"trace.csv", "id,submit_s,gpus,runtime_s,kind\na,0,1,10,inference\n"},
