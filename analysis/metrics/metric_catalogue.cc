@@ -101,6 +101,8 @@ std::vector<MetricInfo> build() {
             "run's end)"},
            {"requests.start_delay_s.mean", "s", lo,
             "mean wait of the services from arrival to their first start"},
+           {"requests.served_per_s", "requests/s", hi,
+            "requests served per second, first service arrival to the run's end"},
            {"requests.services_unstarted", "services", lo,
             "services that never started (rejected, or queued at the run's end)"},
            {"shares.allocation_ratio", "share", hi,

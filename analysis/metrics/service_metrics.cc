@@ -44,6 +44,7 @@ std::uint64_t ServiceMetrics::replica_seed(std::uint64_t seed, const std::string
 
 void ServiceMetrics::on_job_started(Time now, const ActiveJob& job) {
   if (!job.spec.service || live_.count(job.ordinal)) return;  // a restart revives on its rate
+  note_arrival(job);
   Live l;
   l.spec = job.spec.service;
   l.id = job.spec.id;
@@ -81,6 +82,7 @@ void ServiceMetrics::on_job_failed(Time now, const ActiveJob& job) {
 }
 
 void ServiceMetrics::on_run_end(Time now, std::span<const ActiveJob* const> unfinished) {
+  end_s_ = now.seconds();
   for (const ActiveJob* job : unfinished) {
     if (!job->spec.service) continue;
     if (live_.count(job->ordinal)) {
@@ -93,7 +95,13 @@ void ServiceMetrics::on_run_end(Time now, std::span<const ActiveJob* const> unfi
             [](const Record& a, const Record& b) { return a.ordinal < b.ordinal; });
 }
 
+void ServiceMetrics::note_arrival(const ActiveJob& job) {
+  const double at = job.spec.submit.seconds();
+  if (first_arrival_s_ < 0 || at < first_arrival_s_) first_arrival_s_ = at;
+}
+
 void ServiceMetrics::record_unstarted(Time now, const ActiveJob& job) {
+  note_arrival(job);
   Record r;
   r.ordinal = job.ordinal;
   r.id = job.spec.id;
@@ -155,6 +163,10 @@ nlohmann::json ServiceMetrics::metrics() const {
       {"max", delay_max},
       {"mean", records_.empty() ? 0.0 : delay_sum / static_cast<double>(records_.size())}};
   out["services_unstarted"] = unstarted;
+  const double span = end_s_ - first_arrival_s_;
+  out["served_per_s"] = first_arrival_s_ >= 0 && span > 0
+                            ? nlohmann::json(all_counts_.served / span)
+                            : nlohmann::json(nullptr);
   nlohmann::json services = nlohmann::json::array();
   for (const Record& r : records_) {
     nlohmann::json s = {{"id", r.id}, {"started", r.started}, {"start_delay_s", r.start_delay_s}};

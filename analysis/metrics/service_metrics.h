@@ -13,6 +13,8 @@
 // for a GPU looks fast. `start_delay_s` is the wait from a service's arrival to its first start;
 // for one that never starts (rejected, or still queued at the run's end) the wait until then, a
 // lower bound. Overall: its `max` and `mean` over services, and `services_unstarted`.
+// Throughput: `served_per_s`, requests served per second from the first service's arrival to
+// the run's end (null when that span is empty).
 #pragma once
 
 #include <cstdint>
@@ -78,6 +80,9 @@ class ServiceMetrics : public EngineObserver {
   RequestCounts all_counts_;
   double slo_outcomes_ = 0, slo_within_ = 0;  // over services with an SLO
   bool any_slo_ = false;
+  double first_arrival_s_ = -1;  // the first service's arrival; < 0: none yet
+  double end_s_ = 0;             // the run's end
+  void note_arrival(const ActiveJob& job);
 };
 
 }  // namespace gpumux

@@ -456,7 +456,8 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
     out << "  requests (" << services << (services == 1 ? " service, " : " services, ")
         << rq["mode"].get<std::string>() << " mode)  " << rq["count"] << " arrived, "
         << rq["served"] << " served, " << rq["dropped"] << " dropped, " << rq["timed_out"]
-        << " timed out, " << rq["unfinished"] << " unfinished\n";
+        << " timed out, " << rq["unfinished"] << " unfinished; "
+        << fixed_or_na(rq["served_per_s"], 1) << " served/s\n";
     const auto& l = rq["latency_ms"];
     auto ms = [](const nlohmann::json& v) { return fixed_or_na(v, 2); };
     out << "  request latency (ms)         mean " << ms(l["mean"]) << ", p50 " << ms(l["p50"])

@@ -147,6 +147,9 @@ TEST(ServicesRun, StartDelayIsTheWaitFromArrivalToFirstStart) {
   EXPECT_DOUBLE_EQ(rq["start_delay_s"]["max"].get<double>(), 1800.0);
   EXPECT_DOUBLE_EQ(rq["start_delay_s"]["mean"].get<double>(), 1350.0);
   EXPECT_EQ(rq["services_unstarted"].get<int>(), 1);
+  // Throughput over the span from the first service's arrival (100 s) to the end (2,000 s).
+  EXPECT_DOUBLE_EQ(rq["served_per_s"].get<double>(), rq["served"].get<double>() / 1900.0);
+  EXPECT_GT(rq["served"].get<double>(), 0);
 }
 
 TEST(ServicesRun, RunsWithoutServicesHaveNoRequestMetrics) {
