@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# MISO's experiment with MISO's inputs (docs/validation.md, RESULTS.md here): replays
+# scenarios/examples/miso_trace_100.json (100 jobs on 8 A100-40GB) under no partitioning, each
+# static layout, the MISO-like dynamic policy (with and without migration and sizing) and MPS,
+# and prints mean JCT against no partitioning and against the best static layout.
+# Usage: bench/validation/miso/replay.sh [GPUMUX (default build/gpumux)]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+gpumux=${1:-$root/build/gpumux}
+scenario=$root/scenarios/examples/miso_trace_100.json
+candidates=$(python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['sharing']['params']['layouts']))" "$scenario")
+runs=()
+add() { runs+=("$1|$2"); }
+add "none (exclusive)" '{"model": "exclusive"}'
+for layout in '["4g.20gb", "3g.20gb"]' '["3g.20gb", "2g.10gb", "2g.10gb"]' '["3g.20gb", "3g.20gb"]' \
+    '["2g.10gb", "2g.10gb", "2g.10gb", "1g.5gb"]' '["3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"]' \
+    '["1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb"]'; do
+  add "static $layout" "{\"model\": \"mig\", \"params\": {\"layout\": $layout}}"
+done
+add "dynamic, drain" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates}}"
+add "dynamic, migration" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"migration\": {}}}}"
+add "dynamic, migration + sizing (the scenario)" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"migration\": {}}, \"sizing\": {}}}"
+add "mps" '{"model": "mps"}'
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+for r in "${runs[@]}"; do
+  label=${r%%|*}
+  sharing=${r#*|}
+  "$gpumux" run "$scenario" --no-outputs --format json --set "sharing=$sharing" 2>/dev/null |
+    python3 -c "
+import json, sys
+m = json.load(sys.stdin)['metrics']
+print(json.dumps({'label': sys.argv[1], 'jct': m['jct_s']['mean'], 'queue': m['queueing_delay_s']['mean'],
+                  'finished': m['jobs']['finished'], 'rejected': m['jobs']['rejected'],
+                  'slowdown': m['sharing_slowdown']['mean'],
+                  'reconfigurations': m.get('reconfigurations', {}).get('count', 0)}))" "$label" >> "$results"
+done
+python3 - "$results" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+none = rows[0]["jct"]
+static = [r for r in rows if r["label"].startswith("static") and r["rejected"] == 0]
+best = min(static, key=lambda r: r["jct"])
+print("| policy | mean JCT (s) | vs none | vs best static | mean queueing (s) | sharing slowdown | reconfigurations | finished / rejected |")
+print("|---|--:|--:|--:|--:|--:|--:|--:|")
+for r in rows:
+    vs_none = "%+.1f%%" % (100 * (r["jct"] / none - 1)) if r is not rows[0] else ""
+    vs_best = "%+.1f%%" % (100 * (r["jct"] / best["jct"] - 1)) if r["rejected"] == 0 else "(rejects jobs)"
+    print("| %s | %.0f | %s | %s | %.0f | %.2f | %d | %d / %d |" % (
+        r["label"], r["jct"], vs_none, vs_best, r["queue"], r["slowdown"], r["reconfigurations"],
+        r["finished"], r["rejected"]))
+print("\nbest static layout (no job rejected): " + best["label"])
+PY
