@@ -223,6 +223,10 @@ MigLayoutRequest parse_mig_layouts_option(const std::string& text) {
     }
     r.list.push_back(std::move(names));
   }
+  if (r.list.empty()) {
+    throw InputError("--mig-layouts", "mig-layouts",
+                     "expected scenario, generated, or at least one layout");
+  }
   return r;
 }
 
