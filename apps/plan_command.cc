@@ -37,6 +37,7 @@ struct PlanArgs {
   bool report = false;
   bool no_jct_guard = false;
   std::vector<std::string> placements;
+  std::string mig_layouts = "generated";  // analysis/plan/mig_layouts.h
   int seeds = 1;
   double seed_share = 1.0;
   std::string curve;  // FROM:TO nodes
@@ -134,6 +135,7 @@ int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   request.threads = threads_or_hardware(a.threads);
   request.max_nodes = a.max_nodes;
   request.placements = a.placements;
+  request.mig_layouts = parse_mig_layouts_option(a.mig_layouts);
   request.seeds = a.seeds;
   request.seed_share = a.seed_share;
   request.price_per_gpu_hour = a.price;
@@ -246,6 +248,11 @@ void configure_plan_command(CLI::App& plan, CommandContext& ctx) {
                   "mig-parted configs an operator applies; docs/deploying.md); `gpumux report "
                   "DIR` draws it");
   plan.add_flag("--report", a->report, "with --out: also write DIR/report.html");
+  plan.add_option("--mig-layouts", a->mig_layouts,
+                  "MIG layouts searched for mig and its hybrids: generated (default: the "
+                  "scenario's, one per MIG profile filled, and half the GPUs whole), scenario "
+                  "(its own only), or layouts separated by ';', profiles joined by '+' (e.g. "
+                  "'7g.80gb;3g.40gb+3g.40gb'; whole = MIG off)");
   plan.add_option("--placements", a->placements,
                   "placement policies to search, comma-separated (default: the scenario's and "
                   "spread); each model's answer is the smallest cluster over them, and the "

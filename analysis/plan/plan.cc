@@ -10,6 +10,7 @@
 #include <optional>
 #include <sstream>
 
+#include "analysis/plan/incurable_rejections.h"
 #include "analysis/plan/size_search.h"
 #include "analysis/run/run.h"
 #include "scenarios/scenario.h"
@@ -39,6 +40,7 @@ struct PlanBase {
   std::size_t own_gpus = 0;
   bool inflation = false;
   double load_factor = 1.0;
+  std::vector<PlanDevice> groups;  // each node group's device and GPUs per node
 };
 
 nlohmann::json sized_document(const PlanBase& base, const std::string& model,
@@ -56,12 +58,17 @@ nlohmann::json sized_document(const PlanBase& base, const std::string& model,
   return doc;
 }
 
-// One model under one placement: its search and the probes it ran, by size.
+// One model under one layout and one placement: its search and the probes it ran, by size.
 struct Unit {
-  Unit(std::size_t model_index, std::string placement_name, int max_size)
-      : model(model_index), placement(std::move(placement_name)), sizes(max_size) {}
+  Unit(std::size_t model_index, std::size_t layout_index, std::string placement_name, int max_size)
+      : model(model_index),
+        layout(layout_index),
+        placement(std::move(placement_name)),
+        sizes(max_size) {}
   std::size_t model = 0;
+  std::size_t layout = 0;  // index into the model's candidate layouts
   std::string placement;
+  std::string incurable;  // the search stopped: rejections no size cures (incurable_text)
   SizeSearch sizes;
   std::map<int, PlanProbe> probes;
   bool curve_done = false;
@@ -74,12 +81,12 @@ struct Task {
 };
 
 PlanSeedRun run_seed(const PlanBase& base, const PlanModelResult& model,
-                     const std::string& placement, const std::vector<Objective>& objectives,
+                     const nlohmann::json& params, const std::string& placement,
+                     const std::vector<Objective>& objectives,
                      const std::vector<std::vector<double>>& baselines, int size,
                      std::size_t seed_index, std::uint64_t seed) {
-  const Scenario s =
-      parse_scenario(sized_document(base, model.model, model.params, placement, size, seed),
-                     base.file, base.base_dir);
+  const Scenario s = parse_scenario(
+      sized_document(base, model.model, params, placement, size, seed), base.file, base.base_dir);
   RunOptions options;
   options.write_outputs = false;
   const RunReport report = run_scenario(s, options);
@@ -99,6 +106,7 @@ PlanSeedRun run_seed(const PlanBase& base, const PlanModelResult& model,
   run.metrics = report.summary["metrics"];
   const auto& trace = report.summary["trace"];
   if (trace.contains("defaults_used")) run.defaults_used = trace["defaults_used"];
+  run.rejections = report.rejected_by_reason;
   return run;
 }
 
@@ -136,6 +144,7 @@ PlanProbe combine_seeds(std::vector<PlanSeedRun> runs, const std::vector<Objecti
   p.checks = tightest.checks;
   p.metrics = tightest.metrics;
   p.metrics_seed = tightest.seed;
+  p.rejected_by_reason = tightest.rejections;
   const auto& makespan = p.metrics["makespan_s"];
   if (makespan.is_number()) p.gpu_hours = p.gpus * makespan.get<double>() / 3600.0;
   p.runs = std::move(runs);
@@ -180,6 +189,10 @@ PlanBase load_base(const PlanRequest& request, PlanResult& result) {
                            {"device", groups[i]["device"]}});
     result.unit_nodes += base.unit.back();
     result.unit_gpus += base.unit.back() * per_node;
+    const std::string device = groups[i]["device"].get<std::string>();
+    for (const DeviceProfile& d : own.devices) {
+      if (d.name == device) base.groups.push_back({d, per_node});
+    }
   }
   result.max_nodes = request.max_nodes;
   result.max_size = request.max_nodes / result.unit_nodes;
@@ -301,19 +314,29 @@ PlanResult run_plan(const PlanRequest& request, std::ostream* progress) {
   apply_baseline_rules(result);
   result.baselines.assign(result.objectives.size(),
                           std::vector<double>(result.seeds.size(), std::nan("")));
-  // Every model under every placement, checked at the scenario's own size before any run (an
-  // unknown policy, or one the model cannot use, is refused here, not in the middle).
+  // Every model under every layout and placement, checked at the scenario's own size before any
+  // run (an unknown policy, one the model cannot use, or a layout invalid on a device, is refused
+  // here, not in the middle).
   const int own_size = base.own_size;
   std::vector<Unit> units;
   std::optional<std::size_t> exclusive;
+  std::vector<std::vector<LayoutCandidate>> layouts;    // per model
+  std::vector<std::vector<LayoutCapacity>> capacities;  // per model, per layout
   for (std::size_t m = 0; m < result.models.size(); ++m) {
     if (result.models[m].model == "exclusive") exclusive = m;
-    for (const auto& placement : result.placements) {
-      const auto& model = result.models[m];
-      parse_scenario(sized_document(base, model.model, model.params, placement, own_size,
-                                    result.seeds.front()),
-                     base.file, base.base_dir);
-      units.emplace_back(m, placement, result.max_size);
+    const auto& model = result.models[m];
+    layouts.push_back(mig_layout_candidates(model.model, model.params, base.base_dir, base.groups,
+                                            request.mig_layouts));
+    capacities.emplace_back();
+    for (std::size_t l = 0; l < layouts[m].size(); ++l) {
+      capacities[m].push_back(
+          layout_capacity(model.model, layouts[m][l].params, base.base_dir, base.groups));
+      for (const auto& placement : result.placements) {
+        parse_scenario(sized_document(base, model.model, layouts[m][l].params, placement, own_size,
+                                      result.seeds.front()),
+                       base.file, base.base_dir);
+        units.emplace_back(m, l, placement, result.max_size);
+      }
     }
   }
   // Curve sizes: every size whose total nodes lie in the asked range.
@@ -367,8 +390,10 @@ PlanResult run_plan(const PlanRequest& request, std::ostream* progress) {
       *progress << "[gpumux plan] round " << round << ":";
       if (tasks.size() <= 8) {
         for (const auto& t : tasks) {
-          *progress << " " << result.models[units[t.unit].model].model << "/"
-                    << units[t.unit].placement << "@" << nodes_text(t.size * result.unit_nodes);
+          const Unit& u = units[t.unit];
+          *progress << " " << result.models[u.model].model;
+          if (layouts[u.model].size() > 1) *progress << "[layout " << u.layout + 1 << "]";
+          *progress << "/" << u.placement << "@" << nodes_text(t.size * result.unit_nodes);
         }
       } else {
         *progress << " " << tasks.size() << " sizes";
@@ -381,8 +406,9 @@ PlanResult run_plan(const PlanRequest& request, std::ostream* progress) {
     run_indexed(runs.size(), request.threads, [&](std::size_t i) {
       const Task& t = tasks[i / seed_count];
       const Unit& unit = units[t.unit];
-      runs[i] = run_seed(base, result.models[unit.model], unit.placement, result.objectives,
-                         result.baselines, t.size, i % seed_count, result.seeds[i % seed_count]);
+      runs[i] = run_seed(base, result.models[unit.model], layouts[unit.model][unit.layout].params,
+                         unit.placement, result.objectives, result.baselines, t.size,
+                         i % seed_count, result.seeds[i % seed_count]);
     });
     for (std::size_t i = 0; i < tasks.size(); ++i) {
       Unit& unit = units[tasks[i].unit];
@@ -395,6 +421,21 @@ PlanResult run_plan(const PlanRequest& request, std::ostream* progress) {
           combine_seeds(std::move(mine), result.objectives, result.seeds_required, tasks[i].size,
                         tasks[i].size * result.unit_nodes, tasks[i].size * result.unit_gpus);
       unit.sizes.record(tasks[i].size, probe.met);
+      // Rejections no size cures, in more seeds than may fail: no size can meet rejected_jobs<=0
+      // (always applied), so the search ends here.
+      std::size_t incurable_seeds = 0;
+      const PlanSeedRun* first_incurable = nullptr;
+      for (const PlanSeedRun& run : probe.runs) {
+        if (incurable_jobs(run.rejections) == 0) continue;
+        ++incurable_seeds;
+        if (!first_incurable) first_incurable = &run;
+      }
+      if (!probe.met && incurable_seeds > 0 &&
+          seed_count - incurable_seeds < static_cast<std::size_t>(result.seeds_required)) {
+        unit.sizes.stop();
+        unit.incurable =
+            incurable_text(first_incurable->rejections, capacities[unit.model][unit.layout]);
+      }
       unit.probes[tasks[i].size] = std::move(probe);
     }
     result.runs += runs.size();
@@ -418,11 +459,19 @@ PlanResult run_plan(const PlanRequest& request, std::ostream* progress) {
     PlanModelResult& r = result.models[m];
     const Unit* answering = answering_unit(units, m);
     const Unit* shown = answering;
+    // None met: the first search that ran its course, else the first that stopped for
+    // incurable rejections.
+    for (const Unit& u : units) {
+      if (!shown && u.model == m && u.stopped_at == 0 && u.incurable.empty()) shown = &u;
+    }
     for (Unit& u : units) {
       if (u.model != m) continue;
-      if (!shown && u.stopped_at == 0) shown = &u;  // none met: the first whole search
+      if (!shown && u.stopped_at == 0) shown = &u;
       PlanPlacementResult p;
       p.placement = u.placement;
+      p.layout = layouts[m][u.layout].name;
+      p.layout_origin = layouts[m][u.layout].origin;
+      p.incurable = u.incurable;
       p.met = u.sizes.answer() > 0 && u.stopped_at == 0;
       p.stopped_at_nodes = u.stopped_at * result.unit_nodes;
       p.answer_nodes = p.met ? u.probes.at(u.sizes.answer()).nodes : 0;
@@ -432,6 +481,20 @@ PlanResult run_plan(const PlanRequest& request, std::ostream* progress) {
     }
     const int answer = shown->sizes.answer();
     r.placement = shown->placement;
+    const LayoutCandidate& layout = layouts[m][shown->layout];
+    r.layout = layout.name;
+    r.layout_origin = layout.origin;
+    r.layout_by_device = capacities[m][shown->layout].by_device;
+    r.layouts_searched = static_cast<int>(layouts[m].size());
+    r.incurable = shown->incurable;
+    if (layout.params != r.params) {
+      // What is reported and deployed is what was sized: the layout's params and their echo.
+      r.parameters =
+          choose_model_params(base.document, base.file, base.base_dir, {r.model, layout.params})
+              .parameters;
+      r.params = layout.params;
+      r.params_source += "; layout " + layout.origin + " by the planner's layout search";
+    }
     r.met = answer > 0;
     r.searched_down = shown->sizes.searched_down();
     if (r.met) {

@@ -23,6 +23,16 @@
 // can no longer beat an answer another policy has found (reported as such): the first policy to
 // finish its search wins a tie.
 //
+// Layouts (analysis/plan/mig_layouts.h): a MIG model (mig and its hybrids) is searched under
+// each candidate layout of PlanRequest::mig_layouts as it is under each placement: every
+// (layout, placement) pair is a search of its own, the answer is the smallest size over them, the
+// first pair in order (layouts as listed, the scenario's first; then placements) winning a tie.
+// The answer's params are its layout's, so that what is deployed is what was sized.
+//
+// Incurable rejections (analysis/plan/incurable_rejections.h): when a probe rejects jobs for a
+// reason that holds at every size (in too many seeds for the rest to meet the objectives), its
+// search stops there, not met, with the reason and counts.
+//
 // Seeds: with --seeds N every probe runs the scenario under N seeds (the scenario's seed, +1,
 // ...); a size meets the objectives when at least ceil(share x N) seeds meet them all.
 //
@@ -43,8 +53,10 @@
 #include <string>
 #include <vector>
 
+#include "analysis/plan/mig_layouts.h"
 #include "analysis/plan/objective.h"
 #include "analysis/run/model_choice.h"
+#include "analysis/run/rejection_tally.h"
 #include "sim/core/device.h"
 
 namespace gpumux {
@@ -66,15 +78,17 @@ struct PlanRequest {
   int curve_to_nodes = 0;               // nodes lie in [from, to] is run
   double load_factor = 1.0;             // > 0: trace.load_factor for every run (1: as read)
   double price_per_gpu_hour = 0.0;      // >= 0; 0: no cost in money
+  MigLayoutRequest mig_layouts;         // the layouts searched for MIG models
 };
 
 // One seed's run of one probe.
 struct PlanSeedRun {
   std::uint64_t seed = 0;
-  bool met = false;                    // every objective met
-  std::vector<ObjectiveCheck> checks;  // one per objective
-  nlohmann::json metrics;              // summary.json's `metrics`
-  nlohmann::json defaults_used;        // summary.json's `trace.defaults_used` (null: generated)
+  bool met = false;                        // every objective met
+  std::vector<ObjectiveCheck> checks;      // one per objective
+  nlohmann::json metrics;                  // summary.json's `metrics`
+  nlohmann::json defaults_used;            // summary.json's `trace.defaults_used` (null: generated)
+  std::vector<RejectionCount> rejections;  // the jobs rejected, by reason
 };
 
 // The runs of the scenario at one size under one placement, one per seed.
@@ -89,13 +103,19 @@ struct PlanProbe {
   std::vector<ObjectiveCheck> checks;
   nlohmann::json metrics;  // the metrics of the tightest seed (the table's columns)
   std::uint64_t metrics_seed = 0;
-  std::vector<PlanSeedRun> runs;  // one per seed, in seed order
-  double gpu_hours = 0.0;         // the cluster's GPUs x the tightest seed's makespan, hours
+  std::vector<RejectionCount> rejected_by_reason;  // the tightest seed's
+  std::vector<PlanSeedRun> runs;                   // one per seed, in seed order
+  double gpu_hours = 0.0;  // the cluster's GPUs x the tightest seed's makespan, hours
 };
 
-// One model under one placement policy: its own search.
+// One model under one placement policy and one layout: its own search.
 struct PlanPlacementResult {
   std::string placement;
+  std::string layout;         // the layout in words ("" for a model without layouts)
+  std::string layout_origin;  // "scenario", "generated", "--mig-layouts" ("" without layouts)
+  // Not "": the search stopped at its first failing probe, whose rejections no size cures, and
+  // this says why (incurable_text).
+  std::string incurable;
   bool met = false;
   int answer_nodes = 0;  // 0 when not met
   // > 0: the search stopped short, no size below this (another placement's answer) met.
@@ -114,7 +134,13 @@ struct PlanModelResult : ModelChoice {
   std::optional<PlanProbe> largest;    // when !met: the largest size run
   bool searched_down = false;          // a size below an earlier answer also met the objectives
   std::vector<PlanProbe> probes;       // every size run under `placement`, in size order
-  std::vector<PlanPlacementResult> placements;  // every policy searched, in the order asked
+  std::vector<PlanPlacementResult> placements;  // every layout x policy searched, in order
+  // The layout of `placement`'s search (its params are `params`); "" for a model without layouts.
+  std::string layout;
+  std::string layout_origin;
+  nlohmann::json layout_by_device;  // LayoutCapacity::by_device of that layout
+  int layouts_searched = 1;         // candidate layouts
+  std::string incurable;            // when !met and that search stopped for incurable rejections
 };
 
 struct PlanResult {

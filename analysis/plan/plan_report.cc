@@ -7,6 +7,7 @@
 
 #include "analysis/metrics/metric_catalogue.h"
 #include "analysis/output/number_text.h"
+#include "analysis/plan/incurable_rejections.h"
 
 namespace gpumux {
 
@@ -106,6 +107,74 @@ nlohmann::json objectives_json(const PlanResult& r, const std::vector<ObjectiveC
   return objectives;
 }
 
+// The rejected jobs by reason: [{reason, jobs, at_every_size, most_memory_mib, most_gpus}].
+nlohmann::json rejections_json(const std::vector<RejectionCount>& counts) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const RejectionCount& c : counts) {
+    out.push_back({{"reason", c.reason},
+                   {"jobs", c.jobs},
+                   {"at_every_size", rejected_at_every_size(c.reason)},
+                   {"most_memory_mib", c.most_memory.mib()},
+                   {"most_gpus", c.most_gpus}});
+  }
+  return out;
+}
+
+// A MIG model's layout for plan.json (null for a model without layouts).
+nlohmann::json layout_json(const PlanModelResult& m) {
+  if (m.layout.empty()) return nullptr;
+  return {{"name", m.layout}, {"origin", m.layout_origin}, {"by_device", m.layout_by_device}};
+}
+
+// The searches of `m` under the layout that answered (all of them for a model without layouts).
+std::vector<const PlanPlacementResult*> answer_layout_searches(const PlanModelResult& m) {
+  std::vector<const PlanPlacementResult*> out;
+  for (const auto& pl : m.placements) {
+    if (pl.layout == m.layout) out.push_back(&pl);
+  }
+  return out;
+}
+
+// One search's outcome in words: "4 nodes", "none below 4 nodes (stopped)", "not met".
+std::string search_text(const PlanPlacementResult& pl) {
+  return pl.met                    ? nodes_text(pl.answer_nodes)
+         : pl.stopped_at_nodes > 0 ? "none below " + nodes_text(pl.stopped_at_nodes) + " (stopped)"
+                                   : "not met";
+}
+
+// For models searched under several layouts: each layout and its searches, one line each.
+void print_layouts_searched(const PlanResult& r, std::ostream& out) {
+  const bool any = std::any_of(r.models.begin(), r.models.end(),
+                               [](const PlanModelResult& m) { return m.layouts_searched > 1; });
+  if (!any) return;
+  out << "\nlayouts searched (MIG models: the answer is the smallest cluster over layouts and "
+         "placements)\n";
+  for (const auto& m : r.models) {
+    if (m.layouts_searched <= 1) continue;
+    std::string shown_layout;
+    for (const auto& pl : m.placements) {
+      if (pl.layout == shown_layout) continue;
+      shown_layout = pl.layout;
+      out << "  " << std::left << std::setw(15) << (&pl == &m.placements.front() ? m.model : "")
+          << std::right << (pl.layout == m.layout ? "* " : "  ") << pl.layout << " ("
+          << pl.layout_origin << "): ";
+      if (!pl.incurable.empty()) {
+        out << "not met: " << pl.incurable << "\n";
+        continue;
+      }
+      bool first = true;
+      for (const auto& other : m.placements) {
+        if (other.layout != pl.layout) continue;
+        out << (first ? "" : "; ") << other.placement << " "
+            << (other.incurable.empty() ? search_text(other) : "not met (incurable rejections)");
+        first = false;
+      }
+      out << "\n";
+    }
+  }
+  out << "  (* the layout of the answer, or of the search shown when none met)\n";
+}
+
 nlohmann::json probe_json(const PlanResult& r, const PlanProbe& p) {
   const auto& m = p.metrics;
   nlohmann::json j = {
@@ -131,6 +200,8 @@ nlohmann::json probe_json(const PlanResult& r, const PlanProbe& p) {
   if (m.contains("slowdown")) j["slowdown"] = m["slowdown"];
   if (m.contains("requests")) j["requests"] = m["requests"];
   if (r.price_per_gpu_hour > 0) j["cost"] = p.gpu_hours * r.price_per_gpu_hour;
+  if (!p.rejected_by_reason.empty())
+    j["rejected_by_reason"] = rejections_json(p.rejected_by_reason);
   if (p.runs.size() > 1) {
     nlohmann::json seeds = nlohmann::json::array();
     for (const auto& run : p.runs) {
@@ -192,13 +263,17 @@ nlohmann::json plan_to_json(const PlanResult& r) {
   const PlanModelResult* exclusive = exclusive_of(r);
   nlohmann::json models = nlohmann::json::array();
   for (const auto& m : r.models) {
-    nlohmann::json j = {{"model", m.model},
-                        {"met", m.met},
-                        {"placement", m.placement},
-                        {"params", m.params},
-                        {"params_source", m.params_source},
-                        {"parameters", m.parameters},
-                        {"searched_down", m.searched_down}};
+    nlohmann::json j = {
+        {"model", m.model},
+        {"met", m.met},
+        {"placement", m.placement},
+        {"params", m.params},
+        {"layout", layout_json(m)},
+        {"layouts_searched", m.layouts_searched},
+        {"incurable", m.incurable.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.incurable)},
+        {"params_source", m.params_source},
+        {"parameters", m.parameters},
+        {"searched_down", m.searched_down}};
     j["nodes"] = m.met ? nlohmann::json(m.answer->nodes) : nlohmann::json(nullptr);
     j["gpus"] = m.met ? nlohmann::json(m.answer->gpus) : nlohmann::json(nullptr);
     j["gpu_hours"] = m.met ? nlohmann::json(m.answer->gpu_hours) : nlohmann::json(nullptr);
@@ -226,6 +301,9 @@ nlohmann::json plan_to_json(const PlanResult& r) {
       for (const auto& p : pl.probes) probes.push_back(probe_json(r, p));
       placements.push_back(
           {{"placement", pl.placement},
+           {"layout", pl.layout.empty() ? nlohmann::json(nullptr) : nlohmann::json(pl.layout)},
+           {"incurable",
+            pl.incurable.empty() ? nlohmann::json(nullptr) : nlohmann::json(pl.incurable)},
            {"met", pl.met},
            {"nodes", pl.met ? nlohmann::json(pl.answer_nodes) : nlohmann::json(nullptr)},
            {"searched_down", pl.searched_down},
@@ -290,6 +368,10 @@ void print_plan_table(const PlanResult& r, std::ostream& out) {
       << "  one size below\n";
   for (const auto& m : r.models) {
     out << std::left << std::setw(15) << m.model << std::right;
+    if (!m.met && !m.incurable.empty()) {
+      out << "  not met: " << m.incurable << "\n";
+      continue;
+    }
     if (!m.met) {
       out << "  not met within --max-nodes " << r.max_nodes
           << " (largest tried: " << nodes_text(m.largest->nodes) << ", " << m.largest->gpus
@@ -332,20 +414,18 @@ void print_plan_table(const PlanResult& r, std::ostream& out) {
     }
     if (m.searched_down) out << "; a smaller size also met: searched down";
     out << "\n";
+    if (!m.layout.empty()) out << "  layout " << m.layout << " (" << m.layout_origin << ")\n";
   }
   out << "\nplacements searched (the answer: the smallest cluster over them)\n";
   for (const auto& m : r.models) {
     out << "  " << std::left << std::setw(15) << m.model << std::right;
-    for (std::size_t i = 0; i < m.placements.size(); ++i) {
-      const auto& pl = m.placements[i];
-      out << (i ? "; " : "") << pl.placement << " "
-          << (pl.met ? nodes_text(pl.answer_nodes)
-              : pl.stopped_at_nodes > 0
-                  ? "none below " + nodes_text(pl.stopped_at_nodes) + " (stopped)"
-                  : "not met");
+    const auto searches = answer_layout_searches(m);
+    for (std::size_t i = 0; i < searches.size(); ++i) {
+      out << (i ? "; " : "") << searches[i]->placement << " " << search_text(*searches[i]);
     }
     out << "\n";
   }
+  print_layouts_searched(r, out);
   if (r.seeds.size() > 1) {
     out << "\nseeds: an answer meets the objectives for at least " << r.seeds_required << " of "
         << r.seeds.size() << " seeds; per seed, the smallest size run that met (<=: the size "

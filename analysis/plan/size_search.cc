@@ -18,6 +18,11 @@ SizeSearch::SizeSearch(int max_size) : max_size_(std::max(1, max_size)) {}
 
 void SizeSearch::record(int size, bool met) { met_[size] = met; }
 
+void SizeSearch::stop() {
+  phase_ = Phase::kDone;
+  hi_ = 0;
+}
+
 bool SizeSearch::done() { return !next().has_value(); }
 
 std::optional<int> SizeSearch::next() {

@@ -19,6 +19,9 @@ class SizeSearch {
   std::optional<int> next();
   // The outcome of running `size` (one of the sizes next() asked for).
   void record(int size, bool met);
+  // Ends the search without an answer: what the results recorded say holds at every size (the
+  // planner's incurable rejections), so no size up to max_size can meet the objectives.
+  void stop();
 
   bool done();
   // The smallest size found to meet the objectives whose next-smaller size failed; 0 when no

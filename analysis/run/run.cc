@@ -16,6 +16,7 @@
 #include "analysis/output/output_folder.h"
 #include "analysis/report/html_report.h"
 #include "analysis/run/progress.h"
+#include "analysis/run/rejection_tally.h"
 #include "sim/base/atomic_file.h"
 #include "sim/invariants/invariant_checker.h"
 #include "sim/placement/placement.h"
@@ -200,6 +201,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   metrics.describe_placements(cluster, *scenario.model);
   metrics.set_exact_percentiles(scenario.outputs.exact_percentiles);
   engine.add_observer(&metrics);
+  RejectionTally rejections;
+  engine.add_observer(&rejections);
   for (auto& [key, collector] : collectors) {
     for (EngineObserver* observer : collector->observers()) engine.add_observer(observer);
   }
@@ -219,6 +222,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     throw InputError(scenario.file + "#/outputs/timeseries_interval_s", "timeseries_interval_s",
                      e.what());
   }
+
+  report.rejected_by_reason = rejections.counts();
 
   // A trace that gave no job (header only, or every row skipped) measures nothing: bad input,
   // and no output folder is written.

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "analysis/metrics/expectations.h"
+#include "analysis/run/rejection_tally.h"
 #include "scenarios/scenario.h"
 #include "sim/engine/engine.h"
 
@@ -32,6 +33,8 @@ struct RunReport {
   nlohmann::json summary;           // exactly what summary.json holds
   std::vector<BoundResult> expect;  // the scenario's `expect` bounds, checked (also in summary)
   EngineStats engine;
+  // The rejected jobs by reason (not in the summary, which counts them as jobs.rejected).
+  std::vector<RejectionCount> rejected_by_reason;
   double wall_seconds = 0.0;  // not in the summary: outputs must be byte-identical across runs
   std::string out_dir;
 };

@@ -8,7 +8,8 @@
 //   an object {"A100-80GB": [...], "A30-24GB": [...]} per device type (device types not named
 //   run with MIG off);
 // - `mig_parted` + `config`: a mig-parted YAML file (models/mig/mig_parted.h) and the name of the
-//   config in it to apply; the path is used as given (the scenario resolves it);
+//   config in it to apply; the path is used as given (the scenario resolves it), or the file's
+//   document itself as a JSON object (JSON is YAML), errors then naming the parameter;
 // - `compute_aware` (default false): a job that requests no profile also needs an instance with
 //   the SMs it occupies (models/mig/profile_selection.h);
 // - `strategy` (default "auto"): "auto", or the Kubernetes device-plugin strategies "mixed" and

@@ -292,11 +292,19 @@ MigParams read_mig_params(JsonObject& p) {
     p.allow("layouts");
     p.allow("repartition");
     out.source = MigLayoutSource::kMigParted;
-    const std::string file = p.required_string("mig_parted");
-    const std::string config = p.required_string("config");
     out.layout_where = p.where("mig_parted");
-    out.mig_parted = read_mig_parted(file, config);
-    layout_source = "mig-parted " + file + " config " + config;
+    const nlohmann::json& given = p.raw("mig_parted");
+    const std::string config = p.required_string("config");
+    if (given.is_object()) {
+      // The config written inline, as JSON (which is YAML): how `gpumux plan` gives GPUs of a
+      // node different layouts without writing a file.
+      out.mig_parted = parse_mig_parted(given.dump(), out.layout_where, config);
+      layout_source = "inline mig-parted config " + config;
+    } else {
+      const std::string file = p.required_string("mig_parted");
+      out.mig_parted = read_mig_parted(file, config);
+      layout_source = "mig-parted " + file + " config " + config;
+    }
   }
   const SwitchSetting compute_aware = read(p, kComputeAwareSpec);
   out.compute_aware = compute_aware.on;

@@ -469,5 +469,70 @@ TEST_F(PlanTest, DefaultedTraceFieldsAreListedAsAssumptions) {
   EXPECT_EQ(plan_to_json(r)["defaulted_fields"], r.defaulted_fields);
 }
 
+// MIG layouts are searched: 40 GiB jobs fit no instance of the example layout (its largest,
+// 3g.40gb, holds 40,192 MiB), so that layout's searches stop at their first probe with the reason,
+// and a generated layout that holds them answers; its params are the answer's.
+TEST_F(PlanTest, MigSearchesLayoutsAndAnswersWithOneThatHoldsTheJobs) {
+  const std::string s = write_scenario(
+      "", R"([{"name": "a100", "nodes": 1, "gpus_per_node": 2, "device": "A100-80GB"}])",
+      R"({"memory_mib": 40960})");
+  PlanRequest req = request(s, {"mig"}, {"queue_p95_s<=600"});
+  const PlanResult r = run_plan(req, nullptr);
+  ASSERT_EQ(r.models.size(), 1u);
+  const PlanModelResult& m = r.models[0];
+  ASSERT_TRUE(m.met);
+  EXPECT_EQ(m.layout_origin, "generated");
+  EXPECT_EQ(m.layouts_searched, 8);
+  EXPECT_NE(m.params.dump(), R"({"layout":["3g.40gb","2g.20gb","1g.10gb","1g.10gb"]})");
+  // The scenario's layout comes first and stops at once, for the reason the engine gave.
+  ASSERT_FALSE(m.placements.empty());
+  const PlanPlacementResult& own = m.placements.front();
+  EXPECT_EQ(own.layout_origin, "scenario");
+  EXPECT_EQ(own.probes.size(), 1u);
+  EXPECT_NE(own.incurable.find("12 jobs rejected at every size"), std::string::npos)
+      << own.incurable;
+  EXPECT_NE(own.incurable.find("needs up to 40960 MiB"), std::string::npos) << own.incurable;
+  EXPECT_NE(own.incurable.find("holds 40192 MiB"), std::string::npos) << own.incurable;
+  // plan.json names the layout, and the probe the rejections by reason.
+  const nlohmann::json j = plan_to_json(r);
+  EXPECT_EQ(j["models"][0]["layout"]["name"], m.layout);
+  EXPECT_EQ(j["models"][0]["params"], m.params);
+  const auto& stopped = j["models"][0]["placements"][0];
+  EXPECT_EQ(stopped["probes"][0]["rejected_by_reason"][0]["jobs"], 12);
+  EXPECT_TRUE(stopped["probes"][0]["rejected_by_reason"][0]["at_every_size"].get<bool>());
+  // With the scenario's layout only, mig is not met, and says why.
+  req.mig_layouts = parse_mig_layouts_option("scenario");
+  const PlanResult own_only = run_plan(req, nullptr);
+  EXPECT_FALSE(own_only.models[0].met);
+  EXPECT_EQ(own_only.runs, 2u);  // one probe per placement
+  std::ostringstream table;
+  print_plan_table(own_only, table);
+  EXPECT_NE(table.str().find("mig              not met: 12 jobs rejected at every size"),
+            std::string::npos)
+      << table.str();
+}
+
+// A job larger than every GPU is rejected at every size: the search stops at the first probe.
+// A gang larger than a node is not: more nodes hold it, so the search goes on and answers.
+TEST_F(PlanTest, RejectionsNoSizeCuresStopTheSearchAtTheFirstProbe) {
+  const std::string big = write_scenario("", R"([{"name": "t4", "nodes": 1,
+        "gpus_per_node": 2, "device": "T4"}])",
+                                         R"({"memory_mib": 40960})");
+  const PlanResult r = run_plan(request(big, {"exclusive"}, {"queue_p95_s<=60"}), nullptr);
+  EXPECT_FALSE(r.models[0].met);
+  EXPECT_EQ(r.runs, 2u);  // size 1 under each of the two placements
+  EXPECT_NE(r.models[0].incurable.find("12 jobs rejected at every size"), std::string::npos)
+      << r.models[0].incurable;
+  EXPECT_NE(r.models[0].incurable.find("the largest GPU holds 15"), std::string::npos)
+      << r.models[0].incurable;
+  const std::string gangs = write_scenario("g0,120,4,100\n");
+  const PlanResult g = run_plan(request(gangs, {"exclusive"}, {"queue_p95_s<=600"}), nullptr);
+  ASSERT_TRUE(g.models[0].met);
+  EXPECT_TRUE(g.models[0].incurable.empty());
+  EXPECT_GE(g.models[0].answer->nodes, 2);
+  EXPECT_EQ(g.models[0].probes.front().rejected_by_reason.front().reason,
+            "gang larger than the cluster");
+}
+
 }  // namespace
 }  // namespace gpumux

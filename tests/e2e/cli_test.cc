@@ -8,6 +8,7 @@
 
 #include "analysis/plan/deploy_config.h"
 #include "analysis/plan/device_plugin_config.h"
+#include "models/device_registry.h"
 #include "models/mig/mig_parted.h"
 #include "tests/e2e/e2e_support.h"
 
@@ -256,6 +257,45 @@ TEST(Cli, PlanOutWritesDeployableConfigsThatReadBack) {
   }
   EXPECT_GE(read_back, 2);
   std::filesystem::remove_all(out);
+}
+
+// The layout the planner chose for mig (40 GiB jobs: none fits the example layout) is the one
+// the mig-parted config of its answer applies, and gpumux's reader reads it back.
+TEST(Cli, PlanOutWritesTheChosenMigLayout) {
+  const auto dir = testing::temp_dir("plan_mig_layout");
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "trace.csv") << "id,submit_s,gpus,runtime_s,memory_mib\n"
+                                      "a,0,1,100,40960\nb,10,1,100,40960\nc,20,1,100,8192\n";
+  std::ofstream(dir / "s.json") << R"({"name": "mig-40g", "seed": 1,
+    "cluster": {"node_groups": [{"name": "a", "nodes": 1, "gpus_per_node": 2,
+                                 "device": "A100-80GB"}]},
+    "sharing": {"model": "mig", "params": {"layout": ["3g.40gb", "2g.20gb", "1g.10gb",
+                                                     "1g.10gb"]}},
+    "trace": {"file": "trace.csv"}})";
+  const auto out = dir / "plan";
+  const auto r = run_cli({"plan", (dir / "s.json").string(), "--models", "mig", "--objective",
+                          "queue_p95_s<=600", "--threads", "2", "--out", out.string()});
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  const auto plan = nlohmann::json::parse(std::ifstream(out / "plan.json"));
+  const auto& mig = plan["models"][0];
+  ASSERT_TRUE(mig["met"].get<bool>());
+  const auto chosen = mig["layout"]["by_device"]["A100-80GB"];
+  ASSERT_FALSE(chosen[0].is_null());
+  const MigPartedConfig parted =
+      read_mig_parted((out / "deploy" / "mig" / "mig-parted.yaml").string(), "gpumux-A100-80GB");
+  const DeviceProfile a100 = DeviceRegistry::with_builtins().get("A100-80GB", "test");
+  const std::vector<MigDeviceLayout> read = mig_parted_layouts(parted, a100, 2);
+  for (std::size_t i = 0; i < read.size(); ++i) {
+    std::vector<std::string> profiles;
+    for (const auto& instance : read[i].instances) profiles.push_back(instance.profile);
+    EXPECT_EQ(nlohmann::json(profiles), chosen[i]) << "GPU " << i;
+  }
+  const auto plugin =
+      read_device_plugin_config((out / "deploy" / "mig" / "device-plugin-A100-80GB.yaml").string());
+  const DeployedModel back = model_from_deploy(plugin, &parted);
+  EXPECT_EQ(back.model, "mig");
+  if (mig["params"].contains("layout")) EXPECT_EQ(back.params["layout"], mig["params"]["layout"]);
+  std::filesystem::remove_all(dir);
 }
 
 // --load answers per load and ends with the GPUs-vs-load table; a malformed --curve is bad input.
