@@ -314,6 +314,50 @@ TEST(Cli, HeaderOnlyTraceIsBadInputEverywhere) {
   testing::fs::remove_all(dir);
 }
 
+// trace.filter: the removed jobs are counted in summary.json (kept + filtered out = read, and
+// none of them is a skipped row); a filter that keeps nothing is bad input everywhere.
+TEST(Cli, TraceFilterCountsWhatItRemovesAndNothingKeptIsBadInput) {
+  const auto dir = testing::temp_dir("cli_trace_filter");
+  testing::write_file(dir / "trace.csv",
+                      "id,submit_s,gpus,runtime_s,cpus\na,0,1,10,0\nc1,1,0,10,2\nb,2,2,10,0\n"
+                      "c2,3,0,10,2\nd,4,1,10,0\n");
+  testing::write_file(dir / "s.json", R"({"name": "filtered",
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 2, "device": "T4"}]},
+    "trace": {"file": "trace.csv", "filter": {"gpus": {"min": 1}}}})");
+  const auto s = (dir / "s.json").string();
+  const auto out = dir / "out";
+  const auto run = run_cli({"run", s, "--out", out.string()});
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.out.find("2 jobs filtered out by trace.filter (gpus 2)"), std::string::npos)
+      << run.out;
+  std::ifstream in(out / "summary.json");
+  const auto summary = nlohmann::json::parse(in);
+  const auto& trace = summary["trace"];
+  EXPECT_EQ(trace["filtered_out"], (nlohmann::json{{"jobs", 2}, {"by_criterion", {{"gpus", 2}}}}));
+  EXPECT_EQ(trace["skipped"], 0);
+  const auto arrived = summary["metrics"]["jobs"]["arrived"].get<std::uint64_t>();
+  EXPECT_EQ(arrived, 3u);
+  EXPECT_EQ(arrived + trace["filtered_out"]["jobs"].get<std::uint64_t>(),
+            trace["rows"].get<std::uint64_t>());
+  EXPECT_EQ(summary["metrics"]["jobs"]["rejected"], 0);  // the CPU-only rows never arrived
+
+  const std::string none = "trace.filter={\"gpus\": {\"min\": 3}}";
+  const auto empty = run_cli({"run", s, "--out", (dir / "out2").string(), "--set", none});
+  EXPECT_EQ(empty.code, 2);
+  EXPECT_NE(empty.err.find("trace.csv: 0 jobs after trace.filter (5 removed: gpus 5)"),
+            std::string::npos)
+      << empty.err;
+  EXPECT_FALSE(testing::fs::exists(dir / "out2" / "summary.json"));
+  const auto plan = run_cli(
+      {"plan", s, "--models", "exclusive", "--objective", "queue_p95_s<=60", "--set", none});
+  EXPECT_EQ(plan.code, 2) << plan.err;
+  EXPECT_NE(plan.err.find("0 jobs after trace.filter"), std::string::npos) << plan.err;
+  const auto compare = run_cli({"compare", s, "--models", "exclusive,mps", "--set", none});
+  EXPECT_EQ(compare.code, 2) << compare.err;
+  EXPECT_NE(compare.err.find("0 jobs after trace.filter"), std::string::npos) << compare.err;
+  testing::fs::remove_all(dir);
+}
+
 TEST(Cli, GenerateWritesATraceThatRunsBack) {
   const auto dir = testing::temp_dir("cli_generate");
   const auto r =
