@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -355,6 +356,67 @@ TEST(Cli, TraceFilterCountsWhatItRemovesAndNothingKeptIsBadInput) {
   const auto compare = run_cli({"compare", s, "--models", "exclusive,mps", "--set", none});
   EXPECT_EQ(compare.code, 2) << compare.err;
   EXPECT_NE(compare.err.find("0 jobs after trace.filter"), std::string::npos) << compare.err;
+  testing::fs::remove_all(dir);
+}
+
+// A CPU pool beside a GPU group: the CPU-only jobs run on it (the GPU group declares no cores,
+// so they can run nowhere else) and finish, and the GPU metrics are those of the GPU jobs alone
+// on the GPU group (the same run without the pool, filtered to the GPU jobs). By hand: a (1
+// GPU) and b (2 GPUs) run 0-100, c (4 GPUs) waits for them, 100-150: 500 GPU-s over 4 GPUs x
+// 150 s. The pool's 16 cores hold x (4) and y (8) at once; z (8) waits for x, 100-130.
+TEST(Cli, CpuPoolRunsTheCpuJobsAndLeavesGpuMetricsAlone) {
+  const auto dir = testing::temp_dir("cli_cpu_pool");
+  testing::write_file(dir / "trace.csv",
+                      "id,submit_s,gpus,runtime_s,cpus\na,0,1,100,0\nb,0,2,100,0\nx,0,0,100,4\n"
+                      "y,5,0,100,8\nz,5,0,30,8\nc,10,4,50,0\n");
+  testing::write_file(dir / "s.json", R"({"name": "cpu-pool",
+    "cluster": {"node_groups": [{"name": "gpu", "nodes": 1, "gpus_per_node": 4, "device": "T4"},
+                                {"name": "cpu", "nodes": 1, "gpus_per_node": 0, "cpus": 16}]},
+    "trace": {"file": "trace.csv"}})");
+  const auto s = (dir / "s.json").string();
+  const auto read = [](const testing::fs::path& folder) {
+    std::ifstream in(folder / "summary.json");
+    return nlohmann::json::parse(in);
+  };
+  const auto with_pool = run_cli({"run", s, "--out", (dir / "pool").string(), "--quiet"});
+  ASSERT_EQ(with_pool.code, 0) << with_pool.err;
+  const auto pool = read(dir / "pool");
+  EXPECT_EQ(pool["metrics"]["jobs"]["finished"], 6);
+  EXPECT_EQ(pool["metrics"]["jobs"]["rejected"], 0);
+  std::ifstream jobs(dir / "pool" / "jobs.csv");
+  std::string line;
+  std::map<std::string, std::string> rows;
+  while (std::getline(jobs, line)) rows[line.substr(0, line.find(','))] = line;
+  EXPECT_EQ(rows["z"].rfind("z,finished,5,0,30,100,130,", 0), 0u) << rows["z"];
+  EXPECT_EQ(rows["c"].rfind("c,finished,10,4,50,100,150,", 0), 0u) << rows["c"];
+  const auto gpus_only = run_cli(
+      {"run", s, "--out", (dir / "gpus").string(), "--quiet", "--set",
+       R"(cluster.node_groups=[{"name": "gpu", "nodes": 1, "gpus_per_node": 4, "device": "T4"}])",
+       "--set", R"(trace.filter={"gpus": {"min": 1}})"});
+  ASSERT_EQ(gpus_only.code, 0) << gpus_only.err;
+  const auto gpus = read(dir / "gpus");
+  EXPECT_EQ(pool["metrics"]["gpus"], 4);
+  for (const char* m : {"gpus", "gpu_allocation_ratio", "sm_busy_utilization",
+                        "mean_allocated_gpus", "peak_allocated_gpus", "makespan_s"}) {
+    EXPECT_EQ(pool["metrics"][m], gpus["metrics"][m]) << m;
+  }
+  EXPECT_DOUBLE_EQ(pool["metrics"]["gpu_allocation_ratio"].get<double>(), 500.0 / 600.0);
+  // CPU pools alone: every GPU job is rejected with its reason, the CPU-only jobs run.
+  const auto alone = run_cli(
+      {"run", s, "--out", (dir / "alone").string(), "--quiet", "--set",
+       R"(cluster.node_groups=[{"name": "cpu", "nodes": 1, "gpus_per_node": 0, "cpus": 16}])"});
+  ASSERT_EQ(alone.code, 0) << alone.err;
+  const auto cpu = read(dir / "alone");
+  EXPECT_EQ(cpu["metrics"]["jobs"]["rejected"], 3);
+  EXPECT_EQ(cpu["metrics"]["jobs"]["finished"], 3);
+  EXPECT_TRUE(cpu["metrics"]["gpu_allocation_ratio"].is_null());  // a share of no GPU
+  // Without cores a group of no GPU is refused, naming the field.
+  const auto refused = run_cli(
+      {"validate", s, "--set", R"(cluster.node_groups=[{"nodes": 1, "gpus_per_node": 0}])"});
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.err.find("#/cluster/node_groups/0/gpus_per_node: field 'gpus_per_node'"),
+            std::string::npos)
+      << refused.err;
   testing::fs::remove_all(dir);
 }
 
