@@ -22,6 +22,7 @@
 #include "traces/fields/job_fields.h"
 #include "traces/fields/memory_profile_library.h"
 #include "traces/formats/generator.h"
+#include "traces/transforms/filter_source.h"
 #include "traces/transforms/inflation_source.h"
 
 namespace gpumux {
@@ -46,6 +47,9 @@ struct TraceConfig {
   // trace.inflation (traces/transforms/inflation_source.h): a snapshot list re-sampled into
   // arrivals at a target load; load 0: off.
   InflationConfig inflation;
+  // trace.filter (traces/transforms/filter_source.h): only the matching jobs run, the others
+  // counted; inactive: every job.
+  JobFilter filter;
 };
 
 struct OutputConfig {

@@ -48,13 +48,16 @@ void MetricsCollector::emit_samples(Time limit, bool inclusive) {
     timeseries_rows_ += due;
   }
   while (timeseries_csv_ && (next_sample_ < limit || (inclusive && next_sample_ == limit))) {
+    // Shares of no GPU (a cluster of CPU pools alone) are 0: nothing is allocated or busy.
     const double g = static_cast<double>(gpu_count_);
+    auto share = [g](double x) { return g > 0 ? x / g : 0.0; };
     *timeseries_csv_ << format_seconds(next_sample_) << ',' << format_double(allocated_gpus())
-                     << ',' << format_double(allocated_gpus() / g) << ','
-                     << format_double(busy_sum_ / g) << ',' << format_double(overhead_sum_ / g)
-                     << ',' << (arrived_ - rejected_ - failed_ - started_) << ','
-                     << (started_ - finished_) << ',' << finished_ << ',' << failed_ << ','
-                     << cascade_sizes_.size() << ',' << fatal_faults_ << ',' << kills_;
+                     << ',' << format_double(share(allocated_gpus())) << ','
+                     << format_double(share(busy_sum_)) << ','
+                     << format_double(share(overhead_sum_)) << ','
+                     << (arrived_ - rejected_ - failed_ - started_) << ',' << (started_ - finished_)
+                     << ',' << finished_ << ',' << failed_ << ',' << cascade_sizes_.size() << ','
+                     << fatal_faults_ << ',' << kills_;
     for (const TimeseriesColumns* columns : extra_) columns->write_values(*timeseries_csv_);
     *timeseries_csv_ << '\n';
     next_sample_ += interval_;

@@ -10,6 +10,8 @@
 namespace gpumux {
 
 std::optional<std::uint64_t> expected_job_count(const Scenario& s) {
+  // A filter keeps an unknown share of the rows: no estimate rather than a wrong one.
+  if (s.trace.filter.active()) return std::nullopt;
   if (s.trace.generated) return s.trace.generator.jobs;
   int header_lines = -1;
   for (const auto& f : trace_formats()) {

@@ -27,6 +27,7 @@
 #include "traces/formats/trace_opening.h"
 #include "traces/formats/trace_source.h"
 #include "traces/transforms/arrival_batch_source.h"
+#include "traces/transforms/filter_source.h"
 #include "traces/transforms/fixed_kernel_source.h"
 #include "traces/transforms/inflation_source.h"
 #include "traces/transforms/integer_seconds_source.h"
@@ -38,6 +39,11 @@ namespace {
 
 std::string version() { return GPUMUX_VERSION; }
 
+// How errors about the trace as a whole name it: its file, or the scenario's generator.
+std::string trace_name(const Scenario& scenario) {
+  return scenario.trace.generated ? scenario.file + "#/trace/generator" : scenario.trace.path;
+}
+
 // The scenario's jobs counted by kind, for the typical jobs of the FGD fragmentation measure:
 // the trace is read once more, ahead of the run, holding one count per distinct kind.
 JobKindCounts share_workload(const Scenario& scenario) {
@@ -48,9 +54,16 @@ JobKindCounts share_workload(const Scenario& scenario) {
     source = open_scenario_trace(scenario.trace.path, scenario.trace.format,
                                  scenario.trace.defaults, scenario.seed ^ 0x9e3779b97f4a7c15ULL);
   }
+  // The typical jobs are those the run will see: the kept ones.
+  std::unique_ptr<FilteringSource> filtered;
+  if (scenario.trace.filter.active()) {
+    filtered =
+        std::make_unique<FilteringSource>(*source, scenario.trace.filter, trace_name(scenario));
+  }
+  JobSource& jobs = filtered ? static_cast<JobSource&>(*filtered) : *source;
   JobKindCounts kinds;
   JobSpec job;
-  while (source->next(job)) kinds.add(job);
+  while (jobs.next(job)) kinds.add(job);
   return kinds;
 }
 
@@ -79,6 +92,14 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     trace = open_scenario_trace(scenario.trace.path, scenario.trace.format, scenario.trace.defaults,
                                 scenario.seed ^ 0x9e3779b97f4a7c15ULL);
     source = trace.get();
+  }
+
+  // The filter before every transform: they see the trace as if it held only the kept rows.
+  std::unique_ptr<FilteringSource> filtered;
+  if (scenario.trace.filter.active()) {
+    filtered =
+        std::make_unique<FilteringSource>(*source, scenario.trace.filter, trace_name(scenario));
+    source = filtered.get();
   }
 
   // Inflation re-samples a snapshot list into arrivals in time (the seed's own stream).
@@ -215,9 +236,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     report.engine = engine.run();
   } catch (const TimeOverflow& e) {
     // Only inputs make times this large (durations near kMaxInputSeconds, queued in series).
-    throw InputError(
-        scenario.trace.generated ? scenario.file + "#/trace/generator" : scenario.trace.path, "",
-        std::string(e.what()) + ": the trace's times or durations are too large");
+    throw InputError(trace_name(scenario), "",
+                     std::string(e.what()) + ": the trace's times or durations are too large");
   } catch (const TimeseriesTooLong& e) {
     throw InputError(scenario.file + "#/outputs/timeseries_interval_s", "timeseries_interval_s",
                      e.what());
@@ -262,8 +282,12 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     // Runs of lists without notes keep their summary exactly as before: no `list` key.
     if (auto notes = trace->list_notes(); !notes.is_null()) trace_json["list"] = notes;
   } else {
-    trace_json = {{"rows", report.engine.arrived}, {"generated", true}};
+    // Generated jobs are all read: with a filter, the kept ones and those it removed.
+    trace_json = {{"rows", filtered ? filtered->read() : report.engine.arrived},
+                  {"generated", true}};
   }
+  // Runs without a filter keep their summary exactly as before: no `filtered_out` key.
+  if (filtered) trace_json["filtered_out"] = filtered->summary();
   if (inflated) {
     trace_json["inflation"] = {{"list_jobs", inflated->list_size()},
                                {"runtimes_clipped", inflated->clipped()},
@@ -388,6 +412,14 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
           << fixed_text(100.0 * tr["list"]["arrivals_in_last_10pct_of_span"].get<double>(), 1)
           << " % of arrivals in the last 10% of the span)\n";
     }
+  }
+  if (tr.contains("filtered_out")) {
+    const auto& f = tr["filtered_out"];
+    std::string by;
+    for (const auto& [criterion, n] : f["by_criterion"].items()) {
+      by += (by.empty() ? "" : ", ") + criterion + " " + n.dump();
+    }
+    out << "  filter    " << f["jobs"] << " jobs filtered out by trace.filter (" << by << ")\n";
   }
   if (tr.contains("inflation")) {
     out << "  inflation " << tr["inflation"]["arrivals"] << " arrivals re-sampled from "

@@ -27,6 +27,9 @@ int device_index(Scenario& s, const DeviceRegistry& registry, const std::string&
   return static_cast<int>(s.devices.size() - 1);
 }
 
+// What a CPU pool's echo names as its device when none is given.
+constexpr const char* kNoDevice = "none";
+
 std::string too_many_gpus(std::int64_t total) {
   return "the cluster would have more than " + std::to_string(kMaxClusterGpus) + " GPUs (" +
          std::to_string(total) + " up to here), the most a run supports (docs/limits.md)";
@@ -47,18 +50,34 @@ void parse_node_groups(Scenario& s, const DeviceRegistry& registry, JsonObject& 
                  cluster.pointer("node_groups") + "/" + std::to_string(gi));
     const std::string name = g.optional_string("name", "group" + std::to_string(gi));
     const int nodes = static_cast<int>(g.required_int("nodes", 1, 1'000'000));
-    const int gpus = static_cast<int>(g.required_int("gpus_per_node", 1, 64));
-    const std::string device = g.required_string("device");
-    const int dev = device_index(s, registry, device, g.where("device"));
-    const bool nvlink = g.optional_bool("nvlink", true);
-    const int per_rack =
-        static_cast<int>(g.optional_int("nodes_per_rack", kDefaultNodesPerRack, 1, 1'000'000));
+    const int gpus = static_cast<int>(g.required_int("gpus_per_node", 0, 64));
     std::optional<double> cpus;
     if (g.has("cpus")) {
       cpus = g.required_number("cpus", 0.0, kMaxNodeCpus);
     } else {
       g.allow("cpus");
     }
+    // A group without GPUs is a CPU pool: nodes of cores alone, for CPU-only jobs.
+    const bool cpu_pool = gpus == 0;
+    if (cpu_pool && !(cpus && *cpus > 0.0)) {
+      throw InputError(g.where("gpus_per_node"), "gpus_per_node",
+                       "a node group without GPUs is a CPU pool for CPU-only jobs and needs "
+                       "'cpus' > 0 (CPU cores per node)");
+    }
+    // A CPU pool's device names no GPU: checked when given, never one of the cluster's devices.
+    std::string device = kNoDevice;
+    int dev = kNoDeviceIndex;
+    if (!cpu_pool) {
+      device = g.required_string("device");
+      dev = device_index(s, registry, device, g.where("device"));
+    } else if (g.has("device")) {
+      device = g.required_string("device");
+      registry.get(device, g.where("device"));
+    }
+    const bool nvlink = g.optional_bool("nvlink", true);
+    const int per_rack =
+        static_cast<int>(g.optional_int("nodes_per_rack", kDefaultNodesPerRack, 1, 1'000'000));
+    g.allow("device");
     g.finish();
     total_gpus += std::int64_t{nodes} * gpus;
     if (total_gpus > kMaxClusterGpus) {

@@ -63,6 +63,7 @@ void parse_sharing(Scenario& s, JsonObject& root, const std::string& base_dir) {
   for (const auto& device : s.devices) s.model->check_device(device);
   std::vector<int> gpus_per_node(s.devices.size(), 0);
   for (const NodeSpec& n : s.nodes) {
+    if (n.gpus == 0) continue;  // a CPU pool's node: no device
     auto& most = gpus_per_node[static_cast<std::size_t>(n.device)];
     most = std::max(most, n.gpus);
   }

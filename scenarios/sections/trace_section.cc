@@ -1,5 +1,7 @@
 // The `trace` section: a trace file and its format, or a generator; transforms and defaults.
+#include <algorithm>
 #include <filesystem>
+#include <vector>
 
 #include "scenarios/sections/sections.h"
 #include "sim/base/closest_names.h"
@@ -10,6 +12,82 @@
 namespace gpumux::scenario_sections {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// A non-empty array of strings at `key` of `filter`; each element's error names its pointer.
+std::vector<std::string> string_list(JsonObject& filter, std::string_view key) {
+  const auto& list = filter.raw(key);
+  if (!list.is_array() || list.empty()) {
+    throw InputError(filter.where(key), std::string(key),
+                     "expected a non-empty array of strings, got " + describe_json(list));
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_string()) {
+      throw InputError(filter.file() + "#" + filter.pointer(key) + "/" + std::to_string(i),
+                       std::string(key), "expected a string, got " + describe_json(list[i]));
+    }
+    out.push_back(list[i].get<std::string>());
+  }
+  return out;
+}
+
+// `trace.filter` (traces/transforms/filter_source.h): {"gpus": {"min": a, "max": b},
+// "kind": [...], "tenant": [...]}, every criterion optional. The job model has no role or
+// user field: `tenant` is the one owner field a trace row carries.
+JobFilter parse_filter(JsonObject& f, nlohmann::json& echo) {
+  JobFilter filter;
+  if (f.has("gpus")) {
+    JsonObject g = f.object("gpus");
+    if (g.has("min")) filter.min_gpus = static_cast<int>(g.required_int("min", 0, kMaxClusterGpus));
+    if (g.has("max")) filter.max_gpus = static_cast<int>(g.required_int("max", 0, kMaxClusterGpus));
+    g.allow("min");
+    g.allow("max");
+    g.finish();
+    if (filter.min_gpus && filter.max_gpus && *filter.min_gpus > *filter.max_gpus) {
+      throw InputError(g.where("min"), "min",
+                       "min " + std::to_string(*filter.min_gpus) + " is above max " +
+                           std::to_string(*filter.max_gpus));
+    }
+    nlohmann::json gpus = nlohmann::json::object();
+    if (filter.min_gpus) gpus["min"] = *filter.min_gpus;
+    if (filter.max_gpus) gpus["max"] = *filter.max_gpus;
+    echo["gpus"] = gpus;
+  } else {
+    f.allow("gpus");
+  }
+  if (f.has("kind")) {
+    const auto names = string_list(f, "kind");
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      bool known = false;
+      for (JobKind k : {JobKind::kTraining, JobKind::kInference}) {
+        if (names[i] != job_kind_name(k)) continue;
+        known = true;
+        if (std::find(filter.kinds.begin(), filter.kinds.end(), k) == filter.kinds.end()) {
+          filter.kinds.push_back(k);
+        }
+      }
+      if (!known) {
+        throw InputError(f.file() + "#" + f.pointer("kind") + "/" + std::to_string(i), "kind",
+                         "unknown job kind '" + names[i] + "' (valid: training, inference)");
+      }
+    }
+    echo["kind"] = names;
+  } else {
+    f.allow("kind");
+  }
+  if (f.has("tenant")) {
+    filter.tenants = string_list(f, "tenant");
+    echo["tenant"] = filter.tenants;
+  } else {
+    f.allow("tenant");
+  }
+  f.finish();
+  return filter;
+}
+
+}  // namespace
 
 void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
   JsonObject trace = root.object("trace");
@@ -49,6 +127,15 @@ void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
                                {"every_s", s.trace.batch_every.seconds()}};
   } else {
     trace.allow("arrival_batches");
+  }
+  if (trace.has("filter")) {
+    JsonObject f = trace.object("filter");
+    nlohmann::json filter_echo = nlohmann::json::object();
+    s.trace.filter = parse_filter(f, filter_echo);
+    // An empty filter keeps every job: no echo, as if it were not there.
+    if (s.trace.filter.active()) echo["filter"] = filter_echo;
+  } else {
+    trace.allow("filter");
   }
   if (trace.has("inflation")) {
     JsonObject inf = trace.object("inflation");

@@ -252,7 +252,11 @@ class TopologyPlacement : public PlacementPolicy {
   // GPUs of `node` that admit the job (before any cap by node CPUs).
   int usable_on(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
                 const JobSpec& job, bool empty_only, NodeIndex node) {
-    if (empty_only) return device_ok_[cluster.node(node).device] ? cluster.empty_gpus(node) : 0;
+    if (empty_only) {
+      // A node without GPUs has no device to look up.
+      const int empty = cluster.empty_gpus(node);
+      return empty > 0 && device_ok_[cluster.node(node).device] ? empty : 0;
+    }
     if (cluster.node_room(node) < need_) return 0;
     const GpuIndex first = cluster.topology().first_gpu(node);
     const int gpus = cluster.node(node).gpus;

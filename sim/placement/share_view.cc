@@ -65,7 +65,8 @@ ShareView::ShareView(const Cluster& cluster, const JobKindCounts& workload,
     s.cpu_capacity = s.cpu_left = packing::kMaxSpecCpuMilli;
     s.memory_left_mib = std::numeric_limits<std::int64_t>::max() / 4;
     s.num_gpus = spec.gpus;
-    s.model = spec.device;
+    // A node without GPUs (a CPU pool's) has no GPU model, as the openb list's CPU nodes.
+    s.model = spec.gpus == 0 ? packing::NodeState::kNoModel : spec.device;
     for (int g = 0; g < spec.gpus; ++g) s.gpu_left[static_cast<std::size_t>(g)] = packing::kGpuMilli;
     nodes_.push_back(s);
     units_.push_back(frag_.units(s));

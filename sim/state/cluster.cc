@@ -45,7 +45,10 @@ Cluster::Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes
   empty_per_node_.resize(nodes_.size());
   while (room_leaves_ < nodes_.size()) room_leaves_ *= 2;
   room_tree_.assign(2 * room_leaves_, -std::numeric_limits<double>::infinity());
-  for (std::size_t n = 0; n < nodes_.size(); ++n) room_tree_[room_leaves_ + n] = kUnboundedRoom;
+  // A node without GPUs has no room for a GPU job (node_room -infinity, as with none available).
+  for (std::size_t n = 0; n < nodes_.size(); ++n) {
+    if (nodes_[n].gpus > 0) room_tree_[room_leaves_ + n] = kUnboundedRoom;
+  }
   for (std::size_t i = room_leaves_ - 1; i >= 1; --i) {
     room_tree_[i] = std::max(room_tree_[2 * i], room_tree_[2 * i + 1]);
   }
@@ -91,7 +94,8 @@ Cluster::Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes
   empty_per_rack_.assign(topology_.rack_count(), 0);
   empty_buckets_.reset(nodes_.size(), max_gpus_per_node_);
   for (NodeIndex n = 0; n < nodes_.size(); ++n) {
-    if (nodes_[n].device < 0 || static_cast<std::size_t>(nodes_[n].device) >= devices_.size()) {
+    if (nodes_[n].gpus > 0 &&
+        (nodes_[n].device < 0 || static_cast<std::size_t>(nodes_[n].device) >= devices_.size())) {
       throw std::logic_error("cluster: node device index out of range");
     }
     empty_per_node_[n] = nodes_[n].gpus;

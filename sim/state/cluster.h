@@ -26,9 +26,12 @@ namespace gpumux {
 
 using JobSlot = std::uint32_t;  // index of an active job in the engine's job table
 
+// NodeSpec::device of a node without GPUs (a CPU pool's node, node_groups gpus_per_node 0).
+inline constexpr int kNoDeviceIndex = -1;
+
 struct NodeSpec {
   std::string name;
-  int device = 0;  // index into the cluster's device list
+  int device = 0;  // index into the cluster's device list; kNoDeviceIndex when gpus is 0
   int gpus = 0;
   int rack = 0;
   bool nvlink = false;
@@ -72,9 +75,11 @@ struct GpuState {
 
 class Cluster {
  public:
-  // Precondition: every node has gpus >= 1 and a valid device index; racks are dense from 0.
-  // (Nodes without GPUs, e.g. the openb list's CPU-only machines, are left out by the scenario
-  // reader: node indices, racks and per-node scans all assume at least one GPU.)
+  // Precondition: every node with GPUs has a valid device index; racks are dense from 0. A
+  // node may have no GPU (a CPU pool's node, NodeSpec::device kNoDeviceIndex): it holds CPU-only
+  // jobs on its declared cores, is in no empty-GPU bucket above 0, its room is -infinity, and
+  // GPU placement never picks it. (The openb list's CPU-only machines are still left out by the
+  // scenario reader, so that openb clusters keep their node numbering.)
   // With `pool`: exactly one node, of pool->gpus GPUs.
   Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes,
           std::optional<PoolSpec> pool = std::nullopt);

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -401,6 +402,111 @@ TEST(Cli, HeaderOnlyTraceIsBadInputEverywhere) {
   EXPECT_NE(plan.err.find("the trace has no jobs"), std::string::npos) << plan.err;
   const auto compare = run_cli({"compare", s, "--models", "exclusive,mps"});
   EXPECT_EQ(compare.code, 2) << compare.err;
+  testing::fs::remove_all(dir);
+}
+
+// trace.filter: the removed jobs are counted in summary.json (kept + filtered out = read, and
+// none of them is a skipped row); a filter that keeps nothing is bad input everywhere.
+TEST(Cli, TraceFilterCountsWhatItRemovesAndNothingKeptIsBadInput) {
+  const auto dir = testing::temp_dir("cli_trace_filter");
+  testing::write_file(dir / "trace.csv",
+                      "id,submit_s,gpus,runtime_s,cpus\na,0,1,10,0\nc1,1,0,10,2\nb,2,2,10,0\n"
+                      "c2,3,0,10,2\nd,4,1,10,0\n");
+  testing::write_file(dir / "s.json", R"({"name": "filtered",
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 2, "device": "T4"}]},
+    "trace": {"file": "trace.csv", "filter": {"gpus": {"min": 1}}}})");
+  const auto s = (dir / "s.json").string();
+  const auto out = dir / "out";
+  const auto run = run_cli({"run", s, "--out", out.string()});
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.out.find("2 jobs filtered out by trace.filter (gpus 2)"), std::string::npos)
+      << run.out;
+  std::ifstream in(out / "summary.json");
+  const auto summary = nlohmann::json::parse(in);
+  const auto& trace = summary["trace"];
+  EXPECT_EQ(trace["filtered_out"], (nlohmann::json{{"jobs", 2}, {"by_criterion", {{"gpus", 2}}}}));
+  EXPECT_EQ(trace["skipped"], 0);
+  const auto arrived = summary["metrics"]["jobs"]["arrived"].get<std::uint64_t>();
+  EXPECT_EQ(arrived, 3u);
+  EXPECT_EQ(arrived + trace["filtered_out"]["jobs"].get<std::uint64_t>(),
+            trace["rows"].get<std::uint64_t>());
+  EXPECT_EQ(summary["metrics"]["jobs"]["rejected"], 0);  // the CPU-only rows never arrived
+
+  const std::string none = "trace.filter={\"gpus\": {\"min\": 3}}";
+  const auto empty = run_cli({"run", s, "--out", (dir / "out2").string(), "--set", none});
+  EXPECT_EQ(empty.code, 2);
+  EXPECT_NE(empty.err.find("trace.csv: 0 jobs after trace.filter (5 removed: gpus 5)"),
+            std::string::npos)
+      << empty.err;
+  EXPECT_FALSE(testing::fs::exists(dir / "out2" / "summary.json"));
+  const auto plan = run_cli(
+      {"plan", s, "--models", "exclusive", "--objective", "queue_p95_s<=60", "--set", none});
+  EXPECT_EQ(plan.code, 2) << plan.err;
+  EXPECT_NE(plan.err.find("0 jobs after trace.filter"), std::string::npos) << plan.err;
+  const auto compare = run_cli({"compare", s, "--models", "exclusive,mps", "--set", none});
+  EXPECT_EQ(compare.code, 2) << compare.err;
+  EXPECT_NE(compare.err.find("0 jobs after trace.filter"), std::string::npos) << compare.err;
+  testing::fs::remove_all(dir);
+}
+
+// A CPU pool beside a GPU group: the CPU-only jobs run on it (the GPU group declares no cores,
+// so they can run nowhere else) and finish, and the GPU metrics are those of the GPU jobs alone
+// on the GPU group (the same run without the pool, filtered to the GPU jobs). By hand: a (1
+// GPU) and b (2 GPUs) run 0-100, c (4 GPUs) waits for them, 100-150: 500 GPU-s over 4 GPUs x
+// 150 s. The pool's 16 cores hold x (4) and y (8) at once; z (8) waits for x, 100-130.
+TEST(Cli, CpuPoolRunsTheCpuJobsAndLeavesGpuMetricsAlone) {
+  const auto dir = testing::temp_dir("cli_cpu_pool");
+  testing::write_file(dir / "trace.csv",
+                      "id,submit_s,gpus,runtime_s,cpus\na,0,1,100,0\nb,0,2,100,0\nx,0,0,100,4\n"
+                      "y,5,0,100,8\nz,5,0,30,8\nc,10,4,50,0\n");
+  testing::write_file(dir / "s.json", R"({"name": "cpu-pool",
+    "cluster": {"node_groups": [{"name": "gpu", "nodes": 1, "gpus_per_node": 4, "device": "T4"},
+                                {"name": "cpu", "nodes": 1, "gpus_per_node": 0, "cpus": 16}]},
+    "trace": {"file": "trace.csv"}})");
+  const auto s = (dir / "s.json").string();
+  const auto read = [](const testing::fs::path& folder) {
+    std::ifstream in(folder / "summary.json");
+    return nlohmann::json::parse(in);
+  };
+  const auto with_pool = run_cli({"run", s, "--out", (dir / "pool").string(), "--quiet"});
+  ASSERT_EQ(with_pool.code, 0) << with_pool.err;
+  const auto pool = read(dir / "pool");
+  EXPECT_EQ(pool["metrics"]["jobs"]["finished"], 6);
+  EXPECT_EQ(pool["metrics"]["jobs"]["rejected"], 0);
+  std::ifstream jobs(dir / "pool" / "jobs.csv");
+  std::string line;
+  std::map<std::string, std::string> rows;
+  while (std::getline(jobs, line)) rows[line.substr(0, line.find(','))] = line;
+  EXPECT_EQ(rows["z"].rfind("z,finished,5,0,30,100,130,", 0), 0u) << rows["z"];
+  EXPECT_EQ(rows["c"].rfind("c,finished,10,4,50,100,150,", 0), 0u) << rows["c"];
+  const auto gpus_only = run_cli(
+      {"run", s, "--out", (dir / "gpus").string(), "--quiet", "--set",
+       R"(cluster.node_groups=[{"name": "gpu", "nodes": 1, "gpus_per_node": 4, "device": "T4"}])",
+       "--set", R"(trace.filter={"gpus": {"min": 1}})"});
+  ASSERT_EQ(gpus_only.code, 0) << gpus_only.err;
+  const auto gpus = read(dir / "gpus");
+  EXPECT_EQ(pool["metrics"]["gpus"], 4);
+  for (const char* m : {"gpus", "gpu_allocation_ratio", "sm_busy_utilization",
+                        "mean_allocated_gpus", "peak_allocated_gpus", "makespan_s"}) {
+    EXPECT_EQ(pool["metrics"][m], gpus["metrics"][m]) << m;
+  }
+  EXPECT_DOUBLE_EQ(pool["metrics"]["gpu_allocation_ratio"].get<double>(), 500.0 / 600.0);
+  // CPU pools alone: every GPU job is rejected with its reason, the CPU-only jobs run.
+  const auto alone = run_cli(
+      {"run", s, "--out", (dir / "alone").string(), "--quiet", "--set",
+       R"(cluster.node_groups=[{"name": "cpu", "nodes": 1, "gpus_per_node": 0, "cpus": 16}])"});
+  ASSERT_EQ(alone.code, 0) << alone.err;
+  const auto cpu = read(dir / "alone");
+  EXPECT_EQ(cpu["metrics"]["jobs"]["rejected"], 3);
+  EXPECT_EQ(cpu["metrics"]["jobs"]["finished"], 3);
+  EXPECT_TRUE(cpu["metrics"]["gpu_allocation_ratio"].is_null());  // a share of no GPU
+  // Without cores a group of no GPU is refused, naming the field.
+  const auto refused = run_cli(
+      {"validate", s, "--set", R"(cluster.node_groups=[{"nodes": 1, "gpus_per_node": 0}])"});
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.err.find("#/cluster/node_groups/0/gpus_per_node: field 'gpus_per_node'"),
+            std::string::npos)
+      << refused.err;
   testing::fs::remove_all(dir);
 }
 

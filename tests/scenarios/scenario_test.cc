@@ -401,6 +401,49 @@ TEST(ParseScenario, NodeGroupCpusAreOptionalAndEchoed) {
   EXPECT_EQ(s.resolved["cluster"]["node_groups"][1]["cpus"], 96);
 }
 
+// A node group without GPUs is a CPU pool: it needs cores, names no device of the cluster, and
+// adds nodes but no GPU.
+TEST(ParseScenario, CpuPoolGroupAddsNodesWithCoresAndNoGpu) {
+  json doc = minimal();
+  doc["cluster"]["node_groups"].push_back(
+      {{"name", "cpu"}, {"nodes", 3}, {"gpus_per_node", 0}, {"cpus", 64}});
+  const Scenario s = parse(doc);
+  ASSERT_EQ(s.nodes.size(), 5u);
+  EXPECT_EQ(s.gpu_count(), 8u);
+  EXPECT_EQ(s.devices.size(), 1u);
+  EXPECT_EQ(s.nodes[4].gpus, 0);
+  EXPECT_EQ(s.nodes[4].device, kNoDeviceIndex);
+  EXPECT_DOUBLE_EQ(*s.nodes[4].cpus, 64.0);
+  const auto& echo = s.resolved["cluster"]["node_groups"][1];
+  EXPECT_EQ(echo["gpus_per_node"], 0);
+  EXPECT_EQ(echo["device"], "none");
+  EXPECT_EQ(echo["cpus"], 64);
+  // A device, when given, must be known, and still adds none to the cluster.
+  doc["cluster"]["node_groups"][1]["device"] = "T4";
+  EXPECT_EQ(parse(doc).devices.size(), 1u);
+  doc["cluster"]["node_groups"][1]["device"] = "Z9";
+  EXPECT_THAT(input_error_message([&] { parse(doc); }),
+              HasSubstr("#/cluster/node_groups/1/device"));
+  // CPU pools alone: a cluster of no GPU (GPU jobs are then rejected at arrival).
+  doc["cluster"]["node_groups"].erase(0);
+  doc["cluster"]["node_groups"][0].erase("device");
+  EXPECT_EQ(parse(doc).gpu_count(), 0u);
+}
+
+TEST(ParseScenario, GroupWithoutGpusNeedsCores) {
+  json doc = minimal();
+  doc["cluster"]["node_groups"].push_back({{"nodes", 1}, {"gpus_per_node", 0}});
+  EXPECT_THAT(input_error_message([&] { parse(doc); }),
+              HasSubstr("#/cluster/node_groups/1/gpus_per_node: field 'gpus_per_node': a node "
+                        "group without GPUs is a CPU pool for CPU-only jobs and needs 'cpus' > 0"));
+  doc["cluster"]["node_groups"][1]["cpus"] = 0;
+  EXPECT_THAT(input_error_message([&] { parse(doc); }),
+              HasSubstr("#/cluster/node_groups/1/gpus_per_node: field 'gpus_per_node'"));
+  doc["cluster"]["node_groups"][1]["gpus_per_node"] = -1;
+  EXPECT_THAT(input_error_message([&] { parse(doc); }),
+              HasSubstr("#/cluster/node_groups/1/gpus_per_node: field 'gpus_per_node'"));
+}
+
 TEST(NodesCsv, RealOpenbNodeListIfPresent) {
   const std::string path = (std::filesystem::path(testing::source_dir()) /
                             "../shared/data/alibaba-gpu-v2023/openb_node_list_all_node.csv")

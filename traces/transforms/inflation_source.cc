@@ -16,6 +16,11 @@ InflatingSource::InflatingSource(JobSource& upstream, const InflationConfig& con
 
 void InflatingSource::read_list() {
   read_ = true;
+  if (cluster_milli_ <= 0) {
+    throw InputError(where_, "inflation",
+                     "the load is a share of the cluster's GPUs, and this cluster has none (CPU "
+                     "pools alone): give cluster_gpus");
+  }
   JobSpec job;
   double demand = 0.0;  // sum of gpus x gpu_milli x runtime (milli-GPU-seconds)
   while (upstream_.next(job)) {

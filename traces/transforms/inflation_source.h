@@ -39,7 +39,8 @@ class InflatingSource : public JobSource {
   InflatingSource(JobSource& upstream, const InflationConfig& config, std::int64_t cluster_milli,
                   std::uint64_t seed, std::string where);
 
-  // Throws InputError (at `where`) when the list is empty, too long, or asks for no GPU time.
+  // Throws InputError (at `where`) when the list is empty, too long, or asks for no GPU time,
+  // and when cluster_milli is 0 (a cluster of CPU pools alone, without cluster_gpus).
   bool next(JobSpec& job) override;
   std::uint64_t skipped_rows() const override { return upstream_.skipped_rows(); }
 
