@@ -41,6 +41,7 @@ struct PlanBase {
   bool inflation = false;
   double load_factor = 1.0;
   std::vector<PlanDevice> groups;  // each node group's device and GPUs per node
+  std::shared_ptr<TraceCache> trace_cache;  // never null
 };
 
 nlohmann::json sized_document(const PlanBase& base, const std::string& model,
@@ -89,6 +90,7 @@ PlanSeedRun run_seed(const PlanBase& base, const PlanModelResult& model,
       sized_document(base, model.model, params, placement, size, seed), base.file, base.base_dir);
   RunOptions options;
   options.write_outputs = false;
+  options.trace_cache = base.trace_cache.get();
   const RunReport report = run_scenario(s, options);
   PlanSeedRun run;
   run.seed = seed;
@@ -216,6 +218,7 @@ PlanBase load_base(const PlanRequest& request, PlanResult& result) {
     throw InputError("--load", "load", "a load factor must be > 0");
   }
   base.load_factor = request.load_factor;
+  base.trace_cache = request.trace_cache ? request.trace_cache : std::make_shared<TraceCache>();
   result.load_factor = request.load_factor;
   result.price_per_gpu_hour = request.price_per_gpu_hour;
   // Placements: the scenario's own first, then spread.

@@ -47,6 +47,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -57,6 +58,7 @@
 #include "analysis/plan/objective.h"
 #include "analysis/run/model_choice.h"
 #include "analysis/run/rejection_tally.h"
+#include "analysis/run/trace_cache.h"
 #include "sim/core/device.h"
 
 namespace gpumux {
@@ -78,7 +80,11 @@ struct PlanRequest {
   int curve_to_nodes = 0;               // nodes lie in [from, to] is run
   double load_factor = 1.0;             // > 0: trace.load_factor for every run (1: as read)
   double price_per_gpu_hour = 0.0;      // >= 0; 0: no cost in money
-  MigLayoutRequest mig_layouts;         // the layouts searched for MIG models
+  // Every run reads the trace through this cache (analysis/run/trace_cache.h), so that a plan
+  // reads each trace once per seed; several plans of one command (loads, sensitivity ends) may
+  // share it. Null: run_plan makes its own.
+  std::shared_ptr<TraceCache> trace_cache;
+  MigLayoutRequest mig_layouts;  // the layouts searched for MIG models
 };
 
 // One seed's run of one probe.

@@ -17,6 +17,7 @@
 #include "analysis/report/html_report.h"
 #include "analysis/run/progress.h"
 #include "analysis/run/rejection_tally.h"
+#include "analysis/run/trace_cache.h"
 #include "sim/base/atomic_file.h"
 #include "sim/invariants/invariant_checker.h"
 #include "sim/placement/placement.h"
@@ -46,13 +47,22 @@ std::string trace_name(const Scenario& scenario) {
 
 // The scenario's jobs counted by kind, for the typical jobs of the FGD fragmentation measure:
 // the trace is read once more, ahead of the run, holding one count per distinct kind.
-JobKindCounts share_workload(const Scenario& scenario) {
+// The scenario's trace as its reader gives it, through `cache` when there is one.
+std::unique_ptr<TraceSource> open_trace_of(const Scenario& scenario, TraceCache* cache) {
+  const std::uint64_t seed = scenario.seed ^ 0x9e3779b97f4a7c15ULL;
+  if (cache) {
+    return cache->open(scenario.trace.path, scenario.trace.format, scenario.trace.defaults, seed);
+  }
+  return open_scenario_trace(scenario.trace.path, scenario.trace.format, scenario.trace.defaults,
+                             seed);
+}
+
+JobKindCounts share_workload(const Scenario& scenario, TraceCache* cache) {
   std::unique_ptr<JobSource> source;
   if (scenario.trace.generated) {
     source = std::make_unique<GeneratedJobs>(scenario.trace.generator, scenario.seed);
   } else {
-    source = open_scenario_trace(scenario.trace.path, scenario.trace.format,
-                                 scenario.trace.defaults, scenario.seed ^ 0x9e3779b97f4a7c15ULL);
+    source = open_trace_of(scenario, cache);
   }
   // The typical jobs are those the run will see: the kept ones.
   std::unique_ptr<FilteringSource> filtered;
@@ -89,8 +99,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     generated = std::make_unique<GeneratedJobs>(scenario.trace.generator, scenario.seed);
     source = generated.get();
   } else {
-    trace = open_scenario_trace(scenario.trace.path, scenario.trace.format, scenario.trace.defaults,
-                                scenario.seed ^ 0x9e3779b97f4a7c15ULL);
+    trace = open_trace_of(scenario, options.trace_cache);
     source = trace.get();
   }
 
@@ -180,7 +189,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   const bool share_placement = placement_info->share_aware;
   std::unique_ptr<ShareView> share_view;
   if (share_placement || scenario.model->limits_compute_shares()) {
-    share_view = std::make_unique<ShareView>(cluster, share_workload(scenario),
+    share_view = std::make_unique<ShareView>(cluster, share_workload(scenario, options.trace_cache),
                                              scenario.file + "#/scheduler/placement");
   }
   std::unique_ptr<PlacementPolicy> placement =

@@ -15,6 +15,8 @@
 
 namespace gpumux {
 
+class TraceCache;
+
 struct RunOptions {
   bool write_outputs = true;
   std::ostream* progress = nullptr;  // periodic progress lines on long runs, or none
@@ -24,6 +26,9 @@ struct RunOptions {
   // environment variable GPUMUX_CHECK_INVARIANTS is set to anything but "" or "0" (the test
   // suite sets it), so that every run of a test is checked.
   bool check_invariants = false;
+  // Read the trace through this cache (analysis/run/trace_cache.h): a command that runs one
+  // trace many times reads it once. Null: read the file. Outputs are the same either way.
+  TraceCache* trace_cache = nullptr;
 };
 
 // Whether GPUMUX_CHECK_INVARIANTS asks for invariant checks (see RunOptions::check_invariants).

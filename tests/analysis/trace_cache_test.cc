@@ -1,0 +1,113 @@
+#include "analysis/run/trace_cache.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "analysis/plan/plan.h"
+#include "analysis/run/run.h"
+#include "scenarios/scenario.h"
+#include "sim/base/input_error.h"
+
+namespace gpumux {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TraceCacheTest : public ::testing::Test {
+ protected:
+  TraceCacheTest()
+      : dir_(fs::temp_directory_path() / ("gpumux_trace_cache_" + std::to_string(::getpid()))) {
+    fs::create_directories(dir_);
+    // Defaults drawn per row (so the seed matters), a comment line (a skip count) and a row
+    // filtered out by the scenario below.
+    std::string trace = "id,submit_s,gpus,runtime_s\n# a comment\n";
+    for (int i = 0; i < 30; ++i) {
+      trace += "j" + std::to_string(i) + "," + std::to_string(20 * i) + "," +
+               std::to_string(i == 7 ? 4 : 1) + "," + std::to_string(100 + 13 * i) + "\n";
+    }
+    std::ofstream(dir_ / "trace.csv") << trace;
+    std::ofstream(dir_ / "s.json") << R"({"name": "cache", "seed": 11,
+      "cluster": {"node_groups": [{"name": "a", "nodes": 2, "gpus_per_node": 2,
+        "device": "A100-80GB"}]},
+      "sharing": {"model": "mps"},
+      "trace": {"file": "trace.csv", "filter": {"gpus": {"max": 2}},
+        "defaults": {"sm_util": {"uniform": [0.1, 0.9]},
+                     "memory_mib": {"choice": [4096, 30000]}}}})";
+  }
+  ~TraceCacheTest() override { fs::remove_all(dir_); }
+
+  nlohmann::json summary(TraceCache* cache, std::uint64_t seed) {
+    ScenarioOverrides o;
+    o.seed = seed;
+    RunOptions options;
+    options.write_outputs = false;
+    options.trace_cache = cache;
+    return run_scenario(load_scenario((dir_ / "s.json").string(), o), options).summary;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(TraceCacheTest, ARunThroughTheCacheHasTheSameSummary) {
+  TraceCache cache;
+  for (std::uint64_t seed : {11u, 12u}) {
+    SCOPED_TRACE(seed);
+    const auto direct = summary(nullptr, seed);
+    const auto first = summary(&cache, seed);   // read
+    const auto second = summary(&cache, seed);  // replayed
+    EXPECT_EQ(first.dump(), direct.dump());
+    EXPECT_EQ(second.dump(), direct.dump());
+  }
+  // One read per seed: the defaults are drawn per seed, so each seed is a key of its own.
+  EXPECT_EQ(cache.reads(), 2u);
+  // The seeds' draws differ: the cache did not hand one seed's jobs to the other.
+  EXPECT_NE(summary(&cache, 11)["metrics"].dump(), summary(&cache, 12)["metrics"].dump());
+}
+
+TEST_F(TraceCacheTest, APlanOverFourModelsReadsTheTraceOncePerSeed) {
+  PlanRequest r;
+  r.scenario_file = (dir_ / "s.json").string();
+  for (const char* m : {"exclusive", "timeslice", "mps", "mig"}) r.models.push_back({m, {}});
+  r.objectives = plan_objectives({"queue_p95_s<=600"}, /*jct_guard=*/true);
+  r.threads = 2;
+  r.max_nodes = 8;
+  r.seeds = 2;
+  r.trace_cache = std::make_shared<TraceCache>();
+  const PlanResult plan = run_plan(r, nullptr);
+  EXPECT_GT(plan.runs, 20u);
+  EXPECT_EQ(r.trace_cache->reads(), 2u);
+  // The answers are those of a plan that reads the file at every run.
+  PlanRequest uncached = r;
+  uncached.trace_cache = nullptr;
+  const PlanResult again = run_plan(uncached, nullptr);
+  ASSERT_EQ(again.models.size(), plan.models.size());
+  for (std::size_t m = 0; m < plan.models.size(); ++m) {
+    SCOPED_TRACE(plan.models[m].model);
+    EXPECT_EQ(again.models[m].met, plan.models[m].met);
+    if (plan.models[m].met) EXPECT_EQ(again.models[m].answer->nodes, plan.models[m].answer->nodes);
+    ASSERT_EQ(again.models[m].probes.size(), plan.models[m].probes.size());
+    for (std::size_t p = 0; p < plan.models[m].probes.size(); ++p) {
+      EXPECT_EQ(again.models[m].probes[p].metrics.dump(), plan.models[m].probes[p].metrics.dump());
+    }
+  }
+}
+
+TEST_F(TraceCacheTest, AnUnreadableTraceFailsEveryRunThatAsks) {
+  std::ofstream(dir_ / "trace.csv") << "id,submit_s,gpus,runtime_s\nj0,0,1,100\nj1,oops,1,100\n";
+  TraceCache cache;
+  for (int i = 0; i < 2; ++i) {
+    try {
+      summary(&cache, 11);
+      FAIL() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("trace.csv:3"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(cache.reads(), 1u);
+}
+
+}  // namespace
+}  // namespace gpumux
