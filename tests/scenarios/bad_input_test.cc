@@ -117,7 +117,7 @@ const BadInput kCases[] = {
      "expected an integer in"},
     {"scenario_too_many_gpus_per_node.json", Reader::kScenario,
      "scenario_too_many_gpus_per_node.json#/cluster/node_groups/0/gpus_per_node", "gpus_per_node",
-     "[1, 64]"},
+     "[0, 64]"},
     {"scenario_empty_node_groups.json", Reader::kScenario,
      "scenario_empty_node_groups.json#/cluster/node_groups", "node_groups", "non-empty array"},
     {"scenario_both_groups_and_nodes_csv.json", Reader::kScenario,
