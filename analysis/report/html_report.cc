@@ -251,8 +251,9 @@ void plan_table(std::ostringstream& page, const std::string& dir, const json& do
   const auto charts = plan_knee_charts(doc);
   if (!charts.empty()) {
     page << "<p class=\"note\">Each objective against cluster size, per model and placement "
-            "(every size the search ran); the horizontal line is the objective's bound, a dot "
-            "the model's answer.</p>\n";
+            "(every size the search ran up to twice the largest answer; MIG searches stopped after "
+            "one size by rejections no size cures are left out); the horizontal line is the "
+            "objective's bound, a dot the model's answer.</p>\n";
     for (const auto& spec : charts) chart(page, spec);
   }
   sensitivity_table(page, doc);

@@ -39,15 +39,33 @@ std::vector<ChartSpec> plan_knee_charts(const json& plan) {
     spec.no_data_reason = "no size produced a value";
     spec.width = 900;
     spec.height = 360;
+    // Beyond twice the largest answer the curves are flat (the doubling's probes): cut there,
+    // so the knee fills the chart.
+    double x_limit = INFINITY;
+    double largest_answer = 0;
+    for (const auto& m : plan["models"]) {
+      if (m.value("met", false)) largest_answer = std::max(largest_answer, number_at(m, "nodes"));
+    }
+    if (largest_answer > 0) x_limit = 2 * largest_answer;
     double lo_x = INFINITY, hi_x = -INFINITY, hi_y = 0;
     for (const auto& m : plan["models"]) {
       const std::string model = m.value("model", "");
       if (!m.contains("placements")) continue;
+      const std::string answer_layout =
+          m.contains("layout") && m["layout"].is_object() ? m["layout"].value("name", "") : "";
       for (const auto& pl : m["placements"]) {
+        // A search stopped after one size (rejections no size cures) has no curve to draw.
+        if (!pl.contains("probes") || pl["probes"].size() < 2) continue;
+        // plan.json names a search's layout as a string (the model's answer: {name, ...}).
+        const std::string layout = pl.contains("layout") && pl["layout"].is_string()
+                                       ? pl["layout"].get<std::string>()
+                                       : "";
         ChartSeries series;
-        series.name = model + "/" + pl.value("placement", "");
+        series.name =
+            model + (layout.empty() ? "" : " " + layout) + "/" + pl.value("placement", "");
         for (const auto& p : pl["probes"]) {
           const ChartPoint point{number_at(p, "nodes"), objective_at(p, text)};
+          if (point.x > x_limit) continue;
           series.points.push_back(point);
           if (std::isfinite(point.x) && std::isfinite(point.y)) {
             lo_x = std::min(lo_x, point.x);
@@ -55,17 +73,17 @@ std::vector<ChartSpec> plan_knee_charts(const json& plan) {
             hi_y = std::max(hi_y, point.y);
           }
         }
-        // The model's answer, on the placement that gave it.
-        if (m.value("met", false) && m.value("placement", "") == pl.value("placement", "") &&
-            m["at_answer"].is_object()) {
+        // The model's answer, on the placement (and layout) that gave it.
+        const bool answer = m.value("met", false) &&
+                            m.value("placement", "") == pl.value("placement", "") &&
+                            layout == answer_layout && m["at_answer"].is_object();
+        if (answer) {
           series.marks.push_back(
               {number_at(m["at_answer"], "nodes"), objective_at(m["at_answer"], text)});
+          series.name += " (answer)";
         }
         std::sort(series.points.begin(), series.points.end(),
                   [](const ChartPoint& a, const ChartPoint& b) { return a.x < b.x; });
-        if (m.value("met", false) && m.value("placement", "") == pl.value("placement", "")) {
-          series.name += " (answer)";
-        }
         spec.series.push_back(std::move(series));
       }
     }

@@ -12,7 +12,10 @@
 namespace gpumux {
 
 // One chart per objective the user gave, and the JCT guard (the always-applied counts are
-// left out: they are 0 or failed at every size shown in the table). Precondition: `plan` is one
+// left out: they are 0 or failed at every size shown in the table). A series per model,
+// MIG layout and placement searched; searches stopped after one size (rejections no size
+// cures) draw nothing, and sizes above twice the largest answer are left out (the doubling's
+// flat tail). Precondition: `plan` is one
 // plan's object (`models` an array); missing or non-numeric values are skipped.
 std::vector<ChartSpec> plan_knee_charts(const nlohmann::json& plan);
 

@@ -62,6 +62,46 @@ TEST(PlanCharts, OneKneeChartPerObjectiveWithTheBoundAndTheAnswer) {
   EXPECT_NE(svg_chart(queue).find("class=\"mark\""), std::string::npos);
 }
 
+// MIG searches: a series per layout and placement, named by the layout; the answer marked on
+// its own layout only; a search stopped after one size draws nothing; sizes above twice the
+// largest answer are cut.
+TEST(PlanCharts, MigLayoutsAreSeriesOfTheirOwn) {
+  auto plan = small_plan();
+  const auto probe = [](int nodes, double value) {
+    return nlohmann::json{{"nodes", nodes},
+                          {"objectives", {{"queueing_delay_s.p95<=60", {{"value", value}}}}}};
+  };
+  plan["models"].push_back(
+      {{"model", "mig"},
+       {"met", true},
+       {"placement", "best-fit"},
+       {"layout", {{"name", "7g.80gb"}}},
+       {"nodes", 4},
+       {"at_answer", probe(4, 0)},
+       {"placements",
+        {{{"placement", "best-fit"},
+          {"layout", "2x 3g.40gb"},
+          {"probes", {probe(1, 7000)}}},
+         {{"placement", "best-fit"},
+          {"layout", "7g.80gb"},
+          {"probes", {probe(2, 3000), probe(4, 0), probe(3, 100), probe(16, 0)}}},
+         {{"placement", "spread"},
+          {"layout", "7g.80gb"},
+          {"probes", {probe(2, 2000), probe(4, 0)}}}}}});
+  const auto charts = plan_knee_charts(plan);
+  const auto& series = charts[0].series;
+  // exclusive's two, mig's two drawn (the one-probe search left out), the bound.
+  ASSERT_EQ(series.size(), 5u);
+  EXPECT_EQ(series[2].name, "mig 7g.80gb/best-fit (answer)");
+  ASSERT_EQ(series[2].marks.size(), 1u);
+  EXPECT_EQ(series[2].marks[0].x, 4);
+  // 16 nodes lie beyond twice the largest answer (4): cut.
+  ASSERT_EQ(series[2].points.size(), 3u);
+  EXPECT_EQ(series[2].points.back().x, 4);
+  EXPECT_EQ(series[3].name, "mig 7g.80gb/spread");
+  EXPECT_TRUE(series[3].marks.empty());
+}
+
 TEST(PlanCharts, LoadChartSkipsLoadsWithoutAnAnswer) {
   const auto spec = plan_load_chart(nlohmann::json::parse(
       R"({"loads": [2, 1, 1.5], "gpus_by_load": [{"model": "mps", "gpus": [16, 8, null]}]})"));
