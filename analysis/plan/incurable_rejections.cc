@@ -36,6 +36,12 @@ std::string incurable_text(const std::vector<RejectionCount>& counts,
                                   : "the largest instance of layout " + capacity.name;
     out += " (needs up to " + std::to_string(c.most_memory.mib()) + " MiB per GPU; " + where +
            " holds " + std::to_string(capacity.largest.mib()) + " MiB";
+    // Memory that fits points at the other cause: the profile the jobs ask for by name.
+    if (c.profile_requests > 0) {
+      out += "; " + std::to_string(c.profile_requests) + " of them request MIG profile " +
+             c.profile + (c.profile_requests == c.jobs ? "" : " or others") +
+             " by name, which the layout must hold";
+    }
     if (c.most_gpus > 1 && !capacity.whole_gpus) {
       out += "; gangs of up to " + std::to_string(c.most_gpus) +
              " GPUs, and no GPU is whole (a gang never spans MIG instances)";

@@ -107,7 +107,8 @@ nlohmann::json objectives_json(const PlanResult& r, const std::vector<ObjectiveC
   return objectives;
 }
 
-// The rejected jobs by reason: [{reason, jobs, at_every_size, most_memory_mib, most_gpus}].
+// The rejected jobs by reason: [{reason, jobs, at_every_size, most_memory_mib, most_gpus,
+// profile_requests, profile (when some name one)}].
 nlohmann::json rejections_json(const std::vector<RejectionCount>& counts) {
   nlohmann::json out = nlohmann::json::array();
   for (const RejectionCount& c : counts) {
@@ -115,7 +116,9 @@ nlohmann::json rejections_json(const std::vector<RejectionCount>& counts) {
                    {"jobs", c.jobs},
                    {"at_every_size", rejected_at_every_size(c.reason)},
                    {"most_memory_mib", c.most_memory.mib()},
-                   {"most_gpus", c.most_gpus}});
+                   {"most_gpus", c.most_gpus},
+                   {"profile_requests", c.profile_requests}});
+    if (c.profile_requests > 0) out.back()["profile"] = c.profile;
   }
   return out;
 }

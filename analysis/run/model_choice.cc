@@ -1,5 +1,7 @@
 #include "analysis/run/model_choice.h"
 
+#include <optional>
+
 #include "models/sharing_registry.h"
 #include "scenarios/scenario.h"
 #include "sim/base/input_error.h"
@@ -12,6 +14,32 @@ nlohmann::json with_sharing(const nlohmann::json& document, const std::string& m
   doc["sharing"] = {{"model", model}, {"params", params}};
   return doc;
 }
+
+namespace {
+
+// {"DEVICE": ["7g.80gb"], ...}: per MIG-capable device of the scenario's cluster, the profile
+// with every compute slice (the largest memory among them, so never a +me one); nullopt when
+// no device supports MIG.
+std::optional<nlohmann::json> whole_gpu_layouts(const nlohmann::json& doc, const std::string& file,
+                                                const std::string& base_dir) {
+  const Scenario s =
+      parse_scenario(with_sharing(doc, "exclusive", nlohmann::json::object()), file, base_dir);
+  nlohmann::json layouts = nlohmann::json::object();
+  for (const DeviceProfile& d : s.devices) {
+    const MigProfile* best = nullptr;
+    for (const MigProfile& p : d.mig_profiles) {
+      if (!best || p.compute_slices > best->compute_slices ||
+          (p.compute_slices == best->compute_slices && p.memory > best->memory)) {
+        best = &p;
+      }
+    }
+    if (best) layouts[d.name] = nlohmann::json::array({best->name});
+  }
+  if (layouts.empty()) return std::nullopt;
+  return layouts;
+}
+
+}  // namespace
 
 ModelChoice choose_model_params(const nlohmann::json& doc, const std::string& file,
                                 const std::string& base_dir, const ModelRequest& m) {
@@ -49,8 +77,8 @@ ModelChoice choose_model_params(const nlohmann::json& doc, const std::string& fi
     // The scenario may name no sharing block at all (its model is then exclusive): a const
     // operator[] on a missing key is undefined behaviour, so look the params up with find.
     const auto sharing = doc.find("sharing");
-    const bool has_params = sharing != doc.end() && sharing->is_object() &&
-                            sharing->contains("params");
+    const bool has_params =
+        sharing != doc.end() && sharing->is_object() && sharing->contains("params");
     r.params = has_params ? sharing->at("params") : nlohmann::json::object();
     r.params_source = "the scenario's sharing.params (its model is " + m.name + ")";
     parsed = parse_with(r.params);
@@ -66,10 +94,28 @@ ModelChoice choose_model_params(const nlohmann::json& doc, const std::string& fi
       try {
         parsed = parse_with(r.params);
       } catch (const InputError&) {
-        throw InputError("--models", m.name,
-                         std::string("needs parameters for this cluster; give them with "
-                                     "--model-params ") +
-                             m.name + "='{...}' (" + e.what() + ")");
+        // A layout model whose example names profiles this cluster's devices lack: each
+        // device's whole-GPU instance, a layout every MIG device has (the planner searches
+        // others from there).
+        std::optional<nlohmann::json> whole;
+        if (r.params.contains("layout")) whole = whole_gpu_layouts(doc, file, base_dir);
+        if (whole) {
+          r.params = {{"layout", *whole}};
+          r.params_source =
+              "each device's whole-GPU MIG instance (the model has no defaults, and the example "
+              "of `gpumux models` names profiles this cluster's devices lack)";
+          try {
+            parsed = parse_with(r.params);
+          } catch (const InputError&) {
+            whole.reset();
+          }
+        }
+        if (!whole) {
+          throw InputError("--models", m.name,
+                           std::string("needs parameters for this cluster; give them with "
+                                       "--model-params ") +
+                               m.name + "='{...}' (" + e.what() + ")");
+        }
       }
     }
   }

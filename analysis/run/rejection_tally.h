@@ -15,10 +15,12 @@
 namespace gpumux {
 
 struct RejectionCount {
-  std::string reason;      // the engine's words (Engine::unplaceable_reason)
-  std::uint64_t jobs = 0;  // rejected for it
-  MemoryMiB most_memory;   // the largest peak memory per GPU among them
-  int most_gpus = 0;       // the largest gang among them
+  std::string reason;                  // the engine's words (Engine::unplaceable_reason)
+  std::uint64_t jobs = 0;              // rejected for it
+  MemoryMiB most_memory;               // the largest peak memory per GPU among them
+  int most_gpus = 0;                   // the largest gang among them
+  std::uint64_t profile_requests = 0;  // of them, jobs that name a MIG profile
+  std::string profile;                 // the first such profile (e.g. "1g.5gb")
 };
 
 // Collects RejectionCount per reason, in order of the reason's first rejection.

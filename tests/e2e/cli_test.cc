@@ -350,6 +350,38 @@ TEST(Cli, PlanRequestObjectivesNeedTheServicesStarted) {
   }
 }
 
+// mig without parameters on a device whose MIG table lacks the example's profiles (A100-40GB):
+// each device's whole-GPU instance, said so; the 7 services each request 1g.5gb by name, so every
+// other layout is refused at its first size with that reason, and on 1g.5gb (0.125 of the GPU)
+// a service offered 20 requests/s of 10 ms is overloaded at any size: not met, with the p99.
+TEST(Cli, PlanMigWithoutParamsStartsFromTheWholeGpuInstance) {
+  const auto s =
+      (testing::source_dir() / "scenarios/examples/inference_a100_timeslice.json").string();
+  const auto r =
+      run_cli({"plan", s, "--models", "exclusive,mig", "--objective", "request_p99_ms<=200",
+               "--threads", "2", "--max-nodes", "8", "--format", "json"});
+  ASSERT_EQ(r.code, 3) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& mig = j["models"][1];
+  // The search shown is the generated 7 x 1g.5gb (the requested profile); it started from the
+  // whole-GPU instance, which the first search ran.
+  EXPECT_EQ(mig["placements"][0]["layout"], "7g.40gb") << mig.dump();
+  EXPECT_NE(mig["params_source"].get<std::string>().find("whole-GPU MIG instance"),
+            std::string::npos);
+  EXPECT_FALSE(mig["met"].get<bool>());
+  bool profile_reason = false;
+  for (const auto& search : mig["placements"]) {
+    if (search.value("layout", "") != "7g.40gb") continue;
+    for (const auto& probe : search["probes"]) {
+      for (const auto& c : probe.value("rejected_by_reason", nlohmann::json::array())) {
+        profile_reason = profile_reason || (c.value("profile", "") == "1g.5gb" &&
+                                            c["profile_requests"].get<int>() == 7);
+      }
+    }
+  }
+  EXPECT_TRUE(profile_reason) << mig.dump();
+}
+
 TEST(Cli, PlanHelpTeachesObjectives) {
   const auto r = run_cli({"plan", "--help"});
   EXPECT_EQ(r.code, 0);
