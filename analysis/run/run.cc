@@ -272,7 +272,9 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     const TraceStats& st = trace->stats();
     nlohmann::json defaults_used = nlohmann::json::object();
     for (const auto& f : job_fields()) {
-      const auto rows = st.defaults.rows[static_cast<int>(f.field)];
+      // The jobs the run saw: the filter's removed jobs' defaults do not count.
+      const auto i = static_cast<int>(f.field);
+      const auto rows = st.defaults.rows[i] - (filtered ? filtered->removed_defaults().rows[i] : 0);
       if (rows == 0 || f.required) continue;
       defaults_used[std::string(f.name)] = {{"rows", rows},
                                             {"value", scenario.trace.defaults.value_json(f.field)},

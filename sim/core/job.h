@@ -53,6 +53,10 @@ struct JobSpec {
   // Non-null for an inference service (sim/core/service.h): `runtime` is then its wall-clock
   // lifetime, and its rate sets how fast it serves requests.
   std::shared_ptr<const ServiceSpec> service;
+  // Bit i set: trace field i (traces/fields/job_fields.h JobField) came from a default, not the
+  // trace; set by the trace readers, so that a filter can count the defaults of the jobs it
+  // keeps. 0 for generated jobs.
+  std::uint32_t defaulted_fields = 0;
 };
 
 }  // namespace gpumux

@@ -61,6 +61,10 @@ TEST_F(TraceCacheTest, ARunThroughTheCacheHasTheSameSummary) {
     EXPECT_EQ(first.dump(), direct.dump());
     EXPECT_EQ(second.dump(), direct.dump());
   }
+  // The defaults counted are those of the jobs the run saw: 29 kept of 30 (j7 asks 4 GPUs).
+  const nlohmann::json used = summary(&cache, 11)["trace"]["defaults_used"];
+  EXPECT_EQ(used["sm_util"]["rows"], 29);
+  EXPECT_EQ(used["memory_mib"]["rows"], 29);
   // One read per seed: the defaults are drawn per seed, so each seed is a key of its own.
   EXPECT_EQ(cache.reads(), 2u);
   // The seeds' draws differ: the cache did not hand one seed's jobs to the other.

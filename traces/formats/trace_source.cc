@@ -4,14 +4,16 @@
 #include <map>
 
 #include "sim/base/json_fields.h"
-#include "traces/io/csv_reader.h"
 #include "traces/fields/service_fields.h"
+#include "traces/io/csv_reader.h"
 #include "traces/io/text_input.h"
 
 namespace gpumux {
 
 void TraceSource::complete(JobSpec& job, const std::array<bool, kJobFieldCount>& present,
                            const std::string& where) {
+  static_assert(kJobFieldCount <= 32, "JobSpec::defaulted_fields holds one bit per field");
+  job.defaulted_fields = 0;
   for (const auto& f : job_fields()) {
     const int i = static_cast<int>(f.field);
     if (present[i]) continue;
@@ -20,6 +22,7 @@ void TraceSource::complete(JobSpec& job, const std::array<bool, kJobFieldCount>&
     }
     defaults_.fill(job, f.field, rng_);
     ++stats_.defaults.rows[i];
+    job.defaulted_fields |= 1u << i;
   }
   if (job.submit < last_submit_) {
     throw InputError(where, "submit_s",
@@ -217,8 +220,8 @@ class JsonlTraceSource : public TraceSource {
 
 }  // namespace
 
-std::unique_ptr<TraceSource> open_native_csv(const std::string& path,
-                                             const TraceDefaults& defaults, std::uint64_t seed) {
+std::unique_ptr<TraceSource> open_native_csv(const std::string& path, const TraceDefaults& defaults,
+                                             std::uint64_t seed) {
   return std::make_unique<CsvTraceSource>(path, native_dialect(), defaults, seed);
 }
 

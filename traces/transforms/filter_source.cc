@@ -72,6 +72,9 @@ bool FilteringSource::next(JobSpec& job) {
     }
     ++removed_;
     ++by_[static_cast<std::size_t>(*failed)];
+    for (std::size_t i = 0; i < kJobFieldCount; ++i) {
+      if (job.defaulted_fields & (1u << i)) ++removed_defaults_.rows[i];
+    }
   }
   if (kept_ == 0 && removed_ > 0) {
     std::string why;

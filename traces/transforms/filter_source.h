@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "sim/core/job_source.h"
+#include "traces/fields/job_fields.h"
 
 namespace gpumux {
 
@@ -59,6 +60,9 @@ class FilteringSource : public JobSource {
   std::uint64_t kept() const { return kept_; }
   std::uint64_t removed() const { return removed_; }
   std::uint64_t removed_by(FilterCriterion c) const { return by_[static_cast<std::size_t>(c)]; }
+  // Per trace field, removed jobs whose value came from a default (JobSpec::defaulted_fields):
+  // the reader's default counts minus these are the kept jobs' counts.
+  const DefaultUse& removed_defaults() const { return removed_defaults_; }
   // {"jobs": removed, "by_criterion": {name: removed by it}} over the criteria the filter uses,
   // for the run summary. Complete once next() has returned false.
   nlohmann::json summary() const;
@@ -70,6 +74,7 @@ class FilteringSource : public JobSource {
   std::uint64_t kept_ = 0;
   std::uint64_t removed_ = 0;
   std::array<std::uint64_t, kFilterCriterionCount> by_{};
+  DefaultUse removed_defaults_;
 };
 
 // "3,218": counts in messages, grouped by thousands.
