@@ -156,6 +156,23 @@ std::string percent_text(const json* v) {
   return short_number(100.0 * v->get<double>()) + "%";
 }
 
+// The trace fields every answer rests on: those filled from defaults (plan.json
+// defaulted_fields), with their value or distribution, source and rows.
+void assumptions_list(std::ostringstream& page, const json& doc) {
+  const json* fields = json_find(doc, "/defaulted_fields");
+  if (fields == nullptr || !fields->is_object() || fields->empty()) return;
+  page << "<p class=\"note\">Assumptions of every answer, trace fields filled from defaults:";
+  bool first = true;
+  for (const auto& [field, use] : fields->items()) {
+    page << (first ? " " : "; ") << "<code>" << escape_xml(field) << "</code> "
+         << escape_xml(value_text(json_find(use, "/value"))) << " ("
+         << escape_xml(value_text(json_find(use, "/source"))) << ", "
+         << escape_xml(value_text(json_find(use, "/rows"))) << " rows)";
+    first = false;
+  }
+  page << ".</p>\n";
+}
+
 // The plan's sensitivity (analysis/plan/sensitivity.h): per varied field, each model's answer
 // at the low end, as planned and at the high end; then the warnings.
 void sensitivity_table(std::ostringstream& page, const json& doc) {
@@ -256,6 +273,7 @@ void plan_table(std::ostringstream& page, const std::string& dir, const json& do
             "objective's bound, a dot the model's answer.</p>\n";
     for (const auto& spec : charts) chart(page, spec);
   }
+  assumptions_list(page, doc);
   sensitivity_table(page, doc);
 }
 

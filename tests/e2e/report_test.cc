@@ -197,6 +197,12 @@ TEST(Report, PlanFolderHoldsThePlanAndTheReportDrawsItsTable) {
                             std::to_string(m["gpus"].get<int>()) + "</td>";
     EXPECT_NE(html.find(row), std::string::npos) << row;
   }
+  // The assumptions every answer rests on and the sensitivity to them (the quickstart's
+  // sm_util and memory_mib defaults are distributions): one row per end and as planned.
+  EXPECT_NE(html.find("Assumptions of every answer"), std::string::npos);
+  EXPECT_NE(html.find("<code>sm_util</code> {&quot;uniform&quot;:[0.3,0.95]}"), std::string::npos);
+  EXPECT_NE(html.find("<h4>Sensitivity to the defaulted trace fields</h4>"), std::string::npos);
+  EXPECT_NE(html.find("<td>sm_util</td><td>0.3 (low end)</td>"), std::string::npos);
   // The same page from `gpumux report` on the folder.
   const auto again = run_cli({"report", dir.string(), "-o", (base / "again.html").string()});
   ASSERT_EQ(again.code, 0) << again.err;
