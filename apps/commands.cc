@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,11 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
     return ctx.action ? ctx.action() : kExitOk;
   } catch (const InputError& e) {
     err << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the user gave that the file system refuses (a symlink loop, no permission): the
+    // input's fault, named by its path, not an internal error.
+    err << "error: " << e.path1().string() << ": " << e.code().message() << "\n";
     return kExitBadInput;
   } catch (const std::exception& e) {
     err << "internal error: " << e.what() << "\n";

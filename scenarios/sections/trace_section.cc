@@ -171,7 +171,13 @@ void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
           "unknown trace format '" + s.trace.format + "' (valid: " + join_names(formats) + ")");
     }
     s.trace.path = resolve_path(base_dir, path);
-    if (!fs::exists(s.trace.path)) {  // a file, or a folder of tables (pai2020)
+    std::error_code ec;
+    const bool exists = fs::exists(s.trace.path, ec);  // a file, or a folder of tables (pai2020)
+    if (ec) {
+      throw InputError(trace.where("file"), "file",
+                       "cannot read the trace file " + s.trace.path + ": " + ec.message());
+    }
+    if (!exists) {
       throw InputError(trace.where("file"), "file", "trace file not found: " + s.trace.path);
     }
     echo["file"] = path;

@@ -53,6 +53,30 @@ TEST_F(Hostile, DeeplyNestedScenarioIsBadInputNotACrash) {
   EXPECT_TRUE(has(set.err, "nested deeper than 128 levels")) << set.err.substr(0, 200);
 }
 
+// Inputs that once grew without bound or blamed the program: an endless line, a symlink loop,
+// a memory profile whose period asks for ~10^8 events.
+TEST_F(Hostile, EndlessLineSymlinkLoopAndTinyPeriodAreBadInput) {
+  const auto s = write("t.json", scenario());
+  if (fs::exists("/dev/zero")) {
+    const auto zero = run_cli({"run", s, "--no-outputs", "--set", "trace.file=/dev/zero"});
+    EXPECT_EQ(zero.code, 2) << zero.err;
+    EXPECT_TRUE(has(zero.err, "/dev/zero:1: a line longer than 16 MiB")) << zero.err;
+  }
+  fs::create_symlink(dir_ / "loop-a", dir_ / "loop-b");
+  fs::create_symlink(dir_ / "loop-b", dir_ / "loop-a");
+  const auto loop =
+      run_cli({"run", s, "--no-outputs", "--set", "trace.file=" + (dir_ / "loop-a").string()});
+  EXPECT_EQ(loop.code, 2) << loop.err;
+  EXPECT_TRUE(has(loop.err, "cannot read the trace file")) << loop.err;
+  const auto spiky =
+      run_cli({"validate", s, "--set",
+               R"(trace.memory_profiles={"profiles": [{"name": "p", "steady_fraction": 0.5,
+          "spike_period_s": 1e-5, "spike_s": 1e-6}]})"});
+  EXPECT_EQ(spiky.code, 2) << spiky.err;
+  EXPECT_TRUE(has(spiky.err, "spike_period_s")) << spiky.err;
+  EXPECT_TRUE(has(spiky.err, "at least 1 s")) << spiky.err;
+}
+
 TEST_F(Hostile, NumberBeyondDoubleIsBadInput) {
   const auto s = write("s.json", scenario(R"(, "seed": 1e400)"));
   const auto r = run_cli({"validate", s});
@@ -152,8 +176,8 @@ TEST_F(Hostile, EndlessTimeseriesIsBadInputBeforeWritingIt) {
   EXPECT_FALSE(fs::exists(dir_ / "out" / "jobs.csv"));
 
   write("trace.csv", "id,submit_s,gpus,runtime_s\na,0,1,3600\n");
-  const auto fine =
-      write("f.json", scenario(R"(, "outputs": {"dir": ")" + out + R"(", "timeseries_interval_s": 0.001})"));
+  const auto fine = write("f.json", scenario(R"(, "outputs": {"dir": ")" + out +
+                                             R"(", "timeseries_interval_s": 0.001})"));
   const auto f = run_cli({"run", fine, "--quiet"});
   EXPECT_EQ(f.code, 2) << f.err;  // 3.6 million rows
   EXPECT_TRUE(has(f.err, "raise timeseries_interval_s")) << f.err;

@@ -7,6 +7,18 @@ namespace gpumux {
 
 namespace {
 
+// A period is 0 (none) or at least kMinProfilePeriodS: every period brings two memory events
+// per job, so a tiny one (1e-5 s) would ask for ~10^8 events of a day-long job.
+constexpr double kMinProfilePeriodS = 1.0;
+
+void require_bounded_period(JsonObject& p, const char* key, double period_s) {
+  if (period_s > 0 && period_s < kMinProfilePeriodS) {
+    throw InputError(p.where(key), key,
+                     "must be 0 (not periodic) or at least 1 s (each period costs two events per "
+                     "job; docs/limits.md)");
+  }
+}
+
 constexpr double kMaxSeconds = 1e9;
 
 std::vector<MemoryProfile::Step> parametric_steps(double ramp_s, double steady, double period_s,
@@ -48,6 +60,7 @@ std::shared_ptr<const MemoryProfile> parse_memory_profile(JsonObject& p) {
     }
     repeat_from_us = p.optional_number("repeat_from_s", 0.0, 0.0, kMaxSeconds) * 1e6;
     period_us = p.optional_number("period_s", 0.0, 0.0, kMaxSeconds) * 1e6;
+    require_bounded_period(p, "period_s", period_us / 1e6);
     for (const char* k : {"ramp_s", "steady_fraction", "spike_period_s", "spike_s", "stats"}) {
       p.allow(k);
     }
@@ -56,6 +69,7 @@ std::shared_ptr<const MemoryProfile> parse_memory_profile(JsonObject& p) {
     const double steady = p.required_number("steady_fraction", 0.0, 1.0);
     const double period_s = p.optional_number("spike_period_s", 0.0, 0.0, kMaxSeconds);
     const double spike_s = p.optional_number("spike_s", 0.0, 0.0, kMaxSeconds);
+    require_bounded_period(p, "spike_period_s", period_s);
     if (period_s > 0 && !(spike_s > 0 && spike_s < period_s)) {
       throw InputError(p.where("spike_s"), "spike_s",
                        "must be > 0 and shorter than spike_period_s");

@@ -103,6 +103,11 @@ bool TextInput::next_line(std::string& line) {
     }
     line.append(begin, available);
     pos_ = end_;
+    if (line.size() > kMaxLineBytes) {
+      throw InputError(where(), "",
+                       "a line longer than " + std::to_string(kMaxLineBytes >> 20) +
+                           " MiB: not a text trace (a binary or endless file?)");
+    }
     if (!refill()) break;
   }
   if (!line.empty() && line.back() == '\r') line.pop_back();

@@ -13,6 +13,11 @@
 
 namespace gpumux {
 
+// The longest line next_line reads, bytes: far above any real trace row (rows are under a few
+// KiB), and a bound on what a line-oriented read holds in memory, so that an endless or binary
+// file (/dev/zero, a gzip bomb of one line) fails at once instead of exhausting memory.
+inline constexpr std::size_t kMaxLineBytes = std::size_t{16} << 20;
+
 // Whether this build reads ".gz" paths (zlib was found).
 bool gzip_supported();
 
@@ -32,7 +37,8 @@ class TextInput {
     if (c == '\n') ++newlines_;
     return c;
   }
-  // Reads one line without its "\n" or "\r\n"; false at the end of the input.
+  // Reads one line without its "\n" or "\r\n"; false at the end of the input. Throws
+  // InputError naming the line when it is longer than kMaxLineBytes.
   bool next_line(std::string& line);
 
   const std::string& path() const { return path_; }
