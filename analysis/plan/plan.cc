@@ -40,7 +40,7 @@ struct PlanBase {
   std::size_t own_gpus = 0;
   bool inflation = false;
   double load_factor = 1.0;
-  std::vector<PlanDevice> groups;  // each node group's device and GPUs per node
+  std::vector<PlanDevice> groups;           // each node group's device and GPUs per node
   std::shared_ptr<TraceCache> trace_cache;  // never null
 };
 
@@ -167,9 +167,12 @@ PlanBase load_base(const PlanRequest& request, PlanResult& result) {
   const Scenario own = parse_scenario(base.document, base.file, base.base_dir);
   const auto& cluster = base.document["cluster"];
   if (!cluster.contains("node_groups")) {
+    const bool pool = cluster.contains("pool");
     throw InputError(base.file + "#/cluster", "node_groups",
-                     "gpumux plan scales the cluster's node groups; this scenario lists its "
-                     "nodes in a CSV (write them as node_groups to plan)");
+                     std::string("gpumux plan scales the cluster's node groups; this scenario ") +
+                         (pool ? "pools its GPUs (cluster.pool), which has no nodes to scale "
+                                 "(write the cluster as node_groups to plan)"
+                               : "lists its nodes in a CSV (write them as node_groups to plan)"));
   }
   std::vector<int> nodes;
   for (const auto& g : cluster["node_groups"]) nodes.push_back(g["nodes"].get<int>());

@@ -382,6 +382,20 @@ TEST(Cli, PlanMigWithoutParamsStartsFromTheWholeGpuInstance) {
   EXPECT_TRUE(profile_reason) << mig.dump();
 }
 
+// A pooled cluster has no nodes to scale: plan says so, not that the nodes are in a CSV.
+TEST(Cli, PlanRefusesAPooledClusterNamingThePool) {
+  const auto dir = testing::temp_dir("plan_pool");
+  testing::write_file(dir / "trace.csv", "id,submit_s,gpus,runtime_s\na,0,1,10\n");
+  testing::write_file(dir / "s.json", R"({"name": "pooled", "cluster": {"pool": {"gpus": 8, "cpus_per_gpu": 4}},
+    "trace": {"file": "trace.csv"}})");
+  const auto r = run_cli({"plan", (dir / "s.json").string(), "--models", "exclusive",
+                          "--objective", "queue_p95_s<=60"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("cluster.pool"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("CSV"), std::string::npos) << r.err;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Cli, PlanHelpTeachesObjectives) {
   const auto r = run_cli({"plan", "--help"});
   EXPECT_EQ(r.code, 0);
