@@ -17,7 +17,6 @@
 #include "scenarios/scenario.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
-#include "sim/placement/placement_registry.h"
 
 namespace gpumux {
 
@@ -59,13 +58,6 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
   result.scenario_name = own.name;
   result.scenario_file = own.file;
   for (int i = 0; i < request.seeds; ++i) result.seeds.push_back(own.seed + i);
-  const PlacementInfo* placement =
-      resolve_placement(own.placement, own.model->limits_compute_shares());
-  const bool shares =
-      own.model->limits_compute_shares() || (placement && placement->share_aware) ||
-      std::any_of(request.models.begin(), request.models.end(),
-                  [](const ModelRequest& m) { return m.name == "fractional"; });
-  result.metrics = compare_metrics(own.services.given, shares);
   reject_repeated_models(request.models);
   for (const auto& m : request.models) {
     CompareVariant v;
@@ -90,6 +82,11 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
       runs.push_back(std::move(s));
     }
   }
+  // The share rows when the scenario or any run reports them (compare_metrics.h).
+  const bool shares =
+      reports_shares(own) ||
+      std::any_of(runs.begin(), runs.end(), [](const Scenario& s) { return reports_shares(s); });
+  result.metrics = compare_metrics(own.services.given, shares);
 
   // The whole comparison goes into the folder's temporary twin, replaced only at the end: a
   // failed or stopped comparison leaves the folder as it was (output_folder.h).
