@@ -2,21 +2,22 @@
 
 #include <algorithm>
 #include <chrono>
-#include <memory>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 
 #include "analysis/compare/compare_report.h"
-#include "analysis/report/html_report.h"
-#include "analysis/stats/mean_interval.h"
+#include "analysis/metrics/summary_metrics.h"
 #include "analysis/output/number_text.h"
 #include "analysis/output/output_folder.h"
-#include "sim/base/parallel_tasks.h"
+#include "analysis/report/html_report.h"
 #include "analysis/run/run.h"
-#include "analysis/metrics/summary_metrics.h"
+#include "analysis/stats/mean_interval.h"
+#include "scenarios/override_source.h"
 #include "scenarios/scenario.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
+#include "sim/base/parallel_tasks.h"
 
 namespace gpumux {
 
@@ -52,7 +53,13 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
   const std::string base_dir = fs::path(file).parent_path().string();
   nlohmann::json document = read_json_file(file);
   for (const auto& a : request.sets) apply_override(document, a);
-  const Scenario own = parse_scenario(document, file, base_dir);
+  const Scenario own = [&] {
+    try {
+      return parse_scenario(document, file, base_dir);
+    } catch (const InputError& e) {
+      throw with_override_source(e, file, request.sets);
+    }
+  }();
 
   CompareResult result;
   result.scenario_name = own.name;
