@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "analysis/check/check.h"
+#include "analysis/check/check_junit.h"
 #include "analysis/output/output_folder.h"
 #include "apps/command_options.h"
 #include "apps/exit_codes.h"
@@ -15,6 +16,7 @@ namespace {
 struct CheckArgs {
   CheckRequest request;
   std::string format = "table";
+  std::string junit;  // "": no JUnit file
 };
 
 int run_check_command(const CheckArgs& a, std::ostream& out, std::ostream& err) {
@@ -22,6 +24,7 @@ int run_check_command(const CheckArgs& a, std::ostream& out, std::ostream& err) 
   std::optional<FolderLock> lock;
   if (!a.request.out_dir.empty()) lock.emplace(a.request.out_dir);
   const CheckResult result = run_check(a.request, isatty(STDERR_FILENO) ? &err : nullptr);
+  if (!a.junit.empty()) write_check_junit_file(result, a.junit);
   if (a.format == "json") {
     out << check_to_json(result).dump(2) << "\n";
   } else {
@@ -43,6 +46,10 @@ void configure_check_command(CLI::App& check, CommandContext& ctx) {
   check.add_option("--seed", a->request.seed, "override every scenario's seed");
   check.add_option("--out", a->request.out_dir,
                    "write each run's outputs to DIR/<scenario name> (default: write no files)");
+  check.add_option("--junit", a->junit,
+                   "also write the results as JUnit XML to FILE: one testcase per bound, "
+                   "failures with value, bound and note (written whole, also when a bound "
+                   "fails)");
   check.add_option("--format", a->format, "table (default) or json")
       ->check(CLI::IsMember({"table", "json"}));
   check.footer(

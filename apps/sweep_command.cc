@@ -1,10 +1,12 @@
 // `gpumux sweep` and `gpumux merge`: their options and exit codes (0 every run ended, 3 some run
 // failed: recorded, listed, the others merged; 2 bad input).
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
 #include "analysis/output/output_folder.h"
+#include "analysis/sweep/mpi_launch.h"
 #include "analysis/sweep/sweep.h"
 #include "analysis/sweep/sweep_merge.h"
 #include "apps/command_options.h"
@@ -94,6 +96,17 @@ void configure_merge_options(CLI::App& sub, MergeCommand& a) {
 }
 
 int run_sweep_command(const SweepCommand& a, std::ostream& out, std::ostream& err) {
+#ifdef GPUMUX_HAVE_MPI
+  constexpr bool kHaveMpi = true;
+#else
+  constexpr bool kHaveMpi = false;
+#endif
+  // Without MPI, each rank of `mpirun -np N` would run the whole sweep into the same folder.
+  if (const auto why =
+          mpi_launch_refusal([](const char* name) { return std::getenv(name); }, kHaveMpi)) {
+    if (mpi_rank_from_environment() != 0) return kExitBadInput;  // rank 0 alone says so
+    throw InputError("gpumux sweep", "", *why);
+  }
   SweepRequest request;
   request.sweep_file = a.sweep_file;
   request.out_dir = a.out_dir;

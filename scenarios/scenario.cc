@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "scenarios/override_source.h"
 #include "scenarios/sections/sections.h"
 #include "sim/base/json_depth.h"
 #include "sim/base/json_fields.h"
@@ -77,18 +78,7 @@ void apply_override(nlohmann::json& document, const std::string& assignment) {
   } catch (const nlohmann::json::out_of_range&) {
     throw InputError("--set " + assignment, path, "number out of range (beyond +-1.8e308)");
   }
-  if (path.front() != '/') {
-    std::string pointer;
-    std::size_t start = 0;
-    while (start <= path.size()) {
-      const auto dot = path.find('.', start);
-      pointer +=
-          "/" + path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-      if (dot == std::string::npos) break;
-      start = dot + 1;
-    }
-    path = pointer;
-  }
+  path = override_pointer(path);
   try {
     document[nlohmann::json::json_pointer(path)] = value;
   } catch (const nlohmann::json::exception& e) {
@@ -111,7 +101,11 @@ Scenario load_scenario(const std::string& path, const ScenarioOverrides& overrid
     if (outputs.is_null()) outputs = nlohmann::json::object();
     if (outputs.is_object()) outputs["dir"] = *overrides.out_dir;
   }
-  return parse_scenario(document, path, base);
+  try {
+    return parse_scenario(document, path, base);
+  } catch (const InputError& e) {
+    throw with_override_source(e, path, overrides.sets);
+  }
 }
 
 }  // namespace gpumux

@@ -2,22 +2,22 @@
 
 #include <algorithm>
 #include <chrono>
-#include <memory>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 
 #include "analysis/compare/compare_report.h"
-#include "analysis/report/html_report.h"
-#include "analysis/stats/mean_interval.h"
+#include "analysis/metrics/summary_metrics.h"
 #include "analysis/output/number_text.h"
 #include "analysis/output/output_folder.h"
-#include "sim/base/parallel_tasks.h"
+#include "analysis/report/html_report.h"
 #include "analysis/run/run.h"
-#include "analysis/metrics/summary_metrics.h"
+#include "analysis/stats/mean_interval.h"
+#include "scenarios/override_source.h"
 #include "scenarios/scenario.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
-#include "sim/placement/placement_registry.h"
+#include "sim/base/parallel_tasks.h"
 
 namespace gpumux {
 
@@ -53,19 +53,18 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
   const std::string base_dir = fs::path(file).parent_path().string();
   nlohmann::json document = read_json_file(file);
   for (const auto& a : request.sets) apply_override(document, a);
-  const Scenario own = parse_scenario(document, file, base_dir);
+  const Scenario own = [&] {
+    try {
+      return parse_scenario(document, file, base_dir);
+    } catch (const InputError& e) {
+      throw with_override_source(e, file, request.sets);
+    }
+  }();
 
   CompareResult result;
   result.scenario_name = own.name;
   result.scenario_file = own.file;
   for (int i = 0; i < request.seeds; ++i) result.seeds.push_back(own.seed + i);
-  const PlacementInfo* placement =
-      resolve_placement(own.placement, own.model->limits_compute_shares());
-  const bool shares =
-      own.model->limits_compute_shares() || (placement && placement->share_aware) ||
-      std::any_of(request.models.begin(), request.models.end(),
-                  [](const ModelRequest& m) { return m.name == "fractional"; });
-  result.metrics = compare_metrics(own.services.given, shares);
   reject_repeated_models(request.models);
   for (const auto& m : request.models) {
     CompareVariant v;
@@ -90,6 +89,11 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
       runs.push_back(std::move(s));
     }
   }
+  // The share rows when the scenario or any run reports them (compare_metrics.h).
+  const bool shares =
+      reports_shares(own) ||
+      std::any_of(runs.begin(), runs.end(), [](const Scenario& s) { return reports_shares(s); });
+  result.metrics = compare_metrics(own.services.given, shares);
 
   // The whole comparison goes into the folder's temporary twin, replaced only at the end: a
   // failed or stopped comparison leaves the folder as it was (output_folder.h).

@@ -1,5 +1,8 @@
 #include "analysis/compare/compare_metrics.h"
 
+#include "scenarios/scenario.h"
+#include "sim/placement/placement_registry.h"
+
 namespace gpumux {
 
 std::vector<CompareMetric> compare_metrics(bool services, bool shares) {
@@ -35,6 +38,12 @@ std::vector<CompareMetric> compare_metrics(bool services, bool shares) {
     rows.push_back(m);
   }
   return rows;
+}
+
+bool reports_shares(const Scenario& scenario) {
+  const bool limits = scenario.model->limits_compute_shares();
+  const PlacementInfo* placement = resolve_placement(scenario.placement, limits);
+  return limits || (placement && placement->share_aware);
 }
 
 }  // namespace gpumux

@@ -8,6 +8,8 @@
 
 namespace gpumux {
 
+struct Scenario;
+
 struct CompareMetric {
   std::string name;   // e.g. "jct_s.p95"
   std::string label;  // e.g. "JCT p95 (s)"
@@ -18,6 +20,14 @@ struct CompareMetric {
 // The rows, in table order; the request-latency rows only when `services` (the scenario has
 // inference services), the GPU-share rows (allocation by gpu_milli, FGD fragmentation) only
 // when `shares` (its model limits compute shares or its placement is share-aware).
+// `compare` and `sweep` both take their rows from here, so that compare.csv and sweep.csv hold
+// the same metrics for the same runs.
 std::vector<CompareMetric> compare_metrics(bool services, bool shares = false);
+
+// Whether a run of `scenario` reports the GPU-share metrics (`shares.*`): its model limits
+// compute shares or its placement is share-aware. A comparison or a sweep's scenario shows the
+// share rows for all its variants when any of its runs reports them, so that the variants
+// without them read n/a rather than lacking the rows.
+bool reports_shares(const Scenario& scenario);
 
 }  // namespace gpumux

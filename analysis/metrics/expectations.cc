@@ -69,6 +69,8 @@ void print_expect_table(const std::vector<BoundResult>& results, std::ostream& o
     const std::string value = r.value.value ? number_text(*r.value.value) : "n/a";
     std::string result = r.pass ? "pass" : "FAIL";
     if (!r.value.value) result += "  (n/a: " + r.value.why_na + ")";
+    // A failure says why the bound is what it is, when the scenario says so.
+    if (!r.pass && !r.bound.note.empty()) result += "  (" + r.bound.note + ")";
     rows.push_back({r.bound.metric, value, bound_text(r.bound), result});
   }
   std::size_t width[3] = {0, 0, 0};

@@ -35,7 +35,8 @@ nlohmann::json expect_results_json(const std::vector<BoundResult>& results);
 // "<= 3600", ">= 0.5", "in [1, 10]", or "= 7" when min and max are equal.
 std::string bound_text(const ExpectBound& bound);
 
-// One aligned row per bound: metric, value, bound, result (pass / FAIL, and why when n/a).
+// One aligned row per bound: metric, value, bound, result (pass / FAIL, and why when n/a; a
+// failed bound's note after it).
 void print_expect_table(const std::vector<BoundResult>& results, std::ostream& out);
 
 }  // namespace gpumux

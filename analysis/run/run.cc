@@ -418,7 +418,9 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
           << use["source"].get<std::string>() << ", " << use["rows"] << " rows)\n";
     }
     if (!builtin.empty()) out << "  default   " << builtin << " (built-in, not in the trace)\n";
-    if (tr.contains("list") && tr["list"].value("looks_like_snapshot", false)) {
+    // The advice is to inflate the list: a run that does already needs no note.
+    if (tr.contains("list") && tr["list"].value("looks_like_snapshot", false) &&
+        !tr.contains("inflation")) {
       out << "  note      " << tr["list"]["advice"].get<std::string>() << " ("
           << fixed_text(100.0 * tr["list"]["arrivals_in_last_10pct_of_span"].get<double>(), 1)
           << " % of arrivals in the last 10% of the span)\n";

@@ -2,7 +2,6 @@
 
 #include <mpi.h>
 
-#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -23,15 +22,6 @@ constexpr int kTagAsk = 1;   // worker -> coordinator: {last index or -1, status
 constexpr int kTagWork = 2;  // coordinator -> worker: {index, or -1: stop}
 constexpr std::int64_t kStop = -1;
 enum Status : std::int64_t { kFailed = 0, kOk = 1, kUnrecorded = 2 };
-
-std::optional<long> env_number(const char* name) {
-  const char* text = std::getenv(name);
-  if (!text || !*text) return std::nullopt;
-  long value = 0;
-  const auto r = std::from_chars(text, text + std::strlen(text), value);
-  if (r.ec != std::errc() || *r.ptr != '\0') return std::nullopt;
-  return value;
-}
 
 // MPI_Init here, MPI_Finalize on every way out.
 class MpiSession {
@@ -123,26 +113,6 @@ SweepCounts coordinate(const SweepPlan& plan, const std::vector<std::size_t>& pe
 }
 
 }  // namespace
-
-bool launched_with_several_mpi_ranks() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
-    if (const auto n = env_number(name)) return *n > 1;
-  }
-  // PMIx (srun --mpi=pmix) exports the rank only; Slurm says how many tasks the step has.
-  if (std::getenv("PMIX_RANK")) {
-    for (const char* name : {"SLURM_STEP_NUM_TASKS", "SLURM_NTASKS"}) {
-      if (const auto n = env_number(name)) return *n > 1;
-    }
-  }
-  return false;
-}
-
-int mpi_rank_from_environment() {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) {
-    if (const auto n = env_number(name)) return static_cast<int>(*n);
-  }
-  return 0;
-}
 
 MpiSweepOutcome run_sweep_mpi(const SweepRequest& request, std::ostream* progress) {
   MpiSession mpi;

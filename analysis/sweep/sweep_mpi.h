@@ -19,18 +19,10 @@
 
 #include <ostream>
 
+#include "analysis/sweep/mpi_launch.h"
 #include "analysis/sweep/sweep.h"
 
 namespace gpumux {
-
-// True when an MPI launcher started this process with more than one rank (its environment:
-// OMPI_COMM_WORLD_SIZE, PMIX_RANK with PMI_SIZE/OMPI size, PMI_SIZE), so `gpumux sweep` runs
-// the MPI way. One rank, or no launcher: the thread pool.
-bool launched_with_several_mpi_ranks();
-
-// This process's rank as the launcher's environment gives it (OMPI_COMM_WORLD_RANK, PMI_RANK,
-// PMIX_RANK), before MPI starts; 0 when none does.
-int mpi_rank_from_environment();
 
 struct MpiSweepOutcome {
   bool coordinator = false;  // rank 0: merge and print

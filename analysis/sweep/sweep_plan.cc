@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "analysis/compare/compare_metrics.h"
 #include "analysis/metrics/expectations.h"
 #include "analysis/run/model_choice.h"
 #include "scenarios/scenario.h"
@@ -305,6 +306,8 @@ SweepPlan load_sweep(const std::string& file) {
       }
     }
 
+    const std::size_t first_run = plan.runs.size();
+    bool shares = reports_shares(own);  // as compare decides (compare_metrics.h)
     for (std::size_t m = 0; m < models; ++m) {
       const nlohmann::json model_doc =
           choices.empty() ? document : with_sharing(document, choices[m].model, choices[m].params);
@@ -342,6 +345,7 @@ SweepPlan load_sweep(const std::string& file) {
             validate_expect_names(s);
             run.model = s.resolved["sharing"]["model"].get<std::string>();
             run.services = s.services.given;
+            shares = shares || reports_shares(s);
           } catch (const InputError& e) {
             std::string label = own.name + (choices.empty() ? "" : " " + choices[m].model);
             for (const auto& a : axes) label += " " + a.path + "=" + axis_value_text(a.value);
@@ -362,6 +366,7 @@ SweepPlan load_sweep(const std::string& file) {
         }
       }
     }
+    for (std::size_t i = first_run; i < plan.runs.size(); ++i) plan.runs[i].shares = shares;
   }
   return plan;
 }
@@ -379,6 +384,9 @@ nlohmann::json plan_to_json(const SweepPlan& plan) {
                     {"seed", r.seed},
                     {"services", r.services},
                     {"digest", r.digest}});
+    // Written only when true: the plans of sweeps without share metrics keep the bytes they had
+    // before the key existed, so such folders still resume.
+    if (r.shares) runs.back()["shares"] = true;
   }
   return {{"format", kPlanFormat},
           {"name", plan.name},
@@ -422,6 +430,7 @@ SweepPlan plan_from_json(const nlohmann::json& json, const std::string& file) {
     }
     run.seed = seed.get<std::uint64_t>();
     run.services = r.optional_bool("services", false);
+    run.shares = r.optional_bool("shares", false);
     run.digest = r.required_string("digest");
     r.finish();
     plan.runs.push_back(std::move(run));

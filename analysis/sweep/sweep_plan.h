@@ -39,6 +39,9 @@ struct SweepRun {
   std::vector<SweepAxisValue> axes;
   std::uint64_t seed = 0;
   bool services = false;  // the scenario has inference services (more metrics)
+  // Some run of the scenario reports the GPU-share metrics (compare_metrics.h reports_shares):
+  // the variant's rows hold them, as compare's do.
+  bool shares = false;
   // FNV-1a 64 of the run's document: a changed scenario or sweep file is noticed on resume.
   std::string digest;
   // Not part of the plan file: what is needed to run it here.

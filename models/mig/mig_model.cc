@@ -56,6 +56,7 @@ void MigModel::check_cluster(std::span<const DeviceProfile> devices,
     }
   }
   if (params_.source != MigLayoutSource::kMigParted) return;
+  check_device_filters(devices);
   for (std::size_t k = 0; k < params_.mig_parted.entries.size(); ++k) {
     const MigPartedEntry& e = params_.mig_parted.entries[k];
     int most = 0;  // the most GPUs a node of a device this entry applies to has
@@ -75,6 +76,24 @@ void MigModel::check_cluster(std::span<const DeviceProfile> devices,
       }
     }
   }
+}
+
+void MigModel::check_device_filters(std::span<const DeviceProfile> devices) const {
+  const MigPartedConfig& config = params_.mig_parted;
+  std::string filters, names;
+  for (const MigPartedEntry& e : config.entries) {
+    if (e.device_filter.empty()) return;  // an entry for every device type
+    for (const DeviceProfile& d : devices) {
+      if (device_filter_matches(e, d)) return;
+    }
+    for (const std::string& f : e.device_filter) filters += (filters.empty() ? "" : ", ") + f;
+  }
+  for (const DeviceProfile& d : devices) names += (names.empty() ? "" : ", ") + d.name;
+  throw InputError(config.entries.front().where, "mig-configs." + config.name + ".device-filter",
+                   "device-filter " + filters + " of config '" + config.name + "' in " +
+                       config.file + " matches no GPU of the cluster (" + names +
+                       "): MIG would stay off on every GPU; name the cluster's devices (a "
+                       "built-in device name or its PCI id)");
 }
 
 int MigModel::layout_count(const DeviceProfile& device) const {

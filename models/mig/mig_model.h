@@ -101,8 +101,9 @@ class MigModel : public SharingModel {
   // The job-speed model (`speed_model`, models/mig/instance_rate.h), for the hybrids.
   const MigSpeedParams& speed_params() const { return params_.speed; }
   void check_device(const DeviceProfile& device) const override;
-  // MIG configured on a cluster without MIG GPUs, or a mig-parted entry for a GPU index no
-  // node has, is an InputError (either would silently run whole GPUs).
+  // MIG configured on a cluster without MIG GPUs, a mig-parted entry for a GPU index no node
+  // has, or a mig-parted config whose device-filters match no device of the cluster, is an
+  // InputError (each would silently run whole GPUs).
   void check_cluster(std::span<const DeviceProfile> devices,
                      std::span<const int> gpus_per_node) const override;
   int layout_count(const DeviceProfile& device) const override;
@@ -177,6 +178,9 @@ class MigModel : public SharingModel {
 
   // The layout `index` (GpuView::layout; 0 unless repartitioning) of `device`.
   const Resolved& resolve(const DeviceProfile& device, int index = 0) const;
+  // Throws InputError when every entry of the mig-parted config has a device-filter and none
+  // matches a device of the cluster.
+  void check_device_filters(std::span<const DeviceProfile> devices) const;
   // Per-GPU-index layouts of a mig-parted config for `device`, cached by device name.
   const MigPartedIndexLayouts& parted_for(const DeviceProfile& device) const;
   const MigProfile& instance_profile_of(const DeviceProfile& device, const Resolved& r,

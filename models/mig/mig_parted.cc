@@ -222,20 +222,24 @@ MigPartedConfig read_mig_parted(const std::string& path, std::string_view config
 namespace {
 
 // PCI device ids of mig-parted's stock config-default.yaml (its comments name the GPUs), mapped
-// to the built-in device each belongs to. Transcribed from published copies of that file.
+// to the built-in device each belongs to. Transcribed from NVIDIA/mig-parted's
+// deployments/systemd/config-default.yaml (all-balanced). Ids the file lists without naming
+// which GPU each is (0x232410DE), and GPUs without a built-in device (GB200, GH200, H100-96GB,
+// H20), are left out: a filter naming them falls back to the layout test below.
 struct PciId {
   const char* id;
   const char* device;
 };
 constexpr PciId kPciIds[] = {
-    {"0x20b010de", "A100-40GB"}, {"0x20b110de", "A100-40GB"},
-    {"0x20f110de", "A100-40GB"}, {"0x20f610de", "A100-40GB"},  // A800-40GB
-    {"0x20b210de", "A100-80GB"}, {"0x20b510de", "A100-80GB"},
-    {"0x20f310de", "A100-80GB"}, {"0x20f510de", "A100-80GB"},  // A800-80GB
-    {"0x233010de", "H100-80GB"}, {"0x233110de", "H100-80GB"},
-    {"0x232210de", "H100-80GB"},                               // H800-80GB
-    {"0x232110de", "H100-94GB"}, {"0x233a10de", "H100-94GB"},  // H100 NVL, H800 NVL
-    {"0x20b710de", "A30-24GB"},
+    {"0x20b010de", "A100-40GB"},  {"0x20b110de", "A100-40GB"},
+    {"0x20f110de", "A100-40GB"},  {"0x20f610de", "A100-40GB"},  // A800-40GB
+    {"0x20b210de", "A100-80GB"},  {"0x20b510de", "A100-80GB"},
+    {"0x20f310de", "A100-80GB"},  {"0x20f510de", "A100-80GB"},  // A800-80GB
+    {"0x233010de", "H100-80GB"},  {"0x233110de", "H100-80GB"},
+    {"0x232210de", "H100-80GB"},                                 // H800-80GB
+    {"0x232110de", "H100-94GB"},  {"0x233a10de", "H100-94GB"},   // H100 NVL, H800 NVL
+    {"0x233510de", "H200-141GB"}, {"0x233b10de", "H200-141GB"},  // H200, H200 NVL
+    {"0x290110de", "B200-180GB"}, {"0x20b710de", "A30-24GB"},
 };
 
 }  // namespace

@@ -54,9 +54,10 @@ MigPartedConfig read_mig_parted(const std::string& path, std::string_view config
 // Whether `entry` applies to GPUs of type `device` as far as its device-filter goes. A filter
 // string matches when it equals the device name (case-insensitive, a gpumux extension) or is a
 // PCI device id that mig-parted's stock config gives for that device (A100-40GB, A100-80GB,
-// H100-80GB, H100-94GB, A30-24GB; the table is in mig_parted.cc). For an id gpumux does not
-// know, the entry applies when its mig-devices form a valid layout on the device (stock files
-// give each GPU family its own profiles). An entry without a filter applies to every device.
+// H100-80GB, H100-94GB, H200-141GB, B200-180GB, A30-24GB; the table is in mig_parted.cc). For an id
+// gpumux does not know, the entry applies when its mig-devices form a valid layout on the device
+// (stock files give each GPU family its own profiles). An entry without a filter applies to every
+// device.
 bool device_filter_matches(const MigPartedEntry& entry, const DeviceProfile& device);
 
 // The entry that configures GPU `index` of a node of `device` GPUs: the first in file order whose

@@ -1,7 +1,8 @@
 // The `sharing` section: the sharing model, its params and their declared echo.
-#include "scenarios/sections/sections.h"
+#include <span>
 
 #include "models/sharing_registry.h"
+#include "scenarios/sections/sections.h"
 #include "sim/base/json_fields.h"
 
 namespace gpumux::scenario_sections {
@@ -20,6 +21,34 @@ nlohmann::json parameter_value(const ModelParameter& p) {
       break;
   }
   return p.value;
+}
+
+// The layout each GPU index of a node starts with, per device type of the cluster: the
+// instances' profiles in placement order, [] for a whole GPU. Null unless the model splits some
+// GPU into slots (MIG and its hybrids), so that other runs' summaries are unchanged.
+nlohmann::json effective_layouts(const SharingModel& model, std::span<const DeviceProfile> devices,
+                                 std::span<const int> gpus_per_node) {
+  bool slots = false;
+  for (const DeviceProfile& d : devices) {
+    for (int layout = 0; layout < model.layout_count(d) && !slots; ++layout) {
+      slots = model.slot_count(d, layout) > 0;
+    }
+  }
+  if (!slots) return nullptr;
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    nlohmann::json by_index = nlohmann::json::array();
+    for (int gpu = 0; gpu < gpus_per_node[i]; ++gpu) {
+      const int layout = model.initial_layout(devices[i], gpu);
+      nlohmann::json profiles = nlohmann::json::array();
+      for (int k = 0; k < model.slot_count(devices[i], layout); ++k) {
+        profiles.push_back(std::string(model.slot_info(devices[i], layout, k).name));
+      }
+      by_index.push_back(std::move(profiles));
+    }
+    out.push_back({{"device", devices[i].name}, {"by_gpu_index", std::move(by_index)}});
+  }
+  return out;
 }
 
 }  // namespace
@@ -77,6 +106,8 @@ void parse_sharing(Scenario& s, JsonObject& root, const std::string& base_dir) {
                         {"description", p.description}});
   }
   s.resolved["sharing"] = {{"model", model}, {"params", echo_params}, {"parameters", declared}};
+  nlohmann::json layouts = effective_layouts(*s.model, s.devices, gpus_per_node);
+  if (!layouts.is_null()) s.resolved["sharing"]["effective_layouts"] = std::move(layouts);
 }
 
 }  // namespace gpumux::scenario_sections

@@ -64,6 +64,48 @@ TEST(Check, AFailedBoundExitsThreeAndNamesIt) {
   fs::remove_all(dir);
 }
 
+// A bound's note says why it is what it is: a failure prints it in the table and the JSON, and
+// --junit writes one testcase per bound with value, bound and note in the failure's message.
+TEST(Check, NotesAndJunitNameEachFailure) {
+  const auto dir = testing::temp_dir("check_junit");
+  const auto good =
+      scenario(dir, "good", R"({"jobs.finished": {"min": 3, "note": "all of them"}})");
+  const auto bad = scenario(dir, "bad",
+                            R"({"queueing_delay_s.max": {"max": 5, "note": "c waits < 5 s"},
+                                "jobs.rejected": {"max": 0}})");
+  const fs::path junit = dir / "reports" / "check.xml";
+  const auto r = run_cli({"check", good, bad, "--junit", junit.string()});
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.out.find("  queueing_delay_s.max      8  <= 5   FAIL  (c waits < 5 s)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("all of them"), std::string::npos) << r.out;  // passed: no note
+  const std::string xml = testing::read_file(junit);
+  EXPECT_NE(xml.find(R"(<testsuites name="gpumux check" tests="3" failures="1">)"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find(R"(<testcase classname="good" name="jobs.finished"/>)"), std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find(R"(<testcase classname="bad" name="jobs.rejected"/>)"), std::string::npos)
+      << xml;
+  EXPECT_NE(
+      xml.find(
+          R"(<failure message="queueing_delay_s.max = 8, bound &lt;= 5: c waits &lt; 5 s" type="bound">)"),
+      std::string::npos)
+      << xml;
+  const auto j = run_cli({"check", good, bad, "--format", "json"});
+  const auto doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["scenarios"][1]["bounds"][1]["note"], "c waits < 5 s") << j.out;
+  EXPECT_FALSE(doc["scenarios"][1]["bounds"][0].contains("note")) << j.out;
+
+  // Bad input runs nothing and writes no JUnit file.
+  fs::remove(junit);
+  const auto none = scenario(dir, "none", "");
+  EXPECT_EQ(run_cli({"check", good, none, "--junit", junit.string()}).code, 2);
+  EXPECT_FALSE(fs::exists(junit));
+  fs::remove_all(dir);
+}
+
 // Every job is too large for the cluster: the percentiles are of nothing. They print as n/a
 // (null in JSON), and a bound on one fails with the reason.
 TEST(Check, EmptySetsAreNotAvailableNeverZero) {

@@ -301,6 +301,22 @@ TEST(Fractional, OpenbListCarriesItsSnapshotCheck) {
   fs::remove_all(dir);
 }
 
+// The run table advises inflating a list that looks like a snapshot; a run that inflates it
+// already gets no such note (the excerpt looks like one: 53% of arrivals in the last tenth).
+TEST(Fractional, TheSnapshotNoteIsLeftOutWhenTheListIsInflated) {
+  const fs::path dir = testing::temp_dir("frac_note");
+  const std::string note = "looks like a snapshot";
+  const auto plain = testing::run_cli({"run", openb_scenario(dir, nullptr)});
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_NE(plain.out.find(note), std::string::npos) << plain.out;
+  const auto inflated =
+      testing::run_cli({"run", openb_scenario(dir, {{"load", 0.5}, {"jobs", 40}})});
+  ASSERT_EQ(inflated.code, 0) << inflated.err;
+  EXPECT_NE(inflated.out.find("inflation 40 arrivals"), std::string::npos) << inflated.out;
+  EXPECT_EQ(inflated.out.find(note), std::string::npos) << inflated.out;
+  fs::remove_all(dir);
+}
+
 TEST(Fractional, InflationReplaysTheListAtTheTargetLoad) {
   const fs::path dir = testing::temp_dir("frac_infl");
   const auto r =

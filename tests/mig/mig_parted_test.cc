@@ -183,6 +183,26 @@ TEST(MigParted, FilterByNameOrUnknownId) {
   EXPECT_TRUE(device_filter_matches(e, device("V100M32")));
 }
 
+// The stock ids of H200 and B200 name their devices: an entry for H200 no longer applies to
+// other GPUs its profiles happen to fit (before, an unknown id fell back to that test).
+TEST(MigParted, StockIdsOfHopperAndBlackwellNameTheirDevices) {
+  MigPartedEntry e;
+  e.mig_devices = {{"1g.10gb", 7}};
+  e.device_filter = {"0x233510DE"};  // H200 141GB
+  EXPECT_FALSE(device_filter_matches(e, device("H100-80GB")));
+  EXPECT_FALSE(device_filter_matches(e, device("A100-80GB")));
+  e.mig_devices = {{"1g.18gb", 7}};
+  EXPECT_TRUE(device_filter_matches(e, device("H200-141GB")));
+  e.device_filter = {"0x233B10DE"};  // H200 NVL
+  EXPECT_TRUE(device_filter_matches(e, device("H200-141GB")));
+  e.device_filter = {"0x290110DE"};  // B200
+  EXPECT_TRUE(device_filter_matches(e, device("B200-180GB")));
+  EXPECT_FALSE(device_filter_matches(e, device("H200-141GB")));
+  e.device_filter = {"0x233010DE"};  // H100-80GB
+  EXPECT_TRUE(device_filter_matches(e, device("H100-80GB")));
+  EXPECT_FALSE(device_filter_matches(e, device("H200-141GB")));
+}
+
 TEST(MigParted, ErrorsNameFileLineAndField) {
   EXPECT_THAT(parse_error("version: v1\nmig-configs:\n  c: [\n"), HasSubstr("m.yaml:4:1"));
   EXPECT_THAT(parse_error("version: v1\nmig-configs:\n  c: [\n"), HasSubstr("invalid YAML"));

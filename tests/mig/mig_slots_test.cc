@@ -1,6 +1,7 @@
 // Instances held for a job's life (slots), per-instance out of memory, per-GPU-index mig-parted
 // layouts and the Kubernetes strategies.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <map>
@@ -132,7 +133,10 @@ TEST(MigSlots, SlotFitsFollowsProfileAndMemoryAndRefusesGangs) {
 }
 
 std::string write_half_mig() {
-  const std::string path = ::testing::TempDir() + "/half-mig.yaml";
+  // One file per process: CTest runs each case as its own process, in parallel, and a file
+  // rewritten by one while another reads it was read half-written.
+  const std::string path =
+      ::testing::TempDir() + "/half-mig-" + std::to_string(::getpid()) + ".yaml";
   std::ofstream(path) << "version: v1\n"
                          "mig-configs:\n"
                          "  half-mig:\n"

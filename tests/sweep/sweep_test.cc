@@ -230,6 +230,36 @@ TEST(Sweep, RowsMatchCompare) {
   fs::remove_all(dir);
 }
 
+// The GPU-share rows (FGD fragmentation, share allocation) too: a sweep over a share-aware
+// scenario holds every metric compare holds.
+TEST(Sweep, RowsMatchCompareWithTheShareMetrics) {
+  const auto dir = temp_dir("sweep_compare_shares");
+  const std::string fgd =
+      (testing::source_dir() / "scenarios" / "regression" / "fractional_fgd.json").string();
+  write_file(dir / "s.json", "{\"scenarios\": [\"" + fgd +
+                                 "\"], \"models\": [\"fractional\", \"timeslice\"], "
+                                 "\"seeds\": 2}");
+  ASSERT_EQ(run_cli({"sweep", (dir / "s.json").string(), "--out", (dir / "sweep").string()}).code,
+            0);
+  ASSERT_EQ(run_cli({"compare", fgd, "--models", "fractional,timeslice", "--seeds", "2", "--out",
+                     (dir / "compare").string()})
+                .code,
+            0);
+  std::string csv = read_file(dir / "sweep" / "sweep.csv");
+  for (std::size_t at; (at = csv.find("\nregression-fractional-fgd ")) != std::string::npos;) {
+    csv.erase(at + 1, std::string("regression-fractional-fgd ").size());
+  }
+  const std::string compare_csv = read_file(dir / "compare" / "compare.csv");
+  EXPECT_NE(compare_csv.find(",shares.fragmentation_gpus,"), std::string::npos) << compare_csv;
+  EXPECT_EQ(csv, compare_csv);
+  const std::string json = read_file(dir / "sweep" / "sweep.json");
+  for (const char* metric :
+       {"shares.allocation_ratio", "shares.fragmentation_gpus", "shares.fragmentation_of_idle"}) {
+    EXPECT_NE(json.find(std::string("\"") + metric + "\""), std::string::npos) << metric;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(Sweep, AFailedRunIsRecordedWithItsErrorAndTheOthersGoOn) {
   const auto dir = temp_dir("sweep_fail");
   const std::string sweep = (data_dir() / "with_failures.json").string();
