@@ -175,8 +175,9 @@ std::vector<VaryRange> sensitivity_ranges(const nlohmann::json& defaulted_fields
   std::vector<VaryRange> out = asked;
   if (!defaulted_fields.is_object()) return out;
   for (const auto& [field, use] : defaulted_fields.items()) {
-    const bool taken =
-        std::any_of(out.begin(), out.end(), [&](const VaryRange& v) { return v.field == field; });
+    const bool taken = std::any_of(out.begin(), out.end(), [&name = field](const VaryRange& v) {
+      return v.field == name;  // a named capture: clang 14 captures no structured binding
+    });
     if (taken || !use.contains("value")) continue;
     if (const auto ends = distribution_ends(use["value"]); ends && ends->first < ends->second) {
       out.push_back({field, ends->first, ends->second, "the default's distribution"});
@@ -240,7 +241,7 @@ PlanSensitivity run_sensitivity(const PlanRequest& request, const PlanResult& pl
     if (!use.contains("value") || !use["value"].is_number()) continue;
     const bool varied =
         std::any_of(s.fields.begin(), s.fields.end(),
-                    [&](const FieldSensitivity& f) { return f.range.field == field; });
+                    [&name = field](const FieldSensitivity& f) { return f.range.field == name; });
     if (!varied) s.not_varied.push_back(field + "=" + number_text(use["value"].get<double>()));
   }
   return s;
