@@ -182,6 +182,16 @@ ServicesConfig parse_services(JsonObject& o, const std::string& base_dir) {
                      "expected 'request' or 'analytic', got '" + mode + "'");
   }
   c.echo["mode"] = mode;
+  const std::string slicing = o.optional_string("time_slicing", "slices");
+  if (slicing == "slices") {
+    c.slice_schedule = true;
+  } else if (slicing == "fluid") {
+    c.slice_schedule = false;
+  } else {
+    throw InputError(o.where("time_slicing"), "time_slicing",
+                     "expected 'slices' or 'fluid', got '" + slicing + "'");
+  }
+  if (o.has("time_slicing")) c.echo["time_slicing"] = slicing;
   if (o.has("default")) {
     JsonObject d = o.object("default");
     nlohmann::json echo = nlohmann::json::object();

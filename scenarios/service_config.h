@@ -39,6 +39,10 @@ struct ServiceFields {
 struct ServicesConfig {
   bool given = false;  // the scenario has a services section
   RequestMode mode = RequestMode::kRequest;
+  // `time_slicing`: request-level services on a time-sliced GPU with other residents wait for
+  // slices ("slices", default; docs/services.md "Requests under time-slicing") or progress at
+  // the fluid rate ("fluid": cheaper, the analytic mode's view).
+  bool slice_schedule = true;
   std::shared_ptr<const ServiceFields> defaults;  // null: none
   std::map<std::string, ServiceFields, std::less<>> by_id;
   nlohmann::json echo;

@@ -59,9 +59,13 @@ void ServiceMetrics::on_job_started(Time now, const ActiveJob& job) {
   live_.emplace(job.ordinal, std::move(l));
 }
 
-void ServiceMetrics::on_service_rate_changed(Time now, const ActiveJob& job) {
+void ServiceMetrics::on_service_rate_changed(Time now, const ActiveJob& job,
+                                             const SliceContext* slices) {
   const auto it = live_.find(job.ordinal);
-  if (it != live_.end()) it->second.replica->set_rate(static_cast<double>(now.us()), job.rate);
+  if (it == live_.end()) return;
+  it->second.replica->set_slices(static_cast<double>(now.us()),
+                                 slice_schedule_ ? slices : nullptr);
+  it->second.replica->set_rate(static_cast<double>(now.us()), job.rate);
 }
 
 void ServiceMetrics::on_job_rejected(Time now, const ActiveJob& job, std::string_view) {

@@ -28,14 +28,29 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "models/timeslice/timeslice_params.h"
 
 namespace gpumux {
 
+// Drives job 0 by requests instead of kernel/gap cycles (docs/services.md "Requests under
+// time-slicing"): requests arrive as a Poisson process, wait first come first served, and a
+// free job 0 serves up to max_batch waiting ones as ONE burst of
+// service_us * (1 + batch_cost * (b - 1)) (kernels queued back to back, one synchronisation),
+// formed when job 0 becomes ready; the next burst is ready launch_gap_us after a burst ends.
+// Job 0's sm_util then only weighs its interference on the others (pass the request load).
+struct RequestDriver {
+  double rate_per_us = 0.0;  // Poisson arrivals, > 0
+  double service_us = 0.0;   // one request alone, > 0
+  int max_batch = 1;         // >= 1
+  double batch_cost = 0.1;   // >= 0
+};
+
 struct ReferenceConfig {
   TimeSliceParams params;
+  std::optional<RequestDriver> requests;  // job 0 serves requests (see RequestDriver)
   std::uint64_t seed = 1;
   // The measured window lasts until the job with the longest cycle (kernel + gap) has had
   // `min_cycles` cycles, but is cut short so that at most about `max_events` events are
@@ -57,11 +72,15 @@ struct ReferenceResult {
   double window_us = 0.0;        // measured window length
   std::int64_t switches = 0;     // switches completed in the window
   std::int64_t events = 0;       // events simulated, warm-up included
+  // With config.requests: arrival to the end of its burst, us, of every request that arrived
+  // in the window and finished before its end, in arrival order. rates[0] is then meaningless.
+  std::vector<double> request_latencies_us;
+  std::int64_t requests_unfinished = 0;  // arrived in the window, not served by its end
 };
 
 // Simulates `jobs` sharing one GPU. Preconditions (else std::invalid_argument): jobs non-empty,
 // each sm_util in (0, 1] and mean_kernel_us > 0, time_slice_us > 0, switch_cost_us >= 0,
-// interference >= 0.
+// interference >= 0; with requests, the RequestDriver's preconditions.
 ReferenceResult simulate_reference(const std::vector<TimeSliceJob>& jobs,
                                    const ReferenceConfig& config);
 

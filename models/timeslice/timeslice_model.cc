@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/core/service.h"
+
 namespace gpumux {
 
 namespace {
@@ -124,6 +126,32 @@ void TimeSliceModel::compute_rates(const GpuView& gpu, std::span<double> rates,
   load.useful_busy = l.busy_fraction;
   load.overhead = l.switch_fraction;
   if (remembered) memo_.store(rates, load);
+}
+
+bool TimeSliceModel::slice_context(const GpuView& gpu, std::size_t resident,
+                                   SliceContext& out) const {
+  if (gpu.residents.size() < 2 || resident >= gpu.residents.size()) return false;
+  const TimeSliceParams& p = physics_.at(physics_.device_index(gpu.device));
+  out.slice_us = p.time_slice_us;
+  out.switch_us = p.switch_cost_us;
+  out.interference = p.interference;
+  out.launch_gap_us = p.launch_gap_us;
+  out.others.clear();
+  // The same rule as compute_rates: fixed lengths only when every resident has them.
+  bool all_fixed = true;
+  for (std::size_t r = 0; r < gpu.residents.size(); ++r) {
+    const JobSpec& j = *gpu.residents[r];
+    all_fixed = all_fixed && j.fixed_kernel_lengths;
+    if (r != resident) {
+      // Another service submits one burst per request (its service time, kernels queued back
+      // to back), not the trace's kernel length: that is how its own schedule serves it.
+      const double kernel_us = j.service ? j.service->batch_work_us(1)
+                                         : static_cast<double>(j.kernel_length.us());
+      out.others.push_back(SliceContender{j.sm_util, kernel_us});
+    }
+  }
+  out.fixed_lengths = all_fixed;
+  return true;
 }
 
 bool TimeSliceModel::memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,

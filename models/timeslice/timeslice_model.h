@@ -42,6 +42,9 @@ class TimeSliceModel : public SharingModel {
   bool memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
                     Time& recovery) const override;
   std::vector<ModelParameter> parameters() const override { return declared_; }
+  // A service's requests wait for the other contexts' slices (docs/services.md "Requests under
+  // time-slicing"): the device's slice, switch, interference and launch gap, and the others.
+  bool slice_context(const GpuView& gpu, std::size_t resident, SliceContext& out) const override;
   bool admits_fractional_jobs() const override { return true; }
   // Placement pruning: room = free memory in MiB (replicas: 0) while below max_jobs_per_gpu,
   // else -1; need = the job's peak memory (replicas: 0).

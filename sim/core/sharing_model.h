@@ -16,6 +16,7 @@
 
 #include "sim/core/device.h"
 #include "sim/core/job.h"
+#include "sim/core/slice_context.h"
 #include "sim/base/units.h"
 
 namespace gpumux {
@@ -160,6 +161,15 @@ class SharingModel {
   // and the GPU's load into `load`. Precondition: rates.size() == gpu.residents.size() >= 1.
   // Must not allocate: it runs on every placement and completion.
   virtual void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const = 0;
+
+  // Describes the slice schedule resident `resident` (a service) meets on this GPU, for
+  // request-level services: true and `out` filled when the model time-slices whole contexts and
+  // the GPU has other residents; false (the default) when requests progress at the fluid rate.
+  // `out.others` is reused (cleared, not shrunk) so that the call does not allocate once warm.
+  virtual bool slice_context(const GpuView& /*gpu*/, std::size_t /*resident*/,
+                             SliceContext& /*out*/) const {
+    return false;
+  }
 
   // Called whenever a GPU's residents or their memory in use changed. When memory runs out
   // (the residents need more than the device has, possible only under admission that does not

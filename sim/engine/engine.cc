@@ -449,7 +449,18 @@ bool Engine::refresh_touched(Time now) {
     if (job.checkpointing) continue;  // its pending event is the checkpoint's end
     ++job.version;
     if (job.spec.service) {
-      for (auto* o : observers_) o->on_service_rate_changed(now, job);
+      // A single-GPU service on a time-sliced GPU is served from the slice schedule.
+      const SliceContext* slices = nullptr;
+      if (job.gpus.size() == 1) {
+        const GpuIndex g = job.gpus[0];
+        const GpuState& gpu = cluster_.gpu(g);
+        const auto pos = std::find(gpu.residents.begin(), gpu.residents.end(), s);
+        const auto resident = static_cast<std::size_t>(pos - gpu.residents.begin());
+        if (model_.slice_context(views.view(g), resident, service_slices_)) {
+          slices = &service_slices_;
+        }
+      }
+      for (auto* o : observers_) o->on_service_rate_changed(now, job, slices);
     }
     const double progress = progress_rate(job);
     // A job restoring a migration checkpoint starts progressing when the restore ends.

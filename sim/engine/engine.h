@@ -172,6 +172,7 @@ class Engine : private Launcher {
   std::vector<GpuIndex> touched_;
   std::vector<std::uint8_t> gpu_touched_;
   std::vector<JobSlot> affected_;
+  SliceContext service_slices_;  // scratch: what a service meets on a time-sliced GPU
   std::uint64_t refresh_epoch_ = 0;
   std::vector<std::uint8_t> killed_mask_;
   std::vector<JobSlot> to_kill_;

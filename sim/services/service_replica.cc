@@ -13,14 +13,15 @@ constexpr double kNever = RequestArrivals::kNever;
 
 RequestLevelReplica::RequestLevelReplica(const ServiceSpec& spec, double origin_us,
                                          std::uint64_t seed)
-    : spec_(spec), arrivals_(spec, origin_us, seed), now_(origin_us) {
+    : spec_(spec), arrivals_(spec, origin_us, seed), now_(origin_us), seed_(seed) {
   next_arrival_ = arrivals_.next();
 }
 
 void RequestLevelReplica::advance_to(double t_us) {
   for (;;) {
-    const double completion =
-        (!batch_.empty() && rate_ > 0) ? now_ + work_left_us_ / rate_ : kNever;
+    const double completion = (batch_.empty() || rate_ <= 0) ? kNever
+                              : sliced_                      ? batch_end_
+                                                             : now_ + work_left_us_ / rate_;
     const double arrival = ended_ ? kNever : next_arrival_;
     // Arrivals at t_us itself belong to what follows (the new rate, or after the end).
     const bool completes = completion <= t_us;
@@ -40,7 +41,7 @@ void RequestLevelReplica::advance_to(double t_us) {
 
 void RequestLevelReplica::move_to(double t_us) {
   if (t_us <= now_) return;
-  if (!batch_.empty() && rate_ > 0) {
+  if (!batch_.empty() && rate_ > 0 && !sliced_) {
     work_left_us_ = std::max(0.0, work_left_us_ - (t_us - now_) * rate_);
   }
   now_ = t_us;
@@ -79,6 +80,7 @@ void RequestLevelReplica::start_batch() {
   batch_.assign(waiting_.begin(), waiting_.begin() + static_cast<std::ptrdiff_t>(b));
   waiting_.erase(waiting_.begin(), waiting_.begin() + static_cast<std::ptrdiff_t>(b));
   work_left_us_ = spec_.batch_work_us(static_cast<int>(b));
+  if (sliced_) batch_end_ = schedule_->serve(now_, work_left_us_);
 }
 
 void RequestLevelReplica::finish_batch() {
@@ -100,6 +102,54 @@ void RequestLevelReplica::set_rate(double t_us, double rate) {
   if (was_down && batch_.empty()) start_batch();
 }
 
+namespace {
+bool same_context(const SliceContext& a, const SliceContext& b) {
+  if (a.slice_us != b.slice_us || a.switch_us != b.switch_us ||
+      a.interference != b.interference || a.launch_gap_us != b.launch_gap_us ||
+      a.fixed_lengths != b.fixed_lengths ||
+      a.others.size() != b.others.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.others.size(); ++i) {
+    if (a.others[i].sm_util != b.others[i].sm_util ||
+        a.others[i].kernel_us != b.others[i].kernel_us) {
+      return false;
+    }
+  }
+  return true;
+}
+}  // namespace
+
+void RequestLevelReplica::set_slices(double t_us, const SliceContext* slices) {
+  advance_to(t_us);
+  if (slices == nullptr) {
+    if (sliced_ && !batch_.empty()) {
+      // The batch's time left, taken as full-speed work, goes on at the fluid rate.
+      work_left_us_ = std::max(0.0, batch_end_ - now_);
+    }
+    sliced_ = false;
+    return;
+  }
+  if (sliced_ && same_context(context_, *slices)) return;  // the same GPU: the schedule goes on
+  if (!schedule_) {
+    // Its own stream: a different draw order never moves the replica's arrivals.
+    schedule_ = std::make_unique<SliceSchedule>(seed_ ^ 0x5bd1e9955bd1e995ULL);
+  }
+  context_.slice_us = slices->slice_us;
+  context_.switch_us = slices->switch_us;
+  context_.interference = slices->interference;
+  context_.launch_gap_us = slices->launch_gap_us;
+  context_.fixed_lengths = slices->fixed_lengths;
+  context_.others.assign(slices->others.begin(), slices->others.end());
+  schedule_->reset(now_, context_);
+  if (!batch_.empty()) {
+    // What is left of the batch in service becomes a burst on the new schedule.
+    const double left = sliced_ ? std::max(0.0, batch_end_ - now_) : work_left_us_;
+    batch_end_ = schedule_->serve(now_, left);
+  }
+  sliced_ = true;
+}
+
 void RequestLevelReplica::kill(double t_us) {
   advance_to(t_us);
   counts_.dropped += static_cast<double>(waiting_.size() + batch_.size());
@@ -107,6 +157,7 @@ void RequestLevelReplica::kill(double t_us) {
   batch_.clear();
   work_left_us_ = 0.0;
   rate_ = 0.0;
+  sliced_ = false;  // the schedule still holds the dropped burst: reset it on the restart
 }
 
 void RequestLevelReplica::end(double t_us) {

@@ -99,10 +99,12 @@ TEST(ServicesRun, MigNeighbourInAnotherInstanceChangesNothing) {
   EXPECT_GT(quiet["latency_ms"]["p50"].get<double>(), 35.0);
 }
 
+// Under MPS the request-level mode serves at the fluid rate, the analytic mode's premise: they
+// agree through the neighbour's arrival and departure.
 TEST(ServicesRun, AnalyticModeAgreesWithRequestLevelThroughNeighbours) {
-  const auto request = shared_run(R"({"model": "timeslice"})");
+  const auto request = shared_run(R"({"model": "mps"})");
   const auto analytic =
-      shared_run(R"({"model": "timeslice"})", R"(, "services": {"mode": "analytic"})");
+      shared_run(R"({"model": "mps"})", R"(, "services": {"mode": "analytic"})");
   const auto& q = request["metrics"]["requests"];
   const auto& a = analytic["metrics"]["requests"];
   EXPECT_EQ(a["mode"], "analytic");
@@ -111,6 +113,25 @@ TEST(ServicesRun, AnalyticModeAgreesWithRequestLevelThroughNeighbours) {
   EXPECT_NEAR(a["latency_ms"]["p95"].get<double>() / q["latency_ms"]["p95"].get<double>(), 1.0,
               0.15);
   EXPECT_NEAR(a["slo_attainment"].get<double>(), q["slo_attainment"].get<double>(), 0.03);
+}
+
+// Under time-slicing the request-level mode serves requests from the slice schedule while the
+// analytic mode keeps the fluid rate (docs/services.md "Requests under time-slicing"): a 10 ms
+// request under 1 ms slices next to a never-idle trainer alternates slices like the fluid
+// stretch, and also waits for the slice in progress, so analytic latencies come out lower. The
+// documented gap: mean and p95 at most 35% low, never high.
+TEST(ServicesRun, AnalyticModeIsLowUnderTimeSlicingWithNeighbours) {
+  const auto request = shared_run(R"({"model": "timeslice"})");
+  const auto analytic =
+      shared_run(R"({"model": "timeslice"})", R"(, "services": {"mode": "analytic"})");
+  const auto& q = request["metrics"]["requests"];
+  const auto& a = analytic["metrics"]["requests"];
+  const double mean = a["latency_ms"]["mean"].get<double>() / q["latency_ms"]["mean"].get<double>();
+  const double p95 = a["latency_ms"]["p95"].get<double>() / q["latency_ms"]["p95"].get<double>();
+  EXPECT_LT(mean, 1.0);
+  EXPECT_GT(mean, 0.65);
+  EXPECT_LT(p95, 1.0);
+  EXPECT_GT(p95, 0.65);
 }
 
 TEST(ServicesRun, SameSeedSameRequestsOtherSeedOthers) {

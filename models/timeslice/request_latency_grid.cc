@@ -1,0 +1,121 @@
+#include "models/timeslice/request_latency_grid.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "models/timeslice/kernel_reference.h"
+#include "sim/core/service.h"
+#include "sim/core/slice_context.h"
+#include "sim/services/service_replica.h"
+
+namespace gpumux {
+namespace {
+
+double nearest_rank(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0.0;
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size())));
+  return sorted[std::min(sorted.size(), std::max<std::size_t>(rank, 1)) - 1];
+}
+
+}  // namespace
+
+std::vector<RequestLatencyCase> request_latency_grid(int stride) {
+  std::vector<RequestLatencyCase> grid;
+  int index = 0;
+  for (bool fixed : {false, true}) {
+    for (double slice_ms : {1.0, 10.0}) {
+      for (double kernel_ms : {0.5, 20.0}) {
+        for (double duty : {0.2, 0.6, 1.0}) {
+          for (double load : {0.1, 0.5, 0.9}) {
+            for (double service_ms : {0.5, 2.0, 10.0, 50.0}) {
+              if (index++ % std::max(1, stride) != 0) continue;
+              RequestLatencyCase c;
+              c.service_us = service_ms * 1000.0;
+              c.load = load;
+              c.other_duty = duty;
+              c.other_kernel_us = kernel_ms * 1000.0;
+              c.slice_us = slice_ms * 1000.0;
+              c.fixed_lengths = fixed;
+              grid.push_back(c);
+            }
+          }
+        }
+      }
+    }
+  }
+  return grid;
+}
+
+std::string describe(const RequestLatencyCase& c) {
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "service %.1f ms, load %.1f, co-runner duty %.1f kernel %.1f ms (%s), slice %.0f "
+                "ms, switch %.0f us",
+                c.service_us / 1000.0, c.load, c.other_duty, c.other_kernel_us / 1000.0,
+                c.fixed_lengths ? "fixed" : "exponential", c.slice_us / 1000.0, c.switch_us);
+  return text;
+}
+
+RequestLatencyComparison compare_request_latency(const RequestLatencyCase& c, double requests,
+                                                 std::uint64_t seed, int replications) {
+  const double rate_per_us = c.load / c.service_us;
+  const double window_us = requests / rate_per_us;
+  RequestLatencyComparison out;
+
+  // The reference: every kernel of the co-runner, job 0 driven by requests.
+  ReferenceConfig config;
+  config.params.time_slice_us = c.slice_us;
+  config.params.switch_cost_us = c.switch_us;
+  config.params.interference = 0.0;
+  config.params.launch_gap_us = 0.0;
+  config.params.distribution =
+      c.fixed_lengths ? BurstDistribution::kFixed : BurstDistribution::kExponential;
+  config.horizon_us = window_us;
+  config.requests = RequestDriver{rate_per_us, c.service_us, 1, 0.0};
+  const std::vector<TimeSliceJob> jobs = {{c.load, c.service_us},
+                                          {c.other_duty, c.other_kernel_us}};
+  // The fast side: the request-level replica on the slice schedule, as a cluster run drives it.
+  ServiceSpec spec;
+  spec.arrival = ArrivalKind::kPoisson;
+  spec.rate_per_s = rate_per_us * 1e6;
+  spec.service_ms = c.service_us / 1000.0;
+  spec.max_batch = 1;
+  SliceContext slices;
+  slices.slice_us = c.slice_us;
+  slices.switch_us = c.switch_us;
+  slices.interference = 0.0;
+  slices.launch_gap_us = 0.0;
+  slices.fixed_lengths = c.fixed_lengths;
+  slices.others = {SliceContender{c.other_duty, c.other_kernel_us}};
+
+  std::vector<double> lat;
+  LatencyHistogram fast;
+  for (int k = 0; k < std::max(1, replications); ++k) {
+    config.seed = seed + static_cast<std::uint64_t>(k);
+    ReferenceResult reference = simulate_reference(jobs, config);
+    lat.insert(lat.end(), reference.request_latencies_us.begin(),
+               reference.request_latencies_us.end());
+    out.reference.unfinished += static_cast<double>(reference.requests_unfinished);
+    out.reference_events += reference.events;
+
+    RequestLevelReplica replica(spec, 0.0, config.seed + 7);
+    replica.set_slices(0.0, &slices);
+    replica.set_rate(0.0, 1.0);
+    replica.end(window_us);
+    fast.merge(replica.latencies());
+    out.fast.unfinished += replica.counts().unfinished;
+  }
+  std::sort(lat.begin(), lat.end());
+  out.reference.p50_us = nearest_rank(lat, 0.50);
+  out.reference.p95_us = nearest_rank(lat, 0.95);
+  out.reference.p99_us = nearest_rank(lat, 0.99);
+  out.reference.served = static_cast<double>(lat.size());
+  out.fast.p50_us = fast.percentile_us(0.50);
+  out.fast.p95_us = fast.percentile_us(0.95);
+  out.fast.p99_us = fast.percentile_us(0.99);
+  out.fast.served = fast.count();
+  return out;
+}
+
+}  // namespace gpumux

@@ -1,0 +1,89 @@
+// The slice schedule a service's requests meet on a time-sliced GPU (docs/services.md
+// "Requests under time-slicing"): the same rules as the kernel-level reference
+// (models/timeslice/kernel_reference.h), simulated only around the service's own bursts.
+//
+// - One context runs at a time. A running context keeps the GPU until one of its kernels ends
+//   while others wait (strict alternation at kernel ends, measured on an H200) or its slice
+//   expires while others wait; waiting contexts are served first come, first served; every
+//   switch between different contexts costs switch_us during which nobody computes.
+// - The other contexts alternate kernels and CPU gaps (means from their duty cycle and kernel
+//   length, fixed or exponential, gaps at least the launch gap).
+// - The service's burst is one batch of requests: its kernels are queued back to back and
+//   synchronised once, so the batch is one submission (what the models call a kernel: the work
+//   between two CPU gaps). It runs at full speed while it holds the GPU and hands over only when
+//   its slice expires while others wait. Between two batches it leaves at least the launch gap.
+//
+// So a request that arrives while another context holds the GPU waits for that context's kernel
+// or slice to end, plus the switch, and then runs at full speed, handing over at its slice ends
+// whenever another context waits. The other contexts are simulated from the previous
+// burst's end to the next burst's start; over an idle stretch longer than `horizon` they
+// restart from random phases that long before the burst (their state then no longer depends
+// on the past), so the cost per batch is bounded by the events of one batch and one horizon.
+//
+// The others' throughput is not taken from here: the sharing model's fluid rates give it.
+// Times are double microseconds on the replica's clock. Deterministic for a given seed.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/base/rng.h"
+#include "sim/core/slice_context.h"
+
+namespace gpumux {
+
+class SliceSchedule {
+ public:
+  explicit SliceSchedule(std::uint64_t seed) : rng_(seed) {}
+
+  // The GPU's contexts from t_us on (others arrived or left): the others restart from random
+  // phases at t_us, the GPU idle. Preconditions: context.slice_us > 0, every other's sm_util
+  // in (0, 1] and kernel_us > 0.
+  void reset(double t_us, const SliceContext& context);
+  // The service's next burst of `work_us` (microseconds at full speed, alone) becomes ready at
+  // t_us (not before the previous burst's end). Returns the time its last kernel ends.
+  double serve(double t_us, double work_us);
+
+  // Idle stretch beyond which the others restart from random phases, microseconds.
+  double horizon_us() const { return horizon_us_; }
+
+ private:
+  struct Context {
+    double kernel_us = 0;  // mean kernel, interference included
+    double gap_us = 0;     // mean CPU gap (the others); 0: always ready
+    bool ready = false;
+    double remaining_us = 0;  // of the current kernel, while ready
+    double ready_at = 0;      // end of the current gap, while not ready (the others)
+  };
+  enum class Mode { kIdle, kRunning, kSwitching };
+
+  double draw(double mean);
+  double uniform() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
+  void restart_others(double t_us);
+  // Runs the schedule until `until_us`, or until the service's burst ends when `until_service`
+  // (then returns that time); returns until_us otherwise.
+  double run(double until_us, bool until_service);
+  void make_ready(int who);
+  void start_switch();
+  double next_boundary() const;
+
+  Rng rng_;
+  bool fixed_ = false;
+  double slice_us_ = 1;
+  double switch_us_ = 0;
+  double launch_gap_us_ = 0;
+  double horizon_us_ = 0;
+  double service_slowdown_ = 1;    // interference on the service's kernels
+  std::vector<Context> contexts_;  // [0] the service, then the others
+  double service_free_at_ = 0;     // earliest start of its next burst (launch gap)
+  Mode mode_ = Mode::kIdle;
+  int resident_ = -1;  // context whose state is loaded on the GPU
+  int target_ = -1;    // context being switched in
+  double switch_end_ = 0;
+  double slice_start_ = 0;
+  double slice_end_ = 0;      // meaningful while someone waits
+  std::vector<int> waiting_;  // ready contexts not on the GPU, first come first served
+  double now_ = 0;
+};
+
+}  // namespace gpumux
