@@ -62,6 +62,11 @@ TEST(ServicesInput, UnknownMode) {
   expect_error(kInference, R"(, "services": {"mode": "fluid"})", {"#/services/mode", "mode"});
 }
 
+TEST(ServicesInput, UnknownTimeSlicingView) {
+  expect_error(kInference, R"(, "services": {"time_slicing": "analytic"})",
+               {"#/services/time_slicing", "time_slicing", "'slices' or 'fluid'"});
+}
+
 TEST(ServicesInput, NegativeRateInTheScenario) {
   expect_error(kInference, R"(, "services": {"default": {"request_rate_per_s": -1}})",
                {"#/services/default/request_rate_per_s", "request_rate_per_s"});

@@ -134,6 +134,24 @@ TEST(ServicesRun, AnalyticModeIsLowUnderTimeSlicingWithNeighbours) {
   EXPECT_GT(p95, 0.65);
 }
 
+// `time_slicing: fluid` keeps the fluid view on a time-sliced GPU (the analytic mode's premise,
+// and what every run did before the slice schedule): each request stretched by 1/rate, so it
+// agrees with the analytic mode there; under MPS the option changes nothing.
+TEST(ServicesRun, FluidTimeSlicingStretchesRequestsByTheRate) {
+  const std::string fluid = R"(, "services": {"time_slicing": "fluid"})";
+  const auto slices = shared_run(R"({"model": "timeslice"})");
+  const auto stretched = shared_run(R"({"model": "timeslice"})", fluid);
+  const auto analytic = shared_run(R"({"model": "timeslice"})",
+                                   R"(, "services": {"mode": "analytic"})");
+  const auto& f = stretched["metrics"]["requests"];
+  EXPECT_NE(f["latency_ms"].dump(), slices["metrics"]["requests"]["latency_ms"].dump());
+  EXPECT_NEAR(analytic["metrics"]["requests"]["latency_ms"]["mean"].get<double>() /
+                  f["latency_ms"]["mean"].get<double>(),
+              1.0, 0.08);
+  EXPECT_EQ(shared_run(R"({"model": "mps"})", fluid)["metrics"]["requests"].dump(),
+            shared_run(R"({"model": "mps"})")["metrics"]["requests"].dump());
+}
+
 TEST(ServicesRun, SameSeedSameRequestsOtherSeedOthers) {
   const std::string extra = R"(, "seed": 5)";
   const auto a = shared_run(R"({"model": "timeslice"})", extra);
