@@ -418,6 +418,16 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
           << use["source"].get<std::string>() << ", " << use["rows"] << " rows)\n";
     }
     if (!builtin.empty()) out << "  default   " << builtin << " (built-in, not in the trace)\n";
+    // A service's duty cycle and SM share decide what its neighbours meet; when they came from
+    // defaults, say what they mean for a service (docs/services.md "sm_util and sm_share").
+    const auto& defaults_used = tr["defaults_used"];
+    if (r.summary["metrics"].contains("requests") &&
+        (defaults_used.contains("sm_util") || defaults_used.contains("sm_share"))) {
+      out << "  note      services: sm_util is a service's duty cycle alone (request rate x "
+             "service time), sm_share the SM share its kernels occupy (batch-1 inference "
+             "kernels fill a fraction); both weigh what its neighbours meet "
+             "(docs/services.md)\n";
+    }
     // The advice is to inflate the list: a run that does already needs no note.
     if (tr.contains("list") && tr["list"].value("looks_like_snapshot", false) &&
         !tr.contains("inflation")) {

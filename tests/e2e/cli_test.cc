@@ -323,6 +323,23 @@ TEST(Cli, PlanLoadsAnswerPerLoadAndCurveIsChecked) {
   }
 }
 
+// A run with services whose sm_share (or sm_util) came from defaults says what the two fields
+// mean for a service; a run without services does not.
+TEST(Cli, RunWithServicesNotesWhatSmUtilAndSmShareMean) {
+  const auto with = run_cli(
+      {"run", (testing::source_dir() / "scenarios/examples/bert_training_timeslice.json").string(),
+       "--no-outputs"});
+  ASSERT_EQ(with.code, 0) << with.err;
+  EXPECT_NE(with.out.find("note      services: sm_util is a service's duty cycle alone"),
+            std::string::npos)
+      << with.out;
+  const auto without = run_cli(
+      {"run", (testing::source_dir() / "scenarios/examples/timeslice_pingpong.json").string(),
+       "--no-outputs", "--set", "trace.generator.jobs=50"});
+  ASSERT_EQ(without.code, 0) << without.err;
+  EXPECT_EQ(without.out.find("note      services:"), std::string::npos) << without.out;
+}
+
 // A request objective brings the availability guard: on the 7-service A100 example one
 // exclusive GPU met request p99 <= 200 ms while six services waited hours for it (requests
 // count from a service's start); with every service started within 60 s, exclusive needs a GPU
