@@ -192,6 +192,15 @@ ServicesConfig parse_services(JsonObject& o, const std::string& base_dir) {
                      "expected 'slices' or 'fluid', got '" + slicing + "'");
   }
   if (o.has("time_slicing")) c.echo["time_slicing"] = slicing;
+  const std::string mps = o.optional_string("mps", "blocks");
+  if (mps == "blocks") {
+    c.block_schedule = true;
+  } else if (mps == "fluid") {
+    c.block_schedule = false;
+  } else {
+    throw InputError(o.where("mps"), "mps", "expected 'blocks' or 'fluid', got '" + mps + "'");
+  }
+  if (o.has("mps")) c.echo["mps"] = mps;
   if (o.has("default")) {
     JsonObject d = o.object("default");
     nlohmann::json echo = nlohmann::json::object();

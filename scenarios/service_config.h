@@ -43,6 +43,9 @@ struct ServicesConfig {
   // slices ("slices", default; docs/services.md "Requests under time-slicing") or progress at
   // the fluid rate ("fluid": cheaper, the analytic mode's view).
   bool slice_schedule = true;
+  // `mps`: the same on an MPS GPU with block allocation: requests wait for SMs ("blocks",
+  // default; docs/services.md "Requests under MPS") or progress at the fluid rate ("fluid").
+  bool block_schedule = true;
   std::shared_ptr<const ServiceFields> defaults;  // null: none
   std::map<std::string, ServiceFields, std::less<>> by_id;
   nlohmann::json echo;

@@ -60,11 +60,13 @@ void ServiceMetrics::on_job_started(Time now, const ActiveJob& job) {
 }
 
 void ServiceMetrics::on_service_rate_changed(Time now, const ActiveJob& job,
-                                             const SliceContext* slices) {
+                                             const ServiceGpuContext& context) {
   const auto it = live_.find(job.ordinal);
   if (it == live_.end()) return;
-  it->second.replica->set_slices(static_cast<double>(now.us()),
-                                 slice_schedule_ ? slices : nullptr);
+  ServiceGpuContext used = context;
+  if (!slice_schedule_) used.slices = nullptr;
+  if (!block_schedule_) used.blocks = nullptr;
+  it->second.replica->set_context(static_cast<double>(now.us()), used);
   it->second.replica->set_rate(static_cast<double>(now.us()), job.rate);
 }
 

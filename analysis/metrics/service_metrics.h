@@ -34,14 +34,18 @@ namespace gpumux {
 class ServiceMetrics : public EngineObserver {
  public:
   // `seed` (the scenario's) seeds each replica's own stream, mixed with its job id.
-  // `slice_schedule`: request-level replicas on a time-sliced GPU serve from the slice schedule
-  // (else at the fluid rate; ServicesConfig::slice_schedule).
-  ServiceMetrics(RequestMode mode, std::uint64_t seed, bool slice_schedule = true)
-      : mode_(mode), seed_(seed), slice_schedule_(slice_schedule) {}
+  // `slice_schedule` / `block_schedule`: request-level replicas on a time-sliced / MPS GPU serve
+  // from the slice / block schedule, else at the fluid rate (ServicesConfig).
+  ServiceMetrics(RequestMode mode, std::uint64_t seed, bool slice_schedule = true,
+                 bool block_schedule = true)
+      : mode_(mode),
+        seed_(seed),
+        slice_schedule_(slice_schedule),
+        block_schedule_(block_schedule) {}
 
   void on_job_started(Time now, const ActiveJob& job) override;
   void on_service_rate_changed(Time now, const ActiveJob& job,
-                               const SliceContext* slices) override;
+                               const ServiceGpuContext& context) override;
   void on_job_rejected(Time now, const ActiveJob& job, std::string_view reason) override;
   void on_job_killed(Time now, const ActiveJob& job, double lost_work_us) override;
   void on_job_finished(Time now, const ActiveJob& job) override;
@@ -79,6 +83,7 @@ class ServiceMetrics : public EngineObserver {
   RequestMode mode_;
   std::uint64_t seed_;
   bool slice_schedule_;
+  bool block_schedule_;
   std::unordered_map<std::uint64_t, Live> live_;  // by job ordinal
   std::vector<Record> records_;
   LatencyHistogram all_;

@@ -47,6 +47,13 @@ MpsReferenceResult simulate_mps_blocks(const std::vector<MpsJob>& jobs,
   check(sms >= 1, "sms must be >= 1");
   check(p.interference >= 0.0, "interference must be >= 0");
   check(p.launch_gap_us >= 0.0, "launch_gap_us must be >= 0");
+  const RequestDriver* driver = config.requests ? &*config.requests : nullptr;
+  if (driver != nullptr) {
+    check(driver->rate_per_us > 0.0, "requests.rate_per_us must be > 0");
+    check(driver->service_us > 0.0, "requests.service_us must be > 0");
+    check(driver->max_batch >= 1, "requests.max_batch must be >= 1");
+    check(driver->batch_cost >= 0.0, "requests.batch_cost must be >= 0");
+  }
   const int n = static_cast<int>(jobs.size());
   std::mt19937_64 rng(config.seed);
   auto uniform = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
@@ -77,6 +84,38 @@ MpsReferenceResult simulate_mps_blocks(const std::vector<MpsJob>& jobs,
     event_rate += (2.0 + waves) / cycle;
     k.ready_at = uniform() * (k.kernel_us + k.gap_us);  // random phases
   }
+  std::deque<int> queue;  // launched kernels with blocks not started, in launch order
+  // Job 0 under requests: its own arrival stream (the others' draws do not depend on it), its
+  // queue and the burst in service.
+  std::mt19937_64 arrival_rng(config.seed ^ 0x9e3779b97f4a7c15ULL);
+  auto next_gap = [&] {
+    const double u = static_cast<double>(arrival_rng() >> 11) * 0x1.0p-53;
+    return -std::log1p(-u) / driver->rate_per_us;
+  };
+  double next_arrival = kInf;
+  std::deque<double> requests;     // arrival times of waiting requests
+  std::vector<double> in_service;  // arrival times of the burst's requests
+  double free_at = 0.0;            // earliest launch of job 0's next burst
+  if (driver != nullptr) {
+    c[0].ready_at = kInf;  // launches only when a request waits
+    next_arrival = next_gap();
+  }
+  auto launch = [&](int who) {
+    Client& k = c[static_cast<std::size_t>(who)];
+    k.launched = true;
+    k.waiting = k.blocks;
+    if (driver != nullptr && who == 0) {
+      const std::size_t b =
+          std::min(requests.size(), static_cast<std::size_t>(driver->max_batch));
+      in_service.assign(requests.begin(), requests.begin() + static_cast<std::ptrdiff_t>(b));
+      requests.erase(requests.begin(), requests.begin() + static_cast<std::ptrdiff_t>(b));
+      k.block_us =
+          driver->service_us * (1.0 + driver->batch_cost * static_cast<double>(b - 1));
+    } else {
+      k.block_us = draw(k.kernel_us);
+    }
+    queue.push_back(who);
+  };
   double window = config.horizon_us;
   if (window <= 0.0) {
     window = std::min(config.min_cycles * longest_cycle, config.max_events / event_rate);
@@ -84,7 +123,6 @@ MpsReferenceResult simulate_mps_blocks(const std::vector<MpsJob>& jobs,
   const double warmup = 0.1 * window;
   const double end = warmup + window;
 
-  std::deque<int> queue;  // launched kernels with blocks not started, in launch order
   int free_sms = sms;
   MpsReferenceResult result;
   double now = 0.0, busy = 0.0, sm_time = 0.0;
@@ -115,6 +153,8 @@ MpsReferenceResult simulate_mps_blocks(const std::vector<MpsJob>& jobs,
         if (k.groups[g].end < t_next) t_next = k.groups[g].end, who = i, group = g;
       }
     }
+    bool arrival = false;
+    if (next_arrival < t_next) t_next = next_arrival, arrival = true, who = -1;
     t_next = std::max(t_next, now);
     const double counted = std::max(0.0, t_next - std::max(now, warmup));
     if (free_sms < sms) busy += counted;
@@ -124,34 +164,45 @@ MpsReferenceResult simulate_mps_blocks(const std::vector<MpsJob>& jobs,
     }
     now = t_next;
     ++result.events;
+    if (arrival) {
+      requests.push_back(now);
+      next_arrival = now + next_gap();
+      // Idle job 0 (no burst in service or pending): the request makes it launch.
+      if (!c[0].launched && c[0].ready_at == kInf) c[0].ready_at = std::max(now, free_at);
+      continue;
+    }
     if (who < 0) break;
     Client& k = c[static_cast<std::size_t>(who)];
     if (group == SIZE_MAX) {  // gap over: launch
-      k.launched = true;
-      k.waiting = k.blocks;
-      k.block_us = draw(k.kernel_us);
-      queue.push_back(who);
+      launch(who);
     } else {  // a group of blocks ended
       const BlockGroup done = k.groups[group];
       k.groups.erase(k.groups.begin() + static_cast<std::ptrdiff_t>(group));
       k.held -= done.blocks;
       free_sms += done.blocks;
       if (now > warmup) k.work += k.block_us * done.blocks / k.blocks;
-      if (k.waiting == 0 && k.held == 0) {  // kernel complete
+      if (k.waiting == 0 && k.held == 0 && driver != nullptr && who == 0) {
+        for (double a : in_service) {
+          if (a >= warmup) result.request_latencies_us.push_back(now - a);
+        }
+        in_service.clear();
+        k.launched = false;
+        free_at = now + p.launch_gap_us;
+        k.ready_at = requests.empty() ? kInf : free_at;
+      } else if (k.waiting == 0 && k.held == 0) {  // kernel complete
         k.launched = false;
         const double gap = k.gap_us > 0.0 ? draw(k.gap_us) : 0.0;
         k.ready_at = now + gap;
-        if (gap <= 0.0) {
-          k.launched = true;
-          k.waiting = k.blocks;
-          k.block_us = draw(k.kernel_us);
-          queue.push_back(who);
-        }
+        if (gap <= 0.0) launch(who);
       }
     }
     dispatch();
   }
 
+  if (driver != nullptr) {
+    for (double a : requests) result.requests_unfinished += a >= warmup ? 1 : 0;
+    for (double a : in_service) result.requests_unfinished += a >= warmup ? 1 : 0;
+  }
   result.window_us = window;
   result.busy_fraction = busy / window;
   result.sm_fraction = sm_time / window;

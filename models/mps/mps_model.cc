@@ -7,6 +7,7 @@
 
 #include "models/calibration_file.h"
 #include "models/parameter_spec.h"
+#include "sim/core/service.h"
 
 namespace gpumux {
 
@@ -302,6 +303,42 @@ void MpsModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoa
   load.useful_busy = l.busy_fraction;
   load.overhead = 0.0;
   if (remembered) memo_.store(rates, load);
+}
+
+bool MpsModel::block_context(const GpuView& gpu, std::size_t resident,
+                             BlockContext& out) const {
+  if (gpu.residents.size() < 2 || resident >= gpu.residents.size()) return false;
+  const MpsParams& p = params_.at(params_.index(gpu.device));
+  if (p.allocation != MpsSmAllocation::kBlocks) return false;
+  const int sms = std::max(1, gpu.device.sms);
+  // As the block-level reference: a kernel is round(sm_share x SMs) blocks of one SM, a client
+  // holds at most floor(active thread fraction x SMs) SMs at once.
+  auto blocks = [&](double sm_share) {
+    return std::max(1, static_cast<int>(std::lround(sm_share * sms)));
+  };
+  const int cap = std::max(1, static_cast<int>(std::floor(active_thread_fraction_ * sms + 1e-9)));
+  out.sms = sms;
+  out.interference = p.interference;
+  out.launch_gap_us = p.launch_gap_us;
+  out.others.clear();
+  bool all_fixed = true;
+  for (std::size_t r = 0; r < gpu.residents.size(); ++r) {
+    const JobSpec& j = *gpu.residents[r];
+    all_fixed = all_fixed && j.fixed_kernel_lengths;
+    if (r == resident) {
+      out.service_blocks = blocks(j.sm_share);
+      out.service_cap = cap;
+      continue;
+    }
+    // Another service launches one kernel per request (its service time), as its own schedule
+    // serves it; other jobs their trace kernel length (at least 1 us, as compute_rates).
+    const double kernel_us =
+        j.service ? j.service->batch_work_us(1)
+                  : std::max<double>(1.0, static_cast<double>(j.kernel_length.us()));
+    out.others.push_back(BlockContender{j.sm_util, kernel_us, blocks(j.sm_share), cap});
+  }
+  out.fixed_lengths = all_fixed;
+  return true;
 }
 
 bool MpsModel::memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,

@@ -56,6 +56,9 @@ class MpsModel : public SharingModel {
   // Rates of the residents from mps_rates(); useful_busy is the share of time some kernel runs
   // (the duty cycle, comparable with the other models'), overhead is 0 (no context switches).
   void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;
+  // Under block allocation (the default): the block schedule a service meets beside the
+  // other clients (docs/services.md "Requests under MPS").
+  bool block_context(const GpuView& gpu, std::size_t resident, BlockContext& out) const override;
   bool memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
                     Time& recovery) const override;
   // Every client of the GPU's server dies; recovery = fault_teardown_s + server_restart_s.

@@ -49,6 +49,10 @@ void check(bool ok, const std::string& what) {
 
 MpsReferenceResult simulate_mps_reference(const std::vector<MpsJob>& jobs,
                                           const MpsReferenceConfig& config) {
+  if (config.requests) {
+    throw std::invalid_argument(
+        "simulate_mps_reference: requests are simulated by simulate_mps_blocks only");
+  }
   const MpsParams& p = config.params;
   check(!jobs.empty(), "no jobs");
   check(p.interference >= 0.0, "interference must be >= 0");

@@ -25,9 +25,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "models/mps/mps_params.h"
+#include "models/request_driver.h"
 
 namespace gpumux {
 
@@ -40,6 +42,9 @@ struct MpsReferenceConfig {
   double min_cycles = 2000.0;
   double max_events = 4e6;
   double horizon_us = 0.0;  // if > 0, overrides the automatic window length
+  // Job 0 serves requests (RequestDriver): its kernel per burst has its sm_share's blocks.
+  // The block-level simulator only (simulate_mps_blocks); the fluid one refuses it.
+  std::optional<RequestDriver> requests;
 };
 
 struct MpsReferenceResult {
@@ -51,6 +56,10 @@ struct MpsReferenceResult {
   double idle_fraction = 0.0;            // no kernel running; busy + idle = 1
   double window_us = 0.0;
   std::int64_t events = 0;  // warm-up included
+  // With config.requests: arrival to the end of its burst, us, of every request that arrived
+  // in the window and finished before its end, in arrival order; rates[0] is then meaningless.
+  std::vector<double> request_latencies_us;
+  std::int64_t requests_unfinished = 0;  // arrived in the window, not served by its end
 };
 
 // Preconditions (else std::invalid_argument): jobs non-empty, each sm_util, sm_share and

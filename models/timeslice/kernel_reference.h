@@ -31,22 +31,10 @@
 #include <optional>
 #include <vector>
 
+#include "models/request_driver.h"
 #include "models/timeslice/timeslice_params.h"
 
 namespace gpumux {
-
-// Drives job 0 by requests instead of kernel/gap cycles (docs/services.md "Requests under
-// time-slicing"): requests arrive as a Poisson process, wait first come first served, and a
-// free job 0 serves up to max_batch waiting ones as ONE burst of
-// service_us * (1 + batch_cost * (b - 1)) (kernels queued back to back, one synchronisation),
-// formed when job 0 becomes ready; the next burst is ready launch_gap_us after a burst ends.
-// Job 0's sm_util then only weighs its interference on the others (pass the request load).
-struct RequestDriver {
-  double rate_per_us = 0.0;  // Poisson arrivals, > 0
-  double service_us = 0.0;   // one request alone, > 0
-  int max_batch = 1;         // >= 1
-  double batch_cost = 0.1;   // >= 0
-};
 
 struct ReferenceConfig {
   TimeSliceParams params;

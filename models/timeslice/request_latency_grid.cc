@@ -6,7 +6,7 @@
 
 #include "models/timeslice/kernel_reference.h"
 #include "sim/core/service.h"
-#include "sim/core/slice_context.h"
+#include "sim/core/service_gpu_context.h"
 #include "sim/services/service_replica.h"
 
 namespace gpumux {
@@ -100,7 +100,7 @@ RequestLatencyComparison compare_request_latency(const RequestLatencyCase& c, do
     out.reference_events += reference.events;
 
     RequestLevelReplica replica(spec, 0.0, config.seed + 7);
-    replica.set_slices(0.0, &slices);
+    replica.set_context(0.0, ServiceGpuContext{&slices, nullptr});
     replica.set_rate(0.0, 1.0);
     replica.end(window_us);
     fast.merge(replica.latencies());

@@ -16,7 +16,7 @@
 
 #include "sim/core/device.h"
 #include "sim/core/job.h"
-#include "sim/core/slice_context.h"
+#include "sim/core/service_gpu_context.h"
 #include "sim/base/units.h"
 
 namespace gpumux {
@@ -168,6 +168,12 @@ class SharingModel {
   // `out.others` is reused (cleared, not shrunk) so that the call does not allocate once warm.
   virtual bool slice_context(const GpuView& /*gpu*/, std::size_t /*resident*/,
                              SliceContext& /*out*/) const {
+    return false;
+  }
+  // The same for a model whose clients' thread blocks share the SMs of one GPU (MPS with
+  // block allocation): true and `out` filled when the GPU has other residents.
+  virtual bool block_context(const GpuView& /*gpu*/, std::size_t /*resident*/,
+                             BlockContext& /*out*/) const {
     return false;
   }
 

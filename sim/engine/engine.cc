@@ -449,18 +449,20 @@ bool Engine::refresh_touched(Time now) {
     if (job.checkpointing) continue;  // its pending event is the checkpoint's end
     ++job.version;
     if (job.spec.service) {
-      // A single-GPU service on a time-sliced GPU is served from the slice schedule.
-      const SliceContext* slices = nullptr;
+      // A single-GPU service on a shared GPU is served from the slice or block schedule.
+      ServiceGpuContext context;
       if (job.gpus.size() == 1) {
         const GpuIndex g = job.gpus[0];
         const GpuState& gpu = cluster_.gpu(g);
         const auto pos = std::find(gpu.residents.begin(), gpu.residents.end(), s);
         const auto resident = static_cast<std::size_t>(pos - gpu.residents.begin());
         if (model_.slice_context(views.view(g), resident, service_slices_)) {
-          slices = &service_slices_;
+          context.slices = &service_slices_;
+        } else if (model_.block_context(views.view(g), resident, service_blocks_)) {
+          context.blocks = &service_blocks_;
         }
       }
-      for (auto* o : observers_) o->on_service_rate_changed(now, job, slices);
+      for (auto* o : observers_) o->on_service_rate_changed(now, job, context);
     }
     const double progress = progress_rate(job);
     // A job restoring a migration checkpoint starts progressing when the restore ends.

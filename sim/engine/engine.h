@@ -173,6 +173,7 @@ class Engine : private Launcher {
   std::vector<std::uint8_t> gpu_touched_;
   std::vector<JobSlot> affected_;
   SliceContext service_slices_;  // scratch: what a service meets on a time-sliced GPU
+  BlockContext service_blocks_;  // scratch: what a service meets on an MPS GPU
   std::uint64_t refresh_epoch_ = 0;
   std::vector<std::uint8_t> killed_mask_;
   std::vector<JobSlot> to_kill_;

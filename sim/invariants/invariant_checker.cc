@@ -255,7 +255,7 @@ void InvariantChecker::check_gpu(Time now, GpuIndex g, const GpuState& gpu,
 }
 
 void InvariantChecker::on_service_rate_changed(Time now, const ActiveJob& job,
-                                                const SliceContext* /*slices*/) {
+                                                const ServiceGpuContext& /*context*/) {
   at(now);
   live(job, now, "changed rate", Phase::kRunning);
   if (!(job.rate > 0.0 && job.rate <= 1.0)) {

@@ -50,7 +50,7 @@ class InvariantChecker : public EngineObserver {
   void on_gpu_reconfigured(Time now, GpuIndex gpu, Time drain, Time delay) override;
   void on_gpu_changed(Time now, GpuIndex index, const GpuState& gpu) override;
   void on_service_rate_changed(Time now, const ActiveJob& job,
-                               const SliceContext* slices) override;
+                               const ServiceGpuContext& context) override;
   void on_run_end(Time now, std::span<const ActiveJob* const> unfinished) override;
 
   // Signals checked so far (a test can see the checker ran).

@@ -20,7 +20,7 @@ RequestLevelReplica::RequestLevelReplica(const ServiceSpec& spec, double origin_
 void RequestLevelReplica::advance_to(double t_us) {
   for (;;) {
     const double completion = (batch_.empty() || rate_ <= 0) ? kNever
-                              : sliced_                      ? batch_end_
+                              : scheduled_ != Schedule::kFluid ? batch_end_
                                                              : now_ + work_left_us_ / rate_;
     const double arrival = ended_ ? kNever : next_arrival_;
     // Arrivals at t_us itself belong to what follows (the new rate, or after the end).
@@ -41,7 +41,7 @@ void RequestLevelReplica::advance_to(double t_us) {
 
 void RequestLevelReplica::move_to(double t_us) {
   if (t_us <= now_) return;
-  if (!batch_.empty() && rate_ > 0 && !sliced_) {
+  if (!batch_.empty() && rate_ > 0 && scheduled_ == Schedule::kFluid) {
     work_left_us_ = std::max(0.0, work_left_us_ - (t_us - now_) * rate_);
   }
   now_ = t_us;
@@ -80,7 +80,7 @@ void RequestLevelReplica::start_batch() {
   batch_.assign(waiting_.begin(), waiting_.begin() + static_cast<std::ptrdiff_t>(b));
   waiting_.erase(waiting_.begin(), waiting_.begin() + static_cast<std::ptrdiff_t>(b));
   work_left_us_ = spec_.batch_work_us(static_cast<int>(b));
-  if (sliced_) batch_end_ = schedule_->serve(now_, work_left_us_);
+  if (scheduled_ != Schedule::kFluid) batch_end_ = schedule_->serve(now_, work_left_us_);
 }
 
 void RequestLevelReplica::finish_batch() {
@@ -106,8 +106,7 @@ namespace {
 bool same_context(const SliceContext& a, const SliceContext& b) {
   if (a.slice_us != b.slice_us || a.switch_us != b.switch_us ||
       a.interference != b.interference || a.launch_gap_us != b.launch_gap_us ||
-      a.fixed_lengths != b.fixed_lengths ||
-      a.others.size() != b.others.size()) {
+      a.fixed_lengths != b.fixed_lengths || a.others.size() != b.others.size()) {
     return false;
   }
   for (std::size_t i = 0; i < a.others.size(); ++i) {
@@ -118,36 +117,81 @@ bool same_context(const SliceContext& a, const SliceContext& b) {
   }
   return true;
 }
+
+bool same_context(const BlockContext& a, const BlockContext& b) {
+  if (a.sms != b.sms || a.interference != b.interference ||
+      a.launch_gap_us != b.launch_gap_us || a.fixed_lengths != b.fixed_lengths ||
+      a.service_blocks != b.service_blocks || a.service_cap != b.service_cap ||
+      a.others.size() != b.others.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.others.size(); ++i) {
+    const BlockContender& x = a.others[i];
+    const BlockContender& y = b.others[i];
+    if (x.sm_util != y.sm_util || x.kernel_us != y.kernel_us || x.blocks != y.blocks ||
+        x.cap != y.cap) {
+      return false;
+    }
+  }
+  return true;
+}
 }  // namespace
 
-void RequestLevelReplica::set_slices(double t_us, const SliceContext* slices) {
+void RequestLevelReplica::set_context(double t_us, const ServiceGpuContext& context) {
   advance_to(t_us);
-  if (slices == nullptr) {
-    if (sliced_ && !batch_.empty()) {
+  const Schedule kind = context.slices   ? Schedule::kSlices
+                        : context.blocks ? Schedule::kBlocks
+                                         : Schedule::kFluid;
+  if (kind == Schedule::kFluid) {
+    if (scheduled_ != Schedule::kFluid && !batch_.empty()) {
       // The batch's time left, taken as full-speed work, goes on at the fluid rate.
       work_left_us_ = std::max(0.0, batch_end_ - now_);
     }
-    sliced_ = false;
+    scheduled_ = Schedule::kFluid;
     return;
   }
-  if (sliced_ && same_context(context_, *slices)) return;  // the same GPU: the schedule goes on
-  if (!schedule_) {
-    // Its own stream: a different draw order never moves the replica's arrivals.
-    schedule_ = std::make_unique<SliceSchedule>(seed_ ^ 0x5bd1e9955bd1e995ULL);
+  // The same GPU as before: the schedule goes on.
+  if (kind == scheduled_ && kind == Schedule::kSlices &&
+      same_context(slice_context_, *context.slices)) {
+    return;
   }
-  context_.slice_us = slices->slice_us;
-  context_.switch_us = slices->switch_us;
-  context_.interference = slices->interference;
-  context_.launch_gap_us = slices->launch_gap_us;
-  context_.fixed_lengths = slices->fixed_lengths;
-  context_.others.assign(slices->others.begin(), slices->others.end());
-  schedule_->reset(now_, context_);
+  if (kind == scheduled_ && kind == Schedule::kBlocks &&
+      same_context(block_context_, *context.blocks)) {
+    return;
+  }
+  // Each schedule draws from its own stream: a different draw order never moves the replica's
+  // arrivals.
+  if (kind == Schedule::kSlices) {
+    if (!slice_schedule_) slice_schedule_ = std::make_unique<SliceSchedule>(seed_ ^ kSliceSalt);
+    SliceContext& c = slice_context_;
+    c.slice_us = context.slices->slice_us;
+    c.switch_us = context.slices->switch_us;
+    c.interference = context.slices->interference;
+    c.launch_gap_us = context.slices->launch_gap_us;
+    c.fixed_lengths = context.slices->fixed_lengths;
+    c.others.assign(context.slices->others.begin(), context.slices->others.end());
+    slice_schedule_->reset(now_, c);
+    schedule_ = slice_schedule_.get();
+  } else {
+    if (!block_schedule_) block_schedule_ = std::make_unique<BlockSchedule>(seed_ ^ kBlockSalt);
+    BlockContext& c = block_context_;
+    c.sms = context.blocks->sms;
+    c.interference = context.blocks->interference;
+    c.launch_gap_us = context.blocks->launch_gap_us;
+    c.fixed_lengths = context.blocks->fixed_lengths;
+    c.service_blocks = context.blocks->service_blocks;
+    c.service_cap = context.blocks->service_cap;
+    c.others.assign(context.blocks->others.begin(), context.blocks->others.end());
+    block_schedule_->reset(now_, c);
+    schedule_ = block_schedule_.get();
+  }
   if (!batch_.empty()) {
     // What is left of the batch in service becomes a burst on the new schedule.
-    const double left = sliced_ ? std::max(0.0, batch_end_ - now_) : work_left_us_;
+    const double left =
+        scheduled_ != Schedule::kFluid ? std::max(0.0, batch_end_ - now_) : work_left_us_;
     batch_end_ = schedule_->serve(now_, left);
   }
-  sliced_ = true;
+  scheduled_ = kind;
 }
 
 void RequestLevelReplica::kill(double t_us) {
@@ -157,7 +201,7 @@ void RequestLevelReplica::kill(double t_us) {
   batch_.clear();
   work_left_us_ = 0.0;
   rate_ = 0.0;
-  sliced_ = false;  // the schedule still holds the dropped burst: reset it on the restart
+  scheduled_ = Schedule::kFluid;  // the schedule still holds the dropped burst: reset on restart
 }
 
 void RequestLevelReplica::end(double t_us) {

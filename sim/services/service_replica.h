@@ -5,9 +5,10 @@
 // Two modes share this interface:
 // - RequestLevelReplica: every request, a FIFO queue; a free server takes up to max_batch
 //   waiting requests at once, whose batch work (ServiceSpec::batch_work_us) is progressed at
-//   the replica's current rate, or, on a time-sliced GPU with other contexts (set_slices), is
-//   one burst of the slice schedule (sim/services/slice_schedule.h): it waits for the GPU and
-//   then runs at full speed between hand-overs. A request still waiting timeout_ms after it arrived gives up
+//   the replica's current rate, or, on a shared GPU with other contexts (set_context), is one
+//   burst of the slice schedule (time-slicing, sim/services/slice_schedule.h: it waits for the
+//   GPU and then runs at full speed between hand-overs) or of the block schedule (MPS,
+//   sim/services/block_schedule.h: its thread blocks take the SMs free beside the others'). A request still waiting timeout_ms after it arrived gives up
 //   (timed out); one arriving to max_queue waiting requests is dropped. Latency = finish -
 //   arrival.
 // - AnalyticReplica: per interval of constant rate and arrival rate, an M/D/1 queue in steady
@@ -26,6 +27,7 @@
 
 #include "sim/services/latency_histogram.h"
 #include "sim/services/request_arrivals.h"
+#include "sim/services/block_schedule.h"
 #include "sim/services/slice_schedule.h"
 #include "sim/core/service.h"
 
@@ -56,10 +58,10 @@ class ServiceReplica {
   // Serves until `t_us` (absolute, non-decreasing) at the current rate, then serves at `rate`
   // ((0, 1]) from there on. The first call after construction or restart() starts serving.
   virtual void set_rate(double t_us, double rate) = 0;
-  // From t_us on, the replica's GPU is time-sliced with other contexts as `slices` says (null:
+  // From t_us on, the replica's GPU is shared with other contexts as `context` says (empty:
   // requests progress at the rate set_rate gives). Called before set_rate at the same instant;
-  // `slices` is valid during the call only. The analytic mode keeps the fluid rate.
-  virtual void set_slices(double /*t_us*/, const SliceContext* /*slices*/) {}
+  // `context` is valid during the call only. The analytic mode keeps the fluid rate.
+  virtual void set_context(double /*t_us*/, const ServiceGpuContext& /*context*/) {}
   // Killed at t_us: what it holds is dropped; arrivals are dropped until set_rate again.
   virtual void kill(double t_us) = 0;
   // The replica's lifetime (or the run) ended at t_us: what it holds is unfinished.
@@ -78,7 +80,7 @@ class RequestLevelReplica : public ServiceReplica {
   // `spec` must outlive the replica; arrivals start at origin_us.
   RequestLevelReplica(const ServiceSpec& spec, double origin_us, std::uint64_t seed);
   void set_rate(double t_us, double rate) override;
-  void set_slices(double t_us, const SliceContext* slices) override;
+  void set_context(double t_us, const ServiceGpuContext& context) override;
   void kill(double t_us) override;
   void end(double t_us) override;
 
@@ -100,11 +102,17 @@ class RequestLevelReplica : public ServiceReplica {
   std::vector<double> batch_;   // arrival times of the requests in service
   double work_left_us_ = 0.0;   // exclusive-GPU microseconds of the batch still to do (fluid)
   std::uint64_t seed_;
-  // On a time-sliced GPU with others: the schedule, the context it was reset to, and the end
-  // of the batch in service.
-  std::unique_ptr<SliceSchedule> schedule_;
-  SliceContext context_;
-  bool sliced_ = false;
+  // On a shared GPU with others: the schedule in use (one of the two below, null while fluid),
+  // the context each was reset to, and the end of the batch in service.
+  enum class Schedule : std::uint8_t { kFluid, kSlices, kBlocks };
+  static constexpr std::uint64_t kSliceSalt = 0x5bd1e9955bd1e995ULL;
+  static constexpr std::uint64_t kBlockSalt = 0xc2b2ae3d27d4eb4fULL;
+  Schedule scheduled_ = Schedule::kFluid;
+  BurstSchedule* schedule_ = nullptr;
+  std::unique_ptr<SliceSchedule> slice_schedule_;
+  std::unique_ptr<BlockSchedule> block_schedule_;
+  SliceContext slice_context_;
+  BlockContext block_context_;
   double batch_end_ = 0.0;
 };
 

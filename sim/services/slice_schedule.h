@@ -28,11 +28,12 @@
 #include <vector>
 
 #include "sim/base/rng.h"
-#include "sim/core/slice_context.h"
+#include "sim/services/burst_schedule.h"
+#include "sim/core/service_gpu_context.h"
 
 namespace gpumux {
 
-class SliceSchedule {
+class SliceSchedule : public BurstSchedule {
  public:
   explicit SliceSchedule(std::uint64_t seed) : rng_(seed) {}
 
@@ -42,7 +43,7 @@ class SliceSchedule {
   void reset(double t_us, const SliceContext& context);
   // The service's next burst of `work_us` (microseconds at full speed, alone) becomes ready at
   // t_us (not before the previous burst's end). Returns the time its last kernel ends.
-  double serve(double t_us, double work_us);
+  double serve(double t_us, double work_us) override;
 
   // Idle stretch beyond which the others restart from random phases, microseconds.
   double horizon_us() const { return horizon_us_; }

@@ -5,7 +5,7 @@
 #include <span>
 #include <string_view>
 
-#include "sim/core/slice_context.h"
+#include "sim/core/service_gpu_context.h"
 #include "sim/state/cluster.h"
 #include "sim/state/job_table.h"
 #include "sim/base/units.h"
@@ -44,11 +44,11 @@ class EngineObserver {
   // The GPU's residents or their rates changed at `now`; `gpu` holds the new state.
   virtual void on_gpu_changed(Time /*now*/, GpuIndex /*index*/, const GpuState& /*gpu*/) {}
   // A service's (JobSpec::service) rate changed to job.rate at `now` (also right after it
-  // starts). Emitted for services only, so runs without services pay nothing. `slices`: on a
-  // time-sliced GPU with other residents, the slice schedule the service's requests meet
-  // (SharingModel::slice_context; valid during the call only), else null.
+  // starts). Emitted for services only, so runs without services pay nothing. `context`: on a
+  // shared GPU with other residents, the slice or block schedule the service's requests meet
+  // (SharingModel::slice_context / block_context; valid during the call only), else empty.
   virtual void on_service_rate_changed(Time /*now*/, const ActiveJob& /*job*/,
-                                       const SliceContext* /*slices*/) {}
+                                       const ServiceGpuContext& /*context*/) {}
   // The run ends at `now`; `unfinished` lists jobs still queued or running.
   virtual void on_run_end(Time /*now*/, std::span<const ActiveJob* const> /*unfinished*/) {}
 };

@@ -67,6 +67,11 @@ TEST(ServicesInput, UnknownTimeSlicingView) {
                {"#/services/time_slicing", "time_slicing", "'slices' or 'fluid'"});
 }
 
+TEST(ServicesInput, UnknownMpsView) {
+  expect_error(kInference, R"(, "services": {"mps": "slices"})",
+               {"#/services/mps", "mps", "'blocks' or 'fluid'"});
+}
+
 TEST(ServicesInput, NegativeRateInTheScenario) {
   expect_error(kInference, R"(, "services": {"default": {"request_rate_per_s": -1}})",
                {"#/services/default/request_rate_per_s", "request_rate_per_s"});

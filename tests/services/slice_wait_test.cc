@@ -76,7 +76,7 @@ TEST(RequestLevelReplica, OnASlicedGpuLatencyIsSliceWaitNotAStretchByTheRate) {
   spec.service_ms = 4.0;
   RequestLevelReplica r(spec, 0.0, 3);
   const SliceContext c = busy_corunner();
-  r.set_slices(0.0, &c);
+  r.set_context(0.0, ServiceGpuContext{&c, nullptr});
   r.set_rate(0.0, 0.5);
   r.end(30e6);
   ASSERT_EQ(r.counts().served, 1);
@@ -98,10 +98,10 @@ TEST(RequestLevelReplica, LeavingTheSlicedGpuMidRequestFinishesItAtTheFluidRate)
   RequestLevelReplica r(spec, 0.0, 3);
   SliceContext c = busy_corunner();
   c.others = {SliceContender{1e-9, 1.0}};  // idle co-runner: the request runs at once
-  r.set_slices(0.0, &c);
+  r.set_context(0.0, ServiceGpuContext{&c, nullptr});
   r.set_rate(0.0, 1.0);
   // 40 ms in, the co-runner leaves: the remaining 60 ms go on at rate 1.
-  r.set_slices(1.04e6, nullptr);
+  r.set_context(1.04e6, ServiceGpuContext{});
   r.set_rate(1.04e6, 1.0);
   r.end(5e6);
   ASSERT_EQ(r.counts().served, 1);

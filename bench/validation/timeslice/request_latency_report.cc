@@ -1,8 +1,11 @@
-// Prints the request latency of the service replica's slice schedule against the kernel-level
-// reference driven by requests, on the whole grid (models/timeslice/request_latency_grid.h):
-// request_latency_report [requests per replication (10000)] [seed (2026)]
-// [replications per case (4)] [--cases]. Figures go to
-// bench/validation/timeslice/RESULTS.md, section 5.
+// Prints the request latency of the service replica's schedule against the reference driven
+// by requests, on the whole grid:
+//   request_latency_report [timeslice|mps] [requests per replication (10000)] [seed (2026)]
+//                          [replications per case (4)] [--cases]
+// timeslice: the slice schedule against the kernel-level reference
+// (models/timeslice/request_latency_grid.h; figures in bench/validation/timeslice/RESULTS.md
+// section 5); mps: the block schedule against the block-level reference
+// (models/mps/mps_request_latency_grid.h; bench/validation/mps/RESULTS.md, last section).
 //
 // Cases the reference finds overloaded (the service cannot keep up beside the co-runner: its
 // queue grows with the window) are counted, not compared; a case that only one side finds
@@ -15,6 +18,7 @@
 #include <cstring>
 #include <vector>
 
+#include "models/mps/mps_request_latency_grid.h"
 #include "models/timeslice/request_latency_grid.h"
 
 namespace {
@@ -40,15 +44,14 @@ void summary(const char* name, std::vector<Error> e) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// Compares and summarises every case of `grid`; `compare(case, requests, seed, replications)`
+// runs both sides.
+template <class Case, class Compare>
+void report(const std::vector<Case>& grid, Compare compare, double requests,
+            std::uint64_t seed, int replications, bool every_case) {
   using namespace gpumux;
-  const double requests = argc > 1 ? std::atof(argv[1]) : 10000.0;
-  const std::uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 2026;
-  const int replications = argc > 3 ? std::atoi(argv[3]) : 4;
-  const bool every_case = argc > 4 && std::strcmp(argv[4], "--cases") == 0;
-  const std::vector<RequestLatencyCase> grid = request_latency_grid();
   std::vector<Error> p50, p95, p99, noise50, noise99;
-  std::vector<Error> by_slice_p99[2], by_dist_p99[2], by_demand_p99[2], well_measured_p99;
+  std::vector<Error> by_dist_p99[2], by_demand_p99[2], well_measured_p99;
   double worst_rel = -1;
   std::size_t worst = 0;
   RequestLatencyComparison worst_result;
@@ -58,8 +61,8 @@ int main(int argc, char** argv) {
                 "|---|--:|--:|--:|--:|--:|\n");
   }
   for (std::size_t i = 0; i < grid.size(); ++i) {
-    const RequestLatencyCase& c = grid[i];
-    const RequestLatencyComparison r = compare_request_latency(c, requests, seed + 100 * i, replications);
+    const Case& c = grid[i];
+    const RequestLatencyComparison r = compare(c, requests, seed + 100 * i, replications);
     if (r.reference.overloaded() || r.fast.overloaded()) {
       if (r.reference.overloaded() != r.fast.overloaded()) {
         ++disagree;
@@ -70,13 +73,12 @@ int main(int argc, char** argv) {
       }
       continue;
     }
-    const RequestLatencyComparison again = compare_request_latency(c, requests, seed + 100 * i + 50, replications);
+    const RequestLatencyComparison again = compare(c, requests, seed + 100 * i + 50, replications);
     p50.push_back(error_of(r.fast.p50_us, r.reference.p50_us));
     p95.push_back(error_of(r.fast.p95_us, r.reference.p95_us));
     p99.push_back(error_of(r.fast.p99_us, r.reference.p99_us));
     noise50.push_back(error_of(again.reference.p50_us, r.reference.p50_us));
     noise99.push_back(error_of(again.reference.p99_us, r.reference.p99_us));
-    by_slice_p99[c.slice_us > 5000 ? 1 : 0].push_back(p99.back());
     by_dist_p99[c.fixed_lengths ? 1 : 0].push_back(p99.back());
     by_demand_p99[c.load + c.other_duty > 0.8 ? 1 : 0].push_back(p99.back());
     if (noise99.back().rel <= 0.15) well_measured_p99.push_back(p99.back());
@@ -101,8 +103,6 @@ int main(int argc, char** argv) {
   summary("p50", p50);
   summary("p95", p95);
   summary("p99", p99);
-  summary("p99, 1 ms slices", by_slice_p99[0]);
-  summary("p99, 10 ms slices", by_slice_p99[1]);
   summary("p99, exponential co-runner", by_dist_p99[0]);
   summary("p99, fixed co-runner", by_dist_p99[1]);
   summary("p99, load + co-runner duty <= 0.8", by_demand_p99[0]);
@@ -116,6 +116,30 @@ int main(int argc, char** argv) {
     std::printf("  p99 beyond 15%%: %d cases; worst: %s: reference %.2f ms, fast %.2f ms\n",
                 over15, describe(grid[worst]).c_str(), worst_result.reference.p99_us / 1000,
                 worst_result.fast.p99_us / 1000);
+  }
+}
+
+int main(int argc, char** argv) {
+  using namespace gpumux;
+  int a = 1;
+  const bool mps = argc > a && std::strcmp(argv[a], "mps") == 0;
+  if (argc > a && (mps || std::strcmp(argv[a], "timeslice") == 0)) ++a;
+  const double requests = argc > a ? std::atof(argv[a]) : 10000.0;
+  const std::uint64_t seed = argc > a + 1 ? std::strtoull(argv[a + 1], nullptr, 10) : 2026;
+  const int replications = argc > a + 2 ? std::atoi(argv[a + 2]) : 4;
+  const bool every_case = argc > a + 3 && std::strcmp(argv[a + 3], "--cases") == 0;
+  if (mps) {
+    report(mps_request_latency_grid(),
+           [](const MpsRequestLatencyCase& c, double n, std::uint64_t s, int r) {
+             return compare_mps_request_latency(c, n, s, r);
+           },
+           requests, seed, replications, every_case);
+  } else {
+    report(request_latency_grid(),
+           [](const RequestLatencyCase& c, double n, std::uint64_t s, int r) {
+             return compare_request_latency(c, n, s, r);
+           },
+           requests, seed, replications, every_case);
   }
   return 0;
 }

@@ -1,0 +1,138 @@
+#include "models/mps/mps_request_latency_grid.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "models/mps/mps_block_reference.h"
+#include "sim/core/service.h"
+#include "sim/core/service_gpu_context.h"
+#include "sim/services/service_replica.h"
+
+namespace gpumux {
+namespace {
+
+double nearest_rank(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0.0;
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size())));
+  return sorted[std::min(sorted.size(), std::max<std::size_t>(rank, 1)) - 1];
+}
+
+int blocks_of(double sm_share, int sms) {
+  return std::max(1, static_cast<int>(std::lround(sm_share * sms)));
+}
+
+}  // namespace
+
+std::vector<MpsRequestLatencyCase> mps_request_latency_grid(int stride) {
+  std::vector<MpsRequestLatencyCase> grid;
+  int index = 0;
+  for (bool fixed : {false, true}) {
+    for (double other_share : {0.6, 1.0}) {
+      for (double kernel_ms : {0.5, 20.0}) {
+        for (double duty : {0.2, 0.6, 1.0}) {
+          for (double service_share : {0.2, 1.0}) {
+            for (double load : {0.1, 0.5, 0.9}) {
+              for (double service_ms : {0.5, 5.0, 50.0}) {
+                if (index++ % std::max(1, stride) != 0) continue;
+                MpsRequestLatencyCase c;
+                c.service_us = service_ms * 1000.0;
+                c.load = load;
+                c.service_sm_share = service_share;
+                c.other_duty = duty;
+                c.other_kernel_us = kernel_ms * 1000.0;
+                c.other_sm_share = other_share;
+                c.fixed_lengths = fixed;
+                grid.push_back(c);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return grid;
+}
+
+std::string describe(const MpsRequestLatencyCase& c) {
+  char text[220];
+  std::snprintf(text, sizeof text,
+                "service %.1f ms sm_share %.1f, load %.1f, co-runner duty %.1f kernel %.1f ms "
+                "sm_share %.1f (%s)",
+                c.service_us / 1000.0, c.service_sm_share, c.load, c.other_duty,
+                c.other_kernel_us / 1000.0, c.other_sm_share,
+                c.fixed_lengths ? "fixed" : "exponential");
+  return text;
+}
+
+RequestLatencyComparison compare_mps_request_latency(const MpsRequestLatencyCase& c,
+                                                     double requests, std::uint64_t seed,
+                                                     int replications) {
+  const double rate_per_us = c.load / c.service_us;
+  const double window_us = requests / rate_per_us;
+  RequestLatencyComparison out;
+
+  // The reference: every block of the co-runner, job 0 driven by requests.
+  MpsReferenceConfig config;
+  config.params.interference = 0.0;
+  config.params.launch_gap_us = 0.0;
+  config.params.allocation = MpsSmAllocation::kBlocks;
+  config.params.bursts = c.fixed_lengths ? MpsBursts::kFixed : MpsBursts::kExponential;
+  config.horizon_us = window_us;
+  config.requests = RequestDriver{rate_per_us, c.service_us, 1, 0.0};
+  MpsJob service;
+  service.sm_util = std::min(1.0, c.load);
+  service.sm_share = c.service_sm_share;
+  service.mean_kernel_us = c.service_us;
+  MpsJob other;
+  other.sm_util = c.other_duty;
+  other.sm_share = c.other_sm_share;
+  other.mean_kernel_us = c.other_kernel_us;
+  const std::vector<MpsJob> jobs = {service, other};
+
+  // The fast side: the request-level replica on the block schedule, as a cluster run drives it.
+  ServiceSpec spec;
+  spec.arrival = ArrivalKind::kPoisson;
+  spec.rate_per_s = rate_per_us * 1e6;
+  spec.service_ms = c.service_us / 1000.0;
+  spec.max_batch = 1;
+  BlockContext blocks;
+  blocks.sms = c.sms;
+  blocks.interference = 0.0;
+  blocks.launch_gap_us = 0.0;
+  blocks.fixed_lengths = c.fixed_lengths;
+  blocks.service_blocks = blocks_of(c.service_sm_share, c.sms);
+  blocks.service_cap = c.sms;
+  blocks.others = {
+      BlockContender{c.other_duty, c.other_kernel_us, blocks_of(c.other_sm_share, c.sms), c.sms}};
+
+  std::vector<double> lat;
+  LatencyHistogram fast;
+  for (int k = 0; k < std::max(1, replications); ++k) {
+    config.seed = seed + static_cast<std::uint64_t>(k);
+    MpsReferenceResult reference = simulate_mps_blocks(jobs, config, c.sms);
+    lat.insert(lat.end(), reference.request_latencies_us.begin(),
+               reference.request_latencies_us.end());
+    out.reference.unfinished += static_cast<double>(reference.requests_unfinished);
+    out.reference_events += reference.events;
+
+    RequestLevelReplica replica(spec, 0.0, config.seed + 7);
+    replica.set_context(0.0, ServiceGpuContext{nullptr, &blocks});
+    replica.set_rate(0.0, 1.0);
+    replica.end(window_us);
+    fast.merge(replica.latencies());
+    out.fast.unfinished += replica.counts().unfinished;
+  }
+  std::sort(lat.begin(), lat.end());
+  out.reference.p50_us = nearest_rank(lat, 0.50);
+  out.reference.p95_us = nearest_rank(lat, 0.95);
+  out.reference.p99_us = nearest_rank(lat, 0.99);
+  out.reference.served = static_cast<double>(lat.size());
+  out.fast.p50_us = fast.percentile_us(0.50);
+  out.fast.p95_us = fast.percentile_us(0.95);
+  out.fast.p99_us = fast.percentile_us(0.99);
+  out.fast.served = fast.count();
+  return out;
+}
+
+}  // namespace gpumux

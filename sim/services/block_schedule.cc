@@ -1,0 +1,141 @@
+#include "sim/services/block_schedule.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace gpumux {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// As the slice schedule: four of the slowest other client's cycles.
+constexpr double kHorizonCycles = 4.0;
+}  // namespace
+
+double BlockSchedule::draw(double mean) {
+  if (mean <= 0.0) return 0.0;
+  if (fixed_) return mean;
+  return -mean * std::log1p(-uniform());
+}
+
+void BlockSchedule::reset(double t_us, const BlockContext& context) {
+  fixed_ = context.fixed_lengths;
+  sms_ = std::max(1, context.sms);
+  interference_ = context.interference;
+  launch_gap_us_ = context.launch_gap_us;
+  const std::size_t n = context.others.size() + 1;
+  clients_.resize(n);
+  clients_[0].blocks = std::max(1, context.service_blocks);
+  clients_[0].cap = std::max(1, context.service_cap);
+  clients_[0].kernel_us = 0.0;
+  clients_[0].gap_us = 0.0;
+  double longest = 0.0;
+  for (std::size_t i = 1; i < n; ++i) {
+    const BlockContender& o = context.others[i - 1];
+    Client& c = clients_[i];
+    c.kernel_us = o.kernel_us;
+    c.gap_us = std::max(launch_gap_us_, o.kernel_us * (1.0 - o.sm_util) / o.sm_util);
+    c.blocks = std::max(1, o.blocks);
+    c.cap = std::max(1, o.cap);
+    const double waves = std::ceil(static_cast<double>(c.blocks) / std::min(c.blocks, c.cap));
+    longest = std::max(longest, waves * c.kernel_us + c.gap_us);
+  }
+  horizon_us_ = kHorizonCycles * longest;
+  service_free_at_ = t_us;
+  restart_others(t_us);
+}
+
+void BlockSchedule::restart_others(double t_us) {
+  queue_.clear();
+  free_sms_ = sms_;
+  for (std::size_t i = 0; i < clients_.size(); ++i) {
+    Client& c = clients_[i];
+    c.launched = false;
+    c.waiting = 0;
+    c.held = 0;
+    c.groups.clear();
+    c.ready_at = i == 0 ? kInf : t_us + uniform() * (c.kernel_us + c.gap_us);
+  }
+  now_ = t_us;
+}
+
+void BlockSchedule::launch(int who, double block_us) {
+  Client& c = clients_[static_cast<std::size_t>(who)];
+  c.launched = true;
+  c.waiting = c.blocks;
+  c.block_us = block_us;
+  queue_.push_back(who);
+}
+
+void BlockSchedule::dispatch() {
+  std::size_t kept = 0;
+  for (std::size_t q = 0; q < queue_.size(); ++q) {
+    Client& c = clients_[static_cast<std::size_t>(queue_[q])];
+    const int take = free_sms_ > 0 ? std::min({c.waiting, free_sms_, c.cap - c.held}) : 0;
+    if (take > 0) {
+      const double others = static_cast<double>(sms_ - free_sms_ - c.held) / sms_;
+      c.groups.push_back({now_ + c.block_us * (1.0 + interference_ * others), take});
+      c.waiting -= take;
+      c.held += take;
+      free_sms_ -= take;
+    }
+    if (c.waiting > 0) queue_[kept++] = queue_[q];
+  }
+  queue_.resize(kept);
+}
+
+double BlockSchedule::run(double until_us, bool until_service) {
+  const int n = static_cast<int>(clients_.size());
+  for (;;) {
+    double t = until_service ? kInf : until_us;
+    int who = -1;
+    std::size_t group = 0;
+    for (int i = 0; i < n; ++i) {
+      const Client& c = clients_[static_cast<std::size_t>(i)];
+      if (!c.launched && c.ready_at < t) t = c.ready_at, who = i, group = SIZE_MAX;
+      for (std::size_t g = 0; g < c.groups.size(); ++g) {
+        if (c.groups[g].end < t) t = c.groups[g].end, who = i, group = g;
+      }
+    }
+    now_ = std::max(t, now_);
+    if (who < 0) return until_us;  // nothing before until_us (never when until_service)
+    Client& c = clients_[static_cast<std::size_t>(who)];
+    if (group == SIZE_MAX) {  // an other's gap is over: it launches
+      launch(who, draw(c.kernel_us));
+    } else {  // a group of blocks ended
+      const Group done = c.groups[group];
+      c.groups.erase(c.groups.begin() + static_cast<std::ptrdiff_t>(group));
+      c.held -= done.blocks;
+      free_sms_ += done.blocks;
+      if (c.waiting == 0 && c.held == 0) {  // its kernel is complete
+        c.launched = false;
+        if (who == 0) {
+          c.ready_at = kInf;
+          service_free_at_ = now_ + launch_gap_us_;
+          dispatch();
+          if (until_service) return now_;
+          continue;
+        }
+        const double gap = c.gap_us > 0.0 ? draw(c.gap_us) : 0.0;
+        c.ready_at = now_ + gap;
+        if (gap <= 0.0) launch(who, draw(c.kernel_us));
+      }
+    }
+    dispatch();
+  }
+}
+
+double BlockSchedule::serve(double t_us, double work_us) {
+  const double start = std::max(t_us, service_free_at_);
+  if (start - now_ > horizon_us_) {
+    // An idle stretch longer than the horizon: the others' state no longer depends on what
+    // came before it. The service holds nothing here (its last kernel completed).
+    restart_others(start - horizon_us_);
+  }
+  run(start, false);
+  launch(0, work_us);
+  dispatch();
+  return run(0.0, true);
+}
+
+}  // namespace gpumux

@@ -1,0 +1,84 @@
+// The block schedule a service's requests meet on an MPS GPU (docs/services.md "Requests under
+// MPS"): the rules of the block-level MPS reference (models/mps/mps_block_reference.h),
+// simulated only around the service's own bursts.
+//
+// - The GPU has `sms` SMs; a kernel is `blocks` thread blocks of one SM each, and a client may
+//   hold at most `cap` SMs at once. Kernels queue in launch order; whenever SMs free up or a
+//   kernel is launched, each queued kernel in turn takes the free SMs it may (blocks are never
+//   preempted), and a kernel that cannot start all its blocks runs the rest in later waves.
+// - A block lasts its kernel's length alone, stretched by (1 + interference x the share of SMs
+//   the other clients hold when it starts).
+// - The other clients alternate kernels and CPU gaps (means from duty cycle and kernel length,
+//   fixed or exponential, gaps at least the launch gap).
+// - The service's burst (a batch of requests) is ONE kernel of service_blocks blocks lasting the
+//   burst's work alone: its kernels are queued back to back and, at batch 1, each uses the same
+//   few SMs (its sm_share), so the burst holds those SMs for its whole length.
+//
+// So a request's latency is its work alone, stretched by interference, plus the wait for SMs:
+// beside a co-runner whose kernels hold every SM it waits for their blocks to end; beside one
+// that leaves room it starts at once. As in the slice schedule, the others restart from random
+// phases after an idle stretch longer than `horizon`, and their throughput comes from the
+// sharing model's fluid rates, not from here. Deterministic for a given seed.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/base/rng.h"
+#include "sim/core/service_gpu_context.h"
+#include "sim/services/burst_schedule.h"
+
+namespace gpumux {
+
+class BlockSchedule : public BurstSchedule {
+ public:
+  explicit BlockSchedule(std::uint64_t seed) : rng_(seed) {}
+
+  // The GPU's clients from t_us on: the others restart from random phases at t_us, every SM
+  // free. Preconditions: the BlockContext field contracts (service_gpu_context.h).
+  void reset(double t_us, const BlockContext& context);
+  double serve(double t_us, double work_us) override;
+
+  double horizon_us() const { return horizon_us_; }
+
+ private:
+  struct Group {
+    double end = 0;
+    int blocks = 0;
+  };
+  struct Client {
+    double kernel_us = 0;  // mean kernel alone (the others)
+    double gap_us = 0;     // mean CPU gap (the others); 0: launches at once
+    int blocks = 1;
+    int cap = 1;
+    bool launched = false;  // a kernel queued or running
+    int waiting = 0;        // blocks not started
+    int held = 0;           // SMs held now
+    double block_us = 0;    // this kernel's block length alone
+    double ready_at = 0;    // next launch, while not launched (the others)
+    std::vector<Group> groups;
+  };
+
+  double draw(double mean);
+  double uniform() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
+  void restart_others(double t_us);
+  void launch(int who, double block_us);
+  void dispatch();
+  // Runs until `until_us`, or until the service's kernel completes when `until_service` (then
+  // returns that time).
+  double run(double until_us, bool until_service);
+
+  Rng rng_;
+  bool fixed_ = false;
+  int sms_ = 1;
+  double interference_ = 0;
+  double launch_gap_us_ = 0;
+  double horizon_us_ = 0;
+  std::vector<Client> clients_;  // [0] the service, then the others
+  std::vector<int> queue_;       // launched kernels with blocks not started, launch order
+  int free_sms_ = 1;
+  double service_free_at_ = 0;
+  double now_ = 0;
+};
+
+}  // namespace gpumux
