@@ -227,5 +227,44 @@ mig-configs:
   EXPECT_TRUE(has(h.err, "999999")) << h.err;
 }
 
+// An --set index past the end of an array once filled it with nulls up to that index (3 GB and
+// bad_alloc for 10^8), or reported the first filler ("node_groups/1 ... got null").
+TEST_F(Hostile, SetIndexPastTheEndIsBadInputNamingTheIndex) {
+  const auto s = write("s.json", scenario());
+  for (const std::string index : {"100000000", "10000000000", "99999999999999999999999", "2"}) {
+    const std::string set = "/cluster/node_groups/" + index + "/nodes=1";
+    const auto r = run_cli({"validate", s, "--set", set});
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_TRUE(has(r.err, "--set " + set + ": field '/cluster/node_groups/" + index + "'"))
+        << r.err;
+    EXPECT_TRUE(has(r.err, "array index " + index + " is past the end of the array at "
+                           "'/cluster/node_groups' (1 element); index 1 or '-' appends"))
+        << r.err;
+    EXPECT_FALSE(has(r.err, "got null")) << r.err;
+  }
+  // A dotted path, and a number addressing a missing value (which becomes an empty array).
+  const auto dotted = run_cli({"validate", s, "--set", "cluster.node_groups.5.nodes=1"});
+  EXPECT_EQ(dotted.code, 2) << dotted.err;
+  EXPECT_TRUE(has(dotted.err, "array index 5 is past the end")) << dotted.err;
+  const auto fresh = run_cli({"validate", s, "--set", "/trace/list/100000000=1"});
+  EXPECT_EQ(fresh.code, 2) << fresh.err;
+  EXPECT_TRUE(has(fresh.err, "array index 100000000 is past the end of the array at "
+                             "'/trace/list' (0 elements)"))
+      << fresh.err;
+  // One past the end appends: the new group is then checked like any other.
+  const auto append = run_cli({"validate", s, "--set", "/cluster/node_groups/1/nodes=1"});
+  EXPECT_EQ(append.code, 2) << append.err;
+  EXPECT_TRUE(has(append.err, "node_groups/1")) << append.err;
+  EXPECT_FALSE(has(append.err, "past the end")) << append.err;
+  const auto whole = run_cli(
+      {"validate", s, "--set",
+       R"(/cluster/node_groups/1={"nodes": 1, "gpus_per_node": 8, "device": "T4"})"});
+  EXPECT_EQ(whole.code, 0) << whole.err;
+  const auto dash = run_cli(
+      {"validate", s, "--set",
+       R"(/cluster/node_groups/-={"nodes": 1, "gpus_per_node": 8, "device": "T4"})"});
+  EXPECT_EQ(dash.code, 0) << dash.err;
+}
+
 }  // namespace
 }  // namespace gpumux
