@@ -266,5 +266,42 @@ TEST_F(Hostile, SetIndexPastTheEndIsBadInputNamingTheIndex) {
   EXPECT_EQ(dash.code, 0) << dash.err;
 }
 
+// A misspelt nodes-CSV column ("cpu" for "cpus") was ignored, the nodes' cores lost.
+TEST_F(Hostile, NodesCsvUnknownOrRepeatedColumnIsBadInput) {
+  write("nodes.csv", "name,gpus,device,cpu\na,8,A100-40GB,64\n");
+  const auto s = write("s.json", R"({"name": "x", "cluster": {"nodes_csv": "nodes.csv"},
+    "trace": {"file": "trace.csv"}})");
+  const auto r = run_cli({"validate", s});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "nodes.csv:1: field 'cpu': unknown column (did you mean 'cpus'?)"))
+      << r.err;
+  write("nodes.csv", "name,gpus,device,gpus\na,8,A100-40GB,4\n");
+  const auto twice = run_cli({"validate", s});
+  EXPECT_EQ(twice.code, 2) << twice.err;
+  EXPECT_TRUE(has(twice.err, "nodes.csv:1: field 'gpus': column given twice")) << twice.err;
+  write("nodes.csv", "name,gpus,device,cpus\na,8,A100-40GB,64\n");
+  EXPECT_EQ(run_cli({"validate", s}).code, 0);
+}
+
+// Two cluster.devices entries of one name: the last silently won. A device named "" was taken.
+TEST_F(Hostile, DuplicateOrEmptyDeviceNameIsBadInput) {
+  const std::string device = R"({"name": "X1", "memory_mib": 16384, "sms": 40})";
+  const auto s = write("s.json", R"({"name": "x", "cluster": {"devices": [)" + device + ", " +
+                                     device + R"(],
+      "node_groups": [{"nodes": 1, "gpus_per_node": 8, "device": "X1"}]},
+    "trace": {"file": "trace.csv"}})");
+  const auto r = run_cli({"validate", s});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "s.json#/cluster/devices/1/name: field 'name': a second device named "
+                         "'X1' (the first is /cluster/devices/0)"))
+      << r.err;
+  const auto one = run_cli({"validate", s, "--set", "/cluster/devices/1/name=X2"});
+  EXPECT_EQ(one.code, 0) << one.err;
+  const auto empty = run_cli({"validate", s, "--set", R"(/cluster/devices/1/name="")"});
+  EXPECT_EQ(empty.code, 2) << empty.err;
+  EXPECT_TRUE(has(empty.err, "#/cluster/devices/1/name")) << empty.err;
+  EXPECT_TRUE(has(empty.err, "must be non-empty")) << empty.err;
+}
+
 }  // namespace
 }  // namespace gpumux
