@@ -303,5 +303,43 @@ TEST_F(Hostile, DuplicateOrEmptyDeviceNameIsBadInput) {
   EXPECT_TRUE(has(empty.err, "must be non-empty")) << empty.err;
 }
 
+// An empty --seed or --jobs was taken as not given; pack read --seed -1 as 2^64 - 1; a seed
+// past 2^64 - 1 was clamped and blamed on the scenario's /seed.
+TEST_F(Hostile, EmptyNegativeOrHugeSeedIsBadInputNamingTheOption) {
+  const auto s = write("s.json", scenario());
+  const auto out = (dir_ / "g.csv").string();
+  const std::vector<std::vector<std::string>> cases = {
+      {"validate", s, "--seed", ""},
+      {"run", s, "--no-outputs", "--seed", ""},
+      {"validate", s, "--seed", "18446744073709551616"},
+      {"validate", s, "--seed", "99999999999999999999999"},
+      {"validate", s, "--seed", "9223372036854775808"},  // past a scenario's /seed range
+      {"check", s, "--seed", ""},
+      {"check", s, "--seed", "-1"},
+      {"generate", "--seed", "", "-o", out},
+      {"generate", "--seed", "18446744073709551616", "-o", out},
+      {"pack", "--nodes", "n.csv", "--pods", "p.csv", "--policy", "FGD", "--seed", "-1"},
+      {"pack", "--nodes", "n.csv", "--pods", "p.csv", "--policy", "FGD", "--seed", ""},
+      {"pack", "--nodes", "n.csv", "--pods", "p.csv", "--policy", "FGD", "--seed",
+       "18446744073709551616"},
+  };
+  for (const auto& args : cases) {
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << args[0] << " " << args.back() << ": " << r.err;
+    EXPECT_TRUE(has(r.err, "--seed: expected a non-negative integer")) << r.err;
+    EXPECT_FALSE(has(r.err, "#/seed")) << r.err;
+  }
+  const auto jobs = run_cli({"generate", "--jobs", "", "-o", out});
+  EXPECT_EQ(jobs.code, 2) << jobs.err;
+  EXPECT_TRUE(has(jobs.err, "--jobs: expected a ")) << jobs.err;
+  EXPECT_TRUE(has(jobs.err, "got '' (an empty value)")) << jobs.err;
+  EXPECT_FALSE(fs::exists(out));
+  // The largest seeds are taken.
+  EXPECT_EQ(run_cli({"validate", s, "--seed", "9223372036854775807"}).code, 0);
+  const auto top = run_cli({"generate", "--jobs", "2", "--seed", "18446744073709551615", "-o", out});
+  EXPECT_EQ(top.code, 0) << top.err;
+  EXPECT_TRUE(has(top.out, "(seed 18446744073709551615)")) << top.out;
+}
+
 }  // namespace
 }  // namespace gpumux
