@@ -124,7 +124,7 @@ TEST_F(Hostile, NegativeSeedOrJobCountIsBadInput) {
   const auto out = (dir_ / "g.csv").string();
   const auto jobs = run_cli({"generate", "--jobs", "-5", "-o", out});
   EXPECT_EQ(jobs.code, 2);
-  EXPECT_TRUE(has(jobs.err, "non-negative")) << jobs.err;
+  EXPECT_TRUE(has(jobs.err, "--jobs: expected a positive integer")) << jobs.err;
   EXPECT_EQ(run_cli({"generate", "--seed", "-1", "-o", out}).code, 2);
   EXPECT_FALSE(fs::exists(out));
 }
@@ -339,6 +339,26 @@ TEST_F(Hostile, EmptyNegativeOrHugeSeedIsBadInputNamingTheOption) {
   const auto top = run_cli({"generate", "--jobs", "2", "--seed", "18446744073709551615", "-o", out});
   EXPECT_EQ(top.code, 0) << top.err;
   EXPECT_TRUE(has(top.out, "(seed 18446744073709551615)")) << top.out;
+}
+
+// generate -o '' failed as "error: : cannot move the result into place"; --jobs 0 was refused
+// as "<defaults>#/jobs" while --help said non-negative.
+TEST_F(Hostile, GenerateEmptyOutputOrZeroJobsNamesTheOption) {
+  const auto empty = run_cli({"generate", "-o", ""});
+  EXPECT_EQ(empty.code, 2) << empty.err;
+  EXPECT_TRUE(has(empty.err, "--output: expected a non-empty value")) << empty.err;
+  const auto out = (dir_ / "g.csv").string();
+  const auto zero = run_cli({"generate", "--jobs", "0", "-o", out});
+  EXPECT_EQ(zero.code, 2) << zero.err;
+  EXPECT_TRUE(has(zero.err, "--jobs: expected a positive integer (at most 1000000000), got '0'"))
+      << zero.err;
+  EXPECT_FALSE(has(zero.err, "<defaults>")) << zero.err;
+  EXPECT_FALSE(fs::exists(out));
+  const auto help = run_cli({"generate", "--help"});
+  EXPECT_EQ(help.code, 0);
+  EXPECT_TRUE(has(help.out + help.err, "POSITIVE")) << help.out;
+  EXPECT_TRUE(has(help.out + help.err, "number of jobs, 1 to 10^9")) << help.out;
+  EXPECT_FALSE(has(help.out + help.err, "--jobs UINT:NON-NEGATIVE")) << help.out;
 }
 
 }  // namespace
