@@ -361,5 +361,21 @@ TEST_F(Hostile, GenerateEmptyOutputOrZeroJobsNamesTheOption) {
   EXPECT_FALSE(has(help.out + help.err, "--jobs UINT:NON-NEGATIVE")) << help.out;
 }
 
+// The busy share is a running sum (each GPU's value added, later removed): 0.1 + 0.2 + 0.3 less
+// each again left 6.9e-18 in timeseries.csv once every job had finished.
+TEST_F(Hostile, TimeseriesWritesZeroNotFloatNoise) {
+  write("trace.csv", "id,submit_s,gpus,runtime_s,sm_util\na,0,1,10,0.1\nb,0,1,20,0.2\n"
+                     "c,0,1,30,0.3\n");
+  const std::string out = (dir_ / "out").string();
+  const auto s = write("s.json", scenario(R"(, "outputs": {"dir": ")" + out +
+                                          R"(", "timeseries_interval_s": 5})"));
+  const auto r = run_cli({"run", s, "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string series = testing::read_file(dir_ / "out" / "timeseries.csv");
+  EXPECT_TRUE(has(series, "\n30,0,0,0,0,0,0,3,")) << series;
+  EXPECT_FALSE(has(series, "e-1")) << series;
+  EXPECT_TRUE(has(series, "\n20,1,0.0625,0.01875")) << series;  // a value itself is kept
+}
+
 }  // namespace
 }  // namespace gpumux
