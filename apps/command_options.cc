@@ -13,7 +13,9 @@ namespace gpumux {
 CLI::Validator integer_in(std::uint64_t min, std::uint64_t max) {
   return CLI::Validator(
       [min, max](std::string& text) -> std::string { return unsigned_text_error(text, min, max); },
-      min == 0 ? "NON-NEGATIVE" : min == 1 ? "POSITIVE" : "INTEGER");
+      min == 0   ? "NON-NEGATIVE"
+      : min == 1 ? "POSITIVE"
+                 : "INTEGER");
 }
 
 CLI::Validator non_negative(std::uint64_t max) { return integer_in(0, max); }

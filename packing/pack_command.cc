@@ -56,9 +56,9 @@ void configure_pack_command(CLI::App& sub, PackCommand& cmd) {
       ->required();
   // CLI11 would read "-1" as 2^64 - 1, "" as 0, and clamp a number past 2^64 - 1.
   sub.add_option("--seed", cmd.seed, "seed of the pod sampling and tie-breaking (default 42)")
-      ->check(CLI::Validator(
-          [](std::string& text) { return unsigned_text_error(text, 0, UINT64_MAX); },
-          "NON-NEGATIVE"));
+      ->check(
+          CLI::Validator([](std::string& text) { return unsigned_text_error(text, 0, UINT64_MAX); },
+                         "NON-NEGATIVE"));
   sub.add_option("--arrive-to", cmd.arrive_to,
                  "stop when the arrived GPU request reaches this % of cluster GPU capacity, "
                  "1..200 (default 130, as in the study)");

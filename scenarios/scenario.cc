@@ -108,7 +108,8 @@ void check_array_indices(const nlohmann::json& document, const std::string& poin
       node = it != node->end() ? &*it : nullptr;
     } else if (node != nullptr && !node->is_null()) {
       return;  // a scalar on the way: nlohmann refuses it
-    }  // else a missing or null value addressed by a key: an object, its members missing
+    }
+    // Otherwise a missing or null value addressed by a key: an object, its members missing.
     prefix += "/" + token;
     if (slash == std::string::npos) break;
     start = slash + 1;

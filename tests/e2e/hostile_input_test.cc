@@ -237,8 +237,9 @@ TEST_F(Hostile, SetIndexPastTheEndIsBadInputNamingTheIndex) {
     EXPECT_EQ(r.code, 2) << r.err;
     EXPECT_TRUE(has(r.err, "--set " + set + ": field '/cluster/node_groups/" + index + "'"))
         << r.err;
-    EXPECT_TRUE(has(r.err, "array index " + index + " is past the end of the array at "
-                           "'/cluster/node_groups' (1 element); index 1 or '-' appends"))
+    EXPECT_TRUE(has(r.err, "array index " + index +
+                               " is past the end of the array at "
+                               "'/cluster/node_groups' (1 element); index 1 or '-' appends"))
         << r.err;
     EXPECT_FALSE(has(r.err, "got null")) << r.err;
   }
@@ -248,21 +249,22 @@ TEST_F(Hostile, SetIndexPastTheEndIsBadInputNamingTheIndex) {
   EXPECT_TRUE(has(dotted.err, "array index 5 is past the end")) << dotted.err;
   const auto fresh = run_cli({"validate", s, "--set", "/trace/list/100000000=1"});
   EXPECT_EQ(fresh.code, 2) << fresh.err;
-  EXPECT_TRUE(has(fresh.err, "array index 100000000 is past the end of the array at "
-                             "'/trace/list' (0 elements)"))
+  EXPECT_TRUE(has(fresh.err,
+                  "array index 100000000 is past the end of the array at "
+                  "'/trace/list' (0 elements)"))
       << fresh.err;
   // One past the end appends: the new group is then checked like any other.
   const auto append = run_cli({"validate", s, "--set", "/cluster/node_groups/1/nodes=1"});
   EXPECT_EQ(append.code, 2) << append.err;
   EXPECT_TRUE(has(append.err, "node_groups/1")) << append.err;
   EXPECT_FALSE(has(append.err, "past the end")) << append.err;
-  const auto whole = run_cli(
-      {"validate", s, "--set",
-       R"(/cluster/node_groups/1={"nodes": 1, "gpus_per_node": 8, "device": "T4"})"});
+  const auto whole =
+      run_cli({"validate", s, "--set",
+               R"(/cluster/node_groups/1={"nodes": 1, "gpus_per_node": 8, "device": "T4"})"});
   EXPECT_EQ(whole.code, 0) << whole.err;
-  const auto dash = run_cli(
-      {"validate", s, "--set",
-       R"(/cluster/node_groups/-={"nodes": 1, "gpus_per_node": 8, "device": "T4"})"});
+  const auto dash =
+      run_cli({"validate", s, "--set",
+               R"(/cluster/node_groups/-={"nodes": 1, "gpus_per_node": 8, "device": "T4"})"});
   EXPECT_EQ(dash.code, 0) << dash.err;
 }
 
@@ -286,14 +288,15 @@ TEST_F(Hostile, NodesCsvUnknownOrRepeatedColumnIsBadInput) {
 // Two cluster.devices entries of one name: the last silently won. A device named "" was taken.
 TEST_F(Hostile, DuplicateOrEmptyDeviceNameIsBadInput) {
   const std::string device = R"({"name": "X1", "memory_mib": 16384, "sms": 40})";
-  const auto s = write("s.json", R"({"name": "x", "cluster": {"devices": [)" + device + ", " +
-                                     device + R"(],
+  const auto s =
+      write("s.json", R"({"name": "x", "cluster": {"devices": [)" + device + ", " + device + R"(],
       "node_groups": [{"nodes": 1, "gpus_per_node": 8, "device": "X1"}]},
     "trace": {"file": "trace.csv"}})");
   const auto r = run_cli({"validate", s});
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_TRUE(has(r.err, "s.json#/cluster/devices/1/name: field 'name': a second device named "
-                         "'X1' (the first is /cluster/devices/0)"))
+  EXPECT_TRUE(has(r.err,
+                  "s.json#/cluster/devices/1/name: field 'name': a second device named "
+                  "'X1' (the first is /cluster/devices/0)"))
       << r.err;
   const auto one = run_cli({"validate", s, "--set", "/cluster/devices/1/name=X2"});
   EXPECT_EQ(one.code, 0) << one.err;
@@ -336,7 +339,8 @@ TEST_F(Hostile, EmptyNegativeOrHugeSeedIsBadInputNamingTheOption) {
   EXPECT_FALSE(fs::exists(out));
   // The largest seeds are taken.
   EXPECT_EQ(run_cli({"validate", s, "--seed", "9223372036854775807"}).code, 0);
-  const auto top = run_cli({"generate", "--jobs", "2", "--seed", "18446744073709551615", "-o", out});
+  const auto top =
+      run_cli({"generate", "--jobs", "2", "--seed", "18446744073709551615", "-o", out});
   EXPECT_EQ(top.code, 0) << top.err;
   EXPECT_TRUE(has(top.out, "(seed 18446744073709551615)")) << top.out;
 }
@@ -364,11 +368,12 @@ TEST_F(Hostile, GenerateEmptyOutputOrZeroJobsNamesTheOption) {
 // The busy share is a running sum (each GPU's value added, later removed): 0.1 + 0.2 + 0.3 less
 // each again left 6.9e-18 in timeseries.csv once every job had finished.
 TEST_F(Hostile, TimeseriesWritesZeroNotFloatNoise) {
-  write("trace.csv", "id,submit_s,gpus,runtime_s,sm_util\na,0,1,10,0.1\nb,0,1,20,0.2\n"
-                     "c,0,1,30,0.3\n");
+  write("trace.csv",
+        "id,submit_s,gpus,runtime_s,sm_util\na,0,1,10,0.1\nb,0,1,20,0.2\n"
+        "c,0,1,30,0.3\n");
   const std::string out = (dir_ / "out").string();
-  const auto s = write("s.json", scenario(R"(, "outputs": {"dir": ")" + out +
-                                          R"(", "timeseries_interval_s": 5})"));
+  const auto s = write(
+      "s.json", scenario(R"(, "outputs": {"dir": ")" + out + R"(", "timeseries_interval_s": 5})"));
   const auto r = run_cli({"run", s, "--quiet"});
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string series = testing::read_file(dir_ / "out" / "timeseries.csv");
