@@ -43,7 +43,8 @@ void configure_check_command(CLI::App& check, CommandContext& ctx) {
       ->required();
   check.add_option("--set", a->request.sets,
                    "override a value in every scenario, as path=value (as for run). Repeatable.");
-  check.add_option("--seed", a->request.seed, "override every scenario's seed");
+  check.add_option("--seed", a->request.seed, "override every scenario's seed")
+      ->check(non_negative(kMaxScenarioSeed));
   check.add_option("--out", a->request.out_dir,
                    "write each run's outputs to DIR/<scenario name> (default: write no files)");
   check.add_option("--junit", a->junit,

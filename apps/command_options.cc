@@ -5,20 +5,27 @@
 #include <thread>
 
 #include "sim/base/input_error.h"
+#include "sim/base/integer_text.h"
 #include "sim/base/json_fields.h"
 
 namespace gpumux {
 
-CLI::Validator non_negative() {
+CLI::Validator integer_in(std::uint64_t min, std::uint64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string { return unsigned_text_error(text, min, max); },
+      min == 0   ? "NON-NEGATIVE"
+      : min == 1 ? "POSITIVE"
+                 : "INTEGER");
+}
+
+CLI::Validator non_negative(std::uint64_t max) { return integer_in(0, max); }
+
+CLI::Validator non_empty() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        const auto first = text.find_first_not_of(" \t");
-        if (first != std::string::npos && text[first] == '-') {
-          return "expected a non-negative integer, got " + text;
-        }
-        return "";
+        return text.empty() ? "expected a non-empty value, got ''" : "";
       },
-      "NON-NEGATIVE");
+      "");
 }
 
 void add_scenario_options(CLI::App& sub, ScenarioArgs& a) {
@@ -29,7 +36,8 @@ void add_scenario_options(CLI::App& sub, ScenarioArgs& a) {
                  "override a scenario value before validation, as path=value; the path is "
                  "dotted (sharing.model) or a JSON pointer (/cluster/node_groups/0/nodes); the "
                  "value is JSON, or a string. Repeatable.");
-  sub.add_option("--seed", a.seed, "override the scenario's seed")->check(non_negative());
+  sub.add_option("--seed", a.seed, "override the scenario's seed")
+      ->check(non_negative(kMaxScenarioSeed));
 }
 
 ScenarioOverrides overrides_of(const ScenarioArgs& a) {

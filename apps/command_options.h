@@ -16,8 +16,16 @@
 
 namespace gpumux {
 
-// CLI11 reads "-1" into an unsigned option as 2^64 - 1; a seed or a count is never negative.
-CLI::Validator non_negative();
+// An integer option in [min, max], in decimal digits alone. CLI11 reads "" as not given (or
+// 0), "-1" into an unsigned option as 2^64 - 1, and clamps a number past 2^64 - 1; each is an
+// error naming the option instead.
+CLI::Validator integer_in(std::uint64_t min, std::uint64_t max);
+// A seed or a count: integer_in(0, max).
+CLI::Validator non_negative(std::uint64_t max = UINT64_MAX);
+// The largest seed a scenario takes (its /seed is in [0, 2^63 - 1]).
+inline constexpr std::uint64_t kMaxScenarioSeed = INT64_MAX;
+// A string option that must not be empty (an output path).
+CLI::Validator non_empty();
 
 // A scenario and what may override it before validation (run, validate).
 struct ScenarioArgs {

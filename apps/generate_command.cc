@@ -65,10 +65,10 @@ void configure_generate_command(CLI::App& generate, CommandContext& ctx) {
   generate.add_option("--config", a->config,
                       "generator JSON object, or a scenario whose trace has a generator "
                       "(default: the documented generator defaults)");
-  generate.add_option("--jobs", a->jobs, "number of jobs (overrides the config)")
-      ->check(non_negative());
+  generate.add_option("--jobs", a->jobs, "number of jobs, 1 to 10^9 (overrides the config)")
+      ->check(integer_in(1, kMaxGeneratedJobs));
   generate.add_option("--seed", a->seed, "random seed (default 1)")->check(non_negative());
-  generate.add_option("-o,--output", a->output, "output CSV file")->required();
+  generate.add_option("-o,--output", a->output, "output CSV file")->required()->check(non_empty());
   set_action(generate, ctx, a, run_generate);
 }
 

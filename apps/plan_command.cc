@@ -244,7 +244,8 @@ void configure_plan_command(CLI::App& plan, CommandContext& ctx) {
   plan.add_option("--set", a->sets,
                   "override a scenario value before planning, as path=value (as for run); "
                   "e.g. scheduler.placement=spread. Repeatable.");
-  plan.add_option("--seed", a->seed, "override the scenario's seed")->check(non_negative());
+  plan.add_option("--seed", a->seed, "override the scenario's seed")
+      ->check(non_negative(kMaxScenarioSeed));
   plan.add_option("--out", a->out,
                   "also write the plan into this folder, whole or not at all: plan.json (as "
                   "--format json), plan.txt (the table), deploy/MODEL/ (the device plugin and "

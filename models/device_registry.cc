@@ -54,6 +54,9 @@ DeviceRegistry DeviceRegistry::with_builtins() {
 
 void DeviceRegistry::define(JsonObject& spec) {
   const std::string name = spec.required_string("name");
+  if (name.empty()) {
+    throw InputError(spec.where("name"), "name", "must be non-empty (it names the device)");
+  }
   auto existing = devices_.find(name);
   const bool is_new = existing == devices_.end();
   DeviceProfile d = is_new ? DeviceProfile{} : existing->second;

@@ -8,6 +8,7 @@
 #include "packing/openb_csv.h"
 #include "packing/packing_sim.h"
 #include "sim/base/input_error.h"
+#include "sim/base/integer_text.h"
 #include "sim/placement/fgd/policy.h"
 
 namespace gpumux::packing {
@@ -53,7 +54,11 @@ void configure_pack_command(CLI::App& sub, PackCommand& cmd) {
                  "placement policy: " + policy_name_list() +
                      " (FGD minimises fragmentation growth; see sim/placement/fgd/policy.h)")
       ->required();
-  sub.add_option("--seed", cmd.seed, "seed of the pod sampling and tie-breaking (default 42)");
+  // CLI11 would read "-1" as 2^64 - 1, "" as 0, and clamp a number past 2^64 - 1.
+  sub.add_option("--seed", cmd.seed, "seed of the pod sampling and tie-breaking (default 42)")
+      ->check(
+          CLI::Validator([](std::string& text) { return unsigned_text_error(text, 0, UINT64_MAX); },
+                         "NON-NEGATIVE"));
   sub.add_option("--arrive-to", cmd.arrive_to,
                  "stop when the arrived GPU request reaches this % of cluster GPU capacity, "
                  "1..200 (default 130, as in the study)");

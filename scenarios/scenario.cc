@@ -1,5 +1,6 @@
 #include "scenarios/scenario.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "scenarios/override_source.h"
@@ -61,6 +62,62 @@ Scenario parse_scenario(const nlohmann::json& document, const std::string& file,
   return s;
 }
 
+namespace {
+
+// Refuses an override whose pointer takes an array index past the end by more than one: setting
+// it would fill the array with nulls up to that index (10^8 of them for "node_groups/100000000"),
+// and the first filler would then be reported instead of the index given. An index equal to the
+// array's size appends, as "-" does. A missing or null value that a numeric token addresses
+// becomes an empty array (nlohmann's rule), so only index 0 may follow it.
+void check_array_indices(const nlohmann::json& document, const std::string& pointer,
+                         const std::string& assignment) {
+  const nlohmann::json* node = &document;  // nullptr: the value is missing, created by the set
+  std::string prefix;
+  std::size_t start = 1;  // after the leading '/'
+  while (start <= pointer.size()) {
+    const auto slash = pointer.find('/', start);
+    const std::string token =
+        pointer.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    const bool digits =
+        !token.empty() && token.find_first_not_of("0123456789") == std::string::npos;
+    const bool array = node == nullptr || node->is_null() ? digits : node->is_array();
+    if (array) {
+      if (!digits) return;  // "-" appends; anything else is nlohmann's to refuse
+      const std::size_t size = node == nullptr || node->is_null() ? 0 : node->size();
+      // The index may not fit in 64 bits: its digits are counted first.
+      const std::size_t first = std::min(token.find_first_not_of('0'), token.size() - 1);
+      const bool huge = token.size() - first > 18;
+      const std::size_t index = huge ? 0 : std::stoull(token.substr(first));
+      if (huge || index > size) {
+        throw InputError("--set " + assignment, pointer.substr(0, slash),
+                         "array index " + token + " is past the end of the array at '" +
+                             (prefix.empty() ? std::string("/") : prefix) + "' (" +
+                             std::to_string(size) + " element" + (size == 1 ? "" : "s") +
+                             "); index " + std::to_string(size) + " or '-' appends");
+      }
+      node = node != nullptr && index < size ? &(*node)[index] : nullptr;
+    } else if (node != nullptr && node->is_object()) {
+      std::string key = token;  // unescaped as RFC 6901 says: "~1" is '/', then "~0" is '~'
+      for (auto at = key.find("~1"); at != std::string::npos; at = key.find("~1", at + 1)) {
+        key.replace(at, 2, "/");
+      }
+      for (auto at = key.find("~0"); at != std::string::npos; at = key.find("~0", at + 1)) {
+        key.replace(at, 2, "~");
+      }
+      const auto it = node->find(key);
+      node = it != node->end() ? &*it : nullptr;
+    } else if (node != nullptr && !node->is_null()) {
+      return;  // a scalar on the way: nlohmann refuses it
+    }
+    // Otherwise a missing or null value addressed by a key: an object, its members missing.
+    prefix += "/" + token;
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+}
+
+}  // namespace
+
 void apply_override(nlohmann::json& document, const std::string& assignment) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) {
@@ -79,6 +136,7 @@ void apply_override(nlohmann::json& document, const std::string& assignment) {
     throw InputError("--set " + assignment, path, "number out of range (beyond +-1.8e308)");
   }
   path = override_pointer(path);
+  check_array_indices(document, path, assignment);
   try {
     document[nlohmann::json::json_pointer(path)] = value;
   } catch (const nlohmann::json::exception& e) {

@@ -1,6 +1,7 @@
 #include "analysis/metrics/metrics_collector.h"
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "analysis/stats/distribution_summary.h"
@@ -32,6 +33,10 @@ MetricsCollector::MetricsCollector(std::size_t gpu_count, Time timeseries_interv
   }
 }
 
+std::string format_timeseries_value(double x, double scale) {
+  return format_double(std::abs(x) < 1e-9 * std::abs(scale) ? 0.0 : x);
+}
+
 void MetricsCollector::emit_samples(Time limit, bool inclusive) {
   if (timeseries_csv_ && next_sample_ <= limit) {
     // Rows this call writes, checked before the first of them is written.
@@ -51,10 +56,11 @@ void MetricsCollector::emit_samples(Time limit, bool inclusive) {
     // Shares of no GPU (a cluster of CPU pools alone) are 0: nothing is allocated or busy.
     const double g = static_cast<double>(gpu_count_);
     auto share = [g](double x) { return g > 0 ? x / g : 0.0; };
-    *timeseries_csv_ << format_seconds(next_sample_) << ',' << format_double(allocated_gpus())
-                     << ',' << format_double(share(allocated_gpus())) << ','
-                     << format_double(share(busy_sum_)) << ','
-                     << format_double(share(overhead_sum_)) << ','
+    *timeseries_csv_ << format_seconds(next_sample_) << ','
+                     << format_timeseries_value(allocated_gpus(), std::max(g, 1.0)) << ','
+                     << format_timeseries_value(share(allocated_gpus())) << ','
+                     << format_timeseries_value(share(busy_sum_)) << ','
+                     << format_timeseries_value(share(overhead_sum_)) << ','
                      << (arrived_ - rejected_ - failed_ - started_) << ',' << (started_ - finished_)
                      << ',' << finished_ << ',' << failed_ << ',' << cascade_sizes_.size() << ','
                      << fatal_faults_ << ',' << kills_;

@@ -48,6 +48,11 @@ class TimeseriesTooLong : public std::length_error {
   using std::length_error::length_error;
 };
 
+// A timeseries.csv value: `x` as written, or 0 when |x| is below 1e-9 of `scale` (the
+// quantity's size: 1 for a share, the cluster's GPUs for GPUs). Running sums such as the busy
+// share add and remove each GPU's value, so "nothing" can read -1.7e-18 rather than 0.
+std::string format_timeseries_value(double x, double scale = 1.0);
+
 // More columns of timeseries.csv from another observer (e.g. ShareMetrics): its values as they
 // stand when a row is written (the state before the event being handled).
 class TimeseriesColumns {

@@ -59,8 +59,9 @@ void ShareMetrics::write_values(std::ostream& out) const {
   const double allocated = static_cast<double>(view_.allocated_milli());
   const double idle = total - allocated;
   const double frag = view_.fragmentation_milli();
-  out << ',' << format_double(total > 0 ? allocated / total : 0.0) << ','
-      << format_double(frag / 1000.0) << ',' << format_double(idle > 0 ? frag / idle : 0.0);
+  out << ',' << format_timeseries_value(total > 0 ? allocated / total : 0.0) << ','
+      << format_timeseries_value(frag / 1000.0, std::max(total / 1000.0, 1.0)) << ','
+      << format_timeseries_value(idle > 0 ? frag / idle : 0.0);
 }
 
 nlohmann::json ShareMetrics::metrics() const {

@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <initializer_list>
+#include <set>
 #include <sstream>
 
 #include "sim/base/input_error.h"
@@ -32,10 +33,12 @@ PluginResource read_resource(const YamlReader& r, const YAML::Node& node,
   PluginResource out;
   out.where = r.where(node);
   bool has_name = false, has_replicas = false;
+  std::set<std::string> keys;
   for (const auto& kv : node) {
     const YAML::Node k = kv.first, v = kv.second;
     const std::string key = r.scalar(k, field);
     const std::string f = field + "." + key;
+    r.unique_key(keys, k, key, f);
     if (key == "name") {
       has_name = true;
       out.name = r.scalar(v, f);
@@ -84,10 +87,12 @@ SharingBlock read_sharing_block(const YamlReader& r, const YAML::Node& node,
   out.where = r.where(node);
   r.expect_map(node, field);
   bool has_resources = false;
+  std::set<std::string> keys;
   for (const auto& kv : node) {
     const YAML::Node k = kv.first, v = kv.second;
     const std::string key = r.scalar(k, field);
     const std::string f = field + "." + key;
+    r.unique_key(keys, k, key, f);
     if (key == "renameByDefault") {
       out.rename_by_default = r.boolean(v, f);
     } else if (key == "failRequestsGreaterThanOne") {
@@ -150,17 +155,21 @@ DevicePluginConfig parse_device_plugin_config(std::string_view text, const std::
   out.mig_strategy_where = file;
   out.sharing_where = file;
   SharingBlock time_slicing, mps;
+  std::set<std::string> keys;  // yaml-cpp keeps both entries of a repeated key
   for (const auto& kv : root) {
     const YAML::Node k = kv.first, v = kv.second;
     const std::string key = r.scalar(k, "");
+    r.unique_key(keys, k, key, key);
     if (key == "version") {
       const std::string version = r.scalar(v, "version");
       if (version != "v1") r.fail(v, "version", "expected v1, got '" + version + "'");
     } else if (key == "flags") {
       if (v.IsNull()) continue;
       r.expect_map(v, "flags");
+      std::set<std::string> flags;
       for (const auto& fkv : v) {
         const std::string flag = r.scalar(fkv.first, "flags");
+        r.unique_key(flags, fkv.first, flag, "flags." + flag);
         if (flag == "migStrategy") {
           const std::string s = r.scalar(fkv.second, "flags.migStrategy");
           if (!one_of(s, {"none", "single", "mixed"})) {
@@ -182,8 +191,10 @@ DevicePluginConfig parse_device_plugin_config(std::string_view text, const std::
     } else if (key == "sharing") {
       if (v.IsNull()) continue;
       r.expect_map(v, "sharing");
+      std::set<std::string> kinds;
       for (const auto& skv : v) {
         const std::string kind = r.scalar(skv.first, "sharing");
+        r.unique_key(kinds, skv.first, kind, "sharing." + kind);
         if (kind == "timeSlicing") {
           time_slicing = read_sharing_block(r, skv.second, "sharing.timeSlicing");
         } else if (kind == "mps") {

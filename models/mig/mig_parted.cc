@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "sim/base/input_error.h"
@@ -58,10 +59,12 @@ MigPartedEntry read_entry(const YamlReader& r, const YAML::Node& node, const std
   e.mig_devices_where = e.where;
   bool has_devices = false, has_enabled = false, has_mig_devices = false;
   YAML::Node mig_devices_node;
+  std::set<std::string> keys;
   for (const auto& kv : node) {
     const YAML::Node k = kv.first, v = kv.second;
     const std::string key = r.scalar(k, field);
     const std::string f = field + "." + key;
+    r.unique_key(keys, k, key, f);
     r.visit(v, f);
     if (key == "devices") {
       has_devices = true;
@@ -99,10 +102,12 @@ MigPartedEntry read_entry(const YamlReader& r, const YAML::Node& node, const std
       e.mig_devices_where = r.where(v);
       if (v.IsNull()) continue;
       r.expect_map(v, f);
+      std::set<std::string> profiles;  // a profile given twice was once summed
       for (const auto& d : v) {
         const YAML::Node dk = d.first, dv = d.second;
         r.visit(dv, f);
         const std::string name = r.scalar(dk, f);
+        r.unique_key(profiles, dk, name, f + "." + name);
         if (!well_formed_profile(name)) {
           r.fail(dk, f,
                  "'" + name +
@@ -160,9 +165,11 @@ MigPartedConfig parse_mig_parted(std::string_view text, const std::string& file,
   }
   YAML::Node configs;
   bool has_version = false, has_configs = false;
+  std::set<std::string> keys;
   for (const auto& kv : root) {
     const YAML::Node k = kv.first, v = kv.second;
     const std::string key = r.scalar(k, "");
+    r.unique_key(keys, k, key, key);
     if (key == "version") {
       has_version = true;
       const std::string version = r.scalar(v, "version");
@@ -183,9 +190,11 @@ MigPartedConfig parse_mig_parted(std::string_view text, const std::string& file,
   out.file = file;
   std::string names;
   bool found = false;
+  std::set<std::string> config_names;  // a second config of one name once silently won
   for (const auto& kv : configs) {
     const YAML::Node k = kv.first, list = kv.second;
     const std::string name = r.scalar(k, "mig-configs");
+    r.unique_key(config_names, k, name, "mig-configs." + name);
     r.visit(list, "mig-configs." + name);
     names += (names.empty() ? "" : ", ") + name;
     const std::string field = "mig-configs." + name;

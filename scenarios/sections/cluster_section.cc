@@ -5,6 +5,7 @@
 #include <map>
 
 #include "models/device_registry.h"
+#include "sim/base/closest_names.h"
 #include "sim/base/json_fields.h"
 #include "traces/formats/openb_node_list.h"
 #include "traces/io/csv_reader.h"
@@ -137,8 +138,24 @@ void parse_nodes_csv(Scenario& s, const DeviceRegistry& registry, const std::str
     if (s.nodes.empty()) throw InputError(path, "", "no node with GPUs in the nodes file");
     return;
   }
+  // Every column must be known, and given once: a misspelt one ("cpu" for "cpus") would
+  // otherwise be ignored and its values lost without a word.
+  const std::vector<std::string> known = {"name", "gpus", "device", "rack", "nvlink", "cpus"};
   std::map<std::string, int, std::less<>> col;
-  for (std::size_t i = 0; i < header.size(); ++i) col[header[i]] = static_cast<int>(i);
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    const std::string& c = header[i];
+    if (std::find(known.begin(), known.end(), c) == known.end()) {
+      const auto near = closest_names(c, known, 1);
+      throw InputError(path + ":1", c,
+                       "unknown column" +
+                           (near.empty() ? std::string() : " (did you mean '" + near[0] + "'?)") +
+                           "; the columns are " + join_names(known) +
+                           " (or the openb node list sn,cpu_milli,memory_mib,gpu,model)");
+    }
+    if (!col.emplace(c, static_cast<int>(i)).second) {
+      throw InputError(path + ":1", c, "column given twice");
+    }
+  }
   for (const char* c : {"name", "gpus", "device"}) {
     if (!col.count(c)) {
       throw InputError(
@@ -220,9 +237,21 @@ void parse_cluster(Scenario& s, JsonObject& cluster, const std::string& base_dir
     if (!devices.is_array()) {
       throw InputError(cluster.where("devices"), "devices", "expected an array of device profiles");
     }
+    // A second entry of one name would silently replace the first: refused, naming the second.
+    std::map<std::string, std::size_t, std::less<>> defined;
     for (std::size_t i = 0; i < devices.size(); ++i) {
       JsonObject d(devices[i], cluster.file(),
                    cluster.pointer("devices") + "/" + std::to_string(i));
+      if (d.has("name") && d.raw("name").is_string()) {
+        const std::string name = d.raw("name").get<std::string>();
+        const auto [first, inserted] = defined.emplace(name, i);
+        if (!inserted) {
+          throw InputError(d.where("name"), "name",
+                           "a second device named '" + name + "' (the first is " +
+                               cluster.pointer("devices") + "/" + std::to_string(first->second) +
+                               "); give each device once");
+        }
+      }
       registry.define(d);
     }
   } else {

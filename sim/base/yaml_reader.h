@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstddef>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -65,6 +66,16 @@ class YamlReader {
     throw InputError(yaml_where(file_, at.Mark()), field, what);
   }
   std::string where(const YAML::Node& at) const { return yaml_where(file_, at.Mark()); }
+
+  // Records mapping key `key` (node `k`) in `seen`; throws InputError at `k` when it is already
+  // there. yaml-cpp keeps both entries of a repeated key, so a reader that walks a mapping would
+  // otherwise take both (or let the last one win) without a word.
+  void unique_key(std::set<std::string>& seen, const YAML::Node& k, const std::string& key,
+                  const std::string& field) const {
+    if (!seen.insert(key).second) {
+      fail(k, field, "'" + key + "' is given twice in one mapping; give it once");
+    }
+  }
 
   void expect_map(const YAML::Node& n, const std::string& field) const {
     if (!n.IsMap()) fail(n, field, "expected a mapping, got " + yaml_describe(n));

@@ -327,6 +327,22 @@ TEST(DevicePluginConfig, BadInputNamesFileLineAndField) {
   EXPECT_NE(reader_error("version: [v1\n").find("dp.yaml:"), std::string::npos);
 }
 
+// yaml-cpp keeps both entries of a repeated key: the last replicas silently won.
+TEST(DevicePluginConfig, RepeatedKeysAreErrors) {
+  EXPECT_EQ(reader_error("version: v1\nsharing:\n  timeSlicing:\n    resources:\n"
+                         "    - name: nvidia.com/gpu\n      replicas: 4\n      replicas: 8\n"),
+            "dp.yaml:7:7: field 'sharing.timeSlicing.resources[0].replicas': 'replicas' is given "
+            "twice in one mapping; give it once");
+  EXPECT_NE(reader_error("version: v1\nflags:\n  migStrategy: none\n  migStrategy: mixed\n")
+                .find("dp.yaml:4:3: field 'flags.migStrategy': 'migStrategy' is given twice"),
+            std::string::npos);
+  EXPECT_NE(reader_error("version: v1\nsharing:\n  timeSlicing:\n    resources:\n"
+                         "    - {name: nvidia.com/gpu, replicas: 2}\n  timeSlicing:\n"
+                         "    resources:\n    - {name: nvidia.com/gpu, replicas: 3}\n")
+                .find("dp.yaml:6:3: field 'sharing.timeSlicing': 'timeSlicing' is given twice"),
+            std::string::npos);
+}
+
 TEST(DevicePluginConfig, WhatNoModelSimulatesIsAnError) {
   const auto map = [](const std::string& text) {
     return model_from_deploy(parse_device_plugin_config(text, "dp.yaml"), nullptr);

@@ -124,7 +124,7 @@ TEST_F(Hostile, NegativeSeedOrJobCountIsBadInput) {
   const auto out = (dir_ / "g.csv").string();
   const auto jobs = run_cli({"generate", "--jobs", "-5", "-o", out});
   EXPECT_EQ(jobs.code, 2);
-  EXPECT_TRUE(has(jobs.err, "non-negative")) << jobs.err;
+  EXPECT_TRUE(has(jobs.err, "--jobs: expected a positive integer")) << jobs.err;
   EXPECT_EQ(run_cli({"generate", "--seed", "-1", "-o", out}).code, 2);
   EXPECT_FALSE(fs::exists(out));
 }
@@ -225,6 +225,161 @@ mig-configs:
   EXPECT_EQ(h.code, 2);
   EXPECT_TRUE(has(h.err, "huge.yaml:4:")) << h.err;
   EXPECT_TRUE(has(h.err, "999999")) << h.err;
+}
+
+// An --set index past the end of an array once filled it with nulls up to that index (3 GB and
+// bad_alloc for 10^8), or reported the first filler ("node_groups/1 ... got null").
+TEST_F(Hostile, SetIndexPastTheEndIsBadInputNamingTheIndex) {
+  const auto s = write("s.json", scenario());
+  for (const std::string index : {"100000000", "10000000000", "99999999999999999999999", "2"}) {
+    const std::string set = "/cluster/node_groups/" + index + "/nodes=1";
+    const auto r = run_cli({"validate", s, "--set", set});
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_TRUE(has(r.err, "--set " + set + ": field '/cluster/node_groups/" + index + "'"))
+        << r.err;
+    EXPECT_TRUE(has(r.err, "array index " + index +
+                               " is past the end of the array at "
+                               "'/cluster/node_groups' (1 element); index 1 or '-' appends"))
+        << r.err;
+    EXPECT_FALSE(has(r.err, "got null")) << r.err;
+  }
+  // A dotted path, and a number addressing a missing value (which becomes an empty array).
+  const auto dotted = run_cli({"validate", s, "--set", "cluster.node_groups.5.nodes=1"});
+  EXPECT_EQ(dotted.code, 2) << dotted.err;
+  EXPECT_TRUE(has(dotted.err, "array index 5 is past the end")) << dotted.err;
+  const auto fresh = run_cli({"validate", s, "--set", "/trace/list/100000000=1"});
+  EXPECT_EQ(fresh.code, 2) << fresh.err;
+  EXPECT_TRUE(has(fresh.err,
+                  "array index 100000000 is past the end of the array at "
+                  "'/trace/list' (0 elements)"))
+      << fresh.err;
+  // One past the end appends: the new group is then checked like any other.
+  const auto append = run_cli({"validate", s, "--set", "/cluster/node_groups/1/nodes=1"});
+  EXPECT_EQ(append.code, 2) << append.err;
+  EXPECT_TRUE(has(append.err, "node_groups/1")) << append.err;
+  EXPECT_FALSE(has(append.err, "past the end")) << append.err;
+  const auto whole =
+      run_cli({"validate", s, "--set",
+               R"(/cluster/node_groups/1={"nodes": 1, "gpus_per_node": 8, "device": "T4"})"});
+  EXPECT_EQ(whole.code, 0) << whole.err;
+  const auto dash =
+      run_cli({"validate", s, "--set",
+               R"(/cluster/node_groups/-={"nodes": 1, "gpus_per_node": 8, "device": "T4"})"});
+  EXPECT_EQ(dash.code, 0) << dash.err;
+}
+
+// A misspelt nodes-CSV column ("cpu" for "cpus") was ignored, the nodes' cores lost.
+TEST_F(Hostile, NodesCsvUnknownOrRepeatedColumnIsBadInput) {
+  write("nodes.csv", "name,gpus,device,cpu\na,8,A100-40GB,64\n");
+  const auto s = write("s.json", R"({"name": "x", "cluster": {"nodes_csv": "nodes.csv"},
+    "trace": {"file": "trace.csv"}})");
+  const auto r = run_cli({"validate", s});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "nodes.csv:1: field 'cpu': unknown column (did you mean 'cpus'?)"))
+      << r.err;
+  write("nodes.csv", "name,gpus,device,gpus\na,8,A100-40GB,4\n");
+  const auto twice = run_cli({"validate", s});
+  EXPECT_EQ(twice.code, 2) << twice.err;
+  EXPECT_TRUE(has(twice.err, "nodes.csv:1: field 'gpus': column given twice")) << twice.err;
+  write("nodes.csv", "name,gpus,device,cpus\na,8,A100-40GB,64\n");
+  EXPECT_EQ(run_cli({"validate", s}).code, 0);
+}
+
+// Two cluster.devices entries of one name: the last silently won. A device named "" was taken.
+TEST_F(Hostile, DuplicateOrEmptyDeviceNameIsBadInput) {
+  const std::string device = R"({"name": "X1", "memory_mib": 16384, "sms": 40})";
+  const auto s =
+      write("s.json", R"({"name": "x", "cluster": {"devices": [)" + device + ", " + device + R"(],
+      "node_groups": [{"nodes": 1, "gpus_per_node": 8, "device": "X1"}]},
+    "trace": {"file": "trace.csv"}})");
+  const auto r = run_cli({"validate", s});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(has(r.err,
+                  "s.json#/cluster/devices/1/name: field 'name': a second device named "
+                  "'X1' (the first is /cluster/devices/0)"))
+      << r.err;
+  const auto one = run_cli({"validate", s, "--set", "/cluster/devices/1/name=X2"});
+  EXPECT_EQ(one.code, 0) << one.err;
+  const auto empty = run_cli({"validate", s, "--set", R"(/cluster/devices/1/name="")"});
+  EXPECT_EQ(empty.code, 2) << empty.err;
+  EXPECT_TRUE(has(empty.err, "#/cluster/devices/1/name")) << empty.err;
+  EXPECT_TRUE(has(empty.err, "must be non-empty")) << empty.err;
+}
+
+// An empty --seed or --jobs was taken as not given; pack read --seed -1 as 2^64 - 1; a seed
+// past 2^64 - 1 was clamped and blamed on the scenario's /seed.
+TEST_F(Hostile, EmptyNegativeOrHugeSeedIsBadInputNamingTheOption) {
+  const auto s = write("s.json", scenario());
+  const auto out = (dir_ / "g.csv").string();
+  const std::vector<std::vector<std::string>> cases = {
+      {"validate", s, "--seed", ""},
+      {"run", s, "--no-outputs", "--seed", ""},
+      {"validate", s, "--seed", "18446744073709551616"},
+      {"validate", s, "--seed", "99999999999999999999999"},
+      {"validate", s, "--seed", "9223372036854775808"},  // past a scenario's /seed range
+      {"check", s, "--seed", ""},
+      {"check", s, "--seed", "-1"},
+      {"generate", "--seed", "", "-o", out},
+      {"generate", "--seed", "18446744073709551616", "-o", out},
+      {"pack", "--nodes", "n.csv", "--pods", "p.csv", "--policy", "FGD", "--seed", "-1"},
+      {"pack", "--nodes", "n.csv", "--pods", "p.csv", "--policy", "FGD", "--seed", ""},
+      {"pack", "--nodes", "n.csv", "--pods", "p.csv", "--policy", "FGD", "--seed",
+       "18446744073709551616"},
+  };
+  for (const auto& args : cases) {
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << args[0] << " " << args.back() << ": " << r.err;
+    EXPECT_TRUE(has(r.err, "--seed: expected a non-negative integer")) << r.err;
+    EXPECT_FALSE(has(r.err, "#/seed")) << r.err;
+  }
+  const auto jobs = run_cli({"generate", "--jobs", "", "-o", out});
+  EXPECT_EQ(jobs.code, 2) << jobs.err;
+  EXPECT_TRUE(has(jobs.err, "--jobs: expected a ")) << jobs.err;
+  EXPECT_TRUE(has(jobs.err, "got '' (an empty value)")) << jobs.err;
+  EXPECT_FALSE(fs::exists(out));
+  // The largest seeds are taken.
+  EXPECT_EQ(run_cli({"validate", s, "--seed", "9223372036854775807"}).code, 0);
+  const auto top =
+      run_cli({"generate", "--jobs", "2", "--seed", "18446744073709551615", "-o", out});
+  EXPECT_EQ(top.code, 0) << top.err;
+  EXPECT_TRUE(has(top.out, "(seed 18446744073709551615)")) << top.out;
+}
+
+// generate -o '' failed as "error: : cannot move the result into place"; --jobs 0 was refused
+// as "<defaults>#/jobs" while --help said non-negative.
+TEST_F(Hostile, GenerateEmptyOutputOrZeroJobsNamesTheOption) {
+  const auto empty = run_cli({"generate", "-o", ""});
+  EXPECT_EQ(empty.code, 2) << empty.err;
+  EXPECT_TRUE(has(empty.err, "--output: expected a non-empty value")) << empty.err;
+  const auto out = (dir_ / "g.csv").string();
+  const auto zero = run_cli({"generate", "--jobs", "0", "-o", out});
+  EXPECT_EQ(zero.code, 2) << zero.err;
+  EXPECT_TRUE(has(zero.err, "--jobs: expected a positive integer (at most 1000000000), got '0'"))
+      << zero.err;
+  EXPECT_FALSE(has(zero.err, "<defaults>")) << zero.err;
+  EXPECT_FALSE(fs::exists(out));
+  const auto help = run_cli({"generate", "--help"});
+  EXPECT_EQ(help.code, 0);
+  EXPECT_TRUE(has(help.out + help.err, "POSITIVE")) << help.out;
+  EXPECT_TRUE(has(help.out + help.err, "number of jobs, 1 to 10^9")) << help.out;
+  EXPECT_FALSE(has(help.out + help.err, "--jobs UINT:NON-NEGATIVE")) << help.out;
+}
+
+// The busy share is a running sum (each GPU's value added, later removed): 0.1 + 0.2 + 0.3 less
+// each again left 6.9e-18 in timeseries.csv once every job had finished.
+TEST_F(Hostile, TimeseriesWritesZeroNotFloatNoise) {
+  write("trace.csv",
+        "id,submit_s,gpus,runtime_s,sm_util\na,0,1,10,0.1\nb,0,1,20,0.2\n"
+        "c,0,1,30,0.3\n");
+  const std::string out = (dir_ / "out").string();
+  const auto s = write(
+      "s.json", scenario(R"(, "outputs": {"dir": ")" + out + R"(", "timeseries_interval_s": 5})"));
+  const auto r = run_cli({"run", s, "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string series = testing::read_file(dir_ / "out" / "timeseries.csv");
+  EXPECT_TRUE(has(series, "\n30,0,0,0,0,0,0,3,")) << series;
+  EXPECT_FALSE(has(series, "e-1")) << series;
+  EXPECT_TRUE(has(series, "\n20,1,0.0625,0.01875")) << series;  // a value itself is kept
 }
 
 }  // namespace

@@ -264,6 +264,44 @@ mig-configs:
               HasSubstr("field 'mig-configs.d[0].devices'"));
 }
 
+// yaml-cpp keeps both entries of a repeated key: a second config of one name once silently won,
+// and a profile given twice in one entry was summed (2 + 5 = 7).
+TEST(MigParted, RepeatedNamesAndKeysAreErrors) {
+  EXPECT_THAT(parse_error(R"(version: v1
+mig-configs:
+  c:
+    - devices: all
+      mig-enabled: true
+      mig-devices: {"1g.5gb": 7}
+  c:
+    - devices: all
+      mig-enabled: false
+)"),
+              HasSubstr("m.yaml:7:3: field 'mig-configs.c': 'c' is given twice in one mapping"));
+  EXPECT_THAT(parse_error(R"(version: v1
+mig-configs:
+  c:
+    - devices: all
+      mig-enabled: true
+      mig-devices:
+        "1g.5gb": 2
+        "1g.5gb": 5
+)"),
+              HasSubstr("m.yaml:8:9: field 'mig-configs.c[0].mig-devices.1g.5gb': '1g.5gb' is "
+                        "given twice in one mapping"));
+  EXPECT_THAT(parse_error(R"(version: v1
+mig-configs:
+  c:
+    - devices: all
+      mig-enabled: false
+      devices: [0]
+)"),
+              HasSubstr("m.yaml:6:7: field 'mig-configs.c[0].devices': 'devices' is given twice"));
+  EXPECT_THAT(parse_error("version: v1\nversion: v1\nmig-configs: {c: [{devices: all, "
+                          "mig-enabled: false}]}\n"),
+              HasSubstr("m.yaml:2:1: field 'version': 'version' is given twice"));
+}
+
 TEST(MigParted, LayoutErrorsPointAtTheEntry) {
   const MigPartedConfig c = parse_mig_parted(R"(version: v1
 mig-configs:

@@ -17,7 +17,7 @@ Distribution field(JsonObject& o, const char* key, const nlohmann::json& fallbac
 
 GeneratorSpec GeneratorSpec::parse(JsonObject& o) {
   GeneratorSpec s;
-  s.jobs = static_cast<std::uint64_t>(o.optional_int("jobs", 1000, 1, 1'000'000'000));
+  s.jobs = static_cast<std::uint64_t>(o.optional_int("jobs", 1000, 1, kMaxGeneratedJobs));
   s.where = o.where("arrival");
   if (o.has("arrival")) {
     JsonObject a = o.object("arrival");

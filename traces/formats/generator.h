@@ -17,6 +17,9 @@
 
 namespace gpumux {
 
+// The most jobs a generator gives (its `jobs`, and `generate --jobs`).
+inline constexpr std::int64_t kMaxGeneratedJobs = 1'000'000'000;
+
 struct GeneratorSpec {
   std::uint64_t jobs = 1000;
   std::string process = "poisson";  // or "bursty"
