@@ -8,8 +8,11 @@ namespace gpumux {
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
-// As the slice schedule: four of the slowest other client's cycles.
-constexpr double kHorizonCycles = 4.0;
+// The others restart in their stationary state (each independently in a kernel or a gap, with
+// a residual length), so what the horizon must let settle is only their contention for SMs,
+// which resolves within a few kernels: four of the longest other kernel (all its waves), not of
+// its cycle (a client of duty 0.03 would otherwise ask 130 kernel lengths a request).
+constexpr double kHorizonKernels = 4.0;
 }  // namespace
 
 double BlockSchedule::draw(double mean) {
@@ -38,25 +41,35 @@ void BlockSchedule::reset(double t_us, const BlockContext& context) {
     c.blocks = std::max(1, o.blocks);
     c.cap = std::max(1, o.cap);
     const double waves = std::ceil(static_cast<double>(c.blocks) / std::min(c.blocks, c.cap));
-    longest = std::max(longest, waves * c.kernel_us + c.gap_us);
+    longest = std::max(longest, waves * c.kernel_us);
   }
-  horizon_us_ = kHorizonCycles * longest;
+  horizon_us_ = kHorizonKernels * longest;
   service_free_at_ = t_us;
   restart_others(t_us);
 }
 
 void BlockSchedule::restart_others(double t_us) {
   queue_.clear();
+  groups_.clear();
   free_sms_ = sms_;
+  now_ = t_us;
   for (std::size_t i = 0; i < clients_.size(); ++i) {
     Client& c = clients_[i];
     c.launched = false;
     c.waiting = 0;
     c.held = 0;
-    c.groups.clear();
-    c.ready_at = i == 0 ? kInf : t_us + uniform() * (c.kernel_us + c.gap_us);
+    c.ready_at = kInf;
+    if (i == 0) continue;
+    // Stationary: in a kernel with probability kernel / (kernel + gap), else in a gap, each
+    // with its residual length (exponential: memoryless; fixed: uniform).
+    const double residual = fixed_ ? uniform() : 1.0;
+    if (uniform() * (c.kernel_us + c.gap_us) < c.kernel_us) {
+      launch(static_cast<int>(i), fixed_ ? residual * c.kernel_us : draw(c.kernel_us));
+    } else {
+      c.ready_at = t_us + (fixed_ ? residual * c.gap_us : draw(c.gap_us));
+    }
   }
-  now_ = t_us;
+  dispatch();
 }
 
 void BlockSchedule::launch(int who, double block_us) {
@@ -70,11 +83,14 @@ void BlockSchedule::launch(int who, double block_us) {
 void BlockSchedule::dispatch() {
   std::size_t kept = 0;
   for (std::size_t q = 0; q < queue_.size(); ++q) {
-    Client& c = clients_[static_cast<std::size_t>(queue_[q])];
+    const int who = queue_[q];
+    Client& c = clients_[static_cast<std::size_t>(who)];
     const int take = free_sms_ > 0 ? std::min({c.waiting, free_sms_, c.cap - c.held}) : 0;
     if (take > 0) {
       const double others = static_cast<double>(sms_ - free_sms_ - c.held) / sms_;
-      c.groups.push_back({now_ + c.block_us * (1.0 + interference_ * others), take});
+      groups_.push_back(
+          {now_ + c.block_us * (1.0 + interference_ * others), started_groups_++, who, take});
+      std::push_heap(groups_.begin(), groups_.end(), later);
       c.waiting -= take;
       c.held += take;
       free_sms_ -= take;
@@ -89,22 +105,31 @@ double BlockSchedule::run(double until_us, bool until_service) {
   for (;;) {
     double t = until_service ? kInf : until_us;
     int who = -1;
-    std::size_t group = 0;
+    bool group_ends = false;
+    // Ties as in the reference: the lower client first, and a client's launch before its
+    // groups' ends.
     for (int i = 0; i < n; ++i) {
       const Client& c = clients_[static_cast<std::size_t>(i)];
-      if (!c.launched && c.ready_at < t) t = c.ready_at, who = i, group = SIZE_MAX;
-      for (std::size_t g = 0; g < c.groups.size(); ++g) {
-        if (c.groups[g].end < t) t = c.groups[g].end, who = i, group = g;
+      if (!c.launched && c.ready_at < t) t = c.ready_at, who = i;
+    }
+    if (!groups_.empty()) {
+      const Group& g = groups_.front();
+      if (g.end < t || (g.end == t && who >= 0 && g.client < who)) {
+        t = g.end, who = g.client, group_ends = true;
       }
     }
+    if (who < 0 || (!until_service && t > until_us)) {
+      now_ = std::max(now_, until_us);
+      return until_us;  // nothing before until_us (never when until_service)
+    }
     now_ = std::max(t, now_);
-    if (who < 0) return until_us;  // nothing before until_us (never when until_service)
     Client& c = clients_[static_cast<std::size_t>(who)];
-    if (group == SIZE_MAX) {  // an other's gap is over: it launches
+    if (!group_ends) {  // an other's gap is over: it launches
       launch(who, draw(c.kernel_us));
     } else {  // a group of blocks ended
-      const Group done = c.groups[group];
-      c.groups.erase(c.groups.begin() + static_cast<std::ptrdiff_t>(group));
+      std::pop_heap(groups_.begin(), groups_.end(), later);
+      const Group done = groups_.back();
+      groups_.pop_back();
       c.held -= done.blocks;
       free_sms_ += done.blocks;
       if (c.waiting == 0 && c.held == 0) {  // its kernel is complete

@@ -16,9 +16,11 @@
 //
 // So a request's latency is its work alone, stretched by interference, plus the wait for SMs:
 // beside a co-runner whose kernels hold every SM it waits for their blocks to end; beside one
-// that leaves room it starts at once. As in the slice schedule, the others restart from random
-// phases after an idle stretch longer than `horizon`, and their throughput comes from the
-// sharing model's fluid rates, not from here. Deterministic for a given seed.
+// that leaves room it starts at once. After an idle stretch longer than `horizon` the others
+// restart `horizon` before the burst in their stationary state (each in a kernel or a gap with
+// a residual length, independently), so a request costs the events of a few of their kernels
+// however rarely they launch; their throughput comes from the sharing model's fluid rates, not
+// from here. Deterministic for a given seed.
 #pragma once
 
 #include <cstdint>
@@ -34,18 +36,27 @@ class BlockSchedule : public BurstSchedule {
  public:
   explicit BlockSchedule(std::uint64_t seed) : rng_(seed) {}
 
-  // The GPU's clients from t_us on: the others restart from random phases at t_us, every SM
-  // free. Preconditions: the BlockContext field contracts (service_gpu_context.h).
+  // The GPU's clients from t_us on: the others restart in their stationary state at t_us. Preconditions: the BlockContext field contracts (service_gpu_context.h).
   void reset(double t_us, const BlockContext& context);
   double serve(double t_us, double work_us) override;
 
   double horizon_us() const { return horizon_us_; }
 
  private:
+  // Blocks of one client that started together (and so end together).
   struct Group {
     double end = 0;
+    std::uint64_t order = 0;  // start order: equal ends come out in it
+    int client = 0;
     int blocks = 0;
   };
+  // Min-heap order on (end, client, order): the next group to end on top; equal ends go by
+  // client, as the reference breaks ties (fixed lengths lock into patterns that depend on it).
+  static bool later(const Group& a, const Group& b) {
+    if (a.end != b.end) return a.end > b.end;
+    if (a.client != b.client) return a.client > b.client;
+    return a.order > b.order;
+  }
   struct Client {
     double kernel_us = 0;  // mean kernel alone (the others)
     double gap_us = 0;     // mean CPU gap (the others); 0: launches at once
@@ -56,7 +67,6 @@ class BlockSchedule : public BurstSchedule {
     int held = 0;           // SMs held now
     double block_us = 0;    // this kernel's block length alone
     double ready_at = 0;    // next launch, while not launched (the others)
-    std::vector<Group> groups;
   };
 
   double draw(double mean);
@@ -76,6 +86,10 @@ class BlockSchedule : public BurstSchedule {
   double horizon_us_ = 0;
   std::vector<Client> clients_;  // [0] the service, then the others
   std::vector<int> queue_;       // launched kernels with blocks not started, launch order
+  // Every running group of blocks, a heap (later): contended kernels start in many small
+  // groups as SMs free up one by one, so the next end is found in O(log groups).
+  std::vector<Group> groups_;
+  std::uint64_t started_groups_ = 0;
   int free_sms_ = 1;
   double service_free_at_ = 0;
   double now_ = 0;
