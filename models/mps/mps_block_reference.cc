@@ -4,6 +4,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -48,12 +49,6 @@ MpsReferenceResult simulate_mps_blocks(const std::vector<MpsJob>& jobs,
   check(p.interference >= 0.0, "interference must be >= 0");
   check(p.launch_gap_us >= 0.0, "launch_gap_us must be >= 0");
   const RequestDriver* driver = config.requests ? &*config.requests : nullptr;
-  if (driver != nullptr) {
-    check(driver->rate_per_us > 0.0, "requests.rate_per_us must be > 0");
-    check(driver->service_us > 0.0, "requests.service_us must be > 0");
-    check(driver->max_batch >= 1, "requests.max_batch must be >= 1");
-    check(driver->batch_cost >= 0.0, "requests.batch_cost must be >= 0");
-  }
   const int n = static_cast<int>(jobs.size());
   std::mt19937_64 rng(config.seed);
   auto uniform = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
@@ -85,32 +80,17 @@ MpsReferenceResult simulate_mps_blocks(const std::vector<MpsJob>& jobs,
     k.ready_at = uniform() * (k.kernel_us + k.gap_us);  // random phases
   }
   std::deque<int> queue;  // launched kernels with blocks not started, in launch order
-  // Job 0 under requests: its own arrival stream (the others' draws do not depend on it), its
-  // queue and the burst in service.
-  std::mt19937_64 arrival_rng(config.seed ^ 0x9e3779b97f4a7c15ULL);
-  auto next_gap = [&] {
-    const double u = static_cast<double>(arrival_rng() >> 11) * 0x1.0p-53;
-    return -std::log1p(-u) / driver->rate_per_us;
-  };
-  double next_arrival = kInf;
-  std::deque<double> requests;     // arrival times of waiting requests
-  std::vector<double> in_service;  // arrival times of the burst's requests
-  double free_at = 0.0;            // earliest launch of job 0's next burst
-  if (driver != nullptr) {
-    c[0].ready_at = kInf;  // launches only when a request waits
-    next_arrival = next_gap();
-  }
+  // Job 0 under requests: its arrivals, queue and burst in service (RequestQueue).
+  std::optional<RequestQueue> requests;
+  if (driver != nullptr) requests.emplace(*driver, config.seed, "simulate_mps_blocks");
+  double free_at = 0.0;  // earliest launch of job 0's next burst
+  if (driver != nullptr) c[0].ready_at = kInf;  // launches only when a request waits
   auto launch = [&](int who) {
     Client& k = c[static_cast<std::size_t>(who)];
     k.launched = true;
     k.waiting = k.blocks;
     if (driver != nullptr && who == 0) {
-      const std::size_t b =
-          std::min(requests.size(), static_cast<std::size_t>(driver->max_batch));
-      in_service.assign(requests.begin(), requests.begin() + static_cast<std::ptrdiff_t>(b));
-      requests.erase(requests.begin(), requests.begin() + static_cast<std::ptrdiff_t>(b));
-      k.block_us =
-          driver->service_us * (1.0 + driver->batch_cost * static_cast<double>(b - 1));
+      k.block_us = requests->start_burst();
     } else {
       k.block_us = draw(k.kernel_us);
     }
@@ -154,7 +134,9 @@ MpsReferenceResult simulate_mps_blocks(const std::vector<MpsJob>& jobs,
       }
     }
     bool arrival = false;
-    if (next_arrival < t_next) t_next = next_arrival, arrival = true, who = -1;
+    if (requests && requests->next_arrival() < t_next) {
+      t_next = requests->next_arrival(), arrival = true, who = -1;
+    }
     t_next = std::max(t_next, now);
     const double counted = std::max(0.0, t_next - std::max(now, warmup));
     if (free_sms < sms) busy += counted;
@@ -165,8 +147,7 @@ MpsReferenceResult simulate_mps_blocks(const std::vector<MpsJob>& jobs,
     now = t_next;
     ++result.events;
     if (arrival) {
-      requests.push_back(now);
-      next_arrival = now + next_gap();
+      requests->arrive(now);
       // Idle job 0 (no burst in service or pending): the request makes it launch.
       if (!c[0].launched && c[0].ready_at == kInf) c[0].ready_at = std::max(now, free_at);
       continue;
@@ -182,13 +163,10 @@ MpsReferenceResult simulate_mps_blocks(const std::vector<MpsJob>& jobs,
       free_sms += done.blocks;
       if (now > warmup) k.work += k.block_us * done.blocks / k.blocks;
       if (k.waiting == 0 && k.held == 0 && driver != nullptr && who == 0) {
-        for (double a : in_service) {
-          if (a >= warmup) result.request_latencies_us.push_back(now - a);
-        }
-        in_service.clear();
+        requests->finish_burst(now, warmup, result.request_latencies_us);
         k.launched = false;
         free_at = now + p.launch_gap_us;
-        k.ready_at = requests.empty() ? kInf : free_at;
+        k.ready_at = requests->empty() ? kInf : free_at;
       } else if (k.waiting == 0 && k.held == 0) {  // kernel complete
         k.launched = false;
         const double gap = k.gap_us > 0.0 ? draw(k.gap_us) : 0.0;
@@ -199,10 +177,7 @@ MpsReferenceResult simulate_mps_blocks(const std::vector<MpsJob>& jobs,
     dispatch();
   }
 
-  if (driver != nullptr) {
-    for (double a : requests) result.requests_unfinished += a >= warmup ? 1 : 0;
-    for (double a : in_service) result.requests_unfinished += a >= warmup ? 1 : 0;
-  }
+  if (driver != nullptr) result.requests_unfinished = requests->unfinished(warmup);
   result.window_us = window;
   result.busy_fraction = busy / window;
   result.sm_fraction = sm_time / window;

@@ -12,12 +12,6 @@
 namespace gpumux {
 namespace {
 
-double nearest_rank(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return 0.0;
-  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size())));
-  return sorted[std::min(sorted.size(), std::max<std::size_t>(rank, 1)) - 1];
-}
-
 int blocks_of(double sm_share, int sms) {
   return std::max(1, static_cast<int>(std::lround(sm_share * sms)));
 }
@@ -70,8 +64,6 @@ RequestLatencyComparison compare_mps_request_latency(const MpsRequestLatencyCase
                                                      int replications) {
   const double rate_per_us = c.load / c.service_us;
   const double window_us = requests / rate_per_us;
-  RequestLatencyComparison out;
-
   // The reference: every block of the co-runner, job 0 driven by requests.
   MpsReferenceConfig config;
   config.params.interference = 0.0;
@@ -106,33 +98,19 @@ RequestLatencyComparison compare_mps_request_latency(const MpsRequestLatencyCase
   blocks.others = {
       BlockContender{c.other_duty, c.other_kernel_us, blocks_of(c.other_sm_share, c.sms), c.sms}};
 
-  std::vector<double> lat;
-  LatencyHistogram fast;
+  RequestLatencyPool pool;
   for (int k = 0; k < std::max(1, replications); ++k) {
     config.seed = seed + static_cast<std::uint64_t>(k);
-    MpsReferenceResult reference = simulate_mps_blocks(jobs, config, c.sms);
-    lat.insert(lat.end(), reference.request_latencies_us.begin(),
-               reference.request_latencies_us.end());
-    out.reference.unfinished += static_cast<double>(reference.requests_unfinished);
-    out.reference_events += reference.events;
-
+    const MpsReferenceResult reference = simulate_mps_blocks(jobs, config, c.sms);
+    pool.add_reference(reference.request_latencies_us, reference.requests_unfinished,
+                       reference.events);
     RequestLevelReplica replica(spec, 0.0, config.seed + 7);
     replica.set_context(0.0, ServiceGpuContext{nullptr, &blocks});
     replica.set_rate(0.0, 1.0);
     replica.end(window_us);
-    fast.merge(replica.latencies());
-    out.fast.unfinished += replica.counts().unfinished;
+    pool.add_fast(replica);
   }
-  std::sort(lat.begin(), lat.end());
-  out.reference.p50_us = nearest_rank(lat, 0.50);
-  out.reference.p95_us = nearest_rank(lat, 0.95);
-  out.reference.p99_us = nearest_rank(lat, 0.99);
-  out.reference.served = static_cast<double>(lat.size());
-  out.fast.p50_us = fast.percentile_us(0.50);
-  out.fast.p95_us = fast.percentile_us(0.95);
-  out.fast.p99_us = fast.percentile_us(0.99);
-  out.fast.served = fast.count();
-  return out;
+  return pool.finish();
 }
 
 }  // namespace gpumux

@@ -18,13 +18,13 @@
 namespace gpumux {
 
 struct MpsRequestLatencyCase {
-  double service_us = 0;          // one request alone, > 0
-  double load = 0;                // arrival rate x service time, in (0, 1)
-  double service_sm_share = 1;    // SMs its kernels occupy, (0, 1]
-  double other_duty = 1;          // the co-runner's duty cycle alone, (0, 1]
-  double other_kernel_us = 0;     // the co-runner's mean kernel, > 0
-  double other_sm_share = 1;      // (0, 1]
-  bool fixed_lengths = false;     // the co-runner's kernels and gaps fixed, else exponential
+  double service_us = 0;        // one request alone, > 0
+  double load = 0;              // arrival rate x service time, in (0, 1)
+  double service_sm_share = 1;  // SMs its kernels occupy, (0, 1]
+  double other_duty = 1;        // the co-runner's duty cycle alone, (0, 1]
+  double other_kernel_us = 0;   // the co-runner's mean kernel, > 0
+  double other_sm_share = 1;    // (0, 1]
+  bool fixed_lengths = false;   // the co-runner's kernels and gaps fixed, else exponential
   int sms = 108;
 };
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -60,12 +61,6 @@ ReferenceResult simulate_reference(const std::vector<TimeSliceJob>& jobs,
   check(p.interference >= 0.0, "interference must be >= 0");
   check(p.launch_gap_us >= 0.0, "launch_gap_us must be >= 0");
   const RequestDriver* driver = config.requests ? &*config.requests : nullptr;
-  if (driver != nullptr) {
-    check(driver->rate_per_us > 0.0, "requests.rate_per_us must be > 0");
-    check(driver->service_us > 0.0, "requests.service_us must be > 0");
-    check(driver->max_batch >= 1, "requests.max_batch must be >= 1");
-    check(driver->batch_cost >= 0.0, "requests.batch_cost must be >= 0");
-  }
   const int n = static_cast<int>(jobs.size());
   std::vector<EffectiveCycle> cycle(n);
   double util_sum = 0.0;
@@ -101,22 +96,12 @@ ReferenceResult simulate_reference(const std::vector<TimeSliceJob>& jobs,
     st[i].ready = false;
     st[i].ready_at = sampler.uniform() * (st[i].kernel_us + st[i].gap_us);
   }
-  // Job 0 under requests: its own arrival stream (a separate generator, so that the others'
-  // draws do not depend on the arrivals), its queue, the burst in service.
-  std::mt19937_64 arrival_rng(config.seed ^ 0x9e3779b97f4a7c15ULL);
-  auto next_gap = [&] {
-    const double u = static_cast<double>(arrival_rng() >> 11) * 0x1.0p-53;
-    return -std::log1p(-u) / driver->rate_per_us;
-  };
-  double next_arrival = kInf;
-  std::deque<double> queue;        // arrival times of waiting requests
-  std::vector<double> in_service;  // arrival times of the burst's requests
-  double free_at = 0.0;            // earliest start of job 0's next burst
+  // Job 0 under requests: its arrivals, queue and burst in service (RequestQueue).
+  std::optional<RequestQueue> requests;
+  if (driver != nullptr) requests.emplace(*driver, config.seed, "simulate_reference");
+  double free_at = 0.0;  // earliest start of job 0's next burst
   const double service_slowdown = driver ? st[0].kernel_us / jobs[0].mean_kernel_us : 1.0;
-  if (driver != nullptr) {
-    st[0].ready_at = kInf;  // ready only when a request waits
-    next_arrival = next_gap();
-  }
+  if (driver != nullptr) st[0].ready_at = kInf;  // ready only when a request waits
 
   ReferenceResult result;
   GpuMode mode = GpuMode::kIdle;
@@ -156,7 +141,9 @@ ReferenceResult simulate_reference(const std::vector<TimeSliceJob>& jobs,
       if (!st[i].ready && st[i].ready_at < t_next)
         t_next = st[i].ready_at, kind = Event::kJobReady, who = i;
     }
-    if (next_arrival < t_next) t_next = next_arrival, kind = Event::kArrival;
+    if (requests && requests->next_arrival() < t_next) {
+      t_next = requests->next_arrival(), kind = Event::kArrival;
+    }
     t_next = std::max(t_next, now);
 
     // Account [now, t_next): only its part inside the window counts.
@@ -178,21 +165,17 @@ ReferenceResult simulate_reference(const std::vector<TimeSliceJob>& jobs,
       case Event::kEnd:
         break;
       case Event::kArrival:
-        queue.push_back(now);
-        next_arrival = now + next_gap();
+        requests->arrive(now);
         // Idle job 0 (no burst in service, none pending): the request makes it ready.
         if (!st[0].ready && st[0].ready_at == kInf) st[0].ready_at = std::max(now, free_at);
         break;
       case Event::kBurstEnd: {  // the running context's kernel ended
         JobState& j = st[resident];
         if (driver != nullptr && resident == 0) {
-          for (double a : in_service) {
-            if (a >= warmup) result.request_latencies_us.push_back(now - a);
-          }
-          in_service.clear();
+          requests->finish_burst(now, warmup, result.request_latencies_us);
           j.ready = false;
           free_at = now + p.launch_gap_us;
-          j.ready_at = queue.empty() ? kInf : free_at;
+          j.ready_at = requests->empty() ? kInf : free_at;
           if (!waiting.empty()) {
             start_switch(now);
           } else {
@@ -235,13 +218,7 @@ ReferenceResult simulate_reference(const std::vector<TimeSliceJob>& jobs,
         JobState& j = st[who];
         j.ready = true;
         if (driver != nullptr && who == 0) {
-          const std::size_t b =
-              std::min(queue.size(), static_cast<std::size_t>(driver->max_batch));
-          in_service.assign(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(b));
-          queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(b));
-          j.remaining_us = driver->service_us *
-                           (1.0 + driver->batch_cost * static_cast<double>(b - 1)) *
-                           service_slowdown;
+          j.remaining_us = requests->start_burst() * service_slowdown;
         } else {
           j.remaining_us = sampler.draw(j.kernel_us);
         }
@@ -264,8 +241,7 @@ ReferenceResult simulate_reference(const std::vector<TimeSliceJob>& jobs,
   }
 
   if (driver != nullptr) {
-    for (double a : queue) result.requests_unfinished += a >= warmup ? 1 : 0;
-    for (double a : in_service) result.requests_unfinished += a >= warmup ? 1 : 0;
+    result.requests_unfinished = requests->unfinished(warmup);
   }
   result.window_us = window;
   result.busy_fraction = busy / window;

@@ -20,6 +20,31 @@ double nearest_rank(const std::vector<double>& sorted, double q) {
 
 }  // namespace
 
+void RequestLatencyPool::add_reference(const std::vector<double>& latencies_us,
+                                       std::int64_t unfinished, std::int64_t events) {
+  reference_.insert(reference_.end(), latencies_us.begin(), latencies_us.end());
+  out_.reference.unfinished += static_cast<double>(unfinished);
+  out_.reference_events += events;
+}
+
+void RequestLatencyPool::add_fast(const RequestLevelReplica& replica) {
+  fast_.merge(replica.latencies());
+  out_.fast.unfinished += replica.counts().unfinished;
+}
+
+RequestLatencyComparison RequestLatencyPool::finish() {
+  std::sort(reference_.begin(), reference_.end());
+  out_.reference.p50_us = nearest_rank(reference_, 0.50);
+  out_.reference.p95_us = nearest_rank(reference_, 0.95);
+  out_.reference.p99_us = nearest_rank(reference_, 0.99);
+  out_.reference.served = static_cast<double>(reference_.size());
+  out_.fast.p50_us = fast_.percentile_us(0.50);
+  out_.fast.p95_us = fast_.percentile_us(0.95);
+  out_.fast.p99_us = fast_.percentile_us(0.99);
+  out_.fast.served = fast_.count();
+  return out_;
+}
+
 std::vector<RequestLatencyCase> request_latency_grid(int stride) {
   std::vector<RequestLatencyCase> grid;
   int index = 0;
@@ -61,8 +86,6 @@ RequestLatencyComparison compare_request_latency(const RequestLatencyCase& c, do
                                                  std::uint64_t seed, int replications) {
   const double rate_per_us = c.load / c.service_us;
   const double window_us = requests / rate_per_us;
-  RequestLatencyComparison out;
-
   // The reference: every kernel of the co-runner, job 0 driven by requests.
   ReferenceConfig config;
   config.params.time_slice_us = c.slice_us;
@@ -89,33 +112,19 @@ RequestLatencyComparison compare_request_latency(const RequestLatencyCase& c, do
   slices.fixed_lengths = c.fixed_lengths;
   slices.others = {SliceContender{c.other_duty, c.other_kernel_us}};
 
-  std::vector<double> lat;
-  LatencyHistogram fast;
+  RequestLatencyPool pool;
   for (int k = 0; k < std::max(1, replications); ++k) {
     config.seed = seed + static_cast<std::uint64_t>(k);
-    ReferenceResult reference = simulate_reference(jobs, config);
-    lat.insert(lat.end(), reference.request_latencies_us.begin(),
-               reference.request_latencies_us.end());
-    out.reference.unfinished += static_cast<double>(reference.requests_unfinished);
-    out.reference_events += reference.events;
-
+    const ReferenceResult reference = simulate_reference(jobs, config);
+    pool.add_reference(reference.request_latencies_us, reference.requests_unfinished,
+                       reference.events);
     RequestLevelReplica replica(spec, 0.0, config.seed + 7);
     replica.set_context(0.0, ServiceGpuContext{&slices, nullptr});
     replica.set_rate(0.0, 1.0);
     replica.end(window_us);
-    fast.merge(replica.latencies());
-    out.fast.unfinished += replica.counts().unfinished;
+    pool.add_fast(replica);
   }
-  std::sort(lat.begin(), lat.end());
-  out.reference.p50_us = nearest_rank(lat, 0.50);
-  out.reference.p95_us = nearest_rank(lat, 0.95);
-  out.reference.p99_us = nearest_rank(lat, 0.99);
-  out.reference.served = static_cast<double>(lat.size());
-  out.fast.p50_us = fast.percentile_us(0.50);
-  out.fast.p95_us = fast.percentile_us(0.95);
-  out.fast.p99_us = fast.percentile_us(0.99);
-  out.fast.served = fast.count();
-  return out;
+  return pool.finish();
 }
 
 }  // namespace gpumux

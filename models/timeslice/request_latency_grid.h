@@ -16,12 +16,15 @@
 #include <string>
 #include <vector>
 
+#include "sim/services/latency_histogram.h"
+#include "sim/services/service_replica.h"
+
 namespace gpumux {
 
 struct RequestLatencyCase {
-  double service_us = 0;  // one request alone, > 0
-  double load = 0;        // arrival rate x service time, in (0, 1)
-  double other_duty = 1;  // the co-runner's duty cycle alone, (0, 1]
+  double service_us = 0;       // one request alone, > 0
+  double load = 0;             // arrival rate x service time, in (0, 1)
+  double other_duty = 1;       // the co-runner's duty cycle alone, (0, 1]
   double other_kernel_us = 0;  // the co-runner's mean kernel, > 0
   double slice_us = 1024;      // > 0
   double switch_us = 50;       // >= 0
@@ -42,6 +45,21 @@ struct RequestLatencyPercentiles {
 struct RequestLatencyComparison {
   RequestLatencyPercentiles reference, fast;
   std::int64_t reference_events = 0;
+};
+
+// Pools the replications of one case (both grids use it): the reference's latencies (exact
+// nearest-rank percentiles at the end) and the replica's histograms.
+class RequestLatencyPool {
+ public:
+  void add_reference(const std::vector<double>& latencies_us, std::int64_t unfinished,
+                     std::int64_t events);
+  void add_fast(const RequestLevelReplica& replica);
+  RequestLatencyComparison finish();
+
+ private:
+  std::vector<double> reference_;
+  LatencyHistogram fast_;
+  RequestLatencyComparison out_;
 };
 
 // The grid: service 0.5-50 ms, load 0.1-0.9, co-runner duty 0.2-1, co-runner kernel 0.5 and

@@ -36,7 +36,8 @@ class BlockSchedule : public BurstSchedule {
  public:
   explicit BlockSchedule(std::uint64_t seed) : rng_(seed) {}
 
-  // The GPU's clients from t_us on: the others restart in their stationary state at t_us. Preconditions: the BlockContext field contracts (service_gpu_context.h).
+  // The GPU's clients from t_us on: the others restart in their stationary state at t_us.
+  // Preconditions: the BlockContext field contracts (service_gpu_context.h).
   void reset(double t_us, const BlockContext& context);
   double serve(double t_us, double work_us) override;
 

@@ -28,8 +28,8 @@
 #include <vector>
 
 #include "sim/base/rng.h"
-#include "sim/services/burst_schedule.h"
 #include "sim/core/service_gpu_context.h"
+#include "sim/services/burst_schedule.h"
 
 namespace gpumux {
 

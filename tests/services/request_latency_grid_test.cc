@@ -3,10 +3,12 @@
 // models/timeslice/request_latency_grid.h, against the kernel-level reference) and MPS (every
 // 18th of models/mps/mps_request_latency_grid.h, against the block-level reference). The whole
 // grids' figures are in bench/validation/timeslice/RESULTS.md section 5 and
-// bench/validation/mps/RESULTS.md. The targets: relative p99 error at most 15% in the median case and 30% in
-// the worst. Near saturation the reference's own p99 moves by more than that with the seed
-// (long busy periods), so the worst-case bound applies to the cases the reference measures
-// within 10% of itself (another seed); the median bound applies to every compared case.
+// bench/validation/mps/RESULTS.md. The targets: relative p99 error at most 15% in the
+// median case and 30% in the worst. Near saturation the reference's own p99 moves by more than that
+// with the seed (long busy periods), so the worst-case bound applies to the cases the reference
+// measures within 10% of itself (another seed); the median bound applies to every compared case.
+#include "models/timeslice/request_latency_grid.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,7 +16,6 @@
 #include <vector>
 
 #include "models/mps/mps_request_latency_grid.h"
-#include "models/timeslice/request_latency_grid.h"
 
 namespace gpumux {
 namespace {
@@ -43,8 +44,8 @@ void check_grid(const std::vector<Case>& grid, Compare compare) {
     const RequestLatencyComparison again = compare(c, 3000, 100 * i + 50, 2);
     if (relative(again.reference.p99_us, r.reference.p99_us) > 0.10) continue;
     ++well_measured;
-    EXPECT_LE(p99, 0.30) << describe(c) << ": p99 reference " << r.reference.p99_us
-                         << " us, fast " << r.fast.p99_us << " us";
+    EXPECT_LE(p99, 0.30) << describe(c) << ": p99 reference " << r.reference.p99_us << " us, fast "
+                         << r.fast.p99_us << " us";
   }
   ::testing::Test::RecordProperty("overloaded", overloaded);
   ::testing::Test::RecordProperty("compared", static_cast<int>(p99_errors.size()));

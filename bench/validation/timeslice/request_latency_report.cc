@@ -38,8 +38,8 @@ void summary(const char* name, std::vector<Error> e) {
   mae /= static_cast<double>(e.size());
   mre /= static_cast<double>(e.size());
   std::sort(e.begin(), e.end(), [](const Error& a, const Error& b) { return a.rel < b.rel; });
-  std::printf("  %s: MAE %.3f ms, mean relative %.1f%%, median %.1f%%, worst %.1f%%\n", name,
-              mae, 100 * mre, 100 * e[e.size() / 2].rel, 100 * e.back().rel);
+  std::printf("  %s: MAE %.3f ms, mean relative %.1f%%, median %.1f%%, worst %.1f%%\n", name, mae,
+              100 * mre, 100 * e[e.size() / 2].rel, 100 * e.back().rel);
 }
 
 }  // namespace
@@ -47,8 +47,8 @@ void summary(const char* name, std::vector<Error> e) {
 // Compares and summarises every case of `grid`; `compare(case, requests, seed, replications)`
 // runs both sides.
 template <class Case, class Compare>
-void report(const std::vector<Case>& grid, Compare compare, double requests,
-            std::uint64_t seed, int replications, bool every_case) {
+void report(const std::vector<Case>& grid, Compare compare, double requests, std::uint64_t seed,
+            int replications, bool every_case) {
   using namespace gpumux;
   std::vector<Error> p50, p95, p99, noise50, noise99;
   std::vector<Error> by_dist_p99[2], by_demand_p99[2], well_measured_p99;
@@ -57,8 +57,9 @@ void report(const std::vector<Case>& grid, Compare compare, double requests,
   RequestLatencyComparison worst_result;
   int overloaded = 0, disagree = 0, over15 = 0;
   if (every_case) {
-    std::printf("| case | ref p50 ms | fast p50 ms | ref p99 ms | fast p99 ms | p99 error |\n"
-                "|---|--:|--:|--:|--:|--:|\n");
+    std::printf(
+        "| case | ref p50 ms | fast p50 ms | ref p99 ms | fast p99 ms | p99 error |\n"
+        "|---|--:|--:|--:|--:|--:|\n");
   }
   for (std::size_t i = 0; i < grid.size(); ++i) {
     const Case& c = grid[i];
@@ -96,10 +97,11 @@ void report(const std::vector<Case>& grid, Compare compare, double requests,
                   100 * (r.fast.p99_us - r.reference.p99_us) / r.reference.p99_us);
     }
   }
-  std::printf("%zu cases, %d x %.0f requests each, seed %llu: %zu compared, %d overloaded on both "
-              "sides, %d classified differently\n",
-              grid.size(), replications, requests, static_cast<unsigned long long>(seed), p99.size(),
-              overloaded, disagree);
+  std::printf(
+      "%zu cases, %d x %.0f requests each, seed %llu: %zu compared, %d overloaded on both "
+      "sides, %d classified differently\n",
+      grid.size(), replications, requests, static_cast<unsigned long long>(seed), p99.size(),
+      overloaded, disagree);
   summary("p50", p50);
   summary("p95", p95);
   summary("p99", p99);
@@ -113,8 +115,8 @@ void report(const std::vector<Case>& grid, Compare compare, double requests,
   summary("reference noise p50", noise50);
   summary("reference noise p99", noise99);
   if (!p99.empty()) {
-    std::printf("  p99 beyond 15%%: %d cases; worst: %s: reference %.2f ms, fast %.2f ms\n",
-                over15, describe(grid[worst]).c_str(), worst_result.reference.p99_us / 1000,
+    std::printf("  p99 beyond 15%%: %d cases; worst: %s: reference %.2f ms, fast %.2f ms\n", over15,
+                describe(grid[worst]).c_str(), worst_result.reference.p99_us / 1000,
                 worst_result.fast.p99_us / 1000);
   }
 }
@@ -129,17 +131,19 @@ int main(int argc, char** argv) {
   const int replications = argc > a + 2 ? std::atoi(argv[a + 2]) : 4;
   const bool every_case = argc > a + 3 && std::strcmp(argv[a + 3], "--cases") == 0;
   if (mps) {
-    report(mps_request_latency_grid(),
-           [](const MpsRequestLatencyCase& c, double n, std::uint64_t s, int r) {
-             return compare_mps_request_latency(c, n, s, r);
-           },
-           requests, seed, replications, every_case);
+    report(
+        mps_request_latency_grid(),
+        [](const MpsRequestLatencyCase& c, double n, std::uint64_t s, int r) {
+          return compare_mps_request_latency(c, n, s, r);
+        },
+        requests, seed, replications, every_case);
   } else {
-    report(request_latency_grid(),
-           [](const RequestLatencyCase& c, double n, std::uint64_t s, int r) {
-             return compare_request_latency(c, n, s, r);
-           },
-           requests, seed, replications, every_case);
+    report(
+        request_latency_grid(),
+        [](const RequestLatencyCase& c, double n, std::uint64_t s, int r) {
+          return compare_request_latency(c, n, s, r);
+        },
+        requests, seed, replications, every_case);
   }
   return 0;
 }
