@@ -1,6 +1,8 @@
 #include "scenarios/service_config.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 #include "sim/base/input_error.h"
@@ -264,6 +266,51 @@ std::shared_ptr<const ServiceSpec> ServiceAssigningSource::resolve(
   return s;
 }
 
+namespace {
+
+// Request-level mode simulates every request, and a waiting one holds memory: a service may
+// expect at most this many arrivals in its lifetime (docs/limits.md), fewer without a queue
+// limit (an overloaded service's queue then grows with them).
+constexpr double kMaxRequestsPerService = 1e9;
+constexpr double kMaxRequestsUnboundedQueue = 1e8;
+
+// Expected arrivals over the job's lifetime, an upper bound for a rate series (its peak rate).
+double expected_requests(const JobSpec& job, const ServiceSpec& s) {
+  const double lifetime_s = static_cast<double>(job.runtime.us()) / 1e6;
+  switch (s.arrival) {
+    case ArrivalKind::kPoisson:
+      return s.rate_per_s * lifetime_s;
+    case ArrivalKind::kSeries: {
+      double peak = 0.0;
+      for (const auto& [t, rate] : s.series->points) peak = std::max(peak, rate);
+      return peak * lifetime_s;
+    }
+    case ArrivalKind::kTrace:
+      return static_cast<double>(s.times_s->size());  // already read: bounded by the file
+  }
+  return 0.0;
+}
+
+}  // namespace
+
+void ServiceAssigningSource::check_request_budget(const JobSpec& job) const {
+  if (config_.mode != RequestMode::kRequest || job.service->arrival == ArrivalKind::kTrace) return;
+  const double expected = expected_requests(job, *job.service);
+  const bool bounded = job.service->max_queue > 0;
+  const double limit = bounded ? kMaxRequestsPerService : kMaxRequestsUnboundedQueue;
+  if (!(expected <= limit)) {
+    char text[400];
+    std::snprintf(text, sizeof text,
+                  "about %.3g requests over its %.0f s lifetime (request rate x runtime_s): "
+                  "request-level mode simulates each one and allows at most %.0e per service "
+                  "%s; use \"services\": {\"mode\": \"analytic\"}, a lower rate%s",
+                  expected, static_cast<double>(job.runtime.us()) / 1e6, limit,
+                  bounded ? "" : "without max_queue (waiting requests hold memory)",
+                  bounded ? "" : " or a max_queue");
+    throw InputError(trace_label_ + " job '" + job.id + "'", "request_rate_per_s", text);
+  }
+}
+
 bool ServiceAssigningSource::next(JobSpec& job) {
   // Sources other than the native ones never touch `service`: clear what a recycled job slot
   // left there, so that a non-null value after next() is always this row's columns.
@@ -284,10 +331,12 @@ bool ServiceAssigningSource::next(JobSpec& job) {
     if (config_.defaults && job.kind == JobKind::kInference) {
       if (!default_spec_) default_spec_ = resolve(job, nullptr, nullptr);
       job.service = default_spec_;
+      check_request_budget(job);
     }
     return true;
   }
   job.service = resolve(job, job.service.get(), by_id);
+  check_request_budget(job);
   return true;
 }
 

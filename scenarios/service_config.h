@@ -66,6 +66,9 @@ class ServiceAssigningSource : public JobSource {
  private:
   std::shared_ptr<const ServiceSpec> resolve(const JobSpec& job, const ServiceSpec* row,
                                              const ServiceFields* by_id) const;
+  // Request-level mode: refuses a service that expects more requests in its lifetime than the
+  // mode simulates in bounded time and memory (InputError naming the job).
+  void check_request_budget(const JobSpec& job) const;
 
   JobSource& inner_;
   const ServicesConfig& config_;

@@ -382,5 +382,31 @@ TEST_F(Hostile, TimeseriesWritesZeroNotFloatNoise) {
   EXPECT_TRUE(has(series, "\n20,1,0.0625,0.01875")) << series;  // a value itself is kept
 }
 
+// A service offered 1e9 requests/s (inside the rate's range) without a queue limit grew to 4 GB
+// in 20 s: request-level mode now refuses a service expecting more arrivals in its lifetime
+// than it simulates in bounded time and memory, naming the job and pointing to the analytic
+// mode, which takes it.
+TEST_F(Hostile, RequestLevelServiceBeyondTheRequestBudgetIsBadInput) {
+  write("trace.csv",
+        "id,submit_s,gpus,runtime_s,kind,request_rate_per_s,service_ms\n"
+        "svc,0,1,3600,inference,1e9,10\n");
+  const auto s = write("s.json", scenario());
+  const auto r = run_cli({"run", s, "--no-outputs"});
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "job 'svc'")) << r.err;
+  EXPECT_TRUE(has(r.err, "request_rate_per_s")) << r.err;
+  EXPECT_TRUE(has(r.err, "analytic")) << r.err;
+  const auto analytic = write("a.json", scenario(R"(, "services": {"mode": "analytic"})"));
+  EXPECT_EQ(run_cli({"run", analytic, "--no-outputs"}).code, 0);
+  // 2e5/s over 3,600 s (7.2e8 requests) is within the 1e9 allowed with a queue limit, but
+  // beyond the 1e8 without one: the error says so.
+  write("trace.csv",
+        "id,submit_s,gpus,runtime_s,kind,request_rate_per_s,service_ms\n"
+        "svc,0,1,3600,inference,2e5,10\n");
+  const auto unbounded = run_cli({"run", s, "--no-outputs"});
+  EXPECT_EQ(unbounded.code, 2) << unbounded.err;
+  EXPECT_TRUE(has(unbounded.err, "max_queue")) << unbounded.err;
+}
+
 }  // namespace
 }  // namespace gpumux
