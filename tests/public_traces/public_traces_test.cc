@@ -574,6 +574,18 @@ TEST(PublicTracePai2020, MalformedTaskRowNamesLineAndField) {
   EXPECT_THAT(msg, HasSubstr("field 'plan_gpu'"));
 }
 
+// A folder holding a table both plain and gzipped used to read the .csv and ignore the .gz
+// without a word; which one holds the intended rows is the user's to say.
+TEST(PublicTracePai2020, TableBothPlainAndGzippedIsAnError) {
+  TempFile job("pai_job_table.csv", "j1,i1,u1,Terminated,5.0,50.0\n");
+  TempFile task("pai_task_table.csv",
+                "j1,worker,1.0,Terminated,10.0,40.0,600.0,29.3,100.0,V100\n");
+  TempFile gz("pai_task_table.csv.gz", "");
+  const std::string msg = load_error(job.dir(), "pai2020");
+  EXPECT_THAT(msg, HasSubstr("pai_task_table.csv and pai_task_table.csv.gz"));
+  EXPECT_THAT(msg, HasSubstr("keep one"));
+}
+
 TEST(PublicTracePai2020, PathMustBeAFolder) {
   const std::string msg = load_error(data("pai2020/pai_job_table.csv"), "pai2020");
   EXPECT_THAT(msg, HasSubstr("folder"));

@@ -61,10 +61,18 @@ struct Job {
 
 std::string table_path(const std::string& folder, const std::string& table, bool required) {
   namespace fs = std::filesystem;
-  for (const char* ext : {".csv", ".csv.gz"}) {
-    const fs::path p = fs::path(folder) / (table + ext);
-    if (fs::exists(p)) return p.string();
+  const fs::path plain = fs::path(folder) / (table + ".csv");
+  const fs::path gzipped = fs::path(folder) / (table + ".csv.gz");
+  const bool has_plain = fs::exists(plain);
+  const bool has_gzipped = fs::exists(gzipped);
+  // Both: which one holds the intended rows is not ours to guess (one may be a stale copy).
+  if (has_plain && has_gzipped) {
+    throw InputError(folder, table,
+                     "the folder holds both " + table + ".csv and " + table +
+                         ".csv.gz: keep one of them");
   }
+  if (has_plain) return plain.string();
+  if (has_gzipped) return gzipped.string();
   if (required) {
     throw InputError(folder, "",
                      "expected a folder holding " + table + ".csv (or .csv.gz): not found");
