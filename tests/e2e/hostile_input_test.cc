@@ -382,6 +382,24 @@ TEST_F(Hostile, TimeseriesWritesZeroNotFloatNoise) {
   EXPECT_TRUE(has(series, "\n20,1,0.0625,0.01875")) << series;  // a value itself is kept
 }
 
+// Generator `gpus: 1.5` became 2-GPU jobs without a word: a constant or a choice of GPU counts
+// must be whole; a continuous distribution is rounded (documented), so it stays accepted.
+TEST_F(Hostile, GeneratorFractionalGpuCountIsBadInput) {
+  for (const std::string gpus : {"1.5", R"({"choice": [1, 2.5]})"}) {
+    const auto s = write("g.json", R"({"name": "g",
+      "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 8, "device": "A100-40GB"}]},
+      "trace": {"generator": {"jobs": 10, "gpus": )" + gpus + "}}}");
+    const auto r = run_cli({"run", s, "--no-outputs"});
+    EXPECT_EQ(r.code, 2) << gpus << ": " << r.err;
+    EXPECT_TRUE(has(r.err, "/trace/generator/gpus")) << r.err;
+    EXPECT_TRUE(has(r.err, "whole")) << r.err;
+  }
+  const auto ok = write("u.json", R"({"name": "g",
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 8, "device": "A100-40GB"}]},
+    "trace": {"generator": {"jobs": 10, "gpus": {"uniform": [1, 4]}}}})");
+  EXPECT_EQ(run_cli({"run", ok, "--no-outputs"}).code, 0);
+}
+
 // A service offered 1e9 requests/s (inside the rate's range) without a queue limit grew to 4 GB
 // in 20 s: request-level mode now refuses a service expecting more arrivals in its lifetime
 // than it simulates in bounded time and memory, naming the job and pointing to the analytic

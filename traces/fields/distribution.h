@@ -30,6 +30,13 @@ class Distribution {
 
   double draw(Rng& rng) const;
   bool is_constant() const { return kind_ == Kind::kConstant; }
+  // The values a constant or a choice can draw (before clamping); empty for the continuous
+  // kinds.
+  std::vector<double> discrete_values() const {
+    if (kind_ == Kind::kConstant) return {a_};
+    if (kind_ == Kind::kChoice) return values_;
+    return {};
+  }
   double mean_hint() const;  // the constant, or a representative value for messages
   nlohmann::json to_json() const { return description_; }
 

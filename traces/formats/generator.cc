@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "sim/base/input_error.h"
+
 namespace gpumux {
 
 namespace {
@@ -39,6 +41,16 @@ GeneratorSpec GeneratorSpec::parse(JsonObject& o) {
       o, "runtime_s",
       {{"lognormal", {{"median", 1800}, {"sigma", 1.5}}}, {"min", 10}, {"max", 604800}}, 0.0, 1e9);
   s.gpus = field(o, "gpus", {{"choice", {1, 2, 4, 8}}, {"weights", {0.7, 0.1, 0.1, 0.1}}}, 1, 1e6);
+  // A job takes whole GPUs: a constant or a choice must say so (1.5 used to become 2-GPU
+  // jobs); a continuous distribution is rounded to the nearest whole count (documented).
+  for (double v : s.gpus.discrete_values()) {
+    if (v != std::floor(v)) {
+      throw InputError(o.where("gpus"), "gpus",
+                       "a job takes whole GPUs: expected whole numbers, got " +
+                           nlohmann::json(v).dump() +
+                           " (a continuous distribution is rounded to the nearest count)");
+    }
+  }
   s.sm_util = field(o, "sm_util", {{"uniform", {0.1, 1.0}}}, 1e-6, 1.0);
   s.sm_share = field(o, "sm_share", {{"uniform", {0.2, 1.0}}}, 1e-6, 1.0);
   s.memory_mib = field(o, "memory_mib",
