@@ -1,9 +1,11 @@
 // The studies' commands, whose options and runs live in their folders: `pack`
-// (packing/pack_command.h), `colocation fit|predict` (calibrate/colocation/colocation_command.h)
-// and `calibrate fit|check` (calibrate/overlap/calibrate_command.h).
+// (packing/pack_command.h), `colocation fit|predict` (calibrate/colocation/colocation_command.h),
+// `calibrate fit|check` (calibrate/overlap/calibrate_command.h) and `calibrate replay-check`
+// (calibrate/replay/replay_check_command.h).
 #include "apps/command_options.h"
 #include "calibrate/colocation/colocation_command.h"
 #include "calibrate/overlap/calibrate_command.h"
+#include "calibrate/replay/replay_check_command.h"
 #include "packing/pack_command.h"
 
 namespace gpumux {
@@ -45,6 +47,13 @@ void configure_calibrate_command(CLI::App& calibrate, CommandContext& ctx) {
   auto check_args = std::make_shared<CalibrateCheckCommand>();
   configure_calibrate_check(*check, *check_args);
   set_action(*check, ctx, check_args, run_calibrate_check);
+  auto* replay = calibrate.add_subcommand(
+      "replay-check",
+      "a trace replayed on a real GPU (gpumux-probe replay) against its simulation, job by job; "
+      "last line 'MAE <value>'");
+  auto replay_args = std::make_shared<ReplayCheckCommand>();
+  configure_replay_check(*replay, *replay_args);
+  set_action(*replay, ctx, replay_args, run_replay_check);
 }
 
 }  // namespace gpumux

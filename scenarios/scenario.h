@@ -17,6 +17,7 @@
 #include "scenarios/service_config.h"
 #include "sim/core/device.h"
 #include "sim/core/sharing_model.h"
+#include "sim/engine/engine.h"
 #include "sim/scheduling/scheduler.h"
 #include "sim/state/cluster.h"
 #include "traces/fields/job_fields.h"
@@ -86,6 +87,8 @@ struct Scenario {
   Time retry_delay = Time::from_seconds(10);  // wait before a killed job requeues
   // `faults.fatal_per_gpu_hour`: fatal GPU faults per hour of each running process (0: none).
   double fatal_faults_per_gpu_hour = 0.0;
+  // `faults.inject`: faults at chosen instants (a replayed experiment's deliberate faults).
+  std::vector<InjectedFault> injected_faults;
   TraceConfig trace;
   ServicesConfig services;  // inference services; `given` false when the scenario has none
   OutputConfig outputs;

@@ -200,6 +200,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   // Fault times on a stream of their own: turning faults on changes no other draw.
   engine_options.fatal_faults_per_gpu_hour = scenario.fatal_faults_per_gpu_hour;
   engine_options.fault_seed = scenario.seed ^ 0xd1b54a32d192ed03ULL;
+  engine_options.injected_faults = scenario.injected_faults;
   const bool check_invariants = options.check_invariants || invariant_checks_from_environment();
   engine_options.check_invariants = check_invariants;
   Engine engine(cluster, *scenario.model, scheduler, *source, engine_options);
@@ -236,6 +237,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   for (auto& [key, collector] : collectors) {
     for (EngineObserver* observer : collector->observers()) engine.add_observer(observer);
   }
+  for (EngineObserver* observer : options.observers) engine.add_observer(observer);
   std::unique_ptr<ProgressReporter> progress;
   if (options.progress) {
     progress = std::make_unique<ProgressReporter>(*options.progress, expected_job_count(scenario));
@@ -253,6 +255,18 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   }
 
   report.rejected_by_reason = rejections.counts();
+
+  // An injected fault whose job never started did not happen: the run is not the experiment
+  // the scenario describes (a misspelt id, a job rejected or never reached).
+  const std::vector<std::string> not_fired = engine.injected_faults_not_fired();
+  if (!not_fired.empty()) {
+    std::size_t index = 0;
+    while (scenario.injected_faults[index].job_id != not_fired.front()) ++index;
+    throw InputError(scenario.file + "#/faults/inject/" + std::to_string(index) + "/job", "job",
+                     "job '" + not_fired.front() +
+                         "' never started, so its fault never happened (not in the trace, "
+                         "rejected, or past the time limit)");
+  }
 
   // A trace that gave no job (header only, or every row skipped) measures nothing: bad input,
   // and no output folder is written.

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "analysis/metrics/expectations.h"
 #include "analysis/run/rejection_tally.h"
@@ -29,6 +30,9 @@ struct RunOptions {
   // Read the trace through this cache (analysis/run/trace_cache.h): a command that runs one
   // trace many times reads it once. Null: read the file. Outputs are the same either way.
   TraceCache* trace_cache = nullptr;
+  // Further observers of the run's events, after the run's own (e.g. `calibrate replay-check`
+  // following each job's end and its cause). They must outlive the call.
+  std::vector<EngineObserver*> observers;
 };
 
 // Whether GPUMUX_CHECK_INVARIANTS asks for invariant checks (see RunOptions::check_invariants).

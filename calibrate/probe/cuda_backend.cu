@@ -202,6 +202,31 @@ class CudaBackend : public GpuBackend {
     return c;
   }
 
+  KernelRun run_kernels(const LoopSpec& spec, int64_t kernels, double stop_s) override {
+    KernelRun r;
+    const double gap_s = spec.gap_us * 1e-6;
+    while (r.kernels < kernels) {
+      cudaError_t e = launch_unchecked(spec.blocks, spec.kernel_us);
+      if (e == cudaSuccess) e = cudaStreamSynchronize(stream_);
+      const double t = now_s();
+      if (e != cudaSuccess) {
+        r.error = error_text(e);
+        r.error_at_s = t;
+        r.end_s = t;
+        return r;
+      }
+      ++r.kernels;
+      r.end_s = t;
+      if (t >= stop_s) return r;
+      // No gap after the last kernel: the job's work ends with it.
+      if (r.kernels < kernels) {
+        while (now_s() < t + gap_s) {
+        }
+      }
+    }
+    return r;
+  }
+
   uint64_t free_memory_bytes() override {
     size_t free_b = 0, total_b = 0;
     check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");

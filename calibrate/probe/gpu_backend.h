@@ -65,6 +65,15 @@ struct LoopCount {
   double error_at_s = -1;  // CLOCK_MONOTONIC seconds of that error, -1 without one
 };
 
+// A replayed job's kernels (calibrate/probe/replay_runner.h): how many ran and when the last
+// ended, or the first CUDA error met.
+struct KernelRun {
+  int64_t kernels = 0;
+  double end_s = -1;       // CLOCK_MONOTONIC seconds when the last kernel ended (or the stop)
+  std::string error;       // first CUDA error; the run stops there
+  double error_at_s = -1;  // when it came, -1 without one
+};
+
 class GpuBackend {
  public:
   virtual ~GpuBackend() = default;
@@ -77,6 +86,9 @@ class GpuBackend {
   virtual SoloMeasurement measure_solo(int blocks, double kernel_us, int repeats) = 0;
   // Runs the loop; a CUDA error ends it and is reported, not thrown. Requires prepare().
   virtual LoopCount run_loop(const LoopSpec& spec, const LoopWindow& window) = 0;
+  // Runs the loop until `kernels` kernels have completed, or monotonic_s() passes `stop_s`, or
+  // a CUDA error (reported, not thrown). Requires prepare().
+  virtual KernelRun run_kernels(const LoopSpec& spec, int64_t kernels, double stop_s) = 0;
   // Free device memory now, in bytes.
   virtual uint64_t free_memory_bytes() = 0;
   // Tries to allocate `bytes` and keeps them until the process ends; returns the error

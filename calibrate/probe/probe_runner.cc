@@ -14,6 +14,7 @@
 #include "calibrate/probe/child_processes.h"
 #include "calibrate/probe/device_naming.h"
 #include "calibrate/probe/overlap_math.h"
+#include "calibrate/probe/probe_environment.h"
 #include "sim/base/input_error.h"
 
 namespace gpumux::calibrate {
@@ -78,98 +79,24 @@ int ProbeRunner::run() {
 
   // The index CUDA_VISIBLE_DEVICES gives every child, so that all of them (and the MPS
   // daemon) see the chosen GPU as device 0.
-  const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
-  if (cvd != nullptr && *cvd != '\0') {
-    std::vector<std::string> entries;
-    std::stringstream ss(cvd);
-    for (std::string e; std::getline(ss, e, ',');) entries.push_back(e);
-    if (options_.device >= static_cast<int>(entries.size())) {
-      throw InputError("command line", "--device",
-                       "device " + std::to_string(options_.device) +
-                           " is not among "
-                           "CUDA_VISIBLE_DEVICES=" +
-                           cvd);
-    }
-    visible_device_ = entries[static_cast<size_t>(options_.device)];
-  } else {
-    visible_device_ = std::to_string(options_.device);
-  }
-
-  {
-    std::string templ = "/tmp/gpumux-nomps-XXXXXX";
-    if (::mkdtemp(templ.data()) == nullptr)
-      throw std::runtime_error("cannot create a temp folder in /tmp");
-    no_mps_dir_ = templ;
-  }
-  struct RemoveDir {
-    std::string path;
-    ~RemoveDir() {
-      std::error_code ignored;
-      fs::remove_all(path, ignored);
-    }
-  } remove_no_mps_dir{no_mps_dir_};
-  const char* inherited_pipe = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
-  const std::string foreign_pipe = inherited_pipe ? inherited_pipe : "/tmp/nvidia-mps";
-  if (fs::exists(fs::path(foreign_pipe) / "control")) {
-    report_.notes.push_back("an MPS daemon already serves " + foreign_pipe +
-                            "; the probe's processes stay off it (private pipe folders)");
-    log_ << "note: " << report_.notes.back() << "\n";
+  visible_device_ = visible_device_entry(options_.device);
+  const EmptyPipeFolder no_mps_folder;
+  no_mps_dir_ = no_mps_folder.path();
+  if (const std::string note = foreign_mps_daemon_note(); !note.empty()) {
+    report_.notes.push_back(note);
+    log_ << "note: " << note << "\n";
   }
 
   // Device query, in a child: the parent never initialises CUDA.
   log_ << "querying device " << options_.device << "...\n";
-  const ChildResult q = run_child(
-      child_env("timeslice", 100),
-      [&] {
-        const DeviceInfo d = backend_.query_device(0);
-        return json{{"name", d.cuda_name},
-                    {"pci", d.pci_bus_id},
-                    {"total", d.total_memory_bytes},
-                    {"free", d.free_memory_bytes},
-                    {"sms", d.sm_count},
-                    {"ccmaj", d.cc_major},
-                    {"ccmin", d.cc_minor},
-                    {"mode", d.compute_mode},
-                    {"tps", d.max_threads_per_sm},
-                    {"smem_sm", d.shared_memory_per_sm},
-                    {"smem_optin", d.shared_memory_per_block_optin},
-                    {"clk", d.sm_clock_khz},
-                    {"memclk", d.memory_clock_khz},
-                    {"drvapi", d.driver_api_version},
-                    {"rt", d.runtime_version},
-                    {"drv", d.driver_version},
-                    {"nvclk", d.nvml_sm_clock_mhz},
-                    {"nvmax", d.nvml_max_sm_clock_mhz}}
-            .dump();
-      },
-      kReadyTimeout);
-  const json dj = parse_payload(q);
-  if (!dj.is_object()) {
-    const std::string why = child_failure(q);
+  DeviceInfo& d = report_.device;
+  std::string why;
+  if (!query_device_in_child(backend_, child_env("timeslice", 100), kReadyTimeout, d, why)) {
     log_ << "error: no usable GPU: " << why << "\n";
     report_.errors.push_back("device query: " + why);
     write_outputs();
     return 1;
   }
-  DeviceInfo& d = report_.device;
-  d.cuda_name = dj["name"];
-  d.pci_bus_id = dj["pci"];
-  d.total_memory_bytes = dj["total"];
-  d.free_memory_bytes = dj["free"];
-  d.sm_count = dj["sms"];
-  d.cc_major = dj["ccmaj"];
-  d.cc_minor = dj["ccmin"];
-  d.compute_mode = dj["mode"];
-  d.max_threads_per_sm = dj["tps"];
-  d.shared_memory_per_sm = dj["smem_sm"];
-  d.shared_memory_per_block_optin = dj["smem_optin"];
-  d.sm_clock_khz = dj["clk"];
-  d.memory_clock_khz = dj["memclk"];
-  d.driver_api_version = dj["drvapi"];
-  d.runtime_version = dj["rt"];
-  d.driver_version = dj["drv"];
-  d.nvml_sm_clock_mhz = dj["nvclk"];
-  d.nvml_max_sm_clock_mhz = dj["nvmax"];
   report_.device_known = true;
   report_.device_profile = profile_name(d.cuda_name, d.total_memory_bytes);
   log_ << "device: " << d.cuda_name << " (" << report_.device_profile << "), " << d.sm_count

@@ -30,30 +30,30 @@ std::string utc_now() {
   return buf;
 }
 
+nlohmann::json device_json(const DeviceInfo& d, const std::string& profile) {
+  return {{"cuda_name", d.cuda_name},
+          {"profile", profile},
+          {"pci_bus_id", d.pci_bus_id},
+          {"total_memory_bytes", d.total_memory_bytes},
+          {"free_memory_bytes_at_start", d.free_memory_bytes},
+          {"sm_count", d.sm_count},
+          {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+          {"compute_mode", compute_mode_name(d.compute_mode)},
+          {"max_threads_per_sm", d.max_threads_per_sm},
+          {"shared_memory_per_sm_bytes", d.shared_memory_per_sm},
+          {"shared_memory_per_block_optin_bytes", d.shared_memory_per_block_optin},
+          {"sm_clock_khz_attribute", d.sm_clock_khz},
+          {"memory_clock_khz_attribute", d.memory_clock_khz},
+          {"nvml_sm_clock_mhz", d.nvml_sm_clock_mhz},
+          {"nvml_max_sm_clock_mhz", d.nvml_max_sm_clock_mhz},
+          {"driver_version", d.driver_version},
+          {"cuda_driver_api_version", d.driver_api_version},
+          {"cuda_runtime_version", d.runtime_version}};
+}
+
 nlohmann::json sidecar_json(const ProbeReport& r, const ProbeOptions& o) {
   using nlohmann::json;
-  const DeviceInfo& d = r.device;
-  json device = json::object();
-  if (r.device_known) {
-    device = {{"cuda_name", d.cuda_name},
-              {"profile", r.device_profile},
-              {"pci_bus_id", d.pci_bus_id},
-              {"total_memory_bytes", d.total_memory_bytes},
-              {"free_memory_bytes_at_start", d.free_memory_bytes},
-              {"sm_count", d.sm_count},
-              {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
-              {"compute_mode", compute_mode_name(d.compute_mode)},
-              {"max_threads_per_sm", d.max_threads_per_sm},
-              {"shared_memory_per_sm_bytes", d.shared_memory_per_sm},
-              {"shared_memory_per_block_optin_bytes", d.shared_memory_per_block_optin},
-              {"sm_clock_khz_attribute", d.sm_clock_khz},
-              {"memory_clock_khz_attribute", d.memory_clock_khz},
-              {"nvml_sm_clock_mhz", d.nvml_sm_clock_mhz},
-              {"nvml_max_sm_clock_mhz", d.nvml_max_sm_clock_mhz},
-              {"driver_version", d.driver_version},
-              {"cuda_driver_api_version", d.driver_api_version},
-              {"cuda_runtime_version", d.runtime_version}};
-  }
+  const json device = r.device_known ? device_json(r.device, r.device_profile) : json::object();
   json skipped = json::array();
   for (const SkippedItem& s : r.skipped) {
     skipped.push_back({{"item", s.name}, {"reason", s.reason}, {"estimate_s", s.estimate_s}});

@@ -34,6 +34,9 @@ struct ProbeReport {
 // Names of cudaComputeMode values ("default", "exclusive_process", ...).
 std::string compute_mode_name(int mode);
 
+// The device as probe.json (and replay.json) records it; `profile` from device_naming.h.
+nlohmann::json device_json(const DeviceInfo& device, const std::string& profile);
+
 nlohmann::json sidecar_json(const ProbeReport& report, const ProbeOptions& options);
 
 // UTC now as "2026-11-30T12:34:56Z".

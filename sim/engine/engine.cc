@@ -301,6 +301,7 @@ void Engine::start(JobSlot slot, std::span<const GpuIndex> gpus) {
   job.rate = 1.0;
   job.span = cluster_.topology().group_span(job.gpus);
   job.fault_at = fault_rate_per_us_ > 0.0 ? draw_fault_time(job, now_) : Time::infinity();
+  if (!options_.injected_faults.empty() && job.kills == 0) apply_injected_faults(job);
   job.running_index = static_cast<std::uint32_t>(running_.size());
   running_.push_back(slot);
   ++stats_.started;

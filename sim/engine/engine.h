@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "sim/state/cluster.h"
@@ -37,6 +38,15 @@
 
 namespace gpumux {
 
+// A fatal fault at a chosen instant: the process of job `job_id` faults `after_start` of wall
+// time after the job's first start (a replayed experiment's deliberate fault,
+// calibrate/replay/). Who dies is the model's, as for a drawn fault; a retried job does not
+// fault again.
+struct InjectedFault {
+  std::string job_id;
+  Time after_start;
+};
+
 struct EngineOptions {
   Time horizon = Time::infinity();            // stop processing events after this time
   int retry_limit = 3;                        // a job killed more often than this fails
@@ -48,6 +58,7 @@ struct EngineOptions {
   // `fault_seed`, so that turning faults on changes no other draw.
   double fatal_faults_per_gpu_hour = 0.0;
   std::uint64_t fault_seed = 0;
+  std::vector<InjectedFault> injected_faults = {};  // on top of the drawn ones
   // Checks the invariants only the engine can see (sim/invariants/engine_invariants.h) at every
   // completion and GPU refresh; throws InvariantViolation. Off: one untaken branch per event.
   bool check_invariants = false;
@@ -83,6 +94,9 @@ class Engine : private Launcher {
   // Runs until every job has finished or been rejected, or until the horizon.
   // Throws InputError from the job source.
   EngineStats run();
+  // The injected faults (EngineOptions::injected_faults) whose job never started, in the
+  // order given: such a fault never fired. Complete once run() has returned.
+  std::vector<std::string> injected_faults_not_fired() const;
 
  private:
   void start(JobSlot job, std::span<const GpuIndex> gpus) override;
@@ -117,6 +131,8 @@ class Engine : private Launcher {
   std::size_t kill_marked(Time now, GpuIndex g, Time recovery, KillCause cause);
   // Draws when the job, just started on its GPUs, next faults (fatal faults on).
   Time draw_fault_time(const ActiveJob& job, Time now);
+  // Brings the job's fault forward to an injected fault of its own, at its first start.
+  void apply_injected_faults(ActiveJob& job);
   // The running job gives back its CPU cores and leaves its GPUs (rooms updated, a draining GPU
   // that empties starts its reconfiguration) and the running set: what finishing, a kill and a
   // migration share. job.gpus is left as it was. A CPU-only job gives back its node's cores.
@@ -178,6 +194,7 @@ class Engine : private Launcher {
   std::vector<std::uint8_t> killed_mask_;
   std::vector<JobSlot> to_kill_;
   double fault_rate_per_us_ = 0.0;  // per GPU of a job
+  std::vector<std::uint8_t> injected_fired_;  // per EngineOptions::injected_faults entry
   Rng fault_rng_;
   int reconfigurations_in_flight_ = 0;
   std::vector<std::size_t> gpus_per_device_;

@@ -70,6 +70,26 @@ Time Engine::draw_fault_time(const ActiveJob& job, Time now) {
          Time::from_us(std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(wait_us))));
 }
 
+void Engine::apply_injected_faults(ActiveJob& job) {
+  injected_fired_.resize(options_.injected_faults.size(), 0);
+  for (std::size_t i = 0; i < options_.injected_faults.size(); ++i) {
+    const InjectedFault& f = options_.injected_faults[i];
+    if (f.job_id != job.spec.id || injected_fired_[i]) continue;
+    injected_fired_[i] = 1;
+    job.fault_at = std::min(job.fault_at, now_ + f.after_start);
+  }
+}
+
+std::vector<std::string> Engine::injected_faults_not_fired() const {
+  std::vector<std::string> ids;
+  for (std::size_t i = 0; i < options_.injected_faults.size(); ++i) {
+    if (i >= injected_fired_.size() || !injected_fired_[i]) {
+      ids.push_back(options_.injected_faults[i].job_id);
+    }
+  }
+  return ids;
+}
+
 void Engine::on_fatal_fault(Time now, JobSlot slot) {
   ActiveJob& job = jobs_[slot];
   // Which of its processes faults: each GPU's is equally likely.

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <vector>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -123,6 +125,94 @@ TEST(Faults, BadFaultsInputExitsWithCode2) {
     EXPECT_EQ(r.code, 2) << faults.dump();
     EXPECT_THAT(r.err, HasSubstr("/faults")) << faults.dump();
     EXPECT_FALSE(testing::fs::exists(dir / "out" / "summary.json"));
+  }
+  testing::fs::remove_all(dir);
+}
+
+// Three jobs on one GPU, all resident from t=0, the second faulting 100 s after its start.
+json injected_scenario(const std::string& model, const testing::fs::path& dir) {
+  testing::write_file(dir / "three.csv",
+                      "id,submit_s,gpus,runtime_s,sm_util,sm_share,memory_mib\n"
+                      "a,0,1,1000,0.3,0.3,1024\n"
+                      "b,0,1,1000,0.3,0.3,1024\n"
+                      "c,0,1,1000,0.3,0.3,1024\n");
+  return json{{"name", "inject"},
+              {"seed", 1},
+              {"cluster",
+               {{"node_groups", {{{"nodes", 1}, {"gpus_per_node", 1}, {"device", "H200-141GB"}}}}}},
+              {"sharing", {{"model", model}}},
+              {"scheduler", {{"retry_limit", 0}}},
+              {"trace", {{"file", (dir / "three.csv").string()}}},
+              {"faults", {{"inject", {{{"job", "b"}, {"after_s", 100}}}}}}};
+}
+
+// jobs.csv rows as id -> (state, jct_s; -1 when empty, as for a failed job).
+std::map<std::string, std::pair<std::string, double>> states(const std::string& csv) {
+  std::map<std::string, std::pair<std::string, double>> out;
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::istringstream c(line);
+    for (std::string cell; std::getline(c, cell, ',');) cells.push_back(cell);
+    out[cells[0]] = {cells[1], cells[8].empty() ? -1.0 : std::stod(cells[8])};
+  }
+  return out;
+}
+
+TEST(Faults, InjectedFaultUnderMpsTearsDownEveryClientAtItsInstant) {
+  const auto dir = testing::temp_dir("faults_inject_mps");
+  const Outputs o = run(injected_scenario("mps", dir), dir, "mps");
+  const auto st = states(o.jobs);
+  // All die at the fault (its instant is checked in tests/replay/replay_check_test.cc).
+  for (const char* id : {"a", "b", "c"}) EXPECT_EQ(st.at(id).first, "failed") << id;
+  const json s = json::parse(o.summary);
+  EXPECT_EQ(s["metrics"]["failures"]["fatal_faults"], 1);
+  EXPECT_EQ(s["metrics"]["failures"]["fatal_fault_kills"], 3);
+  EXPECT_EQ(s["scenario"]["faults"]["inject"][0]["job"], "b");
+  EXPECT_EQ(s["scenario"]["faults"]["inject"][0]["after_s"], 100.0);
+  testing::fs::remove_all(dir);
+}
+
+TEST(Faults, InjectedFaultUnderTimeSlicingKillsOnlyTheFaultingJob) {
+  const auto dir = testing::temp_dir("faults_inject_ts");
+  const Outputs o = run(injected_scenario("timeslice", dir), dir, "ts");
+  const auto st = states(o.jobs);
+  EXPECT_EQ(st.at("b").first, "failed");
+  EXPECT_EQ(st.at("a").first, "finished");
+  EXPECT_EQ(st.at("c").first, "finished");
+  EXPECT_GT(st.at("a").second, 1000.0);  // shared with b until the fault, then with c
+  const json s = json::parse(o.summary);
+  EXPECT_EQ(s["metrics"]["failures"]["fatal_fault_kills"], 1);
+  testing::fs::remove_all(dir);
+}
+
+TEST(Faults, InjectedFaultOfAJobNotInTheTraceIsBadInput) {
+  const auto dir = testing::temp_dir("faults_inject_bad");
+  struct Case {
+    json inject;
+    std::string pointer, says;
+  };
+  const std::vector<Case> cases = {
+      {json::array({{{"job", "zz"}, {"after_s", 1}}}), "#/faults/inject/0/job", "never started"},
+      {json::array({{{"job", "a"}, {"after_s", 1}}, {{"job", "a"}, {"after_s", 2}}}),
+       "#/faults/inject/1/job", "already given a fault"},
+      {json::array({{{"job", "a"}, {"after_s", -1}}}), "#/faults/inject/0/after_s", "after_s"},
+      {json::array({{{"job", "a"}}}), "#/faults/inject/0", "after_s"},
+      {json::array({3}), "#/faults/inject/0", "expected an object"},
+      {json("a"), "#/faults/inject", "expected an array"},
+  };
+  for (const Case& c : cases) {
+    json doc = injected_scenario("mps", dir);
+    doc["faults"]["inject"] = c.inject;
+    testing::write_file(dir / "bad.json", doc.dump());
+    const auto r = testing::run_cli(
+        {"run", (dir / "bad.json").string(), "--out", (dir / "out").string(), "--quiet"});
+    EXPECT_EQ(r.code, 2) << c.inject.dump();
+    EXPECT_THAT(r.err, HasSubstr(c.pointer)) << c.inject.dump() << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr(c.says)) << c.inject.dump() << ": " << r.err;
+    EXPECT_FALSE(testing::fs::exists(dir / "out"));
   }
   testing::fs::remove_all(dir);
 }
