@@ -7,14 +7,15 @@
 # DEVICE (CUDA device index, default 0), PROBE (an already built gpumux-probe to use),
 # CUDA_HOME (toolkit, default /usr/local/cuda), BUILD_DIR (default build/probe).
 #
-# Order of build attempts: $PROBE if given; CMake (the project's own build with
-# GPUMUX_BUILD_PROBE=ON, which needs the project's libraries); nvcc + g++ directly (needs only
-# the nlohmann/json and CLI11 headers). Prints an nvidia-smi summary first. Whatever happens,
+# Order of build attempts: $PROBE if given (the binary the project's own build makes on any
+# machine with nvcc runs here: it links the CUDA runtime statically); else CMake (the project's
+# own build with GPUMUX_BUILD_PROBE=ON, which needs the project's dependencies). Prints an
+# nvidia-smi summary first. Whatever happens,
 # no MPS daemon started by the probe is left running: the probe quits its own, and if it
 # died, this script sends `quit` to the daemon it recorded.
 set -uo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT="${OUT:-out/calibration}"
 BUDGET_S="${BUDGET_S:-300}"
 DEVICE="${DEVICE:-0}"
@@ -53,33 +54,14 @@ build_with_cmake() {
     PROBE="$BUILD_DIR/gpumux-probe"
 }
 
-build_with_nvcc() {
-  local nvcc="$CUDA_HOME/bin/nvcc" obj="$BUILD_DIR/nvcc"
-  [[ -x "$nvcc" ]] || return 1
-  mkdir -p "$obj"
-  for src in calibrate/*.cc; do
-    [[ "$src" == calibrate/probe/probe_main.cc ]] && continue
-    g++ -std=c++20 -O2 -I. -DJSON_DIAGNOSTICS=1 -DGPUMUX_VERSION='"probe"' -c "$src" \
-      -o "$obj/$(basename "$src" .cc).o" >>"$OUT/build.log" 2>&1 || return 1
-  done
-  g++ -std=c++20 -O2 -I. -DJSON_DIAGNOSTICS=1 -DGPUMUX_VERSION='"probe"' \
-    -I"$CUDA_HOME/include" -c calibrate/probe/probe_main.cc -o "$obj/probe_main.o" >>"$OUT/build.log" 2>&1 || return 1
-  "$nvcc" -std=c++17 -O2 -I. -gencode arch=compute_80,code=sm_80 \
-    -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 \
-    -c calibrate/probe/cuda_backend.cu -o "$obj/cuda_backend.o" >>"$OUT/build.log" 2>&1 || return 1
-  "$nvcc" -o "$BUILD_DIR/gpumux-probe" "$obj"/*.o -ldl >>"$OUT/build.log" 2>&1 || return 1
-  PROBE="$BUILD_DIR/gpumux-probe"
-}
-
 echo "== build =="
 if [[ -n "${PROBE:-}" && -x "${PROBE}" ]]; then
   echo "using $PROBE"
 elif build_with_cmake; then
   echo "built with CMake: $PROBE"
-elif build_with_nvcc; then
-  echo "built with nvcc directly: $PROBE"
 else
-  echo "could not build gpumux-probe; last lines of $OUT/build.log:"
+  echo "could not build gpumux-probe (build it where the dependencies are and pass PROBE=);"
+  echo "last lines of $OUT/build.log:"
   tail -20 "$OUT/build.log"
   exit 1
 fi
