@@ -7,11 +7,19 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include <stdlib.h>  // mkdtemp
+
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+
 #include "analysis/run/run.h"
 #include "scenarios/scenario.h"
 #include "sim/base/input_error.h"
 #include "sim/state/job_table.h"
 #include "sim/state/observer.h"
+#include "traces/formats/trace_source.h"
+#include "traces/formats/trace_writer.h"
 
 namespace gpumux {
 namespace {
@@ -71,6 +79,53 @@ class OutcomeRecorder : public EngineObserver {
 
 std::string absolute(const std::string& path) { return fs::absolute(path).lexically_normal(); }
 
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// A temporary folder, removed with everything in it.
+struct TempFolder {
+  std::string path;
+  TempFolder() {
+    std::string templ = (fs::temp_directory_path() / "gpumux-replay-check-XXXXXX").string();
+    if (::mkdtemp(templ.data()) == nullptr) {
+      throw std::runtime_error("cannot create a temporary folder in " +
+                               fs::temp_directory_path().string());
+    }
+    path = templ;
+  }
+  ~TempFolder() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+};
+
+// The trace as the replay ran it, written to `out`: each job's sm_util becomes the duty its
+// loop measured alone (kernel_us x alone kernels/s; the launch and synchronise overhead
+// lengthens every period a little), as `calibrate check` does for overlap rows. A job without
+// a measured rate keeps the trace's. Throws InputError for a bad trace, naming it.
+void write_measured_trace(const std::string& trace,
+                          const std::map<std::string, const ReplayRow*>& measured,
+                          const std::string& out) {
+  const std::unique_ptr<TraceSource> source =
+      ends_with(trace, ".jsonl") || ends_with(trace, ".jsonl.gz")
+          ? open_native_jsonl(trace, TraceDefaults{}, 1)
+          : open_native_csv(trace, TraceDefaults{}, 1);
+  std::ofstream file(out);
+  write_trace_header(file);
+  JobSpec job;
+  while (source->next(job)) {
+    const auto it = measured.find(job.id);
+    if (it != measured.end() && it->second->alone_kernels_per_s > 0) {
+      const double duty = it->second->alone_kernels_per_s *
+                          static_cast<double>(job.kernel_length.us()) / 1e6;
+      job.sm_util = std::clamp(duty, 1e-6, 1.0);
+    }
+    write_trace_row(file, job);
+  }
+  if (!file.flush()) throw std::runtime_error("cannot write " + out);
+}
+
 // Nearest-rank percentile of sorted values.
 double percentile(const std::vector<double>& sorted, double p) {
   const auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(sorted.size())));
@@ -112,6 +167,12 @@ ReplayComparison compare_replay(const ReplayCheckOptions& options) {
     faults.push_back({{"job", r.job}, {"after_s", r.fault_after_s}});
     faulting.push_back(r.job);
   }
+  std::map<std::string, const ReplayRow*> measured;
+  for (const ReplayRow& r : rows) measured[r.job] = &r;
+  const TempFolder temp;
+  const std::string measured_trace = temp.path + "/trace.csv";
+  write_measured_trace(options.trace, measured, measured_trace);
+
   json doc = {{"name", "replay-check"},
               {"seed", 1},
               {"cluster",
@@ -128,7 +189,7 @@ ReplayComparison compare_replay(const ReplayCheckOptions& options) {
                                       {"active_thread_percentage", 100}}
                                : json{{"admission", "replicas"}, {"replicas", 48}}}}},
               {"scheduler", {{"retry_limit", 0}}},
-              {"trace", {{"file", absolute(options.trace)}, {"kernel_lengths", "fixed"}}}};
+              {"trace", {{"file", measured_trace}, {"kernel_lengths", "fixed"}}}};
   if (!options.calibration.empty()) {
     doc["sharing"]["params"]["calibration"] = absolute(options.calibration);
   }
@@ -148,8 +209,6 @@ ReplayComparison compare_replay(const ReplayCheckOptions& options) {
   run.observers.push_back(&recorder);
   run_scenario(scenario, run);
 
-  std::map<std::string, const ReplayRow*> measured;
-  for (const ReplayRow& r : rows) measured[r.job] = &r;
   for (const std::string& id : recorder.order()) {
     if (!measured.count(id)) {
       throw InputError(options.measured, "job",
@@ -218,6 +277,8 @@ void print_replay_comparison(const ReplayComparison& c, const ReplayCheckOptions
       << " jobs, " << c.device << ") against the " << c.mode << " model with "
       << (c.calibration.empty() ? "its built-in defaults" : "calibration " + c.calibration)
       << "\n";
+  out << lead << "each job's sm_util: the duty its loop measured alone (kernel_us x alone "
+                 "kernels/s)\n";
   if (csv) {
     out << "job,measured,simulated,measured_jct_s,simulated_jct_s,relative_error\n";
   } else {

@@ -9,6 +9,8 @@
 // back, so a job that does not fit fails its allocation instead of waiting), fixed kernel
 // lengths (the probe's kernels all last kernel_us), no retries (a killed process is gone), and
 // the replay's injected faults (`faults.inject`, at fault_after_s after the job's start).
+// Each job's sm_util is the duty its loop measured alone (kernel_us x alone_kernels_per_s),
+// as `calibrate check` takes an overlap row's alone_duty.
 #pragma once
 
 #include <cmath>

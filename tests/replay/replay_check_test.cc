@@ -53,8 +53,8 @@ std::string last_line(const std::string& text) {
 TEST(ReplayCheck, JctErrorsArePerJobAndTheLastLineIsTheirMean) {
   // Two jobs that never meet: the simulation gives each its runtime alone.
   const Files f = write_case("exact", "a,0,1,10,1,1,1024,1000\nb,20,1,10,1,1,1024,1000\n",
-                             "timeslice,a,H200-141GB,0,-1,0,12.5,12.5,completed,,10,10,1,\n"
-                             "timeslice,b,H200-141GB,20,19,20,30,10,completed,,10,10,1,\n");
+                             "timeslice,a,H200-141GB,0,-1,0,12.5,12.5,completed,,10,10,991,\n"
+                             "timeslice,b,H200-141GB,20,19,20,30,10,completed,,10,10,991,\n");
   const auto r = check(f);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("against the timeslice model with its built-in defaults"));
@@ -68,7 +68,7 @@ TEST(ReplayCheck, JctErrorsArePerJobAndTheLastLineIsTheirMean) {
 
 TEST(ReplayCheck, CsvFormatHasOneRowPerJobAndCommentsAround) {
   const Files f = write_case("csv", "a,0,1,10,1,1,1024,1000\n",
-                             "timeslice,a,H200-141GB,0,-1,0,12.5,12.5,completed,,10,10,1,\n");
+                             "timeslice,a,H200-141GB,0,-1,0,12.5,12.5,completed,,10,10,991,\n");
   const auto r = check(f, {"--format", "csv"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("# replay-check: "));
@@ -81,8 +81,8 @@ TEST(ReplayCheck, CsvFormatHasOneRowPerJobAndCommentsAround) {
 TEST(ReplayCheck, AnMpsAllocationThatDoesNotFitFailsTheAllocatorInBoth) {
   // 90,000 MiB held, then 60,000 MiB asked on a 141 GB GPU: the second job's allocation fails.
   const Files f = write_case("oom", "a,0,1,20,0.5,0.5,90000,1000\nb,1,1,10,0.5,0.5,60000,1000\n",
-                             "mps,a,H200-141GB,0,-1,0,20.4,20.4,completed,,10,10,1,\n"
-                             "mps,b,H200-141GB,1,0,,1.02,0.02,oom,out of memory,0,10,1,\n");
+                             "mps,a,H200-141GB,0,-1,0,20.4,20.4,completed,,10,10,991,\n"
+                             "mps,b,H200-141GB,1,0,,1.02,0.02,oom,out of memory,0,10,498,\n");
   const auto r = check(f);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("outcomes: 2 of 2 identical"));
@@ -94,9 +94,9 @@ TEST(ReplayCheck, AnInjectedMpsFaultTearsDownEveryClientAtItsInstant) {
   const Files f = write_case("fault",
                              "a,0,1,30,0.5,0.3,1024,1000\nb,0,1,30,0.5,0.3,1024,1000\n"
                              "c,2,1,30,0.5,0.3,1024,1000\n",
-                             "mps,a,H200-141GB,0,-1,0,7.1,7.1,torn_down,x,10,99,1,\n"
-                             "mps,b,H200-141GB,0,-1,0,5.0,5.0,fault,x,10,99,1,5\n"
-                             "mps,c,H200-141GB,2,1,2,7.1,5.1,torn_down,x,10,99,1,\n");
+                             "mps,a,H200-141GB,0,-1,0,7.1,7.1,torn_down,x,10,99,498,\n"
+                             "mps,b,H200-141GB,0,-1,0,5.0,5.0,fault,x,10,99,498,5\n"
+                             "mps,c,H200-141GB,2,1,2,7.1,5.1,torn_down,x,10,99,498,\n");
   const auto r = check(f);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, ::testing::ContainsRegex("b +fault +fault +5.000 +5.000"));
@@ -108,8 +108,8 @@ TEST(ReplayCheck, AnInjectedMpsFaultTearsDownEveryClientAtItsInstant) {
   // The same fault under time-slicing takes down the faulting process only.
   const Files t = write_case("fault_ts",
                              "a,0,1,30,0.5,0.3,1024,1000\nb,0,1,30,0.5,0.3,1024,1000\n",
-                             "timeslice,a,H200-141GB,0,-1,0,7.1,7.1,torn_down,x,10,99,1,\n"
-                             "timeslice,b,H200-141GB,0,-1,0,5.0,5.0,fault,x,10,99,1,5\n");
+                             "timeslice,a,H200-141GB,0,-1,0,7.1,7.1,torn_down,x,10,99,498,\n"
+                             "timeslice,b,H200-141GB,0,-1,0,5.0,5.0,fault,x,10,99,498,5\n");
   const auto ts = check(t);
   ASSERT_EQ(ts.code, 0) << ts.err;
   EXPECT_THAT(ts.out, ::testing::ContainsRegex("a +torn_down +completed .*MISMATCH"));
@@ -118,9 +118,21 @@ TEST(ReplayCheck, AnInjectedMpsFaultTearsDownEveryClientAtItsInstant) {
   fs::remove_all(t.dir);
 }
 
+TEST(ReplayCheck, EachJobRunsAtTheDutyItsLoopMeasuredAlone) {
+  // 1000 us kernels at 400 per second alone: busy 40% of the time, whatever the trace said.
+  const Files f = write_case("duty", "a,0,1,10,1,1,1024,1000\n",
+                             "timeslice,a,H200-141GB,0,-1,0,10,10,completed,,10,10,400,\n");
+  const auto r = check(f, {"--out", (f.dir / "sim").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("each job's sm_util: the duty its loop measured alone"));
+  const std::string jobs = testing::read_file(f.dir / "sim" / "jobs.csv");
+  EXPECT_THAT(jobs, HasSubstr(",0.4,1,H200-141GB,")) << jobs;  // sm_util,sm_share,device
+  fs::remove_all(f.dir);
+}
+
 TEST(ReplayCheck, LateStartsAreNotedAndTheSimulatedRunCanBeKept) {
   const Files f = write_case("late", "a,0,1,10,1,1,1024,1000\n",
-                             "timeslice,a,H200-141GB,0,0.4,0.5,10.5,10.5,completed,,10,10,1,\n");
+                             "timeslice,a,H200-141GB,0,0.4,0.5,10.5,10.5,completed,,10,10,991,\n");
   const auto r = check(f, {"--out", (f.dir / "sim").string()});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("note: job 'a' began its work 0.500 s after its submit time"));
@@ -131,7 +143,7 @@ TEST(ReplayCheck, LateStartsAreNotedAndTheSimulatedRunCanBeKept) {
 
 TEST(ReplayCheck, AMeasurementThatIsNotAReplayOfTheTraceIsBadInput) {
   const std::string trace = "a,0,1,10,1,1,1024,1000\nb,20,1,10,1,1,1024,1000\n";
-  const std::string a = "timeslice,a,H200-141GB,0,-1,0,12.5,12.5,completed,,10,10,1,\n";
+  const std::string a = "timeslice,a,H200-141GB,0,-1,0,12.5,12.5,completed,,10,10,991,\n";
   struct Case {
     std::string rows;
     std::vector<std::string> extra;
@@ -139,16 +151,16 @@ TEST(ReplayCheck, AMeasurementThatIsNotAReplayOfTheTraceIsBadInput) {
   };
   const std::vector<Case> cases = {
       {a, {}, "no row for job 'b'"},
-      {a + "timeslice,b,H200-141GB,20,19,20,30,10,completed,,10,10,1,\n"
-           "timeslice,z,H200-141GB,20,19,20,30,10,completed,,10,10,1,\n",
+      {a + "timeslice,b,H200-141GB,20,19,20,30,10,completed,,10,10,991,\n"
+           "timeslice,z,H200-141GB,20,19,20,30,10,completed,,10,10,991,\n",
        {}, "replay.csv:4: field 'job': job 'z' is not in"},
-      {a + "timeslice,b,H200-141GB,21,19,21,30,9,completed,,10,10,1,\n", {},
+      {a + "timeslice,b,H200-141GB,21,19,21,30,9,completed,,10,10,991,\n", {},
        "replay.csv:3: field 'submit_s': 21, but the trace submits job 'b' at 20"},
-      {a + "timeslice,b,H200-141GB,20,19,20,30,10,completed,,10,10,1,\n", {"--mode", "mps"},
+      {a + "timeslice,b,H200-141GB,20,19,20,30,10,completed,,10,10,991,\n", {"--mode", "mps"},
        "--mode"},
-      {a + "timeslice,b,H200-141GB,20,19,20,30,10,completed,,10,10,1,\n",
+      {a + "timeslice,b,H200-141GB,20,19,20,30,10,completed,,10,10,991,\n",
        {"--device", "Z100-1GB"}, "Z100-1GB"},
-      {a + "timeslice,b,A100-80GB,20,19,20,30,10,completed,,10,10,1,\n", {},
+      {a + "timeslice,b,A100-80GB,20,19,20,30,10,completed,,10,10,991,\n", {},
        "field 'device': 'A100-80GB' after rows of 'H200-141GB'"},
   };
   for (const Case& c : cases) {
