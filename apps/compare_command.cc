@@ -24,6 +24,7 @@ struct CompareArgs {
   std::string format = "table";
   bool report = false;
   bool check_invariants = false;
+  std::string baseline;
 };
 
 int run_compare_command(const CompareArgs& a, std::ostream& out, std::ostream& err) {
@@ -35,6 +36,7 @@ int run_compare_command(const CompareArgs& a, std::ostream& out, std::ostream& e
   request.threads = threads_or_hardware(a.threads);
   request.out_dir = a.out_dir;
   request.check_invariants = a.check_invariants;
+  request.baseline = a.baseline;
   if (a.report && !a.out_dir) {
     throw InputError("--report", "", "needs --out DIR: the report is drawn from the run folders");
   }
@@ -87,6 +89,9 @@ void configure_compare_command(CLI::App& compare, CommandContext& ctx) {
       .add_option("--format", a->format,
                   "the printed result: table (default) or json (what compare.json holds)")
       ->check(CLI::IsMember({"table", "json"}));
+  compare.add_option("--baseline", a->baseline,
+                     "the model the paired-difference table subtracts (variant minus baseline in "
+                     "each seed; default: the first of --models); shown with --seeds 2 or more");
   compare.add_flag(
       "--report", a->report,
       "also write DIR/report.html (needs --out; docs/comparing-and-reports.md \"Reports\")");

@@ -71,6 +71,15 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
     static_cast<ModelChoice&>(v) = choose_model_params(document, file, base_dir, m);
     result.variants.push_back(std::move(v));
   }
+  if (!request.baseline.empty()) {
+    const auto it = std::find_if(result.variants.begin(), result.variants.end(),
+                                 [&](const CompareVariant& v) { return v.model == request.baseline; });
+    if (it == result.variants.end()) {
+      throw InputError("--baseline", "baseline",
+                       "'" + request.baseline + "' is not one of the compared models (--models)");
+    }
+    result.baseline = static_cast<std::size_t>(it - result.variants.begin());
+  }
 
   // Every run's scenario, parsed now so that bad input fails before any run.
   const std::size_t seeds = result.seeds.size();

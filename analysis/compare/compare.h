@@ -36,6 +36,7 @@ struct CompareRequest {
   std::optional<std::string> out_dir;
   bool check_invariants = false;  // RunOptions::check_invariants for every run
   bool report = false;            // also report.html in the out dir (needs out_dir)
+  std::string baseline;           // model of the paired-difference table; empty: the first
 };
 
 // One metric of one variant across the seeds.
@@ -59,6 +60,7 @@ struct CompareResult {
   std::vector<std::uint64_t> seeds;
   std::vector<CompareMetric> metrics;
   std::vector<CompareVariant> variants;  // in the order asked
+  std::size_t baseline = 0;              // the variant the paired differences are taken from
 };
 
 // Throws InputError for a bad scenario, override, model or params (before any run), or for a

@@ -28,6 +28,8 @@ std::vector<CompareMetric> compare_metrics(bool services, bool shares) {
     rows.push_back({"requests.slo_attainment", "request SLO attainment", 4, false});
   }
   for (CompareMetric m : std::vector<CompareMetric>{
+           {"jobs.arrived", "jobs arrived", 0, true},
+           {"jobs.finished", "jobs finished", 0, true},
            {"failures.memory_fault_kills", "OOM kills", 0, true},
            {"jobs.failed", "jobs failed", 0, true},
            {"jobs.rejected", "jobs rejected", 0, true},

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "analysis/compare/compare_fairness.h"
 #include "sim/base/atomic_file.h"
 #include "analysis/stats/mean_interval.h"
 #include "analysis/output/number_text.h"
@@ -102,6 +103,57 @@ void print_compare_table(const CompareResult& result, std::ostream& out) {
         << ").\nn/a: an empty set (e.g. no finished job) in some seed; n/a (k/" << seeds
         << "): only k of the " << seeds << " seeds had a value.\n";
   }
+  print_paired_table(result, out);
+  const std::vector<std::string> warnings = compare_warnings(result);
+  if (!warnings.empty()) out << "\n";
+  for (const std::string& w : warnings) out << "warning: " << w << ".\n";
+}
+
+std::string paired_cell_text(const CompareMetric& metric, const PairedCell& cell,
+                             std::size_t seeds) {
+  if (!cell.mean) {
+    if (cell.n == 0) return "n/a";
+    return "n/a (" + std::to_string(cell.n) + "/" + std::to_string(seeds) + ")";
+  }
+  const int digits = metric.count ? 1 : metric.digits;
+  // A difference shows its sign; a zero one reads "0".
+  const std::string mean = (*cell.mean > 0 ? "+" : "") + fixed_text(*cell.mean, digits);
+  return mean + " ± " + fixed_text(*cell.half_width, digits);
+}
+
+void print_paired_table(const CompareResult& result, std::ostream& out) {
+  const std::size_t seeds = result.seeds.size();
+  if (seeds < 2 || result.variants.size() < 2) return;
+  const PairedDifferences p = paired_differences(result, result.baseline);
+  const std::string base = result.variants[result.baseline].model;
+  out << "\ndifference from " << base << ", paired by seed (variant minus " << base
+      << " in each seed; mean ± half-width of its 95% interval):\n";
+  std::size_t label_width = std::string("metric").size();
+  for (const auto& m : result.metrics) label_width = std::max(label_width, columns(m.label));
+  std::vector<std::size_t> shown;
+  for (std::size_t v = 0; v < result.variants.size(); ++v) {
+    if (v != result.baseline) shown.push_back(v);
+  }
+  std::vector<std::vector<std::string>> cells(result.variants.size());
+  std::vector<std::size_t> widths(result.variants.size(), 0);
+  for (std::size_t v : shown) {
+    const std::string head = result.variants[v].model + " - " + base;
+    widths[v] = columns(head);
+    for (std::size_t m = 0; m < result.metrics.size(); ++m) {
+      cells[v].push_back(paired_cell_text(result.metrics[m], p.cells[v][m], seeds));
+      widths[v] = std::max(widths[v], columns(cells[v].back()));
+    }
+  }
+  out << pad_right("metric", label_width);
+  for (std::size_t v : shown) {
+    out << "  " << pad_left(result.variants[v].model + " - " + base, widths[v]);
+  }
+  out << "\n";
+  for (std::size_t m = 0; m < result.metrics.size(); ++m) {
+    out << pad_right(result.metrics[m].label, label_width);
+    for (std::size_t v : shown) out << "  " << pad_left(cells[v][m], widths[v]);
+    out << "\n";
+  }
 }
 
 nlohmann::json compare_to_json(const CompareResult& result) {
@@ -131,11 +183,30 @@ nlohmann::json compare_to_json(const CompareResult& result) {
     confidence["degrees_of_freedom"] = seeds - 1;
     confidence["t"] = student_t_975(seeds - 1);
   }
+  nlohmann::json paired = nullptr;
+  if (result.variants.size() > 1) {
+    const PairedDifferences p = paired_differences(result, result.baseline);
+    nlohmann::json rows = nlohmann::json::array();
+    for (std::size_t v = 0; v < result.variants.size(); ++v) {
+      if (v == result.baseline) continue;
+      nlohmann::json cells = nlohmann::json::object();
+      for (std::size_t m = 0; m < result.metrics.size(); ++m) {
+        const PairedCell& c = p.cells[v][m];
+        cells[result.metrics[m].name] = {{"mean", optional_json(c.mean)},
+                                         {"ci95_half_width", optional_json(c.half_width)},
+                                         {"n", c.n}};
+      }
+      rows.push_back({{"model", result.variants[v].model}, {"metrics", cells}});
+    }
+    paired = {{"baseline", result.variants[result.baseline].model}, {"variants", rows}};
+  }
   return {{"scenario", {{"name", result.scenario_name}, {"file", result.scenario_file}}},
           {"seeds", result.seeds},
           {"confidence", confidence},
           {"metrics", metrics},
-          {"variants", variants}};
+          {"variants", variants},
+          {"paired_differences", paired},
+          {"warnings", compare_warnings(result)}};
 }
 
 void write_compare_csv(const CompareResult& result, std::ostream& out) {

@@ -18,12 +18,20 @@ std::string compare_cell_text(const CompareMetric& metric, const CompareCell& ce
                               std::size_t seeds);
 
 // The table with a header naming the scenario, seeds and each variant's params, and a footer
-// saying what a cell holds.
+// saying what a cell holds; then, with two seeds or more and two variants or more, the paired
+// differences from the baseline (print_paired_table), and last the warnings
+// (compare_fairness.h), each on a line "warning: ...".
 void print_compare_table(const CompareResult& result, std::ostream& out);
 
+// Each variant but the baseline minus the baseline, paired by seed: rows = metrics, cells
+// "+mean ± half" (n/a as in the main table). Prints nothing with one seed or one variant.
+void print_paired_table(const CompareResult& result, std::ostream& out);
+
 // {scenario, seeds, confidence, metrics: [{name, label}], variants: [{model, params,
-// params_source, run_dirs, metrics: {NAME: {mean, ci95_half_width, n, values}}}]}; null for
-// n/a, ci95_half_width null with one seed.
+// params_source, run_dirs, metrics: {NAME: {mean, ci95_half_width, n, values}}}],
+// paired_differences: {baseline, variants: [{model, metrics: {NAME: {mean, ci95_half_width,
+// n}}}]} (null with one variant), warnings: [text]}; null for n/a, ci95_half_width null with
+// one seed.
 nlohmann::json compare_to_json(const CompareResult& result);
 
 // A value in compare.csv (and sweep.csv): integers without decimals, others in the shortest

@@ -64,7 +64,7 @@ TEST(Compare, ServicesAddRequestRows) {
   const auto r = run_cli({"compare", scenario, "--models", "timeslice", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
-  ASSERT_EQ(doc["metrics"].size(), 18u);
+  ASSERT_EQ(doc["metrics"].size(), 20u);
   EXPECT_EQ(doc["metrics"][9]["name"], "requests.latency_ms.p95");
   EXPECT_EQ(doc["metrics"][11]["name"], "requests.slo_attainment");
   const auto run = run_cli({"run", scenario, "--no-outputs", "--format", "json"});
@@ -90,7 +90,7 @@ TEST(Compare, OutWritesRunFoldersTidyCsvAndJson) {
   const auto csv = lines_of(testing::read_file(dir / "cmp/compare.csv"));
   const auto doc = nlohmann::json::parse(testing::read_file(dir / "cmp/compare.json"));
   const auto& metrics = doc["metrics"];
-  ASSERT_EQ(metrics.size(), 14u);  // no request rows without services
+  ASSERT_EQ(metrics.size(), 16u);  // no request rows without services
   ASSERT_EQ(csv.size(), 1 + 2 * 2 * metrics.size());
   EXPECT_EQ(csv[0], "variant,seed,metric,value");
   // Variants in the order asked, then seeds, then metrics in table order.
@@ -299,6 +299,101 @@ TEST(Compare, SomeSeedsWithoutAValueAreCounted) {
   EXPECT_NE(table.out.find("jobs rejected              0.8 ± 0.4\n"), std::string::npos)
       << table.out;
   EXPECT_NE(table.out.find("only k of the 6 seeds had a value"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// The paired table: each seed's difference from the baseline, then the mean and interval of
+// those differences, checked against the per-seed values compare.json holds.
+TEST(Compare, PairedDifferencesAreMeansOfPerSeedDifferences) {
+  const auto r = run_cli({"compare", quickstart(), "--models", "exclusive,timeslice,mps",
+                          "--seeds", "4", "--baseline", "timeslice", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& paired = doc["paired_differences"];
+  EXPECT_EQ(paired["baseline"], "timeslice");
+  ASSERT_EQ(paired["variants"].size(), 2u);
+  EXPECT_EQ(paired["variants"][0]["model"], "exclusive");
+  EXPECT_EQ(paired["variants"][1]["model"], "mps");
+  const auto& x = doc["variants"][2]["metrics"]["jct_s.mean"]["values"];  // mps
+  const auto& b = doc["variants"][1]["metrics"]["jct_s.mean"]["values"];  // timeslice
+  std::vector<double> d;
+  for (std::size_t s = 0; s < 4; ++s) d.push_back(x[s].get<double>() - b[s].get<double>());
+  double mean = 0;
+  for (double v : d) mean += v / 4;
+  double ss = 0;
+  for (double v : d) ss += (v - mean) * (v - mean);
+  const double half = 3.182446 * std::sqrt(ss / 3) / 2;  // t(0.975, 3) s / sqrt(4)
+  const auto& cell = paired["variants"][1]["metrics"]["jct_s.mean"];
+  EXPECT_NEAR(cell["mean"].get<double>(), mean, 1e-9);
+  EXPECT_NEAR(cell["ci95_half_width"].get<double>(), half, 1e-4);
+  EXPECT_EQ(cell["n"], 4);
+
+  const auto table = run_cli({"compare", quickstart(), "--models", "exclusive,timeslice",
+                              "--seeds", "3"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("difference from exclusive, paired by seed"), std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("timeslice - exclusive"), std::string::npos) << table.out;
+  // One seed: no paired table.
+  const auto one = run_cli({"compare", quickstart(), "--models", "exclusive,timeslice"});
+  EXPECT_EQ(one.out.find("paired by seed"), std::string::npos) << one.out;
+  const auto bad = run_cli({"compare", quickstart(), "--models", "exclusive,timeslice",
+                            "--baseline", "mps"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("'mps' is not one of the compared models"), std::string::npos)
+      << bad.err;
+}
+
+// A time limit that leaves one variant's jobs unfinished: its JCT rows are over fewer jobs.
+TEST(Compare, LatencyRowsOverDifferentJobSetsAreWarnedAbout) {
+  const auto dir = testing::temp_dir("compare_sets");
+  // Four 100 s jobs on one GPU: exclusive runs them in series (two finish by 250 s),
+  // time-slicing side by side (their duty cycle 0.25 lets all four finish).
+  testing::write_file(dir / "t.csv",
+                      "id,submit_s,gpus,runtime_s,sm_util,sm_share,memory_mib\n"
+                      "a,0,1,100,0.25,0.25,1024\nb,0,1,100,0.25,0.25,1024\n"
+                      "c,0,1,100,0.25,0.25,1024\nd,0,1,100,0.25,0.25,1024\n");
+  testing::write_file(dir / "s.json", R"({"name": "sets",
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 1, "device": "H200-141GB"}]},
+    "trace": {"file": "t.csv"}, "limits": {"max_time_s": 250}})");
+  const auto r =
+      run_cli({"compare", (dir / "s.json").string(), "--models", "exclusive,timeslice"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("warning: the latency rows (JCT, queueing) are over different job sets: "
+                       "seed 1 finished exclusive 2 of 4, timeslice 4 of 4; a variant that "
+                       "finished fewer jobs may look faster"),
+            std::string::npos)
+      << r.out;
+  const auto json = run_cli(
+      {"compare", (dir / "s.json").string(), "--models", "exclusive,timeslice", "--format", "json"});
+  EXPECT_EQ(nlohmann::json::parse(json.out)["warnings"].size(), 1u);
+  // The same jobs finished under both: no warning.
+  const auto same = run_cli({"compare", (dir / "s.json").string(), "--models",
+                             "exclusive,timeslice", "--set", "limits.max_time_s=10000"});
+  ASSERT_EQ(same.code, 0) << same.err;
+  EXPECT_EQ(same.out.find("warning:"), std::string::npos) << same.out;
+  fs::remove_all(dir);
+}
+
+// Every field from the trace: the seeds draw nothing, and compare says so.
+TEST(Compare, SeedsThatChangeNothingAreSaidToChangeNothing) {
+  const auto dir = testing::temp_dir("compare_fixed");
+  testing::write_file(dir / "t.csv",
+                      "id,submit_s,gpus,runtime_s,sm_util,sm_share,memory_mib,kernel_us\n"
+                      "a,0,1,100,0.5,0.5,1024,1000\nb,10,1,50,0.5,0.5,1024,1000\n");
+  testing::write_file(dir / "s.json", R"({"name": "fixed",
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 1, "device": "H200-141GB"}]},
+    "trace": {"file": "t.csv"}})");
+  const auto r = run_cli(
+      {"compare", (dir / "s.json").string(), "--models", "exclusive,timeslice", "--seeds", "3"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("warning: the 3 seeds gave identical results for every variant and "
+                       "metric: nothing the runs use is drawn"),
+            std::string::npos)
+      << r.out;
+  // The quickstart draws its jobs' SM use and memory: no such warning.
+  const auto q = run_cli({"compare", quickstart(), "--models", "exclusive", "--seeds", "2"});
+  EXPECT_EQ(q.out.find("seeds gave identical results"), std::string::npos) << q.out;
   fs::remove_all(dir);
 }
 

@@ -196,8 +196,8 @@ TEST(Sweep, ThreadsAndShardsMergeToTheSameBytes) {
   EXPECT_EQ(read_file(dir / "shards" / "sweep.csv"), csv);
   EXPECT_EQ(read_file(dir / "j3" / "sweep.json"), json);
   EXPECT_EQ(read_file(dir / "shards" / "sweep.json"), json);
-  // 12 runs x 14 metrics (no services), in run-index order.
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 12 * 14);
+  // 12 runs x 16 metrics (no services), in run-index order.
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 12 * 16);
   // A sweep run again over a finished folder runs nothing and merges the same bytes.
   const auto again = run_cli({"sweep", sweep, "--out", (dir / "j1").string()});
   ASSERT_EQ(again.code, 0) << again.err;
