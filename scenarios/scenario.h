@@ -68,6 +68,13 @@ struct OutputConfig {
 // hundred MB before the first job.
 inline constexpr std::int64_t kMaxClusterGpus = 1'000'000;
 
+// A file a run reads besides the scenario itself, for its provenance (summary.json).
+struct InputFile {
+  std::string role;   // the scenario key naming it, e.g. "trace.file"
+  std::string shown;  // as the scenario gives it
+  std::string path;   // resolved against the scenario's folder
+};
+
 struct Scenario {
   std::string file;
   std::string name;
@@ -95,6 +102,7 @@ struct Scenario {
   Time horizon = Time::infinity();
   std::vector<ExpectBound> expect;  // bounds on the run's metrics (`expect`); empty: none
   nlohmann::json resolved;          // the scenario echoed back with every default filled in
+  std::vector<InputFile> input_files;  // in the order the sections name them
 
   std::size_t gpu_count() const;
 };

@@ -15,6 +15,7 @@
 #include "analysis/output/number_text.h"
 #include "analysis/output/output_folder.h"
 #include "analysis/report/html_report.h"
+#include "analysis/run/provenance.h"
 #include "analysis/run/progress.h"
 #include "analysis/run/rejection_tally.h"
 #include "analysis/run/trace_cache.h"
@@ -321,6 +322,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   }
   report.summary = {
       {"gpumux_version", version()},
+      {"provenance", provenance_json(scenario)},
       {"scenario", scenario.resolved},
       {"trace", trace_json},
       {"engine",

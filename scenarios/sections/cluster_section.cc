@@ -275,6 +275,7 @@ void parse_cluster(Scenario& s, JsonObject& cluster, const std::string& base_dir
   } else {
     const std::string file = cluster.required_string("nodes_csv");
     parse_nodes_csv(s, registry, resolve_path(base_dir, file));
+    s.input_files.push_back({"cluster.nodes_csv", file, resolve_path(base_dir, file)});
     echo["nodes_csv"] = file;
     echo["nodes"] = s.nodes.size();
     echo["skipped_node_rows_without_gpus"] = s.skipped_node_rows;

@@ -68,7 +68,10 @@ void parse_sharing(Scenario& s, JsonObject& root, const std::string& base_dir) {
       // Files named in the params are relative to the scenario, like every other path.
       for (const char* key : {"calibration", "mig_parted"}) {
         if (params.is_object() && params.contains(key) && params[key].is_string()) {
-          params[key] = resolve_path(base_dir, params[key].get<std::string>());
+          const std::string given = params[key].get<std::string>();
+          params[key] = resolve_path(base_dir, given);
+          s.input_files.push_back(
+              {std::string("sharing.params.") + key, given, params[key].get<std::string>()});
         }
       }
     } else {

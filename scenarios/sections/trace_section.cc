@@ -101,6 +101,11 @@ void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
   if (trace.has("memory_profiles")) {
     JsonObject m = trace.object("memory_profiles");
     s.trace.memory_profiles = parse_memory_profiles(m, base_dir);
+    if (!s.trace.memory_profiles.library_path.empty()) {
+      s.input_files.push_back({"trace.memory_profiles.library",
+                               s.trace.memory_profiles.echo["library"].get<std::string>(),
+                               s.trace.memory_profiles.library_path});
+    }
     echo["memory_profiles"] = s.trace.memory_profiles.echo;
   } else {
     trace.allow("memory_profiles");
@@ -171,6 +176,7 @@ void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
           "unknown trace format '" + s.trace.format + "' (valid: " + join_names(formats) + ")");
     }
     s.trace.path = resolve_path(base_dir, path);
+    s.input_files.push_back({"trace.file", path, s.trace.path});
     std::error_code ec;
     const bool exists = fs::exists(s.trace.path, ec);  // a file, or a folder of tables (pai2020)
     if (ec) {

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "e2e_support.h"
@@ -255,6 +256,41 @@ void stop_a_long_run(int sig) {
 TEST(Outputs, SigtermDuringALongRunLeavesNoTemporaryFolder) { stop_a_long_run(SIGTERM); }
 
 TEST(Outputs, SigintDuringALongRunLeavesNoTemporaryFolder) { stop_a_long_run(SIGINT); }
+
+// summary.json names each input file with its size and SHA-256: one changed byte of the trace
+// changes its digest, and the same bytes give the same digest.
+TEST(Outputs, ProvenanceRecordsTheDigestOfEachInputFile) {
+  const auto dir = testing::temp_dir("provenance");
+  const std::string trace = "id,submit_s,gpus,runtime_s\na,0,1,10\nb,1,1,20\n";
+  testing::write_file(dir / "t.csv", trace);
+  testing::write_file(dir / "s.json", R"({"name": "p",
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 2, "device": "T4"}]},
+    "trace": {"file": "t.csv"}})");
+  auto inputs = [&] {
+    const auto r = testing::run_cli({"run", (dir / "s.json").string(), "--no-outputs",
+                                     "--format", "json"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out)["provenance"]["inputs"];
+  };
+  const auto first = inputs();
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0]["role"], "trace.file");
+  EXPECT_EQ(first[0]["file"], "t.csv");
+  EXPECT_EQ(first[0]["bytes"], trace.size());
+  // `sha256sum` of the three lines above.
+  EXPECT_EQ(first[0]["sha256"], "dbc323afb85828b6619f4ef88bfb1ca0cef2302d8094e9aa2dcc52a420b120b6");
+  EXPECT_EQ(inputs(), first);
+  std::string changed = trace;
+  changed[changed.size() - 2] = '1';  // b's runtime 20 -> 21: same size, one byte
+  testing::write_file(dir / "t.csv", changed);
+  // A later modification time keeps the per-process cache from answering for the old bytes.
+  testing::fs::last_write_time(dir / "t.csv", testing::fs::last_write_time(dir / "t.csv") +
+                                                  std::chrono::seconds(2));
+  const auto second = inputs();
+  EXPECT_EQ(second[0]["bytes"], trace.size());
+  EXPECT_NE(second[0]["sha256"], first[0]["sha256"]);
+  testing::fs::remove_all(dir);
+}
 
 }  // namespace
 }  // namespace gpumux

@@ -111,6 +111,7 @@ MemoryProfileConfig parse_memory_profiles(JsonObject& o, const std::string& base
     add_list(root.raw("profiles"), path, "/profiles");
     root.finish();
     c.echo["library"] = given;
+    c.library_path = path;
     if (library.contains("source")) c.echo["library_source"] = library["source"];
   } else {
     o.allow("library");

@@ -29,6 +29,7 @@ struct MemoryProfileConfig {
   std::vector<std::shared_ptr<const MemoryProfile>> profiles;
   double fraction_of_jobs = 1.0;
   nlohmann::json echo;  // for the run summary: sources, names, counts
+  std::string library_path;  // the library file read (resolved), empty when none
 
   bool empty() const { return profiles.empty(); }
 };
