@@ -3,6 +3,7 @@
 // leave no output behind.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tests/e2e/e2e_support.h"
@@ -424,6 +425,28 @@ TEST_F(Hostile, RequestLevelServiceBeyondTheRequestBudgetIsBadInput) {
   const auto unbounded = run_cli({"run", s, "--no-outputs"});
   EXPECT_EQ(unbounded.code, 2) << unbounded.err;
   EXPECT_TRUE(has(unbounded.err, "max_queue")) << unbounded.err;
+}
+
+// `inflation.jobs: 0` meant "as many as the list" and `max_runtime_s: 0` "no clip" while the
+// summary echoed the 0: an explicit 0 is now bad input pointing to the rule (leave the key out),
+// and a key left out is not echoed as 0.
+TEST_F(Hostile, InflationZeroJobsOrClipIsBadInputAndNotEchoed) {
+  const auto s = write("t.json", scenario());
+  for (const std::string key : {"jobs", "max_runtime_s"}) {
+    const auto r = run_cli({"validate", s, "--set",
+                            R"(trace.inflation={"load": 0.5, ")" + key + R"(": 0})"});
+    EXPECT_EQ(r.code, 2) << key << ": " << r.err;
+    EXPECT_TRUE(has(r.err, "t.json#/trace/inflation/" + key)) << r.err;
+    EXPECT_TRUE(has(r.err, "leave '" + key + "' out")) << r.err;
+  }
+  const std::string out = (dir_ / "out").string();
+  const auto r = run_cli({"run", s, "--quiet", "--out", out, "--set",
+                          R"(trace.inflation={"load": 0.5})"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto summary = nlohmann::json::parse(testing::read_file(dir_ / "out" / "summary.json"));
+  const auto& echo = summary["scenario"]["trace"]["inflation"];
+  EXPECT_EQ(echo, nlohmann::json({{"load", 0.5}})) << echo.dump();
+  EXPECT_EQ(summary["trace"]["inflation"]["arrivals"], 1) << summary["trace"].dump();
 }
 
 }  // namespace
