@@ -449,5 +449,32 @@ TEST_F(Hostile, InflationZeroJobsOrClipIsBadInputAndNotEchoed) {
   EXPECT_EQ(summary["trace"]["inflation"]["arrivals"], 1) << summary["trace"].dump();
 }
 
+// A calibration measured on one device applied to another (a T4 file on A100s) gave no word: it is
+// still run (the nearest fit may be all there is) with a warning naming both devices; a file of the
+// cluster's own device, or one that names no device, gives none.
+TEST_F(Hostile, CalibrationFromAnotherDeviceWarnsNamingBoth) {
+  const auto calibration = [&](const std::string& device) {
+    return write("cal.json", R"({"format": "gpumux-calibration", )" + device + R"(
+      "models": {"timeslice": {"params": {"interference": 0.02, "switch_cost_us": 35.5},
+                               "fixed": []}}})");
+  };
+  calibration(R"("device": "T4",)");
+  const auto s = write("t.json", scenario(R"(,
+    "sharing": {"model": "timeslice", "params": {"calibration": "cal.json"}})"));
+  const auto other = run_cli({"validate", s});
+  EXPECT_EQ(other.code, 0) << other.err;
+  EXPECT_TRUE(has(other.err, "warning: " + s + "#/sharing/params/calibration")) << other.err;
+  EXPECT_TRUE(has(other.err, "measured on T4, applied here to A100-40GB")) << other.err;
+  const auto run = run_cli({"run", s, "--no-outputs", "--quiet"});
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_TRUE(has(run.err, "measured on T4, applied here to A100-40GB")) << run.err;
+  calibration(R"("device": "A100-40GB",)");
+  const auto same = run_cli({"validate", s});
+  EXPECT_EQ(same.code, 0) << same.err;
+  EXPECT_FALSE(has(same.err, "warning")) << same.err;
+  calibration("");
+  EXPECT_FALSE(has(run_cli({"validate", s}).err, "warning"));
+}
+
 }  // namespace
 }  // namespace gpumux
