@@ -2,9 +2,16 @@
 // or produced nonsense with exit 0. Each must now be exit 2 with a message naming the place, and
 // leave no output behind.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "tests/e2e/e2e_support.h"
 
@@ -474,6 +481,106 @@ TEST_F(Hostile, CalibrationFromAnotherDeviceWarnsNamingBoth) {
   EXPECT_FALSE(has(same.err, "warning")) << same.err;
   calibration("");
   EXPECT_FALSE(has(run_cli({"validate", s}).err, "warning"));
+}
+
+// The files and folders directly in `dir`.
+std::set<std::string> names_in(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+  return names;
+}
+
+// The gpumux binary running `args` in `dir`, stopped by `sig` once a folder of `dir` whose name
+// starts with `started` holds a file with data (a run writing its temporary folder): it must
+// leave `dir` holding `left` only.
+void stop_the_binary(const fs::path& dir, std::vector<std::string> args, int sig,
+                     const std::string& started, const std::set<std::string>& left) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    if (::chdir(dir.c_str()) != 0) ::_exit(126);
+    args.insert(args.begin(), "gpumux");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(GPUMUX_BINARY, argv.data());
+    ::_exit(127);
+  }
+  ASSERT_GT(child, 0);
+  bool writing = false;
+  for (int i = 0; i < 500 && !writing; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::error_code ec;
+    for (const auto& top : fs::directory_iterator(dir, ec)) {
+      if (top.path().filename().string().rfind(started, 0) != 0) continue;
+      for (const auto& e : fs::recursive_directory_iterator(top.path(), ec)) {
+        writing = writing || (e.is_regular_file(ec) && e.file_size(ec) > 0);
+      }
+    }
+  }
+  EXPECT_TRUE(writing) << "the command never started writing under " << started;
+  ::kill(child, sig);
+  int status = 0;
+  for (int i = 0; i < 500 && ::waitpid(child, &status, WNOHANG) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (::waitpid(child, &status, WNOHANG) == 0) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+    FAIL() << "the command did not stop on signal " << sig;
+  }
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << status;
+  EXPECT_EQ(names_in(dir), left);
+}
+
+// A long scenario (20 million generated jobs) with a bound, for check and compare to be stopped in.
+constexpr const char* kLongScenario = R"({"name": "long",
+    "cluster": {"node_groups": [{"nodes": 4, "gpus_per_node": 8, "device": "V100M32"}]},
+    "trace": {"generator": {"jobs": 20000000}},
+    "expect": {"jobs.rejected": {"max": 0}}})";
+
+// `compare --out cmp` stopped by SIGTERM left cmp.tmp-<pid>/ (its run folders <model>/seed-<n>/
+// are two levels deep, and the signal cleanup removed one); `check --out chk` stopped by SIGINT
+// left an empty chk/.
+TEST_F(Hostile, StoppedCompareOrCheckLeavesNothing) {
+  write("long.json", kLongScenario);
+  stop_the_binary(dir_, {"compare", "long.json", "--models", "exclusive", "--seeds", "1", "--out",
+                         "cmp"},
+                  SIGTERM, "cmp.tmp-", {"long.json", "trace.csv"});
+  stop_the_binary(dir_, {"check", "long.json", "--out", "chk"}, SIGINT, "chk",
+                  {"long.json", "trace.csv"});
+}
+
+// A command failing on a bad trace row left the folders it had made for its outputs: an empty
+// chk/ (check --out chk), deep/er/ (--out deep/er/out); an over-long scenario name failed
+// cleanly but left out/.
+TEST_F(Hostile, FailedRunLeavesNoFolderItCreated) {
+  write("trace.csv", "id,submit_s,gpus,runtime_s\na,0,1,10\nb,5,two,10\n");
+  const auto s = write("t.json", scenario(R"(, "expect": {"jobs.rejected": {"max": 0}})"));
+  const auto check = run_cli({"check", s, "--out", (dir_ / "chk").string()});
+  EXPECT_EQ(check.code, 2) << check.err;
+  EXPECT_TRUE(has(check.err, "trace.csv:3")) << check.err;
+  const auto deep = run_cli({"run", s, "--quiet", "--out", (dir_ / "deep/er/out").string()});
+  EXPECT_EQ(deep.code, 2) << deep.err;
+  const auto cmp = run_cli({"compare", s, "--models", "exclusive", "--seeds", "1", "--out",
+                            (dir_ / "deep2/cmp").string()});
+  EXPECT_EQ(cmp.code, 2) << cmp.err;
+  EXPECT_EQ(names_in(dir_), (std::set<std::string>{"t.json", "trace.csv"}));
+  // The default folder out/<name> under the working directory: a name too long for the file
+  // system fails, and out/ is not left behind (when it was not there before).
+  if (!fs::exists("out")) {
+    write("trace.csv", "id,submit_s,gpus,runtime_s\na,0,1,10\n");
+    const auto long_name = write("n.json", R"({"name": ")" + std::string(300, 'n') + R"(",
+      "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 1, "device": "T4"}]},
+      "trace": {"file": "trace.csv"}})");
+    const auto r = run_cli({"run", long_name, "--quiet"});
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_FALSE(fs::exists("out")) << r.err;
+    fs::remove_all("out");
+  }
+  // A run that succeeds keeps the folders made for it.
+  write("trace.csv", "id,submit_s,gpus,runtime_s\na,0,1,10\n");
+  ASSERT_EQ(run_cli({"run", s, "--quiet", "--out", (dir_ / "deep/er/out").string()}).code, 0);
+  EXPECT_TRUE(fs::exists(dir_ / "deep/er/out/summary.json"));
 }
 
 }  // namespace
