@@ -583,5 +583,72 @@ TEST_F(Hostile, FailedRunLeavesNoFolderItCreated) {
   EXPECT_TRUE(fs::exists(dir_ / "deep/er/out/summary.json"));
 }
 
+// Vague errors, each now naming its cause: a UTF-8 byte order mark (now read past), CR-only line
+// ends (named, without the raw '\r'), a folder as the mig-parted file, `outputs.dir: ""` (blamed
+// on the key, not on --out).
+TEST_F(Hostile, BomCrLineEndsFolderAndEmptyOutputDirAreNamed) {
+  const auto s = write("t.json", scenario());
+  write("trace.csv", "\xEF\xBB\xBFid,submit_s,gpus,runtime_s\na,0,1,10\n");
+  const auto bom = run_cli({"run", s, "--no-outputs", "--quiet"});
+  EXPECT_EQ(bom.code, 0) << bom.err;
+  write("trace.csv", "id,submit_s,gpus,runtime_s\ra,0,1,10\r");
+  const auto cr = run_cli({"run", s, "--no-outputs", "--quiet"});
+  EXPECT_EQ(cr.code, 2) << cr.err;
+  EXPECT_TRUE(has(cr.err, "trace.csv:1: line ends are CR only")) << cr.err;
+  EXPECT_FALSE(has(cr.err, "\r")) << cr.err;
+  write("trace.csv", "id,submit_s,gpus,runtime_s\na,0,1,10\n");
+
+  fs::create_directory(dir_ / "parted");
+  const auto mig = write("m.json", R"({"name": "x",
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 8, "device": "A100-40GB"}]},
+    "sharing": {"model": "mig", "params": {"mig_parted": "parted", "config": "odd"}},
+    "trace": {"file": "trace.csv"}})");
+  const auto folder = run_cli({"validate", mig});
+  EXPECT_EQ(folder.code, 2) << folder.err;
+  EXPECT_TRUE(has(folder.err, "parted: is a folder, expected the mig-parted file")) << folder.err;
+  EXPECT_FALSE(has(folder.err, "got null")) << folder.err;
+
+  const auto empty = run_cli({"validate", s, "--set", "outputs.dir="});
+  EXPECT_EQ(empty.code, 2) << empty.err;
+  EXPECT_TRUE(has(empty.err, "#/outputs/dir")) << empty.err;
+  const auto empty_file =
+      run_cli({"validate", write("e.json", scenario(R"(, "outputs": {"dir": ""})"))});
+  EXPECT_EQ(empty_file.code, 2) << empty_file.err;
+  EXPECT_TRUE(has(empty_file.err, "e.json#/outputs/dir: field 'dir'")) << empty_file.err;
+  EXPECT_FALSE(has(empty_file.err, "--out")) << empty_file.err;
+  const auto out = run_cli({"run", s, "--out", ""});
+  EXPECT_EQ(out.code, 2) << out.err;
+  EXPECT_TRUE(has(out.err, "--out")) << out.err;
+}
+
+// `plan --max-nodes 1000000` on an objective no size meets ended blaming the scenario's node
+// count for the cluster GPU limit: --max-nodes is checked against it before any probe.
+TEST_F(Hostile, PlanMaxNodesPastTheClusterLimitBlamesTheOption) {
+  const auto s = write("p.json", R"({"name": "p",
+    "cluster": {"node_groups": [{"nodes": 2, "gpus_per_node": 8, "device": "A100-40GB"}]},
+    "trace": {"file": "trace.csv"}})");
+  const auto r = run_cli({"plan", s, "--models", "exclusive", "--objective",
+                          "queueing_delay_s.p95<=60", "--max-nodes", "1000000"});
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "--max-nodes 1000000: field 'max-nodes'")) << r.err;
+  EXPECT_TRUE(has(r.err, "at most 125000")) << r.err;
+  EXPECT_FALSE(has(r.err, "node_groups")) << r.err;
+}
+
+// The generator's durations were capped at 1e9 s while every other time in a trace may reach the
+// documented 1e12 s (docs/limits.md): they now share that bound.
+TEST_F(Hostile, GeneratorDurationsShareTheTraceTimeBound) {
+  const auto gen = [&](const std::string& runtime) {
+    return write("g.json", R"({"name": "g",
+      "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 8, "device": "A100-40GB"}]},
+      "trace": {"generator": {"jobs": 3, "runtime_s": )" + runtime + "}}}");
+  };
+  EXPECT_EQ(run_cli({"validate", gen("5e11")}).code, 0);
+  const auto big = run_cli({"validate", gen("2e12")});
+  EXPECT_EQ(big.code, 2) << big.err;
+  EXPECT_TRUE(has(big.err, "/trace/generator/runtime_s")) << big.err;
+  EXPECT_TRUE(has(big.err, "1000000000000")) << big.err;
+}
+
 }  // namespace
 }  // namespace gpumux
