@@ -25,6 +25,7 @@ struct RunArgs : ScenarioArgs {
 
 int run_run(const RunArgs& a, std::ostream& out, std::ostream& err) {
   const Scenario s = load_scenario(a.scenario, overrides_of(a));
+  for (const std::string& warning : s.warnings) err << warning << "\n";
   RunOptions options;
   options.write_outputs = !a.no_outputs;
   if (a.progress || (!a.quiet && isatty(STDERR_FILENO))) options.progress = &err;

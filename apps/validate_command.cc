@@ -8,8 +8,9 @@ namespace gpumux {
 
 namespace {
 
-int run_validate(const ScenarioArgs& a, std::ostream& out, std::ostream&) {
+int run_validate(const ScenarioArgs& a, std::ostream& out, std::ostream& err) {
   const Scenario s = load_scenario(a.scenario, overrides_of(a));
+  for (const std::string& warning : s.warnings) err << warning << "\n";
   validate_expect_names(s);
   // Open the trace and read its header so that a bad trace file fails here too.
   if (!s.trace.generated)

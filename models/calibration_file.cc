@@ -95,4 +95,21 @@ Calibration read_calibration(const std::string& file, const std::string& model) 
   return c;
 }
 
+std::string calibration_device(const std::string& file) {
+  const nlohmann::json document = read_json_file(file);
+  if (document.is_object() && document.contains("device") && document["device"].is_string()) {
+    return document["device"].get<std::string>();
+  }
+  return "";
+}
+
+std::string calibration_device_warning(const std::string& file, const std::string& measured,
+                                       const std::string& applied, const std::string& where) {
+  if (measured.empty() || measured == applied) return "";
+  return "warning: " + where + ": calibration " + file + " was measured on " + measured +
+         ", applied here to " + applied +
+         ": its fitted parameters describe the other device (fit one on measurements of " +
+         applied + ")";
+}
+
 }  // namespace gpumux

@@ -33,4 +33,14 @@ struct Calibration {
 // `model`, or lacks a value.
 Calibration read_calibration(const std::string& file, const std::string& model);
 
+// The device a calibration file says it was measured on ("" when it does not say). Throws
+// InputError when the file cannot be read as JSON.
+std::string calibration_device(const std::string& file);
+
+// The warning for a calibration measured on `measured` applied to `applied` (a scenario's
+// cluster device, or the device of the measurements it is checked against); "" when they are
+// the same device or the file names none. `where` names the calibration's setting.
+std::string calibration_device_warning(const std::string& file, const std::string& measured,
+                                       const std::string& applied, const std::string& where);
+
 }  // namespace gpumux

@@ -154,6 +154,9 @@ Scenario load_scenario(const std::string& path, const ScenarioOverrides& overrid
   }
   if (!document.is_object()) return parse_scenario(document, path, base);
   if (overrides.seed) document["seed"] = *overrides.seed;
+  if (overrides.out_dir && overrides.out_dir->empty()) {
+    throw InputError("--out", "", "expected a folder, got '' (give e.g. --out out/run1)");
+  }
   if (overrides.out_dir) {
     nlohmann::json& outputs = document["outputs"];
     if (outputs.is_null()) outputs = nlohmann::json::object();

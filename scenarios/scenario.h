@@ -103,6 +103,9 @@ struct Scenario {
   std::vector<ExpectBound> expect;  // bounds on the run's metrics (`expect`); empty: none
   nlohmann::json resolved;          // the scenario echoed back with every default filled in
   std::vector<InputFile> input_files;  // in the order the sections name them
+  // Warnings for stderr (the commands that run or validate a scenario print them): a
+  // calibration measured on another device than the cluster's.
+  std::vector<std::string> warnings;
 
   std::size_t gpu_count() const;
 };

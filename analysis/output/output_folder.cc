@@ -104,14 +104,27 @@ void check_replaceable(const std::string& dir, OutputKind kind) {
 }  // namespace
 
 FolderLock::FolderLock(const std::string& dir) : lock_path_(folder_path(dir) + ".lock") {
-  std::error_code ec;
   const fs::path parent = fs::path(lock_path_).parent_path();
-  if (!parent.empty()) fs::create_directories(parent, ec);
+  std::error_code ec;
+  // Parents made here are removed again (while empty) unless an output is committed into them.
+  parents_.create(parent.string(), ec);
   if (ec) throw InputError(parent.string(), "", "cannot create folder: " + ec.message());
+  acquire(dir);  // on a throw, parents_ is destroyed and removes what it made
+}
+
+void FolderLock::acquire(const std::string& dir) {
   // The holder removes the lock file on release; a file opened just before that is stale, so
   // the lock counts only if the path still names the locked file.
   for (int attempt = 0; attempt < 100; ++attempt) {
     const int fd = ::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == ENOENT && attempt + 1 < 100) {
+      // Another run's lock created the parent and removed it again, empty, as it failed (runs
+      // of a sweep or a comparison in threads): create it again.
+      std::error_code ec;
+      const fs::path parent = fs::path(lock_path_).parent_path();
+      if (!parent.empty()) fs::create_directories(parent, ec);
+      continue;
+    }
     if (fd < 0) {
       throw InputError(lock_path_, "", "cannot create the lock file: " + error_text(errno));
     }
@@ -142,6 +155,8 @@ FolderLock::~FolderLock() {
   unregister_signal_cleanup(cleanup_);
   ::unlink(lock_path_.c_str());  // while still held: see the constructor
   ::close(fd_);
+  // parents_, destroyed after this body, removes the parent folders made for an output that
+  // was not committed.
 }
 
 int remove_stale_temporaries(const std::string& dir) {
@@ -202,6 +217,7 @@ void OutputFolder::commit() {
       throw InputError(dir_, "", "cannot move the outputs into place: " + error_text(errno));
     }
     committed_ = true;
+    lock_.keep_parents();
     return;
   }
   // One atomic exchange; the old contents then sit at the temporary path and are removed.
@@ -218,10 +234,12 @@ void OutputFolder::commit() {
     }
     fs::remove_all(old, ec);
     committed_ = true;
+    lock_.keep_parents();
     return;
   }
   fs::remove_all(temp_, ec);
   committed_ = true;
+  lock_.keep_parents();
 }
 
 }  // namespace gpumux

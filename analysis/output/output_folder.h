@@ -13,11 +13,16 @@
 
 #include <string>
 
+#include "sim/base/created_folders.h"
+
 namespace gpumux {
 
 // An exclusive advisory lock on `dir`, held on the file DIR.lock (created next to DIR, with
 // DIR's parent folders if needed; removed on release). Throws InputError naming the folder
 // when another process holds it (no waiting), or when the lock file cannot be created.
+// Parent folders it created are removed again on release (and on SIGINT/SIGTERM/SIGHUP), each
+// only while empty, unless keep_parents() was called: a failed or stopped command leaves no
+// empty folder it made.
 class FolderLock {
  public:
   explicit FolderLock(const std::string& dir);
@@ -25,7 +30,13 @@ class FolderLock {
   FolderLock(const FolderLock&) = delete;
   FolderLock& operator=(const FolderLock&) = delete;
 
+  // An output was committed into the parents: they stay.
+  void keep_parents() { parents_.keep(); }
+
  private:
+  void acquire(const std::string& dir);
+
+  CreatedFolders parents_;  // first: destroyed last, after the lock file is gone
   std::string lock_path_;
   int fd_ = -1;
   int cleanup_ = -1;

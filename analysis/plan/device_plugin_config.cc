@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <set>
@@ -226,6 +227,10 @@ DevicePluginConfig parse_device_plugin_config(std::string_view text, const std::
 }
 
 DevicePluginConfig read_device_plugin_config(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(path, "", "is a folder, expected the device plugin config (a YAML file)");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot read the device plugin config");
   std::ostringstream text;

@@ -206,6 +206,19 @@ PlanBase load_base(const PlanRequest& request, PlanResult& result) {
                      "smaller than one size step of this cluster (" +
                          std::to_string(result.unit_nodes) + " nodes)");
   }
+  // The largest size probed must be a cluster a scenario may have: past it the probe's error
+  // would blame the scenario's node groups for a size --max-nodes asked for.
+  const std::int64_t most_gpus = static_cast<std::int64_t>(result.max_size) * result.unit_gpus;
+  if (most_gpus > kMaxClusterGpus) {
+    const std::int64_t steps = kMaxClusterGpus / std::max<std::int64_t>(1, result.unit_gpus);
+    throw InputError("--max-nodes " + std::to_string(request.max_nodes), "max-nodes",
+                     "would try clusters of up to " + std::to_string(most_gpus) +
+                         " GPUs, more than the " + std::to_string(kMaxClusterGpus) +
+                         " a cluster may have (docs/limits.md): with this cluster's size step (" +
+                         std::to_string(result.unit_nodes) + " nodes, " +
+                         std::to_string(result.unit_gpus) + " GPUs) give --max-nodes at most " +
+                         std::to_string(steps * result.unit_nodes));
+  }
   base.own_size = g;
   result.devices = own.devices;
   base.own_gpus = own.gpu_count();

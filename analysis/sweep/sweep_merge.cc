@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "sim/base/atomic_file.h"
 #include "analysis/compare/compare_report.h"
 #include "analysis/stats/mean_interval.h"
 #include "analysis/output/number_text.h"
 #include "analysis/metrics/summary_metrics.h"
+#include "analysis/compare/compare_metrics.h"
 #include "analysis/sweep/sweep_store.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
@@ -61,6 +63,68 @@ std::string list_text(const std::vector<std::size_t>& indices, std::size_t shown
   return out;
 }
 
+// A run's summary.json as merge reads it: an object whose `metrics` is an object, and each merged
+// metric's value (when there) a number or null, every step to it an object. A summary that is
+// none of these (hand-edited, another program's) is bad input naming the file and the pointer,
+// not a run that "ended" with every metric n/a.
+void check_summary(const nlohmann::json& summary, const std::string& file,
+                   const std::vector<CompareMetric>& metrics) {
+  if (!summary.is_object()) {
+    throw InputError(file + "#", "", "expected a run summary (an object), got " +
+                                         describe_json(summary));
+  }
+  if (!summary.contains("metrics")) {
+    throw InputError(file + "#/metrics", "", "missing: a run summary holds the run's metrics");
+  }
+  if (!summary["metrics"].is_object()) {
+    throw InputError(file + "#/metrics", "",
+                     "expected the run's metrics (an object), got " +
+                         describe_json(summary["metrics"]));
+  }
+  for (const auto& metric : metrics) {
+    // "/metrics/jct_s/p95": the steps after /metrics, each escaped as a JSON pointer's token.
+    const std::string pointer = metric_pointer(metric.name);
+    std::vector<std::string> tokens;
+    for (std::size_t pos = 0; pos < pointer.size();) {
+      const std::size_t next = std::min(pointer.find('/', pos + 1), pointer.size());
+      tokens.push_back(pointer.substr(pos + 1, next - pos - 1));
+      pos = next;
+    }
+    const nlohmann::json* at = &summary;
+    std::string prefix;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      if (!at->is_object()) {
+        throw InputError(file + "#" + prefix, "",
+                         "expected an object of metrics, got " + describe_json(*at));
+      }
+      const std::string key = nlohmann::json::json_pointer("/" + tokens[i]).back();
+      if (!at->contains(key)) break;  // a metric this run does not have: n/a
+      at = &(*at)[key];
+      prefix += "/" + tokens[i];
+      if (i + 1 == tokens.size() && !at->is_number() && !at->is_null()) {
+        throw InputError(file + "#" + prefix, "",
+                         "expected a number or null, got " + describe_json(*at));
+      }
+    }
+  }
+}
+
+// A failed run's error.json as merge reads it: valid JSON (a file cut short is an error naming
+// its line) holding the run's error as a non-empty string at /error, not a failure without text.
+std::string recorded_error(const std::string& dir, std::size_t index) {
+  const std::string file = (fs::path(sweep_run_folder(dir, index)) / "error.json").string();
+  const nlohmann::json j = read_json_file(file);
+  if (!j.is_object() || !j.contains("error") || !j["error"].is_string() ||
+      j["error"].get<std::string>().empty()) {
+    const bool has_error = j.is_object() && j.contains("error");
+    throw InputError(file + "#/error", "",
+                     "expected the run's error message (a non-empty string), got " +
+                         (has_error ? describe_json(j["error"])
+                                    : j.is_object() ? std::string("nothing") : describe_json(j)));
+  }
+  return j["error"].get<std::string>();
+}
+
 }  // namespace
 
 SweepMerge merge_sweep(const std::string& dir, bool partial) {
@@ -100,12 +164,14 @@ SweepMerge merge_sweep(const std::string& dir, bool partial) {
     const SweepRunState state = sweep_run_state(dir, run.index);
     if (state == SweepRunState::kFailed) {
       merge.failures.push_back(
-          {run.index, run.variant, run.seed, recorded_sweep_error(dir, run.index)});
+          {run.index, run.variant, run.seed, recorded_error(dir, run.index)});
       continue;
     }
     if (state != SweepRunState::kDone) continue;
-    const nlohmann::json summary = read_json_file(
-        (fs::path(sweep_run_folder(dir, run.index)) / "summary.json").string());
+    const std::string summary_file =
+        (fs::path(sweep_run_folder(dir, run.index)) / "summary.json").string();
+    const nlohmann::json summary = read_json_file(summary_file);
+    check_summary(summary, summary_file, v.metrics);
     std::vector<std::optional<double>> values;
     for (const auto& metric : v.metrics) values.push_back(read_metric(summary, metric.name).value);
     per_run.push_back(std::move(values));

@@ -9,6 +9,7 @@
 #include "calibrate/overlap/mig_speed_fit.h"
 #include "calibrate/overlap/overlap_fit.h"
 #include "calibrate/overlap/overlap_predict.h"
+#include "models/calibration_file.h"
 #include "sim/base/atomic_file.h"
 #include "sim/base/input_error.h"
 
@@ -96,13 +97,18 @@ int run_mig_fit(const CalibrateFitCommand& cmd, std::ostream& out) {
   return 0;
 }
 
-int run_mig_check(const CalibrateCheckCommand& cmd, std::ostream& out) {
+int run_mig_check(const CalibrateCheckCommand& cmd, std::ostream& out, std::ostream& err) {
   const MigSpeedData data = read_mig_speeds(cmd.measurements, cmd.workloads);
   const DeviceRegistry devices = DeviceRegistry::with_builtins();
   const DeviceProfile& device = mig_device(devices, cmd.device);
   nlohmann::json params = nlohmann::json::object();
   if (!cmd.calibration.empty()) params["calibration"] = cmd.calibration;
   const MigSpeedParams speed = mig_speed_params_from(params, "--calibration");
+  if (!cmd.calibration.empty()) {
+    const std::string warning = calibration_device_warning(
+        cmd.calibration, calibration_device(cmd.calibration), device.name, "--calibration");
+    if (!warning.empty()) err << warning << "\n";
+  }
   const std::vector<double> predicted = predict_mig_speeds(data, device, speed);
   const MigProfile& reference = mig_reference_profile(device);
   const bool csv = cmd.format == "csv";
@@ -223,11 +229,25 @@ int run_calibrate_fit(const CalibrateFitCommand& cmd, std::ostream& out, std::os
 int run_calibrate_check(const CalibrateCheckCommand& cmd, std::ostream& out, std::ostream& err) {
   try {
     check_mig_options(cmd.mode, cmd.workloads, cmd.device);
-    if (cmd.mode == "mig") return run_mig_check(cmd, out);
+    if (cmd.mode == "mig") return run_mig_check(cmd, out, err);
     const OverlapData data = read_overlap_csv(cmd.measurements);
     const DeviceRegistry devices = DeviceRegistry::with_builtins();
     nlohmann::json params = nlohmann::json::object();
     if (!cmd.calibration.empty()) params["calibration"] = cmd.calibration;
+    if (!cmd.calibration.empty()) {
+      // Each device the measurements were taken on, in the order of first appearance.
+      const std::string measured = calibration_device(cmd.calibration);
+      std::vector<std::string> seen;
+      for (const OverlapRow& r : data.rows) {
+        if (std::find(seen.begin(), seen.end(), r.device) != seen.end()) continue;
+        seen.push_back(r.device);
+        const std::string warning = calibration_device_warning(
+            cmd.calibration, measured, r.device, "--calibration");
+        if (!warning.empty()) {
+          err << warning << " (" << data.file << ":" << r.line << ")\n";
+        }
+      }
+    }
     std::vector<double> predicted(data.rows.size(), std::nan(""));
     std::vector<std::pair<std::string, OverlapError>> per_mode;
     for (const std::string& mode : modes_to_use(data, cmd.mode)) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -221,6 +222,10 @@ MigPartedConfig parse_mig_parted(std::string_view text, const std::string& file,
 }
 
 MigPartedConfig read_mig_parted(const std::string& path, std::string_view config) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(path, "", "is a folder, expected the mig-parted file (a YAML file)");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot read the mig-parted file");
   std::ostringstream text;

@@ -10,6 +10,11 @@ void parse_outputs(Scenario& s, JsonObject& root) {
   if (root.has("outputs")) {
     JsonObject o = root.object("outputs");
     s.outputs.dir = o.optional_string("dir", s.outputs.dir);
+    // "" names no folder: reported here, at the key, not later as if --out had been given.
+    if (s.outputs.dir.empty()) {
+      throw InputError(o.where("dir"), "dir",
+                       "expected a folder, got \"\" (leave 'dir' out for out/<name>)");
+    }
     s.outputs.timeseries_interval =
         Time::from_seconds(o.optional_number("timeseries_interval_s", 60.0, 1e-3, 1e9));
     s.outputs.jobs_csv = o.optional_bool("jobs_csv", true);

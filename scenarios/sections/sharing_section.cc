@@ -1,6 +1,7 @@
 // The `sharing` section: the sharing model, its params and their declared echo.
 #include <span>
 
+#include "models/calibration_file.h"
 #include "models/sharing_registry.h"
 #include "scenarios/sections/sections.h"
 #include "sim/base/json_fields.h"
@@ -100,6 +101,18 @@ void parse_sharing(Scenario& s, JsonObject& root, const std::string& base_dir) {
     most = std::max(most, n.gpus);
   }
   s.model->check_cluster(s.devices, gpus_per_node);
+  // A calibration measured on one device and applied to another: allowed (the nearest fit may
+  // be all there is), but said, naming both devices.
+  if (params.is_object() && params.contains("calibration") && params["calibration"].is_string()) {
+    const std::string file = params["calibration"].get<std::string>();
+    const std::string measured = calibration_device(file);
+    for (std::size_t i = 0; i < s.devices.size(); ++i) {
+      if (gpus_per_node[i] == 0) continue;
+      const std::string warning = calibration_device_warning(
+          file, measured, s.devices[i].name, root.file() + "#" + params_pointer + "/calibration");
+      if (!warning.empty()) s.warnings.push_back(warning);
+    }
+  }
   nlohmann::json declared = nlohmann::json::array();
   for (const auto& p : s.model->parameters()) {
     declared.push_back({{"name", p.name},

@@ -145,16 +145,33 @@ void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
   if (trace.has("inflation")) {
     JsonObject inf = trace.object("inflation");
     s.trace.inflation.load = inf.required_number("load", 1e-6, 100.0);
+    // Left out, `jobs` is as many arrivals as the list has and `max_runtime_s` clips nothing;
+    // an explicit 0 would silently mean the same, so it is refused pointing to the rule.
+    const bool has_jobs = inf.has("jobs");
+    const bool has_clip = inf.has("max_runtime_s");
+    if (has_jobs && inf.raw("jobs").is_number() && inf.raw("jobs") == 0) {
+      throw InputError(inf.where("jobs"), "jobs",
+                       "expected at least 1, got 0 (leave 'jobs' out for as many arrivals as "
+                       "the list has)");
+    }
+    if (has_clip && inf.raw("max_runtime_s").is_number() && inf.raw("max_runtime_s") == 0) {
+      throw InputError(inf.where("max_runtime_s"), "max_runtime_s",
+                       "expected more than 0, got 0 (leave 'max_runtime_s' out to clip no "
+                       "runtime)");
+    }
     s.trace.inflation.jobs =
-        static_cast<std::uint64_t>(inf.optional_int("jobs", 0, 0, std::int64_t{1} << 32));
+        static_cast<std::uint64_t>(inf.optional_int("jobs", 0, 1, std::int64_t{1} << 32));
     s.trace.inflation.max_runtime =
         Time::from_seconds(inf.optional_number("max_runtime_s", 0.0, 0.0, kMaxInputSeconds));
     s.trace.inflation.cluster_gpus =
         static_cast<std::uint64_t>(inf.optional_int("cluster_gpus", 0, 0, std::int64_t{1} << 32));
     inf.finish();
-    echo["inflation"] = {{"load", s.trace.inflation.load},
-                         {"jobs", s.trace.inflation.jobs},
-                         {"max_runtime_s", s.trace.inflation.max_runtime.seconds()}};
+    // The echo holds what was given: an absent `jobs` or clip is not echoed as a 0 that would
+    // read as "no arrivals" or "clipped at 0 s" (the summary's trace.inflation gives the
+    // arrivals and the clipped runtimes).
+    echo["inflation"] = {{"load", s.trace.inflation.load}};
+    if (has_jobs) echo["inflation"]["jobs"] = s.trace.inflation.jobs;
+    if (has_clip) echo["inflation"]["max_runtime_s"] = s.trace.inflation.max_runtime.seconds();
     if (s.trace.inflation.cluster_gpus > 0) {
       echo["inflation"]["cluster_gpus"] = s.trace.inflation.cluster_gpus;
     }

@@ -36,7 +36,8 @@ AtomicFile::AtomicFile(std::string path, std::string shown)
     : path_(std::move(path)), shown_(shown.empty() ? path_ : std::move(shown)) {
   const fs::path target(path_);
   std::error_code ec;
-  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+  // Folders made here are removed again (while empty) when the file is not committed.
+  if (target.has_parent_path()) parents_.create(target.parent_path().string(), ec);
   if (ec) throw InputError(shown_, "", "cannot create folder: " + ec.message());
   temp_path_ = (target.parent_path() /
                 ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid())))
@@ -68,6 +69,7 @@ void AtomicFile::commit() {
   fs::rename(temp_path_, path_, ec);
   if (ec) throw InputError(shown_, "", "cannot move the result into place: " + ec.message());
   committed_ = true;
+  parents_.keep();
 }
 
 }  // namespace gpumux

@@ -8,11 +8,14 @@
 #include <fstream>
 #include <string>
 
+#include "sim/base/created_folders.h"
+
 namespace gpumux {
 
 class AtomicFile {
  public:
-  // Creates the folder if needed. Throws InputError when the file cannot be created. Errors name
+  // Creates the folder if needed (removed again, while empty, if the file is never committed).
+  // Throws InputError when the file cannot be created. Errors name
   // `shown` when given (a file in a temporary output folder is named by its final path).
   explicit AtomicFile(std::string path, std::string shown = "");
   ~AtomicFile();
@@ -24,6 +27,7 @@ class AtomicFile {
   void commit();
 
  private:
+  CreatedFolders parents_;  // first: destroyed after the temporary file is removed
   std::string path_;
   std::string shown_;
   std::string temp_path_;

@@ -42,11 +42,26 @@ TEST(AtomicFile, AppearsOnlyOnCommit) {
 
 TEST(AtomicFile, UncommittedLeavesNothingBehind) {
   const fs::path dir = fresh_dir("abandon");
+  fs::create_directories(dir);
   {
     AtomicFile f((dir / "result.txt").string());
     f.stream() << "partial";
   }
   EXPECT_TRUE(fs::is_empty(dir));
+  // The folders it made for the file go too (issue 31: a failed `generate -o deep/er/x.csv`
+  // left deep/er/), but not one that was there before, nor one that holds something else.
+  {
+    AtomicFile f((dir / "deep" / "er" / "result.txt").string());
+    f.stream() << "partial";
+    EXPECT_TRUE(fs::is_directory(dir / "deep" / "er"));
+  }
+  EXPECT_TRUE(fs::is_empty(dir));
+  {
+    AtomicFile f((dir / "deep" / "er" / "result.txt").string());
+    std::ofstream(dir / "deep" / "other.txt") << "x";
+  }
+  EXPECT_FALSE(fs::exists(dir / "deep" / "er"));
+  EXPECT_TRUE(fs::exists(dir / "deep" / "other.txt"));
   fs::remove_all(dir);
 }
 

@@ -2,8 +2,16 @@
 // or produced nonsense with exit 0. Each must now be exit 2 with a message naming the place, and
 // leave no output behind.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "tests/e2e/e2e_support.h"
 
@@ -424,6 +432,222 @@ TEST_F(Hostile, RequestLevelServiceBeyondTheRequestBudgetIsBadInput) {
   const auto unbounded = run_cli({"run", s, "--no-outputs"});
   EXPECT_EQ(unbounded.code, 2) << unbounded.err;
   EXPECT_TRUE(has(unbounded.err, "max_queue")) << unbounded.err;
+}
+
+// `inflation.jobs: 0` meant "as many as the list" and `max_runtime_s: 0` "no clip" while the
+// summary echoed the 0: an explicit 0 is now bad input pointing to the rule (leave the key out),
+// and a key left out is not echoed as 0.
+TEST_F(Hostile, InflationZeroJobsOrClipIsBadInputAndNotEchoed) {
+  const auto s = write("t.json", scenario());
+  for (const std::string key : {"jobs", "max_runtime_s"}) {
+    const auto r = run_cli({"validate", s, "--set",
+                            R"(trace.inflation={"load": 0.5, ")" + key + R"(": 0})"});
+    EXPECT_EQ(r.code, 2) << key << ": " << r.err;
+    EXPECT_TRUE(has(r.err, "t.json#/trace/inflation/" + key)) << r.err;
+    EXPECT_TRUE(has(r.err, "leave '" + key + "' out")) << r.err;
+  }
+  const std::string out = (dir_ / "out").string();
+  const auto r = run_cli({"run", s, "--quiet", "--out", out, "--set",
+                          R"(trace.inflation={"load": 0.5})"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto summary = nlohmann::json::parse(testing::read_file(dir_ / "out" / "summary.json"));
+  const auto& echo = summary["scenario"]["trace"]["inflation"];
+  EXPECT_EQ(echo, nlohmann::json({{"load", 0.5}})) << echo.dump();
+  EXPECT_EQ(summary["trace"]["inflation"]["arrivals"], 1) << summary["trace"].dump();
+}
+
+// A calibration measured on one device applied to another (a T4 file on A100s) gave no word: it is
+// still run (the nearest fit may be all there is) with a warning naming both devices; a file of the
+// cluster's own device, or one that names no device, gives none.
+TEST_F(Hostile, CalibrationFromAnotherDeviceWarnsNamingBoth) {
+  const auto calibration = [&](const std::string& device) {
+    return write("cal.json", R"({"format": "gpumux-calibration", )" + device + R"(
+      "models": {"timeslice": {"params": {"interference": 0.02, "switch_cost_us": 35.5},
+                               "fixed": []}}})");
+  };
+  calibration(R"("device": "T4",)");
+  const auto s = write("t.json", scenario(R"(,
+    "sharing": {"model": "timeslice", "params": {"calibration": "cal.json"}})"));
+  const auto other = run_cli({"validate", s});
+  EXPECT_EQ(other.code, 0) << other.err;
+  EXPECT_TRUE(has(other.err, "warning: " + s + "#/sharing/params/calibration")) << other.err;
+  EXPECT_TRUE(has(other.err, "measured on T4, applied here to A100-40GB")) << other.err;
+  const auto run = run_cli({"run", s, "--no-outputs", "--quiet"});
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_TRUE(has(run.err, "measured on T4, applied here to A100-40GB")) << run.err;
+  calibration(R"("device": "A100-40GB",)");
+  const auto same = run_cli({"validate", s});
+  EXPECT_EQ(same.code, 0) << same.err;
+  EXPECT_FALSE(has(same.err, "warning")) << same.err;
+  calibration("");
+  EXPECT_FALSE(has(run_cli({"validate", s}).err, "warning"));
+}
+
+// The files and folders directly in `dir`.
+std::set<std::string> names_in(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+  return names;
+}
+
+// The gpumux binary running `args` in `dir`, stopped by `sig` once a folder of `dir` whose name
+// starts with `started` holds a file with data (a run writing its temporary folder): it must
+// leave `dir` holding `left` only.
+void stop_the_binary(const fs::path& dir, std::vector<std::string> args, int sig,
+                     const std::string& started, const std::set<std::string>& left) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    if (::chdir(dir.c_str()) != 0) ::_exit(126);
+    args.insert(args.begin(), "gpumux");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(GPUMUX_BINARY, argv.data());
+    ::_exit(127);
+  }
+  ASSERT_GT(child, 0);
+  bool writing = false;
+  for (int i = 0; i < 500 && !writing; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::error_code ec;
+    for (const auto& top : fs::directory_iterator(dir, ec)) {
+      if (top.path().filename().string().rfind(started, 0) != 0) continue;
+      for (const auto& e : fs::recursive_directory_iterator(top.path(), ec)) {
+        writing = writing || (e.is_regular_file(ec) && e.file_size(ec) > 0);
+      }
+    }
+  }
+  EXPECT_TRUE(writing) << "the command never started writing under " << started;
+  ::kill(child, sig);
+  int status = 0;
+  for (int i = 0; i < 500 && ::waitpid(child, &status, WNOHANG) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (::waitpid(child, &status, WNOHANG) == 0) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+    FAIL() << "the command did not stop on signal " << sig;
+  }
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << status;
+  EXPECT_EQ(names_in(dir), left);
+}
+
+// A long scenario (20 million generated jobs) with a bound, for check and compare to be stopped in.
+constexpr const char* kLongScenario = R"({"name": "long",
+    "cluster": {"node_groups": [{"nodes": 4, "gpus_per_node": 8, "device": "V100M32"}]},
+    "trace": {"generator": {"jobs": 20000000}},
+    "expect": {"jobs.rejected": {"max": 0}}})";
+
+// `compare --out cmp` stopped by SIGTERM left cmp.tmp-<pid>/ (its run folders <model>/seed-<n>/
+// are two levels deep, and the signal cleanup removed one); `check --out chk` stopped by SIGINT
+// left an empty chk/.
+TEST_F(Hostile, StoppedCompareOrCheckLeavesNothing) {
+  write("long.json", kLongScenario);
+  stop_the_binary(dir_, {"compare", "long.json", "--models", "exclusive", "--seeds", "1", "--out",
+                         "cmp"},
+                  SIGTERM, "cmp.tmp-", {"long.json", "trace.csv"});
+  stop_the_binary(dir_, {"check", "long.json", "--out", "chk"}, SIGINT, "chk",
+                  {"long.json", "trace.csv"});
+}
+
+// A command failing on a bad trace row left the folders it had made for its outputs: an empty
+// chk/ (check --out chk), deep/er/ (--out deep/er/out); an over-long scenario name failed
+// cleanly but left out/.
+TEST_F(Hostile, FailedRunLeavesNoFolderItCreated) {
+  write("trace.csv", "id,submit_s,gpus,runtime_s\na,0,1,10\nb,5,two,10\n");
+  const auto s = write("t.json", scenario(R"(, "expect": {"jobs.rejected": {"max": 0}})"));
+  const auto check = run_cli({"check", s, "--out", (dir_ / "chk").string()});
+  EXPECT_EQ(check.code, 2) << check.err;
+  EXPECT_TRUE(has(check.err, "trace.csv:3")) << check.err;
+  const auto deep = run_cli({"run", s, "--quiet", "--out", (dir_ / "deep/er/out").string()});
+  EXPECT_EQ(deep.code, 2) << deep.err;
+  const auto cmp = run_cli({"compare", s, "--models", "exclusive", "--seeds", "1", "--out",
+                            (dir_ / "deep2/cmp").string()});
+  EXPECT_EQ(cmp.code, 2) << cmp.err;
+  EXPECT_EQ(names_in(dir_), (std::set<std::string>{"t.json", "trace.csv"}));
+  // The default folder out/<name> under the working directory: a name too long for the file
+  // system fails, and out/ is not left behind (when it was not there before).
+  if (!fs::exists("out")) {
+    write("trace.csv", "id,submit_s,gpus,runtime_s\na,0,1,10\n");
+    const auto long_name = write("n.json", R"({"name": ")" + std::string(300, 'n') + R"(",
+      "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 1, "device": "T4"}]},
+      "trace": {"file": "trace.csv"}})");
+    const auto r = run_cli({"run", long_name, "--quiet"});
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_FALSE(fs::exists("out")) << r.err;
+    fs::remove_all("out");
+  }
+  // A run that succeeds keeps the folders made for it.
+  write("trace.csv", "id,submit_s,gpus,runtime_s\na,0,1,10\n");
+  ASSERT_EQ(run_cli({"run", s, "--quiet", "--out", (dir_ / "deep/er/out").string()}).code, 0);
+  EXPECT_TRUE(fs::exists(dir_ / "deep/er/out/summary.json"));
+}
+
+// Vague errors, each now naming its cause: a UTF-8 byte order mark (now read past), CR-only line
+// ends (named, without the raw '\r'), a folder as the mig-parted file, `outputs.dir: ""` (blamed
+// on the key, not on --out).
+TEST_F(Hostile, BomCrLineEndsFolderAndEmptyOutputDirAreNamed) {
+  const auto s = write("t.json", scenario());
+  write("trace.csv", "\xEF\xBB\xBFid,submit_s,gpus,runtime_s\na,0,1,10\n");
+  const auto bom = run_cli({"run", s, "--no-outputs", "--quiet"});
+  EXPECT_EQ(bom.code, 0) << bom.err;
+  write("trace.csv", "id,submit_s,gpus,runtime_s\ra,0,1,10\r");
+  const auto cr = run_cli({"run", s, "--no-outputs", "--quiet"});
+  EXPECT_EQ(cr.code, 2) << cr.err;
+  EXPECT_TRUE(has(cr.err, "trace.csv:1: line ends are CR only")) << cr.err;
+  EXPECT_FALSE(has(cr.err, "\r")) << cr.err;
+  write("trace.csv", "id,submit_s,gpus,runtime_s\na,0,1,10\n");
+
+  fs::create_directory(dir_ / "parted");
+  const auto mig = write("m.json", R"({"name": "x",
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 8, "device": "A100-40GB"}]},
+    "sharing": {"model": "mig", "params": {"mig_parted": "parted", "config": "odd"}},
+    "trace": {"file": "trace.csv"}})");
+  const auto folder = run_cli({"validate", mig});
+  EXPECT_EQ(folder.code, 2) << folder.err;
+  EXPECT_TRUE(has(folder.err, "parted: is a folder, expected the mig-parted file")) << folder.err;
+  EXPECT_FALSE(has(folder.err, "got null")) << folder.err;
+
+  const auto empty = run_cli({"validate", s, "--set", "outputs.dir="});
+  EXPECT_EQ(empty.code, 2) << empty.err;
+  EXPECT_TRUE(has(empty.err, "#/outputs/dir")) << empty.err;
+  const auto empty_file =
+      run_cli({"validate", write("e.json", scenario(R"(, "outputs": {"dir": ""})"))});
+  EXPECT_EQ(empty_file.code, 2) << empty_file.err;
+  EXPECT_TRUE(has(empty_file.err, "e.json#/outputs/dir: field 'dir'")) << empty_file.err;
+  EXPECT_FALSE(has(empty_file.err, "--out")) << empty_file.err;
+  const auto out = run_cli({"run", s, "--out", ""});
+  EXPECT_EQ(out.code, 2) << out.err;
+  EXPECT_TRUE(has(out.err, "--out")) << out.err;
+}
+
+// `plan --max-nodes 1000000` on an objective no size meets ended blaming the scenario's node
+// count for the cluster GPU limit: --max-nodes is checked against it before any probe.
+TEST_F(Hostile, PlanMaxNodesPastTheClusterLimitBlamesTheOption) {
+  const auto s = write("p.json", R"({"name": "p",
+    "cluster": {"node_groups": [{"nodes": 2, "gpus_per_node": 8, "device": "A100-40GB"}]},
+    "trace": {"file": "trace.csv"}})");
+  const auto r = run_cli({"plan", s, "--models", "exclusive", "--objective",
+                          "queueing_delay_s.p95<=60", "--max-nodes", "1000000"});
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "--max-nodes 1000000: field 'max-nodes'")) << r.err;
+  EXPECT_TRUE(has(r.err, "at most 125000")) << r.err;
+  EXPECT_FALSE(has(r.err, "node_groups")) << r.err;
+}
+
+// The generator's durations were capped at 1e9 s while every other time in a trace may reach the
+// documented 1e12 s (docs/limits.md): they now share that bound.
+TEST_F(Hostile, GeneratorDurationsShareTheTraceTimeBound) {
+  const auto gen = [&](const std::string& runtime) {
+    return write("g.json", R"({"name": "g",
+      "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 8, "device": "A100-40GB"}]},
+      "trace": {"generator": {"jobs": 3, "runtime_s": )" + runtime + "}}}");
+  };
+  EXPECT_EQ(run_cli({"validate", gen("5e11")}).code, 0);
+  const auto big = run_cli({"validate", gen("2e12")});
+  EXPECT_EQ(big.code, 2) << big.err;
+  EXPECT_TRUE(has(big.err, "/trace/generator/runtime_s")) << big.err;
+  EXPECT_TRUE(has(big.err, "1000000000000")) << big.err;
 }
 
 }  // namespace

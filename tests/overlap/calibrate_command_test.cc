@@ -61,5 +61,25 @@ TEST(CalibrateCommand, BadInputExitsTwoAndWritesNothing) {
   EXPECT_NE(err3.str().find("no/cal.json"), std::string::npos) << err3.str();
 }
 
+// A calibration measured on one device checked against measurements of another: a warning
+// naming both devices and the measurements' first row of the other device.
+TEST(CalibrateCommand, CheckWarnsOfACalibrationFromAnotherDevice) {
+  const std::string rows = testing::write_temp(
+      "h200_rows.csv", std::string(testing::kOverlapHeader) +
+                           "mps,a,0,H200-141GB,1,20,1,0.7,100,0.5\n"
+                           "mps,a,1,H200-141GB,1,20,1,0.7,100,0.5\n");
+  const std::string cal = testing::write_temp(
+      "t4_cal.json", R"({"format": "gpumux-calibration", "device": "T4",
+        "models": {"mps": {"params": {"interference": 0.061}, "fixed": []}}})");
+  std::ostringstream out, err;
+  ASSERT_EQ(run_calibrate_check(testing::check_command(rows, cal, "mps", "table"), out, err), 0)
+      << err.str();
+  EXPECT_NE(err.str().find("warning: --calibration: calibration " + cal +
+                           " was measured on T4, applied here to H200-141GB"),
+            std::string::npos)
+      << err.str();
+  EXPECT_NE(err.str().find(rows + ":2"), std::string::npos) << err.str();
+}
+
 }  // namespace
 }  // namespace gpumux

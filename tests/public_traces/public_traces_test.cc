@@ -342,6 +342,28 @@ TEST(PublicTraceHelios, MalformedRowNamesLineAndField) {
   EXPECT_THAT(msg, HasSubstr("field 'submit_time'"));
 }
 
+// An impossible day after the time origin was accepted (normalised into the next month); one
+// before it was refused only as "earlier than the trace's time origin".
+TEST(PublicTraceHelios, ImpossibleDateNamesLineAndField) {
+  const std::string head = "job_id,user,vc,gpu_num,submit_time,start_time,end_time\n";
+  TempFile after("helios.csv", head +
+                                   "1,u,vc,1,2020-02-01 00:00:00,2020-02-01 00:00:00,"
+                                   "2020-02-01 00:01:00\n"
+                                   "2,u,vc,1,2020-02-01 00:00:00,2020-02-30 00:00:00,"
+                                   "2020-03-01 00:01:00\n");
+  const std::string msg = load_error(after.path(), "helios");
+  EXPECT_THAT(msg, HasSubstr(after.path() + ":3"));
+  EXPECT_THAT(msg, HasSubstr("field 'start_time'"));
+  EXPECT_THAT(msg, HasSubstr("no such date: '2020-02-30 00:00:00' (February 2020 has 29 days)"));
+  TempFile first("helios.csv", head +
+                                   "1,u,vc,1,2021-04-31 00:00:00,2021-05-01 00:00:00,"
+                                   "2021-05-01 00:01:00\n");
+  const std::string msg2 = load_error(first.path(), "helios");
+  EXPECT_THAT(msg2, HasSubstr(first.path() + ":2"));
+  EXPECT_THAT(msg2, HasSubstr("field 'submit_time'"));
+  EXPECT_THAT(msg2, HasSubstr("April 2021 has 30 days"));
+}
+
 // --- philly ---------------------------------------------------------------------------------
 
 TEST(PublicTracePhilly, MapsFieldsSkipsAndSorts) {
@@ -379,6 +401,26 @@ TEST(PublicTracePhilly, MalformedJobNamesLineAndField) {
   const std::string msg = load_error(f.path(), "philly");
   EXPECT_THAT(msg, HasSubstr(f.path() + ":3"));
   EXPECT_THAT(msg, HasSubstr("field 'attempts[0].detail[0].gpus'"));
+}
+
+// "2017-02-30" was normalised to March 2 and, the earliest submission, became the time origin.
+TEST(PublicTracePhilly, ImpossibleDateNamesLineAndField) {
+  TempFile f("philly.json",
+             "[\n"
+             "  {\"status\": \"Pass\", \"vc\": \"v\", \"jobid\": \"a\",\n"
+             "   \"submitted_time\": \"2017-02-30 01:11:39\",\n"
+             "   \"attempts\": [{\"start_time\": \"2017-10-07 01:12:00\", \"end_time\": "
+             "\"2017-10-07 01:13:00\", \"detail\": [{\"ip\": \"m1\", \"gpus\": [\"gpu0\"]}]}]}\n"
+             "]\n");
+  const std::string msg = load_error(f.path(), "philly");
+  EXPECT_THAT(msg, HasSubstr(f.path() + ":2"));
+  EXPECT_THAT(msg, HasSubstr("field 'submitted_time'"));
+  EXPECT_THAT(msg, HasSubstr("no such date: '2017-02-30 01:11:39' (February 2017 has 28 days)"));
+  // 2100 is not a leap year (divisible by 100, not by 400).
+  TempFile leap("philly.json",
+                "[{\"status\": \"Pass\", \"vc\": \"v\", \"jobid\": \"a\", "
+                "\"submitted_time\": \"2100-02-29 00:00:00\", \"attempts\": []}]\n");
+  EXPECT_THAT(load_error(leap.path(), "philly"), HasSubstr("February 2100 has 28 days"));
 }
 
 TEST(PublicTracePhilly, InvalidJsonNamesLine) {

@@ -330,6 +330,54 @@ TEST(Sweep, FoldersOfOtherSweepsOrFilesAreRefused) {
   fs::remove_all(dir);
 }
 
+// A run folder whose summary.json has the wrong types was merged as a run that ended with every
+// metric n/a; an error.json cut short as a failure with no text. Each is now bad input naming the
+// file and the JSON pointer, and merge writes nothing.
+TEST(Sweep, MergeRefusesARunSummaryOrErrorOfTheWrongShape) {
+  const auto dir = temp_dir("sweep_merge_shape");
+  const std::string sweep = (data_dir() / "with_failures.json").string();
+  const fs::path out = dir / "out";
+  ASSERT_EQ(run_cli({"sweep", sweep, "--out", out.string(), "-j", "1"}).code, 3);
+  fs::remove(out / "sweep.csv");
+  fs::remove(out / "sweep.json");
+  const fs::path summary = out / "runs" / "000000" / "summary.json";
+  const fs::path error = out / "runs" / "000002" / "error.json";
+  ASSERT_TRUE(fs::exists(summary));
+  ASSERT_TRUE(fs::exists(error));
+  const std::string good_summary = read_file(summary);
+  const std::string good_error = read_file(error);
+  struct Case {
+    fs::path file;
+    std::string text, where;
+  };
+  const std::vector<Case> cases = {
+      {summary, R"({"metrics": {"jct_s": "fast"}})",
+       "summary.json#/metrics/jct_s: expected an object"},
+      {summary, R"({"metrics": {"jct_s": {"mean": "fast"}}})",
+       "summary.json#/metrics/jct_s/mean: expected a number or null"},
+      {summary, R"({"metrics": 3})", "summary.json#/metrics: expected the run's metrics"},
+      {summary, R"([1])", "summary.json#: expected a run summary"},
+      {error, R"({"error": "cut sh)", "error.json:1:"},
+      {error, R"({"kind": "input"})", "error.json#/error: expected the run's error message"},
+      {error, R"({"error": ""})", "error.json#/error: expected the run's error message"},
+  };
+  for (const auto& c : cases) {
+    write_file(summary, good_summary);
+    write_file(error, good_error);
+    write_file(c.file, c.text);
+    const auto r = run_cli({"merge", out.string()});
+    EXPECT_EQ(r.code, 2) << c.text << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find(c.file.string()), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.where), std::string::npos) << c.text << ": " << r.err;
+    EXPECT_FALSE(fs::exists(out / "sweep.csv")) << c.text;
+    EXPECT_FALSE(fs::exists(out / "sweep.json")) << c.text;
+  }
+  write_file(summary, good_summary);
+  write_file(error, good_error);
+  EXPECT_EQ(run_cli({"merge", out.string()}).code, 3);
+  fs::remove_all(dir);
+}
+
 std::size_t finished_runs(const fs::path& out, std::size_t total) {
   std::size_t n = 0;
   for (std::size_t i = 0; i < total; ++i) {

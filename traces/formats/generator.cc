@@ -32,14 +32,15 @@ GeneratorSpec GeneratorSpec::parse(JsonObject& o) {
     s.where = a.where("rate_per_hour");
     s.burst_factor = a.optional_number("burst_factor", s.burst_factor, 1.0, 1e6);
     s.burst_fraction = a.optional_number("burst_fraction", s.burst_fraction, 1e-6, 1.0 - 1e-6);
-    s.mean_burst_s = a.optional_number("mean_burst_s", s.mean_burst_s, 1e-3, 1e9);
+    s.mean_burst_s = a.optional_number("mean_burst_s", s.mean_burst_s, 1e-3, kMaxInputSeconds);
     a.finish();
   } else {
     o.allow("arrival");
   }
   s.runtime_s = field(
       o, "runtime_s",
-      {{"lognormal", {{"median", 1800}, {"sigma", 1.5}}}, {"min", 10}, {"max", 604800}}, 0.0, 1e9);
+      {{"lognormal", {{"median", 1800}, {"sigma", 1.5}}}, {"min", 10}, {"max", 604800}}, 0.0,
+      kMaxInputSeconds);
   s.gpus = field(o, "gpus", {{"choice", {1, 2, 4, 8}}, {"weights", {0.7, 0.1, 0.1, 0.1}}}, 1, 1e6);
   // A job takes whole GPUs: a constant or a choice must say so (1.5 used to become 2-GPU
   // jobs); a continuous distribution is rounded to the nearest whole count (documented).
@@ -59,7 +60,8 @@ GeneratorSpec GeneratorSpec::parse(JsonObject& o) {
                        0.0, 1e9);
   s.kernel_us = field(o, "kernel_us",
                       {{"lognormal", {{"median", 500}, {"sigma", 1.0}}}, {"min", 5}}, 1.0, 1e9);
-  s.checkpoint_s = field(o, "checkpoint_s", 0, 0.0, 1e9);
+  // Durations in seconds have the bound of every time in a trace (docs/limits.md).
+  s.checkpoint_s = field(o, "checkpoint_s", 0, 0.0, kMaxInputSeconds);
   s.inference_fraction = o.optional_number("inference_fraction", 0.0, 0.0, 1.0);
   o.finish();
   return s;

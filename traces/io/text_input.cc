@@ -111,6 +111,17 @@ bool TextInput::next_line(std::string& line) {
     if (!refill()) break;
   }
   if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (lines_read_++ == 0) {
+    // A UTF-8 byte order mark (spreadsheet exports write one) is not part of the first cell.
+    if (line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
+    // Old Mac line ends: the whole file reads as one line with '\r' inside, which the readers
+    // would report as a garbled header with the raw '\r' in the message.
+    if (line.find('\r') != std::string::npos) {
+      throw InputError(path_ + ":1", "",
+                       "line ends are CR only ('\\r' without '\\n'): convert the file to LF or "
+                       "CRLF line ends (e.g. tr '\\r' '\\n')");
+    }
+  }
   return true;
 }
 

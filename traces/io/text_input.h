@@ -38,7 +38,9 @@ class TextInput {
     return c;
   }
   // Reads one line without its "\n" or "\r\n"; false at the end of the input. Throws
-  // InputError naming the line when it is longer than kMaxLineBytes.
+  // InputError naming the line when it is longer than kMaxLineBytes. The first line loses a
+  // leading UTF-8 byte order mark; a '\r' left in it (a file with CR-only line ends) is an
+  // InputError naming line 1.
   bool next_line(std::string& line);
 
   const std::string& path() const { return path_; }
@@ -58,6 +60,7 @@ class TextInput {
   std::size_t pos_ = 0;
   std::size_t end_ = 0;
   std::uint64_t newlines_ = 0;
+  std::uint64_t lines_read_ = 0;  // by next_line
 };
 
 // A byte iterator over a TextInput, for parsers that take an iterator pair (nlohmann::json).

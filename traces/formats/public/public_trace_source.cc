@@ -148,6 +148,16 @@ std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
   return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
 }
 
+constexpr const char* kMonthNames[12] = {"January", "February", "March",     "April",
+                                          "May",     "June",     "July",      "August",
+                                          "September", "October", "November", "December"};
+
+int days_in_month(int y, int m) {
+  static constexpr int kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return m == 2 && leap ? 29 : kDays[m - 1];
+}
+
 bool digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
   out = 0;
   for (std::size_t i = pos; i < pos + n; ++i) {
@@ -169,6 +179,14 @@ std::int64_t parse_datetime_cell(std::string_view text, const std::string& where
       mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) {
     throw InputError(where, std::string(field),
                      "expected a time 'YYYY-MM-DD HH:MM:SS', got '" + std::string(text) + "'");
+  }
+  // An impossible calendar day (2017-02-30) is not normalised into the next month: it could
+  // become the trace's time origin and shift every other job.
+  if (d > days_in_month(y, mo)) {
+    throw InputError(where, std::string(field),
+                     "no such date: '" + std::string(text) + "' (" + kMonthNames[mo - 1] + " " +
+                         std::to_string(y) + " has " + std::to_string(days_in_month(y, mo)) +
+                         " days)");
   }
   return days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 +
          h * 3600 + mi * 60 + s;
