@@ -31,6 +31,14 @@ std::string visible_device_entry(int device) {
   return entries[static_cast<size_t>(device)];
 }
 
+void create_out_folder(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    throw InputError("command line", "--out", "cannot create folder '" + dir + "': " + ec.message());
+  }
+}
+
 EmptyPipeFolder::EmptyPipeFolder() {
   std::string templ = "/tmp/gpumux-nomps-XXXXXX";
   if (::mkdtemp(templ.data()) == nullptr) {

@@ -16,6 +16,9 @@ namespace gpumux::calibrate {
 // GPU as device 0. Throws InputError naming --device when the variable has no such entry.
 std::string visible_device_entry(int device);
 
+// Creates the --out folder (and its parents). Throws InputError naming --out when it cannot.
+void create_out_folder(const std::string& dir);
+
 // A fresh empty folder in /tmp, removed (with anything in it) with the object.
 class EmptyPipeFolder {
  public:

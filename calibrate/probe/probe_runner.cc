@@ -70,12 +70,7 @@ int ProbeRunner::run() {
     return 0;
   }
 
-  std::error_code ec;
-  fs::create_directories(options_.out_dir, ec);
-  if (ec || !fs::is_directory(options_.out_dir)) {
-    throw InputError("command line", "--out",
-                     "cannot create folder '" + options_.out_dir + "': " + ec.message());
-  }
+  create_out_folder(options_.out_dir);
 
   // The index CUDA_VISIBLE_DEVICES gives every child, so that all of them (and the MPS
   // daemon) see the chosen GPU as device 0.

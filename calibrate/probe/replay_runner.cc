@@ -148,12 +148,7 @@ int ReplayRunner::run() {
     return 0;
   }
 
-  std::error_code ec;
-  fs::create_directories(options_.out_dir, ec);
-  if (ec || !fs::is_directory(options_.out_dir)) {
-    throw InputError("command line", "--out",
-                     "cannot create folder '" + options_.out_dir + "': " + ec.message());
-  }
+  create_out_folder(options_.out_dir);
   visible_device_ = visible_device_entry(options_.device);
   const EmptyPipeFolder no_mps_folder;
   no_mps_dir_ = no_mps_folder.path();
