@@ -7,7 +7,8 @@ const std::vector<CommandEntry>& command_table() {
       {"run",
        "run a scenario and write summary.json, jobs.csv, timeseries.csv to its output folder",
        configure_run_command},
-      {"validate", "check a scenario (and its trace header) without running it",
+      {"validate",
+       "check a scenario (and its trace header; --full: every trace row) without running it",
        configure_validate_command},
       {"check",
        "run scenarios and check their expect bounds; exit 3 when any bound fails "
