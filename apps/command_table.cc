@@ -14,6 +14,10 @@ const std::vector<CommandEntry>& command_table() {
        "run scenarios and check their expect bounds; exit 3 when any bound fails "
        "(docs/checks.md)",
        configure_check_command},
+      {"diff",
+       "compare two summary.json files (or run folders) metric by metric with tolerances; exit "
+       "3 on a difference beyond them (docs/checks.md)",
+       configure_diff_command},
       {"generate",
        "write a synthetic trace in the native CSV format (docs/scenario-format.md \"Synthetic "
        "generator\")",
