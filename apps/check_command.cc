@@ -51,6 +51,10 @@ void configure_check_command(CLI::App& check, CommandContext& ctx) {
                    "also write the results as JUnit XML to FILE: one testcase per bound, "
                    "failures with value, bound and note (written whole, also when a bound "
                    "fails)");
+  check.add_option("-j,--threads", a->request.threads,
+                   "scenarios run at once (default 1); the output and the exit code do not "
+                   "depend on it (results are printed in the order of the files)")
+      ->check(CLI::Range(1, 1024));
   check.add_option("--format", a->format, "table (default) or json")
       ->check(CLI::IsMember({"table", "json"}));
   check.footer(

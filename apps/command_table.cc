@@ -7,12 +7,17 @@ const std::vector<CommandEntry>& command_table() {
       {"run",
        "run a scenario and write summary.json, jobs.csv, timeseries.csv to its output folder",
        configure_run_command},
-      {"validate", "check a scenario (and its trace header) without running it",
+      {"validate",
+       "check a scenario (and its trace header; --full: every trace row) without running it",
        configure_validate_command},
       {"check",
        "run scenarios and check their expect bounds; exit 3 when any bound fails "
        "(docs/checks.md)",
        configure_check_command},
+      {"diff",
+       "compare two summary.json files (or run folders) metric by metric with tolerances; exit "
+       "3 on a difference beyond them (docs/checks.md)",
+       configure_diff_command},
       {"generate",
        "write a synthetic trace in the native CSV format (docs/scenario-format.md \"Synthetic "
        "generator\")",

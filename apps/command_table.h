@@ -42,6 +42,7 @@ void configure_generate_command(CLI::App& sub, CommandContext& ctx);  // generat
 void configure_devices_command(CLI::App& sub, CommandContext& ctx);   // devices_command.cc
 void configure_plan_command(CLI::App& sub, CommandContext& ctx);      // plan_command.cc
 void configure_compare_command(CLI::App& sub, CommandContext& ctx);   // compare_command.cc
+void configure_diff_command(CLI::App& sub, CommandContext& ctx);      // diff_command.cc
 void configure_sweep_command(CLI::App& sub, CommandContext& ctx);     // sweep_command.cc
 void configure_merge_command(CLI::App& sub, CommandContext& ctx);     // sweep_command.cc
 void configure_report_command(CLI::App& sub, CommandContext& ctx);    // report_command.cc

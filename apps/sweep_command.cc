@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include "analysis/output/output_folder.h"
 #include "analysis/sweep/mpi_launch.h"
+#include "analysis/sweep/shard_environment.h"
 #include "analysis/sweep/sweep.h"
 #include "analysis/sweep/sweep_merge.h"
 #include "apps/command_options.h"
@@ -25,6 +27,7 @@ struct SweepCommand {
   std::string out_dir;
   int threads = 0;  // 0: the machine's hardware threads
   std::string shard;
+  std::optional<std::size_t> shard_count;  // --shard-count, for --shard auto
   bool retry_failed = false;
   std::string format = "table";
   CLI::Option* threads_option = nullptr;
@@ -65,8 +68,14 @@ void configure_sweep_options(CLI::App& sub, SweepCommand& a) {
                      "not depend on it. Under MPI each worker rank runs one run at a time.")
           ->check(CLI::Range(1, 1024));
   sub.add_option("--shard", a.shard,
-                 "I/N: run only the runs whose index % N == I (an array task: "
-                 "SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX), no merge; then gpumux merge DIR");
+                 "I/N: run only the runs whose index % N == I, no merge; then gpumux merge DIR. "
+                 "auto: I and N from a Slurm array job (SLURM_ARRAY_TASK_ID with "
+                 "SLURM_ARRAY_TASK_MIN/MAX or SLURM_ARRAY_TASK_COUNT) or a Kubernetes Indexed "
+                 "Job (JOB_COMPLETION_INDEX, N from --shard-count or GPUMUX_SHARD_COUNT)");
+  sub.add_option("--shard-count", a.shard_count,
+                 "with --shard auto: N, the count of shards (a Kubernetes Indexed Job's "
+                 "completions; under Slurm it must match the array)")
+      ->check(integer_in(1, 1u << 30));
   sub.add_flag("--retry-failed", a.retry_failed,
                "run again the runs that failed before (default: a recorded failure is a result "
                "and is skipped like a finished run)");
@@ -137,7 +146,15 @@ int run_sweep_command(const SweepCommand& a, std::ostream& out, std::ostream& er
                        out, err);
   }
 #endif
-  if (!a.shard.empty()) request.shard = parse_sweep_shard(a.shard);
+  if (a.shard_count && a.shard != "auto") {
+    throw InputError("--shard-count", "shard-count", "only with --shard auto");
+  }
+  if (a.shard == "auto") {
+    request.shard =
+        shard_from_environment([](const char* name) { return std::getenv(name); }, a.shard_count);
+  } else if (!a.shard.empty()) {
+    request.shard = parse_sweep_shard(a.shard);
+  }
 
   // One process per sweep folder, or per shard of it, at a time: DIR.lock, DIR.shard-I-of-N.lock.
   std::string base = std::filesystem::path(a.out_dir).lexically_normal().string();

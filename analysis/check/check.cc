@@ -1,8 +1,13 @@
 #include "analysis/check/check.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <filesystem>
+#include <mutex>
+#include <optional>
 #include <set>
+#include <thread>
 
 #include "analysis/output/number_text.h"
 #include "analysis/run/run.h"
@@ -39,19 +44,52 @@ CheckResult run_check(const CheckRequest& request, std::ostream* progress) {
     }
     loaded.push_back(std::move(s));
   }
-  CheckResult result;
-  for (const Scenario& s : loaded) {
-    RunOptions options;
-    options.write_outputs = !request.out_dir.empty();
-    options.check_invariants = request.check_invariants;
-    const RunReport report = run_scenario(s, options);
-    ScenarioCheck c{s.file, s.name, s.seed, report.expect, report.wall_seconds};
-    if (progress) {
-      *progress << "[gpumux] " << (c.pass() ? "pass " : "FAIL ") << s.file << " ("
-                << fixed_text(report.wall_seconds, 2) << " s)\n";
+  // Each scenario's run on the next free thread; results land in their scenario's slot, so the
+  // order of the result is the files' order whatever finished first.
+  std::vector<std::optional<ScenarioCheck>> checks(loaded.size());
+  std::vector<std::exception_ptr> errors(loaded.size());
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex progress_mutex;
+  auto work = [&] {
+    while (!failed) {
+      const std::size_t i = next++;
+      if (i >= loaded.size()) return;
+      const Scenario& s = loaded[i];
+      try {
+        RunOptions options;
+        options.write_outputs = !request.out_dir.empty();
+        options.check_invariants = request.check_invariants;
+        const RunReport report = run_scenario(s, options);
+        ScenarioCheck c{s.file, s.name, s.seed, report.expect, report.wall_seconds};
+        if (progress) {
+          const std::lock_guard<std::mutex> lock(progress_mutex);
+          *progress << "[gpumux] " << (c.pass() ? "pass " : "FAIL ") << s.file << " ("
+                    << fixed_text(report.wall_seconds, 2) << " s)\n";
+        }
+        checks[i] = std::move(c);
+      } catch (...) {
+        // No new scenario starts after an error; those already started finish, so every
+        // scenario before the failing one has run, as it would have on one thread.
+        errors[i] = std::current_exception();
+        failed = true;
+      }
     }
-    result.scenarios.push_back(std::move(c));
+  };
+  const std::size_t threads =
+      std::min<std::size_t>(std::max(1, request.threads), std::max<std::size_t>(1, loaded.size()));
+  if (threads == 1) {
+    work();
+  } else {
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(work);
+    for (auto& t : pool) t.join();
   }
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);  // the first in scenario order
+  }
+  CheckResult result;
+  for (auto& c : checks) result.scenarios.push_back(std::move(*c));
   return result;
 }
 

@@ -22,6 +22,10 @@ struct CheckRequest {
   std::optional<std::uint64_t> seed;   // --seed, for every scenario
   std::string out_dir;  // "": write no files; else each run's outputs go to out_dir/<name>
   bool check_invariants = false;  // RunOptions::check_invariants for every run
+  // Scenarios run at once (>= 1). The result, the printed table and JSON and the exit code do
+  // not depend on it: results are kept in scenario order, and a bad-input error is the one of
+  // the first failing scenario in that order (as with 1).
+  int threads = 1;
 };
 
 struct ScenarioCheck {
@@ -39,7 +43,8 @@ struct CheckResult {
   bool pass() const;
 };
 
-// Runs every scenario in order. `progress` (may be null) gets one line per finished scenario.
+// Runs every scenario, `request.threads` at a time. `progress` (may be null) gets one line per
+// finished scenario, in the order they finish.
 // Throws InputError for bad input (before any run).
 CheckResult run_check(const CheckRequest& request, std::ostream* progress);
 

@@ -1,0 +1,187 @@
+#include "analysis/compare/summary_diff.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <set>
+
+#include "analysis/metrics/summary_metrics.h"
+#include "analysis/output/number_text.h"
+#include "sim/base/closest_names.h"
+#include "sim/base/input_error.h"
+#include "sim/base/json_fields.h"
+
+namespace gpumux {
+
+namespace {
+
+// A name a tolerance may take: a metric, or the prefix of a group of them ("jct_s").
+bool is_metric_or_group(const std::string& name) {
+  if (is_known_metric(name)) return true;
+  return std::any_of(metric_names().begin(), metric_names().end(), [&](const std::string& m) {
+    return m.size() > name.size() && m.compare(0, name.size(), name) == 0 && m[name.size()] == '.';
+  });
+}
+
+// The metric names to compare: the catalogue's, each `*` replaced by the keys either summary
+// holds at that place (slots.profiles.<profile>.*).
+std::vector<std::string> names_to_compare(const nlohmann::json& a, const nlohmann::json& b) {
+  std::vector<std::string> out;
+  for (const std::string& pattern : metric_names()) {
+    const auto star = pattern.find('*');
+    if (star == std::string::npos) {
+      out.push_back(pattern);
+      continue;
+    }
+    const std::string prefix = pattern.substr(0, star);  // "slots.profiles."
+    std::string pointer = "/metrics";
+    for (std::size_t s = 0, dot; (dot = prefix.find('.', s)) != std::string::npos; s = dot + 1) {
+      pointer += "/" + prefix.substr(s, dot - s);
+    }
+    std::set<std::string> keys;
+    for (const nlohmann::json* doc : {&a, &b}) {
+      const auto p = nlohmann::json::json_pointer(pointer);
+      if (doc->contains(p) && (*doc)[p].is_object()) {
+        for (const auto& [k, v] : (*doc)[p].items()) keys.insert(k);
+      }
+    }
+    for (const auto& k : keys) out.push_back(prefix + k + pattern.substr(star + 1));
+  }
+  return out;
+}
+
+std::string value_text(const std::optional<double>& v) { return v ? number_text(*v) : "n/a"; }
+
+}  // namespace
+
+nlohmann::json read_summary_input(const std::string& path) {
+  namespace fs = std::filesystem;
+  const std::string file = fs::is_directory(path) ? (fs::path(path) / "summary.json").string() : path;
+  if (!fs::exists(file)) {
+    throw InputError(file, "", "not found: expected a summary.json or a run folder holding one");
+  }
+  nlohmann::json doc = read_json_file(file);
+  if (!doc.is_object() || !doc.contains("metrics") || !doc["metrics"].is_object()) {
+    throw InputError(file + "#/metrics", "metrics",
+                     "expected an object (a summary.json written by gpumux run)");
+  }
+  return doc;
+}
+
+double DiffTolerances::of(const std::string& metric) const {
+  // The longest name that is the metric or a group prefix of it.
+  for (std::string name = metric;;) {
+    if (const auto it = by_name.find(name); it != by_name.end()) return it->second;
+    const auto dot = name.rfind('.');
+    if (dot == std::string::npos) return fallback;
+    name.resize(dot);
+  }
+}
+
+DiffTolerances parse_diff_tolerances(const std::vector<std::string>& args) {
+  DiffTolerances t;
+  for (const auto& arg : args) {
+    const std::string where = "--tolerance " + arg;
+    const auto eq = arg.rfind('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw InputError(where, "tolerance",
+                       "expected METRIC=REL, e.g. jct_s.p95=0.01 (1 %), or *=REL for every metric");
+    }
+    const std::string name = arg.substr(0, eq);
+    const std::string rel = arg.substr(eq + 1);
+    double value = -1;
+    const auto r = std::from_chars(rel.data(), rel.data() + rel.size(), value);
+    if (rel.empty() || r.ec != std::errc() || r.ptr != rel.data() + rel.size() ||
+        !std::isfinite(value) || value < 0) {
+      throw InputError(where, name,
+                       "expected a relative difference >= 0 after '=', e.g. 0.01 for 1 %, got '" +
+                           rel + "'");
+    }
+    if (name == "*") {
+      t.fallback = value;
+      continue;
+    }
+    if (!is_metric_or_group(name)) {
+      const auto close = closest_names(name, metric_names());
+      throw InputError(where, name,
+                       "unknown metric (gpumux metrics lists them)" +
+                           (close.empty() ? std::string() : "; closest: " + join_names(close)));
+    }
+    t.by_name[name] = value;
+  }
+  return t;
+}
+
+std::size_t SummaryDiff::differing() const {
+  return static_cast<std::size_t>(
+      std::count_if(metrics.begin(), metrics.end(), [](const MetricDiff& m) { return m.differs; }));
+}
+
+SummaryDiff diff_summaries(const nlohmann::json& a, const nlohmann::json& b,
+                           const DiffTolerances& tolerances) {
+  SummaryDiff diff;
+  for (const auto& name : names_to_compare(a, b)) {
+    MetricDiff m;
+    m.metric = name;
+    m.a = read_metric(a, name).value;
+    m.b = read_metric(b, name).value;
+    if (!m.a && !m.b) continue;  // n/a in both (a metric neither run has): nothing to compare
+    m.tolerance = tolerances.of(name);
+    if (m.a && m.b) {
+      const double scale = std::max(std::fabs(*m.a), std::fabs(*m.b));
+      m.relative = scale == 0 ? 0.0 : std::fabs(*m.a - *m.b) / scale;
+      m.differs = m.relative > m.tolerance;
+    } else {
+      m.differs = true;  // a value against n/a: no tolerance covers it
+    }
+    diff.metrics.push_back(std::move(m));
+  }
+  return diff;
+}
+
+void print_diff_table(const SummaryDiff& diff, std::ostream& out) {
+  std::vector<std::array<std::string, 5>> rows;
+  for (const auto& m : diff.metrics) {
+    if (!m.differs) continue;
+    rows.push_back({m.metric, value_text(m.a), value_text(m.b),
+                    m.a && m.b ? number_text(m.relative) : "n/a", number_text(m.tolerance)});
+  }
+  if (!rows.empty()) {
+    rows.insert(rows.begin(), {"metric", "A", "B", "rel. diff", "tolerance"});
+    std::array<std::size_t, 5> width{};
+    for (const auto& r : rows) {
+      for (std::size_t i = 0; i < 5; ++i) width[i] = std::max(width[i], r[i].size());
+    }
+    for (const auto& r : rows) {
+      out << "  " << std::left << std::setw(static_cast<int>(width[0])) << r[0] << std::right;
+      for (std::size_t i = 1; i < 5; ++i) out << "  " << std::setw(static_cast<int>(width[i])) << r[i];
+      out << "\n";
+    }
+  }
+  const std::size_t n = diff.metrics.size();
+  if (diff.differing() == 0) {
+    out << "diff: all " << n << " metrics within tolerance\n";
+  } else {
+    out << "diff: " << diff.differing() << " of " << n << " metrics differ beyond tolerance\n";
+  }
+}
+
+nlohmann::json diff_to_json(const SummaryDiff& diff) {
+  nlohmann::json differences = nlohmann::json::array();
+  auto value = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nullptr; };
+  for (const auto& m : diff.metrics) {
+    if (!m.differs) continue;
+    differences.push_back({{"metric", m.metric},
+                           {"a", value(m.a)},
+                           {"b", value(m.b)},
+                           {"relative_difference", m.a && m.b ? nlohmann::json(m.relative) : nullptr},
+                           {"tolerance", m.tolerance}});
+  }
+  return {{"same", diff.differing() == 0},
+          {"compared", diff.metrics.size()},
+          {"differences", std::move(differences)}};
+}
+
+}  // namespace gpumux

@@ -1,0 +1,36 @@
+#include "analysis/run/trace_readout.h"
+
+#include <memory>
+
+#include "traces/formats/trace_opening.h"
+#include "traces/transforms/filter_source.h"
+
+namespace gpumux {
+
+TraceReadout read_whole_trace(const Scenario& scenario) {
+  TraceReadout out;
+  if (scenario.trace.generated) {
+    out.generated = true;
+    return out;
+  }
+  // The seed the run gives the reader, so that defaults drawn from distributions (and any error
+  // they raise) are the run's.
+  const std::uint64_t seed = scenario.seed ^ 0x9e3779b97f4a7c15ULL;
+  std::unique_ptr<TraceSource> trace = open_scenario_trace(
+      scenario.trace.path, scenario.trace.format, scenario.trace.defaults, seed);
+  JobSource* source = trace.get();
+  std::unique_ptr<FilteringSource> filtered;
+  if (scenario.trace.filter.active()) {
+    filtered =
+        std::make_unique<FilteringSource>(*source, scenario.trace.filter, scenario.trace.path);
+    source = filtered.get();
+  }
+  ServiceAssigningSource services(*source, scenario.services, scenario.trace.path);
+  JobSpec job;
+  while (services.next(job)) ++out.kept;
+  out.rows = trace->stats().rows;
+  out.skipped = trace->skipped_rows();
+  return out;
+}
+
+}  // namespace gpumux
