@@ -27,10 +27,6 @@ constexpr double kAloneWarmupS = 0.05;  // looping before an alone run's counted
 constexpr double kStopMarginS = 1;      // children stop this long before the deadline
 constexpr double kSpawnS = 1.5;         // a process and its context, for the estimates
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
@@ -44,10 +40,7 @@ LoopKey key_of(const LoopSpec& l) { return {l.blocks, l.kernel_us, l.gap_us}; }
 }  // namespace
 
 std::vector<ReplayJob> load_replay_jobs(const ReplayOptions& options) {
-  const std::unique_ptr<TraceSource> source =
-      ends_with(options.trace, ".jsonl") || ends_with(options.trace, ".jsonl.gz")
-          ? open_native_jsonl(options.trace, TraceDefaults{}, 1)
-          : open_native_csv(options.trace, TraceDefaults{}, 1);
+  const std::unique_ptr<TraceSource> source = open_replay_trace(options.trace);
   std::vector<ReplayJob> jobs;
   JobSpec spec;
   while (source->next(spec)) {

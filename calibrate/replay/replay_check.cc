@@ -79,10 +79,6 @@ class OutcomeRecorder : public EngineObserver {
 
 std::string absolute(const std::string& path) { return fs::absolute(path).lexically_normal(); }
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 // A temporary folder, removed with everything in it.
 struct TempFolder {
   std::string path;
@@ -107,10 +103,7 @@ struct TempFolder {
 void write_measured_trace(const std::string& trace,
                           const std::map<std::string, const ReplayRow*>& measured,
                           const std::string& out) {
-  const std::unique_ptr<TraceSource> source =
-      ends_with(trace, ".jsonl") || ends_with(trace, ".jsonl.gz")
-          ? open_native_jsonl(trace, TraceDefaults{}, 1)
-          : open_native_csv(trace, TraceDefaults{}, 1);
+  const std::unique_ptr<TraceSource> source = open_replay_trace(trace);
   std::ofstream file(out);
   write_trace_header(file);
   JobSpec job;

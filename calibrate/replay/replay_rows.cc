@@ -42,6 +42,14 @@ std::string cell(const std::string& text) {
 
 }  // namespace
 
+std::unique_ptr<TraceSource> open_replay_trace(const std::string& path) {
+  const auto ends_with = [&](const std::string& tail) {
+    return path.size() >= tail.size() && path.compare(path.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  return ends_with(".jsonl") || ends_with(".jsonl.gz") ? open_native_jsonl(path, TraceDefaults{}, 1)
+                                                      : open_native_csv(path, TraceDefaults{}, 1);
+}
+
 const char* replay_outcome_name(ReplayOutcome o) {
   switch (o) {
     case ReplayOutcome::kCompleted: return "completed";

@@ -12,9 +12,12 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include "traces/formats/trace_source.h"
 
 namespace gpumux {
 
@@ -49,6 +52,10 @@ struct ReplayRow {
   // end_s - submit_s, or NaN when it never ended.
   double jct_s() const { return end_s - submit_s; }
 };
+
+// Opens the trace a replay runs (native CSV, or JSON Lines for a path ending in .jsonl or
+// .jsonl.gz) with the built-in defaults, as both the probe and replay-check read it.
+std::unique_ptr<TraceSource> open_replay_trace(const std::string& path);
 
 void write_replay_csv(const std::vector<ReplayRow>& rows, std::ostream& out);
 // Throws InputError naming the file, line and column for a missing column, a malformed cell,
