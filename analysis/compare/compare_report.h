@@ -26,7 +26,8 @@ std::string compare_cell_text(const CompareMetric& metric, const CompareCell& ce
 void print_compare_table(const CompareResult& result, std::ostream& out);
 
 // Each variant but the baseline minus the baseline, paired by seed: rows = metrics, cells
-// "+mean ± half" (n/a, and the form without an interval, as in the main table). Prints nothing with one seed or one variant.
+// "+mean ± half" (n/a, and the form without an interval, as in the main table). Prints nothing
+// with one seed or one variant.
 void print_paired_table(const CompareResult& result, std::ostream& out);
 
 // {scenario, seeds, confidence, metrics: [{name, label}], variants: [{model, params,

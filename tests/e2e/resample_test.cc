@@ -56,8 +56,8 @@ std::string trace_fields(const std::map<std::string, std::string>& row) {
 // `out`, with `sets` applied; returns its summary.json.
 json run_quickstart(const fs::path& out, const std::string& seed,
                     const std::vector<std::string>& sets) {
-  std::vector<std::string> args = {"run", quickstart(), "--out", out.string(), "--quiet", "--seed",
-                                   seed};
+  std::vector<std::string> args = {"run",     quickstart(), "--out", out.string(),
+                                   "--quiet", "--seed",     seed};
   for (const auto& s : sets) {
     args.push_back("--set");
     args.push_back(s);
@@ -144,8 +144,8 @@ TEST(Resample, ServicesAndGangJobsAreCopiedWhole) {
       "service_ms\n";
   for (int i = 0; i < 8; ++i) {
     const bool service = i % 2 == 0;
-    trace += "j" + std::to_string(i) + "," + std::to_string(10 * i) + "," +
-             (service ? "1" : "4") + "," + std::to_string(300 + 50 * i) + ",0.5,0.5,2048," +
+    trace += "j" + std::to_string(i) + "," + std::to_string(10 * i) + "," + (service ? "1" : "4") +
+             "," + std::to_string(300 + 50 * i) + ",0.5,0.5,2048," +
              (service ? "inference,20,5" : "training,,") + "\n";
   }
   testing::write_file(dir / "t.csv", trace);
@@ -202,8 +202,8 @@ TEST(Resample, CompareGainsIntervalsFromResampling) {
   testing::write_file(dir / "s.json", R"({"name": "fixed",
     "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 2, "device": "H200-141GB"}]},
     "trace": {"file": "t.csv"}})");
-  const std::vector<std::string> base = {"compare", (dir / "s.json").string(), "--models",
-                                         "exclusive,timeslice", "--seeds", "3"};
+  const std::vector<std::string> base = {
+      "compare", (dir / "s.json").string(), "--models", "exclusive,timeslice", "--seeds", "3"};
   const auto fixed = run_cli(base);
   ASSERT_EQ(fixed.code, 0) << fixed.err;
   const std::string table = fixed.out.substr(0, fixed.out.find("warning:"));
