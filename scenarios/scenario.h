@@ -25,6 +25,7 @@
 #include "traces/formats/generator.h"
 #include "traces/transforms/filter_source.h"
 #include "traces/transforms/inflation_source.h"
+#include "traces/transforms/resample_source.h"
 
 namespace gpumux {
 
@@ -51,6 +52,9 @@ struct TraceConfig {
   // trace.filter (traces/transforms/filter_source.h): only the matching jobs run, the others
   // counted; inactive: every job.
   JobFilter filter;
+  // trace.resample (traces/transforms/resample_source.h): the kept jobs drawn anew by seed
+  // (bootstrap, or arrival order); kNone: as read. Never together with inflation.
+  ResampleMethod resample = ResampleMethod::kNone;
 };
 
 struct OutputConfig {

@@ -22,15 +22,26 @@ std::string count_text(double x) { return fixed_text(x, 0); }
 
 }  // namespace
 
+bool seeds_changed_nothing(const CompareResult& r) {
+  if (r.seeds.size() < 2) return false;
+  for (const CompareVariant& v : r.variants) {
+    for (const CompareCell& c : v.cells) {
+      for (const auto& x : c.values) {
+        if (x != c.values.front()) return false;
+      }
+    }
+  }
+  return true;
+}
+
 std::vector<std::string> compare_warnings(const CompareResult& r) {
   std::vector<std::string> warnings;
   const std::size_t arrived = row_of(r, "jobs.arrived");
   const std::size_t finished = row_of(r, "jobs.finished");
-  if (arrived == static_cast<std::size_t>(-1) || finished == static_cast<std::size_t>(-1)) {
-    return warnings;
-  }
+  const bool counted =
+      arrived != static_cast<std::size_t>(-1) && finished != static_cast<std::size_t>(-1);
   // The first seed whose variants finished different job counts, or not every arrival.
-  for (std::size_t s = 0; s < r.seeds.size() && r.variants.size() > 1; ++s) {
+  for (std::size_t s = 0; counted && s < r.seeds.size() && r.variants.size() > 1; ++s) {
     bool differ = false, short_of_arrivals = false;
     std::optional<double> first;
     for (const CompareVariant& v : r.variants) {
@@ -58,23 +69,16 @@ std::vector<std::string> compare_warnings(const CompareResult& r) {
     warnings.push_back(w.str());
     break;
   }
-  if (r.seeds.size() > 1) {
-    bool all_equal = true;
-    for (const CompareVariant& v : r.variants) {
-      for (const CompareCell& c : v.cells) {
-        for (const auto& x : c.values) {
-          if (x != c.values.front()) all_equal = false;
-        }
-      }
-    }
-    if (all_equal) {
-      warnings.push_back(
-          "the " + std::to_string(r.seeds.size()) +
-          " seeds gave identical results for every variant and metric: nothing the runs use is "
-          "drawn (every field comes from the trace), so the ± 0 intervals say nothing about "
-          "variability; vary the inputs instead (several traces, or trace.inflation, which draws "
-          "jobs by seed)");
-    }
+  if (seeds_changed_nothing(r)) {
+    warnings.push_back(
+        "the " + std::to_string(r.seeds.size()) +
+        " seeds gave identical results for every variant and metric: nothing the runs use is "
+        "drawn (every field comes from the trace), so the tables give each value once, marked '" +
+        std::string(kSameInEverySeedMark) +
+        "', instead of a ± 0 interval that would say nothing about variability; to make the seeds "
+        "vary the workload, resample the trace by seed (trace.resample, e.g. --set "
+        "trace.resample.method=bootstrap, or arrival-order), or vary the inputs (several traces, "
+        "or trace.inflation, which draws jobs by seed)");
   }
   return warnings;
 }

@@ -14,14 +14,25 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/compare/compare.h"
 
 namespace gpumux {
 
+// Whether there are two seeds or more and every variant gave, for every metric, the same value
+// (or n/a) in every seed: the seeds changed nothing the runs use, and an interval across them
+// would be a meaningless "± 0".
+bool seeds_changed_nothing(const CompareResult& result);
+
+// What follows a cell's value in the tables when the seeds changed nothing: the one value all
+// seeds gave, in place of "mean ± 0".
+inline constexpr std::string_view kSameInEverySeedMark = "(all seeds)";
+
 // Warnings in reading order, each one sentence (no trailing newline); empty when there is
-// nothing to warn about. Needs the jobs.arrived and jobs.finished rows (compare_metrics.h).
+// nothing to warn about. The job-set warning needs the jobs.arrived and jobs.finished rows
+// (compare_metrics.h); the seeds warning comes with seeds_changed_nothing.
 std::vector<std::string> compare_warnings(const CompareResult& result);
 
 // One metric of one variant minus the baseline, paired by seed.

@@ -45,12 +45,15 @@ std::string pad_right(const std::string& s, std::size_t width) {
 }  // namespace
 
 std::string compare_cell_text(const CompareMetric& metric, const CompareCell& cell,
-                              std::size_t seeds) {
+                              std::size_t seeds, bool same_in_every_seed) {
   if (!cell.mean) {
-    if (cell.n == 0 || seeds == 1) return "n/a";
+    if (cell.n == 0 || seeds == 1 || same_in_every_seed) return "n/a";
     return "n/a (" + std::to_string(cell.n) + "/" + std::to_string(seeds) + ")";
   }
   if (seeds == 1) return fixed_text(*cell.mean, metric.digits);
+  if (same_in_every_seed) {
+    return fixed_text(*cell.mean, metric.digits) + " " + std::string(kSameInEverySeedMark);
+  }
   const int digits = metric.count ? 1 : metric.digits;
   return fixed_text(*cell.mean, digits) + " ± " + fixed_text(*cell.half_width, digits);
 }
@@ -67,6 +70,7 @@ void print_compare_table(const CompareResult& result, std::ostream& out) {
   }
   out << "\n";
 
+  const bool same = seeds_changed_nothing(result);
   std::size_t label_width = std::string("metric").size();
   for (const auto& m : result.metrics) label_width = std::max(label_width, columns(m.label));
   std::vector<std::vector<std::string>> cells(result.variants.size());
@@ -74,7 +78,8 @@ void print_compare_table(const CompareResult& result, std::ostream& out) {
   for (std::size_t v = 0; v < result.variants.size(); ++v) {
     std::size_t w = columns(result.variants[v].model);
     for (std::size_t m = 0; m < result.metrics.size(); ++m) {
-      cells[v].push_back(compare_cell_text(result.metrics[m], result.variants[v].cells[m], seeds));
+      cells[v].push_back(
+          compare_cell_text(result.metrics[m], result.variants[v].cells[m], seeds, same));
       w = std::max(w, columns(cells[v].back()));
     }
     widths.push_back(w);
@@ -96,6 +101,10 @@ void print_compare_table(const CompareResult& result, std::ostream& out) {
     out << "One run per variant (seed " << result.seeds.front()
         << "); --seeds N adds 95% intervals.\nn/a: an empty set (e.g. no finished job), "
            "never 0.\n";
+  } else if (same) {
+    out << kSameInEverySeedMark << ": the one value all " << seeds
+        << " seeds gave (they changed nothing the runs use: no interval to give; see the "
+           "warning below).\nn/a: an empty set (e.g. no finished job) in every seed, never 0.\n";
   } else {
     out << "mean ± half-width of the 95% confidence interval of the mean over " << seeds
         << " seeds (Student t, " << seeds - 1 << (seeds == 2 ? " degree" : " degrees")
@@ -109,15 +118,17 @@ void print_compare_table(const CompareResult& result, std::ostream& out) {
   for (const std::string& w : warnings) out << "warning: " << w << ".\n";
 }
 
-std::string paired_cell_text(const CompareMetric& metric, const PairedCell& cell,
-                             std::size_t seeds) {
+// As compare_cell_text, for a paired difference.
+std::string paired_cell_text(const CompareMetric& metric, const PairedCell& cell, std::size_t seeds,
+                             bool same_in_every_seed) {
   if (!cell.mean) {
-    if (cell.n == 0) return "n/a";
+    if (cell.n == 0 || same_in_every_seed) return "n/a";
     return "n/a (" + std::to_string(cell.n) + "/" + std::to_string(seeds) + ")";
   }
-  const int digits = metric.count ? 1 : metric.digits;
+  const int digits = metric.count && !same_in_every_seed ? 1 : metric.digits;
   // A difference shows its sign; a zero one reads "0".
   const std::string mean = (*cell.mean > 0 ? "+" : "") + fixed_text(*cell.mean, digits);
+  if (same_in_every_seed) return mean + " " + std::string(kSameInEverySeedMark);
   return mean + " ± " + fixed_text(*cell.half_width, digits);
 }
 
@@ -125,9 +136,13 @@ void print_paired_table(const CompareResult& result, std::ostream& out) {
   const std::size_t seeds = result.seeds.size();
   if (seeds < 2 || result.variants.size() < 2) return;
   const PairedDifferences p = paired_differences(result, result.baseline);
+  const bool same = seeds_changed_nothing(result);
   const std::string base = result.variants[result.baseline].model;
   out << "\ndifference from " << base << ", paired by seed (variant minus " << base
-      << " in each seed; mean ± half-width of its 95% interval):\n";
+      << " in each seed; "
+      << (same ? "the same difference in every seed, so no interval"
+               : "mean ± half-width of its 95% interval")
+      << "):\n";
   std::size_t label_width = std::string("metric").size();
   for (const auto& m : result.metrics) label_width = std::max(label_width, columns(m.label));
   std::vector<std::size_t> shown;
@@ -140,7 +155,7 @@ void print_paired_table(const CompareResult& result, std::ostream& out) {
     const std::string head = result.variants[v].model + " - " + base;
     widths[v] = columns(head);
     for (std::size_t m = 0; m < result.metrics.size(); ++m) {
-      cells[v].push_back(paired_cell_text(result.metrics[m], p.cells[v][m], seeds));
+      cells[v].push_back(paired_cell_text(result.metrics[m], p.cells[v][m], seeds, same));
       widths[v] = std::max(widths[v], columns(cells[v].back()));
     }
   }

@@ -13,18 +13,21 @@ namespace gpumux {
 
 // A cell as the table prints it: the single run's value with one seed; with more, "mean ± half"
 // (half-width of the 95% interval); "n/a" when no seed has a value, "n/a (k/N)" when only k of
-// the N seeds have one.
+// the N seeds have one. With `same_in_every_seed` (the seeds changed nothing,
+// seeds_changed_nothing in compare_fairness.h), the value as one run prints it followed by
+// kSameInEverySeedMark, or "n/a".
 std::string compare_cell_text(const CompareMetric& metric, const CompareCell& cell,
-                              std::size_t seeds);
+                              std::size_t seeds, bool same_in_every_seed = false);
 
 // The table with a header naming the scenario, seeds and each variant's params, and a footer
-// saying what a cell holds; then, with two seeds or more and two variants or more, the paired
-// differences from the baseline (print_paired_table), and last the warnings
-// (compare_fairness.h), each on a line "warning: ...".
+// saying what a cell holds (with no interval when the seeds changed nothing); then, with two seeds
+// or more and two variants or more, the paired differences from the baseline (print_paired_table),
+// and last the warnings (compare_fairness.h), each on a line "warning: ...".
 void print_compare_table(const CompareResult& result, std::ostream& out);
 
 // Each variant but the baseline minus the baseline, paired by seed: rows = metrics, cells
-// "+mean ± half" (n/a as in the main table). Prints nothing with one seed or one variant.
+// "+mean ± half" (n/a, and the form without an interval, as in the main table). Prints nothing
+// with one seed or one variant.
 void print_paired_table(const CompareResult& result, std::ostream& out);
 
 // {scenario, seeds, confidence, metrics: [{name, label}], variants: [{model, params,

@@ -34,6 +34,7 @@
 #include "traces/transforms/inflation_source.h"
 #include "traces/transforms/integer_seconds_source.h"
 #include "traces/transforms/load_factor_source.h"
+#include "traces/transforms/resample_source.h"
 
 namespace gpumux {
 
@@ -58,6 +59,16 @@ std::unique_ptr<TraceSource> open_trace_of(const Scenario& scenario, TraceCache*
                              seed);
 }
 
+// trace.resample's source over `source`, or null when the scenario resamples nothing. Its own
+// stream of the seed: resampling changes no other draw, and every reading of the trace in a run
+// (the run itself, the share view's typical jobs) draws the same list.
+std::unique_ptr<ResamplingSource> resampled_over(const Scenario& scenario, JobSource& source) {
+  if (scenario.trace.resample == ResampleMethod::kNone) return nullptr;
+  return std::make_unique<ResamplingSource>(source, scenario.trace.resample,
+                                            scenario.seed ^ 0xa54ff53a5f1d36f1ULL,
+                                            scenario.file + "#/trace/resample");
+}
+
 JobKindCounts share_workload(const Scenario& scenario, TraceCache* cache) {
   std::unique_ptr<JobSource> source;
   if (scenario.trace.generated) {
@@ -71,7 +82,9 @@ JobKindCounts share_workload(const Scenario& scenario, TraceCache* cache) {
     filtered =
         std::make_unique<FilteringSource>(*source, scenario.trace.filter, trace_name(scenario));
   }
-  JobSource& jobs = filtered ? static_cast<JobSource&>(*filtered) : *source;
+  JobSource* kept = filtered ? static_cast<JobSource*>(filtered.get()) : source.get();
+  const std::unique_ptr<ResamplingSource> resampled = resampled_over(scenario, *kept);
+  JobSource& jobs = resampled ? static_cast<JobSource&>(*resampled) : *kept;
   JobKindCounts kinds;
   JobSpec job;
   while (jobs.next(job)) kinds.add(job);
@@ -111,6 +124,10 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
         std::make_unique<FilteringSource>(*source, scenario.trace.filter, trace_name(scenario));
     source = filtered.get();
   }
+
+  // Resampling draws the kept jobs anew (the seed's own stream); never with inflation.
+  const std::unique_ptr<ResamplingSource> resampled = resampled_over(scenario, *source);
+  if (resampled) source = resampled.get();
 
   // Inflation re-samples a snapshot list into arrivals in time (the seed's own stream).
   std::unique_ptr<InflatingSource> inflated;
@@ -314,6 +331,12 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   }
   // Runs without a filter keep their summary exactly as before: no `filtered_out` key.
   if (filtered) trace_json["filtered_out"] = filtered->summary();
+  if (resampled) {
+    trace_json["resample"] = {
+        {"method", std::string(resample_method_name(scenario.trace.resample))},
+        {"list_jobs", resampled->list_size()},
+        {"distinct_jobs", resampled->distinct_jobs()}};
+  }
   if (inflated) {
     trace_json["inflation"] = {{"list_jobs", inflated->list_size()},
                                {"runtimes_clipped", inflated->clipped()},
@@ -459,6 +482,16 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
       by += (by.empty() ? "" : ", ") + criterion + " " + n.dump();
     }
     out << "  filter    " << f["jobs"] << " jobs filtered out by trace.filter (" << by << ")\n";
+  }
+  if (tr.contains("resample")) {
+    const auto& r = tr["resample"];
+    if (r["method"] == "bootstrap") {
+      out << "  resample  bootstrap: " << r["list_jobs"] << " jobs drawn with replacement from "
+          << r["list_jobs"] << " (" << r["distinct_jobs"] << " distinct)\n";
+    } else {
+      out << "  resample  arrival-order: " << r["list_jobs"]
+          << " jobs shuffled over their submit times\n";
+    }
   }
   if (tr.contains("inflation")) {
     out << "  inflation " << tr["inflation"]["arrivals"] << " arrivals re-sampled from "

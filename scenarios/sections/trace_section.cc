@@ -87,6 +87,21 @@ JobFilter parse_filter(JsonObject& f, nlohmann::json& echo) {
   return filter;
 }
 
+// `trace.resample`: {"method": "bootstrap" | "arrival-order"}.
+ResampleMethod parse_resample(JsonObject& r) {
+  const std::string method = r.required_string("method");
+  r.finish();
+  const auto& names = resample_method_names();
+  for (ResampleMethod m : {ResampleMethod::kBootstrap, ResampleMethod::kArrivalOrder}) {
+    if (method == resample_method_name(m)) return m;
+  }
+  const auto near = closest_names(method, names, 1);
+  throw InputError(r.where("method"), "method",
+                   "unknown resampling method '" + method + "'" +
+                       (near.empty() ? std::string() : " (did you mean '" + near[0] + "'?)") +
+                       "; valid: " + join_names(names));
+}
+
 }  // namespace
 
 void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
@@ -177,6 +192,20 @@ void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
     }
   } else {
     trace.allow("inflation");
+  }
+  if (trace.has("resample")) {
+    JsonObject r = trace.object("resample");
+    s.trace.resample = parse_resample(r);
+    // Inflation draws its arrivals with replacement and gives them new submit times already:
+    // resampling its list first would draw twice, and its arrival order is already drawn.
+    if (s.trace.inflation.load > 0) {
+      throw InputError(trace.where("resample"), "resample",
+                       "cannot be combined with trace.inflation, which already draws its jobs "
+                       "by seed (with replacement, at new arrival times); give one of them");
+    }
+    echo["resample"] = {{"method", std::string(resample_method_name(s.trace.resample))}};
+  } else {
+    trace.allow("resample");
   }
   const bool file = trace.has("file");
   const bool generator = trace.has("generator");

@@ -86,5 +86,40 @@ TEST(CompareReport, JsonPerVariantPerMetric) {
   EXPECT_EQ(j["metrics"][1]["name"], "jobs.rejected");
 }
 
+// Seeds that changed nothing: the tables give each value once, marked, and the footer and the
+// paired header say why; compare.json keeps the zero intervals as numbers.
+TEST(CompareReport, SeedsThatChangedNothingPrintValuesWithoutIntervals) {
+  CompareResult r = result();
+  r.variants[0].cells = {cell({12.0, 12.0, 12.0}, 12.0, 0.0), cell({2.0, 2.0, 2.0}, 2.0, 0.0)};
+  r.variants[1].cells = {cell({15.0, 15.0, 15.0}, 15.0, 0.0),
+                         cell({std::nullopt, std::nullopt, std::nullopt}, std::nullopt,
+                              std::nullopt)};
+  std::ostringstream out;
+  print_compare_table(r, out);
+  const std::string t = out.str();
+  EXPECT_NE(t.find("metric                        a                bb\n"
+                   "JCT p95 (s)    12.0 (all seeds)  15.0 (all seeds)\n"
+                   "jobs rejected     2 (all seeds)               n/a\n"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("(all seeds): the one value all 3 seeds gave"), std::string::npos) << t;
+  EXPECT_EQ(t.find("Student t"), std::string::npos) << t;
+  // bb - a: +3.0 in every seed; no jobs.rejected difference (bb has none).
+  EXPECT_NE(t.find("in each seed; the same difference in every seed, so no interval):"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("+3.0 (all seeds)"), std::string::npos) << t;
+  EXPECT_NE(t.find("warning: the 3 seeds gave identical results"), std::string::npos) << t;
+  const nlohmann::json j = compare_to_json(r);
+  EXPECT_EQ(j["variants"][0]["metrics"]["jct_s.p95"]["ci95_half_width"], 0.0);
+  EXPECT_EQ(j["variants"][0]["metrics"]["jct_s.p95"]["mean"], 12.0);
+  // One seed differing anywhere brings the intervals back everywhere.
+  r.variants[1].cells[0] = cell({15.0, 16.0, 15.0}, 15.333, 1.434);
+  std::ostringstream varied;
+  print_compare_table(r, varied);
+  EXPECT_EQ(varied.str().find("(all seeds)"), std::string::npos) << varied.str();
+  EXPECT_NE(varied.str().find("12.0 ± 0.0"), std::string::npos) << varied.str();
+}
+
 }  // namespace
 }  // namespace gpumux
