@@ -7,6 +7,7 @@
 # unchanged tree recompiles nothing.
 #
 # cmake -DSOURCE_DIR=... -DGIT_EXECUTABLE=... -DOUTPUT=... -P cmake/build_info.cmake
+cmake_minimum_required(VERSION 3.25)  # a script has no project: the policies of the build's CMake
 set(describe "")
 if(GIT_EXECUTABLE)
   # --no-optional-locks: refreshing the index for --dirty must not take the lock another git

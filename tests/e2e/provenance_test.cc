@@ -3,6 +3,9 @@
 // and `gpumux diff` does not compare it.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "tests/e2e/e2e_support.h"
@@ -90,6 +93,71 @@ TEST(Provenance, DiffDoesNotCompareTheBuild) {
   write_file(dir / "b.json", other.dump(2));
   const auto r = run_cli({"diff", (dir / "a").string(), (dir / "b.json").string()});
   EXPECT_EQ(r.code, 0) << r.out << r.err;
+  fs::remove_all(dir);
+}
+
+// A shell command's standard output, its last line break removed.
+std::string output_of(const std::string& command) {
+  std::string out;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    char buffer[256];
+    while (std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
+    pclose(pipe);
+  }
+  if (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+// Runs cmake/build_info.cmake for `source` with `git` into `out`; returns the describe written.
+std::string describe_written(const fs::path& source, const std::string& git, const fs::path& out) {
+  const std::string command = std::string("'") + GPUMUX_CMAKE_COMMAND + "' -DSOURCE_DIR='" +
+                              source.string() + "' -DGIT_EXECUTABLE='" + git + "' -DOUTPUT='" +
+                              out.string() + "' -P '" +
+                              (testing::source_dir() / "cmake" / "build_info.cmake").string() + "'";
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  const std::string text = read_file(out);
+  const std::string open = "return \"";
+  const auto from = text.find(open);
+  if (from == std::string::npos) return "(no return in " + text + ")";
+  const auto to = text.find('"', from + open.size());
+  return text.substr(from + open.size(), to - from - open.size());
+}
+
+// The build's `git` comes from a script run at every build: for the top of a checkout its
+// `git describe --always --dirty`; nothing for a folder inside a checkout (a tarball unpacked in
+// another repository), outside any, or without git. The file keeps its time when its text is
+// the same, so that nothing recompiles.
+TEST(Provenance, BuildInfoDescribesTheTopOfACheckoutOnly) {
+  const std::string git = GPUMUX_GIT_EXECUTABLE;
+  if (git.empty()) GTEST_SKIP() << "git was not found when configuring";
+  const auto dir = testing::temp_dir("build_info");
+  const fs::path repo = dir / "repo";
+  write_file(repo / "a.txt", "one\n");
+  write_file(repo / "sub" / "b.txt", "two\n");
+  const std::string in_repo = "cd '" + repo.string() + "' && '" + git + "' ";
+  ASSERT_EQ(std::system((in_repo + "init -q && " + "'" + git + "' add . && '" + git +
+                         "' -c user.name=t -c user.email=t@example.org commit -q -m one")
+                            .c_str()),
+            0);
+  const std::string head = output_of(in_repo + "rev-parse --short HEAD");
+  ASSERT_FALSE(head.empty());
+
+  const fs::path out = dir / "build_info_git.cc";
+  EXPECT_EQ(describe_written(repo, git, out), head);
+  // Unchanged text: the file is not written again.
+  const auto old_time = fs::last_write_time(out) - std::chrono::hours(1);
+  fs::last_write_time(out, old_time);
+  EXPECT_EQ(describe_written(repo, git, out), head);
+  EXPECT_EQ(fs::last_write_time(out), old_time);
+  // An edited tracked file: "-dirty", written again.
+  write_file(repo / "a.txt", "changed\n");
+  EXPECT_EQ(describe_written(repo, git, out), head + "-dirty");
+  EXPECT_NE(fs::last_write_time(out), old_time);
+
+  EXPECT_EQ(describe_written(repo / "sub", git, dir / "sub.cc"), "");
+  fs::create_directories(dir / "plain");
+  EXPECT_EQ(describe_written(dir / "plain", git, dir / "plain.cc"), "");
+  EXPECT_EQ(describe_written(repo, "", dir / "no_git.cc"), "");
   fs::remove_all(dir);
 }
 
