@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/run/build_info.h"
 #include "apps/command_table.h"
 #include "apps/exit_codes.h"
 #include "sim/base/closest_names.h"
@@ -46,7 +47,9 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
       "gpumux: a discrete-event simulator of GPU clusters shared by many jobs.\n"
       "Replays a job trace under a GPU-sharing model and reports utilization, latency and GPUs "
       "used.\nStart with: gpumux run scenarios/examples/quickstart.json"};
-  app.set_version_flag("--version", std::string("gpumux ") + GPUMUX_VERSION);
+  const std::string git(build_git_describe());
+  app.set_version_flag("--version", std::string("gpumux ") + GPUMUX_VERSION +
+                                        (git.empty() ? "" : " (git " + git + ")"));
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 ok, 2 bad input (the message names file, line or JSON pointer, "

@@ -3,8 +3,25 @@
 # timeseries.csv) on the example and regression scenarios, on cuts of the 1M replay under each
 # sharing model, placement and queue policy, and on the pooled PAI 2020 configuration under each
 # queue policy: a speed change must not change a result.
+# One key is not compared: summary.json's provenance.build (the binary's version and `git
+# describe`), which two builds always write differently. It is removed from both summaries before
+# comparing (with python3, by text, so every other byte is compared as written); a summary
+# written before the key existed compares equal to one with it.
 # Usage: bench/same_outputs.sh BASELINE_GPUMUX CANDIDATE_GPUMUX [REPLAY_JOBS (default 3000)]
 set -euo pipefail
+command -v python3 > /dev/null || { echo "same_outputs.sh needs python3 (to set provenance.build aside)" >&2; exit 2; }
+# Removes the `"build": {...}` object (it holds no nested object) and its line from each file.
+strip_build() {
+  python3 - "$@" << 'PY'
+import re, sys
+for path in sys.argv[1:]:
+    with open(path, 'rb') as f:
+        text = f.read()
+    text = re.sub(rb'\n[ ]*"build": \{[^{}]*\},?', b'', text)
+    with open(path, 'wb') as f:
+        f.write(text)
+PY
+}
 root=$(cd "$(dirname "$0")/.." && pwd)
 base=$1
 cand=$2
@@ -50,6 +67,9 @@ for c in "${cases[@]}"; do
     # shellcheck disable=SC2086  # args holds several --set options
     "$bin" run "$scenario" --out "$work/$side/$name" --quiet $args > /dev/null 2> "$work/$side-$name.err" ||
       echo "exit $? ($(head -c 200 "$work/$side-$name.err"))" > "$work/$side-$name.status"
+  done
+  for side in base cand; do
+    if [ -f "$work/$side/$name/summary.json" ]; then strip_build "$work/$side/$name/summary.json"; fi
   done
   b=$work/base-$name.status
   c=$work/cand-$name.status

@@ -11,6 +11,7 @@
 #include "analysis/output/number_text.h"
 #include "analysis/output/output_folder.h"
 #include "analysis/report/html_report.h"
+#include "analysis/run/provenance.h"
 #include "analysis/run/run.h"
 #include "analysis/stats/mean_interval.h"
 #include "scenarios/override_source.h"
@@ -64,6 +65,7 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
   CompareResult result;
   result.scenario_name = own.name;
   result.scenario_file = own.file;
+  result.provenance = provenance_json(own);
   for (int i = 0; i < request.seeds; ++i) result.seeds.push_back(own.seed + i);
   reject_repeated_models(request.models);
   for (const auto& m : request.models) {
@@ -95,6 +97,7 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
         v.run_dirs.push_back(s.outputs.dir);
       }
       validate_expect_names(s);
+      add_provenance_inputs(result.provenance, s);
       runs.push_back(std::move(s));
     }
   }

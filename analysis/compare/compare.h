@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -61,6 +62,8 @@ struct CompareResult {
   std::vector<CompareMetric> metrics;
   std::vector<CompareVariant> variants;  // in the order asked
   std::size_t baseline = 0;              // the variant the paired differences are taken from
+  // The build and every variant's input files (analysis/run/provenance.h).
+  nlohmann::json provenance;
 };
 
 // Throws InputError for a bad scenario, override, model or params (before any run), or for a

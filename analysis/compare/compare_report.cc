@@ -221,6 +221,7 @@ nlohmann::json compare_to_json(const CompareResult& result) {
           {"metrics", metrics},
           {"variants", variants},
           {"paired_differences", paired},
+          {"provenance", result.provenance},
           {"warnings", compare_warnings(result)}};
 }
 

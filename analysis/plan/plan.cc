@@ -12,6 +12,7 @@
 
 #include "analysis/plan/incurable_rejections.h"
 #include "analysis/plan/size_search.h"
+#include "analysis/run/provenance.h"
 #include "analysis/run/run.h"
 #include "scenarios/scenario.h"
 #include "sim/base/input_error.h"
@@ -180,6 +181,7 @@ PlanBase load_base(const PlanRequest& request, PlanResult& result) {
   for (int n : nodes) g = std::gcd(g, n);
   result.scenario_name = own.name;
   result.scenario_file = own.file;
+  result.provenance = provenance_json(own);
   result.seed = own.seed;
   result.scheduler = own.resolved["scheduler"]["queue"].get<std::string>() + " queue";
   result.trace = own.trace.generated ? "synthetic generator" : own.trace.path;
@@ -351,9 +353,11 @@ PlanResult run_plan(const PlanRequest& request, std::ostream* progress) {
       capacities[m].push_back(
           layout_capacity(model.model, layouts[m][l].params, base.base_dir, base.groups));
       for (const auto& placement : result.placements) {
-        parse_scenario(sized_document(base, model.model, layouts[m][l].params, placement, own_size,
-                                      result.seeds.front()),
-                       base.file, base.base_dir);
+        add_provenance_inputs(
+            result.provenance,
+            parse_scenario(sized_document(base, model.model, layouts[m][l].params, placement,
+                                          own_size, result.seeds.front()),
+                           base.file, base.base_dir));
         units.emplace_back(m, l, placement, result.max_size);
       }
     }

@@ -178,6 +178,8 @@ struct PlanResult {
   // value, source}}; summary.json's trace.defaults_used, null for a generated trace): every
   // answer rests on them.
   nlohmann::json defaulted_fields;
+  // The build and the input files of every model's scenario (analysis/run/provenance.h).
+  nlohmann::json provenance;
 
   bool all_met() const;
 };

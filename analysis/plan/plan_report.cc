@@ -344,6 +344,7 @@ nlohmann::json plan_to_json(const PlanResult& r) {
           {"all_met", r.all_met()},
           {"notes", r.notes},
           {"defaulted_fields", r.defaulted_fields},
+          {"provenance", r.provenance},
           {"models", models}};
 }
 

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <tuple>
 
+#include "analysis/run/build_info.h"
 #include "sim/base/input_error.h"
 #include "sim/base/sha256.h"
 
@@ -57,13 +58,37 @@ Digest digest_of(const std::string& path) {
 
 }  // namespace
 
-nlohmann::json provenance_json(const Scenario& scenario) {
-  nlohmann::json inputs = nlohmann::json::array();
-  for (const InputFile& f : scenario.input_files) {
-    const Digest d = digest_of(f.path);
-    inputs.push_back({{"role", f.role}, {"file", f.shown}, {"bytes", d.bytes}, {"sha256", d.sha256}});
+nlohmann::json build_json() {
+  nlohmann::json build = {{"version", GPUMUX_VERSION}};
+  if (const std::string_view git = build_git_describe(); !git.empty()) {
+    build["git"] = std::string(git);
   }
-  return {{"inputs", inputs}};
+  return build;
+}
+
+nlohmann::json input_file_json(const InputFile& file) {
+  const Digest d = digest_of(file.path);
+  return {{"role", file.role}, {"file", file.shown}, {"bytes", d.bytes}, {"sha256", d.sha256}};
+}
+
+nlohmann::json input_files_json(const Scenario& scenario) {
+  nlohmann::json inputs = nlohmann::json::array();
+  for (const InputFile& f : scenario.input_files) inputs.push_back(input_file_json(f));
+  return inputs;
+}
+
+nlohmann::json provenance_json(const Scenario& scenario) {
+  return {{"build", build_json()}, {"inputs", input_files_json(scenario)}};
+}
+
+void add_provenance_inputs(nlohmann::json& provenance, const Scenario& scenario) {
+  nlohmann::json& inputs = provenance["inputs"];
+  for (nlohmann::json& entry : input_files_json(scenario)) {
+    const bool listed = std::any_of(inputs.begin(), inputs.end(), [&](const nlohmann::json& e) {
+      return e["role"] == entry["role"] && e["file"] == entry["file"];
+    });
+    if (!listed) inputs.push_back(std::move(entry));
+  }
 }
 
 }  // namespace gpumux

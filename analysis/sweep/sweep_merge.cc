@@ -10,6 +10,7 @@
 #include "analysis/output/number_text.h"
 #include "analysis/metrics/summary_metrics.h"
 #include "analysis/compare/compare_metrics.h"
+#include "analysis/run/provenance.h"
 #include "analysis/sweep/sweep_store.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
@@ -133,6 +134,8 @@ SweepMerge merge_sweep(const std::string& dir, bool partial) {
   merge.name = plan.name;
   merge.description = plan.description;
   merge.total = plan.runs.size();
+  merge.inputs = plan.inputs;
+  merge.inputs_recorded = plan.inputs_recorded;
   for (const auto& run : plan.runs) {
     if (sweep_run_state(dir, run.index) == SweepRunState::kMissing) {
       merge.missing.push_back(run.index);
@@ -172,6 +175,12 @@ SweepMerge merge_sweep(const std::string& dir, bool partial) {
         (fs::path(sweep_run_folder(dir, run.index)) / "summary.json").string();
     const nlohmann::json summary = read_json_file(summary_file);
     check_summary(summary, summary_file, v.metrics);
+    if (plan.inputs_recorded) {
+      check_run_inputs(plan.inputs, run.scenario_name,
+                       "run " + std::to_string(run.index) + " (" + run.variant + ", seed " +
+                           std::to_string(run.seed) + ")",
+                       summary, summary_file);
+    }
     std::vector<std::optional<double>> values;
     for (const auto& metric : v.metrics) values.push_back(read_metric(summary, metric.name).value);
     per_run.push_back(std::move(values));
@@ -236,7 +245,11 @@ nlohmann::json sweep_merge_to_json(const SweepMerge& merge) {
             {"method", "Student t over each variant's seeds that ended"}}},
           {"variants", variants},
           {"failures", failures},
-          {"missing", merge.missing}};
+          {"missing", merge.missing},
+          {"provenance",
+           {{"build", build_json()},
+            {"inputs", merge.inputs_recorded ? sweep_inputs_to_json(merge.inputs)
+                                             : nlohmann::json(nullptr)}}}};
 }
 
 void write_sweep_merge(const SweepMerge& merge, const std::string& dir) {

@@ -6,9 +6,13 @@
 //   DIR/sweep.json  {sweep, runs: {total, succeeded, failed, missing}, confidence, variants:
 //                   [{variant, scenario, model, axes, seeds, runs, metrics: {NAME: {mean,
 //                   ci95_half_width, n, values}}}], failures: [{index, variant, seed, error}],
-//                   missing: [index...]}
-// Both depend only on the runs' files, never on which process, thread or shard ran them, and
-// carry no path and no time: the same sweep merges to the same bytes.
+//                   missing: [index...], provenance: {build, inputs}}
+// Both depend only on the runs' files (and sweep.json on the build that merges), never on which
+// process, thread or shard ran them, and carry no path and no time: the same sweep merges to the
+// same bytes.
+//
+// A run whose summary.json records an input of other bytes than the sweep began with
+// (sweep_inputs.h) is bad input: nothing is merged.
 //
 // A failed run has no rows in sweep.csv; it is counted and listed with its error in sweep.json.
 // A variant's mean and interval are over its seeds that ended.
@@ -50,6 +54,8 @@ struct SweepMerge {
   std::vector<SweepFailure> failures;
   std::vector<std::size_t> missing;  // runs with no result (not run yet, or killed)
   std::vector<SweepVariantResult> variants;  // in order of their first run
+  std::vector<SweepInput> inputs;            // the plan's (sweep_inputs.h)
+  bool inputs_recorded = true;
 };
 
 // Reads DIR. Throws InputError when DIR is no sweep folder, a run's summary.json is unreadable,

@@ -255,6 +255,7 @@ SweepPlan load_sweep(const std::string& file) {
   }
 
   std::vector<std::string> names;  // scenario names, for repeated-name errors
+  SweepInputList inputs;
   for (std::size_t si = 0; si < sf.scenarios.size(); ++si) {
     const std::string& scenario_file = sf.scenarios[si];
     const std::string where = file + "#/scenarios/" + std::to_string(si);
@@ -343,6 +344,7 @@ SweepPlan load_sweep(const std::string& file) {
           try {
             const Scenario s = parse_scenario(doc, scenario_file, base_dir);
             validate_expect_names(s);
+            inputs.add(own.name, s);
             run.model = s.resolved["sharing"]["model"].get<std::string>();
             run.services = s.services.given;
             shares = shares || reports_shares(s);
@@ -368,6 +370,7 @@ SweepPlan load_sweep(const std::string& file) {
     }
     for (std::size_t i = first_run; i < plan.runs.size(); ++i) plan.runs[i].shares = shares;
   }
+  plan.inputs = inputs.inputs();
   return plan;
 }
 
@@ -388,10 +391,12 @@ nlohmann::json plan_to_json(const SweepPlan& plan) {
     // before the key existed, so such folders still resume.
     if (r.shares) runs.back()["shares"] = true;
   }
-  return {{"format", kPlanFormat},
-          {"name", plan.name},
-          {"description", plan.description},
-          {"runs", runs}};
+  nlohmann::json json = {{"format", kPlanFormat},
+                         {"name", plan.name},
+                         {"description", plan.description},
+                         {"runs", runs}};
+  if (plan.inputs_recorded) json["inputs"] = sweep_inputs_to_json(plan.inputs);
+  return json;
 }
 
 SweepPlan plan_from_json(const nlohmann::json& json, const std::string& file) {
@@ -435,6 +440,8 @@ SweepPlan plan_from_json(const nlohmann::json& json, const std::string& file) {
     r.finish();
     plan.runs.push_back(std::move(run));
   }
+  plan.inputs_recorded = o.has("inputs");
+  if (plan.inputs_recorded) plan.inputs = sweep_inputs_from_json(o.raw("inputs"), file, "/inputs");
   o.finish();
   return plan;
 }

@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/sweep/sweep_inputs.h"
+
 namespace gpumux {
 
 struct SweepAxisValue {
@@ -53,6 +55,10 @@ struct SweepPlan {
   std::string name;
   std::string description;
   std::vector<SweepRun> runs;  // by index
+  // The files the runs read and their digests (sweep_inputs.h). A plan written before they
+  // were recorded has none: its folder resumes and merges without the check.
+  std::vector<SweepInput> inputs;
+  bool inputs_recorded = true;
 };
 
 // The most runs one sweep may expand to; run folders are named with six digits.
@@ -63,8 +69,8 @@ inline constexpr std::size_t kMaxSweepRuns = 1'000'000;
 // also names the run's variant and seed.
 SweepPlan load_sweep(const std::string& file);
 
-// The plan as written to DIR/sweep-plan.json: name, description and each run without its
-// document. It holds no path, so every process of a sweep writes the same bytes.
+// The plan as written to DIR/sweep-plan.json: name, description, each run without its
+// document, and the inputs. It holds no path, so every process of a sweep writes the same bytes.
 nlohmann::json plan_to_json(const SweepPlan& plan);
 // Reads a plan written by plan_to_json (its runs have no document). Throws InputError naming
 // `file` and the pointer when it is not such a plan.

@@ -42,7 +42,12 @@ void prepare_sweep_folder(const SweepPlan& plan, const std::string& dir) {
   const nlohmann::json wanted = plan_to_json(plan);
   if (fs::exists(plan_file, ec)) {
     const SweepPlan there = plan_from_json(read_json_file(plan_file), plan_file);
-    if (plan_to_json(there) != wanted) {
+    // The runs first (a changed sweep or scenario file), then the bytes of the files they read.
+    nlohmann::json there_runs = plan_to_json(there);
+    nlohmann::json wanted_runs = wanted;
+    there_runs.erase("inputs");
+    wanted_runs.erase("inputs");
+    if (there_runs != wanted_runs) {
       std::string what = "holds another sweep ('" + there.name + "', " +
                          std::to_string(there.runs.size()) + " runs)";
       for (std::size_t i = 0; i < std::min(there.runs.size(), plan.runs.size()); ++i) {
@@ -57,6 +62,7 @@ void prepare_sweep_folder(const SweepPlan& plan, const std::string& dir) {
       }
       throw InputError(plan_file, "", what + "; resume with the same files or choose a new --out");
     }
+    if (there.inputs_recorded) check_unchanged_inputs(there.inputs, plan.inputs, plan_file);
     return;
   }
   if (fs::exists(dir, ec)) {

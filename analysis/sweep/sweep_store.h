@@ -28,8 +28,9 @@ std::string sweep_plan_path(const std::string& dir);
 
 // Writes DIR/sweep-plan.json (atomically) when absent, else checks that it is this plan. Throws
 // InputError when DIR is not a folder, holds another sweep's plan (a changed sweep or scenario
-// file: resuming would mix two sweeps), or exists, is not empty and holds no plan (it would
-// mix a sweep with someone's files).
+// file: resuming would mix two sweeps), records inputs whose bytes have changed since
+// (sweep_inputs.h: a trace edited before a resume or between shards), or exists, is not empty
+// and holds no plan (it would mix a sweep with someone's files).
 void prepare_sweep_folder(const SweepPlan& plan, const std::string& dir);
 
 // Reads DIR/sweep-plan.json. Throws InputError naming DIR when there is none.
