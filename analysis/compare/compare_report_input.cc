@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/compare/compare_metrics.h"
 #include "analysis/compare/compare_report.h"
+#include "analysis/metrics/metric_format.h"
 
 namespace gpumux {
 
@@ -27,17 +27,15 @@ void read_compare_folder(const std::filesystem::path& dir, const std::string& sh
 
   SeedTable table;
   table.heading = data.dir + ": scenario '";
-  const json* name = json_find(doc, "/scenario/name");
-  table.heading += name != nullptr && name->is_string() ? name->get<std::string>() : "-";
+  const json* scenario = json_find(doc, "/scenario/name");
+  table.heading +=
+      scenario != nullptr && scenario->is_string() ? scenario->get<std::string>() : "-";
   table.heading += "', " + std::to_string(seeds) + (seeds == 1 ? " seed" : " seeds");
   for (const auto& v : doc["variants"]) table.columns.push_back(v["model"].get<std::string>());
-  // Every row `compare` can print, to find each metric's digits by name.
-  const std::vector<CompareMetric> known = compare_metrics(true, true);
   for (const auto& m : doc["metrics"]) {
-    CompareMetric metric{m["name"].get<std::string>(), m["label"].get<std::string>(), 3, false};
-    for (const auto& k : known) {
-      if (k.name == metric.name) metric = {metric.name, metric.label, k.digits, k.count};
-    }
+    const std::string name = m["name"].get<std::string>();
+    const MetricFormat f = metric_format(name).value_or(MetricFormat{3, false});
+    const CompareMetric metric{name, m["label"].get<std::string>(), f.digits, f.count};
     table.metric_names.push_back(metric.name);
     table.metric_labels.push_back(metric.label);
     std::vector<SeedCell> row;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "analysis/metrics/metric_format.h"
 #include "analysis/report/bar_chart.h"
 #include "analysis/report/plan_charts.h"
 #include "analysis/report/report_charts.h"
@@ -98,6 +99,15 @@ constexpr MetricRow kSlotMetrics[] = {
     {"fit-blocked jobs", "/slots/fit_blocked/jobs"},
 };
 
+// A summary value in a metric table: a metric of compare's table with compare's digits
+// (metric_format.h), any other number with up to 4 significant digits.
+std::string metric_text(const json* v, const char* pointer) {
+  if (v == nullptr || !v->is_number()) return value_text(v);
+  std::string name = pointer + 1;  // "/jct_s/p95" -> "jct_s.p95"
+  std::replace(name.begin(), name.end(), '/', '.');
+  return metric_value_text(name, v->get<double>(), short_number);
+}
+
 // Rows = metrics, columns = variants, values from each variant's first run.
 template <std::size_t N>
 void metric_table(std::ostringstream& page, const std::vector<ReportVariant>& variants,
@@ -108,7 +118,8 @@ void metric_table(std::ostringstream& page, const std::vector<ReportVariant>& va
   for (const auto& row : rows) {
     page << "<tr>" << th(row.label);
     for (const auto& v : variants) {
-      page << td(value_text(json_find(v.runs.front().summary["metrics"], row.pointer)));
+      page << td(
+          metric_text(json_find(v.runs.front().summary["metrics"], row.pointer), row.pointer));
     }
     page << "</tr>\n";
   }

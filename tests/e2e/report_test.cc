@@ -3,6 +3,7 @@
 // written).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -81,6 +82,23 @@ TEST(Report, RunReportHasEverySectionAndIsSelfContained) {
                       "trace.defaults</td><td>60</td>"),
             std::string::npos);
   EXPECT_NE(html.find("<tr><th>jobs finished</th><td>60</td></tr>"), std::string::npos);
+  // Key metrics in the digits of gpumux compare's table (3 for shares, 1 for seconds, 2 for
+  // mean GPUs), other values with 4 significant digits.
+  const auto summary = nlohmann::json::parse(read_file(quickstart_run() / "summary.json"));
+  const auto fixed = [](double x, int digits) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", digits, x);
+    return std::string(buffer);
+  };
+  const auto& m = summary["metrics"];
+  for (const auto& [label, text] : std::vector<std::pair<std::string, std::string>>{
+           {"GPU allocation ratio", fixed(m["gpu_allocation_ratio"], 3)},
+           {"JCT p95 (s)", fixed(m["jct_s"]["p95"], 1)},
+           {"mean GPUs in use", fixed(m["mean_allocated_gpus"], 2)},
+           {"makespan (s)", short_number(m["makespan_s"])}}) {
+    EXPECT_NE(html.find("<tr><th>" + label + "</th><td>" + text + "</td></tr>"), std::string::npos)
+        << label << " " << text;
+  }
   EXPECT_NE(html.find("No inference services"), std::string::npos);
   EXPECT_NE(html.find("No variant splits GPUs into slots"), std::string::npos);
 }
