@@ -86,7 +86,7 @@ std::string svg_bar_chart(const BarChartSpec& spec) {
     const double x0 = std::min(px(0), px(*b.mean)), x1 = std::max(px(0), px(*b.mean));
     o << "<rect class=\"bar\" x=\"" << coordinate(x0) << "\" y=\"" << coordinate(y + 4)
       << "\" width=\"" << coordinate(x1 - x0) << "\" height=\"" << coordinate(kRow - 8)
-      << "\" fill=\"" << series_color(i) << "\" fill-opacity=\"0.75\"/>\n";
+      << "\" fill=\"" << series_color(b.color) << "\" fill-opacity=\"0.75\"/>\n";
     if (b.low && b.high && std::isfinite(*b.low) && std::isfinite(*b.high)) {
       const std::string l = coordinate(px(*b.low)), h = coordinate(px(*b.high));
       o << "<path class=\"error-bar\" d=\"M" << l << ' ' << coordinate(mid) << "H" << h << "M" << l

@@ -1,6 +1,7 @@
 // Horizontal bar charts for the HTML report: one bar per variant (its mean over the seeds) with
 // an error bar over its 95% interval, the variants' labels on the left so that long ones stay
-// readable. Bars take the colours of the variants' lines (series_color, svg_chart.h).
+// readable. Bars take the colours of the variants' lines (Bar::color, series_color in
+// svg_chart.h).
 // Deterministic, escaped text, as svg_chart.h.
 #pragma once
 
@@ -15,6 +16,7 @@ struct Bar {
   std::optional<double> mean;       // absent: "n/a" at the axis, no bar
   std::optional<double> low, high;  // the interval; absent (one seed): no error bar
   std::size_t n = 0;                // seeds with a value
+  std::size_t color = 0;            // series_color(color): the variant's line colour
 };
 
 struct BarChartSpec {

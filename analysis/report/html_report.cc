@@ -128,7 +128,8 @@ void metric_table(std::ostringstream& page, const std::vector<ReportVariant>& va
 
 // One bar chart per metric of a table with two variants or more: each variant's mean with its
 // 95% interval as an error bar.
-void bar_charts(std::ostringstream& page, std::vector<ReportFigure>& figures, const SeedTable& t) {
+void bar_charts(std::ostringstream& page, std::vector<ReportFigure>& figures, const SeedTable& t,
+                const std::vector<ReportVariant>& variants) {
   if (t.columns.size() < 2) return;
   page << "<h3>" << escape_xml(t.heading) << "</h3>\n<div class=\"charts\">\n";
   for (std::size_t m = 0; m < t.metric_labels.size(); ++m) {
@@ -138,7 +139,12 @@ void bar_charts(std::ostringstream& page, std::vector<ReportFigure>& figures, co
     bool nonzero = false;
     for (std::size_t v = 0; v < t.columns.size(); ++v) {
       const SeedCell& c = t.cells[m][v];
-      Bar bar{t.columns[v], c.mean, std::nullopt, std::nullopt, c.n};
+      // The colour of the variant's lines; a variant with no line (no run ended) its column's.
+      std::size_t color = v;
+      for (std::size_t i = 0; i < variants.size(); ++i) {
+        if (variants[i].label == t.columns[v]) color = i;
+      }
+      Bar bar{t.columns[v], c.mean, std::nullopt, std::nullopt, c.n, color};
       if (c.mean && c.half_width) {
         bar.low = *c.mean - *c.half_width;
         bar.high = *c.mean + *c.half_width;
@@ -435,7 +441,7 @@ ReportPage build_report_page(const ReportInputs& inputs) {
   if (std::any_of(inputs.tables.begin(), inputs.tables.end(),
                   [](const SeedTable& t) { return t.columns.size() > 1; })) {
     page << "<section id=\"bars\">\n<h2>Metrics across variants</h2>\n";
-    for (const auto& t : inputs.tables) bar_charts(page, figures, t);
+    for (const auto& t : inputs.tables) bar_charts(page, figures, t, variants);
     page << "</section>\n";
   }
   if (variants.empty()) {

@@ -142,9 +142,9 @@ TEST(BarChart, BarsToTheMeanErrorBarsOverTheIntervalAndNaWithoutAMean) {
   BarChartSpec spec;
   spec.title = "JCT p95 (s)";
   spec.x_label = "JCT p95 (s), mean over the seeds";
-  spec.bars = {{"exclusive", 300.0, 280.0, 320.0, 3},
-               {"mps, queue=fifo", 150.0, std::nullopt, std::nullopt, 1},
-               {"<odd>", std::nullopt, std::nullopt, std::nullopt, 0}};
+  spec.bars = {{"exclusive", 300.0, 280.0, 320.0, 3, 0},
+               {"mps, queue=fifo", 150.0, std::nullopt, std::nullopt, 1, 2},
+               {"<odd>", std::nullopt, std::nullopt, std::nullopt, 0, 1}};
   const std::string svg = svg_bar_chart(spec);
   EXPECT_EQ(count(svg, "<rect class=\"bar\""), 2u);
   EXPECT_EQ(count(svg, "class=\"error-bar\""), 1u);
@@ -160,6 +160,10 @@ TEST(BarChart, BarsToTheMeanErrorBarsOverTheIntervalAndNaWithoutAMean) {
     return std::stod(svg.substr(w, svg.find('"', w) - w));
   };
   EXPECT_NEAR(width_of(0), 2 * width_of(1), 0.15);
+  // Each bar in its variant's colour: the second in the third series colour.
+  EXPECT_NE(svg.find(std::string("fill=\"") + series_color(2) + "\" fill-opacity=\"0.75\""),
+            std::string::npos);
+  EXPECT_EQ(svg.find(std::string("fill=\"") + series_color(1) + "\""), std::string::npos);
   EXPECT_EQ(svg, svg_bar_chart(spec));
 }
 
@@ -173,7 +177,7 @@ TEST(ReportData, FilesAreNamedAfterTheFigureAndHoldWhatIsDrawn) {
                  {"plain", {{0, 0.1}, {NAN, 1}}, {}, {}}};
   BarChartSpec bars;
   bars.title = "GPUs in use";
-  bars.bars = {{"x", 2.0, 1.5, 2.5, 2}, {"y", std::nullopt, std::nullopt, std::nullopt, 0}};
+  bars.bars = {{"x", 2.0, 1.5, 2.5, 2, 0}, {"y", std::nullopt, std::nullopt, std::nullopt, 0, 1}};
   const auto files =
       figure_files({{line, std::nullopt}, {std::nullopt, bars}, {line, std::nullopt}});
   ASSERT_EQ(files.size(), 3u);
