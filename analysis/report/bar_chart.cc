@@ -25,8 +25,10 @@ std::string svg_bar_chart(const BarChartSpec& spec) {
   std::size_t longest = 0;
   for (const auto& b : spec.bars) longest = std::max(longest, b.label.size());
   // Labels up to about 40 characters fit beside the bars; longer ones run into the margin.
-  const double w = spec.width;
   const double left = 12 + 6.2 * static_cast<double>(std::min<std::size_t>(longest, 40));
+  // Wider than asked when long labels would leave the bars less than 260 px.
+  const int width = std::max(spec.width, static_cast<int>(left) + 24 + 260);
+  const double w = width;
   const double right = w - 24, top = 34;
   const double bottom =
       top + kRow * static_cast<double>(std::max<std::size_t>(spec.bars.size(), 1));
@@ -53,10 +55,10 @@ std::string svg_bar_chart(const BarChartSpec& spec) {
   const auto px = [&](double v) { return left + (v - lo) / (hi - lo) * (right - left); };
 
   std::ostringstream o;
-  o << "<svg width=\"" << spec.width << "\" height=\"" << height << "\" viewBox=\"0 0 "
-    << spec.width << ' ' << height << "\" role=\"img\" aria-label=\"" << escape_xml(spec.title)
+  o << "<svg width=\"" << width << "\" height=\"" << height << "\" viewBox=\"0 0 " << width << ' '
+    << height << "\" role=\"img\" aria-label=\"" << escape_xml(spec.title)
     << "\" class=\"chart bar-chart\">\n";
-  o << "<rect x=\"0.5\" y=\"0.5\" width=\"" << spec.width - 1 << "\" height=\"" << height - 1
+  o << "<rect x=\"0.5\" y=\"0.5\" width=\"" << width - 1 << "\" height=\"" << height - 1
     << "\" fill=\"#ffffff\" stroke=\"#cccccc\"/>\n";
   o << "<text x=\"" << coordinate(w / 2) << "\" y=\"20\" text-anchor=\"middle\" "
     << "font-size=\"14\" font-weight=\"bold\">" << escape_xml(spec.title) << "</text>\n";

@@ -23,7 +23,7 @@ struct BarChartSpec {
   std::string title;
   std::string x_label;  // the value axis
   std::vector<Bar> bars;
-  int width = 420;  // px; the height follows from the bars
+  int width = 420;  // px, at least (long labels widen it); the height follows from the bars
 };
 
 // The chart as one <svg> element: bars from 0 to the mean (class "bar"), error bars with caps

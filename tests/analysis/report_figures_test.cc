@@ -165,6 +165,10 @@ TEST(BarChart, BarsToTheMeanErrorBarsOverTheIntervalAndNaWithoutAMean) {
             std::string::npos);
   EXPECT_EQ(svg.find(std::string("fill=\"") + series_color(1) + "\""), std::string::npos);
   EXPECT_EQ(svg, svg_bar_chart(spec));
+  // Long labels widen the chart so that the bars keep their room.
+  EXPECT_EQ(svg.rfind("<svg width=\"420\"", 0), 0u);
+  spec.bars[0].label = std::string(40, 'x');
+  EXPECT_EQ(svg_bar_chart(spec).rfind("<svg width=\"544\"", 0), 0u);
 }
 
 TEST(ReportData, FilesAreNamedAfterTheFigureAndHoldWhatIsDrawn) {
