@@ -204,7 +204,10 @@ int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     table_file.stream() << table.str();
     table_file.commit();
     write_deploy_files(results, *folder, a.out);
-    if (a.report) write_html_report({folder->temp_path()}, folder->file("report.html"), {a.out});
+    if (a.report) {
+      write_html_report(read_run_and_plan_folders({folder->temp_path()}, {a.out}),
+                        folder->file("report.html"));
+    }
     folder->commit();
   }
   const bool all =

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "analysis/compare/compare_report.h"
+#include "analysis/compare/compare_report_input.h"
 #include "analysis/metrics/summary_metrics.h"
 #include "analysis/output/number_text.h"
 #include "analysis/output/output_folder.h"
@@ -152,9 +153,10 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
     write_compare_files(result, folder->temp_path());
     if (request.report) {
       // Drawn from the temporary folder but naming the folder the outputs end up in.
-      write_html_report({folder->temp_path()},
-                        (fs::path(folder->temp_path()) / "report.html").string(),
-                        {*request.out_dir});
+      ReportInputs inputs;
+      inputs.shown = {*request.out_dir};
+      read_compare_folder(folder->temp_path(), *request.out_dir, "", inputs);
+      write_html_report(inputs, (fs::path(folder->temp_path()) / "report.html").string());
     }
     folder->commit();
   }

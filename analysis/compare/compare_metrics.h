@@ -1,6 +1,6 @@
 // The rows of `gpumux compare`: which summary metrics it sets side by side, in which order,
-// under which label, with how many decimals. Names are the metric names of `expect`
-// (summary_metrics.h: dotted paths under `metrics` in summary.json).
+// under which label, with how many decimals (those of metric_format.h). Names are the metric names
+// of `expect` (summary_metrics.h: dotted paths under `metrics` in summary.json).
 #pragma once
 
 #include <string>

@@ -12,15 +12,6 @@
 
 namespace gpumux {
 
-std::string csv_number(double x) {
-  if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.0f", x);
-    return buffer;
-  }
-  return nlohmann::json(x).dump();
-}
-
 namespace {
 
 nlohmann::json optional_json(const std::optional<double>& v) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "analysis/compare/compare.h"
+#include "analysis/output/number_text.h"  // csv_number
 
 namespace gpumux {
 
@@ -36,10 +37,6 @@ void print_paired_table(const CompareResult& result, std::ostream& out);
 // n}}}]} (null with one variant), warnings: [text]}; null for n/a, ci95_half_width null with
 // one seed.
 nlohmann::json compare_to_json(const CompareResult& result);
-
-// A value in compare.csv (and sweep.csv): integers without decimals, others in the shortest
-// text that reads back as the same double.
-std::string csv_number(double x);
 
 // The header line and one row per variant, seed and metric, in that nesting (variants in the
 // order asked, seeds ascending, metrics in table order); a null value is an empty field.

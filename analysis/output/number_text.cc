@@ -19,6 +19,15 @@ std::string fixed_or_na(const nlohmann::json& value, int digits, double scale) {
   return fixed_text(scale * value.get<double>(), digits);
 }
 
+std::string csv_number(double x) {
+  if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.0f", x);
+    return buffer;
+  }
+  return nlohmann::json(x).dump();
+}
+
 std::string number_text(double x) {
   char buffer[64];
   if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15) {

@@ -17,6 +17,10 @@ std::string fixed_or_na(const nlohmann::json& value, int digits, double scale = 
 // (fixed, without exponent, up to 1e15).
 std::string number_text(double x);
 
+// A value in a CSV (compare.csv, sweep.csv, the report's data files): integers without
+// decimals, others in the shortest text that reads back as the same double.
+std::string csv_number(double x);
+
 // One declared model parameter of summary.json (scenario.sharing.parameters[i]) as the tables
 // print it: "name = value unit  (source)"; a switch's or a choice's value in words
 // ("work_conserving = false  (default ...)"), never quoted.

@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "analysis/metrics/metric_format.h"
+#include "analysis/report/bar_chart.h"
 #include "analysis/report/plan_charts.h"
 #include "analysis/report/report_charts.h"
 #include "analysis/report/report_inputs.h"
+#include "analysis/report/seed_series.h"
 #include "analysis/report/svg_chart.h"
 #include "sim/base/atomic_file.h"
 #include "sim/base/input_error.h"
@@ -32,7 +36,11 @@ std::string value_text(const json* v) {
 std::string td(const std::string& text) { return "<td>" + escape_xml(text) + "</td>"; }
 std::string th(const std::string& text) { return "<th>" + escape_xml(text) + "</th>"; }
 
-void chart(std::ostringstream& page, ChartSpec spec) { page << svg_chart(spec); }
+// Draws a figure and keeps it for the data files (--data).
+void chart(std::ostringstream& page, std::vector<ReportFigure>& figures, ChartSpec spec) {
+  page << svg_chart(spec);
+  figures.push_back({std::move(spec), std::nullopt});
+}
 
 struct MetricRow {
   const char* label;
@@ -91,6 +99,15 @@ constexpr MetricRow kSlotMetrics[] = {
     {"fit-blocked jobs", "/slots/fit_blocked/jobs"},
 };
 
+// A summary value in a metric table: a metric of compare's table with compare's digits
+// (metric_format.h), any other number with up to 4 significant digits.
+std::string metric_text(const json* v, const char* pointer) {
+  if (v == nullptr || !v->is_number()) return value_text(v);
+  std::string name = pointer + 1;  // "/jct_s/p95" -> "jct_s.p95"
+  std::replace(name.begin(), name.end(), '/', '.');
+  return metric_value_text(name, v->get<double>(), short_number);
+}
+
 // Rows = metrics, columns = variants, values from each variant's first run.
 template <std::size_t N>
 void metric_table(std::ostringstream& page, const std::vector<ReportVariant>& variants,
@@ -101,54 +118,68 @@ void metric_table(std::ostringstream& page, const std::vector<ReportVariant>& va
   for (const auto& row : rows) {
     page << "<tr>" << th(row.label);
     for (const auto& v : variants) {
-      page << td(value_text(json_find(v.runs.front().summary["metrics"], row.pointer)));
+      page << td(
+          metric_text(json_find(v.runs.front().summary["metrics"], row.pointer), row.pointer));
     }
     page << "</tr>\n";
   }
   page << "</table>\n";
 }
 
-void compare_table(std::ostringstream& page, const CompareFolder& c) {
-  const json& doc = c.doc;
-  const std::size_t seeds = doc["seeds"].size();
-  page << "<h3>" << escape_xml(c.dir) << ": scenario '"
-       << escape_xml(value_text(json_find(doc, "/scenario/name"))) << "', " << seeds
-       << (seeds == 1 ? " seed" : " seeds") << "</h3>\n";
-  page << "<table><tr><th>metric</th>";
-  for (const auto& v : doc["variants"]) page << th(v["model"].get<std::string>());
-  page << "</tr>\n";
-  for (const auto& m : doc["metrics"]) {
-    const std::string name = m["name"].get<std::string>();
-    page << "<tr>" << th(m["label"].get<std::string>());
-    for (const auto& v : doc["variants"]) {
-      const json* cell = v["metrics"].contains(name) ? &v["metrics"][name] : nullptr;
-      std::string text = "-";
-      if (cell != nullptr && cell->is_object()) {
-        const json* mean = json_find(*cell, "/mean");
-        const json* half = json_find(*cell, "/ci95_half_width");
-        const json* n = json_find(*cell, "/n");
-        if (mean != nullptr && mean->is_number()) {
-          text = short_number(mean->get<double>());
-          if (half != nullptr && half->is_number()) {
-            // Rounding noise of equal values (e.g. 8.6e-14) is a zero-width interval.
-            const double h = half->get<double>();
-            const double scale = std::max(1.0, std::abs(mean->get<double>()));
-            text += " \u00b1 " + short_number(std::abs(h) < 1e-9 * scale ? 0.0 : h);
-          }
-        } else if (n != nullptr && n->is_number_unsigned() && n->get<std::size_t>() > 0) {
-          text =
-              "n/a (" + std::to_string(n->get<std::size_t>()) + "/" + std::to_string(seeds) + ")";
-        } else {
-          text = "n/a";
-        }
+// One bar chart per metric of a table with two variants or more: each variant's mean with its
+// 95% interval as an error bar.
+void bar_charts(std::ostringstream& page, std::vector<ReportFigure>& figures, const SeedTable& t,
+                const std::vector<ReportVariant>& variants) {
+  if (t.columns.size() < 2) return;
+  page << "<h3>" << escape_xml(t.heading) << "</h3>\n<div class=\"charts\">\n";
+  for (std::size_t m = 0; m < t.metric_labels.size(); ++m) {
+    BarChartSpec spec;
+    spec.title = t.metric_labels[m];
+    spec.x_label = t.metric_labels[m] + ", mean over the seeds";
+    bool nonzero = false;
+    for (std::size_t v = 0; v < t.columns.size(); ++v) {
+      const SeedCell& c = t.cells[m][v];
+      // The colour of the variant's lines; a variant with no line (no run ended) its column's.
+      std::size_t color = v;
+      for (std::size_t i = 0; i < variants.size(); ++i) {
+        if (variants[i].label == t.columns[v]) color = i;
       }
-      page << td(text);
+      Bar bar{t.columns[v], c.mean, std::nullopt, std::nullopt, c.n, color};
+      if (c.mean && c.half_width) {
+        bar.low = *c.mean - *c.half_width;
+        bar.high = *c.mean + *c.half_width;
+      }
+      nonzero = nonzero || (c.mean && *c.mean != 0) || (c.half_width && *c.half_width != 0);
+      spec.bars.push_back(std::move(bar));
     }
+    // n/a or 0 everywhere (no OOM kill in any run): nothing to compare, no chart.
+    if (!nonzero) continue;
+    page << svg_bar_chart(spec);
+    figures.push_back({std::nullopt, std::move(spec)});
+  }
+  page << "</div>\n<p class=\"note\">Bars: the mean over the seeds; error bars: the 95% "
+          "confidence interval of the mean (Student t), as in the table above; none with one "
+          "seed. n/a: no mean (an empty set in some seed). Metrics that are n/a or 0 for every "
+          "variant have no chart.</p>\n";
+}
+
+// What the time-series charts' line and band are, under them, when some variant has seeds.
+void band_caption(std::ostringstream& page, const std::vector<ReportVariant>& variants) {
+  const std::string caption = seed_band_caption(variants);
+  if (!caption.empty()) page << "<p class=\"note\">" << escape_xml(caption) << "</p>\n";
+}
+
+// A table over seeds (a compare or sweep folder), each cell as the terminal prints it.
+void seed_table(std::ostringstream& page, const SeedTable& t) {
+  page << "<h3>" << escape_xml(t.heading) << "</h3>\n<table><tr><th>metric</th>";
+  for (const auto& c : t.columns) page << th(c);
+  page << "</tr>\n";
+  for (std::size_t m = 0; m < t.metric_labels.size(); ++m) {
+    page << "<tr>" << th(t.metric_labels[m]);
+    for (const auto& cell : t.cells[m]) page << td(cell.text);
     page << "</tr>\n";
   }
-  page << "</table>\n<p class=\"note\">mean \u00b1 half-width of the 95% confidence interval "
-          "of the mean over the seeds (Student t); one seed: the run's value. n/a: an empty "
-          "set.</p>\n";
+  page << "</table>\n<p class=\"note\">" << escape_xml(t.note) << "</p>\n";
 }
 
 std::string percent_text(const json* v) {
@@ -211,7 +242,8 @@ void sensitivity_table(std::ostringstream& page, const json& doc) {
 
 // The plan of one plan folder: per model the answer, its saving and its metrics there, the
 // size below it, and where each model's parameters came from.
-void plan_table(std::ostringstream& page, const std::string& dir, const json& doc) {
+void plan_table(std::ostringstream& page, std::vector<ReportFigure>& figures,
+                const std::string& dir, const json& doc) {
   page << "<h3>" << escape_xml(dir) << ": scenario '"
        << escape_xml(value_text(json_find(doc, "/scenario"))) << "', seed "
        << escape_xml(value_text(json_find(doc, "/seed")));
@@ -271,19 +303,20 @@ void plan_table(std::ostringstream& page, const std::string& dir, const json& do
             "(every size the search ran up to twice the largest answer; MIG searches stopped after "
             "one size by rejections no size cures are left out); the horizontal line is the "
             "objective's bound, a dot the model's answer.</p>\n";
-    for (const auto& spec : charts) chart(page, spec);
+    for (const auto& spec : charts) chart(page, figures, spec);
   }
   assumptions_list(page, doc);
   sensitivity_table(page, doc);
 }
 
-void plan_section(std::ostringstream& page, const PlanFolder& p) {
+void plan_section(std::ostringstream& page, std::vector<ReportFigure>& figures,
+                  const PlanFolder& p) {
   if (!p.doc.contains("plans")) {
-    plan_table(page, p.dir, p.doc);
+    plan_table(page, figures, p.dir, p.doc);
     return;
   }
-  chart(page, plan_load_chart(p.doc));
-  for (const auto& plan : p.doc["plans"]) plan_table(page, p.dir, plan);
+  chart(page, figures, plan_load_chart(p.doc));
+  for (const auto& plan : p.doc["plans"]) plan_table(page, figures, p.dir, plan);
 }
 
 // The scenario of one run: what ran, and every parameter with its source.
@@ -357,45 +390,17 @@ constexpr const char* kStyle =
 
 }  // namespace
 
-std::string build_html_report(const std::vector<std::string>& dirs,
-                              const std::vector<std::string>& shown_as) {
-  if (dirs.empty()) throw InputError("gpumux report", "", "expected at least one folder");
-  const std::vector<std::string>& names = shown_as.empty() ? dirs : shown_as;
-  std::vector<ReportVariant> variants;
-  std::vector<CompareFolder> compares;
-  std::vector<PlanFolder> plans;
-  for (std::size_t i = 0; i < dirs.size(); ++i) {
-    const fs::path dir(dirs[i]);
-    const std::string shown = display_dir(names.at(i));
-    if (!fs::is_directory(dir)) throw InputError(shown, "", "no such folder");
-    const std::string prefix = dirs.size() > 1 ? shown + ": " : "";
-    if (fs::exists(dir / "compare.json")) {
-      CompareFolder data;
-      auto read = read_compare(dir, names.at(i), prefix, data);
-      variants.insert(variants.end(), std::make_move_iterator(read.begin()),
-                      std::make_move_iterator(read.end()));
-      compares.push_back(std::move(data));
-    } else if (fs::exists(dir / "summary.json")) {
-      RunFolder run = read_run(dir);
-      run.dir = path_text(fs::path(names.at(i)));
-      variants.push_back({shown, {std::move(run)}});
-    } else if (fs::exists(dir / "plan.json")) {
-      PlanFolder plan = read_plan(dir);
-      plan.dir = shown;
-      plans.push_back(std::move(plan));
-    } else {
-      throw InputError(shown, "",
-                       "neither a run folder (summary.json, from gpumux run), a compare "
-                       "folder (compare.json, from gpumux compare --out) nor a plan folder "
-                       "(plan.json, from gpumux plan --out)");
-    }
-  }
-
+ReportPage build_report_page(const ReportInputs& inputs) {
+  const std::vector<ReportVariant>& variants = inputs.variants;
+  const std::vector<PlanFolder>& plans = inputs.plans;
+  std::vector<ReportFigure> figures;
   std::ostringstream page;
   std::string title = "gpumux report";
   if (!variants.empty()) {
     if (const json* name = json_find(variants.front().runs.front().summary, "/scenario/name"); name)
       title += ": " + value_text(name);
+  } else if (plans.empty()) {
+    // A sweep with no run ended yet: the table of n/a and the note say so.
   } else if (const json* name = json_find(plans.front().doc, "/scenario"); name) {
     title += ": " + value_text(name);
   } else if (const json* by_load = json_find(plans.front().doc, "/plans/0/scenario"); by_load) {
@@ -405,13 +410,19 @@ std::string build_html_report(const std::vector<std::string>& dirs,
        << "<title>" << escape_xml(title) << "</title>\n"
        << "<link rel=\"icon\" href=\"data:,\">\n<style>" << kStyle << "</style>\n</head>\n<body>\n"
        << "<h1>" << escape_xml(title) << "</h1>\n<p>Inputs:";
-  for (const auto& d : names) page << " <code>" << escape_xml(display_dir(d)) << "</code>";
+  for (const auto& d : inputs.shown) page << " <code>" << escape_xml(display_dir(d)) << "</code>";
   page << ". " << variants.size() << (variants.size() == 1 ? " variant" : " variants")
-       << ". Charts with several seeds: time series of the first seed, CDFs over every seed's "
-          "jobs.</p>\n";
+       << ". Charts with several seeds: time series as the mean over the seeds with a band from "
+          "the lowest to the highest seed, CDFs over every seed's jobs.</p>\n";
+  for (const auto& note : inputs.notes)
+    page << "<p class=\"note\">" << escape_xml(note) << "</p>\n";
   page << "<nav>";
   if (!plans.empty()) page << "<a href=\"#plan\">capacity plan</a>";
-  if (!compares.empty()) page << "<a href=\"#compare\">comparison</a>";
+  if (!inputs.tables.empty()) page << "<a href=\"#compare\">comparison</a>";
+  if (std::any_of(inputs.tables.begin(), inputs.tables.end(),
+                  [](const SeedTable& t) { return t.columns.size() > 1; })) {
+    page << "<a href=\"#bars\">metrics across variants</a>";
+  }
   page << "<a href=\"#over-time\">over time</a><a href=\"#cdfs\">JCT and queueing</a>"
           "<a href=\"#metrics\">key metrics</a><a href=\"#requests\">requests</a>"
           "<a href=\"#faults\">faults</a><a href=\"#mig\">MIG slots</a>"
@@ -419,19 +430,25 @@ std::string build_html_report(const std::vector<std::string>& dirs,
 
   if (!plans.empty()) {
     page << "<section id=\"plan\">\n<h2>Capacity plan</h2>\n";
-    for (const auto& p : plans) plan_section(page, p);
+    for (const auto& p : plans) plan_section(page, figures, p);
     page << "</section>\n";
   }
-  if (!compares.empty()) {
+  if (!inputs.tables.empty()) {
     page << "<section id=\"compare\">\n<h2>Comparison</h2>\n";
-    for (const auto& c : compares) compare_table(page, c);
+    for (const auto& t : inputs.tables) seed_table(page, t);
+    page << "</section>\n";
+  }
+  if (std::any_of(inputs.tables.begin(), inputs.tables.end(),
+                  [](const SeedTable& t) { return t.columns.size() > 1; })) {
+    page << "<section id=\"bars\">\n<h2>Metrics across variants</h2>\n";
+    for (const auto& t : inputs.tables) bar_charts(page, figures, t, variants);
     page << "</section>\n";
   }
   if (variants.empty()) {
-    // A plan alone: its runs are not kept, so there is nothing to chart.
-    page << "<p class=\"note\">No run or compare folder given: no charts.</p>\n</body>\n"
+    // A plan alone (its runs are not kept), or a sweep with no run ended: nothing to chart.
+    page << "<p class=\"note\">No run ended in these folders: no charts.</p>\n</body>\n"
             "</html>\n";
-    return page.str();
+    return {page.str(), std::move(figures)};
   }
 
   page << "<section id=\"over-time\">\n<h2>Utilization and allocation over time</h2>\n"
@@ -440,22 +457,38 @@ std::string build_html_report(const std::vector<std::string>& dirs,
                                     &RunFolder::allocation_ratio);
   ratio.y_min = 0.0;
   ratio.y_max = 1.0;
-  chart(page, ratio);
+  chart(page, figures, ratio);
   ChartSpec busy = over_time_chart(variants, "SM-busy utilization", "share of GPU time computing",
                                    &RunFolder::sm_busy);
   busy.y_min = 0.0;
   busy.y_max = 1.0;
-  chart(page, busy);
-  chart(page, over_time_chart(variants, "GPUs in use", "GPUs", &RunFolder::allocated_gpus));
-  chart(page, over_time_chart(variants, "Queued jobs", "jobs", &RunFolder::queued));
-  page << "</div>\n</section>\n";
+  chart(page, figures, busy);
+  chart(page, figures,
+        over_time_chart(variants, "GPUs in use", "GPUs", &RunFolder::allocated_gpus));
+  chart(page, figures, over_time_chart(variants, "Queued jobs", "jobs", &RunFolder::queued));
+  page << "</div>\n";
+  band_caption(page, variants);
+  page << "</section>\n";
 
   page << "<section id=\"cdfs\">\n<h2>Job completion time and queueing delay</h2>\n"
           "<div class=\"charts\">\n";
-  chart(page, cdf_chart(variants, "JCT CDF", "job completion time (s)", &RunFolder::jct_s));
-  chart(page, cdf_chart(variants, "Queueing-delay CDF", "queueing delay (s)", &RunFolder::queue_s));
+  const CdfChart cdfs[] = {
+      cdf_chart(variants, "JCT CDF", "job completion time (s)", &RunFolder::jct_s, true),
+      cdf_chart(variants, "Queueing-delay CDF", "queueing delay (s)", &RunFolder::queue_s, true)};
+  for (const auto& c : cdfs) chart(page, figures, c.spec);
   page << "</div>\n<p class=\"note\">Finished jobs only; rejected, failed and unfinished jobs "
-          "are counted under Key metrics and Faults.</p>\n</section>\n";
+          "are counted under Key metrics and Faults. Log time axes, so that the tails show; a "
+          "job at 0 s has no place on them and is drawn at the left edge, where the line starts "
+          "at the share of such jobs.";
+  for (const auto& c : cdfs) {
+    if (c.at_left_edge.empty()) continue;
+    page << " " << escape_xml(c.spec.title) << ", jobs at 0 s (at the left edge):";
+    for (std::size_t i = 0; i < c.at_left_edge.size(); ++i) {
+      page << (i ? "; " : " ") << escape_xml(c.at_left_edge[i]);
+    }
+    page << ".";
+  }
+  page << "</p>\n</section>\n";
 
   page << "<section id=\"metrics\">\n<h2>Key metrics</h2>\n";
   metric_table(page, variants, kKeyMetrics);
@@ -473,7 +506,7 @@ std::string build_html_report(const std::vector<std::string>& dirs,
       });
   if (any_requests) {
     page << "<div class=\"charts\">\n";
-    chart(page, request_cdf_chart(variants));
+    chart(page, figures, request_cdf_chart(variants));
     page << "</div>\n";
     metric_table(page, variants, kRequestMetrics);
   } else {
@@ -483,11 +516,14 @@ std::string build_html_report(const std::vector<std::string>& dirs,
 
   page << "<section id=\"faults\">\n<h2>Out-of-memory and fault events over time</h2>\n"
           "<div class=\"charts\">\n";
-  chart(page, faults_over_time_chart(variants, "Out-of-memory events", &RunFolder::memory_faults));
-  chart(page, faults_over_time_chart(variants, "Fatal GPU faults", &RunFolder::fatal_faults));
-  chart(page, faults_over_time_chart(variants, "Jobs killed", &RunFolder::jobs_killed));
-  chart(page, faults_over_time_chart(variants, "Jobs failed", &RunFolder::failed));
+  chart(page, figures,
+        faults_over_time_chart(variants, "Out-of-memory events", &RunFolder::memory_faults));
+  chart(page, figures,
+        faults_over_time_chart(variants, "Fatal GPU faults", &RunFolder::fatal_faults));
+  chart(page, figures, faults_over_time_chart(variants, "Jobs killed", &RunFolder::jobs_killed));
+  chart(page, figures, faults_over_time_chart(variants, "Jobs failed", &RunFolder::failed));
   page << "</div>\n";
+  band_caption(page, variants);
   metric_table(page, variants, kFailureMetrics);
   page << "</section>\n";
 
@@ -508,15 +544,20 @@ std::string build_html_report(const std::vector<std::string>& dirs,
     fragmented.title = "Fragmented share of MIG slices";
     fragmented.y_label = "free slices no queued job fits / slices";
     for (const auto& v : variants) {
-      const RunFolder& run = v.runs.front();
-      if (!run.has_slot_timeseries) continue;
-      busy_slices.series.push_back({v.label, downsample(run.slice_busy_share, kMaxChartPoints)});
-      fragmented.series.push_back(
-          {v.label, downsample(run.slice_fragmented_share, kMaxChartPoints)});
+      std::vector<const std::vector<ChartPoint>*> busy_seeds, fragmented_seeds;
+      for (const auto& run : v.runs) {
+        if (!run.has_slot_timeseries) continue;
+        busy_seeds.push_back(&run.slice_busy_share);
+        fragmented_seeds.push_back(&run.slice_fragmented_share);
+      }
+      if (busy_seeds.empty()) continue;
+      busy_slices.series.push_back(seed_mean_series(v.label, busy_seeds));
+      fragmented.series.push_back(seed_mean_series(v.label, fragmented_seeds));
     }
-    chart(page, busy_slices);
-    chart(page, fragmented);
+    chart(page, figures, busy_slices);
+    chart(page, figures, fragmented);
     page << "</div>\n";
+    band_caption(page, variants);
     metric_table(page, variants, kSlotMetrics);
     page << "<table><tr><th>variant</th><th>profile</th><th>mean instances</th>"
             "<th>mean busy</th><th>occupancy</th></tr>\n";
@@ -539,15 +580,35 @@ std::string build_html_report(const std::vector<std::string>& dirs,
   page << "<section id=\"scenario\">\n<h2>Scenario, parameters and their sources</h2>\n";
   for (const auto& v : variants) scenario_block(page, v.label, v.runs.front());
   page << "</section>\n</body>\n</html>\n";
-  return page.str();
+  return {page.str(), std::move(figures)};
 }
 
-void write_html_report(const std::vector<std::string>& dirs, const std::string& output,
-                       const std::vector<std::string>& shown) {
-  const std::string page = build_html_report(dirs, shown);
-  AtomicFile file(output);
-  file.stream() << page;
-  file.commit();
+std::string build_html_report(const ReportInputs& inputs) { return build_report_page(inputs).html; }
+
+ReportInputs read_run_and_plan_folders(const std::vector<std::string>& dirs,
+                                       const std::vector<std::string>& shown) {
+  if (dirs.empty()) throw InputError("gpumux report", "", "expected at least one folder");
+  ReportInputs inputs;
+  inputs.shown = shown.empty() ? dirs : shown;
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    read_report_folder(dirs[i], inputs.shown.at(i), inputs);
+  }
+  return inputs;
+}
+
+void write_html_report(const ReportInputs& inputs, const std::string& output,
+                       const std::string& data_dir) {
+  const ReportPage page = build_report_page(inputs);
+  std::vector<std::unique_ptr<AtomicFile>> files;
+  if (!data_dir.empty()) {
+    for (const auto& f : figure_files(page.figures)) {
+      files.push_back(std::make_unique<AtomicFile>((fs::path(data_dir) / f.name).string()));
+      files.back()->stream() << f.csv;
+    }
+  }
+  files.push_back(std::make_unique<AtomicFile>(output));
+  files.back()->stream() << page.html;
+  for (auto& f : files) f->commit();
 }
 
 }  // namespace gpumux

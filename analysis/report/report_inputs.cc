@@ -242,6 +242,26 @@ std::vector<ReportVariant> read_compare(const fs::path& dir, const std::string& 
   return variants;
 }
 
+void read_report_folder(const fs::path& dir, const std::string& shown_as, ReportInputs& inputs) {
+  const std::string shown = display_dir(shown_as);
+  if (!fs::is_directory(dir)) throw InputError(shown, "", "no such folder");
+  if (fs::exists(dir / "summary.json")) {
+    RunFolder run = read_run(dir);
+    run.dir = path_text(fs::path(shown_as));
+    inputs.variants.push_back({shown, {std::move(run)}});
+  } else if (fs::exists(dir / "plan.json")) {
+    PlanFolder plan = read_plan(dir);
+    plan.dir = shown;
+    inputs.plans.push_back(std::move(plan));
+  } else {
+    throw InputError(shown, "",
+                     "neither a run folder (summary.json, from gpumux run), a compare folder "
+                     "(compare.json, from gpumux compare --out), a sweep folder "
+                     "(sweep-plan.json, from gpumux sweep --out) nor a plan folder (plan.json, "
+                     "from gpumux plan --out)");
+  }
+}
+
 const json* json_find(const json& j, const std::string& pointer) {
   try {
     const json::json_pointer p(pointer);

@@ -1,11 +1,13 @@
 // The folders `gpumux report` draws from, read into memory (html_report.h describes the page).
 // A run folder (summary.json; jobs.csv, timeseries.csv and slot_timeseries.csv when present), a
 // compare folder (compare.json and the run folders DIR/<model>/seed-<seed>/ it names) or a plan
-// folder (plan.json). Readers check only what the page relies on (summary.json's scenario and
-// metrics objects, the CSV columns drawn, compare.json's arrays, plan.json's model names) and throw
-// InputError naming the file and line or JSON pointer; everything else is looked up where drawn,
-// with json_find, and a missing value is shown as missing rather than rejected. Times are
-// simulated seconds, as the files give them.
+// folder (plan.json). A compare folder's table and a sweep folder are read by the layers that
+// own their formats (analysis/compare/compare_report_input.h, analysis/sweep/
+// sweep_report_input.h) into the same ReportInputs. Readers check only what the page relies on
+// (summary.json's scenario and metrics objects, the CSV columns drawn, compare.json's arrays,
+// plan.json's model names) and throw InputError naming the file and line or JSON pointer;
+// everything else is looked up where drawn, with json_find, and a missing value is shown as missing
+// rather than rejected. Times are simulated seconds, as the files give them.
 #pragma once
 
 #include <filesystem>
@@ -45,9 +47,35 @@ struct CompareFolder {
   nlohmann::json doc;  // compare.json
 };
 
+// One cell of a table over seeds: the text the terminal prints for it (compare_cell_text) and
+// the numbers behind it (the bar charts and the data files draw those).
+struct SeedCell {
+  std::string text;
+  std::optional<double> mean, half_width;  // half_width absent with one seed
+  std::size_t n = 0;                       // seeds with a value
+};
+
+// A table over seeds (a compare folder, a sweep folder): rows = metrics, columns = variants.
+struct SeedTable {
+  std::string heading;               // e.g. "out/cmp: scenario 'quickstart', 2 seeds"
+  std::vector<std::string> columns;  // the variants' labels
+  std::vector<std::string> metric_names, metric_labels;
+  std::vector<std::vector<SeedCell>> cells;  // [metric][column]
+  std::string note;                          // what a cell holds
+};
+
 struct PlanFolder {
   std::string dir;
   nlohmann::json doc;  // plan.json
+};
+
+// Everything a page is drawn from, in the order the folders were given.
+struct ReportInputs {
+  std::vector<std::string> shown;  // the folders as the page names them
+  std::vector<ReportVariant> variants;
+  std::vector<SeedTable> tables;
+  std::vector<PlanFolder> plans;
+  std::vector<std::string> notes;  // said under the inputs (e.g. a sweep's unfinished runs)
 };
 
 // Paths as the page prints them: '/'-separated on every platform.
@@ -64,6 +92,12 @@ PlanFolder read_plan(const std::filesystem::path& dir);
 // (a compare writes its report from a temporary folder that is renamed afterwards).
 std::vector<ReportVariant> read_compare(const std::filesystem::path& dir, const std::string& shown,
                                         const std::string& prefix, CompareFolder& data);
+
+// Adds a run folder (one variant labelled by `shown`) or a plan folder to `inputs`. Throws
+// InputError naming `shown` when `dir` is missing or is neither (the message names every kind of
+// folder `gpumux report` reads).
+void read_report_folder(const std::filesystem::path& dir, const std::string& shown,
+                        ReportInputs& inputs);
 
 // The value at a JSON pointer, or nullptr when any step is missing.
 // A value of the wrong type on the way (a hand-edited file) also counts as missing.

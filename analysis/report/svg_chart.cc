@@ -42,7 +42,31 @@ double nice_step(double lo, double hi, int target) {
   return 10.0 * magnitude;
 }
 
+// The ticks of a logarithmic axis over [lo, hi] (both powers of ten, lo < hi): the decades, and
+// 2 and 5 times them when there are fewer than three decades.
+std::vector<double> log_ticks(double lo, double hi) {
+  const int first = static_cast<int>(std::lround(std::log10(lo)));
+  const int last = static_cast<int>(std::lround(std::log10(hi)));
+  std::vector<double> ticks;
+  for (int k = first; k <= last; ++k) {
+    // Through text, so that 10^-3 is the 0.001 a reader expects.
+    char text[32];
+    std::snprintf(text, sizeof text, "1e%d", k);
+    const double decade = std::strtod(text, nullptr);
+    ticks.push_back(decade);
+    if (last - first < 3 && k < last) {
+      for (double m : {2.0, 5.0}) {
+        std::snprintf(text, sizeof text, "%.0fe%d", m, k);
+        ticks.push_back(std::strtod(text, nullptr));
+      }
+    }
+  }
+  return ticks;
+}
+
 }  // namespace
+
+const char* series_color(std::size_t i) { return kColors[i % kColors.size()]; }
 
 std::string escape_xml(std::string_view text) {
   std::string out;
@@ -188,24 +212,39 @@ std::string svg_chart(const ChartSpec& spec) {
   std::vector<ChartSeries> series;
   bool any = false;
   Range x{0, 0}, y{0, 0};
+  // A log axis spans the positive x only; without any, the chart is linear.
+  bool log_x = false;
+  Range positive{0, 0};
   for (const auto& s : spec.series) {
-    ChartSeries clean{s.name, {}, {}};
+    ChartSeries clean{s.name, {}, {}, {}};
     for (const auto& p : s.points) {
       if (std::isfinite(p.x) && std::isfinite(p.y)) clean.points.push_back(p);
     }
     for (const auto& p : s.marks) {
       if (std::isfinite(p.x) && std::isfinite(p.y)) clean.marks.push_back(p);
     }
+    for (const auto& b : s.band) {
+      if (std::isfinite(b.x) && std::isfinite(b.low) && std::isfinite(b.high)) {
+        clean.band.push_back(b);
+      }
+    }
     clean.points = downsample(clean.points, kMaxChartPoints);
-    for (const auto& p : clean.points) {
+    const auto extend = [&](double at, double plo, double phi) {
       if (!any) {
-        x = {p.x, p.x};
-        y = {p.y, p.y};
+        x = {at, at};
+        y = {plo, phi};
         any = true;
       }
-      x = {std::min(x.lo, p.x), std::max(x.hi, p.x)};
-      y = {std::min(y.lo, p.y), std::max(y.hi, p.y)};
-    }
+      x = {std::min(x.lo, at), std::max(x.hi, at)};
+      y = {std::min(y.lo, plo), std::max(y.hi, phi)};
+      if (spec.log_x && at > 0) {
+        positive =
+            log_x ? Range{std::min(positive.lo, at), std::max(positive.hi, at)} : Range{at, at};
+        log_x = true;
+      }
+    };
+    for (const auto& p : clean.points) extend(p.x, p.y, p.y);
+    for (const auto& b : clean.band) extend(b.x, std::min(b.low, b.high), std::max(b.low, b.high));
     series.push_back(std::move(clean));
   }
   if (!any) {
@@ -216,6 +255,12 @@ std::string svg_chart(const ChartSpec& spec) {
   }
 
   x = widen(x);
+  if (log_x) {
+    // Whole decades, at least one.
+    x = {std::pow(10.0, std::floor(std::log10(positive.lo) + 1e-9)),
+         std::pow(10.0, std::ceil(std::log10(positive.hi) - 1e-9))};
+    if (!(x.hi > x.lo)) x.hi = x.lo * 10.0;
+  }
   if (y.lo >= 0.0 && !spec.y_min) y.lo = 0.0;
   if (spec.y_min) y.lo = *spec.y_min;
   if (spec.y_max) y.hi = *spec.y_max;
@@ -227,9 +272,14 @@ std::string svg_chart(const ChartSpec& spec) {
     y.hi = y_ticks.back() + (y_ticks.size() > 1 ? y_ticks[1] - y_ticks[0] : 0.0);
   }
   const std::vector<double> y_axis_ticks = nice_ticks(y.lo, y.hi, 5);
-  const std::vector<double> x_ticks = nice_ticks(x.lo, x.hi, 6);
+  const std::vector<double> x_ticks = log_x ? log_ticks(x.lo, x.hi) : nice_ticks(x.lo, x.hi, 6);
 
-  auto px = [&](double v) { return left + (v - x.lo) / (x.hi - x.lo) * (right - left); };
+  auto px = [&](double v) {
+    if (!log_x) return left + (v - x.lo) / (x.hi - x.lo) * (right - left);
+    if (v <= x.lo) return left;  // x <= 0 included: at the left edge
+    return left + (std::log10(v) - std::log10(x.lo)) / (std::log10(x.hi) - std::log10(x.lo)) *
+                      (right - left);
+  };
   auto py = [&](double v) {
     const double c = std::clamp(v, y.lo, y.hi);
     return bottom - (c - y.lo) / (y.hi - y.lo) * (bottom - top);
@@ -269,6 +319,26 @@ std::string svg_chart(const ChartSpec& spec) {
     const char* color = kColors[i % kColors.size()];
     const bool dashed = (i / kColors.size()) % 2 == 1;
     const auto& points = series[i].points;
+    const auto& band = series[i].band;
+    if (!band.empty()) {
+      // Along the highs, then back along the lows.
+      o << "<polygon class=\"band\" fill=\"" << color << "\" fill-opacity=\"0.2\" stroke=\"none\" "
+        << "points=\"";
+      for (std::size_t k = 0; k < band.size(); ++k) {
+        if (spec.step && k > 0) {
+          o << ' ' << coordinate(px(band[k].x)) << ',' << coordinate(py(band[k - 1].high));
+        }
+        o << (k == 0 ? "" : " ") << coordinate(px(band[k].x)) << ','
+          << coordinate(py(band[k].high));
+      }
+      for (std::size_t k = band.size(); k-- > 0;) {
+        o << ' ' << coordinate(px(band[k].x)) << ',' << coordinate(py(band[k].low));
+        if (spec.step && k > 0) {
+          o << ' ' << coordinate(px(band[k].x)) << ',' << coordinate(py(band[k - 1].low));
+        }
+      }
+      o << "\"/>\n";
+    }
     if (!points.empty()) {
       o << "<polyline class=\"series\" fill=\"none\" stroke=\"" << color
         << "\" stroke-width=\"1.5\"" << (dashed ? " stroke-dasharray=\"5 3\"" : "") << " points=\"";
@@ -284,6 +354,10 @@ std::string svg_chart(const ChartSpec& spec) {
     for (const auto& m : series[i].marks) {
       o << "<circle class=\"mark\" cx=\"" << coordinate(px(m.x)) << "\" cy=\""
         << coordinate(py(m.y)) << "\" r=\"4.5\" fill=\"" << color << "\"/>\n";
+    }
+    if (!band.empty()) {
+      o << "<rect x=\"" << coordinate(legend_x) << "\" y=\"" << legend_y - 5
+        << "\" width=\"18\" height=\"10\" fill=\"" << color << "\" fill-opacity=\"0.2\"/>";
     }
     o << "<line x1=\"" << coordinate(legend_x) << "\" y1=\"" << legend_y << "\" x2=\""
       << coordinate(legend_x + 18) << "\" y2=\"" << legend_y << "\" stroke=\"" << color

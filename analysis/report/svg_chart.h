@@ -20,10 +20,21 @@ struct ChartPoint {
   double y = 0.0;
 };
 
+// A shaded range around a series at x (e.g. the spread of several seeds).
+struct ChartBandPoint {
+  double x = 0.0;
+  double low = 0.0;
+  double high = 0.0;
+};
+
 struct ChartSeries {
   std::string name;
   std::vector<ChartPoint> points;  // in increasing x; non-finite points are dropped
   std::vector<ChartPoint> marks;   // drawn as circles in the series' colour (e.g. an answer)
+  // Drawn under the line in the series' colour, lightly (class "band"), as steps on a step
+  // chart; in increasing x, at most kMaxChartPoints points (not downsampled here: the caller
+  // picks the same x as the line's); its legend swatch gets the shade too.
+  std::vector<ChartBandPoint> band;
 };
 
 struct ChartSpec {
@@ -32,6 +43,10 @@ struct ChartSpec {
   std::string y_label;
   std::vector<ChartSeries> series;
   bool step = false;  // draw as a step function (each y holds until the next x), e.g. a CDF
+  // A logarithmic x axis from the decade below the smallest positive x to the decade above the
+  // largest, ticks at the decades (and at 2 and 5 times them when the axis spans two decades or
+  // fewer). A point at x <= 0 is drawn at the left edge. No positive x at all: linear.
+  bool log_x = false;
   // Fixed y range (e.g. [0, 1] for shares); absent: from the data, starting at 0 when the data
   // is non-negative.
   std::optional<double> y_min, y_max;
@@ -42,6 +57,10 @@ struct ChartSpec {
 
 // Most points a chart draws per series; longer series are downsampled to it.
 inline constexpr std::size_t kMaxChartPoints = 2000;
+
+// The colour of the i-th series (colour-blind-friendly Okabe-Ito, cycling after 8), as
+// "#rrggbb": line and bar charts give a variant the same colour.
+const char* series_color(std::size_t i);
 
 // Escapes &, <, >, " and ' for XML/HTML text and attribute values.
 std::string escape_xml(std::string_view text);

@@ -377,7 +377,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     summary.commit();
     if (options.html_report) {
       // Drawn from the temporary folder but naming the folder the outputs end up in.
-      write_html_report({folder->temp_path()}, folder->file("report.html"), {scenario.outputs.dir});
+      write_html_report(read_run_and_plan_folders({folder->temp_path()}, {scenario.outputs.dir}),
+                        folder->file("report.html"));
     }
     folder->commit();
   }

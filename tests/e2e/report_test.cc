@@ -3,6 +3,7 @@
 // written).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -81,6 +82,23 @@ TEST(Report, RunReportHasEverySectionAndIsSelfContained) {
                       "trace.defaults</td><td>60</td>"),
             std::string::npos);
   EXPECT_NE(html.find("<tr><th>jobs finished</th><td>60</td></tr>"), std::string::npos);
+  // Key metrics in the digits of gpumux compare's table (3 for shares, 1 for seconds, 2 for
+  // mean GPUs), other values with 4 significant digits.
+  const auto summary = nlohmann::json::parse(read_file(quickstart_run() / "summary.json"));
+  const auto fixed = [](double x, int digits) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", digits, x);
+    return std::string(buffer);
+  };
+  const auto& m = summary["metrics"];
+  for (const auto& [label, text] : std::vector<std::pair<std::string, std::string>>{
+           {"GPU allocation ratio", fixed(m["gpu_allocation_ratio"], 3)},
+           {"JCT p95 (s)", fixed(m["jct_s"]["p95"], 1)},
+           {"mean GPUs in use", fixed(m["mean_allocated_gpus"], 2)},
+           {"makespan (s)", short_number(m["makespan_s"])}}) {
+    EXPECT_NE(html.find("<tr><th>" + label + "</th><td>" + text + "</td></tr>"), std::string::npos)
+        << label << " " << text;
+  }
   EXPECT_NE(html.find("No inference services"), std::string::npos);
   EXPECT_NE(html.find("No variant splits GPUs into slots"), std::string::npos);
 }
@@ -106,21 +124,36 @@ TEST(Report, CompareFolderGetsTheTableAndOneLinePerVariant) {
   expect_self_contained(html);
   EXPECT_NE(html.find("<section id=\"compare\">"), std::string::npos);
   EXPECT_NE(html.find("<th>metric</th><th>exclusive</th><th>timeslice</th>"), std::string::npos);
-  // Exclusive GPUs: the same JCTs in both seeds, a zero-width interval.
-  EXPECT_NE(html.find("<tr><th>JCT p95 (s)</th><td>366 \u00b1 0</td>"), std::string::npos);
+  // Exclusive GPUs: the same JCTs in both seeds, a zero-width interval, in compare's digits.
+  EXPECT_NE(html.find("<tr><th>JCT p95 (s)</th><td>366.0 \u00b1 0.0</td>"), std::string::npos);
   // Drawn from the temporary folder before it was renamed, the page names the final folder.
   EXPECT_EQ(html.find(".tmp-"), std::string::npos);
-  EXPECT_NE(html.find(dir.string() + ": scenario 'quickstart'"), std::string::npos);
-  // Each chart has one legend entry and one line per variant.
-  const std::size_t charts = count(html, "<svg ");
+  EXPECT_NE(html.find(dir.string() + ": scenario &#39;quickstart&#39;, 2 seeds"),
+            std::string::npos);
+  // Each line chart has one legend entry and one line per variant, and with two seeds a band
+  // under every time series (four over time, four fault counts).
+  const std::size_t charts = count(html, "class=\"chart\">");
   EXPECT_EQ(count(html, "<polyline"), 2 * charts);
+  EXPECT_EQ(count(html, "<polygon class=\"band\""), 2 * 8u);
+  // A bar chart per metric across the two variants, but for those 0 or n/a in every run.
+  std::size_t nonzero = 0;
+  const auto compare = nlohmann::json::parse(read_file(dir / "compare.json"));
+  for (const auto& [name, cell] : compare["variants"][0]["metrics"].items()) {
+    bool any = false;
+    for (const auto& v : compare["variants"]) {
+      for (const auto& x : v["metrics"][name]["values"]) any = any || (x.is_number() && x != 0);
+    }
+    nonzero += any;
+  }
+  EXPECT_GE(nonzero, 8u);
+  EXPECT_EQ(count(html, "class=\"chart bar-chart\""), nonzero);
   // Several inputs: labels name their folder.
   const fs::path both = dir.parent_path() / "both.html";
   ASSERT_EQ(run_cli({"report", dir.string(), quickstart_run().string(), "-o", both.string()}).code,
             0);
   const std::string merged = read_file(both);
   EXPECT_NE(merged.find(dir.string() + ": timeslice"), std::string::npos);
-  EXPECT_EQ(count(merged, "<polyline"), 3 * count(merged, "<svg "));
+  EXPECT_EQ(count(merged, "<polyline"), 3 * count(merged, "class=\"chart\">"));
 }
 
 TEST(Report, ShowsFaultsRequestsAndMigSlotsWhenTheRunHasThem) {
