@@ -485,12 +485,12 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
     out << "  filter    " << f["jobs"] << " jobs filtered out by trace.filter (" << by << ")\n";
   }
   if (tr.contains("resample")) {
-    const auto& r = tr["resample"];
-    if (r["method"] == "bootstrap") {
-      out << "  resample  bootstrap: " << r["list_jobs"] << " jobs drawn with replacement from "
-          << r["list_jobs"] << " (" << r["distinct_jobs"] << " distinct)\n";
+    const auto& drawn = tr["resample"];
+    if (drawn["method"] == "bootstrap") {
+      out << "  resample  bootstrap: " << drawn["list_jobs"] << " jobs drawn with replacement from "
+          << drawn["list_jobs"] << " (" << drawn["distinct_jobs"] << " distinct)\n";
     } else {
-      out << "  resample  arrival-order: " << r["list_jobs"]
+      out << "  resample  arrival-order: " << drawn["list_jobs"]
           << " jobs shuffled over their submit times\n";
     }
   }
