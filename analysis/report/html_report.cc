@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "analysis/report/plan_charts.h"
+#include "analysis/report/queue_reason_section.h"
 #include "analysis/report/report_charts.h"
 #include "analysis/report/report_inputs.h"
 #include "analysis/report/svg_chart.h"
@@ -465,6 +466,7 @@ std::string build_html_report(const std::vector<std::string>& dirs,
             "comparison above has every seed).</p>\n";
   }
   page << "</section>\n";
+  page << queue_reason_section(variants);
 
   page << "<section id=\"requests\">\n<h2>Request latency</h2>\n";
   const bool any_requests =
