@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/metrics/summary_metrics.h"
 #include "sim/core/queue_reason.h"
 #include "tests/e2e/e2e_support.h"
 
@@ -85,12 +86,12 @@ TEST(QueuedByReason, TotalIsTheJobsQueueingDelays) {
 TEST(QueuedByReason, JobsStillQueuedAtTheTimeLimitCountToTheEnd) {
   const auto dir = testing::temp_dir("queued_by_reason_limit");
   const auto r = run_cli({"run", quickstart(), "--out", dir.string(), "--quiet", "--set",
-                          "limits.max_time_s=300"});
+                          "limits.max_time_s=1800"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto summary = nlohmann::json::parse(read_file(dir / "summary.json"));
   ASSERT_GT(summary["metrics"]["jobs"]["unfinished_queued"].get<int>(), 0);
   const auto& family = summary["metrics"]["queued_by_reason"];
-  EXPECT_NEAR(family["total_job_s"].get<double>(), summed_delays(dir / "jobs.csv", 300.0), 1e-6);
+  EXPECT_NEAR(family["total_job_s"].get<double>(), summed_delays(dir / "jobs.csv", 1800.0), 1e-6);
   expect_reasons_sum_to_total(family);
 }
 
@@ -136,6 +137,18 @@ TEST(QueuedByReason, ReportHasTheSectionAndSaysWhenASummaryPredatesIt) {
       << section;
   EXPECT_NE(section.find("<td>not recorded</td>"), std::string::npos) << section;
   EXPECT_NE(section.find("predates the queued_by_reason metrics"), std::string::npos) << section;
+}
+
+// expect, plan and diff read these metrics like any other; their n/a says why.
+TEST(QueuedByReason, ReadMetricSaysWhyAShareIsNotAvailable) {
+  const auto nothing_queued = nlohmann::json::parse(
+      R"({"metrics": {"queued_by_reason": {"total_job_s": 0, "gpus": {"job_s": 0, "share": null}}}})");
+  EXPECT_EQ(read_metric(nothing_queued, "queued_by_reason.gpus.job_s").value, 0.0);
+  EXPECT_EQ(read_metric(nothing_queued, "queued_by_reason.gpus.share").why_na,
+            "no job queued over the run");
+  const auto older = nlohmann::json::parse(R"({"metrics": {"jobs": {"arrived": 1}}})");
+  EXPECT_EQ(read_metric(older, "queued_by_reason.total_job_s").why_na,
+            "this run's summary predates the queued_by_reason metrics");
 }
 
 }  // namespace
