@@ -160,7 +160,9 @@ class SharingModel {
   // The same for a job whose admission the room decides (room_decides_admission_for), from a
   // GPU's room alone (precondition: room < job_need(job)), so that a blocked queue is explained
   // without a view of every GPU; nullopt (the default) when the room does not say, and
-  // refusal() is asked.
+  // refusal() is asked. A model that answers must answer alike for every room below 0, and
+  // alike for every room in [0, job_need(job)): the cluster's room index then counts the GPUs
+  // of each answer (sim/placement/blocked_reason.h).
   virtual std::optional<QueueReason> room_refusal(double /*room*/, const JobSpec& /*job*/) const {
     return std::nullopt;
   }

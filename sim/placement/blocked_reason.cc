@@ -16,8 +16,8 @@ QueueReason first_binding_reason(const BlockedTally& tally, std::int64_t total, 
   return QueueReason::kGang;
 }
 
-GpuRefusals::GpuRefusals(const Cluster& cluster, const SharingModel& model,
-                         GpuViewBuilder& views, const JobSpec& job)
+GpuRefusals::GpuRefusals(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
+                         const JobSpec& job)
     : cluster_(cluster),
       model_(model),
       views_(views),
@@ -81,6 +81,31 @@ QueueReason topology_blocked_reason(const Cluster& cluster, const SharingModel& 
     tally.refused[static_cast<std::size_t>(QueueReason::kGpus)] = total - unavailable - empty;
     tally.passing = empty;
     return first_binding_reason(tally, total, gang);
+  }
+  if (cpu == 0 && model.has_room_bound() && model.room_decides_admission_for(job)) {
+    const double need = model.job_need(job);
+    const auto below_zero = model.room_refusal(-1.0, job);
+    const auto from_zero = model.room_refusal(0.0, job);
+    if (below_zero && from_zero) {
+      // The GPUs with room >= need pass; those with room in [0, need), and those below 0, are
+      // refused alike within each range (SharingModel::room_refusal's contract).
+      auto with_room = [&](double at_least) {
+        const RoomCounts counts = cluster.room_counts(at_least);
+        std::int64_t n = 0;
+        for (std::size_t r = 0; r < cluster.topology().rack_count(); ++r) {
+          n += counts.in_rack(static_cast<int>(r));
+        }
+        return n;
+      };
+      const std::int64_t passing = with_room(need);
+      const std::int64_t from_zero_up = need > 0.0 ? with_room(0.0) : passing;
+      const auto unavailable = static_cast<std::int64_t>(cluster.unavailable_gpus_total());
+      tally.refused[static_cast<std::size_t>(QueueReason::kUnavailable)] = unavailable;
+      tally.refused[static_cast<std::size_t>(*below_zero)] += total - unavailable - from_zero_up;
+      tally.refused[static_cast<std::size_t>(*from_zero)] += from_zero_up - passing;
+      tally.passing = passing;
+      return first_binding_reason(tally, total, gang);
+    }
   }
   GpuRefusals refusals(cluster, model, views, job);
   for (NodeIndex node = 0; node < cluster.node_count(); ++node) {

@@ -9,9 +9,11 @@
 // GPUs are left than the job's gang; kGang when enough pass every check but the placement
 // policy could not group them (a policy that keeps a job on one node).
 //
-// Cost: under a model that needs empty GPUs, for a job asking for no node CPUs on a cluster
-// whose devices all take it, O(devices); otherwise one look at every GPU (its room first; the
-// model is asked only when the room does not decide, as placement asks it), no allocation.
+// Cost, for a job asking for no node CPUs: under a model that needs empty GPUs, on a cluster
+// whose devices all take it, O(devices); under room-decided admission that the model explains
+// by the room (SharingModel::room_refusal), O(racks) from the cluster's room index. Otherwise
+// one look at every GPU (its room first; the model is asked only when the room does not
+// decide, as placement asks it). No allocation.
 #pragma once
 
 #include <array>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace gpumux {
 
@@ -79,7 +80,9 @@ QueueReason SharePlacement::blocked_reason(const Cluster& cluster, const Sharing
     for (int i = 0; i < s.num_gpus; ++i) {
       const GpuIndex g = first + static_cast<GpuIndex>(i);
       QueueReason why{};
-      if (cluster.gpu(g).available && s.gpu_left[static_cast<std::size_t>(i)] < gpu_need) {
+      // Cluster::open_room: NaN while out of service (counted as such by `refusals`).
+      const bool in_service = !std::isnan(cluster.open_room(g));
+      if (in_service && s.gpu_left[static_cast<std::size_t>(i)] < gpu_need) {
         ++tally.refused[static_cast<std::size_t>(QueueReason::kGpus)];
       } else if (refusals.takes(g, why)) {
         ++taken;

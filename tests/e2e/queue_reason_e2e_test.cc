@@ -85,8 +85,8 @@ TEST(QueuedByReason, TotalIsTheJobsQueueingDelays) {
 
 TEST(QueuedByReason, JobsStillQueuedAtTheTimeLimitCountToTheEnd) {
   const auto dir = testing::temp_dir("queued_by_reason_limit");
-  const auto r = run_cli({"run", quickstart(), "--out", dir.string(), "--quiet", "--set",
-                          "limits.max_time_s=1800"});
+  const auto r = run_cli(
+      {"run", quickstart(), "--out", dir.string(), "--quiet", "--set", "limits.max_time_s=1800"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto summary = nlohmann::json::parse(read_file(dir / "summary.json"));
   ASSERT_GT(summary["metrics"]["jobs"]["unfinished_queued"].get<int>(), 0);
@@ -124,8 +124,8 @@ TEST(QueuedByReason, ReportHasTheSectionAndSaysWhenASummaryPredatesIt) {
   summary["metrics"].erase("queued_by_reason");
   testing::write_file(base / "old" / "summary.json", summary.dump());
   const auto page = base / "report.html";
-  const auto rep = run_cli(
-      {"report", (base / "new").string(), (base / "old").string(), "-o", page.string()});
+  const auto rep =
+      run_cli({"report", (base / "new").string(), (base / "old").string(), "-o", page.string()});
   ASSERT_EQ(rep.code, 0) << rep.err;
   const std::string html = read_file(page);
   const auto at = html.find("<section id=\"why-queued\">\n<h2>Why jobs queued</h2>");

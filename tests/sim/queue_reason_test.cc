@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -233,6 +234,74 @@ TEST(BlockedTally, UnavailableGpus) {
   EXPECT_EQ(topology_blocked_reason(cluster, model, views, one), QueueReason::kGpus);
 }
 
+// A model as `inner`, without room_refusal: the blocked reason then comes from a look at every
+// GPU instead of the room index.
+class WithoutRoomAnswers : public SharingModel {
+ public:
+  explicit WithoutRoomAnswers(const SharingModel& inner) : inner_(inner) {}
+  std::string_view name() const override { return inner_.name(); }
+  bool admits(const GpuView& g, const JobSpec& j) const override { return inner_.admits(g, j); }
+  QueueReason refusal(const GpuView& g, const JobSpec& j) const override {
+    return inner_.refusal(g, j);
+  }
+  void compute_rates(const GpuView& g, std::span<double> r, GpuLoad& l) const override {
+    inner_.compute_rates(g, r, l);
+  }
+  bool requires_empty_gpu() const override { return inner_.requires_empty_gpu(); }
+  bool has_room_bound() const override { return inner_.has_room_bound(); }
+  double gpu_room(const GpuView& g) const override { return inner_.gpu_room(g); }
+  double job_need(const JobSpec& j) const override { return inner_.job_need(j); }
+  bool room_decides_admission() const override { return inner_.room_decides_admission(); }
+  bool room_decides_admission_for(const JobSpec& j) const override {
+    return inner_.room_decides_admission_for(j);
+  }
+  std::vector<ModelParameter> parameters() const override { return {}; }
+
+ private:
+  const SharingModel& inner_;
+};
+
+// Under room-decided admission the reason is counted from the cluster's room index; it is the
+// reason a look at every GPU gives, over random cluster states and heads.
+TEST(BlockedTally, RoomIndexGivesTheReasonEveryGpuGives) {
+  std::mt19937_64 rng(7);
+  std::set<QueueReason> seen;
+  for (const char* admission : {"memory", "replicas"}) {
+    const auto model =
+        model_named("timeslice", admission == std::string("memory")
+                                     ? nlohmann::json{{"max_jobs_per_gpu", 3}}
+                                     : nlohmann::json{{"admission", "replicas"}, {"replicas", 2}});
+    const WithoutRoomAnswers by_gpu(*model);
+    for (int state = 0; state < 40; ++state) {
+      Cluster cluster = a100_cluster(3, 4);
+      JobTable jobs;
+      GpuViewBuilder views(cluster, jobs);
+      for (GpuIndex g = 0; g < cluster.gpu_count(); ++g) {
+        const int residents = static_cast<int>(rng() % 4);
+        for (int k = 0; k < residents; ++k) {
+          const JobSpec j =
+              with_memory(job("r", 0, 1, 1), 2000 + static_cast<std::int64_t>(rng() % 12000));
+          if (!model->admits(views.view(g), j)) break;
+          const JobSlot slot = jobs.acquire();
+          jobs[slot].spec = j;
+          cluster.add_resident(g, slot, j.memory);
+        }
+        cluster.set_room(g, model->gpu_room(views.view(g)));
+        if (rng() % 10 == 0) cluster.set_available(g, false);
+      }
+      for (int head = 0; head < 5; ++head) {
+        const JobSpec j = with_memory(job("h", 0, 1 + static_cast<int>(rng() % 8), 1),
+                                      1000 + static_cast<std::int64_t>(rng() % 39000));
+        const QueueReason indexed = topology_blocked_reason(cluster, *model, views, j);
+        EXPECT_EQ(indexed, topology_blocked_reason(cluster, by_gpu, views, j))
+            << admission << " state " << state << " head " << head;
+        seen.insert(indexed);
+      }
+    }
+  }
+  EXPECT_GE(seen.size(), 3u) << "the states must block heads for several reasons";
+}
+
 // Queueing delays, from starts and the run's end, to check the total against.
 struct Delays : EngineObserver {
   std::map<std::string, double> submit, start;
@@ -277,8 +346,11 @@ TEST(QueueReasonProperty, ReasonsSumToTotalAndTotalIsSummedDelays) {
       {"timeslice", {{"max_jobs_per_gpu", 2}}, "greedy", QueueOrder::kArrival, "first-fit"},
       {"mps", {}, "fifo-backfill", QueueOrder::kArrival, "spread"},
       {"fractional", {}, "greedy", QueueOrder::kShortest, "first-fit"},
-      {"mig", {{"layout", {"3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"}}}, "fifo",
-       QueueOrder::kArrival, "best-fit"},
+      {"mig",
+       {{"layout", {"3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"}}},
+       "fifo",
+       QueueOrder::kArrival,
+       "best-fit"},
   };
   std::mt19937_64 rng(20261206);
   int queued_runs = 0;
@@ -293,9 +365,8 @@ TEST(QueueReasonProperty, ReasonsSumToTotalAndTotalIsSummedDelays) {
       double t = 0.0;
       for (int i = 0; i < 40; ++i) {
         t += std::uniform_real_distribution<double>(0.0, 20.0)(rng);
-        const int gpus = c.model == std::string("mig")
-                             ? 1
-                             : std::vector<int>{1, 1, 1, 2, 4, 6}[rng() % 6];
+        const int gpus =
+            c.model == std::string("mig") ? 1 : std::vector<int>{1, 1, 1, 2, 4, 6}[rng() % 6];
         JobSpec j = job("j" + std::to_string(i), std::floor(t), gpus,
                         1.0 + static_cast<double>(rng() % 200));
         j.memory = MemoryMiB(1000 + static_cast<std::int64_t>(rng() % 30000));
