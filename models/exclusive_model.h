@@ -10,6 +10,7 @@ class ExclusiveModel : public SharingModel {
  public:
   std::string_view name() const override { return "exclusive"; }
   bool admits(const GpuView& gpu, const JobSpec& job) const override;
+  QueueReason refusal(const GpuView& gpu, const JobSpec& job) const override;
   bool requires_empty_gpu() const override { return true; }
   void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;
   std::vector<ModelParameter> parameters() const override { return {}; }

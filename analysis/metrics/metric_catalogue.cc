@@ -1,5 +1,9 @@
 #include "analysis/metrics/metric_catalogue.h"
 
+#include <algorithm>
+
+#include "sim/core/queue_reason.h"
+
 namespace gpumux {
 
 namespace {
@@ -124,6 +128,17 @@ std::vector<MetricInfo> build() {
        }) {
     m.push_back(s);
   }
+  m.push_back({"queued_by_reason.total_job_s", "job-s", lo,
+               "queued jobs x time, summed over the run (the queue's integral)"});
+  for (std::string_view reason : kQueueReasonNames) {
+    const std::string base = "queued_by_reason." + std::string(reason);
+    m.push_back({base + ".job_s", "job-s", lo,
+                 "queued job-seconds while the head waited for: " + std::string(reason)});
+    m.push_back({base + ".share", "share", no,
+                 "share of queued job-seconds while the head waited for: " + std::string(reason)});
+  }
+  // Derived metrics last.
+  std::stable_partition(m.begin(), m.end(), [](const MetricInfo& i) { return !i.derived; });
   return m;
 }
 

@@ -1,5 +1,6 @@
 #include "analysis/metrics/output_collectors.h"
 
+#include "analysis/metrics/queue_reason_metrics.h"
 #include "analysis/metrics/service_metrics.h"
 #include "analysis/metrics/share_metrics.h"
 #include "analysis/metrics/slot_metrics.h"
@@ -55,6 +56,15 @@ class RequestsCollector : public OutputCollector {
   ServiceMetrics metrics_;
 };
 
+class QueueReasonsCollector : public OutputCollector {
+ public:
+  std::vector<EngineObserver*> observers() override { return {&metrics_}; }
+  nlohmann::json metrics() const override { return metrics_.metrics(); }
+
+ private:
+  QueueReasonMetrics metrics_;
+};
+
 }  // namespace
 
 const std::vector<CollectorInfo>& output_collectors() {
@@ -75,6 +85,12 @@ const std::vector<CollectorInfo>& output_collectors() {
        [](const CollectorInputs&) { return true; },
        [](const CollectorInputs& in) -> std::unique_ptr<OutputCollector> {
          return std::make_unique<RequestsCollector>(in);
+       }},
+      {"queued_by_reason",
+       "queued job-seconds by why the head of the queue could not start (GPUs, memory, cores...)",
+       [](const CollectorInputs&) { return true; },
+       [](const CollectorInputs&) -> std::unique_ptr<OutputCollector> {
+         return std::make_unique<QueueReasonsCollector>();
        }},
   };
   return table;

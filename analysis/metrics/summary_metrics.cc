@@ -55,6 +55,7 @@ std::string why_null(const std::vector<std::string>& keys) {
     return keys.back() == "slo_attainment" ? "no request with an SLO ended" : "no request served";
   }
   if (head == "slots") return "no slot time (no slices, instances or jobs over the run)";
+  if (head == "queued_by_reason") return "no job queued over the run";
   if (head == "shares") return "no job arrived, or no idle GPU share to fragment";
   return "no job arrived, or no GPU time to share";
 }
@@ -101,6 +102,9 @@ MetricValue read_metric(const nlohmann::json& summary, const std::string& name) 
       }
       if (i == 0 && keys[0] == "requests") {
         return {std::nullopt, "this run has no inference services"};
+      }
+      if (i == 0 && keys[0] == "queued_by_reason") {
+        return {std::nullopt, "this run's summary predates the queued_by_reason metrics"};
       }
       if (i == 2 && keys[1] == "profiles") {
         return {std::nullopt, "no instance of profile '" + keys[2] + "' in this run"};

@@ -10,6 +10,7 @@
 #include "analysis/metrics/metric_format.h"
 #include "analysis/report/bar_chart.h"
 #include "analysis/report/plan_charts.h"
+#include "analysis/report/queue_reason_section.h"
 #include "analysis/report/report_charts.h"
 #include "analysis/report/report_inputs.h"
 #include "analysis/report/seed_series.h"
@@ -498,6 +499,7 @@ ReportPage build_report_page(const ReportInputs& inputs) {
             "comparison above has every seed).</p>\n";
   }
   page << "</section>\n";
+  page << queue_reason_section(variants);
 
   page << "<section id=\"requests\">\n<h2>Request latency</h2>\n";
   const bool any_requests =

@@ -15,6 +15,7 @@
 #include "analysis/output/number_text.h"
 #include "analysis/output/output_folder.h"
 #include "analysis/report/html_report.h"
+#include "analysis/report/queue_reason_section.h"
 #include "analysis/run/provenance.h"
 #include "analysis/run/progress.h"
 #include "analysis/run/rejection_tally.h"
@@ -608,6 +609,10 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
         << " failed, " << excluded["unfinished"] << " unfinished";
   }
   out << ")\n";
+  // Only when something queued: why the head of the queue waited, by queued job-seconds.
+  if (const std::string queued_by = queued_by_reason_text(m); !queued_by.empty()) {
+    out << "  queued by   " << queued_by << "\n";
+  }
   if (!r.out_dir.empty()) {
     out << "\noutputs     " << r.out_dir << "/{summary.json";
     if (s.outputs.jobs_csv) out << ",jobs.csv";

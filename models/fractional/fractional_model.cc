@@ -66,6 +66,12 @@ bool FractionalModel::admits(const GpuView& gpu, const JobSpec& job) const {
   return quotas <= gpu.device.memory;
 }
 
+QueueReason FractionalModel::refusal(const GpuView& gpu, const JobSpec& job) const {
+  if (summed_milli(gpu) + job.gpu_milli > kWholeGpuMilli) return QueueReason::kGpus;
+  if (gpu.residents.size() >= max_jobs_) return QueueReason::kAdmission;
+  return QueueReason::kMemory;
+}
+
 double FractionalModel::gpu_room(const GpuView& gpu) const {
   if (gpu.residents.size() >= max_jobs_) return -1.0;
   return static_cast<double>(kWholeGpuMilli - summed_milli(gpu));

@@ -35,6 +35,8 @@ class FractionalModel : public SharingModel {
 
   std::string_view name() const override { return "fractional"; }
   bool admits(const GpuView& gpu, const JobSpec& job) const override;
+  // Compute share (gpu_milli) taken: kGpus; else max_jobs_per_gpu: kAdmission; else memory.
+  QueueReason refusal(const GpuView& gpu, const JobSpec& job) const override;
   void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;
   bool memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
                     Time& recovery) const override;

@@ -259,6 +259,15 @@ bool MigHybridModel::admits(const GpuView& gpu, const JobSpec& job) const {
   return pick(gpu, info, gpu.residents.size(), slots, job) >= 0;
 }
 
+QueueReason MigHybridModel::refusal(const GpuView& gpu, const JobSpec& job) const {
+  const LayoutInfo& info = layout_info(gpu.device, gpu.layout);
+  if (info.mig_enabled) return QueueReason::kMigFit;
+  if (!mig_.fits_whole_gpu(gpu.device, job)) {
+    return job.mig_profile.empty() ? QueueReason::kMemory : QueueReason::kMigFit;
+  }
+  return inner_->refusal(gpu, job);
+}
+
 int MigHybridModel::choose_slot(const GpuView& gpu, const JobSpec& job) const {
   const LayoutInfo& info = layout_info(gpu.device, gpu.layout);
   if (!info.mig_enabled || info.instances.empty()) return 0;

@@ -105,6 +105,9 @@ class MigHybridModel : public SharingModel {
 
   std::string_view name() const override { return name_; }
   bool admits(const GpuView& gpu, const JobSpec& job) const override;
+  // MIG on: kMigFit. A whole GPU: as MigModel for what the whole GPU refuses, else the inner
+  // model's reason.
+  QueueReason refusal(const GpuView& gpu, const JobSpec& job) const override;
   void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;
   bool memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
                     Time& recovery) const override;

@@ -432,6 +432,13 @@ bool MigModel::admits(const GpuView& gpu, const JobSpec& job) const {
   return assign_resolved(gpu.device, r, jobs_, instance_of_);
 }
 
+QueueReason MigModel::refusal(const GpuView& gpu, const JobSpec& job) const {
+  const Resolved& r = resolve(gpu.device, gpu.layout);
+  if (r.layout.mig_enabled) return QueueReason::kMigFit;
+  if (!gpu.residents.empty()) return QueueReason::kGpus;
+  return job.mig_profile.empty() ? QueueReason::kMemory : QueueReason::kMigFit;
+}
+
 void MigModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const {
   const Resolved& r = resolve(gpu.device, gpu.layout);
   load.overhead = 0.0;

@@ -96,6 +96,9 @@ class MigModel : public SharingModel {
 
   std::string_view name() const override { return "mig"; }
   bool admits(const GpuView& gpu, const JobSpec& job) const override;
+  // MIG on: kMigFit. A whole GPU: kGpus with a resident, else kMigFit for a job naming a
+  // profile, kMemory for one too large.
+  QueueReason refusal(const GpuView& gpu, const JobSpec& job) const override;
   void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;
   std::vector<ModelParameter> parameters() const override { return params_.declared; }
   // The job-speed model (`speed_model`, models/mig/instance_rate.h), for the hybrids.

@@ -250,6 +250,26 @@ bool MpsModel::admits(const GpuView& gpu, const JobSpec& job) const {
   return average <= memory_headroom_ * static_cast<double>(gpu.device.memory.mib());
 }
 
+QueueReason MpsModel::refusal(const GpuView& gpu, const JobSpec& job) const {
+  const std::size_t n = gpu.residents.size();
+  const int limit =
+      gpu.device.mps_client_limit > 0 ? gpu.device.mps_client_limit : kDefaultMpsClientLimit;
+  if (n >= static_cast<std::size_t>(limit) || admission_ == MpsAdmission::kReplicas) {
+    return QueueReason::kAdmission;
+  }
+  if (one_user_per_server_) {
+    for (const JobSpec* r : gpu.residents) {
+      if (r->tenant != job.tenant) return QueueReason::kAdmission;
+    }
+  }
+  return QueueReason::kMemory;
+}
+
+std::optional<QueueReason> MpsModel::room_refusal(double room, const JobSpec&) const {
+  // gpu_room: -1 at the client limit or the replica count, else the free peak memory.
+  return room < 0.0 ? QueueReason::kAdmission : QueueReason::kMemory;
+}
+
 double MpsModel::gpu_room(const GpuView& gpu) const {
   const std::size_t n = gpu.residents.size();
   const int limit =

@@ -53,6 +53,9 @@ class MpsModel : public SharingModel {
 
   std::string_view name() const override { return "mps"; }
   bool admits(const GpuView& gpu, const JobSpec& job) const override;
+  // Clients, tenants or replicas: kAdmission; else memory.
+  QueueReason refusal(const GpuView& gpu, const JobSpec& job) const override;
+  std::optional<QueueReason> room_refusal(double room, const JobSpec& job) const override;
   // Rates of the residents from mps_rates(); useful_busy is the share of time some kernel runs
   // (the duty cycle, comparable with the other models'), overhead is 0 (no context switches).
   void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;

@@ -90,6 +90,16 @@ bool TimeSliceModel::admits(const GpuView& gpu, const JobSpec& job) const {
   return summed_peaks(gpu) + job.memory <= gpu.device.memory;
 }
 
+QueueReason TimeSliceModel::refusal(const GpuView& gpu, const JobSpec&) const {
+  return gpu.residents.size() >= max_jobs_ || replicas_mode_ ? QueueReason::kAdmission
+                                                             : QueueReason::kMemory;
+}
+
+std::optional<QueueReason> TimeSliceModel::room_refusal(double room, const JobSpec&) const {
+  // gpu_room: -1 past max_jobs_per_gpu, else the free memory (replicas: 0).
+  return room < 0.0 ? QueueReason::kAdmission : QueueReason::kMemory;
+}
+
 double TimeSliceModel::gpu_room(const GpuView& gpu) const {
   if (gpu.residents.size() >= max_jobs_) return -1.0;
   if (replicas_mode_) return 0.0;

@@ -38,6 +38,9 @@ class TimeSliceModel : public SharingModel {
 
   std::string_view name() const override { return "timeslice"; }
   bool admits(const GpuView& gpu, const JobSpec& job) const override;
+  // Past max_jobs_per_gpu: kAdmission; else memory.
+  QueueReason refusal(const GpuView& gpu, const JobSpec& job) const override;
+  std::optional<QueueReason> room_refusal(double room, const JobSpec& job) const override;
   void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;
   bool memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
                     Time& recovery) const override;

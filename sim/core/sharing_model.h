@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@
 
 #include "sim/core/device.h"
 #include "sim/core/job.h"
+#include "sim/core/queue_reason.h"
 #include "sim/core/service_gpu_context.h"
 #include "sim/base/units.h"
 
@@ -145,6 +147,25 @@ class SharingModel {
 
   // True when `job` may be placed on a GPU that currently holds `gpu.residents`.
   virtual bool admits(const GpuView& gpu, const JobSpec& job) const = 0;
+
+  // Why admits(gpu, job) is false (precondition): the first of the model's checks that refuses,
+  // in QueueReason's order (sim/core/queue_reason.h): kGpus (the GPU or its compute share is
+  // taken), kAdmission (co-location rules), kMemory, kMigFit. Asked only to explain a blocked
+  // queue, never to place. The default: kGpus for a GPU with residents under a model that needs
+  // empty GPUs, else kAdmission.
+  virtual QueueReason refusal(const GpuView& gpu, const JobSpec& /*job*/) const {
+    return requires_empty_gpu() && !gpu.residents.empty() ? QueueReason::kGpus
+                                                          : QueueReason::kAdmission;
+  }
+  // The same for a job whose admission the room decides (room_decides_admission_for), from a
+  // GPU's room alone (precondition: room < job_need(job)), so that a blocked queue is explained
+  // without a view of every GPU; nullopt (the default) when the room does not say, and
+  // refusal() is asked. A model that answers must answer alike for every room below 0, and
+  // alike for every room in [0, job_need(job)): the cluster's room index then counts the GPUs
+  // of each answer (sim/placement/blocked_reason.h).
+  virtual std::optional<QueueReason> room_refusal(double /*room*/, const JobSpec& /*job*/) const {
+    return std::nullopt;
+  }
 
   // True when several jobs may share one GPU, each with a fraction of it (timeslice, mps,
   // fractional): the share-aware placement policies (sim/placement/share_placement.h) need such a model.

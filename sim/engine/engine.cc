@@ -161,6 +161,7 @@ EngineStats Engine::run() {
         scheduler_.schedule(now, cluster_, model_, jobs_, running_, *this);
       } while (refresh_touched(now));
       maybe_reconfigure(now);
+      if (!queue_listeners_.empty()) explain_queue(now);
     }
   }
   if (!stats_.hit_horizon && !running_.empty()) {
@@ -179,6 +180,18 @@ EngineStats Engine::run() {
             [](const ActiveJob* a, const ActiveJob* b) { return a->ordinal < b->ordinal; });
   for (auto* o : observers_) o->on_run_end(now, unfinished);
   return stats_;
+}
+
+void Engine::explain_queue(Time now) {
+  const std::size_t queued = scheduler_.queued();
+  // After the reconfiguration plan: GPUs it set draining are out of service until the next event.
+  const QueueReason reason = queued > 0
+                                 ? scheduler_.blocked_reason(cluster_, model_, jobs_, start_views_)
+                                 : told_reason_;
+  if (queued == told_queued_ && reason == told_reason_) return;
+  told_queued_ = queued;
+  told_reason_ = reason;
+  for (auto* o : queue_listeners_) o->on_queue_changed(now, queued, reason);
 }
 
 bool Engine::pull_next_arrival() {

@@ -89,7 +89,10 @@ class Engine : private Launcher {
   Engine(Cluster& cluster, const SharingModel& model, Scheduler& scheduler, JobSource& source,
          EngineOptions options = {});
 
-  void add_observer(EngineObserver* observer) { observers_.push_back(observer); }
+  void add_observer(EngineObserver* observer) {
+    observers_.push_back(observer);
+    if (observer->wants_queue_reasons()) queue_listeners_.push_back(observer);
+  }
 
   // Runs until every job has finished or been rejected, or until the horizon.
   // Throws InputError from the job source.
@@ -140,6 +143,9 @@ class Engine : private Launcher {
   void kill(Time now, JobSlot slot);
   // The job's memory profile stepped: update its GPUs' memory in use (a rise may fault).
   void on_memory_change(Time now, JobSlot slot);
+  // Tells the observers that want it how many jobs are queued and why the head did not start,
+  // when either changed since they were last told (EngineObserver::on_queue_changed).
+  void explain_queue(Time now);
   // Asks the model whether the blocked head should get a GPU re-laid out, and starts a drain.
   void maybe_reconfigure(Time now);
   // A draining GPU that has emptied starts paying its reconfiguration delay.
@@ -174,6 +180,9 @@ class Engine : private Launcher {
   JobSource& source_;
   EngineOptions options_;
   std::vector<EngineObserver*> observers_;
+  std::vector<EngineObserver*> queue_listeners_;  // those that want on_queue_changed
+  std::size_t told_queued_ = 0;                   // what they were last told
+  QueueReason told_reason_ = QueueReason::kGpus;
 
   EventQueue events_;
   JobTable jobs_;

@@ -25,9 +25,11 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/queue_reason.h"
+#include "sim/core/sharing_model.h"
+#include "sim/placement/blocked_reason.h"
 #include "sim/state/cluster.h"
 #include "sim/state/job_table.h"
-#include "sim/core/sharing_model.h"
 
 namespace gpumux {
 
@@ -42,6 +44,13 @@ class PlacementPolicy {
   // GPUs by their room and, when the room decides admission, admits by it alone.
   virtual bool place(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
                      const JobSpec& job, std::vector<GpuIndex>& out) = 0;
+  // Why no group exists now (sim/placement/blocked_reason.h), to explain a blocked queue.
+  // Precondition: place() would return false for `job` now. The default suits policies that
+  // place a gang across nodes and racks once enough GPUs pass every check (the topology ones).
+  virtual QueueReason blocked_reason(const Cluster& cluster, const SharingModel& model,
+                                     GpuViewBuilder& views, const JobSpec& job) {
+    return topology_blocked_reason(cluster, model, views, job);
+  }
   // The node a CPU-only job (JobSpec::gpus 0) asking for `cpu` hundredths of a core (> 0)
   // starts on now, among the nodes that declare CPUs (Cluster::declares_cpus), or nullopt when
   // none has the cores free. No GPU and no sharing model take part. By default the node with

@@ -1,6 +1,8 @@
 #include "sim/placement/share_placement.h"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace gpumux {
 
@@ -58,6 +60,45 @@ bool SharePlacement::place(const Cluster& cluster, const SharingModel& model,
                                     masks_[static_cast<std::size_t>(c.node)], gpus);
   for (int i = 0; i < n; ++i) out.push_back(first + static_cast<GpuIndex>(gpus[static_cast<std::size_t>(i)]));
   return true;
+}
+
+QueueReason SharePlacement::blocked_reason(const Cluster& cluster, const SharingModel& model,
+                                           GpuViewBuilder& views, const JobSpec& job) {
+  if (job.gpus > cluster.max_gpus_per_node()) {
+    return across_nodes_->blocked_reason(cluster, model, views, job);
+  }
+  const packing::PodDemand pod = share_demand(job);
+  const int gpu_need = pod.is_share() ? pod.gpu_milli : packing::kGpuMilli;
+  const std::int64_t cpu = cluster.tracks_cpus() ? job_cpu_hundredths(job) : 0;
+  const auto nodes = view_.nodes();
+  GpuRefusals refusals(cluster, model, views, job);
+  BlockedTally tally;
+  for (NodeIndex n = 0; n < nodes.size(); ++n) {
+    const packing::NodeState& s = nodes[n];
+    const GpuIndex first = cluster.topology().first_gpu(n);
+    std::int64_t taken = 0;
+    for (int i = 0; i < s.num_gpus; ++i) {
+      const GpuIndex g = first + static_cast<GpuIndex>(i);
+      QueueReason why{};
+      // Cluster::open_room: NaN while out of service (counted as such by `refusals`).
+      const bool in_service = !std::isnan(cluster.open_room(g));
+      if (in_service && s.gpu_left[static_cast<std::size_t>(i)] < gpu_need) {
+        ++tally.refused[static_cast<std::size_t>(QueueReason::kGpus)];
+      } else if (refusals.takes(g, why)) {
+        ++taken;
+      } else {
+        ++tally.refused[static_cast<std::size_t>(why)];
+      }
+    }
+    // The job goes to one node, which must have all its cores free.
+    if (cpu > 0 && cluster.cpu_free(n) < cpu) {
+      tally.refused[static_cast<std::size_t>(QueueReason::kCpuCores)] += taken;
+    } else {
+      tally.passing += taken;
+    }
+  }
+  // Enough GPUs pass but the policy found no node for the job: kGang.
+  return first_binding_reason(tally, static_cast<std::int64_t>(cluster.gpu_count()), job.gpus);
 }
 
 }  // namespace gpumux

@@ -38,6 +38,11 @@ class SharePlacement : public PlacementPolicy {
   std::string_view name() const override { return name_; }
   bool place(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
              const JobSpec& job, std::vector<GpuIndex>& out) override;
+  // As place() checks: a GPU without the job's milli-GPU left counts under kGpus, a node
+  // without all the job's cores free under kCpuCores, and a whole-GPU gang that enough GPUs
+  // pass on no single node under kGang.
+  QueueReason blocked_reason(const Cluster& cluster, const SharingModel& model,
+                             GpuViewBuilder& views, const JobSpec& job) override;
 
  private:
   std::string name_;

@@ -13,6 +13,12 @@ void FifoQueue::front(std::size_t n, std::vector<JobSlot>& out, const JobStarter
   out.assign(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(k));
 }
 
+bool FifoQueue::head(JobSlot& out, const JobStarter&) const {
+  if (queue_.empty()) return false;
+  out = queue_.front();
+  return true;
+}
+
 void FifoQueue::schedule(const SchedulePass& pass, JobStarter& starter) {
   if (starter.pooled()) {
     start_pool_heads(pass, starter, nullptr);

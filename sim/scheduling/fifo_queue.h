@@ -14,6 +14,7 @@ class FifoQueue : public QueuePolicy {
   void enqueue(JobSlot job, const JobTable& jobs, const JobStarter& starter) override;
   void requeue(JobSlot job, const JobTable& jobs, const JobStarter& starter) override;
   void front(std::size_t n, std::vector<JobSlot>& out, const JobStarter& starter) const override;
+  bool head(JobSlot& out, const JobStarter& starter) const override;
   void schedule(const SchedulePass& pass, JobStarter& starter) override;
 
  protected:

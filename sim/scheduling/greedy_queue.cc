@@ -33,6 +33,18 @@ void GreedyQueue::front(std::size_t n, std::vector<JobSlot>& out, const JobStart
       std::move(at), n, [](const QueueEntry& e) { return e.slot; }, out);
 }
 
+bool GreedyQueue::head(JobSlot& out, const JobStarter& starter) const {
+  if (starter.pooled()) return pool_queue_.head(out);
+  // The earliest of the per-size sets' first entries.
+  const QueueEntry* best = nullptr;
+  for (const auto& [gpus, bucket] : by_gpus_) {
+    if (!bucket.empty() && (best == nullptr || *bucket.begin() < *best)) best = &*bucket.begin();
+  }
+  if (best == nullptr) return false;
+  out = best->slot;
+  return true;
+}
+
 void GreedyQueue::schedule(const SchedulePass& pass, JobStarter& starter) {
   if (starter.pooled()) {
     pool_queue_.start_fitting(pass.cluster,

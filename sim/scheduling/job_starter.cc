@@ -27,6 +27,21 @@ bool JobStarter::place_now(const Cluster& cluster, const SharingModel& model, Gp
   return true;
 }
 
+QueueReason JobStarter::blocked_reason(const Cluster& cluster, const SharingModel& model,
+                                       GpuViewBuilder& views, const JobSpec& spec) {
+  if (pooled_) {
+    const PoolAmount amount = pool_request(spec);
+    if (amount.gpu > cluster.pool_free().gpu) return QueueReason::kGpus;
+    if (amount.cpu > cluster.pool_free().cpu) return QueueReason::kCpuCores;
+    return QueueReason::kPolicy;
+  }
+  if (spec.gpus == 0) {
+    return cluster.most_cpu_free() >= job_cpu_hundredths(spec) ? QueueReason::kPolicy
+                                                               : QueueReason::kCpuCores;
+  }
+  return placement_->blocked_reason(cluster, model, views, spec);
+}
+
 void JobStarter::launch(JobSlot job, const JobSpec& spec, Launcher& launcher) {
   --queued_;
   if (spec.gpus == 0) {

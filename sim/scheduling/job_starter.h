@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "sim/core/queue_reason.h"
 #include "sim/core/sharing_model.h"
 #include "sim/placement/placement.h"
 #include "sim/state/cluster.h"
@@ -47,6 +48,14 @@ class JobStarter {
                  const JobSpec& spec);
   std::span<const GpuIndex> chosen() const { return chosen_; }
   NodeIndex chosen_node() const { return chosen_node_; }
+
+  // Why `spec` cannot start now, for a queued job a pass just left queued
+  // (sim/core/queue_reason.h). On a pooled cluster: kGpus when its GPU amount does not fit
+  // what is free, else kCpuCores when its cores do not, else kPolicy (the policy held back a job
+  // that fits). A CPU-only job: kCpuCores while no node has its cores free. Else the placement
+  // policy's blocked_reason.
+  QueueReason blocked_reason(const Cluster& cluster, const SharingModel& model,
+                             GpuViewBuilder& views, const JobSpec& spec);
 
   // Starts the job place_now() just placed, after taking it out of the counts.
   void launch(JobSlot job, const JobSpec& spec, Launcher& launcher);

@@ -39,6 +39,12 @@ class PoolQueue {
 
   // The first min(n, size()) jobs in queue order.
   void front(std::size_t n, std::vector<JobSlot>& out) const;
+  // The first job in queue order in `out`; false when none is queued.
+  bool head(JobSlot& out) const {
+    if (heads_.empty()) return false;
+    out = (*heads_.begin())->entries.begin()->slot;
+    return true;
+  }
 
  private:
   struct Group {

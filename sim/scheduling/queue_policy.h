@@ -41,6 +41,8 @@ class QueuePolicy {
   virtual void requeue(JobSlot job, const JobTable& jobs, const JobStarter& starter) = 0;
   // The first min(n, queued) jobs in queue order (out[0] = head), replacing `out`'s contents.
   virtual void front(std::size_t n, std::vector<JobSlot>& out, const JobStarter& starter) const = 0;
+  // The head (front(1)'s job) in `out`, without allocating; false when the queue is empty.
+  virtual bool head(JobSlot& out, const JobStarter& starter) const = 0;
   // Starts every job the policy allows in this pass.
   virtual void schedule(const SchedulePass& pass, JobStarter& starter) = 0;
 };

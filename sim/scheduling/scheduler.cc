@@ -28,6 +28,13 @@ Scheduler::Scheduler(std::string_view queue, std::unique_ptr<PlacementPolicy> pl
       starter_(std::move(placement)),
       policy_(info_->make(QueueSettings{backfill_depth, order})) {}
 
+QueueReason Scheduler::blocked_reason(const Cluster& cluster, const SharingModel& model,
+                                      const JobTable& jobs, GpuViewBuilder& views) {
+  JobSlot head = 0;
+  if (!policy_->head(head, starter_)) throw std::logic_error("scheduler: no head to explain");
+  return starter_.blocked_reason(cluster, model, views, jobs[head].spec);
+}
+
 void Scheduler::enqueue(JobSlot job, const JobTable& jobs) {
   starter_.count_in(jobs[job].spec);
   policy_->enqueue(job, jobs, starter_);

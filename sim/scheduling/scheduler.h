@@ -46,6 +46,10 @@ class Scheduler {
   // The first min(n, queued()) jobs in queue order (out[0] = head), replacing `out`'s contents.
   void front(std::size_t n, std::vector<JobSlot>& out) const { policy_->front(n, out, starter_); }
   const PlacementPolicy& placement() const { return starter_.placement(); }
+  // Why the head did not start in the pass just made (JobStarter::blocked_reason), with the
+  // cluster as that pass left it. Precondition: queued() > 0. Allocates nothing.
+  QueueReason blocked_reason(const Cluster& cluster, const SharingModel& model,
+                             const JobTable& jobs, GpuViewBuilder& views);
   std::string_view policy_name() const { return info_->name; }
   QueueOrder order() const { return order_; }
 

@@ -260,6 +260,11 @@ void Cluster::set_available(GpuIndex g, bool available) {
   if (gpu.available == available) return;
   const bool was_free = gpu.free();
   gpu.available = available;
+  if (available) {
+    --unavailable_total_;
+  } else {
+    ++unavailable_total_;
+  }
   set_open_room(g, available ? gpu.room : std::numeric_limits<double>::quiet_NaN());
   if (was_free != gpu.free()) count_free(gpu, gpu.free() ? 1 : -1);
   update_node_room(gpu.node);

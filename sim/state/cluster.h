@@ -187,6 +187,8 @@ class Cluster {
   // The free-GPU index (available GPUs with no resident), kept per node.
   int empty_gpus(NodeIndex n) const { return empty_per_node_[n]; }
   std::size_t empty_gpus_total() const { return empty_total_; }
+  // GPUs out of service now (GpuState::available false: recovering, draining, reconfiguring).
+  std::size_t unavailable_gpus_total() const { return unavailable_total_; }
   // Lowest-index node with at least `n` empty GPUs.
   std::optional<NodeIndex> first_node_with_empty(int n) const;
   // The node with the fewest empty GPUs that still has at least `n` (lowest index on ties).
@@ -223,6 +225,7 @@ class Cluster {
   std::size_t room_leaves_ = 1;
   std::vector<double> room_tree_;
   std::size_t empty_total_ = 0;
+  std::size_t unavailable_total_ = 0;
   int max_gpus_per_node_ = 0;
   // Nodes by their empty GPUs (sim/state/node_buckets.h): a node for a gang of n is a scan of at
   // most max_gpus_per_node bitmaps, without allocation.

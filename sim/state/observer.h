@@ -5,6 +5,7 @@
 #include <span>
 #include <string_view>
 
+#include "sim/core/queue_reason.h"
 #include "sim/core/service_gpu_context.h"
 #include "sim/state/cluster.h"
 #include "sim/state/job_table.h"
@@ -49,6 +50,14 @@ class EngineObserver {
   // (SharingModel::slice_context / block_context; valid during the call only), else empty.
   virtual void on_service_rate_changed(Time /*now*/, const ActiveJob& /*job*/,
                                        const ServiceGpuContext& /*context*/) {}
+  // Whether this observer hears on_queue_changed. The engine explains a blocked queue (one look
+  // at the cluster per instant that ends with jobs queued) only when an observer asks for it.
+  virtual bool wants_queue_reasons() const { return false; }
+  // After the scheduling of instant `now`: `queued` jobs wait in the scheduler's queue (killed
+  // and migrated jobs back in it included, jobs waiting out a retry delay not), and when
+  // queued > 0, `reason` is why its head did not start (sim/core/queue_reason.h). Both hold
+  // until the next call. Sent only when either changed, and only to observers that want it.
+  virtual void on_queue_changed(Time /*now*/, std::size_t /*queued*/, QueueReason /*reason*/) {}
   // The run ends at `now`; `unfinished` lists jobs still queued or running.
   virtual void on_run_end(Time /*now*/, std::span<const ActiveJob* const> /*unfinished*/) {}
 };
