@@ -5,7 +5,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 
+#include "analysis/compare/compare.h"
 #include "analysis/plan/plan.h"
 #include "analysis/run/run.h"
 #include "scenarios/scenario.h"
@@ -46,6 +49,23 @@ class TraceCacheTest : public ::testing::Test {
     options.write_outputs = false;
     options.trace_cache = cache;
     return run_scenario(load_scenario((dir_ / "s.json").string(), o), options).summary;
+  }
+
+  // Every file a comparison wrote into `out`, by relative path, with its bytes; `out` is
+  // removed after, so that the next comparison writes the same paths.
+  std::map<std::string, std::string> compare_files(CompareRequest r) {
+    const fs::path out = dir_ / "out";
+    r.out_dir = out.string();
+    run_compare(r, nullptr);
+    std::map<std::string, std::string> files;
+    for (const auto& e : fs::recursive_directory_iterator(out)) {
+      if (!e.is_regular_file()) continue;
+      std::ostringstream bytes;
+      bytes << std::ifstream(e.path(), std::ios::binary).rdbuf();
+      files[fs::relative(e.path(), out).string()] = bytes.str();
+    }
+    fs::remove_all(out);
+    return files;
   }
 
   fs::path dir_;
@@ -96,6 +116,37 @@ TEST_F(TraceCacheTest, APlanOverFourModelsReadsTheTraceOncePerSeed) {
     for (std::size_t p = 0; p < plan.models[m].probes.size(); ++p) {
       EXPECT_EQ(again.models[m].probes[p].metrics.dump(), plan.models[m].probes[p].metrics.dump());
     }
+  }
+}
+
+TEST_F(TraceCacheTest, ACompareSharingTheTraceWritesTheSameFilesAsOneReadingItPerRun) {
+  CompareRequest r;
+  r.scenario_file = (dir_ / "s.json").string();
+  for (const char* m : {"exclusive", "timeslice", "mps"}) r.models.push_back({m, {}});
+  r.seeds = 2;
+  r.threads = 2;
+  r.trace_cache = std::make_shared<TraceCache>();
+  const auto shared = compare_files(r);
+  // Three models, two seeds: six runs, and the trace read once per seed.
+  EXPECT_EQ(r.trace_cache->reads(), 2u);
+  CompareRequest per_run = r;
+  per_run.trace_cache = std::make_shared<TraceCache>();
+  per_run.read_trace_per_run = true;
+  const auto own = compare_files(per_run);
+  EXPECT_EQ(per_run.trace_cache->reads(), 0u);
+  ASSERT_TRUE(shared.count("compare.json"));
+  for (const char* m : {"exclusive", "timeslice", "mps"}) {
+    for (const char* seed : {"seed-11", "seed-12"}) {
+      const std::string run = std::string(m) + "/" + seed + "/";
+      EXPECT_TRUE(shared.count(run + "summary.json")) << run;
+      EXPECT_TRUE(shared.count(run + "jobs.csv")) << run;
+    }
+  }
+  ASSERT_EQ(own.size(), shared.size());
+  for (const auto& [path, bytes] : shared) {
+    SCOPED_TRACE(path);
+    ASSERT_TRUE(own.count(path));
+    EXPECT_EQ(own.at(path), bytes);
   }
 }
 
