@@ -150,6 +150,27 @@ TEST_F(TraceCacheTest, ACompareSharingTheTraceWritesTheSameFilesAsOneReadingItPe
   }
 }
 
+TEST_F(TraceCacheTest, APlanOverFourModelsAndACompareOverThreeReadTheTraceOnce) {
+  PlanRequest plan;
+  plan.scenario_file = (dir_ / "s.json").string();
+  for (const char* m : {"exclusive", "timeslice", "mps", "mig"}) plan.models.push_back({m, {}});
+  plan.objectives = plan_objectives({"queue_p95_s<=600"}, /*jct_guard=*/true);
+  plan.threads = 2;
+  plan.max_nodes = 8;
+  plan.trace_cache = std::make_shared<TraceCache>();
+  EXPECT_GT(run_plan(plan, nullptr).runs, 8u);
+  EXPECT_EQ(plan.trace_cache->reads(), 1u);
+
+  CompareRequest compare;
+  compare.scenario_file = plan.scenario_file;
+  for (const char* m : {"exclusive", "timeslice", "mps"}) compare.models.push_back({m, {}});
+  compare.threads = 2;
+  compare.trace_cache = std::make_shared<TraceCache>();
+  const CompareResult result = run_compare(compare, nullptr);
+  ASSERT_EQ(result.variants.size(), 3u);
+  EXPECT_EQ(compare.trace_cache->reads(), 1u);
+}
+
 TEST_F(TraceCacheTest, AnUnreadableTraceFailsEveryRunThatAsks) {
   std::ofstream(dir_ / "trace.csv") << "id,submit_s,gpus,runtime_s\nj0,0,1,100\nj1,oops,1,100\n";
   TraceCache cache;
