@@ -41,7 +41,7 @@ struct CompareRequest {
   bool report = false;            // also report.html in the out dir (needs out_dir)
   std::string baseline;           // model of the paired-difference table; empty: the first
   // Every run reads the trace through this cache (analysis/run/trace_cache.h), so that a
-  // comparison reads its trace file once per seed, whatever the variants and threads. Null:
+  // comparison reads its trace file once, whatever the variants, seeds and threads. Null:
   // run_compare makes its own. A caller that passes one can count its reads.
   std::shared_ptr<TraceCache> trace_cache;
   // Each run reads the trace file itself, bypassing the cache: slower, the same outputs (tests
