@@ -159,7 +159,7 @@ int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     throw InputError("--vary", "vary", "contradicts --no-sensitivity: drop one");
   }
   // One trace cache for every plan of the command: loads and sensitivity ends read the trace
-  // once per distinct reader input (defaults, seed), not once per run.
+  // once per distinct trace.defaults, not once per run.
   request.trace_cache = std::make_shared<TraceCache>();
   std::vector<PlanResult> results;
   std::vector<PlanSensitivity> sensitivities;

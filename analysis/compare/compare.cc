@@ -75,8 +75,9 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
     result.variants.push_back(std::move(v));
   }
   if (!request.baseline.empty()) {
-    const auto it = std::find_if(result.variants.begin(), result.variants.end(),
-                                 [&](const CompareVariant& v) { return v.model == request.baseline; });
+    const auto it =
+        std::find_if(result.variants.begin(), result.variants.end(),
+                     [&](const CompareVariant& v) { return v.model == request.baseline; });
     if (it == result.variants.end()) {
       throw InputError("--baseline", "baseline",
                        "'" + request.baseline + "' is not one of the compared models (--models)");
@@ -119,6 +120,9 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
                                 .string();
     }
   }
+  const std::shared_ptr<TraceCache> cache = request.read_trace_per_run ? nullptr
+                                            : request.trace_cache      ? request.trace_cache
+                                                                  : std::make_shared<TraceCache>();
   std::vector<nlohmann::json> summaries(runs.size());
   std::mutex progress_mutex;
   std::size_t done = 0;
@@ -126,6 +130,7 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
     RunOptions options;
     options.write_outputs = request.out_dir.has_value();
     options.check_invariants = request.check_invariants;
+    options.trace_cache = cache.get();
     const RunReport report = run_scenario(runs[i], options);
     summaries[i] = report.summary;
     if (progress) {

@@ -2,11 +2,12 @@
 // several seeds (the scenario's seed, seed + 1, ...), its metrics set side by side as the mean
 // and the 95% interval across seeds (mean_interval.h).
 //
-// Runs. Variants x seeds runs, in-process, on up to `threads` threads (parallel_tasks.h);
-// results are placed by index (variant, then seed), so the result, the table, the CSV and the
-// JSON do not depend on the thread count or on timing. Each model's params are chosen as
-// `gpumux plan` chooses them (model_choice.h). Every variant's scenario is parsed for every seed
-// before the first run, so bad input fails before anything runs or is written.
+// Runs. Variants x seeds runs, in-process, on up to `threads` threads (parallel_tasks.h), all
+// reading the trace through one cache (CompareRequest::trace_cache); results are placed by
+// index (variant, then seed), so the result, the table, the CSV and the JSON do not depend on the
+// thread count or on timing. Each model's params are chosen as `gpumux plan` chooses them
+// (model_choice.h). Every variant's scenario is parsed for every seed before the first run, so bad
+// input fails before anything runs or is written.
 //
 // Outputs. Without an out dir nothing is written: only the summary of each run is kept in
 // memory. With one, each run writes its normal outputs (summary.json, jobs.csv,
@@ -17,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -25,6 +27,7 @@
 
 #include "analysis/compare/compare_metrics.h"
 #include "analysis/run/model_choice.h"
+#include "analysis/run/trace_cache.h"
 
 namespace gpumux {
 
@@ -38,6 +41,13 @@ struct CompareRequest {
   bool check_invariants = false;  // RunOptions::check_invariants for every run
   bool report = false;            // also report.html in the out dir (needs out_dir)
   std::string baseline;           // model of the paired-difference table; empty: the first
+  // Every run reads the trace through this cache (analysis/run/trace_cache.h), so that a
+  // comparison reads its trace file once, whatever the variants, seeds and threads. Null:
+  // run_compare makes its own. A caller that passes one can count its reads.
+  std::shared_ptr<TraceCache> trace_cache;
+  // Each run reads the trace file itself, bypassing the cache: slower, the same outputs (tests
+  // compare the two).
+  bool read_trace_per_run = false;
 };
 
 // One metric of one variant across the seeds.

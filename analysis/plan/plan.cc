@@ -42,7 +42,7 @@ struct PlanBase {
   bool inflation = false;
   double load_factor = 1.0;
   std::vector<PlanDevice> groups;           // each node group's device and GPUs per node
-  std::shared_ptr<TraceCache> trace_cache;  // never null
+  std::shared_ptr<TraceCache> trace_cache;  // null: each run reads the trace itself
 };
 
 nlohmann::json sized_document(const PlanBase& base, const std::string& model,
@@ -236,7 +236,9 @@ PlanBase load_base(const PlanRequest& request, PlanResult& result) {
     throw InputError("--load", "load", "a load factor must be > 0");
   }
   base.load_factor = request.load_factor;
-  base.trace_cache = request.trace_cache ? request.trace_cache : std::make_shared<TraceCache>();
+  if (!request.read_trace_per_run) {
+    base.trace_cache = request.trace_cache ? request.trace_cache : std::make_shared<TraceCache>();
+  }
   result.load_factor = request.load_factor;
   result.price_per_gpu_hour = request.price_per_gpu_hour;
   // Placements: the scenario's own first, then spread.

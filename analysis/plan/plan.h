@@ -81,9 +81,12 @@ struct PlanRequest {
   double load_factor = 1.0;             // > 0: trace.load_factor for every run (1: as read)
   double price_per_gpu_hour = 0.0;      // >= 0; 0: no cost in money
   // Every run reads the trace through this cache (analysis/run/trace_cache.h), so that a plan
-  // reads each trace once per seed; several plans of one command (loads, sensitivity ends) may
-  // share it. Null: run_plan makes its own.
+  // reads each trace once, whatever the seeds; several plans of one command (loads, sensitivity
+  // ends) may share it. Null: run_plan makes its own.
   std::shared_ptr<TraceCache> trace_cache;
+  // Each run reads the trace file itself, bypassing the cache: slower, the same answers (tests
+  // compare the two).
+  bool read_trace_per_run = false;
   MigLayoutRequest mig_layouts;  // the layouts searched for MIG models
 };
 

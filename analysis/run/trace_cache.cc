@@ -7,7 +7,7 @@
 
 namespace gpumux {
 
-// What one reader produced, whole.
+// What one reader produced, whole, its defaulted fields drawn with seed 0 (redrawn per seed).
 struct TraceCache::Entry {
   std::once_flag once;
   std::exception_ptr error;
@@ -19,20 +19,26 @@ struct TraceCache::Entry {
 
 namespace {
 
-// Replays an entry: the reader's jobs in order, then its counts as the reader gave them.
+// Replays an entry for one seed: the parsed jobs in order, each with its defaulted fields drawn
+// anew from the seed as the reader draws them (TraceDefaults::fill_marked, one stream, row after
+// row), then the reader's counts, which no draw changes.
 class ReplayedTrace : public TraceSource {
  public:
   ReplayedTrace(std::shared_ptr<const std::vector<JobSpec>> jobs, const TraceStats& stats,
-                std::map<std::string, std::uint64_t> skip_counts, nlohmann::json list_notes)
+                std::map<std::string, std::uint64_t> skip_counts, nlohmann::json list_notes,
+                const TraceDefaults& defaults, std::uint64_t seed)
       : TraceSource(TraceDefaults(), 0),
         jobs_(std::move(jobs)),
         skip_counts_(std::move(skip_counts)),
-        list_notes_(std::move(list_notes)) {
+        list_notes_(std::move(list_notes)),
+        defaults_(defaults),
+        rng_(seed) {
     stats_ = stats;
   }
   bool next(JobSpec& job) override {
     if (next_ == jobs_->size()) return false;
     job = (*jobs_)[next_++];
+    defaults_.fill_marked(job, rng_);
     return true;
   }
   std::map<std::string, std::uint64_t> skip_counts() const override { return skip_counts_; }
@@ -43,12 +49,16 @@ class ReplayedTrace : public TraceSource {
   std::size_t next_ = 0;
   std::map<std::string, std::uint64_t> skip_counts_;
   nlohmann::json list_notes_;
+  TraceDefaults defaults_;
+  Rng rng_;
 };
 
-// Everything the reader's output depends on.
+// Everything the parse depends on: the seed only draws the defaulted fields, redrawn per
+// replay, but the defaults themselves are part of the key (a defaulted kind decides whether a
+// row's service columns are valid).
 std::string cache_key(const std::string& path, const std::string& format,
-                      const TraceDefaults& defaults, std::uint64_t seed) {
-  std::string key = path + '\n' + format + '\n' + std::to_string(seed);
+                      const TraceDefaults& defaults) {
+  std::string key = path + '\n' + format;
   for (const auto& f : job_fields()) {
     if (f.required) continue;
     key += '\n' + defaults.value_json(f.field).dump() + ' ' + defaults.source(f.field);
@@ -63,7 +73,7 @@ std::unique_ptr<TraceSource> TraceCache::open(const std::string& path, const std
   std::shared_ptr<Entry> entry;
   {
     const std::lock_guard<std::mutex> lock(mutex_);
-    auto& slot = entries_[cache_key(path, format, defaults, seed)];
+    auto& slot = entries_[cache_key(path, format, defaults)];
     if (!slot) slot = std::make_shared<Entry>();
     entry = slot;
   }
@@ -73,7 +83,7 @@ std::unique_ptr<TraceSource> TraceCache::open(const std::string& path, const std
       ++reads_;
     }
     try {
-      auto reader = open_scenario_trace(path, format, defaults, seed);
+      auto reader = open_scenario_trace(path, format, defaults, 0);
       JobSpec job;
       while (reader->next(job)) entry->jobs.push_back(job);
       entry->stats = reader->stats();
@@ -87,7 +97,7 @@ std::unique_ptr<TraceSource> TraceCache::open(const std::string& path, const std
   // The jobs are shared, never copied per run: the entry outlives every replay holding it.
   std::shared_ptr<const std::vector<JobSpec>> jobs(entry, &entry->jobs);
   return std::make_unique<ReplayedTrace>(std::move(jobs), entry->stats, entry->skip_counts,
-                                         entry->list_notes);
+                                         entry->list_notes, defaults, seed);
 }
 
 std::uint64_t TraceCache::reads() const {

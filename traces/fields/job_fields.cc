@@ -236,6 +236,12 @@ void TraceDefaults::fill(JobSpec& job, JobField field, Rng& rng) const {
   }
 }
 
+void TraceDefaults::fill_marked(JobSpec& job, Rng& rng) const {
+  for (const auto& f : kFields) {
+    if (job.defaulted_fields & (1u << static_cast<int>(f.field))) fill(job, f.field, rng);
+  }
+}
+
 nlohmann::json TraceDefaults::value_json(JobField field) const {
   const int i = static_cast<int>(field);
   if (is_text_field(field)) return text_[i];

@@ -66,6 +66,10 @@ class TraceDefaults {
 
   // Fills a missing field. Precondition: the field is not required.
   void fill(JobSpec& job, JobField field, Rng& rng) const;
+  // Fills every field marked in job.defaulted_fields, in field order: the draws a trace reader
+  // makes for one row, in the order it makes them, so that replaying parsed rows through this
+  // with the reader's seed gives the reader's jobs (analysis/run/trace_cache.h).
+  void fill_marked(JobSpec& job, Rng& rng) const;
   std::string source(JobField field) const { return source_[static_cast<int>(field)]; }
   nlohmann::json value_json(JobField field) const;
 

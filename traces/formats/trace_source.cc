@@ -20,10 +20,11 @@ void TraceSource::complete(JobSpec& job, const std::array<bool, kJobFieldCount>&
     if (f.required) {
       throw InputError(where, std::string(f.name), "required field is missing or empty");
     }
-    defaults_.fill(job, f.field, rng_);
     ++stats_.defaults.rows[i];
     job.defaulted_fields |= 1u << i;
   }
+  // The only draws a reader makes: the trace cache replays parsed rows through the same call.
+  defaults_.fill_marked(job, rng_);
   if (job.submit < last_submit_) {
     throw InputError(where, "submit_s",
                      "submit time " + std::to_string(job.submit.seconds()) +
