@@ -29,6 +29,11 @@ Engine::Engine(Cluster& cluster, const SharingModel& model, Scheduler& scheduler
   touched_.reserve(cluster_.gpu_count());
   running_.reserve(cluster_.gpu_count());
   gpus_per_device_.assign(cluster_.devices().size(), 0);
+  gpus_per_layout_.assign(cluster_.devices().size(), {});
+  for (std::size_t d = 0; d < cluster_.devices().size(); ++d) {
+    gpus_per_layout_[d].assign(static_cast<std::size_t>(model_.layout_count(cluster_.devices()[d])),
+                               0);
+  }
   behind_head_.reserve(kReconfigurationLookahead);
   for (GpuIndex g = 0; g < cluster_.gpu_count(); ++g) {
     GpuState& gpu = cluster_.gpu(g);
@@ -39,6 +44,7 @@ Engine::Engine(Cluster& cluster, const SharingModel& model, Scheduler& scheduler
       throw std::logic_error("sharing model '" + std::string(model_.name()) +
                              "' gave an initial layout out of range");
     }
+    ++gpus_per_layout_[gpu.device][static_cast<std::size_t>(gpu.layout)];
     update_room(g);
   }
 }
@@ -219,17 +225,23 @@ const char* Engine::unplaceable_reason(const JobSpec& job) {
   if (cluster_.tracks_cpus() && !cluster_.cpus_could_fit(job_cpu_hundredths(job), job.gpus)) {
     return "CPU cores more than the nodes that could hold the gang have";
   }
-  // The GPUs whose device admits the job when empty: the best the job can ever get.
+  // The GPUs that admit the job when empty: the best the job can ever get. A model that
+  // repartitions can give any GPU of a device any of its layouts; otherwise each GPU keeps the
+  // layout it started with (half of a node split into MIG instances, half whole: a gang of
+  // more GPUs than the whole half can never start, and would wait forever).
   std::size_t usable = 0;
   const std::vector<const JobSpec*> none;
+  const bool any_layout = model_.reconfigures();
   for (std::size_t d = 0; d < cluster_.devices().size(); ++d) {
     const DeviceProfile& device = cluster_.devices()[d];
     for (int layout = 0; layout < model_.layout_count(device); ++layout) {
       const GpuView empty{device, none, MemoryMiB(0), {}, layout};
-      if (model_.admits(empty, job)) {
+      if (!model_.admits(empty, job)) continue;
+      if (any_layout) {
         usable += gpus_per_device_[d];
         break;
       }
+      usable += gpus_per_layout_[d][static_cast<std::size_t>(layout)];
     }
   }
   if (usable == 0) {

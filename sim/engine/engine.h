@@ -207,6 +207,9 @@ class Engine : private Launcher {
   Rng fault_rng_;
   int reconfigurations_in_flight_ = 0;
   std::vector<std::size_t> gpus_per_device_;
+  // GPUs per device and initial layout ([device][layout]): without reconfiguration a GPU keeps
+  // its layout, so only the GPUs whose own layout admits a job can ever hold it.
+  std::vector<std::vector<std::size_t>> gpus_per_layout_;
   GpuViewBuilder start_views_;               // views for choose_slot when a job starts
   std::vector<const JobSpec*> behind_head_;  // queued jobs after the head, for reconfiguration
   std::vector<JobSlot> front_;               // scratch: the queue's first jobs

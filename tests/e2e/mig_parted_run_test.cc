@@ -79,5 +79,34 @@ mig-configs:
   fs::remove_all(dir);
 }
 
+// Half of each node split into MIG instances, half whole (config 'half-mig': 4 whole GPUs a
+// node, 8 in the cluster). A gang needs whole GPUs, and without repartitioning a split GPU never
+// becomes whole: a 9-GPU gang can never start and is rejected at arrival, while an 8-GPU gang
+// runs. Before, the 9-GPU gang was counted against all 16 GPUs, waited forever, and the run
+// ended with an internal error ("jobs left queued on an idle cluster").
+TEST(MigPartedRun, AGangLargerThanTheWholeGpusIsRejectedNotLeftQueued) {
+  const auto dir = testing::temp_dir("mig_parted_gang");
+  write_file(dir / "trace.csv",
+             "id,submit_s,gpus,runtime_s\nbig,0,9,100\nfits,1,8,100\nsmall,2,1,50\n");
+  const std::string parted =
+      (testing::source_dir() / "scenarios" / "mig-parted" / "a100-40gb.yaml").string();
+  write_file(dir / "s.json", R"({"name": "gang", "seed": 1,
+    "cluster": {"node_groups": [{"nodes": 2, "gpus_per_node": 8, "device": "A100-40GB"}]},
+    "sharing": {"model": "mig", "params": {"mig_parted": ")" +
+                                 parted + R"(", "config": "half-mig"}},
+    "trace": {"file": "trace.csv", "defaults": {"memory_mib": 1000}}})");
+  const auto r = run_cli({"run", (dir / "s.json").string(), "--out", (dir / "out").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json metrics = summary_of(dir / "out")["metrics"];
+  EXPECT_EQ(metrics["jobs"]["rejected"], 1) << metrics["jobs"].dump();
+  EXPECT_EQ(metrics["jobs"]["finished"], 2) << metrics["jobs"].dump();
+  EXPECT_EQ(metrics["slots"]["rejected_by_reason"],
+            nlohmann::json({{"gang larger than the number of GPUs that admit it", 1}}));
+  EXPECT_TRUE(has(read_file(dir / "out" / "jobs.csv"),
+                  "\nbig,rejected,0,9,100,,,,,,,,0,gang larger than the number of GPUs that admit "
+                  "it,"));
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace gpumux
