@@ -19,6 +19,16 @@ std::string fixed_or_na(const nlohmann::json& value, int digits, double scale) {
   return fixed_text(scale * value.get<double>(), digits);
 }
 
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
 std::string csv_number(double x) {
   if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15) {
     char buffer[32];

@@ -21,6 +21,10 @@ std::string number_text(double x);
 // decimals, others in the shortest text that reads back as the same double.
 std::string csv_number(double x);
 
+// A text field in a CSV (RFC 4180): quoted when it holds a comma, a quote or a line break, its
+// quotes doubled; otherwise as it is.
+std::string csv_field(const std::string& text);
+
 // One declared model parameter of summary.json (scenario.sharing.parameters[i]) as the tables
 // print it: "name = value unit  (source)"; a switch's or a choice's value in words
 // ("work_conserving = false  (default ...)"), never quoted.

@@ -10,17 +10,6 @@ namespace gpumux {
 
 namespace {
 
-// RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled.
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string optional_number(const std::optional<double>& v) { return v ? csv_number(*v) : ""; }
 
 std::string line_csv(const ChartSpec& spec) {

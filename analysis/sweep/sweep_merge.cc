@@ -25,17 +25,6 @@ nlohmann::json optional_json(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
-// RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled.
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 // As `gpumux compare` does: the mean and interval only when every ended seed has a value.
 void fill_cells(SweepVariantResult& v, const std::vector<std::vector<std::optional<double>>>& per_run) {
   for (std::size_t m = 0; m < v.metrics.size(); ++m) {
