@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,53 @@ TEST(SplitCsvLine, UnterminatedQuoteFails) {
   std::vector<std::string> fields;
   EXPECT_FALSE(split_csv_line("a,\"bc", fields));
   EXPECT_FALSE(split_csv_line("\"a\"\"", fields));
+}
+
+// The splitting rules one character at a time, as they are stated: the reader appends runs of
+// ordinary characters at once and must split every line exactly as this does.
+bool split_one_character_at_a_time(std::string_view line, std::vector<std::string>& fields) {
+  fields.assign(1, "");
+  bool quoted = false;
+  bool was_quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    std::string& current = fields.back();
+    if (quoted) {
+      if (c != '"') {
+        current += c;
+      } else if (i + 1 < line.size() && line[i + 1] == '"') {
+        current += '"';
+        ++i;
+      } else {
+        quoted = false;
+      }
+    } else if (c == '"' && current.empty() && !was_quoted) {
+      quoted = was_quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+      was_quoted = false;
+    } else {
+      current += c;
+    }
+  }
+  return !quoted;
+}
+
+TEST(SplitCsvLine, SplitsRandomLinesAsTheRulesOneCharacterAtATime) {
+  std::mt19937_64 rng(11);
+  const std::string alphabet = "ab,\" \"x";
+  std::vector<std::string> fast;
+  std::vector<std::string> slow;
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::string line(rng() % 24, ' ');
+    for (char& c : line) c = alphabet[rng() % alphabet.size()];
+    const bool fast_ok = split_csv_line(line, fast);
+    const bool slow_ok = split_one_character_at_a_time(line, slow);
+    ASSERT_EQ(fast_ok, slow_ok) << line;
+    if (fast_ok) {
+      ASSERT_EQ(fast, slow) << line;
+    }
+  }
 }
 
 TEST(CsvReader, MissingFileIsInputErrorNamingIt) {

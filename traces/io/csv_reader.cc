@@ -38,27 +38,38 @@ bool split_csv_line(std::string_view line, std::vector<std::string>& fields) {
   std::string* current = &next_field();
   bool quoted = false;
   bool was_quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
+  // Runs of ordinary characters are appended at once: a character at a time was most of the cost
+  // of reading a 100,000-row trace.
+  const std::size_t n = line.size();
+  std::size_t i = 0;
+  while (i < n) {
     if (quoted) {
-      if (c == '"') {
-        if (i + 1 < line.size() && line[i + 1] == '"') {
-          *current += '"';
-          ++i;
-        } else {
-          quoted = false;
-        }
+      std::size_t q = i;
+      while (q < n && line[q] != '"') ++q;
+      current->append(line.data() + i, q - i);
+      if (q == n) break;
+      if (q + 1 < n && line[q + 1] == '"') {
+        *current += '"';
+        i = q + 2;
       } else {
-        *current += c;
+        quoted = false;
+        i = q + 1;
       }
-    } else if (c == '"' && current->empty() && !was_quoted) {
-      quoted = was_quoted = true;
-    } else if (c == ',') {
+      continue;
+    }
+    std::size_t end = i;
+    while (end < n && line[end] != ',' && line[end] != '"') ++end;
+    current->append(line.data() + i, end - i);
+    if (end == n) break;
+    if (line[end] == ',') {
       current = &next_field();
       was_quoted = false;
+    } else if (current->empty() && !was_quoted) {
+      quoted = was_quoted = true;  // an opening quote only at the start of a cell
     } else {
-      *current += c;
+      *current += '"';
     }
+    i = end + 1;
   }
   fields.resize(count);
   return !quoted;
