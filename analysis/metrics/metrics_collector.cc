@@ -236,72 +236,73 @@ void MetricsCollector::on_run_end(Time now, std::span<const ActiveJob* const> un
 void MetricsCollector::write_job_row(const ActiveJob& job, std::string_view state, Time finish,
                                      std::string_view reason) {
   if (!jobs_csv_) return;
-  std::string& o = row_;
+  RowText& o = row_;
   o.clear();
   const JobSpec& s = job.spec;
   const bool started = state == "finished" || state == "running";
-  append_csv_cell(o, s.id);
-  o += ',';
-  o += state;
-  o += ',';
-  append_seconds(o, s.submit);
-  o += ',';
-  append_integer(o, s.gpus);
-  o += ',';
-  append_seconds(o, s.runtime);
-  o += ',';
-  if (started) append_seconds(o, job.start);
-  o += ',';
+  o.put_csv_cell(s.id);
+  o.put(',');
+  o.put(state);
+  o.put(',');
+  o.put_seconds(s.submit);
+  o.put(',');
+  o.put_integer(s.gpus);
+  o.put(',');
+  o.put_seconds(s.runtime);
+  o.put(',');
+  if (started) o.put_seconds(job.start);
+  o.put(',');
   if (state == "finished") {
     const double jct = (finish - s.submit).seconds();
-    append_seconds(o, finish);
-    o += ',';
-    append_seconds(o, job.start - s.submit);
-    o += ',';
-    append_seconds(o, finish - s.submit);
-    o += ',';
-    if (s.runtime > Time::zero()) append_double(o, jct / s.runtime.seconds());
+    o.put_seconds(finish);
+    o.put(',');
+    o.put_seconds(job.start - s.submit);
+    o.put(',');
+    o.put_seconds(finish - s.submit);
+    o.put(',');
+    if (s.runtime > Time::zero()) o.put_double(jct / s.runtime.seconds());
   } else {
-    o += ",,,";
+    o.put(",,,");
   }
-  o += ',';
+  o.put(',');
   if (started && job.gpus.empty()) {
     // No GPU: a job of a pooled cluster holds an amount of the pool; a CPU-only job on a
     // cluster of nodes holds cores on one node.
-    o += cluster_ && !cluster_->pooled() ? "node," : "pool,";
+    o.put(cluster_ && !cluster_->pooled() ? "node," : "pool,");
   } else if (started) {
-    o += link_kind_name(job.span);
-    o += ',';
-    append_integer(o, job.gpus.front());
+    o.put(link_kind_name(job.span));
+    o.put(',');
+    o.put_integer(job.gpus.front());
   } else {
-    o += ',';
+    o.put(',');
   }
-  o += ',';
-  append_integer(o, job.kills);
-  o += ',';
-  append_csv_cell(o, reason);
-  o += ',';
-  o += job_kind_name(s.kind);
-  o += ',';
-  append_csv_cell(o, s.tenant);
-  o += ',';
-  append_integer(o, s.memory.mib());
-  o += ',';
-  append_double(o, s.sm_util);
-  o += ',';
-  append_double(o, s.sm_share);
-  o += ',';
+  o.put(',');
+  o.put_integer(job.kills);
+  o.put(',');
+  o.put_csv_cell(reason);
+  o.put(',');
+  o.put(job_kind_name(s.kind));
+  o.put(',');
+  o.put_csv_cell(s.tenant);
+  o.put(',');
+  o.put_integer(s.memory.mib());
+  o.put(',');
+  o.put_double(s.sm_util);
+  o.put(',');
+  o.put_double(s.sm_share);
+  o.put(',');
   // Where it ran (its last start, for a job killed and not restarted); empty if it never started.
   if (const auto it = placements_.find(job.ordinal); it != placements_.end()) {
-    append_csv_cell(o, it->second.device);
-    o += ',';
-    append_csv_cell(o, it->second.instance);
+    o.put_csv_cell(it->second.device);
+    o.put(',');
+    o.put_csv_cell(it->second.instance);
     placements_.erase(it);
   } else {
-    o += ',';
+    o.put(',');
   }
-  o += '\n';
-  jobs_csv_->write(o.data(), static_cast<std::streamsize>(o.size()));
+  o.put('\n');
+  const std::string_view row = o.text();
+  jobs_csv_->write(row.data(), static_cast<std::streamsize>(row.size()));
 }
 
 nlohmann::json MetricsCollector::metrics() {

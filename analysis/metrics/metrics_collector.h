@@ -35,6 +35,7 @@
 #include "sim/core/sharing_model.h"
 #include "sim/state/cluster.h"
 #include "sim/state/observer.h"
+#include "traces/formats/row_text.h"
 
 namespace gpumux {
 
@@ -129,7 +130,7 @@ class MetricsCollector : public EngineObserver {
   std::unordered_map<std::uint64_t, Placement> placements_;  // by job ordinal
   Time interval_;
   std::ostream* jobs_csv_;
-  std::string row_;  // one jobs.csv row, built before it is written (reused: no allocation)
+  RowText row_;  // one jobs.csv row, built before it is written (reused: no allocation)
   std::ostream* timeseries_csv_;
   std::vector<const TimeseriesColumns*> extra_;
 
