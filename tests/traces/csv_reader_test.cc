@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <charconv>
 #include <limits>
 #include <random>
 #include <string>
@@ -138,6 +140,22 @@ TEST(ParseNumberCell, AcceptsNumbersWithSurroundingBlanks) {
   EXPECT_DOUBLE_EQ(parse_number_cell(" 1.5\t", "f:1", "x", 0, 10), 1.5);
   EXPECT_DOUBLE_EQ(parse_number_cell("1e3", "f:1", "x", 0, 1e4), 1000.0);
   EXPECT_DOUBLE_EQ(parse_number_cell("-2", "f:1", "x", -5, 0), -2.0);
+}
+
+TEST(ParseNumberCell, WholeNumbersGiveTheDoubleFromCharsGives) {
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::string cell(1 + rng() % 17, '0');
+    for (char& c : cell) c = static_cast<char>('0' + rng() % 10);
+    if (trial % 7 == 0) cell = " " + cell + "\t";
+    double expected = 0.0;
+    const std::string_view t = trim_blanks(cell);
+    std::from_chars(t.data(), t.data() + t.size(), expected);
+    const double got = parse_number_cell(cell, "f:1", "x", 0, 1e18);
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(expected)) << cell;
+  }
+  EXPECT_THAT(input_error_message([] { parse_number_cell("12", "t.csv:3", "num_gpu", 0, 8); }),
+              HasSubstr("outside"));
 }
 
 TEST(ParseNumberCell, GarbageNamesPlaceAndField) {
