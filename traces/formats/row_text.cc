@@ -1,6 +1,7 @@
 #include "traces/formats/row_text.h"
 
 #include <charconv>
+#include <cmath>
 
 namespace gpumux {
 
@@ -32,6 +33,13 @@ char* write_seconds(char* out, Time t) {
 }
 
 char* write_double(char* out, double x) {
+  // Small whole numbers (a utilization of 1, a slowdown of 2) are their integer's digits: the
+  // shortest form, which to_chars finds by a far longer road. Past four digits the exponent form
+  // can be shorter ("1e+05"), and -0 keeps its sign, so those take to_chars.
+  if (x > -10000.0 && x < 10000.0 && x == static_cast<double>(static_cast<int>(x)) &&
+      !(x == 0.0 && std::signbit(x))) {
+    return write_integer(out, static_cast<int>(x));
+  }
   const auto [end, ec] = std::to_chars(out, out + kMaxValueChars, x);
   if (ec == std::errc()) return end;
   std::memcpy(out, "nan", 3);
@@ -39,9 +47,14 @@ char* write_double(char* out, double x) {
 }
 
 bool csv_cell_needs_quotes(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t");
-  const bool looks_like_comment = first != std::string_view::npos && text[first] == '#';
-  return looks_like_comment || text.find_first_of(",\"\n\r") != std::string_view::npos;
+  std::size_t i = 0;
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+  if (i < text.size() && text[i] == '#') return true;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == ',' || c == '"' || c == '\n' || c == '\r') return true;
+  }
+  return false;
 }
 
 void RowText::grow(std::size_t bytes) { buffer_.resize(2 * (size_ + bytes)); }
