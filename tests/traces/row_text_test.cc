@@ -74,6 +74,11 @@ TEST(RowText, ARowLongerThanTheBufferGrowsAndMatchesTheStringAppends) {
   }
   EXPECT_EQ(row.text(), expected);
   row.clear();
+  row.put_unsigned(std::numeric_limits<std::uint64_t>::max());
+  row.put(',');
+  row.put_integer(std::numeric_limits<std::int64_t>::min());
+  EXPECT_EQ(row.text(), "18446744073709551615,-9223372036854775808");
+  row.clear();
   EXPECT_EQ(row.text(), "");
 }
 

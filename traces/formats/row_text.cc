@@ -9,6 +9,10 @@ char* write_integer(char* out, std::int64_t x) {
   return std::to_chars(out, out + kMaxValueChars, x).ptr;
 }
 
+char* write_unsigned(char* out, std::uint64_t x) {
+  return std::to_chars(out, out + kMaxValueChars, x).ptr;
+}
+
 char* write_seconds(char* out, Time t) {
   const std::int64_t us = t.us();
   const bool negative = us < 0;

@@ -17,6 +17,7 @@ namespace gpumux {
 // Every text of a number or a time in jobs.csv and the native trace format comes from these.
 inline constexpr std::size_t kMaxValueChars = 32;
 char* write_integer(char* out, std::int64_t x);
+char* write_unsigned(char* out, std::uint64_t x);
 // Seconds from integer microseconds: 1.5 -> "1.5", 2 -> "2" (exact, trailing zeros dropped).
 char* write_seconds(char* out, Time t);
 // The shortest text that reads back as the same double; "nan" when to_chars cannot write it.
@@ -45,6 +46,10 @@ class RowText {
     room(kMaxValueChars);
     size_ = static_cast<std::size_t>(write_integer(buffer_.data() + size_, x) - buffer_.data());
   }
+  void put_unsigned(std::uint64_t x) {
+    room(kMaxValueChars);
+    size_ = static_cast<std::size_t>(write_unsigned(buffer_.data() + size_, x) - buffer_.data());
+  }
   void put_seconds(Time t) {
     room(kMaxValueChars);
     size_ = static_cast<std::size_t>(write_seconds(buffer_.data() + size_, t) - buffer_.data());
@@ -58,7 +63,8 @@ class RowText {
 
  private:
   void room(std::size_t bytes) {
-    if (size_ + bytes > buffer_.size()) [[unlikely]] grow(bytes);
+    if (size_ + bytes > buffer_.size()) [[unlikely]]
+      grow(bytes);
   }
   // Out of line, so that the puts stay small enough to be inlined.
   void grow(std::size_t bytes);
