@@ -35,6 +35,7 @@
 #include "sim/core/sharing_model.h"
 #include "sim/state/cluster.h"
 #include "sim/state/observer.h"
+#include "traces/formats/row_text.h"
 
 namespace gpumux {
 
@@ -52,6 +53,8 @@ class TimeseriesTooLong : public std::length_error {
 // quantity's size: 1 for a share, the cluster's GPUs for GPUs). Running sums such as the busy
 // share add and remove each GPU's value, so "nothing" can read -1.7e-18 rather than 0.
 std::string format_timeseries_value(double x, double scale = 1.0);
+// The value that text shows: x, or 0 when |x| is below 1e-9 x |scale| (rounding dust).
+double timeseries_value(double x, double scale = 1.0);
 
 // More columns of timeseries.csv from another observer (e.g. ShareMetrics): its values as they
 // stand when a row is written (the state before the event being handled).
@@ -129,7 +132,8 @@ class MetricsCollector : public EngineObserver {
   std::unordered_map<std::uint64_t, Placement> placements_;  // by job ordinal
   Time interval_;
   std::ostream* jobs_csv_;
-  std::string row_;  // one jobs.csv row, built before it is written (reused: no allocation)
+  RowText sample_row_;  // one timeseries.csv row (reused)
+  RowText row_;         // one jobs.csv row, built before it is written (reused: no allocation)
   std::ostream* timeseries_csv_;
   std::vector<const TimeseriesColumns*> extra_;
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "analysis/stats/sort_doubles.h"
+
 namespace gpumux {
 
 double nearest_rank(const std::vector<double>& sorted, double q) {
@@ -17,7 +19,7 @@ DistributionSummary summarize(std::vector<double>& values) {
   DistributionSummary s;
   s.count = values.size();
   if (values.empty()) return s;
-  std::sort(values.begin(), values.end());
+  sort_doubles(values);
   // Sum in sorted order so the mean does not depend on the order jobs finished in.
   double total = 0.0;
   for (double v : values) total += v;

@@ -19,8 +19,6 @@ class Sha256 {
   std::string hex_digest();
 
  private:
-  void compress(const unsigned char* block);
-
   std::array<std::uint32_t, 8> state_;
   std::array<unsigned char, 64> buffer_{};
   std::size_t buffered_ = 0;

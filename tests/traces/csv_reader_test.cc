@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <charconv>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -51,6 +54,53 @@ TEST(SplitCsvLine, UnterminatedQuoteFails) {
   EXPECT_FALSE(split_csv_line("\"a\"\"", fields));
 }
 
+// The splitting rules one character at a time, as they are stated: the reader appends runs of
+// ordinary characters at once and must split every line exactly as this does.
+bool split_one_character_at_a_time(std::string_view line, std::vector<std::string>& fields) {
+  fields.assign(1, "");
+  bool quoted = false;
+  bool was_quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    std::string& current = fields.back();
+    if (quoted) {
+      if (c != '"') {
+        current += c;
+      } else if (i + 1 < line.size() && line[i + 1] == '"') {
+        current += '"';
+        ++i;
+      } else {
+        quoted = false;
+      }
+    } else if (c == '"' && current.empty() && !was_quoted) {
+      quoted = was_quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+      was_quoted = false;
+    } else {
+      current += c;
+    }
+  }
+  return !quoted;
+}
+
+TEST(SplitCsvLine, SplitsRandomLinesAsTheRulesOneCharacterAtATime) {
+  std::mt19937_64 rng(11);
+  const std::string alphabet = "ab,\" \"x";
+  std::vector<std::string> fast;
+  std::vector<std::string> slow;
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::string line(rng() % 24, ' ');
+    for (char& c : line) c = alphabet[rng() % alphabet.size()];
+    const bool fast_ok = split_csv_line(line, fast);
+    const bool slow_ok = split_one_character_at_a_time(line, slow);
+    ASSERT_EQ(fast_ok, slow_ok) << line;
+    if (fast_ok) {
+      ASSERT_EQ(fast, slow) << line;
+    }
+  }
+}
+
 TEST(CsvReader, MissingFileIsInputErrorNamingIt) {
   const std::string msg = input_error_message([] { CsvReader r("/nonexistent/dir/x.csv"); });
   EXPECT_THAT(msg, HasSubstr("/nonexistent/dir/x.csv"));
@@ -90,6 +140,22 @@ TEST(ParseNumberCell, AcceptsNumbersWithSurroundingBlanks) {
   EXPECT_DOUBLE_EQ(parse_number_cell(" 1.5\t", "f:1", "x", 0, 10), 1.5);
   EXPECT_DOUBLE_EQ(parse_number_cell("1e3", "f:1", "x", 0, 1e4), 1000.0);
   EXPECT_DOUBLE_EQ(parse_number_cell("-2", "f:1", "x", -5, 0), -2.0);
+}
+
+TEST(ParseNumberCell, WholeNumbersGiveTheDoubleFromCharsGives) {
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::string cell(1 + rng() % 17, '0');
+    for (char& c : cell) c = static_cast<char>('0' + rng() % 10);
+    if (trial % 7 == 0) cell = " " + cell + "\t";
+    double expected = 0.0;
+    const std::string_view t = trim_blanks(cell);
+    std::from_chars(t.data(), t.data() + t.size(), expected);
+    const double got = parse_number_cell(cell, "f:1", "x", 0, 1e18);
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(expected)) << cell;
+  }
+  EXPECT_THAT(input_error_message([] { parse_number_cell("12", "t.csv:3", "num_gpu", 0, 8); }),
+              HasSubstr("outside"));
 }
 
 TEST(ParseNumberCell, GarbageNamesPlaceAndField) {

@@ -204,6 +204,34 @@ TEST(NativeCsv, ScenarioDefaultsOverrideBuiltIns) {
   }
 }
 
+TEST(NativeCsv, ConstantDefaultsAreStoredAsDrawnAndDrawNothing) {
+  // A constant default is worked out once: rounded like a drawn one (gpu_milli), and it takes
+  // no draw, so the uniform default after it gets the same value with or without it.
+  const nlohmann::json with_constants = {
+      {"gpu_milli", 250.6}, {"memory_mib", 4096}, {"sm_share", {{"uniform", {0.2, 0.6}}}}};
+  const nlohmann::json without = {{"sm_share", {{"uniform", {0.2, 0.6}}}}};
+  JsonObject a(with_constants, "s.json", "/trace/defaults");
+  JsonObject b(without, "s.json", "/trace/defaults");
+  TraceDefaults constants, plain;
+  constants.override_from(a);
+  plain.override_from(b);
+  std::uint32_t optional_fields = 0;
+  for (const auto& f : job_fields()) {
+    if (!f.required) optional_fields |= 1u << static_cast<int>(f.field);
+  }
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    JobSpec x, y;
+    x.defaulted_fields = y.defaulted_fields = optional_fields;
+    Rng rx(seed), ry(seed);
+    constants.fill_marked(x, rx);
+    plain.fill_marked(y, ry);
+    EXPECT_EQ(x.gpu_milli, 251);
+    EXPECT_EQ(x.memory, MemoryMiB(4096));
+    EXPECT_EQ(x.sm_share, y.sm_share) << seed;
+    EXPECT_EQ(rx(), ry()) << "the streams moved apart";
+  }
+}
+
 TEST(NativeCsv, DefaultsForRequiredFieldsAreRejected) {
   const nlohmann::json spec = {{"runtime_s", 100}};
   JsonObject o(spec, "s.json", "/trace/defaults");

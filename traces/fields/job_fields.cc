@@ -197,6 +197,25 @@ TraceDefaults::TraceDefaults() {
       numeric_[i] = Distribution::constant(std::stod(std::string(f.builtin_default)));
     }
   }
+  settle();
+}
+
+void TraceDefaults::settle() {
+  Rng unused(0);  // a constant draws nothing
+  for (const auto& f : kFields) {
+    const int i = static_cast<int>(f.field);
+    if (f.required) continue;
+    if (f.field == JobField::kKind) kind_ = parse_kind(text_[i], "<defaults>");
+    is_constant_[i] = !is_text_field(f.field) && numeric_[i].is_constant();
+    if (is_constant_[i]) constant_[i] = numeric_value(f.field, unused);
+  }
+}
+
+double TraceDefaults::numeric_value(JobField field, Rng& rng) const {
+  const auto [lo, hi] = numeric_range(field);
+  double v = std::clamp(numeric_[static_cast<int>(field)].draw(rng), lo, hi);
+  if (field == JobField::kGpus || field == JobField::kGpuMilli) v = std::round(v);
+  return v;
 }
 
 void TraceDefaults::override_from(JsonObject& defaults) {
@@ -222,17 +241,18 @@ void TraceDefaults::override_from(JsonObject& defaults) {
     source_[i] = "scenario trace.defaults";
   }
   defaults.finish();
+  settle();
 }
 
 void TraceDefaults::fill(JobSpec& job, JobField field, Rng& rng) const {
   const int i = static_cast<int>(field);
-  if (is_text_field(field)) {
+  if (field == JobField::kKind) {
+    job.kind = kind_;
+  } else if (is_text_field(field)) {
     store_text(job, field, text_[i], "<defaults>");
   } else {
-    const auto [lo, hi] = numeric_range(field);
-    double v = std::clamp(numeric_[i].draw(rng), lo, hi);
-    if (field == JobField::kGpus || field == JobField::kGpuMilli) v = std::round(v);
-    store_numeric(job, field, v);
+    // A constant's value is worked out once (it draws nothing); the others draw in field order.
+    store_numeric(job, field, is_constant_[i] ? constant_[i] : numeric_value(field, rng));
   }
 }
 

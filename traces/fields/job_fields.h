@@ -74,9 +74,18 @@ class TraceDefaults {
   nlohmann::json value_json(JobField field) const;
 
  private:
+  // Works out what fill() needs from numeric_ and text_ once, after either changes.
+  void settle();
+  // A numeric field's default as stored: drawn, clamped to the field's range, whole for GPUs.
+  double numeric_value(JobField field, Rng& rng) const;
+
   std::array<Distribution, kJobFieldCount> numeric_;
   std::array<std::string, kJobFieldCount> text_;
   std::array<std::string, kJobFieldCount> source_;
+  // Set by settle(): the kind parsed, and each constant numeric default's stored value.
+  JobKind kind_ = JobKind::kTraining;
+  std::array<bool, kJobFieldCount> is_constant_{};
+  std::array<double, kJobFieldCount> constant_{};
 };
 
 // Counts of default uses per field, reported in the run summary.

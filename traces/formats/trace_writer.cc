@@ -4,53 +4,27 @@
 #include <cstdlib>
 
 #include "traces/fields/job_fields.h"
+#include "traces/formats/row_text.h"
 
 namespace gpumux {
 
 void append_integer(std::string& out, std::int64_t x) {
-  char buf[24];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x);
-  out.append(buf, end);
+  char buf[kMaxValueChars];
+  out.append(buf, write_integer(buf, x));
 }
 
 void append_seconds(std::string& out, Time t) {
-  const std::int64_t us = t.us();
-  const bool negative = us < 0;
-  const std::uint64_t a = negative ? static_cast<std::uint64_t>(-(us + 1)) + 1 : us;
-  if (negative) out += '-';
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, a / 1000000);
-  out.append(buf, end);
-  std::uint64_t frac = a % 1000000;
-  if (frac != 0) {
-    // Six digits with leading zeros, trailing zeros dropped.
-    char digits[6];
-    for (int i = 5; i >= 0; --i) {
-      digits[i] = static_cast<char>('0' + frac % 10);
-      frac /= 10;
-    }
-    int n = 6;
-    while (digits[n - 1] == '0') --n;
-    out += '.';
-    out.append(digits, static_cast<std::size_t>(n));
-  }
+  char buf[kMaxValueChars];
+  out.append(buf, write_seconds(buf, t));
 }
 
 void append_double(std::string& out, double x) {
-  char buf[32];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x);
-  if (ec == std::errc()) {
-    out.append(buf, end);
-  } else {
-    out += "nan";
-  }
+  char buf[kMaxValueChars];
+  out.append(buf, write_double(buf, x));
 }
 
 void append_csv_cell(std::string& out, std::string_view text) {
-  // A cell that starts a line with '#' (after blanks) would read back as a comment line.
-  const auto first = text.find_first_not_of(" \t");
-  const bool looks_like_comment = first != std::string_view::npos && text[first] == '#';
-  if (!looks_like_comment && text.find_first_of(",\"\n\r") == std::string_view::npos) {
+  if (!csv_cell_needs_quotes(text)) {
     out += text;
     return;
   }

@@ -32,7 +32,8 @@ class PublicTraceSource : public TraceSource {
 
   bool next(JobSpec& job) final;
 
-  // Records read but not turned into jobs, by reason (see traces/formats/public/README.md per format).
+  // Records read but not turned into jobs, by reason (see traces/formats/public/README.md per
+  // format).
   const std::map<std::string, std::uint64_t>& skipped_by_reason() const { return skipped_; }
   std::map<std::string, std::uint64_t> skip_counts() const override {
     auto counts = TraceSource::skip_counts();
@@ -79,6 +80,8 @@ class PublicTraceSource : public TraceSource {
   };
   // The heap orders small keys, not the records: a record (a JobSpec with its strings) is
   // written once into a slot of pending_ and moved out once, never sifted.
+  // How many records ahead next() prefetches once the input is sorted.
+  static constexpr std::size_t kPrefetchAhead = 8;
   struct Key {
     Time submit;
     std::uint64_t sequence = 0;
