@@ -72,6 +72,11 @@ void configure_fit_command(CLI::App& sub, FitCommand& cmd) {
   sub.add_option("--seed", cmd.seed, "seed of the cross-validation shuffle");
   sub.add_option("--model", cmd.model, "model to fit: timeslice (default) or mps")
       ->check(CLI::IsMember({"timeslice", "mps"}));
+  sub.add_option("--cv-groups", cmd.cv_groups,
+                 "fold by pairs (default) or by configs (no tested config trained on)");
+  sub.add_option("--gavel", cmd.gavel_json,
+                 "Gavel's gavel_simulation_throughputs.json: a second source, cross-validated "
+                 "per source");
 }
 
 void configure_predict_command(CLI::App& sub, PredictCommand& cmd) {
@@ -89,7 +94,19 @@ int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err)
     const ModelKind kind = parse_model(cmd.model);
     const FitReport fit = fit_model(kind, d.matched);
     const double train_mae = mean_abs_error(kind, fit.params, d.matched);
-    const CrossValidation cv = cross_validate(d.matched, cmd.folds, cmd.seed);
+    const FoldGroups groups = parse_fold_groups(cmd.cv_groups);
+    const CrossValidation cv = cross_validate(d.matched, cmd.folds, cmd.seed, groups);
+    std::vector<SourceScore> per_source;
+    if (!cmd.gavel_json.empty()) {
+      const GavelSource gavel = load_gavel_source(cmd.gavel_json);
+      err << "gavel: " << gavel.singles.size() << " job types, " << gavel.pairs.size()
+          << " pairs (" << gavel.skipped_unrunnable << " measurements that could not run together, "
+          << gavel.one_direction << " measured one way only, left out)\n";
+      std::vector<const Pair*> gavel_pairs;
+      for (const Pair& p : gavel.pairs) gavel_pairs.push_back(&p);
+      per_source = cross_validate_sources({d.matched, gavel_pairs}, {"lucid", "gavel"},
+                                          cmd.folds, cmd.seed, groups);
+    }
     // The calibration file format of `gpumux calibrate fit` (models/calibration_file.h): one
     // entry under "models"; parameters held at an assumed value are listed as "fixed", so that
     // a model reading the file does not take them for measured ones.
@@ -108,7 +125,22 @@ int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err)
                                   {"timeslice_mae", cv.timeslice_mae},
                                   {"mps_mae", cv.mps_mae},
                                   {"none_mae", cv.none_mae},
-                                  {"proportional_mae", cv.proportional_mae}};
+                                  {"proportional_mae", cv.proportional_mae},
+                                  {"groups", cmd.cv_groups}};
+    if (!per_source.empty()) {
+      nlohmann::json rows = nlohmann::json::array();
+      for (const SourceScore& r : per_source) {
+        rows.push_back({{"train", r.train},
+                        {"test", r.test},
+                        {"jobs", r.jobs},
+                        {"timeslice_mae", r.timeslice_mae},
+                        {"mps_mae", r.mps_mae},
+                        {"none_mae", r.none_mae},
+                        {"proportional_mae", r.proportional_mae}});
+      }
+      fitted["cross_validation"]["per_source"] = rows;
+      fitted["cross_validation"]["gavel"] = cmd.gavel_json;
+    }
     nlohmann::json j;
     j["format"] = "gpumux-calibration";
     j["source"] = "least-squares fit (Levenberg-Marquardt) on " + cmd.pairs_csv + ", " +
@@ -124,7 +156,15 @@ int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err)
         << "train MAE " << train_mae << " (rms " << fit.rms << ")\n"
         << cv.folds << "-fold cross-validated MAE (seed " << cv.seed << "): timeslice "
         << cv.timeslice_mae << ", mps " << cv.mps_mae << ", none " << cv.none_mae
-        << ", proportional " << cv.proportional_mae << "\n";
+        << ", proportional " << cv.proportional_mae
+        << (groups == FoldGroups::kConfigs ? " (folds by config)" : "") << "\n";
+    if (!per_source.empty()) {
+      out << "per source (train -> test: jobs, timeslice, mps, none, proportional):\n";
+      for (const SourceScore& r : per_source) {
+        out << "  " << r.train << " -> " << r.test << ": " << r.jobs << ", " << r.timeslice_mae
+            << ", " << r.mps_mae << ", " << r.none_mae << ", " << r.proportional_mae << "\n";
+      }
+    }
     return 0;
   } catch (const InputError& e) {
     err << "error: " << e.what() << "\n";

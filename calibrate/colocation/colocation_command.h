@@ -1,8 +1,12 @@
 // The `fit` and `predict` commands over measured co-location pairs (colocation_model.h).
 //
 //   fit     --single S.csv --pairs P.csv -o params.json [--folds 5] [--seed 42]
+//           [--cv-groups pairs|configs] [--gavel gavel_simulation_throughputs.json]
 //           Fits the time-slicing model's parameters on all matched pairs, writes them as JSON
 //           (atomically), and prints the fit, the k-fold cross-validated MAE and the baselines.
+//           With --gavel, Gavel's V100 pairs join as a second source for cross-validation only
+//           (the written fit stays on --pairs): per-source MAE for each training choice
+//           (lucid, gavel, all) and test source (colocation_model.h cross_validate_sources).
 //   predict --single S.csv --pairs P.csv [--params params.json] [--model NAME] [--format F]
 //           Prints each pair's measured and predicted speeds (csv, or json), then as its LAST
 //           line "MAE <value>" over all predicted job speeds. Without --params the timeslice
@@ -24,6 +28,8 @@ struct FitCommand {
   std::string model = "timeslice";  // or "mps"
   int folds = 5;
   std::uint64_t seed = 42;
+  std::string cv_groups = "pairs";  // or "configs" (FoldGroups)
+  std::string gavel_json;           // optional second source
 };
 
 struct PredictCommand {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "models/mps/gavel_compare.h"
 #include "sim/base/input_error.h"
 #include "traces/io/csv_reader.h"
 
@@ -147,6 +148,43 @@ std::vector<Pair> load_pairs(const std::string& path, const std::vector<SingleCo
       }
     }
     out.push_back(p);
+  }
+  return out;
+}
+
+GavelSource load_gavel_source(const std::string& path) {
+  const GavelData data = load_gavel(path);
+  const std::vector<MpsJob> duty = map_gavel_types(data, GavelMapping{});
+  GavelSource out;
+  out.skipped_unrunnable = data.skipped_unrunnable;
+  out.singles.reserve(data.types.size());
+  for (std::size_t i = 0; i < data.types.size(); ++i) {
+    SingleConfig c;
+    c.key = {data.types[i].name, "gavel-v100", 0, 0};
+    c.speed = data.types[i].v100;
+    c.gpu_util = 100.0 * duty[i].sm_util;
+    out.singles.push_back(c);
+  }
+  std::map<std::pair<int, int>, double> measured;
+  for (const GavelPairSpeed& p : data.v100_pairs) measured[{p.job, p.partner}] = p.measured;
+  for (const auto& [jobs, speed] : measured) {
+    const auto [a, b] = jobs;
+    if (a > b) continue;
+    const auto back = measured.find({b, a});
+    if (back == measured.end()) {
+      ++out.one_direction;
+      continue;
+    }
+    Pair p;
+    p.key1 = out.singles[a].key, p.key2 = out.singles[b].key;
+    p.speed1 = speed, p.speed2 = back->second;
+    p.job1 = &out.singles[a], p.job2 = &out.singles[b];
+    out.pairs.push_back(p);
+  }
+  for (const auto& [jobs, speed] : measured) {
+    if (jobs.first > jobs.second && !measured.contains({jobs.second, jobs.first})) {
+      ++out.one_direction;
+    }
   }
   return out;
 }

@@ -1,5 +1,6 @@
-// Lucid co-location measurements (shared/data/colocation, see its README): training configs
-// measured alone and pairs of them measured sharing one GPU.
+// Co-location measurements (shared/data/colocation, see its README): Lucid's training configs
+// measured alone and pairs of them measured sharing one GPU; Gavel's V100 pairs as a second
+// source in the same form.
 #pragma once
 
 #include <string>
@@ -44,5 +45,21 @@ std::vector<SingleConfig> load_singles(const std::string& path);
 // caller must report them. Also rejects gpu_num != 1 (these models are about one GPU).
 // `singles` must outlive the result.
 std::vector<Pair> load_pairs(const std::string& path, const std::vector<SingleConfig>& singles);
+
+// Gavel's V100 pairs (gavel_simulation_throughputs.json, read by models/mps/gavel_compare.h) in
+// the same form. Gavel measured no utilization, so each scale-factor-1 job type becomes a
+// SingleConfig {type name, "gavel-v100", 0, 0} whose gpu_util is 100 x the V100 duty cycle that
+// gavel_compare derives from its SOLO throughputs alone (Amdahl across K80 -> V100), never from
+// the pairs; gmem_util and gmem are unknown (0). Each unordered pair of types measured together
+// in both directions is one Pair (speed = pair throughput / solo throughput); pairs that could
+// not run together ([0, 0]) are left out and counted. Moving the result keeps the pointers.
+struct GavelSource {
+  std::vector<SingleConfig> singles;
+  std::vector<Pair> pairs;  // all matched
+  int skipped_unrunnable = 0;
+  int one_direction = 0;  // partners measured only one way round, left out
+};
+// Throws InputError (file#/pointer) like load_gavel.
+GavelSource load_gavel_source(const std::string& path);
 
 }  // namespace gpumux::colocation

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -183,33 +184,128 @@ FitReport fit_model(ModelKind kind, const std::vector<const Pair*>& pairs) {
   return best;
 }
 
-CrossValidation cross_validate(const std::vector<const Pair*>& all, int folds, std::uint64_t seed) {
+FoldGroups parse_fold_groups(const std::string& name) {
+  if (name == "pairs") return FoldGroups::kPairs;
+  if (name == "configs") return FoldGroups::kConfigs;
+  throw InputError("--cv-groups", "cv-groups",
+                   "unknown grouping '" + name + "'; valid: configs, pairs");
+}
+
+namespace {
+
+// Portable Fisher-Yates (std::shuffle's output differs between standard libraries).
+template <typename T>
+void shuffle_portably(std::vector<T>& v, std::mt19937_64& rng) {
+  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng() % i]);
+}
+
+}  // namespace
+
+std::vector<std::vector<FoldSplit>> fold_splits(const std::vector<std::vector<const Pair*>>& sources,
+                                                int folds, std::uint64_t seed, FoldGroups groups) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::vector<FoldSplit>> out(sources.size(), std::vector<FoldSplit>(folds));
+  if (groups == FoldGroups::kPairs) {
+    for (std::size_t s = 0; s < sources.size(); ++s) {
+      std::vector<const Pair*> pairs = sources[s];
+      shuffle_portably(pairs, rng);
+      for (int f = 0; f < folds; ++f) {
+        for (std::size_t i = 0; i < pairs.size(); ++i) {
+          auto& split = out[s][f];
+          (static_cast<int>(i % folds) == f ? split.test : split.train).push_back(pairs[i]);
+        }
+      }
+    }
+    return out;
+  }
+  // Configs in a fixed order (by key, then source) before the shuffle, so that the folds do not
+  // depend on pointer values.
+  std::vector<std::pair<ConfigKey, const SingleConfig*>> configs;
+  std::map<const SingleConfig*, int> fold_of;
+  for (const auto& pairs : sources) {
+    for (const Pair* p : pairs) {
+      for (const SingleConfig* c : {p->job1, p->job2}) {
+        if (fold_of.emplace(c, -1).second) configs.emplace_back(c->key, c);
+      }
+    }
+  }
+  std::stable_sort(configs.begin(), configs.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  shuffle_portably(configs, rng);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    fold_of[configs[i].second] = static_cast<int>(i % folds);
+  }
+  for (std::size_t s = 0; s < sources.size(); ++s) {
+    for (int f = 0; f < folds; ++f) {
+      for (const Pair* p : sources[s]) {
+        const bool tested = fold_of[p->job1] == f || fold_of[p->job2] == f;
+        (tested ? out[s][f].test : out[s][f].train).push_back(p);
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<SourceScore> cross_validate_sources(
+    const std::vector<std::vector<const Pair*>>& sources, const std::vector<std::string>& names,
+    int folds, std::uint64_t seed, FoldGroups groups) {
+  const auto split = fold_splits(sources, folds, seed, groups);
+  std::vector<std::vector<std::size_t>> choices;
+  for (std::size_t s = 0; s < sources.size(); ++s) choices.push_back({s});
+  if (sources.size() > 1) {
+    choices.emplace_back();
+    for (std::size_t s = 0; s < sources.size(); ++s) choices.back().push_back(s);
+  }
+  std::vector<SourceScore> out;
+  for (const auto& choice : choices) {
+    std::vector<SourceScore> rows(sources.size());
+    for (std::size_t s = 0; s < sources.size(); ++s) {
+      rows[s].train = choice.size() == 1 ? names[choice[0]] : "all";
+      rows[s].test = names[s];
+    }
+    for (int f = 0; f < folds; ++f) {
+      std::vector<const Pair*> train;
+      for (std::size_t s : choice) {
+        train.insert(train.end(), split[s][f].train.begin(), split[s][f].train.end());
+      }
+      if (train.empty()) continue;
+      const FitReport ts = fit_model(ModelKind::kTimeslice, train);
+      const FitReport mps = fit_model(ModelKind::kMps, train);
+      for (std::size_t s = 0; s < sources.size(); ++s) {
+        const auto& test = split[s][f].test;
+        const double n = 2.0 * static_cast<double>(test.size());
+        rows[s].jobs += static_cast<int>(n);
+        rows[s].timeslice_mae += mean_abs_error(ModelKind::kTimeslice, ts.params, test) * n;
+        rows[s].mps_mae += mean_abs_error(ModelKind::kMps, mps.params, test) * n;
+        rows[s].none_mae += mean_abs_error(ModelKind::kNone, {}, test) * n;
+        rows[s].proportional_mae += mean_abs_error(ModelKind::kProportional, {}, test) * n;
+      }
+    }
+    for (SourceScore& r : rows) {
+      if (r.jobs == 0) continue;
+      r.timeslice_mae /= r.jobs, r.mps_mae /= r.jobs, r.none_mae /= r.jobs;
+      r.proportional_mae /= r.jobs;
+    }
+    out.insert(out.end(), rows.begin(), rows.end());
+  }
+  return out;
+}
+
+CrossValidation cross_validate(const std::vector<const Pair*>& all, int folds, std::uint64_t seed,
+                               FoldGroups groups) {
   std::vector<const Pair*> pairs;
   for (const Pair* p : all) {
     if (p->matched()) pairs.push_back(p);
   }
-  // Portable Fisher-Yates (std::shuffle's output differs between standard libraries).
-  std::mt19937_64 rng(seed);
-  for (std::size_t i = pairs.size(); i > 1; --i) std::swap(pairs[i - 1], pairs[rng() % i]);
+  const SourceScore score = cross_validate_sources({pairs}, {"pairs"}, folds, seed, groups)[0];
   CrossValidation cv;
   cv.folds = folds;
   cv.seed = seed;
-  double sum = 0.0, mps_sum = 0.0;
-  for (int f = 0; f < folds; ++f) {
-    std::vector<const Pair*> train, test;
-    for (std::size_t i = 0; i < pairs.size(); ++i) {
-      (static_cast<int>(i % folds) == f ? test : train).push_back(pairs[i]);
-    }
-    const FitReport fit = fit_timeslice(train);
-    sum += mean_abs_error(ModelKind::kTimeslice, fit.params, test) * 2.0 * test.size();
-    const FitReport mps_fit = fit_model(ModelKind::kMps, train);
-    mps_sum += mean_abs_error(ModelKind::kMps, mps_fit.params, test) * 2.0 * test.size();
-  }
-  cv.jobs = static_cast<int>(2 * pairs.size());
-  cv.timeslice_mae = sum / cv.jobs;
-  cv.mps_mae = mps_sum / cv.jobs;
-  cv.none_mae = mean_abs_error(ModelKind::kNone, {}, pairs);
-  cv.proportional_mae = mean_abs_error(ModelKind::kProportional, {}, pairs);
+  cv.jobs = score.jobs;
+  cv.timeslice_mae = score.timeslice_mae;
+  cv.mps_mae = score.mps_mae;
+  cv.none_mae = score.none_mae;
+  cv.proportional_mae = score.proportional_mae;
   return cv;
 }
 

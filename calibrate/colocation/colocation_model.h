@@ -78,10 +78,50 @@ struct CrossValidation {
   double mps_mae = 0.0;  // the MPS model, refitted in every fold like timeslice
 };
 
-// k-fold cross-validation: pairs shuffled with `seed` (portable), fitted on k-1 folds and scored
-// on the held-out one. The baselines have nothing to fit; their MAE is over the same pairs.
+// How pairs are split into folds.
+enum class FoldGroups : std::uint8_t {
+  kPairs,    // pairs shuffled and dealt into folds: a config's other pairs may be trained on
+  kConfigs,  // configs shuffled and dealt into folds; fold f tests every pair with a config in
+             // f and trains only on pairs with neither config in f, so no tested pair shares a
+             // config with a training pair on that side (a pair whose configs sit in two folds
+             // is tested twice, once per fold)
+};
+
+// Throws InputError("--cv-groups", ...) listing the valid names.
+FoldGroups parse_fold_groups(const std::string& name);
+
+// k-fold cross-validation: pairs (or configs, see FoldGroups) shuffled with `seed` (portable),
+// fitted on the training part of each fold and scored on its test part. The baselines have
+// nothing to fit; their MAE is over the same tested pairs.
 CrossValidation cross_validate(const std::vector<const Pair*>& pairs, int folds,
-                               std::uint64_t seed);
+                               std::uint64_t seed, FoldGroups groups = FoldGroups::kPairs);
+
+// The folds of several sources of pairs ([source][fold]): with kPairs each source's pairs are
+// shuffled and dealt on their own (every pair tested in exactly one fold, trained on in the
+// others); with kConfigs the configs of all sources are dealt into the same folds (above).
+// Precondition: folds >= 2, every pair matched.
+struct FoldSplit {
+  std::vector<const Pair*> train, test;
+};
+std::vector<std::vector<FoldSplit>> fold_splits(const std::vector<std::vector<const Pair*>>& sources,
+                                                int folds, std::uint64_t seed, FoldGroups groups);
+
+// Several sources of pairs (e.g. Lucid and Gavel), folded together: with kConfigs the configs of
+// every source are dealt into the same folds, with kPairs each source's pairs are dealt on their
+// own. For each training choice (each source alone, then all of them) and each fold, timeslice
+// and mps are fitted on that choice's training pairs and scored on the fold's test pairs of
+// every source, so a source never trained on is scored on all its pairs (transfer).
+struct SourceScore {
+  std::string train;  // a source's name, or "all"
+  std::string test;   // a source's name
+  int jobs = 0;       // job speeds scored
+  double timeslice_mae = 0.0, mps_mae = 0.0, none_mae = 0.0, proportional_mae = 0.0;
+};
+// Preconditions: names.size() == sources.size() >= 1, every pair matched, configs of different
+// sources distinct. Rows ordered by training choice, then test source.
+std::vector<SourceScore> cross_validate_sources(
+    const std::vector<std::vector<const Pair*>>& sources, const std::vector<std::string>& names,
+    int folds, std::uint64_t seed, FoldGroups groups);
 
 nlohmann::json to_json(const ColocationParams& p);
 // `where` is the JSON pointer of `j` ("file#/params"). Throws InputError(where + "/field",

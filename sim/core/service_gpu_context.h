@@ -15,6 +15,9 @@ namespace gpumux {
 struct SliceContender {
   double sm_util = 1.0;  // duty cycle alone, (0, 1]
   double kernel_us = 0;  // mean kernel length, > 0
+  // Its kernels all last kernel_us (another service: one request's service time), whatever
+  // SliceContext::fixed_lengths says; its gaps still follow fixed_lengths.
+  bool fixed_kernels = false;
 };
 
 struct SliceContext {

@@ -43,6 +43,7 @@ void SliceSchedule::reset(double t_us, const SliceContext& context) {
     const double own =
         contexts_[i].gap_us > 0.0 ? o.kernel_us / (o.kernel_us + contexts_[i].gap_us) : 1.0;
     contexts_[i].kernel_us = o.kernel_us * (1.0 + context.interference * (util_sum - own));
+    contexts_[i].fixed_kernel = o.fixed_kernels;
     longest_cycle = std::max(longest_cycle, contexts_[i].kernel_us + contexts_[i].gap_us);
   }
   // The service's own duty cycle is not known here (it follows its requests): its kernels are
@@ -128,7 +129,7 @@ double SliceSchedule::run(double until_us, bool until_service) {
         const int r = resident_;
         Context& c = contexts_[r];
         if (r != 0 && c.gap_us <= 0.0) {  // never idle: its next kernel is ready at once
-          c.remaining_us = draw(c.kernel_us);
+          c.remaining_us = draw_kernel(c);
           if (!waiting_.empty()) {
             waiting_.push_back(r);
             start_switch();
@@ -160,7 +161,7 @@ double SliceSchedule::run(double until_us, bool until_service) {
         slice_end_ = now_ + slice_us_;
         break;
       case Event::kReady:
-        contexts_[who].remaining_us = draw(contexts_[who].kernel_us);
+        contexts_[who].remaining_us = draw_kernel(contexts_[who]);
         make_ready(who);
         break;
       case Event::kNone:

@@ -7,7 +7,8 @@
 //   expires while others wait; waiting contexts are served first come, first served; every
 //   switch between different contexts costs switch_us during which nobody computes.
 // - The other contexts alternate kernels and CPU gaps (means from their duty cycle and kernel
-//   length, fixed or exponential, gaps at least the launch gap).
+//   length, fixed or exponential, gaps at least the launch gap). Another service's kernel is
+//   one request of its service time, always of that length (as its own schedule serves it).
 // - The service's burst is one batch of requests: its kernels are queued back to back and
 //   synchronised once, so the batch is one submission (what the models call a kernel: the work
 //   between two CPU gaps). It runs at full speed while it holds the GPU and hands over only when
@@ -51,6 +52,7 @@ class SliceSchedule : public BurstSchedule {
  private:
   struct Context {
     double kernel_us = 0;  // mean kernel, interference included
+    bool fixed_kernel = false;  // every kernel lasts kernel_us (another service's request)
     double gap_us = 0;     // mean CPU gap (the others); 0: always ready
     bool ready = false;
     double remaining_us = 0;  // of the current kernel, while ready
@@ -59,6 +61,7 @@ class SliceSchedule : public BurstSchedule {
   enum class Mode { kIdle, kRunning, kSwitching };
 
   double draw(double mean);
+  double draw_kernel(const Context& c) { return c.fixed_kernel ? c.kernel_us : draw(c.kernel_us); }
   double uniform() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
   void restart_others(double t_us);
   // Runs the schedule until `until_us`, or until the service's burst ends when `until_service`

@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -304,6 +307,145 @@ TEST(ColocationCommands, FitWritesThroughTheAtomicWriter) {
   }
   EXPECT_EQ(names, std::vector<std::string>{"params.json"});
   std::filesystem::remove_all(dir);
+}
+
+// Gavel's file as a second source: each type's duty cycle from its solo throughputs, each pair
+// measured both ways one Pair, pairs that could not run together and one-way partners left out
+// and counted.
+TEST(ColocationGavel, JoinsBothDirectionsAndCountsWhatItLeavesOut) {
+  const std::string path = temp_file("gavel_source.json", R"json({
+    "k80": {"('A', 1)": {"null": 1.0}, "('B', 1)": {"null": 1.0}, "('C', 1)": {"null": 2.0}},
+    "p100": {"('A', 1)": {"null": 2.0}, "('B', 1)": {"null": 2.0}, "('C', 1)": {"null": 3.0}},
+    "v100": {"('A', 1)": {"null": 4.0, "('B', 1)": [2.0, 1.5], "('A', 1)": [3.0, 3.0],
+                          "('C', 1)": [0.0, 0.0]},
+             "('B', 1)": {"null": 2.0, "('A', 1)": [1.5, 2.0], "('C', 1)": [1.0, 2.0]},
+             "('C', 1)": {"null": 2.0, "('A', 1)": [0.0, 0.0]}}})json");
+  const GavelSource g = load_gavel_source(path);
+  ASSERT_EQ(g.singles.size(), 3u);
+  EXPECT_EQ(g.singles[0].key.model, "A");
+  EXPECT_EQ(g.singles[0].key.dataset, "gavel-v100");
+  // A and B speed up 4x and 2x from K80 to V100, C 1x: A is taken as purely GPU-bound (duty
+  // 1), B half as much ((1 - 1/2) / (1 - 1/4) = 2/3 of its K80 step on the GPU: 2 x 2/3 / 4),
+  // C not at all (clamped to 0.05).
+  EXPECT_NEAR(g.singles[0].gpu_util, 100.0, 1e-9);
+  EXPECT_NEAR(g.singles[1].gpu_util, 100.0 / 3.0, 1e-9);
+  EXPECT_NEAR(g.singles[2].gpu_util, 5.0, 1e-9);
+  EXPECT_EQ(g.skipped_unrunnable, 2);
+  EXPECT_EQ(g.one_direction, 1);  // B beside C, never C beside B
+  ASSERT_EQ(g.pairs.size(), 2u);  // A with A, A with B
+  const Pair& self = g.pairs[0];
+  EXPECT_EQ(self.job1, &g.singles[0]);
+  EXPECT_EQ(self.job2, &g.singles[0]);
+  EXPECT_DOUBLE_EQ(self.speed1, 0.75);
+  EXPECT_DOUBLE_EQ(self.speed2, 0.75);
+  const Pair& ab = g.pairs[1];
+  EXPECT_EQ(ab.job2, &g.singles[1]);
+  EXPECT_DOUBLE_EQ(ab.speed1, 0.5);   // A: 2 of 4 steps/s
+  EXPECT_DOUBLE_EQ(ab.speed2, 0.75);  // B: 1.5 of 2
+  EXPECT_NE(input_error([] { load_gavel_source(temp_file("gavel_bad.json", "{\"k80\": 1}")); })
+                .find("gavel_bad.json#/"),
+            std::string::npos);
+}
+
+// Pairs of configs c0..c(n-1), every config with every other.
+struct ToyPairs {
+  std::vector<SingleConfig> singles;
+  std::vector<Pair> pairs;
+  std::vector<const Pair*> all;
+  explicit ToyPairs(int n, const std::string& dataset) {
+    for (int i = 0; i < n; ++i) {
+      SingleConfig c;
+      c.key = {"c" + std::to_string(i), dataset, 32, 0};
+      c.gpu_util = 10.0 + 8.0 * i;
+      singles.push_back(c);
+    }
+    for (int i = 0; i < n; ++i) {
+      for (int j = i + 1; j < n; ++j) {
+        Pair p;
+        p.key1 = singles[i].key, p.key2 = singles[j].key;
+        p.job1 = &singles[i], p.job2 = &singles[j];
+        p.speed1 = p.speed2 = 0.9;
+        pairs.push_back(p);
+      }
+    }
+    for (const Pair& p : pairs) all.push_back(&p);
+  }
+};
+
+// Folds by pair: every pair tested exactly once and never trained on in its fold. Folds by
+// config: a tested pair has a config that no training pair of that fold has, across sources;
+// every pair tested at least once.
+TEST(ColocationCrossValidation, FoldsByConfigNeverTrainOnATestedConfig) {
+  const ToyPairs a(9, "a"), b(6, "b");
+  const std::vector<std::vector<const Pair*>> sources = {a.all, b.all};
+  const auto by_pair = fold_splits(sources, 4, 7, FoldGroups::kPairs);
+  for (std::size_t s = 0; s < sources.size(); ++s) {
+    std::map<const Pair*, int> tested;
+    for (const FoldSplit& f : by_pair[s]) {
+      EXPECT_EQ(f.train.size() + f.test.size(), sources[s].size());
+      for (const Pair* p : f.test) ++tested[p];
+      for (const Pair* p : f.train) EXPECT_EQ(std::count(f.test.begin(), f.test.end(), p), 0);
+    }
+    EXPECT_EQ(tested.size(), sources[s].size());
+    for (const auto& [p, times] : tested) EXPECT_EQ(times, 1);
+  }
+  const auto by_config = fold_splits(sources, 4, 7, FoldGroups::kConfigs);
+  std::set<const Pair*> tested;
+  for (int f = 0; f < 4; ++f) {
+    std::set<const SingleConfig*> trained;
+    for (std::size_t s = 0; s < sources.size(); ++s) {
+      for (const Pair* p : by_config[s][f].train) trained.insert({p->job1, p->job2});
+    }
+    for (std::size_t s = 0; s < sources.size(); ++s) {
+      for (const Pair* p : by_config[s][f].test) {
+        tested.insert(p);
+        EXPECT_TRUE(!trained.contains(p->job1) || !trained.contains(p->job2));
+      }
+      EXPECT_FALSE(by_config[s][f].train.empty());
+    }
+  }
+  EXPECT_EQ(tested.size(), a.all.size() + b.all.size());
+  // Same seed, same folds.
+  const auto again = fold_splits(sources, 4, 7, FoldGroups::kConfigs);
+  EXPECT_EQ(again[0][2].test, by_config[0][2].test);
+  EXPECT_EQ(parse_fold_groups("configs"), FoldGroups::kConfigs);
+  EXPECT_NE(input_error([] { parse_fold_groups("jobs"); }).find("--cv-groups"), std::string::npos);
+}
+
+std::string gavel_json() { return data_dir() + "/gavel_simulation_throughputs.json"; }
+
+// Lucid and Gavel, cross-validated per source with folds by config (5 folds, seed 42), as
+// recorded in docs/sharing-models.md "Co-location": trained on Lucid alone, Lucid's held-out
+// MAE stays at its single-source value; Gavel's pairs run far slower than Lucid's at the same
+// inputs, so a fit on both is worse on Lucid than either baseline, and no fit reaches 0.06.
+TEST(ColocationCrossValidation, GavelAsASecondSourceIsRecordedPerSource) {
+  SKIP_WITHOUT_SHARED_DATA();
+  if (!std::filesystem::exists(gavel_json())) GTEST_SKIP() << "no " << gavel_json();
+  FitCommand fit;
+  fit.single_csv = singles_csv();
+  fit.pairs_csv = pairs_csv();
+  fit.out_json = (std::filesystem::temp_directory_path() / "gpumux_colocation_gavel.json").string();
+  fit.gavel_json = gavel_json();
+  fit.cv_groups = "configs";
+  std::ostringstream out, err;
+  ASSERT_EQ(run_fit_command(fit, out, err), 0) << err.str();
+  EXPECT_NE(err.str().find("gavel: 26 job types, 330 pairs"), std::string::npos) << err.str();
+  std::ifstream written(fit.out_json);
+  const nlohmann::json cv = nlohmann::json::parse(written)["models"]["timeslice"]["cross_validation"];
+  EXPECT_EQ(cv["groups"], "configs");
+  std::map<std::string, nlohmann::json> row;
+  for (const auto& r : cv["per_source"]) {
+    row[r["train"].get<std::string>() + ">" + r["test"].get<std::string>()] = r;
+  }
+  ASSERT_EQ(row.size(), 6u);
+  EXPECT_NEAR(row["lucid>lucid"]["timeslice_mae"].get<double>(), 0.0675, 0.002);
+  EXPECT_NEAR(row["all>lucid"]["timeslice_mae"].get<double>(), 0.121, 0.005);
+  EXPECT_NEAR(row["gavel>gavel"]["timeslice_mae"].get<double>(), 0.213, 0.005);
+  EXPECT_NEAR(row["lucid>gavel"]["timeslice_mae"].get<double>(), 0.325, 0.005);
+  EXPECT_GT(row["all>lucid"]["timeslice_mae"].get<double>(),
+            row["all>lucid"]["none_mae"].get<double>());
+  for (const auto& [name, r] : row) EXPECT_GT(r["timeslice_mae"].get<double>(), 0.06) << name;
+  std::filesystem::remove(fit.out_json);
 }
 
 }  // namespace
