@@ -21,13 +21,13 @@ class RefusedKinds {
   // True when `kind` was refused everywhere and no node changed since takes it:
   // node_takes(node) must answer, for the cluster as it is now, whether that node takes the
   // kind (the policy's own test). The refusal is then moved to now. False when the kind was
-  // never refused, when more nodes changed than `nodes` (a whole look costs less), or when a
-  // changed node takes it. Allocation-free.
+  // never refused, when the log holds more than 8 x `nodes` touches since (a whole look
+  // costs less: it asks every GPU of every node), or when a changed node takes it. Allocation-free.
   template <typename NodeTakes>
   bool still_refused(const RequestKind& kind, const NodeChangeLog& log, std::size_t nodes,
                      NodeTakes&& node_takes) {
     const auto it = at_.find(kind);
-    if (it == at_.end() || log.touches_since(it->second) > nodes) return false;
+    if (it == at_.end() || log.touches_since(it->second) > 8 * nodes) return false;
     bool taken = false;
     log.visit_since(it->second, [&](NodeIndex n) {
       taken = node_takes(n);

@@ -107,6 +107,32 @@ bool SharePlacement::place(const Cluster& cluster, const SharingModel& model,
   return true;
 }
 
+void SharePlacement::tally_node(const Cluster& cluster, GpuRefusals& refusals, int gpu_need,
+                                std::int64_t cpu, NodeIndex n, BlockedTally& tally) const {
+  const packing::NodeState& s = view_.nodes()[n];
+  const GpuIndex first = cluster.topology().first_gpu(n);
+  std::int64_t taken = 0;
+  for (int i = 0; i < s.num_gpus; ++i) {
+    const GpuIndex g = first + static_cast<GpuIndex>(i);
+    QueueReason why{};
+    // Cluster::open_room: NaN while out of service (counted as such by `refusals`).
+    const bool in_service = !std::isnan(cluster.open_room(g));
+    if (in_service && s.gpu_left[static_cast<std::size_t>(i)] < gpu_need) {
+      ++tally.refused[static_cast<std::size_t>(QueueReason::kGpus)];
+    } else if (refusals.takes(g, why)) {
+      ++taken;
+    } else {
+      ++tally.refused[static_cast<std::size_t>(why)];
+    }
+  }
+  // The job goes to one node, which must have all its cores free.
+  if (cpu > 0 && cluster.cpu_free(n) < cpu) {
+    tally.refused[static_cast<std::size_t>(QueueReason::kCpuCores)] += taken;
+  } else {
+    tally.passing += taken;
+  }
+}
+
 QueueReason SharePlacement::blocked_reason(const Cluster& cluster, const SharingModel& model,
                                            GpuViewBuilder& views, const JobSpec& job) {
   if (job.gpus > cluster.max_gpus_per_node()) {
@@ -115,35 +141,39 @@ QueueReason SharePlacement::blocked_reason(const Cluster& cluster, const Sharing
   const packing::PodDemand pod = share_demand(job);
   const int gpu_need = pod.is_share() ? pod.gpu_milli : packing::kGpuMilli;
   const std::int64_t cpu = cluster.tracks_cpus() ? job_cpu_hundredths(job) : 0;
-  const auto nodes = view_.nodes();
+  const std::size_t nodes = view_.nodes().size();
   GpuRefusals refusals(cluster, model, views, job);
-  BlockedTally tally;
-  for (NodeIndex n = 0; n < nodes.size(); ++n) {
-    const packing::NodeState& s = nodes[n];
-    const GpuIndex first = cluster.topology().first_gpu(n);
-    std::int64_t taken = 0;
-    for (int i = 0; i < s.num_gpus; ++i) {
-      const GpuIndex g = first + static_cast<GpuIndex>(i);
-      QueueReason why{};
-      // Cluster::open_room: NaN while out of service (counted as such by `refusals`).
-      const bool in_service = !std::isnan(cluster.open_room(g));
-      if (in_service && s.gpu_left[static_cast<std::size_t>(i)] < gpu_need) {
-        ++tally.refused[static_cast<std::size_t>(QueueReason::kGpus)];
-      } else if (refusals.takes(g, why)) {
-        ++taken;
-      } else {
-        ++tally.refused[static_cast<std::size_t>(why)];
-      }
-    }
-    // The job goes to one node, which must have all its cores free.
-    if (cpu > 0 && cluster.cpu_free(n) < cpu) {
-      tally.refused[static_cast<std::size_t>(QueueReason::kCpuCores)] += taken;
-    } else {
-      tally.passing += taken;
+  const NodeChangeLog& log = cluster.changes();
+  const bool by_key = model.admission_by_key();
+  const RequestKind kind = by_key ? request_kind(model, job) : RequestKind{};
+  if (by_key && tally_kept_ && tally_kind_ == kind && log.touches_since(tally_at_) <= 8 * nodes) {
+    // Recount the nodes changed since: each node's part replaces its old one.
+    log.visit_since(tally_at_, [&](NodeIndex n) {
+      BlockedTally& part = node_tally_[n];
+      for (std::size_t r = 0; r < kQueueReasonCount; ++r) tally_.refused[r] -= part.refused[r];
+      tally_.passing -= part.passing;
+      part = BlockedTally{};
+      tally_node(cluster, refusals, gpu_need, cpu, n, part);
+      for (std::size_t r = 0; r < kQueueReasonCount; ++r) tally_.refused[r] += part.refused[r];
+      tally_.passing += part.passing;
+      return true;
+    });
+  } else {
+    node_tally_.resize(nodes);
+    tally_ = BlockedTally{};
+    for (NodeIndex n = 0; n < nodes; ++n) {
+      BlockedTally& part = node_tally_[n];
+      part = BlockedTally{};
+      tally_node(cluster, refusals, gpu_need, cpu, n, part);
+      for (std::size_t r = 0; r < kQueueReasonCount; ++r) tally_.refused[r] += part.refused[r];
+      tally_.passing += part.passing;
     }
   }
+  tally_kept_ = by_key;
+  tally_kind_ = kind;
+  tally_at_ = log.now();
   // Enough GPUs pass but the policy found no node for the job: kGang.
-  return first_binding_reason(tally, static_cast<std::int64_t>(cluster.gpu_count()), job.gpus);
+  return first_binding_reason(tally_, static_cast<std::int64_t>(cluster.gpu_count()), job.gpus);
 }
 
 }  // namespace gpumux

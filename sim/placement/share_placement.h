@@ -18,7 +18,9 @@
 // milli left fits), plus the policy's scoring: FGD rescoring only nodes that changed since the
 // job's class was last placed. Under a model with admission by key a job whose kind was last
 // found on no node costs only a look at the nodes changed since (refused_kinds.h), and a job
-// that fits no node skips the scoring.
+// that fits no node skips the scoring. blocked_reason() costs a look at every GPU, or under
+// admission by key, asked again for the kind it was last asked for, at the GPUs of the nodes
+// changed since.
 #pragma once
 
 #include <memory>
@@ -65,8 +67,20 @@ class SharePlacement : public PlacementPolicy {
                              GpuViewBuilder& views, const JobSpec& job, const NodeOffer& offer,
                              NodeIndex n) const;
 
+  // Adds node n's GPUs to `tally` as blocked_reason() counts them.
+  void tally_node(const Cluster& cluster, GpuRefusals& refusals, int gpu_need, std::int64_t cpu,
+                  NodeIndex n, BlockedTally& tally) const;
+
   std::vector<packing::GpuMask> masks_;
   RefusedKinds refused_;  // under models with admission by key
+  // blocked_reason()'s last count under a model with admission by key: the kind it was for,
+  // the change position it holds for, and each node's part, so that asking again for the same
+  // kind recounts only the nodes changed since.
+  bool tally_kept_ = false;
+  RequestKind tally_kind_;
+  std::uint64_t tally_at_ = 0;
+  BlockedTally tally_;
+  std::vector<BlockedTally> node_tally_;
 };
 
 

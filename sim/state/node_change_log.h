@@ -5,7 +5,7 @@
 //
 // Positions are counts of touches since the start; a position read with now() stays valid for
 // visit_since() while the log still holds what followed it. The log keeps the last touches only
-// (at least 2 x nodes + 4096), so memory stays bounded over a run of any length: an older
+// (at least 8 x nodes + 4096), so memory stays bounded over a run of any length: an older
 // position answers "unknown" and the caller looks at every node instead.
 #pragma once
 
@@ -62,7 +62,7 @@ class NodeChangeLog {
   }
 
  private:
-  static std::size_t keep(std::size_t nodes) { return 2 * nodes + 4096; }
+  static std::size_t keep(std::size_t nodes) { return 8 * nodes + 4096; }
 
   std::vector<NodeIndex> log_;        // the node of each touch held, oldest first
   std::vector<std::uint64_t> last_;   // per node: the position of its last touch (0: none)

@@ -216,8 +216,8 @@ TEST(RefusedKinds, StillRefusedOnlyWhileNoChangedNodeTakesTheKind) {
   EXPECT_FALSE(refused.still_refused(kind, log, 4, [](NodeIndex n) { return n == 3; }));
   // Another kind is not refused by this one's refusal.
   EXPECT_FALSE(refused.still_refused(RequestKind{1, 250, 100, 0}, log, 4, none));
-  // More changed nodes than `nodes`: a whole look is cheaper, so no answer.
-  for (NodeIndex n = 0; n < 4; ++n) log.touch(n);
+  // More than 8 x `nodes` touches since: a whole look is cheaper, so no answer.
+  for (NodeIndex n = 0; n < 32; ++n) log.touch(n % 4);
   EXPECT_FALSE(refused.still_refused(kind, log, 4, none));
 }
 
