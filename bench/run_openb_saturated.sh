@@ -8,8 +8,9 @@
 # Targets (docs/performance.md "Saturated share-aware queues"): <= 3 s each at load 2.0, and
 # within 2x of load 1.0.
 # Usage: bench/run_openb_saturated.sh [GPUMUX (default build/gpumux)]
-#   environment: JOBS (default 69000), LIMIT_S (default 7200), TIMEOUT_S (per run, default 600:
-#   a run past it prints "> TIMEOUT_S")
+#   environment: JOBS (default 69000), LIMIT_S (default 7200), TIMEOUT_S (wall-clock seconds per
+#   run, default 600: a run killed at it prints "> TIMEOUT_S wall", which on a loaded machine is
+#   far less CPU)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 gpumux=${1:-$root/build/gpumux}
@@ -20,7 +21,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 scenario=$root/scenarios/studies/openb_fractional.json
 
-# user LOAD QUEUE PLACEMENT: prints user CPU seconds, or "> TIMEOUT_S".
+# user LOAD QUEUE PLACEMENT: prints user CPU seconds, or "> TIMEOUT_S wall".
 user() {
   if timeout -s KILL "$timeout_s" /usr/bin/time -f %U -o "$work/time.txt" "$gpumux" run \
     "$scenario" --out "$work/out" --quiet --set trace.inflation.load="$1" \
@@ -29,7 +30,7 @@ user() {
     tail -n 1 "$work/time.txt"
     rm -rf "$work/out"
   else
-    echo "> $timeout_s"
+    echo ">${timeout_s}wall"
   fi
 }
 
