@@ -269,10 +269,10 @@ class SharingModel {
   }
 
   // Optional: admission by kind of job, for queues that look at one job per kind
-  // (sim/placement/request_kind.h). A model whose admission_by_key() is true promises, for every
-  // view: two jobs of equal gpus, gpu_milli and admission_key are admitted alike (admits,
-  // refusal, room_refusal, job_need, room_decides_admission_for), and admits depends on a GPU only through its device and its residents (their
-  // specs and memory in use), which the cluster's change log follows
+  // (sim/placement/request_kind.h). If admission_by_key() is true, for every view: two jobs of
+  // equal gpus, gpu_milli and admission_key are admitted alike (admits, refusal, room_refusal,
+  // job_need, room_decides_admission_for), and admits depends on a GPU only through its device
+  // and residents (specs, memory in use), which the cluster's change log follows
   // (sim/state/node_change_log.h). False (the default): each job is asked alone.
   virtual bool admission_by_key() const { return false; }
   virtual std::int64_t admission_key(const JobSpec& /*job*/) const { return 0; }

@@ -27,7 +27,8 @@ packing::GpuMask SharePlacement::node_mask(const Cluster& cluster, const Sharing
                                            GpuViewBuilder& views, const JobSpec& job,
                                            const NodeOffer& offer, NodeIndex n) const {
   packing::GpuMask mask = 0;
-  if (!(cluster.node_room(n) >= offer.need) || (offer.cpu > 0 && cluster.cpu_free(n) < offer.cpu)) {
+  if (!(cluster.node_room(n) >= offer.need) ||
+      (offer.cpu > 0 && cluster.cpu_free(n) < offer.cpu)) {
     return mask;
   }
   const packing::NodeState& s = view_.nodes()[n];
@@ -89,7 +90,9 @@ bool SharePlacement::place(const Cluster& cluster, const SharingModel& model,
   // The chooser picks only among nodes that fit: with none, its answer is known (and it draws
   // nothing from the RNG then).
   if (!any) {
-    if (model.admission_by_key()) refused_.refused(request_kind(model, job), cluster.changes().now());
+    if (model.admission_by_key()) {
+      refused_.refused(request_kind(model, job), cluster.changes().now());
+    }
     return false;
   }
   const packing::NodeChoice c = chooser_.choose(nodes, view_.units(), view_.versions(),

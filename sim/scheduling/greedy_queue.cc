@@ -128,8 +128,7 @@ void GreedyQueue::schedule_by_kind(const SchedulePass& pass, JobStarter& starter
                                  pass.jobs[g->entries.begin()->slot].spec)) {
         continue;
       }
-      const auto at =
-          started_any ? g->entries.upper_bound(last_started_) : g->entries.begin();
+      const auto at = started_any ? g->entries.upper_bound(last_started_) : g->entries.begin();
       if (at != g->entries.end()) candidates_.push_back(Candidate{at, g});
     }
     std::sort(candidates_.begin(), candidates_.end(),

@@ -64,9 +64,9 @@ class NodeChangeLog {
  private:
   static std::size_t keep(std::size_t nodes) { return 8 * nodes + 4096; }
 
-  std::vector<NodeIndex> log_;        // the node of each touch held, oldest first
-  std::vector<std::uint64_t> last_;   // per node: the position of its last touch (0: none)
-  std::uint64_t base_ = 1;            // position of log_[0]
+  std::vector<NodeIndex> log_;       // the node of each touch held, oldest first
+  std::vector<std::uint64_t> last_;  // per node: the position of its last touch (0: none)
+  std::uint64_t base_ = 1;           // position of log_[0]
 };
 
 }  // namespace gpumux

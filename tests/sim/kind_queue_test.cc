@@ -54,7 +54,8 @@ std::unique_ptr<SharingModel> fractional() {
 // Six nodes of 4 GPUs (16 cores each) and one of 2 GPUs without declared cores.
 Cluster small_cluster() {
   std::vector<NodeSpec> specs;
-  for (int n = 0; n < 6; ++n) specs.push_back(NodeSpec{"n" + std::to_string(n), 0, 4, 0, true, 16.0});
+  for (int n = 0; n < 6; ++n)
+    specs.push_back(NodeSpec{"n" + std::to_string(n), 0, 4, 0, true, 16.0});
   specs.push_back(NodeSpec{"n6", 0, 2, 0, true, std::nullopt});
   return Cluster({a100()}, specs);
 }
@@ -151,8 +152,8 @@ TEST(KindQueue, TheRandomWorkloadsQueueAndOvertake) {
   bool overtaken = false;
   for (std::size_t i = 1; i < a.log.starts.size(); ++i) {
     const auto index = [](const std::string& id) { return std::stoi(id.substr(1)); };
-    overtaken = overtaken ||
-                index(std::get<1>(a.log.starts[i])) < index(std::get<1>(a.log.starts[i - 1]));
+    overtaken =
+        overtaken || index(std::get<1>(a.log.starts[i])) < index(std::get<1>(a.log.starts[i - 1]));
   }
   EXPECT_TRUE(overtaken);
 }
