@@ -46,6 +46,9 @@ class FractionalModel : public SharingModel {
   // Placement pruning: room = compute milli left while below max_jobs_per_gpu, else -1;
   // need = the job's gpu_milli.
   bool has_room_bound() const override { return true; }
+  // Admission reads a job's gpu_milli and its quota alone.
+  bool admission_by_key() const override { return true; }
+  std::int64_t admission_key(const JobSpec& job) const override { return quota(job).mib(); }
   double gpu_room(const GpuView& gpu) const override;
   double job_need(const JobSpec& job) const override;
 

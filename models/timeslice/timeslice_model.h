@@ -52,6 +52,11 @@ class TimeSliceModel : public SharingModel {
   // Placement pruning: room = free memory in MiB (replicas: 0) while below max_jobs_per_gpu,
   // else -1; need = the job's peak memory (replicas: 0).
   bool has_room_bound() const override { return true; }
+  // Admission reads a job's peak memory alone (nothing of it with replicas).
+  bool admission_by_key() const override { return true; }
+  std::int64_t admission_key(const JobSpec& job) const override {
+    return replicas_mode_ ? 0 : job.memory.mib();
+  }
   double gpu_room(const GpuView& gpu) const override;
   double job_need(const JobSpec& job) const override;
   // Admission is exactly "room >= need" under both admissions (memory: free summed-peak memory

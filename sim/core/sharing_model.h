@@ -268,6 +268,15 @@ class SharingModel {
     return false;
   }
 
+  // Optional: admission by kind of job, for queues that look at one job per kind
+  // (sim/placement/request_kind.h). If admission_by_key() is true, for every view: two jobs of
+  // equal gpus, gpu_milli and admission_key are admitted alike (admits, refusal, room_refusal,
+  // job_need, room_decides_admission_for), and admits depends on a GPU only through its device
+  // and residents (specs, memory in use), which the cluster's change log follows
+  // (sim/state/node_change_log.h). False (the default): each job is asked alone.
+  virtual bool admission_by_key() const { return false; }
+  virtual std::int64_t admission_key(const JobSpec& /*job*/) const { return 0; }
+
   // Optional placement pruning. A model whose has_room_bound() is true promises, for every view
   // and job: admits(gpu, job) implies job_need(job) <= gpu_room(gpu). The engine keeps each GPU's
   // room up to date (GpuState::room) and placement skips GPUs and whole nodes whose room is below

@@ -24,6 +24,7 @@ Engine::Engine(Cluster& cluster, const SharingModel& model, Scheduler& scheduler
     throw std::logic_error("engine: negative fatal fault rate");
   }
   scheduler_.set_pooled(cluster_.pooled());
+  scheduler_.set_model(model_);
   events_.reserve(cluster_.gpu_count() * 2 + 16);
   gpu_touched_.assign(cluster_.gpu_count(), 0);
   touched_.reserve(cluster_.gpu_count());

@@ -51,6 +51,17 @@ class PlacementPolicy {
                                      GpuViewBuilder& views, const JobSpec& job) {
     return topology_blocked_reason(cluster, model, views, job);
   }
+  // True when place() and surely_refused() read a job only through its request kind
+  // (sim/placement/request_kind.h) under models with admission by key, and a refusal changes
+  // nothing later decisions read: a queue may then ask once per kind per cluster state.
+  virtual bool places_by_kind() const { return false; }
+  // True only when place() would return false for `job` now, answered without a whole look
+  // where the policy can (sim/placement/refused_kinds.h); false says nothing. The default
+  // knows nothing.
+  virtual bool surely_refused(const Cluster& /*cluster*/, const SharingModel& /*model*/,
+                              GpuViewBuilder& /*views*/, const JobSpec& /*job*/) {
+    return false;
+  }
   // The node a CPU-only job (JobSpec::gpus 0) asking for `cpu` hundredths of a core (> 0)
   // starts on now, among the nodes that declare CPUs (Cluster::declares_cpus), or nullopt when
   // none has the cores free. No GPU and no sharing model take part. By default the node with

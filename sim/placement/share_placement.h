@@ -16,7 +16,11 @@
 //
 // Cost per decision: O(GPUs) to build the masks (room pruning first, `admits` only where the
 // milli left fits), plus the policy's scoring: FGD rescoring only nodes that changed since the
-// job's class was last placed.
+// job's class was last placed. Under a model with admission by key a job whose kind was last
+// found on no node costs only a look at the nodes changed since (refused_kinds.h), and a job
+// that fits no node skips the scoring. blocked_reason() costs a look at every GPU, or under
+// admission by key, asked again for the kind it was last asked for, at the GPUs of the nodes
+// changed since.
 #pragma once
 
 #include <memory>
@@ -26,6 +30,7 @@
 
 #include "sim/placement/fgd/choose_node.h"
 #include "sim/placement/placement.h"
+#include "sim/placement/refused_kinds.h"
 #include "sim/placement/share_view.h"
 
 namespace gpumux {
@@ -43,6 +48,11 @@ class SharePlacement : public PlacementPolicy {
   // pass on no single node under kGang.
   QueueReason blocked_reason(const Cluster& cluster, const SharingModel& model,
                              GpuViewBuilder& views, const JobSpec& job) override;
+  bool places_by_kind() const override { return true; }
+  // Under a model with admission by key: the job's kind was found on no node, and no node
+  // changed since takes it (sim/placement/refused_kinds.h).
+  bool surely_refused(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
+                      const JobSpec& job) override;
 
  private:
   std::string name_;
@@ -50,7 +60,27 @@ class SharePlacement : public PlacementPolicy {
   packing::PackRng rng_;
   packing::NodeChooser chooser_;
   std::unique_ptr<PlacementPolicy> across_nodes_;  // first-fit, for gangs larger than a node
+  // What one node offers a job: the GPUs it may take there (place()'s masks) and whether the
+  // node fits it then (packing::fits). The one test both place() and surely_refused() use.
+  struct NodeOffer;
+  packing::GpuMask node_mask(const Cluster& cluster, const SharingModel& model,
+                             GpuViewBuilder& views, const JobSpec& job, const NodeOffer& offer,
+                             NodeIndex n) const;
+
+  // Adds node n's GPUs to `tally` as blocked_reason() counts them.
+  void tally_node(const Cluster& cluster, GpuRefusals& refusals, int gpu_need, std::int64_t cpu,
+                  NodeIndex n, BlockedTally& tally) const;
+
   std::vector<packing::GpuMask> masks_;
+  RefusedKinds refused_;  // under models with admission by key
+  // blocked_reason()'s last count under a model with admission by key: the kind it was for,
+  // the change position it holds for, and each node's part, so that asking again for the same
+  // kind recounts only the nodes changed since.
+  bool tally_kept_ = false;
+  RequestKind tally_kind_;
+  std::uint64_t tally_at_ = 0;
+  BlockedTally tally_;
+  std::vector<BlockedTally> node_tally_;
 };
 
 

@@ -1,5 +1,6 @@
 #include "sim/scheduling/greedy_queue.h"
 
+#include <algorithm>
 #include <climits>
 
 #include "sim/base/sorted_merge.h"
@@ -10,6 +11,13 @@ void GreedyQueue::enqueue(JobSlot job, const JobTable& jobs, const JobStarter& s
   QueueEntry entry = make_queue_entry(job, jobs, order_);
   if (starter.pooled()) {
     pool_queue_.push(pool_request(jobs[job].spec), std::move(entry));
+  } else if (starter.by_kind()) {
+    const auto [it, added] = by_kind_.try_emplace(starter.kind_of(jobs[job].spec));
+    if (added) {
+      it->second.gpus = jobs[job].spec.gpus;
+      kinds_.push_back(&it->second);
+    }
+    it->second.entries.insert(std::move(entry));
   } else {
     by_gpus_[jobs[job].spec.gpus].insert(std::move(entry));
   }
@@ -29,6 +37,7 @@ void GreedyQueue::front(std::size_t n, std::vector<JobSlot>& out, const JobStart
   std::vector<std::pair<std::set<QueueEntry>::const_iterator, std::set<QueueEntry>::const_iterator>>
       at;
   for (const auto& [gpus, bucket] : by_gpus_) at.emplace_back(bucket.begin(), bucket.end());
+  for (const KindGroup* g : kinds_) at.emplace_back(g->entries.begin(), g->entries.end());
   merge_front(
       std::move(at), n, [](const QueueEntry& e) { return e.slot; }, out);
 }
@@ -40,6 +49,10 @@ bool GreedyQueue::head(JobSlot& out, const JobStarter& starter) const {
   for (const auto& [gpus, bucket] : by_gpus_) {
     if (!bucket.empty() && (best == nullptr || *bucket.begin() < *best)) best = &*bucket.begin();
   }
+  for (const KindGroup* g : kinds_) {
+    const auto& bucket = g->entries;
+    if (!bucket.empty() && (best == nullptr || *bucket.begin() < *best)) best = &*bucket.begin();
+  }
   if (best == nullptr) return false;
   out = best->slot;
   return true;
@@ -49,6 +62,10 @@ void GreedyQueue::schedule(const SchedulePass& pass, JobStarter& starter) {
   if (starter.pooled()) {
     pool_queue_.start_fitting(pass.cluster,
                               [&](JobSlot slot) { starter.launch_pooled(slot, pass.launcher); });
+    return;
+  }
+  if (starter.by_kind()) {
+    schedule_by_kind(pass, starter);
     return;
   }
   if (starter.queued() == 0) return;
@@ -85,6 +102,49 @@ void GreedyQueue::schedule(const SchedulePass& pass, JobStarter& starter) {
     }
     c.at = c.bucket->erase(c.at);
     starter.launch(candidate, spec, pass.launcher);
+    most = bound();
+    if (most <= 0 && starter.cpu_only_queued() == 0) return;
+  }
+}
+
+void GreedyQueue::schedule_by_kind(const SchedulePass& pass, JobStarter& starter) {
+  if (starter.queued() == 0) return;
+  const Cluster& cluster = pass.cluster;
+  const bool count_bound = pass.model.requires_empty_gpu();
+  auto bound = [&] {
+    return count_bound ? static_cast<long>(cluster.empty_gpus_total()) : LONG_MAX;
+  };
+  long most = bound();
+  if (most <= 0 && starter.cpu_only_queued() == 0) return;
+  GpuViewBuilder views(cluster, pass.jobs);
+  bool started_any = false;
+  while (true) {
+    // Each kind that may fit now offers its earliest job after the last start: the plain pass
+    // would reach those in this order, and every job between them is of a kind that does not fit.
+    candidates_.clear();
+    for (KindGroup* g : kinds_) {
+      if (g->entries.empty() || g->gpus > most) continue;
+      if (starter.surely_refused(cluster, pass.model, views,
+                                 pass.jobs[g->entries.begin()->slot].spec)) {
+        continue;
+      }
+      const auto at = started_any ? g->entries.upper_bound(last_started_) : g->entries.begin();
+      if (at != g->entries.end()) candidates_.push_back(Candidate{at, g});
+    }
+    std::sort(candidates_.begin(), candidates_.end(),
+              [](const Candidate& a, const Candidate& b) { return *a.at < *b.at; });
+    bool started = false;
+    for (const Candidate& c : candidates_) {
+      const JobSlot candidate = c.at->slot;
+      const JobSpec& spec = pass.jobs[candidate].spec;
+      if (!starter.place_now(cluster, pass.model, views, spec)) continue;
+      last_started_ = *c.at;
+      c.group->entries.erase(c.at);
+      starter.launch(candidate, spec, pass.launcher);
+      started = started_any = true;
+      break;
+    }
+    if (!started) return;
     most = bound();
     if (most <= 0 && starter.cpu_only_queued() == 0) return;
   }

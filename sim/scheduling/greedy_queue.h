@@ -9,6 +9,14 @@
 // wait). Under sharing models every size is looked at (a GPU with a resident may still admit a
 // job). On a pooled cluster the queue is a PoolQueue (one group per distinct amount,
 // sim/scheduling/pool_queue.h).
+//
+// Where jobs go by request kind (JobStarter::by_kind: a share-aware placement under a model with
+// admission by key) the queue is one ordered set per kind instead. Jobs of one kind fit or not
+// alike, so a pass asks each kind once per start: it starts the earliest job, after the last one
+// started, of the kinds that fit now, which is the job the plain pass would have reached next,
+// and a kind whose refusal still holds is known by the nodes that changed since
+// (PlacementPolicy::surely_refused). A pass then costs O((starts + 1) x kinds), not a look at
+// every queued job.
 #pragma once
 
 #include <map>
@@ -41,6 +49,20 @@ class GreedyQueue : public QueuePolicy {
   };
   std::vector<Cursor> cursors_;
   PoolQueue pool_queue_;  // on a pooled cluster
+
+  void schedule_by_kind(const SchedulePass& pass, JobStarter& starter);
+  struct KindGroup {
+    int gpus = 0;
+    std::set<QueueEntry> entries;
+  };
+  std::map<RequestKind, KindGroup> by_kind_;  // every kind seen; emptied ones stay for reuse
+  std::vector<KindGroup*> kinds_;             // by_kind_'s groups, in the order first seen
+  struct Candidate {
+    std::set<QueueEntry>::iterator at;
+    KindGroup* group;
+  };
+  std::vector<Candidate> candidates_;
+  QueueEntry last_started_;  // a pass's cursor: the entry of the job it started last
 };
 
 }  // namespace gpumux

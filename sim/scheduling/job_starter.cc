@@ -12,6 +12,19 @@ void JobStarter::set_pooled(bool pooled) {
   pooled_ = pooled;
 }
 
+void JobStarter::set_model(const SharingModel& model) {
+  if (queued_ != 0) throw std::logic_error("scheduler: set_model with jobs queued");
+  kind_model_ = !pooled_ && model.admission_by_key() && placement_->places_by_kind() ? &model
+                                                                                     : nullptr;
+}
+
+bool JobStarter::surely_refused(const Cluster& cluster, const SharingModel& model,
+                                GpuViewBuilder& views, const JobSpec& spec) {
+  if (spec.gpus != 0) return placement_->surely_refused(cluster, model, views, spec);
+  // place_cpu_only finds a node only among those with the cores free.
+  return cluster.tracks_cpus() && cluster.most_cpu_free() < job_cpu_hundredths(spec);
+}
+
 void JobStarter::count_in(const JobSpec& spec) {
   ++queued_;
   if (spec.gpus == 0 && !pooled_) ++cpu_only_queued_;

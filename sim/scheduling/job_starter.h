@@ -14,6 +14,7 @@
 #include "sim/core/queue_reason.h"
 #include "sim/core/sharing_model.h"
 #include "sim/placement/placement.h"
+#include "sim/placement/request_kind.h"
 #include "sim/state/cluster.h"
 #include "sim/state/job_table.h"
 
@@ -37,6 +38,14 @@ class JobStarter {
   // Throws std::logic_error with jobs queued.
   void set_pooled(bool pooled);
 
+  // The model whose admission keys group queued jobs by request kind
+  // (sim/placement/request_kind.h), when the model has admission by key and the placement
+  // places by kind; else none (by_kind() false). Throws std::logic_error with jobs queued.
+  void set_model(const SharingModel& model);
+  bool by_kind() const { return kind_model_ != nullptr; }
+  // Precondition: by_kind().
+  RequestKind kind_of(const JobSpec& spec) const { return request_kind(*kind_model_, spec); }
+
   std::size_t queued() const { return queued_; }
   // Queued CPU-only jobs of a cluster of nodes (not counted on a pooled cluster).
   std::size_t cpu_only_queued() const { return cpu_only_queued_; }
@@ -46,6 +55,10 @@ class JobStarter {
   // chosen_node(). Not for a pooled cluster (a job fits there by pool amount).
   bool place_now(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
                  const JobSpec& spec);
+  // True only when place_now() would return false for `spec` now, known without a whole look
+  // (PlacementPolicy::surely_refused; a CPU-only job: no node has its cores free).
+  bool surely_refused(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
+                      const JobSpec& spec);
   std::span<const GpuIndex> chosen() const { return chosen_; }
   NodeIndex chosen_node() const { return chosen_node_; }
 
@@ -65,6 +78,7 @@ class JobStarter {
  private:
   std::unique_ptr<PlacementPolicy> placement_;
   bool pooled_ = false;
+  const SharingModel* kind_model_ = nullptr;
   std::size_t queued_ = 0;
   std::size_t cpu_only_queued_ = 0;
   std::vector<GpuIndex> chosen_;

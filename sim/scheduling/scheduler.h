@@ -35,6 +35,10 @@ class Scheduler {
   // Whether the cluster is pooled (Cluster::pooled): jobs then fit by pool amount. Set before
   // the first job is queued (the engine does).
   void set_pooled(bool pooled) { starter_.set_pooled(pooled); }
+  // The run's sharing model, before the first job is queued and after set_pooled (the engine
+  // does): under admission by key and a placement that places by kind, queues that can look at
+  // one job per request kind do (JobStarter::set_model).
+  void set_model(const SharingModel& model) { starter_.set_model(model); }
 
   // `jobs` gives the job's spec (its order key under greedy); the slot must hold it until the
   // job leaves the queue.

@@ -41,6 +41,7 @@ Cluster::Cluster(std::vector<DeviceProfile> devices, std::vector<NodeSpec> nodes
     pool_free_ = pool_capacity_;
   }
   gpus_.resize(topology_.gpu_count());
+  changes_.reset(nodes_.size());
   open_room_.assign(gpus_.size(), kUnboundedRoom);  // available, room unbounded (GpuState's)
   empty_per_node_.resize(nodes_.size());
   while (room_leaves_ < nodes_.size()) room_leaves_ *= 2;
@@ -171,6 +172,7 @@ void Cluster::change_cpus(std::span<const GpuIndex> gpus, std::int64_t cpu, int 
 }
 
 void Cluster::set_cpu_free(NodeIndex n, std::int64_t free) {
+  changes_.touch(n);
   if (free < 0) throw std::logic_error("cluster: node CPUs taken beyond what is free");
   if (free > cpu_capacity_[n]) {
     throw std::logic_error("cluster: node CPUs given back beyond its capacity");
@@ -239,6 +241,7 @@ void Cluster::count_free(const GpuState& gpu, int delta) {
 void Cluster::add_resident(GpuIndex g, JobSlot job, MemoryMiB memory, int slot) {
   GpuState& gpu = gpus_[g];
   if (!gpu.available) throw std::logic_error("cluster: job placed on an unavailable GPU");
+  changes_.touch(gpu.node);
   if (gpu.free()) count_free(gpu, -1);
   gpu.residents.push_back(job);
   gpu.rates.push_back(1.0);
@@ -252,12 +255,14 @@ void Cluster::mark_asked(GpuIndex g, JobSlot job) {
   GpuState& gpu = gpus_[g];
   const auto it = std::find(gpu.residents.begin(), gpu.residents.end(), job);
   if (it == gpu.residents.end()) throw std::logic_error("cluster: job is not on this GPU");
+  changes_.touch(gpu.node);
   gpu.asked[static_cast<std::size_t>(it - gpu.residents.begin())] = 1;
 }
 
 void Cluster::set_available(GpuIndex g, bool available) {
   GpuState& gpu = gpus_[g];
   if (gpu.available == available) return;
+  changes_.touch(gpu.node);
   const bool was_free = gpu.free();
   gpu.available = available;
   if (available) {
@@ -273,6 +278,7 @@ void Cluster::set_available(GpuIndex g, bool available) {
 void Cluster::set_room(GpuIndex g, double room) {
   GpuState& gpu = gpus_[g];
   if (gpu.room == room) return;
+  changes_.touch(gpu.node);
   gpu.room = room;
   if (gpu.available) set_open_room(g, room);
   update_node_room(gpu.node);
@@ -300,6 +306,7 @@ void Cluster::remove_resident(GpuIndex g, JobSlot job, MemoryMiB memory) {
   GpuState& gpu = gpus_[g];
   auto it = std::find(gpu.residents.begin(), gpu.residents.end(), job);
   if (it == gpu.residents.end()) throw std::logic_error("cluster: job is not on this GPU");
+  changes_.touch(gpu.node);
   gpu.rates.erase(gpu.rates.begin() + (it - gpu.residents.begin()));
   gpu.slots.erase(gpu.slots.begin() + (it - gpu.residents.begin()));
   gpu.asked.erase(gpu.asked.begin() + (it - gpu.residents.begin()));

@@ -15,6 +15,7 @@
 
 #include "sim/core/device.h"
 #include "sim/state/node_buckets.h"
+#include "sim/state/node_change_log.h"
 #include "sim/state/node_load_order.h"
 #include "sim/state/pool.h"
 #include "sim/state/room_class_index.h"
@@ -133,6 +134,11 @@ class Cluster {
   void take_node_cpus(NodeIndex n, std::int64_t cpu);
   void give_node_cpus(NodeIndex n, std::int64_t cpu);
 
+  // The nodes each mutator above and below changed (sim/state/node_change_log.h): residents,
+  // memory in use, asked flags, rooms, availability, CPUs. A change made through the mutable
+  // gpu() (rates, loads, layouts, reconfiguration and fault flags) is not recorded.
+  const NodeChangeLog& changes() const { return changes_; }
+
   std::size_t gpu_count() const { return gpus_.size(); }
   std::size_t node_count() const { return nodes_.size(); }
   const Topology& topology() const { return topology_; }
@@ -147,6 +153,7 @@ class Cluster {
   void remove_resident(GpuIndex g, JobSlot job, MemoryMiB memory);
   // A resident's memory in use changed from `before` to `after`.
   void change_memory(GpuIndex g, MemoryMiB before, MemoryMiB after) {
+    changes_.touch(gpus_[g].node);
     gpus_[g].memory_used += after - before;
     if (load_order_.tracked()) load_order_.change(gpus_[g].node, 0, (before - after).mib());
   }
@@ -245,6 +252,7 @@ class Cluster {
   std::size_t cpu_leaves_ = 1;
   std::vector<std::int64_t> cpu_tree_;
   std::int64_t most_declared_capacity_ = -1;
+  NodeChangeLog changes_;
   bool pooled_ = false;
   PoolAmount pool_capacity_;
   PoolAmount pool_free_;
