@@ -114,7 +114,7 @@ TEST(WorkloadCatalogueRun, AMixDrawsWorkloadsAndMovesNothingElse) {
   // names every job's workload and changes no job.
   const std::string catalogue = "trace.catalogue=" + bundled_catalogue();
   const std::string mix =
-      R"(trace.workload_mix={"ResNet-50 (batch size 32)": 2, "CycleGAN": 1})";
+      R"x(trace.workload_mix={"ResNet-50 (batch size 32)": 2, "CycleGAN": 1})x";
   const fs::path a = testing::temp_dir("workload_mix") / "a";
   const fs::path b = testing::temp_dir("workload_mix") / "b";
   const auto with = run_cli({"run", example("quickstart.json"), "--set", catalogue, "--set", mix,
@@ -134,14 +134,14 @@ TEST(WorkloadCatalogueRun, BadScenarioInputIsNamed) {
   const auto no_catalogue =
       run_cli({"validate", example("quickstart.json"), "--set", R"(trace.workload_mix={"x": 1})"});
   EXPECT_EQ(no_catalogue.code, 2);
-  EXPECT_THAT(no_catalogue.err, HasSubstr("#/trace/workload_mix: field 'workload_mix': needs "
-                                          "trace.catalogue"));
+  EXPECT_THAT(no_catalogue.err, HasSubstr("#/trace/workload_mix (from --set"));
+  EXPECT_THAT(no_catalogue.err, HasSubstr("field 'workload_mix': needs trace.catalogue"));
   const auto unknown = run_cli({"validate", example("quickstart.json"), "--set",
                                 "trace.catalogue=" + bundled_catalogue(), "--set",
                                 R"(trace.workload_mix={"resnet-bs6": 1})"});
   EXPECT_EQ(unknown.code, 2);
-  EXPECT_THAT(unknown.err, HasSubstr("#/trace/workload_mix/resnet-bs6: field 'resnet-bs6': "
-                                     "unknown workload"));
+  EXPECT_THAT(unknown.err, HasSubstr("#/trace/workload_mix/resnet-bs6 (from --set"));
+  EXPECT_THAT(unknown.err, HasSubstr("field 'resnet-bs6': unknown workload"));
   EXPECT_THAT(unknown.err, HasSubstr("did you mean 'resnet-bs64'?"));
   const auto zero = run_cli({"validate", example("quickstart.json"), "--set",
                              "trace.catalogue=" + bundled_catalogue(), "--set",
@@ -152,6 +152,25 @@ TEST(WorkloadCatalogueRun, BadScenarioInputIsNamed) {
       run_cli({"validate", example("quickstart.json"), "--set", "trace.catalogue=nowhere.json"});
   EXPECT_EQ(missing.code, 2);
   EXPECT_THAT(missing.err, HasSubstr("nowhere.json"));
+}
+
+TEST(WorkloadCatalogueRun, AnUnknownWorkloadInTheTraceStopsRunAndValidateFull) {
+  const fs::path dir = testing::temp_dir("workload_unknown");
+  testing::write_file(dir / "t.csv",
+                      "id,submit_s,gpus,runtime_s,workload\na,0,1,10,resnet-bs64\n"
+                      "b,1,1,10,resnet-bs65\n");
+  json s = json::parse(testing::read_file(example("miso_trace_100.json")));
+  s["trace"] = {{"file", (dir / "t.csv").string()}, {"catalogue", bundled_catalogue()}};
+  testing::write_file(dir / "s.json", s.dump());
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", (dir / "s.json").string(), "--no-outputs"},
+        std::vector<std::string>{"validate", "--full", (dir / "s.json").string()}}) {
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << args[0];
+    EXPECT_THAT(r.err, HasSubstr("t.csv: field 'workload': job 'b' names workload 'resnet-bs65'"));
+    EXPECT_THAT(r.err, HasSubstr("did you mean 'resnet-bs64'?"));
+  }
+  fs::remove_all(dir);
 }
 
 }  // namespace
