@@ -22,11 +22,11 @@ struct MeasuredSpeed {
 
 // What was measured for the workload on one device type; every fact optional.
 struct WorkloadDeviceFacts {
-  std::string device;                // a device profile's name (sim/core/device.h)
-  std::optional<double> iteration_s;  // one iteration alone on the whole GPU, seconds
-  std::optional<MemoryMiB> memory;    // peak device memory alone
-  std::optional<double> sm_util;      // duty cycle alone, (0, 1]
-  std::optional<double> mem_bw_util;  // memory-bandwidth utilization alone, [0, 1]
+  std::string device;                     // a device profile's name (sim/core/device.h)
+  std::optional<double> iteration_s;      // one iteration alone on the whole GPU, seconds
+  std::optional<MemoryMiB> memory;        // peak device memory alone
+  std::optional<double> sm_util;          // duty cycle alone, (0, 1]
+  std::optional<double> mem_bw_util;      // memory-bandwidth utilization alone, [0, 1]
   std::vector<MeasuredSpeed> mig_speeds;  // by profile name, in the file's order
   std::vector<MeasuredSpeed> colocation;  // by partner workload name (not used by a model yet)
 

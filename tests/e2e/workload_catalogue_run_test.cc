@@ -49,8 +49,8 @@ fs::path miso_without_catalogue() {
 
 // The jobs of miso_trace_100.csv whose family has measured MIG speeds in the bundled catalogue.
 int shared_family_jobs() {
-  std::istringstream in(testing::read_file(testing::source_dir() /
-                                           "traces/samples/miso_trace_100.csv"));
+  std::istringstream in(
+      testing::read_file(testing::source_dir() / "traces/samples/miso_trace_100.csv"));
   const std::set<std::string> shared = {"resnet", "bert", "gnn", "deepspeech2"};
   std::string line;
   std::getline(in, line);  // header: ...,tenant,workload
@@ -105,16 +105,16 @@ TEST(WorkloadCatalogueRun, TheTableSaysWhichSpeedsWereMeasured) {
   const auto r = run_cli({"run", example("miso_trace_100.json"), "--no-outputs"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("measured_mig_speeds = "));
-  EXPECT_THAT(r.out, HasSubstr("  workloads ../../traces/samples/workload_catalogue_miso_gavel.json: "
-                               "100 jobs named one, 0 drawn from trace.workload_mix, 0 without"));
+  EXPECT_THAT(r.out,
+              HasSubstr("  workloads ../../traces/samples/workload_catalogue_miso_gavel.json: "
+                        "100 jobs named one, 0 drawn from trace.workload_mix, 0 without"));
 }
 
 TEST(WorkloadCatalogueRun, AMixDrawsWorkloadsAndMovesNothingElse) {
   // Gavel's workloads have facts on V100M16 only, not on the quickstart's V100M32: the mix
   // names every job's workload and changes no job.
   const std::string catalogue = "trace.catalogue=" + bundled_catalogue();
-  const std::string mix =
-      R"x(trace.workload_mix={"ResNet-50 (batch size 32)": 2, "CycleGAN": 1})x";
+  const std::string mix = R"x(trace.workload_mix={"ResNet-50 (batch size 32)": 2, "CycleGAN": 1})x";
   const fs::path a = testing::temp_dir("workload_mix") / "a";
   const fs::path b = testing::temp_dir("workload_mix") / "b";
   const auto with = run_cli({"run", example("quickstart.json"), "--set", catalogue, "--set", mix,

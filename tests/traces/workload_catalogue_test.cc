@@ -140,8 +140,7 @@ TEST(WorkloadCatalogue, BadStructureNamesThePointer) {
   EXPECT_THAT(error_of(R"({"workloads": [1]})"), HasSubstr("cat.json#/workloads"));
   EXPECT_THAT(error_of(R"({"workloads": {"w": {}}})"),
               HasSubstr("cat.json#/workloads/w/devices: field 'devices': required field"));
-  EXPECT_THAT(error_of(R"({"workloads": {"w": {"devices": {}}}, "extra": 1})"),
-              HasSubstr("extra"));
+  EXPECT_THAT(error_of(R"({"workloads": {"w": {"devices": {}}}, "extra": 1})"), HasSubstr("extra"));
   EXPECT_THAT(error_of(R"({"workloads": {"w": {"devices": {}, "speed": 1}}})"),
               HasSubstr("cat.json#/workloads/w/speed"));
 }

@@ -84,15 +84,15 @@ TEST(WorkloadSource, TraceValuesBeatTheCatalogueWhichBeatsDefaults) {
       config(), devices());
   ASSERT_EQ(r.jobs.size(), 4u);
   const JobSpec &a = r.jobs[0], &b = r.jobs[1], &c = r.jobs[2], &d = r.jobs[3];
-  EXPECT_DOUBLE_EQ(a.sm_util, 0.25);  // trace
-  EXPECT_EQ(a.memory.mib(), 1000);    // trace
+  EXPECT_DOUBLE_EQ(a.sm_util, 0.25);      // trace
+  EXPECT_EQ(a.memory.mib(), 1000);        // trace
   EXPECT_DOUBLE_EQ(a.mem_bw_util, 0.05);  // catalogue: the trace has no mem_bw_util column
-  EXPECT_DOUBLE_EQ(b.sm_util, 0.4);   // catalogue
-  EXPECT_EQ(b.memory.mib(), 4000);    // catalogue
-  EXPECT_DOUBLE_EQ(c.sm_util, 0.9);   // catalogue, on the cluster's first device with facts
-  EXPECT_EQ(c.memory.mib(), 0);       // built-in default: the catalogue has no memory for bert
+  EXPECT_DOUBLE_EQ(b.sm_util, 0.4);       // catalogue
+  EXPECT_EQ(b.memory.mib(), 4000);        // catalogue
+  EXPECT_DOUBLE_EQ(c.sm_util, 0.9);       // catalogue, on the cluster's first device with facts
+  EXPECT_EQ(c.memory.mib(), 0);           // built-in default: the catalogue has no memory for bert
   EXPECT_DOUBLE_EQ(c.mem_bw_util, 0.0);
-  EXPECT_DOUBLE_EQ(d.sm_util, 1.0);   // built-in default
+  EXPECT_DOUBLE_EQ(d.sm_util, 1.0);  // built-in default
   EXPECT_EQ(d.workload_facts, nullptr);
   // Filled fields are no longer marked as defaults; the others still are.
   const auto bit = [](JobField f) { return 1u << static_cast<int>(f); };
@@ -149,8 +149,9 @@ TEST(WorkloadSource, TheJsonLinesWorkloadKeyIsAString) {
   ASSERT_TRUE(source.next(job));
   EXPECT_EQ(job.workload, "");  // not the previous job's
   EXPECT_EQ(job.workload_facts, nullptr);
-  TempFile bad("b.jsonl", "{\"id\": \"a\", \"submit_s\": 0, \"gpus\": 1, \"runtime_s\": 5, "
-                          "\"workload\": 3}\n");
+  TempFile bad("b.jsonl",
+               "{\"id\": \"a\", \"submit_s\": 0, \"gpus\": 1, \"runtime_s\": 5, "
+               "\"workload\": 3}\n");
   EXPECT_THAT(input_error_message([&] {
                 auto r = open_trace(bad.path(), "jsonl", TraceDefaults{}, 1);
                 r->next(job);
@@ -162,8 +163,8 @@ TEST(WorkloadSource, TheJsonLinesWorkloadKeyIsAString) {
 std::string mixed_trace() {
   std::string t = "id,submit_s,gpus,runtime_s,workload\n";
   for (int i = 0; i < 200; ++i) {
-    t += "j" + std::to_string(i) + "," + std::to_string(i) + ",1,10," + (i % 10 == 0 ? "bert" : "") +
-         "\n";
+    t += "j" + std::to_string(i) + "," + std::to_string(i) + ",1,10," +
+         (i % 10 == 0 ? "bert" : "") + "\n";
   }
   return t;
 }

@@ -10,7 +10,7 @@ namespace gpumux {
 
 namespace {
 
-// The keys of an object value, in the file's order of nlohmann's (sorted) map.
+// The keys of an object value, sorted (nlohmann::json keeps objects as sorted maps).
 std::vector<std::string> keys_of(const nlohmann::json& object) {
   std::vector<std::string> keys;
   for (const auto& item : object.items()) keys.push_back(item.key());
@@ -32,9 +32,9 @@ std::vector<MeasuredSpeed> speeds(JsonObject& parent, std::string_view key,
   std::vector<MeasuredSpeed> out;
   for (const std::string& name : keys_of(parent.raw(key))) {
     if (std::find(known.begin(), known.end(), name) == known.end()) {
-      throw InputError(o.where(name), name,
-                       "unknown " + std::string(what) + " '" + name + "'" +
-                           did_you_mean(name, known));
+      throw InputError(
+          o.where(name), name,
+          "unknown " + std::string(what) + " '" + name + "'" + did_you_mean(name, known));
     }
     out.push_back({name, o.required_number(name, 0.0, kMaxCatalogueSpeed)});
     if (out.back().speed <= 0.0 && !zero_allowed) {
@@ -122,7 +122,8 @@ WorkloadCatalogue parse_workload_catalogue(const nlohmann::json& document, const
     auto facts = std::make_shared<WorkloadFacts>();
     facts->name = name;
     w.allow("description");
-    if (!w.has("devices")) throw InputError(w.where("devices"), "devices", "required field is missing");
+    if (!w.has("devices"))
+      throw InputError(w.where("devices"), "devices", "required field is missing");
     JsonObject per_device = w.object("devices");
     for (const std::string& device : keys_of(w.raw("devices"))) {
       const auto it = std::find_if(devices.begin(), devices.end(),

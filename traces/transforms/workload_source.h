@@ -38,16 +38,16 @@ struct WorkloadWeight {
 // The scenario's trace.catalogue and trace.workload_mix.
 struct WorkloadConfig {
   std::shared_ptr<const WorkloadCatalogue> catalogue;  // null: no catalogue (names unused)
-  std::string catalogue_file;                           // as the scenario gives it
-  std::vector<WorkloadWeight> mix;                      // empty: no mix
+  std::string catalogue_file;                          // as the scenario gives it
+  std::vector<WorkloadWeight> mix;                     // empty: no mix
   bool active() const { return catalogue != nullptr; }
 };
 
 // What the source did to the jobs it passed on.
 struct WorkloadCounts {
-  std::uint64_t named = 0;   // jobs whose trace row named a workload
-  std::uint64_t drawn = 0;   // jobs given one by trace.workload_mix
-  std::uint64_t without = 0; // jobs with none
+  std::uint64_t named = 0;                             // jobs whose trace row named a workload
+  std::uint64_t drawn = 0;                             // jobs given one by trace.workload_mix
+  std::uint64_t without = 0;                           // jobs with none
   std::array<std::uint64_t, kJobFieldCount> filled{};  // per field, values from the catalogue
   // Jobs whose workload has measured MIG speeds on a MIG-capable device type of the cluster
   // (their speed in a measured profile is the measurement; in any other profile the model's),
@@ -70,10 +70,10 @@ class WorkloadSource : public JobSource {
  private:
   JobSource& inner_;
   const WorkloadConfig& config_;
-  std::vector<std::string> devices_;    // cluster device names, in cluster order
-  std::vector<std::uint8_t> mig_;       // per device: supports MIG
+  std::vector<std::string> devices_;  // cluster device names, in cluster order
+  std::vector<std::uint8_t> mig_;     // per device: supports MIG
   std::vector<std::shared_ptr<const WorkloadFacts>> mix_facts_;  // per mix entry
-  std::vector<double> cumulative_;      // mix weights, cumulative, normalised to end at 1
+  std::vector<double> cumulative_;  // mix weights, cumulative, normalised to end at 1
   Rng rng_;
   std::string trace_name_;
   WorkloadCounts counts_;
