@@ -26,6 +26,7 @@
 #include "traces/transforms/filter_source.h"
 #include "traces/transforms/inflation_source.h"
 #include "traces/transforms/resample_source.h"
+#include "traces/transforms/workload_source.h"
 
 namespace gpumux {
 
@@ -55,6 +56,9 @@ struct TraceConfig {
   // trace.resample (traces/transforms/resample_source.h): the kept jobs drawn anew by seed
   // (bootstrap, or arrival order); kNone: as read. Never together with inflation.
   ResampleMethod resample = ResampleMethod::kNone;
+  // trace.catalogue and trace.workload_mix (docs/workload-catalogue.md): measured facts of the
+  // workloads jobs name; inactive: none (workload names in the trace are then unused).
+  WorkloadConfig workloads;
 };
 
 struct OutputConfig {

@@ -20,6 +20,7 @@
 #include "analysis/run/progress.h"
 #include "analysis/run/rejection_tally.h"
 #include "analysis/run/trace_cache.h"
+#include "analysis/run/workload_echo.h"
 #include "sim/base/atomic_file.h"
 #include "sim/invariants/invariant_checker.h"
 #include "sim/placement/placement.h"
@@ -36,6 +37,7 @@
 #include "traces/transforms/integer_seconds_source.h"
 #include "traces/transforms/load_factor_source.h"
 #include "traces/transforms/resample_source.h"
+#include "traces/transforms/workload_source.h"
 
 namespace gpumux {
 
@@ -124,6 +126,16 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     filtered =
         std::make_unique<FilteringSource>(*source, scenario.trace.filter, trace_name(scenario));
     source = filtered.get();
+  }
+
+  // Workloads (trace.catalogue): each kept job's facts, before any transform copies jobs.
+  std::unique_ptr<WorkloadSource> workloads;
+  if (scenario.trace.workloads.active()) {
+    workloads = std::make_unique<WorkloadSource>(*source, scenario.trace.workloads,
+                                                 scenario.devices,
+                                                 scenario.seed ^ 0x510e527fade682d1ULL,
+                                                 trace_name(scenario));
+    source = workloads.get();
   }
 
   // Resampling draws the kept jobs anew (the seed's own stream); never with inflation.
@@ -307,7 +319,10 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     for (const auto& f : job_fields()) {
       // The jobs the run saw: the filter's removed jobs' defaults do not count.
       const auto i = static_cast<int>(f.field);
-      const auto rows = st.defaults.rows[i] - (filtered ? filtered->removed_defaults().rows[i] : 0);
+      // Values the catalogue filled are not defaults (trace.workloads.filled counts them).
+      const auto rows = st.defaults.rows[i] -
+                        (filtered ? filtered->removed_defaults().rows[i] : 0) -
+                        (workloads ? workloads->counts().filled[i] : 0);
       if (rows == 0 || f.required) continue;
       defaults_used[std::string(f.name)] = {{"rows", rows},
                                             {"value", scenario.trace.defaults.value_json(f.field)},
@@ -344,6 +359,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
                                {"arrivals", report.engine.arrived},
                                {"arrivals_per_s", inflated->arrivals_per_s()}};
   }
+  if (workloads) trace_json["workloads"] = workloads_json(scenario, workloads->counts());
   report.summary = {
       {"gpumux_version", version()},
       {"provenance", provenance_json(scenario)},
@@ -358,6 +374,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
         {"end_time_s", report.engine.end_time.seconds()}}},
       {"metrics", metrics.metrics()},
   };
+  if (workloads) add_workload_parameters(report.summary, scenario, workloads->counts());
   for (const auto& [key, collector] : collectors) {
     if (nlohmann::json m = collector->metrics(); !m.is_null()) {
       report.summary["metrics"][std::string(key)] = std::move(m);
@@ -477,6 +494,7 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
           << " % of arrivals in the last 10% of the span)\n";
     }
   }
+  if (tr.contains("workloads")) print_workloads_line(tr["workloads"], out);
   if (tr.contains("filtered_out")) {
     const auto& f = tr["filtered_out"];
     std::string by;

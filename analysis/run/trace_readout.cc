@@ -4,6 +4,7 @@
 
 #include "traces/formats/trace_opening.h"
 #include "traces/transforms/filter_source.h"
+#include "traces/transforms/workload_source.h"
 
 namespace gpumux {
 
@@ -24,6 +25,14 @@ TraceReadout read_whole_trace(const Scenario& scenario) {
     filtered =
         std::make_unique<FilteringSource>(*source, scenario.trace.filter, scenario.trace.path);
     source = filtered.get();
+  }
+  // A workload name the catalogue lacks stops the run: found here too.
+  std::unique_ptr<WorkloadSource> workloads;
+  if (scenario.trace.workloads.active()) {
+    workloads = std::make_unique<WorkloadSource>(*source, scenario.trace.workloads,
+                                                 scenario.devices, scenario.seed,
+                                                 scenario.trace.path);
+    source = workloads.get();
   }
   ServiceAssigningSource services(*source, scenario.services, scenario.trace.path);
   JobSpec job;

@@ -4,7 +4,7 @@
 //
 // The rows go through the same readers and the row-level checks of the run's source chain that
 // can reject a row: the trace reader (fields, sort order, duplicate ids), trace.filter (a filter
-// that keeps no job) and the `services` completion (a service row lacking what it needs). The
+// that keeps no job), the workloads (a name trace.catalogue lacks) and the `services` completion (a service row lacking what it needs). The
 // transforms that only rewrite times (load factor, batches, inflation) are not applied: they
 // reject no row.
 #pragma once

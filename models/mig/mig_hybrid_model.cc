@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "models/mig/measured_speed.h"
+
 namespace gpumux {
 
 namespace {
@@ -299,7 +301,8 @@ void MigHybridModel::compute_rates(const GpuView& gpu, std::span<double> rates,
     inner_->compute_rates(GpuView{*inst.sub, sub_jobs_, used, sub_memory_}, sub_rates_, inner_load);
     for (std::size_t j = 0; j < member_.size(); ++j) {
       const auto k = static_cast<std::size_t>(member_[j]);
-      const double alone = mig_instance_rate(*gpu.residents[k], inst.supply, mig_.speed_params());
+      const double alone = mig_job_rate(*gpu.residents[k], gpu.device, inst.profile, inst.supply,
+                                         mig_.speed_params());
       rates[k] = std::clamp(alone * sub_rates_[j], 0.0, 1.0);
     }
     busy += inner_load.useful_busy * inst.supply.sm_fraction;

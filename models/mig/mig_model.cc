@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "models/mig/instance_rate.h"
+#include "models/mig/measured_speed.h"
 #include "models/mig/profile_selection.h"
 #include "models/mig/profile_sizing.h"
 
@@ -461,8 +462,9 @@ void MigModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoa
       rates[k] = 1.0;  // no instance at all: nothing to cost against; never admitted here
       continue;
     }
-    const MigSupply s = mig_supply(d, instance_profile_of(d, r, i));
-    rates[k] = mig_instance_rate(job, s, params_.speed);
+    const MigProfile& profile = instance_profile_of(d, r, i);
+    const MigSupply s = mig_supply(d, profile);
+    rates[k] = mig_job_rate(job, d, profile, s, params_.speed);
     busy += rates[k] * job.sm_util * s.sm_fraction;
   }
   load.useful_busy = std::min(1.0, busy);

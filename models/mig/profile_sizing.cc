@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/mig/instance_rate.h"
+#include "models/mig/measured_speed.h"
 #include "models/mig/layout.h"
 
 namespace gpumux {
@@ -28,7 +29,7 @@ double best_instance_rate(const DeviceProfile& device, const JobSpec& job,
                           std::span<const MigProfile* const> offered, const MigSpeedParams& speed) {
   double best = 0.0;
   for (const MigProfile* p : offered) {
-    if (job.memory <= p->memory) best = std::max(best, mig_instance_rate(job, device, *p, speed));
+    if (job.memory <= p->memory) best = std::max(best, mig_job_rate(job, device, *p, speed));
   }
   return best;
 }
@@ -37,7 +38,7 @@ double best_instance_rate(const DeviceProfile& device, const JobSpec& job,
                           const MigSpeedParams& speed) {
   double best = 0.0;
   for (const MigProfile& p : device.mig_profiles) {
-    if (job.memory <= p.memory) best = std::max(best, mig_instance_rate(job, device, p, speed));
+    if (job.memory <= p.memory) best = std::max(best, mig_job_rate(job, device, p, speed));
   }
   return best;
 }
@@ -45,7 +46,7 @@ double best_instance_rate(const DeviceProfile& device, const JobSpec& job,
 bool within_slowdown(const DeviceProfile& device, const MigProfile& profile, const JobSpec& job,
                      double max_slowdown, double best, const MigSpeedParams& speed) {
   if (job.memory > profile.memory) return false;
-  const double rate = mig_instance_rate(job, device, profile, speed);
+  const double rate = mig_job_rate(job, device, profile, speed);
   return rate * max_slowdown >= best * (1.0 - kTolerance);
 }
 

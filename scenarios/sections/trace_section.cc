@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "models/device_registry.h"
 #include "scenarios/sections/sections.h"
 #include "sim/base/closest_names.h"
 #include "sim/base/json_fields.h"
@@ -102,6 +103,63 @@ ResampleMethod parse_resample(JsonObject& r) {
                        "; valid: " + join_names(names));
 }
 
+// `trace.catalogue` and `trace.workload_mix`. Catalogue device names may be any built-in device
+// or one the scenario defines (its definition wins).
+void parse_workloads(Scenario& s, JsonObject& trace, const std::string& base_dir,
+                     nlohmann::json& echo) {
+  const bool has_mix = trace.has("workload_mix");
+  if (!trace.has("catalogue")) {
+    trace.allow("catalogue");
+    if (has_mix) {
+      throw InputError(trace.where("workload_mix"), "workload_mix",
+                       "needs trace.catalogue: the workloads it draws are the catalogue's");
+    }
+    trace.allow("workload_mix");
+    return;
+  }
+  const std::string shown = trace.required_string("catalogue");
+  const std::string path = resolve_path(base_dir, shown);
+  std::vector<DeviceProfile> devices = s.devices;
+  const DeviceRegistry builtins = DeviceRegistry::with_builtins();
+  for (const auto& [name, d] : builtins.all()) {
+    const bool defined = std::any_of(s.devices.begin(), s.devices.end(),
+                                     [&](const DeviceProfile& x) { return x.name == name; });
+    if (!defined) devices.push_back(d);
+  }
+  auto catalogue = std::make_shared<WorkloadCatalogue>(read_workload_catalogue(path, devices));
+  s.trace.workloads.catalogue = catalogue;
+  s.trace.workloads.catalogue_file = shown;
+  s.input_files.push_back({"trace.catalogue", shown, path});
+  echo["catalogue"] = shown;
+  if (!has_mix) {
+    trace.allow("workload_mix");
+    return;
+  }
+  JsonObject mix = trace.object("workload_mix");
+  nlohmann::json mix_echo = nlohmann::json::object();
+  for (const auto& item : trace.raw("workload_mix").items()) {
+    const std::string& name = item.key();
+    if (!catalogue->find(name)) {
+      const auto near = closest_names(name, catalogue->names(), 1);
+      throw InputError(mix.where(name), name,
+                       "unknown workload '" + name + "' (not in " + shown + ")" +
+                           (near.empty() ? std::string() : "; did you mean '" + near[0] + "'?"));
+    }
+    const double weight = mix.required_number(name, 0.0, 1e12);
+    if (weight <= 0.0) {
+      throw InputError(mix.where(name), name, "a weight must be above 0, got 0");
+    }
+    s.trace.workloads.mix.push_back({name, weight});
+    mix_echo[name] = weight;
+  }
+  mix.finish();
+  if (s.trace.workloads.mix.empty()) {
+    throw InputError(trace.where("workload_mix"), "workload_mix",
+                     "expected at least one workload with a weight");
+  }
+  echo["workload_mix"] = mix_echo;
+}
+
 }  // namespace
 
 void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
@@ -125,6 +183,7 @@ void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
   } else {
     trace.allow("memory_profiles");
   }
+  parse_workloads(s, trace, base_dir, echo);
   const std::string lengths = trace.optional_string("kernel_lengths", "exponential");
   if (lengths != "exponential" && lengths != "fixed") {
     throw InputError(trace.where("kernel_lengths"), "kernel_lengths",

@@ -9,6 +9,7 @@
 #include "sim/base/units.h"
 #include "sim/core/memory_profile.h"
 #include "sim/core/service.h"
+#include "sim/core/workload.h"
 
 namespace gpumux {
 
@@ -53,6 +54,11 @@ struct JobSpec {
   // Non-null for an inference service (sim/core/service.h): `runtime` is then its wall-clock
   // lifetime, and its rate sets how fast it serves requests.
   std::shared_ptr<const ServiceSpec> service;
+  // The workload the trace names (`workload` column), or the one trace.workload_mix drew; empty:
+  // none. Resolved against the scenario's catalogue into `workload_facts` when the job is read
+  // (traces/transforms/workload_source.h); without a catalogue both stay unused.
+  std::string workload;
+  std::shared_ptr<const WorkloadFacts> workload_facts;  // null: no catalogue facts
   // Bit i set: trace field i (traces/fields/job_fields.h JobField) came from a default, not the
   // trace; set by the trace readers, so that a filter can count the defaults of the jobs it
   // keeps. 0 for generated jobs.

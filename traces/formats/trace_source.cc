@@ -41,18 +41,24 @@ void TraceSource::complete(JobSpec& job, const std::array<bool, kJobFieldCount>&
 
 namespace {
 
+// The native formats' workload name (not a JobField: it has no default, and a trace without it
+// reads exactly as before).
+constexpr std::string_view kWorkloadColumn = "workload";
+
 // A CSV dialect: how its columns map onto native fields. Columns in `ignored` are read past
 // (documented in docs/trace-formats.md); any other unknown column is an error.
 struct CsvDialect {
   std::map<std::string, JobField, std::less<>> columns;
   std::vector<std::string> ignored;
   bool service_columns = false;  // the native service columns (traces/fields/service_fields.h)
+  bool workload_column = false;  // the native `workload` column (docs/workload-catalogue.md)
 };
 
 CsvDialect native_dialect() {
   CsvDialect d;
   for (const auto& f : job_fields()) d.columns.emplace(std::string(f.name), f.field);
   d.service_columns = true;
+  d.workload_column = true;
   return d;
 }
 
@@ -90,6 +96,12 @@ class CsvTraceSource : public TraceSource {
         column_field_.push_back(-1);
         continue;
       }
+      if (dialect.workload_column && name == kWorkloadColumn) {
+        if (workload_column_ >= 0) throw InputError(where, name, "column appears twice");
+        workload_column_ = static_cast<int>(column_field_.size());
+        column_field_.push_back(-1);
+        continue;
+      }
       int service_index = 0;
       if (dialect.service_columns && find_service_column(name, service_index)) {
         if (service_seen[service_index]) throw InputError(where, name, "column appears twice");
@@ -100,6 +112,7 @@ class CsvTraceSource : public TraceSource {
       std::string valid;
       for (const auto& [n, f] : dialect.columns) valid += (valid.empty() ? "" : ", ") + n;
       for (const auto& n : dialect.ignored) valid += ", " + n;
+      if (dialect.workload_column) valid += ", " + std::string(kWorkloadColumn);
       if (dialect.service_columns) {
         for (const auto n : kServiceColumns) valid += ", " + std::string(n);
       }
@@ -142,6 +155,11 @@ class CsvTraceSource : public TraceSource {
       check_service_row(job, where);
       job.service = std::move(service);
     }
+    if (workload_column_ >= 0) {
+      job.workload = cells_[static_cast<std::size_t>(workload_column_)];
+    } else {
+      job.workload.clear();
+    }
     stats_.skipped_lines = reader_.skipped_lines();
     return true;
   }
@@ -151,6 +169,7 @@ class CsvTraceSource : public TraceSource {
   static constexpr int kServiceColumnBase = -2;
   CsvReader reader_;
   std::vector<int> column_field_;  // per column: field index, or -1 for an ignored column
+  int workload_column_ = -1;       // the `workload` column, or -1
   std::vector<std::string> cells_;
 };
 
@@ -201,6 +220,17 @@ class JsonlTraceSource : public TraceSource {
         }
         if (!service) service = empty_service_row();
         set_service_cell(*service, static_cast<int>(i), v.dump(), where);
+      }
+      job.workload.clear();
+      if (o.has(kWorkloadColumn) && !o.raw(kWorkloadColumn).is_null()) {
+        const auto& v = o.raw(kWorkloadColumn);
+        if (!v.is_string()) {
+          throw InputError(o.where(kWorkloadColumn), std::string(kWorkloadColumn),
+                           "expected a string, got " + describe_json(v));
+        }
+        job.workload = v.get<std::string>();
+      } else {
+        o.allow(kWorkloadColumn);
       }
       o.finish();
       complete(job, present, where);

@@ -16,6 +16,9 @@ Per job (deterministic, no draws):
              has, and MISO ran several workloads on slices smaller than that footprint
   kind       training
   tenant     the workload family, so that runs can be split by it
+  workload   <family>-bs<batch>, the workload's name in workload_catalogue_miso_gavel.json
+             (make_workload_catalogue.py), which holds the same facts and, for four families,
+             the measured speed per MIG profile
 Profile memory (A100-40GB, MiB): 1g.5gb 4864, 2g.10gb 9851, 3g.20gb and 4g.20gb 19968,
 7g.40gb 40192.
 """
@@ -50,6 +53,7 @@ for j in csv.DictReader(open(os.path.join(src, "trace_100.csv"))):
         "memory_mib": w["memory_mib"],
         "kind": "training",
         "tenant": j["workload"],
+        "workload": "%s-bs%s" % (j["workload"], j["batch"]),
     })
 rows.sort(key=lambda r: (r["submit_s"], r["id"]))
 with open(os.path.join(here, "miso_trace_100.csv"), "w", newline="") as f:

@@ -1,0 +1,54 @@
+#include "analysis/run/workload_echo.h"
+
+#include <string>
+
+namespace gpumux {
+
+namespace {
+
+bool is_mig_model(const std::string& name) { return name.rfind("mig", 0) == 0; }
+
+}  // namespace
+
+nlohmann::json workloads_json(const Scenario& scenario, const WorkloadCounts& counts) {
+  nlohmann::json filled = nlohmann::json::object();
+  for (JobField f : {JobField::kSmUtil, JobField::kMemBwUtil, JobField::kMemory}) {
+    filled[std::string(job_field_info(f).name)] = counts.filled[static_cast<int>(f)];
+  }
+  nlohmann::json out = {
+      {"catalogue", scenario.trace.workloads.catalogue_file},
+      {"jobs", {{"named", counts.named}, {"drawn", counts.drawn}, {"without", counts.without}}},
+      {"filled", filled},
+      {"mig_speeds", {{"measured", counts.mig_measured}, {"model", counts.mig_model}}},
+      // Gavel's pairwise speeds are read and checked, but no model uses them yet.
+      {"colocation_speeds", "not used"},
+  };
+  return out;
+}
+
+void add_workload_parameters(nlohmann::json& summary, const Scenario& scenario,
+                             const WorkloadCounts& counts) {
+  nlohmann::json& sharing = summary["scenario"]["sharing"];
+  if (!is_mig_model(sharing.value("model", std::string()))) return;
+  sharing["parameters"].push_back(
+      {{"name", "measured_mig_speeds"},
+       {"value", static_cast<double>(counts.mig_measured)},
+       {"unit", "jobs"},
+       {"source", "trace.catalogue " + scenario.trace.workloads.catalogue_file + "; the other " +
+                      std::to_string(counts.mig_model) + " jobs use speed_model"},
+       {"description",
+        "jobs whose workload has measured speeds per MIG profile on the cluster's device: in a "
+        "measured profile they run at the measured speed, in any other at speed_model's"}});
+}
+
+void print_workloads_line(const nlohmann::json& w, std::ostream& out) {
+  const auto& jobs = w["jobs"];
+  out << "  workloads " << w["catalogue"].get<std::string>() << ": " << jobs["named"]
+      << " jobs named one, " << jobs["drawn"] << " drawn from trace.workload_mix, "
+      << jobs["without"] << " without; filled from it:";
+  for (const auto& [field, n] : w["filled"].items()) out << " " << field << " " << n;
+  out << "; MIG speeds measured for " << w["mig_speeds"]["measured"] << " jobs, modelled for "
+      << w["mig_speeds"]["model"] << "\n";
+}
+
+}  // namespace gpumux
