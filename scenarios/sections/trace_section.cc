@@ -121,10 +121,11 @@ void parse_workloads(Scenario& s, JsonObject& trace, const std::string& base_dir
   const std::string path = resolve_path(base_dir, shown);
   std::vector<DeviceProfile> devices = s.devices;
   const DeviceRegistry builtins = DeviceRegistry::with_builtins();
-  for (const auto& [name, d] : builtins.all()) {
+  for (const auto& entry : builtins.all()) {
+    const std::string& name = entry.first;
     const bool defined = std::any_of(s.devices.begin(), s.devices.end(),
                                      [&](const DeviceProfile& x) { return x.name == name; });
-    if (!defined) devices.push_back(d);
+    if (!defined) devices.push_back(entry.second);
   }
   auto catalogue = std::make_shared<WorkloadCatalogue>(read_workload_catalogue(path, devices));
   s.trace.workloads.catalogue = catalogue;
