@@ -119,6 +119,12 @@ void parse_workloads(Scenario& s, JsonObject& trace, const std::string& base_dir
   }
   const std::string shown = trace.required_string("catalogue");
   const std::string path = resolve_path(base_dir, shown);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    // Named like trace.file: the scenario's field first, then the path it resolved to.
+    throw InputError(trace.where("catalogue"), "catalogue",
+                     "workload catalogue not found (or not a file): " + path);
+  }
   std::vector<DeviceProfile> devices = s.devices;
   const DeviceRegistry builtins = DeviceRegistry::with_builtins();
   for (const auto& entry : builtins.all()) {

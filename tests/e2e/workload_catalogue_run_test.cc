@@ -151,6 +151,8 @@ TEST(WorkloadCatalogueRun, BadScenarioInputIsNamed) {
   const auto missing =
       run_cli({"validate", example("quickstart.json"), "--set", "trace.catalogue=nowhere.json"});
   EXPECT_EQ(missing.code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("#/trace/catalogue (from --set"));
+  EXPECT_THAT(missing.err, HasSubstr("workload catalogue not found"));
   EXPECT_THAT(missing.err, HasSubstr("nowhere.json"));
 }
 
