@@ -3,10 +3,14 @@
 # scenarios/examples/miso_trace_100.json (100 jobs on 8 A100-40GB) under no partitioning, each
 # static layout, the MISO-like dynamic policy (with and without migration and sizing) and MPS,
 # and prints mean JCT against no partitioning and against the best static layout.
-# Usage: bench/validation/miso/replay.sh [GPUMUX (default build/gpumux)]
+# Usage: bench/validation/miso/replay.sh [GPUMUX (default build/gpumux) [RUN_ARGS...]]
+#   RUN_ARGS are passed to every run, e.g. --set trace.file=OTHER.csv (another arrival seed of
+#   traces/samples/make_miso_trace.py) or --set trace.catalogue=OTHER.json.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 gpumux=${1:-$root/build/gpumux}
+shift $(( $# > 0 ? 1 : 0 ))
+extra=("$@")
 scenario=$root/scenarios/examples/miso_trace_100.json
 candidates=$(python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['sharing']['params']['layouts']))" "$scenario")
 runs=()
@@ -18,15 +22,15 @@ for layout in '["4g.20gb", "3g.20gb"]' '["3g.20gb", "2g.10gb", "2g.10gb"]' '["3g
   add "static $layout" "{\"model\": \"mig\", \"params\": {\"layout\": $layout}}"
 done
 add "dynamic, drain" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates}}"
-add "dynamic, migration" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"migration\": {}}}}"
-add "dynamic, migration + sizing (the scenario)" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"migration\": {}}, \"sizing\": {}}}"
+add "dynamic, migration (the scenario)" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"migration\": {}}}}"
+add "dynamic, migration + sizing" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"migration\": {}}, \"sizing\": {}}}"
 add "mps" '{"model": "mps"}'
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 for r in "${runs[@]}"; do
   label=${r%%|*}
   sharing=${r#*|}
-  "$gpumux" run "$scenario" --no-outputs --format json --set "sharing=$sharing" 2>/dev/null |
+  "$gpumux" run "$scenario" --no-outputs --format json --set "sharing=$sharing" "${extra[@]}" 2>/dev/null |
     python3 -c "
 import json, sys
 m = json.load(sys.stdin)['metrics']
