@@ -34,11 +34,57 @@ Theta to_theta(const ColocationParams& p) {
   return {p.util_scale, p.util_exponent, p.switch_cost_us / 100.0, p.interference};
 }
 
+// Scratch space reused across the pairs of one pass (a fit evaluates the model a few million
+// times: the rate models' allocating forms made allocation the larger part of its cost, most
+// of all under the sanitizers). Same functions, same results.
+struct Evaluator {
+  TimeSliceWorkspace timeslice;
+  MpsWorkspace mps;
+  std::array<double, 2> rates{};
+};
+
+std::pair<double, double> predict_with(ModelKind kind, const ColocationParams& p,
+                                       const SingleConfig& a, const SingleConfig& b,
+                                       Evaluator& ev) {
+  auto mapped = [&](const SingleConfig& c) {
+    return std::clamp(p.util_scale * std::pow(c.gpu_util / 100.0, p.util_exponent), 0.01, 1.0);
+  };
+  switch (kind) {
+    case ModelKind::kNone:
+      return {1.0, 1.0};
+    case ModelKind::kProportional: {
+      const double sum = (a.gpu_util + b.gpu_util) / 100.0;
+      const double s = sum > 1.0 ? 1.0 / sum : 1.0;
+      return {s, s};
+    }
+    case ModelKind::kMps: {
+      const double ua = mapped(a), ub = mapped(b);
+      const std::array<MpsJob, 2> jobs{MpsJob{ua, ua, 1.0, p.kernel_us},
+                                       MpsJob{ub, ub, 1.0, p.kernel_us}};
+      MpsParams mp;
+      mp.interference = p.interference;
+      mps_rates(jobs, mp, ev.rates, ev.mps);
+      return {ev.rates[0], ev.rates[1]};
+    }
+    case ModelKind::kTimeslice:
+      break;
+  }
+  const std::array<TimeSliceJob, 2> jobs{TimeSliceJob{mapped(a), p.kernel_us},
+                                         TimeSliceJob{mapped(b), p.kernel_us}};
+  TimeSliceParams tp;
+  tp.time_slice_us = p.time_slice_us;
+  tp.switch_cost_us = p.switch_cost_us;
+  tp.interference = p.interference;
+  timeslice_rates(jobs, tp, ev.rates, ev.timeslice);
+  return {ev.rates[0], ev.rates[1]};
+}
+
 Eigen::VectorXd residuals(ModelKind kind, const ColocationParams& p,
                           const std::vector<const Pair*>& pairs) {
   Eigen::VectorXd r(2 * pairs.size());
+  Evaluator ev;
   for (std::size_t i = 0; i < pairs.size(); ++i) {
-    const auto [s1, s2] = predict_pair(kind, p, *pairs[i]->job1, *pairs[i]->job2);
+    const auto [s1, s2] = predict_with(kind, p, *pairs[i]->job1, *pairs[i]->job2, ev);
     r(2 * i) = s1 - pairs[i]->speed1;
     r(2 * i + 1) = s2 - pairs[i]->speed2;
   }
@@ -116,50 +162,18 @@ const char* model_name(ModelKind kind) {
 
 std::pair<double, double> predict_pair(ModelKind kind, const ColocationParams& p,
                                        const SingleConfig& a, const SingleConfig& b) {
-  switch (kind) {
-    case ModelKind::kNone:
-      return {1.0, 1.0};
-    case ModelKind::kProportional: {
-      const double sum = (a.gpu_util + b.gpu_util) / 100.0;
-      const double s = sum > 1.0 ? 1.0 / sum : 1.0;
-      return {s, s};
-    }
-    case ModelKind::kMps: {
-      auto mps_job = [&](const SingleConfig& c) {
-        const double util =
-            std::clamp(p.util_scale * std::pow(c.gpu_util / 100.0, p.util_exponent), 0.01, 1.0);
-        return MpsJob{util, util, 1.0, p.kernel_us};
-      };
-      const std::array<MpsJob, 2> jobs{mps_job(a), mps_job(b)};
-      MpsParams mp;
-      mp.interference = p.interference;
-      const MpsRates r = mps_rates(jobs, mp);
-      return {r.rates[0], r.rates[1]};
-    }
-    case ModelKind::kTimeslice:
-      break;
-  }
-  auto job = [&](const SingleConfig& c) {
-    const double util =
-        std::clamp(p.util_scale * std::pow(c.gpu_util / 100.0, p.util_exponent), 0.01, 1.0);
-    return TimeSliceJob{util, p.kernel_us};
-  };
-  const std::array<TimeSliceJob, 2> jobs{job(a), job(b)};
-  TimeSliceParams tp;
-  tp.time_slice_us = p.time_slice_us;
-  tp.switch_cost_us = p.switch_cost_us;
-  tp.interference = p.interference;
-  const TimeSliceRates r = timeslice_rates(jobs, tp);
-  return {r.rates[0], r.rates[1]};
+  Evaluator ev;
+  return predict_with(kind, p, a, b, ev);
 }
 
 double mean_abs_error(ModelKind kind, const ColocationParams& params,
                       const std::vector<const Pair*>& pairs) {
   double sum = 0.0;
   int count = 0;
+  Evaluator ev;
   for (const Pair* p : pairs) {
     if (!p->matched()) continue;
-    const auto [s1, s2] = predict_pair(kind, params, *p->job1, *p->job2);
+    const auto [s1, s2] = predict_with(kind, params, *p->job1, *p->job2, ev);
     sum += std::abs(s1 - p->speed1) + std::abs(s2 - p->speed2);
     count += 2;
   }
