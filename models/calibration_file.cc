@@ -68,8 +68,11 @@ Calibration read_calibration(const std::string& file, const std::string& model) 
     } else {
       read_params(fitted, c, !slice_fixed);
     }
+    // `colocation fit --config-factors` also writes per-config factors: they serve
+    // `colocation predict` (a simulated job has no Lucid config), the models read the params.
     for (const char* key : {"residuals", "notes", "rows", "fixed", "mapping", "train_mae",
-                            "train_rms", "cross_validation"}) {
+                            "train_rms", "cross_validation", "config_factors",
+                            "config_factors_ridge", "train_mae_with_factors"}) {
       fit.allow(key);
     }
     fit.finish();

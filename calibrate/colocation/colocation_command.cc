@@ -77,6 +77,9 @@ void configure_fit_command(CLI::App& sub, FitCommand& cmd) {
   sub.add_option("--gavel", cmd.gavel_json,
                  "Gavel's gavel_simulation_throughputs.json: a second source, cross-validated "
                  "per source");
+  sub.add_flag("--config-factors", cmd.config_factors,
+               "also fit per-config sensitivity and pressure factors from the pairs (written "
+               "beside the params, cross-validated)");
 }
 
 void configure_predict_command(CLI::App& sub, PredictCommand& cmd) {
@@ -86,6 +89,8 @@ void configure_predict_command(CLI::App& sub, PredictCommand& cmd) {
   sub.add_option("--model", cmd.model, "timeslice, mps, none or proportional")
       ->check(CLI::IsMember({"timeslice", "mps", "none", "proportional"}));
   sub.add_option("--format", cmd.format, "csv or json")->check(CLI::IsMember({"csv", "json"}));
+  sub.add_flag("--no-config-factors", cmd.no_config_factors,
+               "ignore per-config factors in the params file (the model alone)");
 }
 
 int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err) {
@@ -95,7 +100,15 @@ int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err)
     const FitReport fit = fit_model(kind, d.matched);
     const double train_mae = mean_abs_error(kind, fit.params, d.matched);
     const FoldGroups groups = parse_fold_groups(cmd.cv_groups);
-    const CrossValidation cv = cross_validate(d.matched, cmd.folds, cmd.seed, groups);
+    const CrossValidation cv =
+        cross_validate(d.matched, cmd.folds, cmd.seed, groups, cmd.config_factors);
+    ConfigFactors factors;
+    double ridge = 0.0, factors_train_mae = 0.0;
+    if (cmd.config_factors) {
+      ridge = factor_ridge(fit.rms);
+      factors = fit_config_factors(d.matched, predict_pairs(kind, fit.params, d.matched), ridge);
+      factors_train_mae = mean_abs_error(kind, fit.params, d.matched, &factors);
+    }
     std::vector<SourceScore> per_source;
     if (!cmd.gavel_json.empty()) {
       const GavelSource gavel = load_gavel_source(cmd.gavel_json);
@@ -105,7 +118,7 @@ int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err)
       std::vector<const Pair*> gavel_pairs;
       for (const Pair& p : gavel.pairs) gavel_pairs.push_back(&p);
       per_source = cross_validate_sources({d.matched, gavel_pairs}, {"lucid", "gavel"},
-                                          cmd.folds, cmd.seed, groups);
+                                          cmd.folds, cmd.seed, groups, cmd.config_factors);
     }
     // The calibration file format of `gpumux calibrate fit` (models/calibration_file.h): one
     // entry under "models"; parameters held at an assumed value are listed as "fixed", so that
@@ -127,6 +140,13 @@ int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err)
                                   {"none_mae", cv.none_mae},
                                   {"proportional_mae", cv.proportional_mae},
                                   {"groups", cmd.cv_groups}};
+    if (cmd.config_factors) {
+      fitted["config_factors"] = factors_to_json(factors);
+      fitted["config_factors_ridge"] = ridge;
+      fitted["train_mae_with_factors"] = factors_train_mae;
+      fitted["cross_validation"]["timeslice_factors_mae"] = cv.timeslice_factors_mae;
+      fitted["cross_validation"]["mps_factors_mae"] = cv.mps_factors_mae;
+    }
     if (!per_source.empty()) {
       nlohmann::json rows = nlohmann::json::array();
       for (const SourceScore& r : per_source) {
@@ -137,6 +157,10 @@ int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err)
                         {"mps_mae", r.mps_mae},
                         {"none_mae", r.none_mae},
                         {"proportional_mae", r.proportional_mae}});
+        if (cmd.config_factors) {
+          rows.back()["timeslice_factors_mae"] = r.timeslice_factors_mae;
+          rows.back()["mps_factors_mae"] = r.mps_factors_mae;
+        }
       }
       fitted["cross_validation"]["per_source"] = rows;
       fitted["cross_validation"]["gavel"] = cmd.gavel_json;
@@ -158,11 +182,20 @@ int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err)
         << cv.timeslice_mae << ", mps " << cv.mps_mae << ", none " << cv.none_mae
         << ", proportional " << cv.proportional_mae
         << (groups == FoldGroups::kConfigs ? " (folds by config)" : "") << "\n";
+    if (cmd.config_factors) {
+      out << "with per-config factors (" << factors.size() << " configs, ridge " << ridge
+          << "): train MAE " << factors_train_mae << "; cross-validated MAE timeslice "
+          << cv.timeslice_factors_mae << ", mps " << cv.mps_factors_mae << "\n";
+    }
     if (!per_source.empty()) {
       out << "per source (train -> test: jobs, timeslice, mps, none, proportional):\n";
       for (const SourceScore& r : per_source) {
         out << "  " << r.train << " -> " << r.test << ": " << r.jobs << ", " << r.timeslice_mae
-            << ", " << r.mps_mae << ", " << r.none_mae << ", " << r.proportional_mae << "\n";
+            << ", " << r.mps_mae << ", " << r.none_mae << ", " << r.proportional_mae;
+        if (cmd.config_factors) {
+          out << "; with factors " << r.timeslice_factors_mae << ", " << r.mps_factors_mae;
+        }
+        out << "\n";
       }
     }
     return 0;
@@ -179,6 +212,8 @@ int run_predict_command(const PredictCommand& cmd, std::ostream& out, std::ostre
       throw InputError("--format", "format", "expected csv or json, got '" + cmd.format + "'");
     }
     ColocationParams params;
+    ConfigFactors factors;
+    bool with_factors = false;
     if (!cmd.params_json.empty()) {
       const nlohmann::json j = read_json_file(cmd.params_json);
       // A calibration file (one fit under "models": this model's, else the only one) or the
@@ -200,6 +235,13 @@ int run_predict_command(const PredictCommand& cmd, std::ostream& out, std::ostre
         throw InputError(cmd.params_json + "#" + pointer + "/params", "params", "missing object");
       }
       params = params_from_json(entry["params"], cmd.params_json + "#" + pointer + "/params");
+      if (entry.contains("config_factors") && !cmd.no_config_factors) {
+        factors = factors_from_json(entry["config_factors"],
+                                    cmd.params_json + "#" + pointer + "/config_factors");
+        with_factors = true;
+        err << "note: per-config factors of " << factors.size()
+            << " configs applied (--no-config-factors for the model alone)\n";
+      }
     } else if (kind == ModelKind::kTimeslice) {
       err << "note: no --params: timeslice model with unfitted defaults (switch cost and kernel "
              "length are assumptions)\n";
@@ -227,7 +269,9 @@ int run_predict_command(const PredictCommand& cmd, std::ostream& out, std::ostre
         }
         continue;
       }
-      const auto [s1, s2] = predict_pair(kind, params, *p.job1, *p.job2);
+      auto rates = predict_pair(kind, params, *p.job1, *p.job2);
+      if (with_factors) rates = apply_factors(rates, factors, p.key1, p.key2);
+      const auto [s1, s2] = rates;
       sum += std::abs(s1 - p.speed1) + std::abs(s2 - p.speed2);
       count += 2;
       if (cmd.format == "csv") {

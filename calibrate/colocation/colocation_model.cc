@@ -34,11 +34,57 @@ Theta to_theta(const ColocationParams& p) {
   return {p.util_scale, p.util_exponent, p.switch_cost_us / 100.0, p.interference};
 }
 
+// Scratch space reused across the pairs of one pass (a fit evaluates the model a few million
+// times: the rate models' allocating forms made allocation the larger part of its cost, most
+// of all under the sanitizers). Same functions, same results.
+struct Evaluator {
+  TimeSliceWorkspace timeslice;
+  MpsWorkspace mps;
+  std::array<double, 2> rates{};
+};
+
+std::pair<double, double> predict_with(ModelKind kind, const ColocationParams& p,
+                                       const SingleConfig& a, const SingleConfig& b,
+                                       Evaluator& ev) {
+  auto mapped = [&](const SingleConfig& c) {
+    return std::clamp(p.util_scale * std::pow(c.gpu_util / 100.0, p.util_exponent), 0.01, 1.0);
+  };
+  switch (kind) {
+    case ModelKind::kNone:
+      return {1.0, 1.0};
+    case ModelKind::kProportional: {
+      const double sum = (a.gpu_util + b.gpu_util) / 100.0;
+      const double s = sum > 1.0 ? 1.0 / sum : 1.0;
+      return {s, s};
+    }
+    case ModelKind::kMps: {
+      const double ua = mapped(a), ub = mapped(b);
+      const std::array<MpsJob, 2> jobs{MpsJob{ua, ua, 1.0, p.kernel_us},
+                                       MpsJob{ub, ub, 1.0, p.kernel_us}};
+      MpsParams mp;
+      mp.interference = p.interference;
+      mps_rates(jobs, mp, ev.rates, ev.mps);
+      return {ev.rates[0], ev.rates[1]};
+    }
+    case ModelKind::kTimeslice:
+      break;
+  }
+  const std::array<TimeSliceJob, 2> jobs{TimeSliceJob{mapped(a), p.kernel_us},
+                                         TimeSliceJob{mapped(b), p.kernel_us}};
+  TimeSliceParams tp;
+  tp.time_slice_us = p.time_slice_us;
+  tp.switch_cost_us = p.switch_cost_us;
+  tp.interference = p.interference;
+  timeslice_rates(jobs, tp, ev.rates, ev.timeslice);
+  return {ev.rates[0], ev.rates[1]};
+}
+
 Eigen::VectorXd residuals(ModelKind kind, const ColocationParams& p,
                           const std::vector<const Pair*>& pairs) {
   Eigen::VectorXd r(2 * pairs.size());
+  Evaluator ev;
   for (std::size_t i = 0; i < pairs.size(); ++i) {
-    const auto [s1, s2] = predict_pair(kind, p, *pairs[i]->job1, *pairs[i]->job2);
+    const auto [s1, s2] = predict_with(kind, p, *pairs[i]->job1, *pairs[i]->job2, ev);
     r(2 * i) = s1 - pairs[i]->speed1;
     r(2 * i + 1) = s2 - pairs[i]->speed2;
   }
@@ -116,51 +162,29 @@ const char* model_name(ModelKind kind) {
 
 std::pair<double, double> predict_pair(ModelKind kind, const ColocationParams& p,
                                        const SingleConfig& a, const SingleConfig& b) {
-  switch (kind) {
-    case ModelKind::kNone:
-      return {1.0, 1.0};
-    case ModelKind::kProportional: {
-      const double sum = (a.gpu_util + b.gpu_util) / 100.0;
-      const double s = sum > 1.0 ? 1.0 / sum : 1.0;
-      return {s, s};
-    }
-    case ModelKind::kMps: {
-      auto mps_job = [&](const SingleConfig& c) {
-        const double util =
-            std::clamp(p.util_scale * std::pow(c.gpu_util / 100.0, p.util_exponent), 0.01, 1.0);
-        return MpsJob{util, util, 1.0, p.kernel_us};
-      };
-      const std::array<MpsJob, 2> jobs{mps_job(a), mps_job(b)};
-      MpsParams mp;
-      mp.interference = p.interference;
-      const MpsRates r = mps_rates(jobs, mp);
-      return {r.rates[0], r.rates[1]};
-    }
-    case ModelKind::kTimeslice:
-      break;
-  }
-  auto job = [&](const SingleConfig& c) {
-    const double util =
-        std::clamp(p.util_scale * std::pow(c.gpu_util / 100.0, p.util_exponent), 0.01, 1.0);
-    return TimeSliceJob{util, p.kernel_us};
-  };
-  const std::array<TimeSliceJob, 2> jobs{job(a), job(b)};
-  TimeSliceParams tp;
-  tp.time_slice_us = p.time_slice_us;
-  tp.switch_cost_us = p.switch_cost_us;
-  tp.interference = p.interference;
-  const TimeSliceRates r = timeslice_rates(jobs, tp);
-  return {r.rates[0], r.rates[1]};
+  Evaluator ev;
+  return predict_with(kind, p, a, b, ev);
+}
+
+std::vector<std::pair<double, double>> predict_pairs(ModelKind kind, const ColocationParams& params,
+                                                     const std::vector<const Pair*>& pairs) {
+  std::vector<std::pair<double, double>> out;
+  out.reserve(pairs.size());
+  Evaluator ev;
+  for (const Pair* p : pairs) out.push_back(predict_with(kind, params, *p->job1, *p->job2, ev));
+  return out;
 }
 
 double mean_abs_error(ModelKind kind, const ColocationParams& params,
-                      const std::vector<const Pair*>& pairs) {
+                      const std::vector<const Pair*>& pairs, const ConfigFactors* factors) {
   double sum = 0.0;
   int count = 0;
+  Evaluator ev;
   for (const Pair* p : pairs) {
     if (!p->matched()) continue;
-    const auto [s1, s2] = predict_pair(kind, params, *p->job1, *p->job2);
-    sum += std::abs(s1 - p->speed1) + std::abs(s2 - p->speed2);
+    auto rates = predict_with(kind, params, *p->job1, *p->job2, ev);
+    if (factors != nullptr) rates = apply_factors(rates, *factors, p->key1, p->key2);
+    sum += std::abs(rates.first - p->speed1) + std::abs(rates.second - p->speed2);
     count += 2;
   }
   return count > 0 ? sum / count : 0.0;
@@ -248,7 +272,7 @@ std::vector<std::vector<FoldSplit>> fold_splits(const std::vector<std::vector<co
 
 std::vector<SourceScore> cross_validate_sources(
     const std::vector<std::vector<const Pair*>>& sources, const std::vector<std::string>& names,
-    int folds, std::uint64_t seed, FoldGroups groups) {
+    int folds, std::uint64_t seed, FoldGroups groups, bool with_factors) {
   const auto split = fold_splits(sources, folds, seed, groups);
   std::vector<std::vector<std::size_t>> choices;
   for (std::size_t s = 0; s < sources.size(); ++s) choices.push_back({s});
@@ -271,6 +295,13 @@ std::vector<SourceScore> cross_validate_sources(
       if (train.empty()) continue;
       const FitReport ts = fit_model(ModelKind::kTimeslice, train);
       const FitReport mps = fit_model(ModelKind::kMps, train);
+      ConfigFactors ts_factors, mps_factors;
+      if (with_factors) {
+        ts_factors = fit_config_factors(train, predict_pairs(ModelKind::kTimeslice, ts.params, train),
+                                        factor_ridge(ts.rms));
+        mps_factors = fit_config_factors(train, predict_pairs(ModelKind::kMps, mps.params, train),
+                                         factor_ridge(mps.rms));
+      }
       for (std::size_t s = 0; s < sources.size(); ++s) {
         const auto& test = split[s][f].test;
         const double n = 2.0 * static_cast<double>(test.size());
@@ -279,12 +310,18 @@ std::vector<SourceScore> cross_validate_sources(
         rows[s].mps_mae += mean_abs_error(ModelKind::kMps, mps.params, test) * n;
         rows[s].none_mae += mean_abs_error(ModelKind::kNone, {}, test) * n;
         rows[s].proportional_mae += mean_abs_error(ModelKind::kProportional, {}, test) * n;
+        if (with_factors) {
+          rows[s].timeslice_factors_mae +=
+              mean_abs_error(ModelKind::kTimeslice, ts.params, test, &ts_factors) * n;
+          rows[s].mps_factors_mae += mean_abs_error(ModelKind::kMps, mps.params, test, &mps_factors) * n;
+        }
       }
     }
     for (SourceScore& r : rows) {
       if (r.jobs == 0) continue;
       r.timeslice_mae /= r.jobs, r.mps_mae /= r.jobs, r.none_mae /= r.jobs;
       r.proportional_mae /= r.jobs;
+      r.timeslice_factors_mae /= r.jobs, r.mps_factors_mae /= r.jobs;
     }
     out.insert(out.end(), rows.begin(), rows.end());
   }
@@ -292,12 +329,12 @@ std::vector<SourceScore> cross_validate_sources(
 }
 
 CrossValidation cross_validate(const std::vector<const Pair*>& all, int folds, std::uint64_t seed,
-                               FoldGroups groups) {
+                               FoldGroups groups, bool with_factors) {
   std::vector<const Pair*> pairs;
   for (const Pair* p : all) {
     if (p->matched()) pairs.push_back(p);
   }
-  const SourceScore score = cross_validate_sources({pairs}, {"pairs"}, folds, seed, groups)[0];
+  const SourceScore score = cross_validate_sources({pairs}, {"pairs"}, folds, seed, groups, with_factors)[0];
   CrossValidation cv;
   cv.folds = folds;
   cv.seed = seed;
@@ -306,6 +343,8 @@ CrossValidation cross_validate(const std::vector<const Pair*>& all, int folds, s
   cv.mps_mae = score.mps_mae;
   cv.none_mae = score.none_mae;
   cv.proportional_mae = score.proportional_mae;
+  cv.timeslice_factors_mae = score.timeslice_factors_mae;
+  cv.mps_factors_mae = score.mps_factors_mae;
   return cv;
 }
 

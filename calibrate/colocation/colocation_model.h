@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "calibrate/colocation/colocation_data.h"
+#include "calibrate/colocation/config_factors.h"
 #include "models/timeslice/timeslice_params.h"
 
 namespace gpumux::colocation {
@@ -53,9 +54,15 @@ struct ColocationParams {
 std::pair<double, double> predict_pair(ModelKind kind, const ColocationParams& params,
                                        const SingleConfig& a, const SingleConfig& b);
 
-// Mean absolute error over both jobs of every matched pair in `pairs`.
+// The model's rates for every pair (all matched), in order.
+std::vector<std::pair<double, double>> predict_pairs(ModelKind kind, const ColocationParams& params,
+                                                     const std::vector<const Pair*>& pairs);
+
+// Mean absolute error over both jobs of every matched pair in `pairs`; with `factors`, of the
+// rates with the per-config factors applied (config_factors.h).
 double mean_abs_error(ModelKind kind, const ColocationParams& params,
-                      const std::vector<const Pair*>& pairs);
+                      const std::vector<const Pair*>& pairs,
+                      const ConfigFactors* factors = nullptr);
 
 struct FitReport {
   ColocationParams params;
@@ -76,6 +83,9 @@ struct CrossValidation {
   int jobs = 0;  // job speeds predicted (2 per matched pair)
   double timeslice_mae = 0.0, none_mae = 0.0, proportional_mae = 0.0;
   double mps_mae = 0.0;  // the MPS model, refitted in every fold like timeslice
+  // With per-config factors (config_factors.h) fitted in every fold on its training pairs on top
+  // of that fold's model fit; 0 unless asked for.
+  double timeslice_factors_mae = 0.0, mps_factors_mae = 0.0;
 };
 
 // How pairs are split into folds.
@@ -94,7 +104,8 @@ FoldGroups parse_fold_groups(const std::string& name);
 // fitted on the training part of each fold and scored on its test part. The baselines have
 // nothing to fit; their MAE is over the same tested pairs.
 CrossValidation cross_validate(const std::vector<const Pair*>& pairs, int folds,
-                               std::uint64_t seed, FoldGroups groups = FoldGroups::kPairs);
+                               std::uint64_t seed, FoldGroups groups = FoldGroups::kPairs,
+                               bool with_factors = false);
 
 // The folds of several sources of pairs ([source][fold]): with kPairs each source's pairs are
 // shuffled and dealt on their own (every pair tested in exactly one fold, trained on in the
@@ -116,12 +127,13 @@ struct SourceScore {
   std::string test;   // a source's name
   int jobs = 0;       // job speeds scored
   double timeslice_mae = 0.0, mps_mae = 0.0, none_mae = 0.0, proportional_mae = 0.0;
+  double timeslice_factors_mae = 0.0, mps_factors_mae = 0.0;  // as in CrossValidation
 };
 // Preconditions: names.size() == sources.size() >= 1, every pair matched, configs of different
 // sources distinct. Rows ordered by training choice, then test source.
 std::vector<SourceScore> cross_validate_sources(
     const std::vector<std::vector<const Pair*>>& sources, const std::vector<std::string>& names,
-    int folds, std::uint64_t seed, FoldGroups groups);
+    int folds, std::uint64_t seed, FoldGroups groups, bool with_factors = false);
 
 nlohmann::json to_json(const ColocationParams& p);
 // `where` is the JSON pointer of `j` ("file#/params"). Throws InputError(where + "/field",
