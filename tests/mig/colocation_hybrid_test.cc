@@ -30,7 +30,7 @@ std::unique_ptr<SharingModel> make(const std::string& name, const json& params) 
 std::vector<JobSpec> measured_pair(const std::string& on) {
   std::vector<JobSpec> jobs;
   const std::vector<std::tuple<const char*, const char*, double>> pairs = {{"a", "b", 0.5},
-                                                                            {"b", "a", 0.8}};
+                                                                           {"b", "a", 0.8}};
   for (const auto& [name, partner, speed] : pairs) {
     auto facts = std::make_shared<WorkloadFacts>();
     facts->name = name;
