@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -16,6 +17,7 @@
 #include "analysis/output/output_folder.h"
 #include "analysis/report/html_report.h"
 #include "analysis/report/queue_reason_section.h"
+#include "analysis/run/colocation_tally.h"
 #include "analysis/run/provenance.h"
 #include "analysis/run/progress.h"
 #include "analysis/run/rejection_tally.h"
@@ -265,6 +267,12 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   engine.add_observer(&metrics);
   RejectionTally rejections;
   engine.add_observer(&rejections);
+  // Which jobs ran at measured pair speeds: only with a catalogue, under a model that uses them.
+  std::unique_ptr<ColocationTally> colocation;
+  if (workloads && scenario.model->uses_colocation_speeds()) {
+    colocation = std::make_unique<ColocationTally>(engine.jobs());
+    engine.add_observer(colocation.get());
+  }
   for (auto& [key, collector] : collectors) {
     for (EngineObserver* observer : collector->observers()) engine.add_observer(observer);
   }
@@ -359,7 +367,10 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
                                {"arrivals", report.engine.arrived},
                                {"arrivals_per_s", inflated->arrivals_per_s()}};
   }
-  if (workloads) trace_json["workloads"] = workloads_json(scenario, workloads->counts());
+  std::optional<ColocationCounts> colocation_counts;
+  if (colocation) colocation_counts = colocation->counts();
+  const ColocationCounts* pairs = colocation_counts ? &*colocation_counts : nullptr;
+  if (workloads) trace_json["workloads"] = workloads_json(scenario, workloads->counts(), pairs);
   report.summary = {
       {"gpumux_version", version()},
       {"provenance", provenance_json(scenario)},
@@ -374,7 +385,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
         {"end_time_s", report.engine.end_time.seconds()}}},
       {"metrics", metrics.metrics()},
   };
-  if (workloads) add_workload_parameters(report.summary, scenario, workloads->counts());
+  if (workloads) add_workload_parameters(report.summary, scenario, workloads->counts(), pairs);
   for (const auto& [key, collector] : collectors) {
     if (nlohmann::json m = collector->metrics(); !m.is_null()) {
       report.summary["metrics"][std::string(key)] = std::move(m);

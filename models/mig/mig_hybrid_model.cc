@@ -310,6 +310,9 @@ void MigHybridModel::compute_rates(const GpuView& gpu, std::span<double> rates,
   }
   load.useful_busy = std::min(1.0, busy);
   load.overhead = std::min(1.0 - load.useful_busy, overhead);
+  // Inside instances the inner model sees a sub-device no catalogue names: no pair speeds.
+  load.measured_pair = 0;
+  load.unrunnable_pair = 0;
 }
 
 bool MigHybridModel::memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,

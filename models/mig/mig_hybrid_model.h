@@ -36,6 +36,10 @@
 // of the rescaled j among the rescaled residents of I on the sub-device (relative to alone in
 // the instance). A job alone in its instance thus runs exactly as under `mig`. Jobs in other
 // instances never change it.
+// Measured co-location speeds of the workload catalogue (models/colocation_speed.h) apply on a
+// GPU with MIG off only, as under the inner model: a pair inside an instance shares a slice, not
+// the whole GPU its speeds were measured on, and no law composing the instance's speed with a
+// whole-GPU pair speed is assumed.
 // GpuLoad: useful_busy = sum over occupied instances of inner useful_busy x s_I, overhead = sum
 // of inner overhead x s_I (each capped so that they stay fractions of the whole GPU).
 //
@@ -109,6 +113,9 @@ class MigHybridModel : public SharingModel {
   // model's reason.
   QueueReason refusal(const GpuView& gpu, const JobSpec& job) const override;
   void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;
+  // On GPUs with MIG off, as the inner model (measured pair speeds included); inside instances
+  // never (docs/workload-catalogue.md).
+  bool uses_colocation_speeds() const override { return inner_->uses_colocation_speeds(); }
   bool memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
                     Time& recovery) const override;
   void fatal_fault(const GpuView& gpu, std::size_t faulting, std::span<std::uint8_t> killed,

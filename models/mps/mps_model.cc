@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "models/calibration_file.h"
+#include "models/colocation_speed.h"
 #include "models/parameter_spec.h"
 #include "sim/core/service.h"
 
@@ -293,6 +294,13 @@ double MpsModel::expected_memory_mib(const JobSpec& job) const {
 }
 
 void MpsModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const {
+  model_rates(gpu, rates, load);
+  // Measured pair speeds after the memo: it remembers the model's rates alone, so its key need
+  // not hold the workloads.
+  apply_colocation_speeds(gpu, rates, load);
+}
+
+void MpsModel::model_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const {
   const int device = params_.index(gpu.device);
   const bool remembered = memo_.remembers(gpu.residents.size());
   if (remembered) {

@@ -2,7 +2,9 @@
 // concurrently in one server context: no context switches; the SMs are shared (each client
 // capped by CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, which reserves nothing) and co-runners slow each
 // other through memory bandwidth and caches (`interference`). Rates come from the fast model in
-// models/mps/mps_rates.h, validated against the concurrent-kernel reference (bench/validation/mps/RESULTS.md).
+// models/mps/mps_rates.h, validated against the concurrent-kernel reference (bench/validation/mps/RESULTS.md),
+// except where the workload catalogue measured the pair on a GPU of two jobs
+// (models/colocation_speed.h).
 //
 // Memory is not isolated (docs/gpu-facts.md "MPS"). Admission (`params.admission`):
 // - `peak` (default, safe): the residents' summed peak memory (JobSpec::memory) must fit;
@@ -59,6 +61,7 @@ class MpsModel : public SharingModel {
   // Rates of the residents from mps_rates(); useful_busy is the share of time some kernel runs
   // (the duty cycle, comparable with the other models'), overhead is 0 (no context switches).
   void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;
+  bool uses_colocation_speeds() const override { return true; }
   // Under block allocation (the default): the block schedule a service meets beside the
   // other clients (docs/services.md "Requests under MPS").
   bool block_context(const GpuView& gpu, std::size_t resident, BlockContext& out) const override;
@@ -87,6 +90,8 @@ class MpsModel : public SharingModel {
   double active_thread_fraction() const { return active_thread_fraction_; }
 
  private:
+  // The rates and load of the fast model (through the memo), before measured pair speeds.
+  void model_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const;
   // Memory a job is expected to use on average (optimistic admission).
   double expected_memory_mib(const JobSpec& job) const;
   // The scenario's parameters, and per measured device those with its measurements

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/colocation_speed.h"
 #include "sim/core/service.h"
 
 namespace gpumux {
@@ -112,6 +113,14 @@ double TimeSliceModel::job_need(const JobSpec& job) const {
 
 void TimeSliceModel::compute_rates(const GpuView& gpu, std::span<double> rates,
                                    GpuLoad& load) const {
+  model_rates(gpu, rates, load);
+  // Measured pair speeds after the memo: it remembers the model's rates alone, so its key need
+  // not hold the workloads.
+  apply_colocation_speeds(gpu, rates, load);
+}
+
+void TimeSliceModel::model_rates(const GpuView& gpu, std::span<double> rates,
+                                 GpuLoad& load) const {
   const int device = physics_.device_index(gpu.device);
   const bool remembered = memo_.remembers(gpu.residents.size());
   if (remembered) {

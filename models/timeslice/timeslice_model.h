@@ -3,7 +3,8 @@
 // kernel ready, and every switch costs time during which nobody computes. With short kernels
 // and CPU gaps the GPU "ping-pongs" between contexts and loses capacity to switches. Rates come
 // from the fast model in models/timeslice/timeslice_rates.h (validated against the kernel-level
-// reference, see docs/sharing-models.md "Time-slicing").
+// reference, see docs/sharing-models.md "Time-slicing"), except where the workload catalogue
+// measured the pair on a GPU of two jobs (models/colocation_speed.h).
 //
 // Parameters left at their defaults take the values measured on a device on GPUs of that
 // profile (the H200's switch cost, launch gap and slice: models/device_measurements.h). Kernel and
@@ -42,6 +43,7 @@ class TimeSliceModel : public SharingModel {
   QueueReason refusal(const GpuView& gpu, const JobSpec& job) const override;
   std::optional<QueueReason> room_refusal(double room, const JobSpec& job) const override;
   void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;
+  bool uses_colocation_speeds() const override { return true; }
   bool memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
                     Time& recovery) const override;
   std::vector<ModelParameter> parameters() const override { return declared_; }
@@ -64,6 +66,8 @@ class TimeSliceModel : public SharingModel {
   bool room_decides_admission() const override { return true; }
 
  private:
+  // The rates and load of the fast model (through the memo), before measured pair speeds.
+  void model_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const;
   // The scenario's physics parameters, and per measured device those with its measurements.
   TimeSlicePhysics physics_;
   bool replicas_mode_ = false;

@@ -81,6 +81,12 @@ struct Reconfiguration {
 struct GpuLoad {
   double useful_busy = 0.0;  // SMs busy with residents' kernels, [0, 1]
   double overhead = 0.0;     // lost to sharing (e.g. context switches), [0, 1 - useful_busy]
+  // Where the rates came from, for the echo of the workload catalogue (bit i: resident i;
+  // models/colocation_speed.h): rates that are measured co-location speeds instead of the
+  // model's, and residents beside a partner the catalogue measured as unable to run with them
+  // (they keep the model's rate). Zero under models that never use measured pair speeds.
+  std::uint8_t measured_pair = 0;
+  std::uint8_t unrunnable_pair = 0;
 };
 
 // One slot of a GPU's layout (a MIG instance), as reports see it.
@@ -182,6 +188,10 @@ class SharingModel {
   // and the GPU's load into `load`. Precondition: rates.size() == gpu.residents.size() >= 1.
   // Must not allocate: it runs on every placement and completion.
   virtual void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const = 0;
+  // True when compute_rates may replace its rates by measured co-location speeds of the
+  // workload catalogue (models/colocation_speed.h) and says so in GpuLoad::measured_pair and
+  // unrunnable_pair: the run then counts the jobs that ran at them (docs/workload-catalogue.md).
+  virtual bool uses_colocation_speeds() const { return false; }
 
   // Describes the slice schedule resident `resident` (a service) meets on this GPU, for
   // request-level services: true and `out` filled when the model time-slices whole contexts and

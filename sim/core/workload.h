@@ -28,12 +28,19 @@ struct WorkloadDeviceFacts {
   std::optional<double> sm_util;          // duty cycle alone, (0, 1]
   std::optional<double> mem_bw_util;      // memory-bandwidth utilization alone, [0, 1]
   std::vector<MeasuredSpeed> mig_speeds;  // by profile name, in the file's order
-  std::vector<MeasuredSpeed> colocation;  // by partner workload name (not used by a model yet)
+  std::vector<MeasuredSpeed> colocation;  // by partner workload name (models/colocation_speed.h)
 
   // The measured speed in `profile`, or nullptr. Allocation-free (a handful of names).
   const double* mig_speed(std::string_view profile) const {
     for (const MeasuredSpeed& m : mig_speeds) {
       if (m.name == profile) return &m.speed;
+    }
+    return nullptr;
+  }
+  // The measured speed beside one job of workload `partner`, or nullptr. Allocation-free.
+  const double* colocation_speed(std::string_view partner) const {
+    for (const MeasuredSpeed& m : colocation) {
+      if (m.name == partner) return &m.speed;
     }
     return nullptr;
   }

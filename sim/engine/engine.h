@@ -100,6 +100,9 @@ class Engine : private Launcher {
   // The injected faults (EngineOptions::injected_faults) whose job never started, in the
   // order given: such a fault never fired. Complete once run() has returned.
   std::vector<std::string> injected_faults_not_fired() const;
+  // The jobs (running, queued, waiting), by slot: GpuState::residents index them. For observers
+  // that need more of a resident than its slot; valid for the engine's life.
+  const JobTable& jobs() const { return jobs_; }
 
  private:
   void start(JobSlot job, std::span<const GpuIndex> gpus) override;

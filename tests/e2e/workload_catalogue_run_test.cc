@@ -130,6 +130,89 @@ TEST(WorkloadCatalogueRun, AMixDrawsWorkloadsAndMovesNothingElse) {
   fs::remove_all(testing::temp_dir("workload_mix"));
 }
 
+// One V100M16 under `model`: "a" and "b" (100 s each from 0 s) measured together at 0.5 and 0.8;
+// "c" and "d" from 200 s, a pair measured as unable to run together (0, Gavel's [0, 0]); "e"
+// alone from 400 s, naming no workload. Returns the summary and the table.
+struct PairRun {
+  json summary;
+  std::string table;
+  std::string jobs_csv;
+};
+PairRun run_pairs(const std::string& model) {
+  const fs::path dir = testing::temp_dir("colocation_" + model);
+  testing::write_file(dir / "catalogue.json", R"({
+    "workloads": {
+      "A": {"devices": {"V100M16": {"colocation": {"B": 0.5, "Z": 0}}}},
+      "B": {"devices": {"V100M16": {"colocation": {"A": 0.8}}}},
+      "Z": {"devices": {"V100M16": {"colocation": {"A": 0}}}}
+    }
+  })");
+  testing::write_file(dir / "t.csv",
+                      "id,submit_s,gpus,runtime_s,sm_util,memory_mib,workload\n"
+                      "a,0,1,100,0.6,4096,A\nb,0,1,100,0.6,4096,B\n"
+                      "c,200,1,100,0.6,4096,Z\nd,200,1,100,0.6,4096,A\n"
+                      "e,400,1,100,0.6,4096,\n");
+  const json scenario = {
+      {"name", "pairs"},
+      {"cluster",
+       {{"node_groups",
+         {{{"name", "v100"}, {"nodes", 1}, {"gpus_per_node", 1}, {"device", "V100M16"}}}}}},
+      {"sharing", {{"model", model}}},
+      {"trace", {{"file", "t.csv"}, {"catalogue", "catalogue.json"}}},
+  };
+  testing::write_file(dir / "s.json", scenario.dump(2));
+  const auto r = run_cli({"run", (dir / "s.json").string(), "--out", (dir / "out").string()});
+  EXPECT_EQ(r.code, 0) << r.err;
+  PairRun out;
+  if (r.code == 0) {
+    out.summary = json::parse(testing::read_file(dir / "out/summary.json"));
+    out.table = r.out;
+    out.jobs_csv = testing::read_file(dir / "out/jobs.csv");
+  }
+  fs::remove_all(dir);
+  return out;
+}
+
+const json* parameter(const json& summary, const std::string& name) {
+  for (const json& p : summary["scenario"]["sharing"]["parameters"]) {
+    if (p["name"] == name) return &p;
+  }
+  return nullptr;
+}
+
+TEST(WorkloadCatalogueRun, PairSpeedsAreMeasuredWhereTheCatalogueHasThemAndCounted) {
+  for (const std::string model : {"timeslice", "mps"}) {
+    const PairRun r = run_pairs(model);
+    ASSERT_FALSE(r.summary.is_null()) << model;
+    // a and b ran at 0.5 and 0.8: b ends at 125 s, a at 162.5 s (its last 37.5 s alone).
+    EXPECT_THAT(r.jobs_csv, HasSubstr("\nb,finished,0,1,100,0,125,0,125,")) << model;
+    EXPECT_THAT(r.jobs_csv, HasSubstr("\na,finished,0,1,100,0,162.5,0,162.5,")) << model;
+    const json& w = r.summary["trace"]["workloads"];
+    EXPECT_EQ(w["colocation_speeds"],
+              (json{{"measured", 2}, {"model", 3}, {"unrunnable", 2}}))
+        << model;
+    const json* p = parameter(r.summary, "measured_colocation_speeds");
+    ASSERT_NE(p, nullptr) << model;
+    EXPECT_EQ((*p)["value"], 2);
+    EXPECT_EQ((*p)["unit"], "jobs");
+    EXPECT_THAT((*p)["source"].get<std::string>(),
+                HasSubstr("the other 3 jobs that ran use the model's rates; 2 met a partner "
+                          "measured as unable to run beside them"));
+    EXPECT_EQ(parameter(r.summary, "measured_mig_speeds"), nullptr);
+    EXPECT_THAT(r.table, HasSubstr("measured_colocation_speeds = 2"));
+    EXPECT_THAT(r.table, HasSubstr("; pair speeds measured for 2 jobs, modelled for 3 (2 beside a "
+                                   "partner measured as unable to run)"));
+  }
+}
+
+TEST(WorkloadCatalogueRun, ModelsThatShareNoWholeGpuInPairsUseNoPairSpeeds) {
+  const PairRun r = run_pairs("exclusive");
+  ASSERT_FALSE(r.summary.is_null());
+  EXPECT_EQ(r.summary["trace"]["workloads"]["colocation_speeds"], "not used");
+  EXPECT_EQ(parameter(r.summary, "measured_colocation_speeds"), nullptr);
+  EXPECT_THAT(r.table, ::testing::Not(HasSubstr("pair speeds")));
+}
+
 TEST(WorkloadCatalogueRun, BadScenarioInputIsNamed) {
   const auto no_catalogue =
       run_cli({"validate", example("quickstart.json"), "--set", R"(trace.workload_mix={"x": 1})"});
