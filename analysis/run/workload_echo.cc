@@ -46,7 +46,7 @@ void add_workload_parameters(nlohmann::json& summary, const Scenario& scenario,
     }
     sharing["parameters"].push_back(
         {{"name", "measured_colocation_speeds"},
-         {"value", static_cast<double>(colocation->measured)},
+         {"value", colocation->measured},  // a count: echoed "N jobs", not "N.0 jobs"
          {"unit", "jobs"},
          {"source", source},
          {"description",
@@ -57,7 +57,7 @@ void add_workload_parameters(nlohmann::json& summary, const Scenario& scenario,
   if (!is_mig_model(sharing.value("model", std::string()))) return;
   sharing["parameters"].push_back(
       {{"name", "measured_mig_speeds"},
-       {"value", static_cast<double>(counts.mig_measured)},
+       {"value", counts.mig_measured},  // a count, as above
        {"unit", "jobs"},
        {"source", "trace.catalogue " + scenario.trace.workloads.catalogue_file + "; the other " +
                       std::to_string(counts.mig_model) + " jobs use speed_model"},
