@@ -10,15 +10,20 @@
 
 namespace gpumux {
 
+std::string RowPlace::str() const {
+  if (text != nullptr) return *text;
+  return std::string(path) + ":" + std::to_string(line);
+}
+
 void TraceSource::complete(JobSpec& job, const std::array<bool, kJobFieldCount>& present,
-                           const std::string& where) {
+                           const RowPlace& where) {
   static_assert(kJobFieldCount <= 32, "JobSpec::defaulted_fields holds one bit per field");
   job.defaulted_fields = 0;
   for (const auto& f : job_fields()) {
     const int i = static_cast<int>(f.field);
     if (present[i]) continue;
     if (f.required) {
-      throw InputError(where, std::string(f.name), "required field is missing or empty");
+      throw InputError(where.str(), std::string(f.name), "required field is missing or empty");
     }
     ++stats_.defaults.rows[i];
     job.defaulted_fields |= 1u << i;
@@ -26,7 +31,7 @@ void TraceSource::complete(JobSpec& job, const std::array<bool, kJobFieldCount>&
   // The only draws a reader makes: the trace cache replays parsed rows through the same call.
   defaults_.fill_marked(job, rng_);
   if (job.submit < last_submit_) {
-    throw InputError(where, "submit_s",
+    throw InputError(where.str(), "submit_s",
                      "submit time " + std::to_string(job.submit.seconds()) +
                          " s is earlier than the previous row's " +
                          std::to_string(last_submit_.seconds()) +
@@ -34,7 +39,8 @@ void TraceSource::complete(JobSpec& job, const std::array<bool, kJobFieldCount>&
   }
   last_submit_ = job.submit;
   if (!id_hashes_.insert(std::hash<std::string>{}(job.id))) {
-    throw InputError(where, "id", "job id '" + job.id + "' appears more than once in the trace");
+    throw InputError(where.str(), "id",
+                     "job id '" + job.id + "' appears more than once in the trace");
   }
   ++stats_.rows;
 }

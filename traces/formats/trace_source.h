@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/core/job_source.h"
@@ -23,6 +24,15 @@ struct TraceStats {
   std::uint64_t rows = 0;           // rows turned into jobs
   std::uint64_t skipped_lines = 0;  // blank or comment lines
   DefaultUse defaults;              // per field, rows that used a default
+};
+
+// Names a row in error messages: `text` when set, else "path:line", built only for an error
+// (a reader need not build it for each row).
+struct RowPlace {
+  std::string_view path;
+  std::uint64_t line = 0;
+  const std::string* text = nullptr;
+  std::string str() const;
 };
 
 class TraceSource : public JobSource {
@@ -45,7 +55,11 @@ class TraceSource : public JobSource {
       : defaults_(std::move(defaults)), rng_(seed) {}
   // Fills the fields not marked in `present`, checks order; `where` names the row.
   void complete(JobSpec& job, const std::array<bool, kJobFieldCount>& present,
-                const std::string& where);
+                const RowPlace& where);
+  void complete(JobSpec& job, const std::array<bool, kJobFieldCount>& present,
+                const std::string& where) {
+    complete(job, present, RowPlace{{}, 0, &where});
+  }
 
   TraceStats stats_;
 

@@ -9,21 +9,57 @@
 
 namespace gpumux {
 
-bool CsvReader::next(std::vector<std::string>& fields) {
+bool CsvReader::next_row_text(std::string_view& text) {
   while (true) {
     const std::uint64_t line = in_.line();
-    if (!in_.next_line(buffer_)) return false;
+    if (!in_.next_line(text)) return false;
     line_ = line;
-    const auto first = buffer_.find_first_not_of(" \t");
-    if (first == std::string::npos || buffer_[first] == '#') {
+    const auto first = text.find_first_not_of(" \t");
+    if (first == std::string_view::npos || text[first] == '#') {
       ++skipped_;
       continue;
     }
-    if (!split_csv_line(buffer_, fields)) {
-      throw InputError(where(), "", "unterminated double quote");
-    }
     return true;
   }
+}
+
+bool CsvReader::next(std::vector<std::string>& fields) {
+  std::string_view text;
+  if (!next_row_text(text)) return false;
+  if (!split_csv_line(text, fields)) throw InputError(where(), "", "unterminated double quote");
+  return true;
+}
+
+bool CsvReader::next(std::vector<std::string_view>& cells) {
+  std::string_view text;
+  if (!next_row_text(text)) return false;
+  if (!split_csv_line(text, cells, unquoted_)) {
+    throw InputError(where(), "", "unterminated double quote");
+  }
+  return true;
+}
+
+bool split_csv_line(std::string_view line, std::vector<std::string_view>& cells,
+                    std::vector<std::string>& unquoted) {
+  cells.clear();
+  const std::size_t n = line.size();
+  if (std::memchr(line.data(), '"', n) == nullptr) {
+    // No quote anywhere (nearly every row of a real trace): cells are the runs between commas.
+    const char* begin = line.data();
+    const char* const end = begin + n;
+    for (;;) {
+      const auto* comma = static_cast<const char*>(std::memchr(begin, ',', end - begin));
+      if (comma == nullptr) {
+        cells.emplace_back(begin, static_cast<std::size_t>(end - begin));
+        return true;
+      }
+      cells.emplace_back(begin, static_cast<std::size_t>(comma - begin));
+      begin = comma + 1;
+    }
+  }
+  if (!split_csv_line(line, unquoted)) return false;
+  for (const std::string& cell : unquoted) cells.emplace_back(cell);
+  return true;
 }
 
 bool split_csv_line(std::string_view line, std::vector<std::string>& fields) {
@@ -108,31 +144,43 @@ std::string range_text(double min, double max) {
 
 }  // namespace
 
-double parse_number_cell(std::string_view text, const std::string& where, std::string_view field,
-                         double min, double max) {
+bool read_plain_number(std::string_view text, double min, double max, double& value) {
   const std::string_view t = trim_blanks(text);
-  if (!t.empty() && t.size() <= 15) {
-    // Whole numbers of up to 15 digits (most cells of real traces) are exact doubles: the
-    // value from_chars would give, without its general parse.
-    std::int64_t whole = 0;
-    bool digits = true;
-    for (char c : t) {
-      if (c < '0' || c > '9') {
-        digits = false;
-        break;
-      }
+  // Digits with at most one '.' between digits. The integer m of its (at most 15) digits and
+  // 10^k for its k <= 15 decimals are exact doubles, so m / 10^k, one correctly rounded
+  // division, is the correctly rounded value of the text: the double from_chars gives
+  // (Clinger's fast path).
+  static constexpr double kPow10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                        1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  const std::size_t n = t.size();
+  if (n == 0 || n > 16) return false;
+  std::int64_t whole = 0;
+  std::size_t digits = 0;
+  std::size_t point = n;  // index of the '.', n when none
+  for (std::size_t i = 0; i < n; ++i) {
+    const char c = t[i];
+    if (c >= '0' && c <= '9') {
       whole = whole * 10 + (c - '0');
-    }
-    if (digits) {
-      const double value = static_cast<double>(whole);
-      if (value < min || value > max) {
-        throw InputError(where, std::string(field),
-                         "value " + std::string(t) + " is outside " + range_text(min, max));
-      }
-      return value;
+      ++digits;
+    } else if (c == '.' && point == n && i > 0 && i + 1 < n) {
+      point = i;
+    } else {
+      return false;
     }
   }
+  if (digits > 15) return false;
+  const double v = point == n ? static_cast<double>(whole)
+                              : static_cast<double>(whole) / kPow10[n - point - 1];
+  if (v < min || v > max) return false;
+  value = v;
+  return true;
+}
+
+double parse_number_cell(std::string_view text, const std::string& where, std::string_view field,
+                         double min, double max) {
   double value = 0.0;
+  if (read_plain_number(text, min, max, value)) return value;
+  const std::string_view t = trim_blanks(text);
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   if (t.empty() || ec != std::errc() || end != t.data() + t.size() || !std::isfinite(value)) {
     throw InputError(where, std::string(field),

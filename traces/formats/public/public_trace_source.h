@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -101,6 +102,10 @@ class PublicTraceSource : public TraceSource {
   // (sorted_), so the earliest is at the back.
   std::vector<Key> heap_;
   bool sorted_ = false;
+  // Whole-file reading appends the keys in read order (no heap until something is returned):
+  // the end's sort is then a stable radix sort on submit (sort_read_order).
+  bool in_read_order_ = true;
+  static void sort_read_order(std::vector<Key>& keys);
   std::vector<Pending> pending_;           // the buffered records, by slot
   std::vector<std::uint32_t> free_slots_;  // slots of pending_ whose record was returned
   std::map<std::string, std::uint64_t> skipped_;
@@ -111,7 +116,6 @@ class PublicTraceSource : public TraceSource {
   Time last_emitted_;  // absolute (before the origin is subtracted)
   Time origin_;
   bool origin_set_ = false;
-  std::string where_;  // the returned job's "file:line", reused
 };
 
 // --- conversions shared by the loaders ---------------------------------------------------------
@@ -128,6 +132,8 @@ struct GpuRequest {
 // when the gang exceeds 10^6 GPUs.
 GpuRequest gpu_request(double per_instance, std::int64_t instances, const std::string& where,
                        std::string_view field);
+// The same without the error: nullopt when the gang exceeds 10^6 GPUs.
+std::optional<GpuRequest> gpu_request_within_limit(double per_instance, std::int64_t instances);
 
 // Fills gpus, gpu_milli (the per-GPU fraction of a fractional request, else 1000) and, for a
 // fractional request, sm_share; marks them present. A whole-GPU request
@@ -166,5 +172,6 @@ class CsvColumns {
 // Throws InputError at `where` unless the row has `width` cells.
 void check_row_width(const std::vector<std::string>& row, std::size_t width,
                      const std::string& where);
+void check_row_width(std::size_t cells, std::size_t width, const std::string& where);
 
 }  // namespace gpumux
