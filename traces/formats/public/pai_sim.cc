@@ -31,7 +31,7 @@ class PaiSim final : public CsvPublicSource {
   // Cells are read in place; "file:line" is built only for an error (where()). Errors come
   // in the order the fields are read, the fast paths only skipping work for cells that parse.
   void row(std::span<const std::string_view> c) override {
-    JobSpec job;
+    JobSpec& job = new_job();  // filled in the reorder buffer, not moved there
     PresentFields present{};
     if (c[id_].empty()) set_job_field(job, JobField::kId, c[id_], where());  // throws
     job.id.assign(c[id_]);
@@ -76,7 +76,7 @@ class PaiSim final : public CsvPublicSource {
       job.tenant.assign(c[user_]);
       mark(present, JobField::kTenant);
     }
-    add(std::move(job), present, file(), line());
+    add_new(present, file(), line());
   }
 
   int id_, user_, inst_, submit_, duration_, gpu_, cpu_;

@@ -31,9 +31,32 @@ void PublicTraceSource::skip(const std::string& reason) {
   ++records_;
 }
 
+JobSpec& PublicTraceSource::new_job() {
+  if (new_slot_open_) {
+    pending_[new_slot_].job = JobSpec{};  // the last row was skipped after new_job()
+  } else if (free_slots_.empty()) {
+    new_slot_ = pending_.grow();  // default-constructed
+  } else {
+    new_slot_ = free_slots_.back();
+    free_slots_.pop_back();
+    pending_[new_slot_].job = JobSpec{};
+  }
+  new_slot_open_ = true;
+  return pending_[new_slot_].job;
+}
+
 void PublicTraceSource::add(JobSpec&& job, const PresentFields& present, std::uint32_t file,
                             std::uint64_t line) {
+  new_job() = std::move(job);
+  add_new(present, file, line);
+}
+
+void PublicTraceSource::add_new(const PresentFields& present, std::uint32_t file,
+                                std::uint64_t line) {
   ++records_;
+  const std::uint32_t slot = new_slot_;
+  Pending& record = pending_[slot];
+  const JobSpec& job = record.job;
   auto where = [&] { return files_[file] + ":" + std::to_string(line); };
   if (origin_set_ && job.submit < origin_) {
     throw InputError(where(), submit_field_,
@@ -53,15 +76,10 @@ void PublicTraceSource::add(JobSpec&& job, const PresentFields& present, std::ui
                          " jobs would be held in memory to sort this trace by submit time; "
                          "split the trace or sort it first");
   }
-  std::uint32_t slot = 0;
-  if (free_slots_.empty()) {
-    slot = static_cast<std::uint32_t>(pending_.size());
-    pending_.push_back(Pending{std::move(job), present, file, line});
-  } else {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-    pending_[slot] = Pending{std::move(job), present, file, line};
-  }
+  new_slot_open_ = false;
+  record.present = present;
+  record.file = file;
+  record.line = line;
   const Key key{pending_[slot].job.submit, sequence_++, slot};
   if (window_ == kWholeFile && in_read_order_) {
     // Nothing is returned before the input ends: the keys wait in read order for one sort.

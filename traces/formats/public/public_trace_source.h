@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -62,6 +63,11 @@ class PublicTraceSource : public TraceSource {
   // than a job already returned (the file is less sorted than the window allows) or earlier
   // than the time origin.
   void add(JobSpec&& job, const PresentFields& present, std::uint32_t file, std::uint64_t line);
+  // The same without moving a record: new_job() is a default JobSpec in the buffer for the
+  // loader to fill, and add_new() buffers it as add() would. A new_job() not followed by
+  // add_new() (the row was skipped) is reset by the next new_job().
+  JobSpec& new_job();
+  void add_new(const PresentFields& present, std::uint32_t file, std::uint64_t line);
   void skip(const std::string& reason);
 
   // Submit times are returned relative to this origin (formats with calendar dates start their
@@ -106,8 +112,27 @@ class PublicTraceSource : public TraceSource {
   // the end's sort is then a stable radix sort on submit (sort_read_order).
   bool in_read_order_ = true;
   static void sort_read_order(std::vector<Key>& keys);
-  std::vector<Pending> pending_;           // the buffered records, by slot
+  // The buffered records by slot, in chunks that never move: a vector's growth moved every
+  // record buffered so far (a whole-file trace holds them all), a third of add()'s work.
+  class Slots {
+   public:
+    Pending& operator[](std::size_t slot) { return chunks_[slot / kChunk][slot % kChunk]; }
+    std::size_t size() const { return size_; }
+    // A slot never used before, holding a default Pending.
+    std::uint32_t grow() {
+      if (size_ == chunks_.size() * kChunk) chunks_.push_back(std::make_unique<Pending[]>(kChunk));
+      return static_cast<std::uint32_t>(size_++);
+    }
+
+   private:
+    static constexpr std::size_t kChunk = 1024;
+    std::vector<std::unique_ptr<Pending[]>> chunks_;
+    std::size_t size_ = 0;
+  };
+  Slots pending_;
   std::vector<std::uint32_t> free_slots_;  // slots of pending_ whose record was returned
+  std::uint32_t new_slot_ = 0;             // the slot new_job() handed out
+  bool new_slot_open_ = false;             // new_job() handed it out and add_new() has not run
   std::map<std::string, std::uint64_t> skipped_;
   std::uint64_t records_ = 0;
   std::uint64_t sequence_ = 0;
