@@ -16,7 +16,7 @@ std::string RowPlace::str() const {
 }
 
 void TraceSource::complete(JobSpec& job, const std::array<bool, kJobFieldCount>& present,
-                           const RowPlace& where) {
+                           const RowPlace& where, std::uint64_t id_hash) {
   static_assert(kJobFieldCount <= 32, "JobSpec::defaulted_fields holds one bit per field");
   job.defaulted_fields = 0;
   for (const auto& f : job_fields()) {
@@ -38,7 +38,7 @@ void TraceSource::complete(JobSpec& job, const std::array<bool, kJobFieldCount>&
                          " s: traces must be sorted by submit time");
   }
   last_submit_ = job.submit;
-  if (!id_hashes_.insert(std::hash<std::string>{}(job.id))) {
+  if (!id_hashes_.insert(id_hash)) {
     throw InputError(where.str(), "id",
                      "job id '" + job.id + "' appears more than once in the trace");
   }

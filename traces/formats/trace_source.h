@@ -54,12 +54,21 @@ class TraceSource : public JobSource {
   TraceSource(TraceDefaults defaults, std::uint64_t seed)
       : defaults_(std::move(defaults)), rng_(seed) {}
   // Fills the fields not marked in `present`, checks order; `where` names the row.
+  // `id_hash` is id_hash(job.id), for a reader that worked it out earlier (see prefetch_id).
   void complete(JobSpec& job, const std::array<bool, kJobFieldCount>& present,
-                const RowPlace& where);
+                const RowPlace& where, std::uint64_t id_hash);
+  void complete(JobSpec& job, const std::array<bool, kJobFieldCount>& present,
+                const RowPlace& where) {
+    complete(job, present, where, id_hash(job.id));
+  }
   void complete(JobSpec& job, const std::array<bool, kJobFieldCount>& present,
                 const std::string& where) {
     complete(job, present, RowPlace{{}, 0, &where});
   }
+  // The hash under which complete() checks a job id for duplicates, and a hint that the job
+  // with that id is completed soon (its place in the table is fetched into the cache).
+  static std::uint64_t id_hash(const std::string& id) { return std::hash<std::string>{}(id); }
+  void prefetch_id(std::uint64_t hash) const { id_hashes_.prefetch(hash); }
 
   TraceStats stats_;
 

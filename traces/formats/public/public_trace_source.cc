@@ -80,6 +80,7 @@ void PublicTraceSource::add_new(const PresentFields& present, std::uint32_t file
   record.present = present;
   record.file = file;
   record.line = line;
+  record.id_hash = id_hash(job.id);
   const Key key{pending_[slot].job.submit, sequence_++, slot};
   if (window_ == kWholeFile && in_read_order_) {
     // Nothing is returned before the input ends: the keys wait in read order for one sort.
@@ -164,6 +165,8 @@ bool PublicTraceSource::next(JobSpec& job) {
     for (std::size_t byte = 0; byte < sizeof(Pending); byte += 64) {
       __builtin_prefetch(ahead + byte);
     }
+    // Half as far ahead, whose record has arrived: its id's place in the duplicate check.
+    prefetch_id(pending_[heap_[heap_.size() - 1 - kPrefetchAhead / 2].slot].id_hash);
   }
   const std::uint32_t slot = heap_.back().slot;
   heap_.pop_back();
@@ -175,7 +178,7 @@ bool PublicTraceSource::next(JobSpec& job) {
   emitted_any_ = true;
   last_emitted_ = job.submit;
   job.submit -= origin_;
-  complete(job, present, where);
+  complete(job, present, where, top.id_hash);
   return true;
 }
 

@@ -84,6 +84,7 @@ class PublicTraceSource : public TraceSource {
     PresentFields present{};
     std::uint32_t file = 0;
     std::uint64_t line = 0;
+    std::uint64_t id_hash = 0;  // id_hash(job.id), worked out while the record is in the cache
   };
   // The heap orders small keys, not the records: a record (a JobSpec with its strings) is
   // written once into a slot of pending_ and moved out once, never sifted.
