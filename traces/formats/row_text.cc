@@ -14,11 +14,20 @@ constexpr char kDigitPairs[201] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-// The decimal digits of x (to_chars' text). Numbers in jobs.csv are mostly a few digits: the
-// digits are written from the end into a small buffer, then copied.
+// How many decimal digits x has (1 for 0): numbers in jobs.csv mostly have a few.
+int decimal_digits(std::uint64_t x) {
+  int n = 1;
+  for (std::uint64_t limit = 10; x >= limit; limit *= 10) {
+    ++n;
+    if (n == 20) break;  // 10^19 is the last power of ten below 2^64
+  }
+  return n;
+}
+
+// The decimal digits of x (to_chars' text), written from the end in place.
 char* write_decimal(char* out, std::uint64_t x) {
-  char buffer[20];
-  char* p = buffer + sizeof buffer;
+  const int n = decimal_digits(x);
+  char* p = out + n;
   while (x >= 100) {
     const auto pair = static_cast<std::size_t>(x % 100) * 2;
     x /= 100;
@@ -27,14 +36,11 @@ char* write_decimal(char* out, std::uint64_t x) {
     p[1] = kDigitPairs[pair + 1];
   }
   if (x >= 10) {
-    p -= 2;
-    p[0] = kDigitPairs[x * 2];
-    p[1] = kDigitPairs[x * 2 + 1];
+    p[-2] = kDigitPairs[x * 2];
+    p[-1] = kDigitPairs[x * 2 + 1];
   } else {
-    *--p = static_cast<char>('0' + x);
+    p[-1] = static_cast<char>('0' + x);
   }
-  const auto n = static_cast<std::size_t>(buffer + sizeof buffer - p);
-  std::memcpy(out, p, n);
   return out + n;
 }
 
