@@ -270,7 +270,9 @@ const char* Engine::cpu_only_unplaceable_reason(const JobSpec& job) const {
 void Engine::on_arrival(Time now) {
   const JobSlot slot = jobs_.acquire();
   ActiveJob& job = jobs_[slot];
-  std::swap(job.spec, pending_);  // keeps the recycled slot's string storage in circulation
+  // One move (a swap is three): every source fills the whole record it is handed, so what the
+  // move leaves in pending_ is overwritten by the next pull.
+  job.spec = std::move(pending_);
   job.ordinal = stats_.arrived++;
   job.phase = JobPhase::kQueued;
   for (auto* o : observers_) o->on_job_arrived(now, job);

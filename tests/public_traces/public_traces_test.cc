@@ -524,6 +524,88 @@ TEST(PublicTracePaiSim, MalformedRowNamesLineAndField) {
   EXPECT_THAT(msg, HasSubstr("field 'num_inst'"));
 }
 
+// The pai-sim reader parses cells in place and builds "file:line" only for an error: each bad
+// cell is still named with its file, line and field, in the order the fields are read.
+TEST(PublicTracePaiSim, EachBadCellNamesFileLineAndField) {
+  const std::string header = "job_id,user,num_inst,submit_time,duration,num_cpu,num_gpu\n";
+  const std::string good = "1,u,1,0,10,2,1\n";
+  struct Case {
+    std::string row;
+    std::string field;
+    std::string says;
+  };
+  const Case cases[] = {
+      {",u,1,0,10,2,1", "id", "must not be empty"},
+      {"2,u,1,soon,10,2,1", "submit_time", "expected a number, got 'soon'"},
+      {"2,u,1,-5,10,2,1", "submit_time", "value -5 is outside"},
+      {"2,u,1,1e13,10,2,1", "submit_time", "is outside"},
+      {"2,u,1,0,,2,1", "duration", "expected a number, got ''"},
+      {"2,u,1,0,1.5.2,2,1", "duration", "expected a number, got '1.5.2'"},
+      {"2,u,1,0,10,2,x", "num_gpu", "expected a number, got 'x'"},
+      {"2,u,1,0,10,2,2000000", "num_gpu", "is outside"},
+      {"2,u,1,0,10,many,1", "num_cpu", "expected a number, got 'many'"},
+      {"2,u,0,0,10,2,1", "num_inst", "is outside"},
+      {"2,u,2.5,0,10,2,1", "num_inst", "expected a whole number of instances, got '2.5'"},
+      {"2,u,600000,0,10,2,8", "num_gpu", "GPUs is more than 10^6"},
+      {"2,u,1,0,10,2", "", "expected 7 fields like the header, got 6"},
+      {"2,u,1,bad,bad,2,1", "submit_time", "got 'bad'"},  // the first field read is named
+  };
+  for (const Case& c : cases) {
+    TempFile f("bad.csv", header + good + c.row + "\n");
+    const std::string msg = load_error(f.path(), "pai-sim");
+    EXPECT_THAT(msg, HasSubstr(f.path() + ":3")) << c.row;
+    if (!c.field.empty()) EXPECT_THAT(msg, HasSubstr("field '" + c.field + "'")) << c.row;
+    EXPECT_THAT(msg, HasSubstr(c.says)) << c.row;
+  }
+}
+
+TEST(PublicTracePaiSim, MissingColumnEmptyFileAndDuplicateIdAreNamed) {
+  TempFile no_duration("a.csv", "job_id,submit_time,num_gpu\n1,0,1\n");
+  EXPECT_THAT(load_error(no_duration.path(), "pai-sim"),
+              HasSubstr("required column is missing from the header"));
+  TempFile empty("e.csv", "");
+  EXPECT_THAT(load_error(empty.path(), "pai-sim"), HasSubstr("empty trace: no header line"));
+  TempFile twice("d.csv", "job_id,submit_time,duration,num_gpu\n7,5,10,1\n7,1,10,1\n");
+  const std::string msg = load_error(twice.path(), "pai-sim");
+  // The later-submitted row is the duplicate: jobs are completed in submit order.
+  EXPECT_THAT(msg, HasSubstr(twice.path() + ":2"));
+  EXPECT_THAT(msg, HasSubstr("job id '7' appears more than once"));
+}
+
+// Quoted cells, CRLF line ends, blanks around numbers, blank and comment lines: the same jobs as
+// the plain file, in submit order (ties in file order).
+TEST(PublicTracePaiSim, QuotedCellsCrlfAndBlanksReadAsThePlainFile) {
+  TempFile plain("p.csv",
+                 "job_id,user,num_inst,submit_time,duration,num_cpu,num_gpu\n"
+                 "a,u1,1,30,10,2,1\n"
+                 "b,\"u,2\",2,10.5,20,4,0.5\n"
+                 "c,u3,1,10.5,5,0,0\n");
+  TempFile other("o.csv",
+                 "job_id,user,num_inst,submit_time,duration,num_cpu,num_gpu\r\n"
+                 "\"a\",u1,1, 30 ,10,2,1\r\n"
+                 "\r\n# a comment\r\n"
+                 "b,\"u,2\",\"2\",10.5,20,4,\"0.5\"\r\n"
+                 "c,u3,1,10.5,5,,\r\n");
+  const Loaded p = load(plain.path(), "pai-sim");
+  const Loaded o = load(other.path(), "pai-sim");
+  EXPECT_THAT(ids(p), ElementsAre("b", "c", "a"));
+  ASSERT_EQ(ids(o), ids(p));
+  for (const std::string id : {"a", "b", "c"}) {
+    const JobSpec& x = by_id(p, id);
+    const JobSpec& y = by_id(o, id);
+    EXPECT_EQ(x.submit, y.submit) << id;
+    EXPECT_EQ(x.runtime, y.runtime) << id;
+    EXPECT_EQ(x.gpus, y.gpus) << id;
+    EXPECT_EQ(x.cpus, y.cpus) << id;
+    EXPECT_EQ(x.sm_share, y.sm_share) << id;
+    EXPECT_EQ(x.tenant, y.tenant) << id;
+  }
+  EXPECT_EQ(by_id(p, "b").tenant, "u,2");
+  EXPECT_EQ(by_id(p, "b").gpus, 2);  // two instances of half a GPU each
+  EXPECT_EQ(by_id(p, "b").cpus, 8.0);
+  EXPECT_EQ(by_id(p, "c").gpus, 0);
+}
+
 // --- pai2020 --------------------------------------------------------------------------------
 
 TEST(PublicTracePai2020, JoinsTablesMapsFieldsSkipsAndSorts) {

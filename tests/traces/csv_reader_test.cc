@@ -136,6 +136,130 @@ TEST(CsvReader, UnterminatedQuoteNamesFileAndLine) {
   EXPECT_THAT(msg, HasSubstr("unterminated double quote"));
 }
 
+// The cells as views (CsvPublicSource's path): the same cells, line numbers and errors as the
+// string cells, over quotes, CRLF, skipped lines and rows that straddle the read buffer's refills.
+TEST(CsvReader, ViewCellsAreTheStringCells) {
+  std::string text = "a,b\r\n\r\n# comment\r\n1,\"x,y\"\r\n\"q\"\"\",,\n";
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 6000; ++i) {  // about 200 KB: rows cross the 64 KiB buffer's ends
+    std::string row = std::to_string(i);
+    for (int c = 0; c < 5; ++c) row += "," + std::string(rng() % 30, static_cast<char>('a' + c));
+    if (i % 500 == 0) row += ",\"quoted, cell\"";
+    if (i % 700 == 0) text += "\n";  // a blank line now and then
+    text += row + (i % 3 == 0 ? "\r\n" : "\n");
+  }
+  text += "last,row";  // no newline at the end
+  TempFile f("views.csv", text);
+  CsvReader strings(f.path());
+  CsvReader views(f.path());
+  std::vector<std::string> string_cells;
+  std::vector<std::string_view> view_cells;
+  std::size_t rows = 0;
+  while (strings.next(string_cells)) {
+    ASSERT_TRUE(views.next(view_cells));
+    ASSERT_EQ(views.line(), strings.line());
+    ASSERT_EQ(std::vector<std::string>(view_cells.begin(), view_cells.end()), string_cells)
+        << "line " << strings.line();
+    ++rows;
+  }
+  EXPECT_FALSE(views.next(view_cells));
+  EXPECT_EQ(views.skipped_lines(), strings.skipped_lines());
+  EXPECT_EQ(rows, 6004u);  // the first three, 6,000 generated, the last
+  EXPECT_THAT(string_cells, ElementsAre("last", "row"));
+}
+
+TEST(CsvReader, ViewCellsOfQuotedAndEmptyCells) {
+  TempFile f("q.csv", "\"a,b\",\"say \"\"hi\"\"\",plain\n,,\n\"open\n");
+  CsvReader r(f.path());
+  std::vector<std::string_view> cells;
+  ASSERT_TRUE(r.next(cells));
+  EXPECT_THAT(cells, ElementsAre("a,b", "say \"hi\"", "plain"));
+  ASSERT_TRUE(r.next(cells));
+  EXPECT_THAT(cells, ElementsAre("", "", ""));
+  const std::string msg = input_error_message([&] { r.next(cells); });
+  EXPECT_THAT(msg, HasSubstr(f.path() + ":3"));
+  EXPECT_THAT(msg, HasSubstr("unterminated double quote"));
+}
+
+TEST(CsvReader, EmptyFileHasNoRows) {
+  TempFile f("empty.csv", "");
+  CsvReader r(f.path());
+  std::vector<std::string_view> cells;
+  EXPECT_FALSE(r.next(cells));
+  EXPECT_EQ(r.skipped_lines(), 0u);
+}
+
+// The unquoted split finds commas 16 bytes at a time: every line length and comma place around
+// the block edges splits as the rules do.
+TEST(SplitCsvLine, ViewSplitMatchesTheRulesAtEveryLength) {
+  std::mt19937_64 rng(13);
+  std::vector<std::string_view> cells;
+  std::vector<std::string> unquoted;
+  std::vector<std::string> expected;
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::string line(rng() % 70, 'x');
+    for (char& c : line) {
+      const auto r = rng() % 10;
+      c = r < 3 ? ',' : (r == 3 && trial % 4 == 0 ? '"' : static_cast<char>('a' + r));
+    }
+    const bool ok = split_csv_line(line, cells, unquoted);
+    ASSERT_EQ(ok, split_one_character_at_a_time(line, expected)) << line;
+    if (!ok) continue;
+    ASSERT_EQ(std::vector<std::string>(cells.begin(), cells.end()), expected) << line;
+  }
+}
+
+// read_plain_number, the fast path of number cells: exactly from_chars' double for the plain
+// decimals it takes, and false (leaving the cell to parse_number_cell) for everything else.
+TEST(ReadPlainNumber, DecimalsGiveTheDoubleFromCharsGives) {
+  std::mt19937_64 rng(17);
+  for (int trial = 0; trial < 200000; ++trial) {
+    const int digits = 1 + static_cast<int>(rng() % 15);
+    std::string cell(static_cast<std::size_t>(digits), '0');
+    for (char& c : cell) c = static_cast<char>('0' + rng() % 10);
+    if (digits > 1 && trial % 3 != 0) {
+      cell.insert(1 + rng() % static_cast<std::size_t>(digits - 1), ".");
+    }
+    if (trial % 11 == 0) cell = "\t" + cell + " ";
+    double expected = 0.0;
+    const std::string_view t = trim_blanks(cell);
+    ASSERT_EQ(std::from_chars(t.data(), t.data() + t.size(), expected).ec, std::errc()) << cell;
+    double got = -1.0;
+    ASSERT_TRUE(read_plain_number(cell, 0, 1e18, got)) << cell;
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(expected)) << cell;
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(parse_number_cell(cell, "f:1", "x", 0, 1e18)),
+              std::bit_cast<std::uint64_t>(expected))
+        << cell;
+  }
+  // Cells read by hand: the usual trace shapes.
+  double v = 0.0;
+  ASSERT_TRUE(read_plain_number("806.59", 0, 1e12, v));
+  EXPECT_EQ(v, 806.59);
+  ASSERT_TRUE(read_plain_number("346177.5", 0, 1e12, v));
+  EXPECT_EQ(v, 346177.5);
+  ASSERT_TRUE(read_plain_number("0.1", 0, 1, v));
+  EXPECT_EQ(v, 0.1);
+}
+
+TEST(ReadPlainNumber, OtherFormsAndOutOfRangeAreLeftToTheFullParse) {
+  double v = 42.0;
+  for (const char* other : {"", "  ", ".5", "5.", "1.2.3", "1e3", "-1", "+1", "0x10", "1,5",
+                            "1 2", "nan", "inf", "1234567890123456", "1.234567890123456",
+                            "12a", "a12"}) {
+    EXPECT_FALSE(read_plain_number(other, -1e18, 1e18, v)) << other;
+  }
+  EXPECT_FALSE(read_plain_number("12", 0, 8, v));
+  EXPECT_FALSE(read_plain_number("0.5", 1, 8, v));
+  EXPECT_EQ(v, 42.0);  // untouched when false
+  // What the fast path leaves, the full parse still reads or names.
+  EXPECT_EQ(parse_number_cell(".5", "f:1", "x", 0, 1), 0.5);
+  EXPECT_EQ(parse_number_cell("1e3", "f:1", "x", 0, 1e4), 1000.0);
+  EXPECT_THAT(input_error_message([] { parse_number_cell("1.2.3", "t.csv:4", "num_gpu", 0, 8); }),
+              HasSubstr("expected a number, got '1.2.3'"));
+  EXPECT_THAT(input_error_message([] { parse_number_cell("12.5", "t.csv:4", "num_gpu", 0, 8); }),
+              HasSubstr("value 12.5 is outside"));
+}
+
 TEST(ParseNumberCell, AcceptsNumbersWithSurroundingBlanks) {
   EXPECT_DOUBLE_EQ(parse_number_cell(" 1.5\t", "f:1", "x", 0, 10), 1.5);
   EXPECT_DOUBLE_EQ(parse_number_cell("1e3", "f:1", "x", 0, 1e4), 1000.0);

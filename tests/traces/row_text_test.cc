@@ -10,6 +10,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 
 #include "traces/formats/trace_writer.h"
 
@@ -41,6 +42,44 @@ TEST(RowText, DoublesAreWrittenAsToCharsWritesThem) {
     const double x = std::bit_cast<double>(rng());
     if (x != x) continue;  // NaN: both write some "nan"
     ASSERT_EQ(written(x), general(x)) << trial;
+  }
+}
+
+TEST(RowText, IntegersAreWrittenAsToCharsWritesThem) {
+  auto general_int = [](auto x) {
+    char buf[32];
+    return std::string(buf, std::to_chars(buf, buf + sizeof buf, x).ptr);
+  };
+  auto check = [&](std::int64_t x) {
+    char buf[kMaxValueChars];
+    ASSERT_EQ(std::string(buf, write_integer(buf, x)), general_int(x)) << x;
+    const auto u = static_cast<std::uint64_t>(x);
+    ASSERT_EQ(std::string(buf, write_unsigned(buf, u)), general_int(u)) << u;
+  };
+  for (std::int64_t i = -1000; i <= 100000; ++i) check(i);
+  // Each digit count's edges (9, 10, 99, 100, ...), both signs, and the extremes.
+  for (std::int64_t p = 1; p <= 1'000'000'000'000'000'000; p *= 10) {
+    for (const std::int64_t x : {p - 1, p, p + 1}) {
+      check(x);
+      check(-x);
+    }
+  }
+  check(std::numeric_limits<std::int64_t>::max());
+  check(std::numeric_limits<std::int64_t>::min());
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 100000; ++trial) {
+    const std::uint64_t bits = rng();
+    check(static_cast<std::int64_t>(bits >> (bits % 64)));
+  }
+  // Seconds from microseconds: whole, fractional with zeros kept inside and dropped at the end,
+  // negative.
+  const std::pair<std::int64_t, const char*> seconds[] = {
+      {0, "0"},           {1, "0.000001"},     {999'999, "0.999999"},
+      {1'000'000, "1"},   {1'500'000, "1.5"},  {-2'000'001, "-2.000001"},
+      {-1'000'000, "-1"}, {123'456'789'012, "123456.789012"}};
+  for (const auto& [us, text] : seconds) {
+    char buf[kMaxValueChars];
+    EXPECT_EQ(std::string(buf, write_seconds(buf, Time::from_us(us))), text) << us;
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tests/traces/test_files.h"
@@ -61,6 +62,36 @@ TEST(TextInput, LinesAcrossBufferRefills) {
   TextInput in(f.path());
   EXPECT_EQ(all_lines(in), expected);
   EXPECT_EQ(in.line(), expected.size() + 1);
+}
+
+// The line as a view: the same lines, line numbers, and first-line rules as the string form.
+TEST(TextInput, ViewLinesAreTheStringLines) {
+  std::string text = "\xEF\xBB\xBFhead\r\n";  // a byte order mark, dropped from line 1
+  for (int i = 0; i < 5000; ++i) {
+    text += std::string(static_cast<std::size_t>(i % 113), 'v') + std::to_string(i);
+    text += i % 2 == 0 ? "\r\n" : "\n";
+  }
+  text += std::string(100000, 'w') + "\nend";
+  TempFile f("views.txt", text);
+  TextInput strings(f.path());
+  TextInput views(f.path());
+  std::string line;
+  std::string_view view;
+  std::size_t n = 0;
+  while (strings.next_line(line)) {
+    ASSERT_TRUE(views.next_line(view));
+    ASSERT_EQ(view, line) << "line " << n + 1;
+    ASSERT_EQ(views.line(), strings.line());
+    ++n;
+  }
+  EXPECT_FALSE(views.next_line(view));
+  EXPECT_EQ(n, 5003u);  // the header, 5,000 lines, the long one, "end"
+  TextInput first(f.path());
+  ASSERT_TRUE(first.next_line(view));
+  EXPECT_EQ(view, "head");
+  TempFile cr("cr.txt", "a\rb\rc\n");
+  TextInput cr_only(cr.path());
+  EXPECT_THAT(input_error_message([&] { cr_only.next_line(view); }), HasSubstr("CR only"));
 }
 
 TEST(TextInput, BytesThroughTheIterator) {

@@ -1,5 +1,6 @@
 #include "traces/fields/job_fields.h"
 
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -149,6 +150,60 @@ void store_text(JobSpec& job, JobField f, std::string_view text, const std::stri
   }
 }
 
+// Copies numeric field f's member from `from` (what store_numeric stored there).
+void copy_numeric(JobSpec& job, const JobSpec& from, JobField f) {
+  switch (f) {
+    case JobField::kSubmit:
+      job.submit = from.submit;
+      break;
+    case JobField::kRuntime:
+      job.runtime = from.runtime;
+      break;
+    case JobField::kCheckpoint:
+      job.checkpoint_interval = from.checkpoint_interval;
+      break;
+    case JobField::kGpus:
+      job.gpus = from.gpus;
+      break;
+    case JobField::kSmUtil:
+      job.sm_util = from.sm_util;
+      break;
+    case JobField::kSmShare:
+      job.sm_share = from.sm_share;
+      break;
+    case JobField::kCpus:
+      job.cpus = from.cpus;
+      break;
+    case JobField::kMemory:
+      job.memory = from.memory;
+      break;
+    case JobField::kMemoryLimit:
+      job.memory_limit = from.memory_limit;
+      break;
+    case JobField::kPriority:
+      job.priority = from.priority;
+      break;
+    case JobField::kKernel:
+      job.kernel_length = from.kernel_length;
+      break;
+    case JobField::kGpuMilli:
+      job.gpu_milli = from.gpu_milli;
+      break;
+    case JobField::kMemBwUtil:
+      job.mem_bw_util = from.mem_bw_util;
+      break;
+    default:
+      break;
+  }
+}
+
+static_assert([] {
+  for (std::size_t i = 0; i < kFields.size(); ++i) {
+    if (static_cast<std::size_t>(kFields[i].field) != i) return false;
+  }
+  return true;
+}(), "kFields is in JobField order: fill_marked's bit order is field order");
+
 }  // namespace
 
 std::span<const JobFieldInfo> job_fields() { return kFields; }
@@ -207,7 +262,10 @@ void TraceDefaults::settle() {
     if (f.required) continue;
     if (f.field == JobField::kKind) kind_ = parse_kind(text_[i], "<defaults>");
     is_constant_[i] = !is_text_field(f.field) && numeric_[i].is_constant();
-    if (is_constant_[i]) constant_[i] = numeric_value(f.field, unused);
+    if (is_constant_[i]) {
+      constant_[i] = numeric_value(f.field, unused);
+      store_numeric(constant_job_, f.field, constant_[i]);
+    }
   }
 }
 
@@ -248,17 +306,28 @@ void TraceDefaults::fill(JobSpec& job, JobField field, Rng& rng) const {
   const int i = static_cast<int>(field);
   if (field == JobField::kKind) {
     job.kind = kind_;
+  } else if (field == JobField::kMigProfile) {
+    job.mig_profile = text_[i];
+  } else if (field == JobField::kTenant) {
+    job.tenant = text_[i];
   } else if (is_text_field(field)) {
-    store_text(job, field, text_[i], "<defaults>");
+    static const std::string kWhere = "<defaults>";
+    store_text(job, field, text_[i], kWhere);
   } else {
-    // A constant's value is worked out once (it draws nothing); the others draw in field order.
-    store_numeric(job, field, is_constant_[i] ? constant_[i] : numeric_value(field, rng));
+    // A constant's value is worked out and stored once (it draws nothing); the others draw in
+    // field order.
+    if (is_constant_[i]) {
+      copy_numeric(job, constant_job_, field);
+    } else {
+      store_numeric(job, field, numeric_value(field, rng));
+    }
   }
 }
 
 void TraceDefaults::fill_marked(JobSpec& job, Rng& rng) const {
-  for (const auto& f : kFields) {
-    if (job.defaulted_fields & (1u << static_cast<int>(f.field))) fill(job, f.field, rng);
+  // Bit i is field i (kFields is in field order): the lowest bit first is field order.
+  for (std::uint32_t bits = job.defaulted_fields; bits != 0; bits &= bits - 1) {
+    fill(job, static_cast<JobField>(std::countr_zero(bits)), rng);
   }
 }
 

@@ -86,6 +86,9 @@ class TraceDefaults {
   JobKind kind_ = JobKind::kTraining;
   std::array<bool, kJobFieldCount> is_constant_{};
   std::array<double, kJobFieldCount> constant_{};
+  // Each constant numeric default stored into its field once: fill() copies the member instead
+  // of converting the value again for every row (the same stored value).
+  JobSpec constant_job_;
 };
 
 // Counts of default uses per field, reported in the run summary.

@@ -46,7 +46,7 @@ OpenbPodRow::OpenbPodRow(const std::vector<std::string>& header, const std::stri
 namespace {
 
 // A time cell that may be empty (the event did not happen).
-std::optional<double> optional_seconds(const std::string& cell, const std::string& where,
+std::optional<double> optional_seconds(std::string_view cell, const std::string& where,
                                        std::string_view field) {
   if (cell.empty()) return std::nullopt;
   return parse_number_cell(cell, where, field, 0.0, kMaxOpenbSeconds);
@@ -56,6 +56,16 @@ std::optional<double> optional_seconds(const std::string& cell, const std::strin
 
 void OpenbPodRow::parse(const std::vector<std::string>& cells, const std::string& where,
                         OpenbPod& pod) const {
+  parse_cells(cells, where, pod);
+}
+
+void OpenbPodRow::parse(std::span<const std::string_view> cells, const std::string& where,
+                        OpenbPod& pod) const {
+  parse_cells(cells, where, pod);
+}
+
+template <class Cells>
+void OpenbPodRow::parse_cells(const Cells& cells, const std::string& where, OpenbPod& pod) const {
   check_openb_row_width(cells.size(), width_, where);
   pod.name.assign(trim_blanks(cells[name_]));
   if (pod.name.empty()) throw InputError(where, "name", "empty pod name");

@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,8 +79,14 @@ class OpenbPodRow {
   // Parses one data row read at `where` into `pod` (its strings' capacity reused). Throws
   // InputError (see above).
   void parse(const std::vector<std::string>& cells, const std::string& where, OpenbPod& pod) const;
+  // The same over cells as views (CsvReader's in-place cells).
+  void parse(std::span<const std::string_view> cells, const std::string& where,
+             OpenbPod& pod) const;
 
  private:
+  template <class Cells>
+  void parse_cells(const Cells& cells, const std::string& where, OpenbPod& pod) const;
+
   static constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
 
   OpenbPodParts parts_;

@@ -2,23 +2,66 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 namespace gpumux {
 
-char* write_integer(char* out, std::int64_t x) {
-  return std::to_chars(out, out + kMaxValueChars, x).ptr;
+namespace {
+
+// "00" to "99": two digits per division, as to_chars does, without its length loop.
+constexpr char kDigitPairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+// How many decimal digits x has (1 for 0): numbers in jobs.csv mostly have a few.
+int decimal_digits(std::uint64_t x) {
+  int n = 1;
+  for (std::uint64_t limit = 10; x >= limit; limit *= 10) {
+    ++n;
+    if (n == 20) break;  // 10^19 is the last power of ten below 2^64
+  }
+  return n;
 }
 
-char* write_unsigned(char* out, std::uint64_t x) {
-  return std::to_chars(out, out + kMaxValueChars, x).ptr;
+// The decimal digits of x (to_chars' text), written from the end in place.
+char* write_decimal(char* out, std::uint64_t x) {
+  const int n = decimal_digits(x);
+  char* p = out + n;
+  while (x >= 100) {
+    const auto pair = static_cast<std::size_t>(x % 100) * 2;
+    x /= 100;
+    p -= 2;
+    p[0] = kDigitPairs[pair];
+    p[1] = kDigitPairs[pair + 1];
+  }
+  if (x >= 10) {
+    p[-2] = kDigitPairs[x * 2];
+    p[-1] = kDigitPairs[x * 2 + 1];
+  } else {
+    p[-1] = static_cast<char>('0' + x);
+  }
+  return out + n;
 }
+
+}  // namespace
+
+char* write_integer(char* out, std::int64_t x) {
+  if (x < 0) {
+    *out++ = '-';
+    return write_decimal(out, static_cast<std::uint64_t>(-(x + 1)) + 1);
+  }
+  return write_decimal(out, static_cast<std::uint64_t>(x));
+}
+
+char* write_unsigned(char* out, std::uint64_t x) { return write_decimal(out, x); }
 
 char* write_seconds(char* out, Time t) {
   const std::int64_t us = t.us();
   const bool negative = us < 0;
   const std::uint64_t a = negative ? static_cast<std::uint64_t>(-(us + 1)) + 1 : us;
   if (negative) *out++ = '-';
-  out = std::to_chars(out, out + 24, a / 1000000).ptr;
+  out = write_decimal(out, a / 1000000);
   std::uint64_t frac = a % 1000000;
   if (frac != 0) {
     // Six digits with leading zeros, trailing zeros dropped.

@@ -1,5 +1,6 @@
 #include "traces/formats/trace_source.h"
 
+#include <bit>
 #include <functional>
 #include <map>
 
@@ -10,31 +11,46 @@
 
 namespace gpumux {
 
+std::string RowPlace::str() const {
+  if (text != nullptr) return *text;
+  return std::string(path) + ":" + std::to_string(line);
+}
+
 void TraceSource::complete(JobSpec& job, const std::array<bool, kJobFieldCount>& present,
-                           const std::string& where) {
+                           const RowPlace& where, std::uint64_t id_hash) {
   static_assert(kJobFieldCount <= 32, "JobSpec::defaulted_fields holds one bit per field");
-  job.defaulted_fields = 0;
-  for (const auto& f : job_fields()) {
-    const int i = static_cast<int>(f.field);
-    if (present[i]) continue;
-    if (f.required) {
-      throw InputError(where, std::string(f.name), "required field is missing or empty");
-    }
-    ++stats_.defaults.rows[i];
-    job.defaulted_fields |= 1u << i;
+  // Bit i: field i (job_fields() is in field order). Masks instead of a pass over the field
+  // table: this runs for every row of every trace.
+  static const std::uint32_t kRequired = [] {
+    std::uint32_t bits = 0;
+    for (const auto& f : job_fields()) bits |= f.required ? 1u << static_cast<int>(f.field) : 0u;
+    return bits;
+  }();
+  std::uint32_t missing = 0;
+  for (std::size_t i = 0; i < kJobFieldCount; ++i) missing |= present[i] ? 0u : 1u << i;
+  if ((missing & kRequired) != 0) {
+    // The first required field missing, in field order.
+    const auto field = static_cast<JobField>(std::countr_zero(missing & kRequired));
+    throw InputError(where.str(), std::string(job_field_info(field).name),
+                     "required field is missing or empty");
+  }
+  job.defaulted_fields = missing;
+  for (std::uint32_t bits = missing; bits != 0; bits &= bits - 1) {
+    ++stats_.defaults.rows[static_cast<std::size_t>(std::countr_zero(bits))];
   }
   // The only draws a reader makes: the trace cache replays parsed rows through the same call.
   defaults_.fill_marked(job, rng_);
   if (job.submit < last_submit_) {
-    throw InputError(where, "submit_s",
+    throw InputError(where.str(), "submit_s",
                      "submit time " + std::to_string(job.submit.seconds()) +
                          " s is earlier than the previous row's " +
                          std::to_string(last_submit_.seconds()) +
                          " s: traces must be sorted by submit time");
   }
   last_submit_ = job.submit;
-  if (!id_hashes_.insert(std::hash<std::string>{}(job.id))) {
-    throw InputError(where, "id", "job id '" + job.id + "' appears more than once in the trace");
+  if (!id_hashes_.insert(id_hash)) {
+    throw InputError(where.str(), "id",
+                     "job id '" + job.id + "' appears more than once in the trace");
   }
   ++stats_.rows;
 }

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/core/job_source.h"
@@ -23,6 +24,15 @@ struct TraceStats {
   std::uint64_t rows = 0;           // rows turned into jobs
   std::uint64_t skipped_lines = 0;  // blank or comment lines
   DefaultUse defaults;              // per field, rows that used a default
+};
+
+// Names a row in error messages: `text` when set, else "path:line", built only for an error
+// (a reader need not build it for each row).
+struct RowPlace {
+  std::string_view path;
+  std::uint64_t line = 0;
+  const std::string* text = nullptr;
+  std::string str() const;
 };
 
 class TraceSource : public JobSource {
@@ -44,8 +54,21 @@ class TraceSource : public JobSource {
   TraceSource(TraceDefaults defaults, std::uint64_t seed)
       : defaults_(std::move(defaults)), rng_(seed) {}
   // Fills the fields not marked in `present`, checks order; `where` names the row.
+  // `id_hash` is id_hash(job.id), for a reader that worked it out earlier (see prefetch_id).
   void complete(JobSpec& job, const std::array<bool, kJobFieldCount>& present,
-                const std::string& where);
+                const RowPlace& where, std::uint64_t id_hash);
+  void complete(JobSpec& job, const std::array<bool, kJobFieldCount>& present,
+                const RowPlace& where) {
+    complete(job, present, where, id_hash(job.id));
+  }
+  void complete(JobSpec& job, const std::array<bool, kJobFieldCount>& present,
+                const std::string& where) {
+    complete(job, present, RowPlace{{}, 0, &where});
+  }
+  // The hash under which complete() checks a job id for duplicates, and a hint that the job
+  // with that id is completed soon (its place in the table is fetched into the cache).
+  static std::uint64_t id_hash(const std::string& id) { return std::hash<std::string>{}(id); }
+  void prefetch_id(std::uint64_t hash) const { id_hashes_.prefetch(hash); }
 
   TraceStats stats_;
 

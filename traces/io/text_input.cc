@@ -125,4 +125,24 @@ bool TextInput::next_line(std::string& line) {
   return true;
 }
 
+bool TextInput::next_line(std::string_view& line) {
+  if (pos_ < end_ && lines_read_ != 0) {
+    const char* begin = buffer_.data() + pos_;
+    const auto* newline = static_cast<const char*>(std::memchr(begin, '\n', end_ - pos_));
+    if (newline != nullptr) {
+      auto length = static_cast<std::size_t>(newline - begin);
+      pos_ += length + 1;
+      ++newlines_;
+      ++lines_read_;
+      if (length > 0 && begin[length - 1] == '\r') --length;
+      line = std::string_view(begin, length);
+      return true;
+    }
+  }
+  // The first line (its byte order mark and line-end checks) or one crossing the buffer's end.
+  if (!next_line(spill_)) return false;
+  line = spill_;
+  return true;
+}
+
 }  // namespace gpumux

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <iterator>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpumux {
@@ -42,6 +43,9 @@ class TextInput {
   // leading UTF-8 byte order mark; a '\r' left in it (a file with CR-only line ends) is an
   // InputError naming line 1.
   bool next_line(std::string& line);
+  // The same line as a view, valid until the next call: into the read buffer when the line lies
+  // wholly in it (no copy: every row of a large CSV), else assembled in a buffer of its own.
+  bool next_line(std::string_view& line);
 
   const std::string& path() const { return path_; }
   // 1-based number of the line the next byte belongs to (the last byte read's line, unless that
@@ -61,6 +65,7 @@ class TextInput {
   std::size_t end_ = 0;
   std::uint64_t newlines_ = 0;
   std::uint64_t lines_read_ = 0;  // by next_line
+  std::string spill_;             // a viewed line that crossed the buffer's end, or the first
 };
 
 // A byte iterator over a TextInput, for parsers that take an iterator pair (nlohmann::json).

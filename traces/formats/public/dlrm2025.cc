@@ -23,7 +23,8 @@ class Dlrm2025 final : public CsvPublicSource {
         cpu_(column("cpu_request")) {}
 
  private:
-  void row(const std::vector<std::string>& c, const std::string& where) override {
+  void row(std::span<const std::string_view> c) override {
+    const std::string& where = this->where();
     JobSpec job;
     PresentFields present{};
     set_job_field(job, JobField::kId, c[id_], where);

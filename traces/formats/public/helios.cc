@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::size_t kWindow = 1 << 16;
 
-bool missing(const std::string& cell) { return cell.empty() || cell == "None" || cell == "NaT"; }
+bool missing(std::string_view cell) { return cell.empty() || cell == "None" || cell == "NaT"; }
 
 class Helios final : public CsvPublicSource {
  public:
@@ -27,7 +27,8 @@ class Helios final : public CsvPublicSource {
         cpus_(column("cpu_num")) {}
 
  private:
-  void row(const std::vector<std::string>& c, const std::string& where) override {
+  void row(std::span<const std::string_view> c) override {
+    const std::string& where = this->where();
     JobSpec job;
     PresentFields present{};
     set_job_field(job, JobField::kId, c[id_], where);

@@ -21,7 +21,8 @@ class OpenbPods final : public CsvPublicSource {
                  " (the multigpu* lists carry no times and cannot be replayed)") {}
 
  private:
-  void row(const std::vector<std::string>& c, const std::string& where) override {
+  void row(std::span<const std::string_view> c) override {
+    const std::string& where = this->where();
     pod_row_.parse(c, where, pod_);
     const OpenbPod& pod = pod_;
     const std::int64_t num_gpu = pod.num_gpu;

@@ -1,6 +1,7 @@
 #include "traces/formats/public/public_trace_source.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "sim/base/input_error.h"
@@ -30,9 +31,32 @@ void PublicTraceSource::skip(const std::string& reason) {
   ++records_;
 }
 
+JobSpec& PublicTraceSource::new_job() {
+  if (new_slot_open_) {
+    pending_[new_slot_].job = JobSpec{};  // the last row was skipped after new_job()
+  } else if (free_slots_.empty()) {
+    new_slot_ = pending_.grow();  // default-constructed
+  } else {
+    new_slot_ = free_slots_.back();
+    free_slots_.pop_back();
+    pending_[new_slot_].job = JobSpec{};
+  }
+  new_slot_open_ = true;
+  return pending_[new_slot_].job;
+}
+
 void PublicTraceSource::add(JobSpec&& job, const PresentFields& present, std::uint32_t file,
                             std::uint64_t line) {
+  new_job() = std::move(job);
+  add_new(present, file, line);
+}
+
+void PublicTraceSource::add_new(const PresentFields& present, std::uint32_t file,
+                                std::uint64_t line) {
   ++records_;
+  const std::uint32_t slot = new_slot_;
+  Pending& record = pending_[slot];
+  const JobSpec& job = record.job;
   auto where = [&] { return files_[file] + ":" + std::to_string(line); };
   if (origin_set_ && job.submit < origin_) {
     throw InputError(where(), submit_field_,
@@ -52,22 +76,65 @@ void PublicTraceSource::add(JobSpec&& job, const PresentFields& present, std::ui
                          " jobs would be held in memory to sort this trace by submit time; "
                          "split the trace or sort it first");
   }
-  std::uint32_t slot = 0;
-  if (free_slots_.empty()) {
-    slot = static_cast<std::uint32_t>(pending_.size());
-    pending_.push_back(Pending{std::move(job), present, file, line});
-  } else {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-    pending_[slot] = Pending{std::move(job), present, file, line};
+  new_slot_open_ = false;
+  record.present = present;
+  record.file = file;
+  record.line = line;
+  record.id_hash = id_hash(job.id);
+  const Key key{pending_[slot].job.submit, sequence_++, slot};
+  if (window_ == kWholeFile && in_read_order_) {
+    // Nothing is returned before the input ends: the keys wait in read order for one sort.
+    heap_.push_back(key);
+    return;
   }
-  if (sorted_) {
+  if (sorted_ || in_read_order_) {
     // An add after the input ended (none does today) turns the sorted rest back into a heap.
     std::make_heap(heap_.begin(), heap_.end(), Later{});
     sorted_ = false;
+    in_read_order_ = false;
   }
-  heap_.push_back(Key{pending_[slot].job.submit, sequence_++, slot});
+  heap_.push_back(key);
   std::push_heap(heap_.begin(), heap_.end(), Later{});
+}
+
+void PublicTraceSource::sort_read_order(std::vector<Key>& keys) {
+  // A stable least-significant-digit radix sort on submit, ascending, then reversed: equal
+  // submit times end in descending read order, which is Later's order (a total order, so the
+  // one std::sort gives). Submit times are biased by 2^63 to order as unsigned numbers.
+  constexpr int kDigitBits = 11;
+  constexpr std::size_t kDigits = std::size_t{1} << kDigitBits;
+  constexpr int kPasses = (64 + kDigitBits - 1) / kDigitBits;
+  const std::size_t n = keys.size();
+  if (n < 512) {  // the counting passes cost more than they save
+    std::sort(keys.begin(), keys.end(), Later{});
+    return;
+  }
+  auto bits = [](const Key& k) {
+    return static_cast<std::uint64_t>(k.submit.us()) ^ (std::uint64_t{1} << 63);
+  };
+  auto digit = [](std::uint64_t b, int pass) {
+    return static_cast<std::size_t>(b >> (pass * kDigitBits)) & (kDigits - 1);
+  };
+  std::vector<std::array<std::uint32_t, kDigits>> counts(kPasses);
+  for (auto& c : counts) c.fill(0);
+  for (const Key& k : keys) {
+    const std::uint64_t b = bits(k);
+    for (int p = 0; p < kPasses; ++p) ++counts[p][digit(b, p)];
+  }
+  std::vector<Key> scratch(n);
+  for (int p = 0; p < kPasses; ++p) {
+    auto& count = counts[p];
+    if (count[digit(bits(keys[0]), p)] == n) continue;  // every key has this digit
+    std::uint32_t start = 0;
+    for (auto& c : count) {
+      const std::uint32_t here = c;
+      c = start;
+      start += here;
+    }
+    for (const Key& k : keys) scratch[count[digit(bits(k), p)]++] = k;
+    keys.swap(scratch);
+  }
+  std::reverse(keys.begin(), keys.end());
 }
 
 bool PublicTraceSource::next(JobSpec& job) {
@@ -81,8 +148,13 @@ bool PublicTraceSource::next(JobSpec& job) {
   if (input_done_ && !sorted_) {
     // Nothing more is added: one sort puts the rest in pop order (Later is a total order, the
     // same sequence a heap pops), the earliest last, cheaper than a heap pop per job.
-    std::sort(heap_.begin(), heap_.end(), Later{});
+    if (in_read_order_) {
+      sort_read_order(heap_);
+    } else {
+      std::sort(heap_.begin(), heap_.end(), Later{});
+    }
     sorted_ = true;
+    in_read_order_ = false;
   }
   if (!sorted_) std::pop_heap(heap_.begin(), heap_.end(), Later{});
   if (sorted_ && heap_.size() > kPrefetchAhead) {
@@ -93,41 +165,46 @@ bool PublicTraceSource::next(JobSpec& job) {
     for (std::size_t byte = 0; byte < sizeof(Pending); byte += 64) {
       __builtin_prefetch(ahead + byte);
     }
+    // Half as far ahead, whose record has arrived: its id's place in the duplicate check.
+    prefetch_id(pending_[heap_[heap_.size() - 1 - kPrefetchAhead / 2].slot].id_hash);
   }
   const std::uint32_t slot = heap_.back().slot;
   heap_.pop_back();
   Pending& top = pending_[slot];
   job = std::move(top.job);
   const PresentFields present = top.present;
-  // "file:line" in a reused buffer: it names the row only if complete() throws.
-  where_.assign(files_[top.file]);
-  where_ += ':';
-  append_integer(where_, static_cast<std::int64_t>(top.line));
-  const std::string& where = where_;
+  const RowPlace where{files_[top.file], top.line};  // "file:line" built only for an error
   free_slots_.push_back(slot);
   emitted_any_ = true;
   last_emitted_ = job.submit;
   job.submit -= origin_;
-  complete(job, present, where);
+  complete(job, present, where, top.id_hash);
   return true;
 }
 
-GpuRequest gpu_request(double per_instance, std::int64_t instances, const std::string& where,
-                       std::string_view field) {
+std::optional<GpuRequest> gpu_request_within_limit(double per_instance, std::int64_t instances) {
   // A request such as 1.0000000000000002 GPUs must not round up to 2 GPUs.
   const double whole = std::max(1.0, std::ceil(per_instance - 1e-9));
   const double total = whole * static_cast<double>(instances);
-  if (total > 1e6) {
-    throw InputError(where, std::string(field),
-                     "a gang of " + std::to_string(static_cast<std::int64_t>(total)) +
-                         " GPUs is more than 10^6");
-  }
+  if (total > 1e6) return std::nullopt;
   GpuRequest r;
   r.gpus = static_cast<int>(total);
   r.sm_share = std::min(1.0, per_instance / whole);
   r.fractional = r.sm_share < 1.0 - 1e-9;
   if (!r.fractional) r.sm_share = 1.0;
   return r;
+}
+
+GpuRequest gpu_request(double per_instance, std::int64_t instances, const std::string& where,
+                       std::string_view field) {
+  if (const std::optional<GpuRequest> r = gpu_request_within_limit(per_instance, instances)) {
+    return *r;
+  }
+  const double whole = std::max(1.0, std::ceil(per_instance - 1e-9));
+  const double total = whole * static_cast<double>(instances);
+  throw InputError(where, std::string(field),
+                   "a gang of " + std::to_string(static_cast<std::int64_t>(total)) +
+                       " GPUs is more than 10^6");
 }
 
 void set_gpus(JobSpec& job, PresentFields& present, const GpuRequest& request) {
@@ -236,10 +313,14 @@ int CsvColumns::find(std::string_view name) const {
 
 void check_row_width(const std::vector<std::string>& row, std::size_t width,
                      const std::string& where) {
-  if (row.size() != width) {
+  check_row_width(row.size(), width, where);
+}
+
+void check_row_width(std::size_t cells, std::size_t width, const std::string& where) {
+  if (cells != width) {
     throw InputError(where, "",
                      "expected " + std::to_string(width) + " fields like the header, got " +
-                         std::to_string(row.size()));
+                         std::to_string(cells));
   }
 }
 
@@ -264,16 +345,22 @@ CsvPublicSource::CsvPublicSource(const std::string& path, const TraceDefaults& d
       columns_(header_, required, header_where_, note),
       file_(add_file(path)) {}
 
+const std::string& CsvPublicSource::where() {
+  if (where_line_ != rows_.line()) {
+    where_.assign(rows_.path());
+    where_ += ':';
+    append_integer(where_, static_cast<std::int64_t>(rows_.line()));
+    where_line_ = rows_.line();
+  }
+  return where_;
+}
+
 bool CsvPublicSource::read_more() {
   const bool more = rows_.next(cells_);
   stats_.skipped_lines = rows_.skipped_lines();
   if (!more) return false;
-  // "file:line" in a reused buffer (no allocation per row).
-  where_.assign(rows_.path());
-  where_ += ':';
-  append_integer(where_, static_cast<std::int64_t>(rows_.line()));
-  check_row_width(cells_, columns_.width(), where_);
-  row(cells_, where_);
+  if (cells_.size() != columns_.width()) check_row_width(cells_.size(), columns_.width(), where());
+  row(cells_);
   return true;
 }
 

@@ -11,6 +11,8 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +63,11 @@ class PublicTraceSource : public TraceSource {
   // than a job already returned (the file is less sorted than the window allows) or earlier
   // than the time origin.
   void add(JobSpec&& job, const PresentFields& present, std::uint32_t file, std::uint64_t line);
+  // The same without moving a record: new_job() is a default JobSpec in the buffer for the
+  // loader to fill, and add_new() buffers it as add() would. A new_job() not followed by
+  // add_new() (the row was skipped) is reset by the next new_job().
+  JobSpec& new_job();
+  void add_new(const PresentFields& present, std::uint32_t file, std::uint64_t line);
   void skip(const std::string& reason);
 
   // Submit times are returned relative to this origin (formats with calendar dates start their
@@ -77,6 +84,7 @@ class PublicTraceSource : public TraceSource {
     PresentFields present{};
     std::uint32_t file = 0;
     std::uint64_t line = 0;
+    std::uint64_t id_hash = 0;  // id_hash(job.id), worked out while the record is in the cache
   };
   // The heap orders small keys, not the records: a record (a JobSpec with its strings) is
   // written once into a slot of pending_ and moved out once, never sifted.
@@ -101,8 +109,31 @@ class PublicTraceSource : public TraceSource {
   // (sorted_), so the earliest is at the back.
   std::vector<Key> heap_;
   bool sorted_ = false;
-  std::vector<Pending> pending_;           // the buffered records, by slot
+  // Whole-file reading appends the keys in read order (no heap until something is returned):
+  // the end's sort is then a stable radix sort on submit (sort_read_order).
+  bool in_read_order_ = true;
+  static void sort_read_order(std::vector<Key>& keys);
+  // The buffered records by slot, in chunks that never move: a vector's growth moved every
+  // record buffered so far (a whole-file trace holds them all), a third of add()'s work.
+  class Slots {
+   public:
+    Pending& operator[](std::size_t slot) { return chunks_[slot / kChunk][slot % kChunk]; }
+    std::size_t size() const { return size_; }
+    // A slot never used before, holding a default Pending.
+    std::uint32_t grow() {
+      if (size_ == chunks_.size() * kChunk) chunks_.push_back(std::make_unique<Pending[]>(kChunk));
+      return static_cast<std::uint32_t>(size_++);
+    }
+
+   private:
+    static constexpr std::size_t kChunk = 1024;
+    std::vector<std::unique_ptr<Pending[]>> chunks_;
+    std::size_t size_ = 0;
+  };
+  Slots pending_;
   std::vector<std::uint32_t> free_slots_;  // slots of pending_ whose record was returned
+  std::uint32_t new_slot_ = 0;             // the slot new_job() handed out
+  bool new_slot_open_ = false;             // new_job() handed it out and add_new() has not run
   std::map<std::string, std::uint64_t> skipped_;
   std::uint64_t records_ = 0;
   std::uint64_t sequence_ = 0;
@@ -111,7 +142,6 @@ class PublicTraceSource : public TraceSource {
   Time last_emitted_;  // absolute (before the origin is subtracted)
   Time origin_;
   bool origin_set_ = false;
-  std::string where_;  // the returned job's "file:line", reused
 };
 
 // --- conversions shared by the loaders ---------------------------------------------------------
@@ -128,6 +158,8 @@ struct GpuRequest {
 // when the gang exceeds 10^6 GPUs.
 GpuRequest gpu_request(double per_instance, std::int64_t instances, const std::string& where,
                        std::string_view field);
+// The same without the error: nullopt when the gang exceeds 10^6 GPUs.
+std::optional<GpuRequest> gpu_request_within_limit(double per_instance, std::int64_t instances);
 
 // Fills gpus, gpu_milli (the per-GPU fraction of a fractional request, else 1000) and, for a
 // fractional request, sm_share; marks them present. A whole-GPU request
@@ -166,5 +198,6 @@ class CsvColumns {
 // Throws InputError at `where` unless the row has `width` cells.
 void check_row_width(const std::vector<std::string>& row, std::size_t width,
                      const std::string& where);
+void check_row_width(std::size_t cells, std::size_t width, const std::string& where);
 
 }  // namespace gpumux
