@@ -246,7 +246,9 @@ TEST_F(PlanTest, TheJctGuardHoldsEveryAnswerToTheExclusiveJct) {
     const double jct = m.answer->metrics["jct_s"]["p95"].get<double>();
     EXPECT_LE(jct, 1.1 * baseline);
     // One size below failed some objective, as for every answer.
-    if (m.one_below) EXPECT_FALSE(m.one_below->met);
+    if (m.one_below) {
+      EXPECT_FALSE(m.one_below->met);
+    }
   }
   // Exclusive is the baseline: its own guard check is met and reported as such.
   EXPECT_TRUE(r.models[0].answer->checks[guard].met);
@@ -297,7 +299,9 @@ TEST_F(PlanTest, PlacementsAreSearchedAndTheAnswerNamesItsPolicy) {
         EXPECT_FALSE(pl.met);
         EXPECT_GE(pl.stopped_at_nodes, m.answer->nodes);
         for (const auto& p : pl.probes) {
-          if (p.nodes < pl.stopped_at_nodes) EXPECT_FALSE(p.met) << p.nodes;
+          if (p.nodes < pl.stopped_at_nodes) {
+            EXPECT_FALSE(p.met) << p.nodes;
+          }
         }
         continue;
       }

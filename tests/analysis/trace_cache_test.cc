@@ -116,7 +116,9 @@ TEST_F(TraceCacheTest, APlanOverFourModelsAndTwoSeedsReadsTheTraceOnce) {
   for (std::size_t m = 0; m < plan.models.size(); ++m) {
     SCOPED_TRACE(plan.models[m].model);
     EXPECT_EQ(again.models[m].met, plan.models[m].met);
-    if (plan.models[m].met) EXPECT_EQ(again.models[m].answer->nodes, plan.models[m].answer->nodes);
+    if (plan.models[m].met) {
+      EXPECT_EQ(again.models[m].answer->nodes, plan.models[m].answer->nodes);
+    }
     ASSERT_EQ(again.models[m].probes.size(), plan.models[m].probes.size());
     for (std::size_t p = 0; p < plan.models[m].probes.size(); ++p) {
       EXPECT_EQ(again.models[m].probes[p].metrics.dump(), plan.models[m].probes[p].metrics.dump());

@@ -554,7 +554,9 @@ TEST(PublicTracePaiSim, EachBadCellNamesFileLineAndField) {
     TempFile f("bad.csv", header + good + c.row + "\n");
     const std::string msg = load_error(f.path(), "pai-sim");
     EXPECT_THAT(msg, HasSubstr(f.path() + ":3")) << c.row;
-    if (!c.field.empty()) EXPECT_THAT(msg, HasSubstr("field '" + c.field + "'")) << c.row;
+    if (!c.field.empty()) {
+      EXPECT_THAT(msg, HasSubstr("field '" + c.field + "'")) << c.row;
+    }
     EXPECT_THAT(msg, HasSubstr(c.says)) << c.row;
   }
 }

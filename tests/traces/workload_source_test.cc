@@ -192,7 +192,9 @@ TEST(WorkloadSource, TheMixDrawsDeterministicallyAndMovesNoOtherDraw) {
     differ += once.jobs[i].workload != other_seed.jobs[i].workload;
     // Named jobs keep their name; the defaults' draws (sm_share) are the same with or without
     // the mix, and under another mix seed.
-    if (i % 10 == 0) EXPECT_EQ(once.jobs[i].workload, "bert");
+    if (i % 10 == 0) {
+      EXPECT_EQ(once.jobs[i].workload, "bert");
+    }
     EXPECT_DOUBLE_EQ(once.jobs[i].sm_share, no_mix.jobs[i].sm_share);
     EXPECT_DOUBLE_EQ(once.jobs[i].sm_share, other_seed.jobs[i].sm_share);
     if (i % 10 != 0) ++by_name[once.jobs[i].workload];
