@@ -58,11 +58,13 @@ TEST(RowText, IntegersAreWrittenAsToCharsWritesThem) {
   };
   for (std::int64_t i = -1000; i <= 100000; ++i) check(i);
   // Each digit count's edges (9, 10, 99, 100, ...), both signs, and the extremes.
-  for (std::int64_t p = 1; p <= 1'000'000'000'000'000'000; p *= 10) {
+  // 10^0 .. 10^18; stops before p * 10 would overflow (signed overflow is undefined).
+  for (std::int64_t p = 1;; p *= 10) {
     for (const std::int64_t x : {p - 1, p, p + 1}) {
       check(x);
       check(-x);
     }
+    if (p > std::numeric_limits<std::int64_t>::max() / 10) break;
   }
   check(std::numeric_limits<std::int64_t>::max());
   check(std::numeric_limits<std::int64_t>::min());
