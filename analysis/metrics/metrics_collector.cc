@@ -232,6 +232,16 @@ void MetricsCollector::on_gpu_reconfigured(Time now, GpuIndex, Time drain, Time 
   reconfiguration_us_ += static_cast<double>(delay.us());
 }
 
+void MetricsCollector::on_gpu_resplit(Time now, GpuIndex, bool layout_changed, std::size_t moved,
+                                      Time, Time checkpoint) {
+  advance_to(now);
+  // A re-split in place is a reconfiguration when the layout changes; each resident it moves is
+  // a migration with its checkpoint (its restart, like a migrated job's, shows in its JCT).
+  if (layout_changed) ++reconfigurations_;
+  migrations_ += moved;
+  checkpoint_gpu_us_ += static_cast<double>(checkpoint.us()) * static_cast<double>(moved);
+}
+
 void MetricsCollector::on_run_end(Time now, std::span<const ActiveJob* const> unfinished) {
   advance_to(now);
   end_ = now;

@@ -404,6 +404,10 @@ void SlotMetrics::on_gpu_reconfigured(Time now, GpuIndex, Time, Time) {
   advance_to(now);  // on_gpu_changed follows with the new layout
 }
 
+void SlotMetrics::on_gpu_resplit(Time now, GpuIndex, bool, std::size_t, Time, Time) {
+  advance_to(now);  // on_gpu_changed follows with the new layout and slots
+}
+
 void SlotMetrics::on_gpu_changed(Time now, GpuIndex index, const GpuState& gpu) {
   advance_to(now);
   update_gpu(index, gpu);

@@ -75,6 +75,11 @@ MigHybridModel::MigHybridModel(std::string name, JsonObject& p, InnerFactory mak
       choice_(static_cast<InstanceChoice>(choice_setting_.index)),
       inner_(read_inner(p, make_inner)),
       mig_(p) {
+  if (mig_.resplits()) {
+    throw InputError(p.where("regrow"), "regrow",
+                     "re-splitting in place moves one job per instance; under '" + name_ +
+                         "' an instance holds several (use the plain 'mig' model)");
+  }
   for (const ModelParameter& q : mig_.parameters()) {
     // One job per instance is precisely what the hybrid lifts.
     if (q.name != "jobs_per_instance") declared_.push_back(q);

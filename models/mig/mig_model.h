@@ -115,6 +115,18 @@ class MigModel : public SharingModel {
   bool plan_reconfiguration(Time now, const Cluster& cluster, GpuViewBuilder& views,
                             const JobSpec& blocked, std::span<const JobSpec* const> behind,
                             Reconfiguration& out) const override;
+  // Re-split in place (`regrow`, mig_regrow.cc): when a job has finished on a MIG GPU and its
+  // instance is still free after the scheduling pass, the residents left move when some layout (any candidate with `layouts`, else the GPU's own) and
+  // assignment finish them sooner in total, pauses included, by more than kRegrowMinGain: a
+  // resident's time left is its work left / its rate in the instance (mig_job_rate: measured
+  // where the catalogue has it), plus, when it moves, checkpoint_s + restart_s, and
+  // reconfiguration_s more when the layout changes (every resident then moves: its instances
+  // are made anew). The layout with the smallest total wins, the earlier candidate on ties.
+  bool resplits() const override { return params_.regrow; }
+  bool plan_resplit(const GpuView& gpu, std::span<const double> work_left_us,
+                    Resplit& out) const override;
+  // The least a re-split must save, summed over the residents (us): no move for noise.
+  static constexpr double kRegrowMinGain = 1e6;
   // The smallest free instance (no resident holds it) that fits the job; 0 on a whole GPU.
   int choose_slot(const GpuView& gpu, const JobSpec& job) const override;
   // mig-parted configs that give GPU indices different layouts: the index's layout.
@@ -219,6 +231,10 @@ class MigModel : public SharingModel {
   bool assign_resolved(const DeviceProfile& device, const Resolved& r,
                        std::span<const JobSpec* const> jobs, std::span<int> instance_of) const;
 
+  // The re-split search (mig_regrow.cc): the cheapest assignment of residents k..n-1 to the
+  // instances left, given `spent` so far; the best is kept in regrow_best_.
+  void search_regrow(std::size_t k, double spent) const;
+
   MigParams params_;  // what `sharing.params` set (mig_params.h), fixed after construction
   mutable std::deque<std::pair<std::string, MigPartedIndexLayouts>> parted_;  // by device name
   mutable std::vector<std::uint8_t> empty_fit_;  // scratch: per layout, an empty GPU admits
@@ -241,6 +257,17 @@ class MigModel : public SharingModel {
   mutable std::vector<int> instance_of_;
   mutable std::vector<int> owner_;
   mutable std::vector<std::uint8_t> visited_;
+  // Scratch of the re-split search: per resident and instance the time left there (us;
+  // infinity where it does not fit), the cheapest time left of residents k.. (a bound), the
+  // instances taken, the path tried, the best total and path found.
+  mutable std::vector<double> regrow_cost_;
+  mutable std::vector<double> regrow_floor_;
+  mutable std::vector<std::uint8_t> regrow_used_;
+  mutable std::vector<int> regrow_path_;
+  mutable std::vector<int> regrow_best_;
+  mutable std::vector<int> regrow_profile_;  // per instance: its profile, -1 for "not shared"
+  mutable std::size_t regrow_instances_ = 0;
+  mutable double regrow_best_total_ = 0.0;
 };
 
 }  // namespace gpumux

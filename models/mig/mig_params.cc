@@ -332,6 +332,24 @@ MigParams read_mig_params(JsonObject& p) {
                      "'single' gives every GPU of a node the same layout, which repartitioning "
                      "one GPU at a time ('layouts') would break; use 'auto' or 'mixed'");
   }
+  std::vector<ModelParameter> regrow_echo;  // with `regrow` only
+  if (p.has("regrow")) {
+    JsonObject g = p.object("regrow");
+    NumberSetting checkpoint_time = read(g, kCheckpointTimeSpec);
+    NumberSetting restart_time = read(g, kRestartTimeSpec);
+    g.finish();
+    out.regrow = true;
+    out.regrow_checkpoint = as_time(checkpoint_time);
+    out.regrow_restart = as_time(restart_time);
+    ModelParameter on = ModelParameter::on_off(
+        "regrow", true, "scenario",
+        "true: when a job finishes and nothing waits, the residents left on its GPU move into "
+        "the layout and instances that finish them soonest in total (checkpoint-restart in "
+        "place; with a fixed layout, into freed instances of it)");
+    on.accepts = "an object {checkpoint_s, restart_s}";
+    regrow_echo = {std::move(on), within("regrow", declare(kCheckpointTimeSpec, checkpoint_time)),
+                   within("regrow", declare(kRestartTimeSpec, restart_time))};
+  }
   std::vector<ModelParameter> speed_echo;
   out.speed = read_mig_speed_params(p, speed_echo);
   p.finish();
@@ -361,6 +379,7 @@ MigParams read_mig_params(JsonObject& p) {
   out.declared.insert(out.declared.end(), repartition_echo.begin(), repartition_echo.end());
   if (max_slowdown)
     out.declared.push_back(within("sizing", declare(kMaxSlowdownSpec, *max_slowdown)));
+  out.declared.insert(out.declared.end(), regrow_echo.begin(), regrow_echo.end());
   return out;
 }
 

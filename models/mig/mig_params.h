@@ -55,6 +55,11 @@ struct MigParams {
   Time hysteresis;
   int lookahead = 0;
   MigrationPlan migration;  // repartition.migration (enabled: move residents, not drain)
+  // Re-split in place when a job finishes (`regrow`, any layout source; off without it): the
+  // residents left may be checkpointed and restarted in larger instances of their GPU.
+  bool regrow = false;
+  Time regrow_checkpoint;  // regrow.checkpoint_s
+  Time regrow_restart;     // regrow.restart_s
   MigSpeedParams speed;     // the job-speed model inside an instance
   // The echo of every setting, for SharingModel::parameters.
   std::vector<ModelParameter> declared;

@@ -77,6 +77,17 @@ struct Reconfiguration {
   MigrationPlan migration;  // residents moved off instead of drained (default: drained)
 };
 
+// A model's request to re-split a GPU in place (SharingModel::plan_resplit): its residents stay
+// on it, each in the slot given here; a moved resident is checkpointed and restarted there and
+// makes no progress for `pause`. The scratch vectors keep their storage between requests.
+struct Resplit {
+  int layout = 0;                   // the GPU's layout afterwards (may be its current one)
+  std::vector<int> slots;           // per resident, in GpuView order: its slot afterwards
+  std::vector<std::uint8_t> moved;  // per resident: nonzero when it is checkpointed and restarted
+  Time pause;                       // wall time a moved resident makes no progress
+  Time checkpoint;                  // of which writing its checkpoint (reported as migrations')
+};
+
 // What a GPU does with its time under the current residents, as fractions of wall time.
 struct GpuLoad {
   double useful_busy = 0.0;  // SMs busy with residents' kernels, [0, 1]
@@ -275,6 +286,20 @@ class SharingModel {
                                     GpuViewBuilder& /*views*/, const JobSpec& /*blocked*/,
                                     std::span<const JobSpec* const> /*behind*/,
                                     Reconfiguration& /*out*/) const {
+    return false;
+  }
+
+  // Asked after the scheduling pass of an instant at which a job finished on the GPU, when
+  // nothing is queued and every resident is a running single-GPU job (not a service, not writing
+  // a checkpoint): may propose to move the residents into other slots of the same GPU, in its
+  // current or another layout, e.g. into the larger instances the finished job's leaving makes
+  // possible. `work_left_us`: per resident (GpuView order), its exclusive-runtime microseconds
+  // still to do. The engine applies the request at once (sim/engine/engine_resplit.cc); the
+  // proposal must hold every resident, each in a slot of its own that fits it.
+  // Whether plan_resplit may ever propose anything: false lets the engine skip the question.
+  virtual bool resplits() const { return false; }
+  virtual bool plan_resplit(const GpuView& /*gpu*/, std::span<const double> /*work_left_us*/,
+                            Resplit& /*out*/) const {
     return false;
   }
 

@@ -27,6 +27,7 @@ Engine::Engine(Cluster& cluster, const SharingModel& model, Scheduler& scheduler
   scheduler_.set_model(model_);
   events_.reserve(cluster_.gpu_count() * 2 + 16);
   gpu_touched_.assign(cluster_.gpu_count(), 0);
+  if (model_.resplits()) gpu_vacated_.assign(cluster_.gpu_count(), 0);
   touched_.reserve(cluster_.gpu_count());
   running_.reserve(cluster_.gpu_count());
   gpus_per_device_.assign(cluster_.devices().size(), 0);
@@ -168,6 +169,7 @@ EngineStats Engine::run() {
         scheduler_.schedule(now, cluster_, model_, jobs_, running_, *this);
       } while (refresh_touched(now));
       maybe_reconfigure(now);
+      if (!vacated_.empty()) maybe_resplit(now);
       if (!queue_listeners_.empty()) explain_queue(now);
     }
   }
@@ -395,7 +397,13 @@ void Engine::on_completion(Time now, JobSlot slot) {
     jobs_.release(slot);
     return;
   }
-  for (GpuIndex g : job.gpus) touch(g, now);
+  for (GpuIndex g : job.gpus) {
+    touch(g, now);
+    if (!gpu_vacated_.empty() && !gpu_vacated_[g]) {
+      gpu_vacated_[g] = 1;
+      vacated_.push_back(g);
+    }
+  }
   job.remaining_us = 0.0;
   leave_gpus(now, slot);
   job.phase = JobPhase::kFree;  // no longer resident; observers still read its record

@@ -161,6 +161,11 @@ class Engine : private Launcher {
   // Takes a running job off its GPUs and back into the queue after a migration that lost
   // `lost_us` of its work (and spent job.checkpoint_time writing a checkpoint).
   void evict(Time now, JobSlot slot, double lost_us);
+  // Re-splitting in place (sim/engine/engine_resplit.cc): after the instant's scheduling, with
+  // nothing queued, asks the model whether each GPU a job finished on should move its residents
+  // into other slots of it (SharingModel::plan_resplit), and applies what it proposes.
+  void maybe_resplit(Time now);
+  void resplit_in_place(Time now, GpuIndex g, const Resplit& plan);
   // Refreshes the GPU's room for placement pruning (SharingModel::gpu_room), when the model
   // bounds rooms. Called whenever what the GPU can take may have grown or shrunk.
   void update_room(GpuIndex g);
@@ -217,6 +222,11 @@ class Engine : private Launcher {
   std::vector<const JobSpec*> behind_head_;  // queued jobs after the head, for reconfiguration
   std::vector<JobSlot> front_;               // scratch: the queue's first jobs
   std::vector<JobSlot> moving_;              // scratch: residents of a GPU being migrated
+  // GPUs a job finished on during this instant (models that re-split in place only), once each.
+  std::vector<GpuIndex> vacated_;
+  std::vector<std::uint8_t> gpu_vacated_;
+  std::vector<double> work_left_;  // scratch: the residents' work left, for plan_resplit
+  Resplit resplit_;                // scratch: the model's proposal
 };
 
 }  // namespace gpumux

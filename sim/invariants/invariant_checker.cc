@@ -225,6 +225,20 @@ void InvariantChecker::on_gpu_reconfigured(Time now, GpuIndex g, Time drain, Tim
   }
 }
 
+// A re-split in place keeps every resident on the GPU (on_gpu_changed then checks their new
+// slots): it moves at most the residents there are, and a move's checkpoint is part of its pause.
+void InvariantChecker::on_gpu_resplit(Time now, GpuIndex g, bool, std::size_t moved, Time pause,
+                                      Time checkpoint) {
+  at(now);
+  if (moved == 0 || moved > cluster_.gpu(g).residents.size() || checkpoint < Time::zero() ||
+      pause < checkpoint) {
+    throw InvariantViolation("GPU " + std::to_string(g) + " re-split at " + at_time(now) +
+                             " moving " + std::to_string(moved) + " of " +
+                             std::to_string(cluster_.gpu(g).residents.size()) +
+                             " residents, or with a checkpoint longer than the pause");
+  }
+}
+
 void InvariantChecker::on_gpu_changed(Time now, GpuIndex g, const GpuState& gpu) {
   at(now);
   check_gpu(now, g, gpu, true);

@@ -251,6 +251,16 @@ void Cluster::add_resident(GpuIndex g, JobSlot job, MemoryMiB memory, int slot) 
   if (load_order_.tracked()) load_order_.change(gpu.node, 1, -memory.mib());
 }
 
+void Cluster::resplit(GpuIndex g, int layout, std::span<const int> slots) {
+  GpuState& gpu = gpus_[g];
+  if (slots.size() != gpu.residents.size()) {
+    throw std::logic_error("cluster: a re-split must give every resident a slot");
+  }
+  changes_.touch(gpu.node);
+  gpu.layout = layout;
+  std::copy(slots.begin(), slots.end(), gpu.slots.begin());
+}
+
 void Cluster::mark_asked(GpuIndex g, JobSlot job) {
   GpuState& gpu = gpus_[g];
   const auto it = std::find(gpu.residents.begin(), gpu.residents.end(), job);

@@ -151,6 +151,9 @@ class Cluster {
 
   void add_resident(GpuIndex g, JobSlot job, MemoryMiB memory, int slot = 0);
   void remove_resident(GpuIndex g, JobSlot job, MemoryMiB memory);
+  // GPU `g` re-split in place: it now has `layout` and its residents hold `slots` (same order
+  // and count as GpuState::residents). Residents, memory and availability are unchanged.
+  void resplit(GpuIndex g, int layout, std::span<const int> slots);
   // A resident's memory in use changed from `before` to `after`.
   void change_memory(GpuIndex g, MemoryMiB before, MemoryMiB after) {
     changes_.touch(gpus_[g].node);

@@ -1,0 +1,128 @@
+// MigModel's re-split in place (`regrow`, "Re-split in place" in mig_model.h): when a job has
+// finished on a MIG GPU, whether its residents finish sooner in total in another layout or in
+// other instances of their own, and where each goes. MISO (SoCC'22) re-splits a GPU this way
+// whenever a job ends, so that the jobs left grow into the room it freed; its static baseline
+// moves a job into a larger instance its GPU frees. Kept apart from mig_model.cc (admission,
+// slots, rates) and mig_repartition.cc (making room for a queued job), which never call it.
+#include <algorithm>
+#include <limits>
+
+#include "models/mig/measured_speed.h"
+#include "models/mig/mig_model.h"
+
+namespace gpumux {
+
+namespace {
+constexpr double kNever = std::numeric_limits<double>::infinity();
+}  // namespace
+
+bool MigModel::plan_resplit(const GpuView& gpu, std::span<const double> work_left_us,
+                            Resplit& out) const {
+  const std::size_t n = gpu.residents.size();
+  if (!params_.regrow || n == 0 || gpu.resident_slot.size() != n || work_left_us.size() != n) {
+    return false;
+  }
+  const DeviceProfile& d = gpu.device;
+  const Resolved& now_in = resolve(d, gpu.layout);
+  // A whole GPU holds one job: nothing to grow. A GPU whose instances are all held again (a
+  // waiting job took the one freed) keeps its residents where they started.
+  if (!now_in.layout.mig_enabled || n >= now_in.layout.instances.size()) return false;
+  // Time left as things are: the threshold any move must beat.
+  double staying = 0.0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const MigProfile& p = instance_profile_of(d, now_in, gpu.resident_slot[k]);
+    staying += work_left_us[k] / mig_job_rate(*gpu.residents[k], d, p, params_.speed);
+  }
+  const double move_us = static_cast<double>((params_.regrow_checkpoint + params_.regrow_restart).us());
+  const double remake_us = static_cast<double>(params_.reconfiguration_delay.us());
+  const int layouts = params_.source == MigLayoutSource::kCandidates ? layout_count(d) : 1;
+  int chosen = -1;
+  double chosen_total = staying - kRegrowMinGain;
+  for (int l = 0; l < layouts; ++l) {
+    const int layout = params_.source == MigLayoutSource::kCandidates ? l : gpu.layout;
+    const Resolved& r = resolve(d, layout);
+    const std::size_t m = r.layout.instances.size();
+    if (!r.layout.mig_enabled || m < n) continue;
+    const bool same = layout == gpu.layout;
+    // In a new layout every resident moves (its instances are made anew); in its own layout a
+    // resident that keeps its instance pays nothing.
+    const double pause = move_us + (same ? 0.0 : remake_us);
+    regrow_cost_.assign(n * m, kNever);
+    regrow_floor_.assign(n + 1, 0.0);
+    regrow_profile_.assign(m, 0);
+    for (std::size_t i = 0; i < m; ++i) {
+      const bool held = same && std::find(gpu.resident_slot.begin(), gpu.resident_slot.end(),
+                                          static_cast<int>(i)) != gpu.resident_slot.end();
+      // Instances of one profile are interchangeable for a mover, unless a resident holds one.
+      regrow_profile_[i] = held ? -1 : r.profile[i];
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      const JobSpec& job = *gpu.residents[k];
+      double cheapest = kNever;
+      for (std::size_t i = 0; i < m; ++i) {
+        const MigProfile& p = instance_profile_of(d, r, static_cast<int>(i));
+        if (!fits(d, p, job)) continue;
+        const bool stays = same && gpu.resident_slot[k] == static_cast<int>(i);
+        const double t = work_left_us[k] / mig_job_rate(job, d, p, params_.speed) +
+                         (stays ? 0.0 : pause);
+        regrow_cost_[k * m + i] = t;
+        cheapest = std::min(cheapest, t);
+      }
+      regrow_floor_[k] = cheapest;
+    }
+    for (std::size_t k = n; k-- > 0;) regrow_floor_[k] += regrow_floor_[k + 1];
+    if (!(regrow_floor_[0] < chosen_total)) continue;  // cannot beat what is kept
+    regrow_instances_ = m;
+    regrow_used_.assign(m, 0);
+    regrow_path_.assign(n, -1);
+    regrow_best_total_ = chosen_total;
+    regrow_best_.clear();
+    search_regrow(0, 0.0);
+    if (regrow_best_.empty()) continue;
+    chosen = layout;
+    chosen_total = regrow_best_total_;
+    out.slots.assign(regrow_best_.begin(), regrow_best_.end());
+  }
+  if (chosen < 0) return false;
+  out.layout = chosen;
+  out.moved.resize(n);
+  const bool same = chosen == gpu.layout;
+  for (std::size_t k = 0; k < n; ++k) {
+    out.moved[k] = !same || out.slots[k] != gpu.resident_slot[k] ? 1 : 0;
+  }
+  out.checkpoint = params_.regrow_checkpoint;
+  out.pause = params_.regrow_checkpoint + params_.regrow_restart +
+              (same ? Time::zero() : params_.reconfiguration_delay);
+  return true;
+}
+
+void MigModel::search_regrow(std::size_t k, double spent) const {
+  const std::size_t n = regrow_path_.size(), m = regrow_instances_;
+  if (k == n) {
+    // Strictly better only: the first assignment found of an equal total stays.
+    if (spent < regrow_best_total_) {
+      regrow_best_total_ = spent;
+      regrow_best_.assign(regrow_path_.begin(), regrow_path_.end());
+    }
+    return;
+  }
+  for (std::size_t i = 0; i < m; ++i) {
+    const double t = regrow_cost_[k * m + i];
+    if (regrow_used_[i] != 0 || t == kNever) continue;
+    if (!(spent + t + regrow_floor_[k + 1] < regrow_best_total_)) continue;  // bound
+    // An interchangeable instance after an untaken one of the same profile repeats a branch.
+    bool repeat = false;
+    if (regrow_profile_[i] >= 0) {
+      for (std::size_t j = 0; j < i && !repeat; ++j) {
+        repeat = regrow_used_[j] == 0 && regrow_profile_[j] == regrow_profile_[i];
+      }
+    }
+    if (repeat) continue;
+    regrow_used_[i] = 1;
+    regrow_path_[k] = static_cast<int>(i);
+    search_regrow(k + 1, spent + t);
+    regrow_used_[i] = 0;
+  }
+}
+
+}  // namespace gpumux

@@ -1,0 +1,89 @@
+// Re-splitting a GPU in place (SharingModel::plan_resplit): when a job finishes and nothing
+// waits, the residents left may move into other slots of the same GPU (MIG: the larger instances
+// a re-split or a freed instance offers), each checkpointed and restarted there. Unlike a
+// migration (engine_migration.cc) the residents never leave the GPU or return to the queue.
+// Kept apart from engine.cc; the hooks there are the vacated_ list filled in on_completion and
+// the call after each instant's scheduling.
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "sim/engine/engine.h"
+
+namespace gpumux {
+
+void Engine::maybe_resplit(Time now) {
+  // Jobs waiting take what a finished job freed first: a re-split would hand it to residents.
+  const bool quiet = scheduler_.queued() == 0;
+  bool any = false;
+  for (GpuIndex g : vacated_) {
+    gpu_vacated_[g] = 0;
+    if (!quiet) continue;
+    const GpuState& gpu = cluster_.gpu(g);
+    if (gpu.residents.empty() || !gpu.available || gpu.draining || gpu.reconfiguring ||
+        gpu.recovering) {
+      continue;
+    }
+    bool movable = true;
+    work_left_.clear();
+    for (JobSlot s : gpu.residents) {
+      const ActiveJob& job = jobs_[s];
+      if (job.phase != JobPhase::kRunning || job.spec.service || job.checkpointing ||
+          job.gpus.size() != 1) {
+        movable = false;
+        break;
+      }
+      // Progress since the last update, as advance() would count it (the GPU is not touched
+      // unless the model proposes a move, so that a GPU left alone keeps its pending events).
+      const Time from = std::max(job.last_update, job.stalled_until);
+      const double elapsed = now > from ? static_cast<double>((now - from).us()) : 0.0;
+      work_left_.push_back(std::max(0.0, job.remaining_us - job.rate * elapsed));
+    }
+    if (!movable) continue;
+    GpuViewBuilder views(cluster_, jobs_);
+    if (!model_.plan_resplit(views.view(g), work_left_, resplit_)) continue;
+    resplit_in_place(now, g, resplit_);
+    any = true;
+  }
+  vacated_.clear();
+  if (!any) return;
+  // The moved residents' rates and events; a fault of the new slots' memory frees GPUs too.
+  do {
+    scheduler_.schedule(now, cluster_, model_, jobs_, running_, *this);
+  } while (refresh_touched(now));
+}
+
+void Engine::resplit_in_place(Time now, GpuIndex g, const Resplit& plan) {
+  GpuState& gpu = cluster_.gpu(g);
+  const DeviceProfile& device = cluster_.device_of(g);
+  if (plan.layout < 0 || plan.layout >= model_.layout_count(device) ||
+      plan.slots.size() != gpu.residents.size() || plan.moved.size() != gpu.residents.size() ||
+      plan.pause < plan.checkpoint ||
+      std::none_of(plan.moved.begin(), plan.moved.end(), [](std::uint8_t m) { return m != 0; })) {
+    throw std::logic_error("sharing model '" + std::string(model_.name()) +
+                           "' planned an impossible re-split");
+  }
+  touch(g, now);  // every resident's progress is up to date from here on
+  std::size_t moved = 0;
+  for (std::size_t k = 0; k < gpu.residents.size(); ++k) {
+    if (plan.moved[k] == 0) continue;
+    ActiveJob& job = jobs_[gpu.residents[k]];
+    // No progress while it writes its checkpoint, the instances are made and it restores.
+    job.stalled_until = std::max(job.stalled_until, now) + plan.pause;
+    ++job.migrations;
+    ++moved;
+  }
+  const bool layout_changed = plan.layout != gpu.layout;
+  cluster_.resplit(g, plan.layout, plan.slots);
+  if (layout_changed) {
+    gpu.last_reconfigured = now;
+    ++stats_.reconfigurations;
+  }
+  stats_.migrations += moved;
+  update_room(g);
+  for (auto* o : observers_) {
+    o->on_gpu_resplit(now, g, layout_changed, moved, plan.pause, plan.checkpoint);
+  }
+}
+
+}  // namespace gpumux
