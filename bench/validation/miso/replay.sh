@@ -20,10 +20,15 @@ for layout in '["4g.20gb", "3g.20gb"]' '["3g.20gb", "2g.10gb", "2g.10gb"]' '["3g
     '["2g.10gb", "2g.10gb", "2g.10gb", "1g.5gb"]' '["3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"]' \
     '["1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb"]'; do
   add "static $layout" "{\"model\": \"mig\", \"params\": {\"layout\": $layout}}"
+  add "static $layout + promotion" "{\"model\": \"mig\", \"params\": {\"layout\": $layout, \"regrow\": {}}}"
 done
 add "dynamic, drain" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates}}"
-add "dynamic, migration (the scenario)" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"migration\": {}}}}"
+add "dynamic, migration" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"migration\": {}}}}"
 add "dynamic, migration + sizing" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"migration\": {}}, \"sizing\": {}}}"
+add "dynamic, migration + regrow" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"migration\": {}}, \"regrow\": {}}}"
+add "dynamic, migration + regrow, no hysteresis, 10 s re-split" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"hysteresis_s\": 0, \"migration\": {}}, \"regrow\": {}}}"
+add "dynamic, migration + regrow, no hysteresis, 30 s per move (the scenario)" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"reconfiguration_s\": 0, \"hysteresis_s\": 0, \"migration\": {}}, \"regrow\": {}}}"
+add "dynamic, migration + regrow, no hysteresis, free moves (bound)" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"hysteresis_s\": 0, \"reconfiguration_s\": 0, \"migration\": {\"checkpoint_s\": 0, \"restart_s\": 0}}, \"regrow\": {\"checkpoint_s\": 0, \"restart_s\": 0}}}"
 add "mps" '{"model": "mps"}'
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
@@ -44,7 +49,10 @@ import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 none = rows[0]["jct"]
 static = [r for r in rows if r["label"].startswith("static") and r["rejected"] == 0]
+# MISO's static baseline moves a job into a larger instance its GPU frees, so the promoted
+# layouts count: the best static layout is the best of either kind.
 best = min(static, key=lambda r: r["jct"])
+plain = min((r for r in static if not r["label"].endswith("promotion")), key=lambda r: r["jct"])
 print("| policy | mean JCT (s) | vs none | vs best static | mean queueing (s) | sharing slowdown | reconfigurations | finished / rejected |")
 print("|---|--:|--:|--:|--:|--:|--:|--:|")
 for r in rows:
@@ -54,4 +62,5 @@ for r in rows:
         r["label"], r["jct"], vs_none, vs_best, r["queue"], r["slowdown"], r["reconfigurations"],
         r["finished"], r["rejected"]))
 print("\nbest static layout (no job rejected): " + best["label"])
+print("best static layout without promotion: %s (%.0f s)" % (plain["label"], plain["jct"]))
 PY
