@@ -262,6 +262,7 @@ class MigModel : public SharingModel {
   // instances taken, the path tried, the best total and path found.
   mutable std::vector<double> regrow_cost_;
   mutable std::vector<double> regrow_floor_;
+  mutable std::vector<double> regrow_rate_;  // per resident and device profile; < 0: not yet
   mutable std::vector<std::uint8_t> regrow_used_;
   mutable std::vector<int> regrow_path_;
   mutable std::vector<int> regrow_best_;

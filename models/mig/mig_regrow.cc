@@ -27,15 +27,27 @@ bool MigModel::plan_resplit(const GpuView& gpu, std::span<const double> work_lef
   // A whole GPU holds one job: nothing to grow. A GPU whose instances are all held again (a
   // waiting job took the one freed) keeps its residents where they started.
   if (!now_in.layout.mig_enabled || n >= now_in.layout.instances.size()) return false;
-  // Time left as things are: the threshold any move must beat.
-  double staying = 0.0;
-  for (std::size_t k = 0; k < n; ++k) {
-    const MigProfile& p = instance_profile_of(d, now_in, gpu.resident_slot[k]);
-    staying += work_left_us[k] / mig_job_rate(*gpu.residents[k], d, p, params_.speed);
-  }
   const double move_us = static_cast<double>((params_.regrow_checkpoint + params_.regrow_restart).us());
   const double remake_us = static_cast<double>(params_.reconfiguration_delay.us());
   const int layouts = params_.source == MigLayoutSource::kCandidates ? layout_count(d) : 1;
+  // Each resident's rate per profile of the device, computed when first needed: the layouts
+  // share profiles, and a rate may come from the catalogue or the speed model.
+  const std::size_t profiles = d.mig_profiles.size();
+  regrow_rate_.assign(n * profiles, -1.0);
+  const auto rate = [&](std::size_t k, int profile) {
+    double& r = regrow_rate_[k * profiles + static_cast<std::size_t>(profile)];
+    if (r < 0.0) {
+      r = mig_job_rate(*gpu.residents[k], d, d.mig_profiles[static_cast<std::size_t>(profile)],
+                       params_.speed);
+    }
+    return r;
+  };
+  // Time left as things are: the threshold any move must beat.
+  double staying = 0.0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const auto slot = static_cast<std::size_t>(gpu.resident_slot[k]);
+    staying += work_left_us[k] / rate(k, now_in.profile[slot]);
+  }
   int chosen = -1;
   double chosen_total = staying - kRegrowMinGain;
   for (int l = 0; l < layouts; ++l) {
@@ -63,8 +75,7 @@ bool MigModel::plan_resplit(const GpuView& gpu, std::span<const double> work_lef
         const MigProfile& p = instance_profile_of(d, r, static_cast<int>(i));
         if (!fits(d, p, job)) continue;
         const bool stays = same && gpu.resident_slot[k] == static_cast<int>(i);
-        const double t = work_left_us[k] / mig_job_rate(job, d, p, params_.speed) +
-                         (stays ? 0.0 : pause);
+        const double t = work_left_us[k] / rate(k, r.profile[i]) + (stays ? 0.0 : pause);
         regrow_cost_[k * m + i] = t;
         cheapest = std::min(cheapest, t);
       }
