@@ -5,9 +5,19 @@
 #include <cmath>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gpumux {
 namespace {
+
+// A plain line: no marks, no band.
+ChartSeries line(std::string name, std::vector<ChartPoint> points) {
+  ChartSeries s;
+  s.name = std::move(name);
+  s.points = std::move(points);
+  return s;
+}
 
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
@@ -40,7 +50,7 @@ TEST(SvgChart, EscapesEveryTextItPrints) {
   spec.title = "<script>alert(1)</script>";
   spec.x_label = "x & y";
   spec.y_label = "\"quoted\"";
-  spec.series = {{"tenant <a>", {{0, 1}, {1, 2}}}};
+  spec.series = {line("tenant <a>", {{0, 1}, {1, 2}})};
   const std::string svg = svg_chart(spec);
   EXPECT_EQ(svg.find("<script"), std::string::npos);
   EXPECT_NE(svg.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
@@ -61,7 +71,7 @@ TEST(SvgChart, AxesCoverTheDataWithNiceTicks) {
   ChartSpec spec;
   spec.width = 600;
   spec.height = 300;
-  spec.series = {{"a", {{100, 3}, {200, 7}, {300, 5}}}};
+  spec.series = {line("a", {{100, 3}, {200, 7}, {300, 5}})};
   const std::string svg = svg_chart(spec);
   // y starts at 0 for non-negative data and ends at the tick above the maximum (8); x spans
   // exactly the data: 100 at the left edge (64 px), 300 at the right (width - 16).
@@ -84,7 +94,7 @@ TEST(SvgChart, AxesCoverTheDataWithNiceTicks) {
 TEST(SvgChart, StepChartHoldsEachValueUntilTheNextPoint) {
   ChartSpec spec;
   spec.step = true;
-  spec.series = {{"cdf", {{0, 0}, {10, 0.5}, {20, 1}}}};
+  spec.series = {line("cdf", {{0, 0}, {10, 0.5}, {20, 1}})};
   const auto points = polyline_points(svg_chart(spec));
   ASSERT_EQ(points.size(), 5u);  // each step adds a corner at the old height
   EXPECT_DOUBLE_EQ(points[1].second, points[0].second);
@@ -105,7 +115,7 @@ TEST(SvgChart, DownsamplingBoundsThePointsAndKeepsEndsAndSpikes) {
 
   // The chart itself draws at most kMaxChartPoints per series, whatever it is given.
   ChartSpec spec;
-  spec.series = {{"big", series}};
+  spec.series = {line("big", series)};
   const std::string svg = svg_chart(spec);
   EXPECT_LE(polyline_points(svg).size(), kMaxChartPoints);
   EXPECT_LT(svg.size(), 40'000u);
@@ -134,7 +144,7 @@ TEST(SvgChart, EmptySeriesGiveANoDataPanel) {
   ChartSpec spec;
   spec.title = "JCT CDF";
   spec.no_data_reason = "no data: no finished job";
-  spec.series = {{"a", {}}, {"b", {{NAN, 1}}}};
+  spec.series = {line("a", {}), line("b", {{NAN, 1}})};
   const std::string svg = svg_chart(spec);
   EXPECT_NE(svg.find("class=\"no-data\">no data: no finished job</text>"), std::string::npos);
   EXPECT_NE(svg.find("JCT CDF"), std::string::npos);
@@ -144,12 +154,12 @@ TEST(SvgChart, EmptySeriesGiveANoDataPanel) {
   spec.series.clear();
   EXPECT_NE(svg_chart(spec).find("no-data"), std::string::npos);
   // One point still gets visible axes (the range is widened around it).
-  spec.series = {{"one", {{5, 5}}}};
+  spec.series = {line("one", {{5, 5}})};
   const std::string single = svg_chart(spec);
   EXPECT_EQ(single.find("no-data"), std::string::npos);
   EXPECT_EQ(single.find("nan"), std::string::npos);
   // All zeros (a count that never rose) get an axis from 0 to 1, never a negative tick.
-  spec.series = {{"zeros", {{0, 0}, {10, 0}}}};
+  spec.series = {line("zeros", {{0, 0}, {10, 0}})};
   const std::string zeros = svg_chart(spec);
   EXPECT_NE(zeros.find(">1</text>"), std::string::npos);
   EXPECT_EQ(zeros.find(">-"), std::string::npos);
@@ -158,7 +168,7 @@ TEST(SvgChart, EmptySeriesGiveANoDataPanel) {
 TEST(SvgChart, SameChartSameBytes) {
   ChartSpec spec;
   spec.title = "t";
-  spec.series = {{"a", {{0, 0.1}, {1, 0.3}}}, {"b", {{0, 0.2}, {2, 0.4}}}};
+  spec.series = {line("a", {{0, 0.1}, {1, 0.3}}), line("b", {{0, 0.2}, {2, 0.4}})};
   EXPECT_EQ(svg_chart(spec), svg_chart(spec));
   EXPECT_EQ(count(svg_chart(spec), "<polyline"), 2u);
 }

@@ -127,7 +127,7 @@ TEST(CpuOnlyJobs, HoldCoresUntilTheyEndAndQueueByThePolicy) {
 // the reservation counts cores (H asks for some): H fits by count when A ends at 100 (shadow
 // 100); C (20 s) ends before it, so it backfills at 5 (fifo: C waits behind H until 100).
 TEST(CpuOnlyJobs, StartWithEveryGpuBusy) {
-  for (const auto policy : {"fifo", "fifo-backfill", "greedy"}) {
+  for (const std::string policy : {"fifo", "fifo-backfill", "greedy"}) {
     SCOPED_TRACE(policy);
     Cluster alone = cpu_cluster(1, {8.0});
     const Record r =
