@@ -123,8 +123,12 @@ class MigModel : public SharingModel {
   // reconfiguration_s more when the layout changes (every resident then moves: its instances
   // are made anew). The layout with the smallest total wins, the earlier candidate on ties.
   bool resplits() const override { return params_.regrow; }
+  // With an incoming job (the queue's head, when plan_reconfiguration chose this GPU for it with
+  // migration): among the layouts with exactly one instance per job (as MISO re-splits), the one
+  // whose best assignment finishes residents and head soonest in total (the head's time its
+  // runtime / its rate, no pause); its instance is the one left free.
   bool plan_resplit(const GpuView& gpu, std::span<const double> work_left_us,
-                    Resplit& out) const override;
+                    const JobSpec* incoming, Resplit& out) const override;
   // The least a re-split must save, summed over the residents (us): no move for noise.
   static constexpr double kRegrowMinGain = 1e6;
   // The smallest free instance (no resident holds it) that fits the job; 0 on a whole GPU.

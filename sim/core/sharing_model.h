@@ -289,17 +289,22 @@ class SharingModel {
     return false;
   }
 
-  // Asked after the scheduling pass of an instant at which a job finished on the GPU, when
-  // nothing is queued and every resident is a running single-GPU job (not a service, not writing
-  // a checkpoint): may propose to move the residents into other slots of the same GPU, in its
-  // current or another layout, e.g. into the larger instances the finished job's leaving makes
-  // possible. `work_left_us`: per resident (GpuView order), its exclusive-runtime microseconds
-  // still to do. The engine applies the request at once (sim/engine/engine_resplit.cc); the
-  // proposal must hold every resident, each in a slot of its own that fits it.
+  // May propose to move a GPU's residents into other slots of it, in its current or another
+  // layout; every resident is a running single-GPU job (not a service, not writing a
+  // checkpoint). `work_left_us`: per resident (GpuView order), its exclusive-runtime
+  // microseconds still to do. Asked
+  // - with `incoming` null, after the scheduling pass of an instant at which a job finished on
+  //   the GPU, when nothing is queued: e.g. into the larger instances the finished job's leaving
+  //   makes possible;
+  // - with `incoming` the queue's head, when plan_reconfiguration chose the GPU for it with
+  //   migration: instead of moving the residents off, a layout that holds them and the head
+  //   (which then starts in a free slot that fits it, as any start).
+  // The engine applies the request at once (sim/engine/engine_resplit.cc); the proposal must
+  // hold every resident, each in a slot of its own that fits it, and move at least one.
   // Whether plan_resplit may ever propose anything: false lets the engine skip the question.
   virtual bool resplits() const { return false; }
   virtual bool plan_resplit(const GpuView& /*gpu*/, std::span<const double> /*work_left_us*/,
-                            Resplit& /*out*/) const {
+                            const JobSpec* /*incoming*/, Resplit& /*out*/) const {
     return false;
   }
 

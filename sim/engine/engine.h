@@ -165,6 +165,13 @@ class Engine : private Launcher {
   // nothing queued, asks the model whether each GPU a job finished on should move its residents
   // into other slots of it (SharingModel::plan_resplit), and applies what it proposes.
   void maybe_resplit(Time now);
+  // With migration planned for the queue's head on GPU `g`: asks the model for a re-split of
+  // `g` in place that holds its residents and `head`, applies it and schedules. False (nothing
+  // done) when the model has none or a resident cannot move.
+  bool resplit_for(Time now, GpuIndex g, const JobSpec& head);
+  // Whether every resident of GPU `g` may be moved in place (running, single-GPU, not a service,
+  // not writing a checkpoint; the GPU taking jobs); fills work_left_ with their work left.
+  bool movable_work_left(Time now, GpuIndex g);
   void resplit_in_place(Time now, GpuIndex g, const Resplit& plan);
   // Refreshes the GPU's room for placement pruning (SharingModel::gpu_room), when the model
   // bounds rooms. Called whenever what the GPU can take may have grown or shrunk.

@@ -29,6 +29,8 @@ void Engine::maybe_reconfigure(Time now) {
     throw std::logic_error("sharing model '" + std::string(model_.name()) +
                            "' planned an impossible reconfiguration");
   }
+  // Moving the residents in place, around the head, when the model re-splits GPUs in place.
+  if (r.migration.enabled && resplit_for(now, r.gpu, jobs_[front_[0]].spec)) return;
   ++reconfigurations_in_flight_;
   gpu.draining = true;
   gpu.pending_layout = r.layout;

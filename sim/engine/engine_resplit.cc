@@ -1,9 +1,11 @@
 // Re-splitting a GPU in place (SharingModel::plan_resplit): when a job finishes and nothing
 // waits, the residents left may move into other slots of the same GPU (MIG: the larger instances
-// a re-split or a freed instance offers), each checkpointed and restarted there. Unlike a
-// migration (engine_migration.cc) the residents never leave the GPU or return to the queue.
-// Kept apart from engine.cc; the hooks there are the vacated_ list filled in on_completion and
-// the call after each instant's scheduling.
+// a re-split or a freed instance offers); when a reconfiguration with migration makes room for
+// the queue's head, the residents may be re-split around it instead of moved off. Each moved
+// resident is checkpointed and restarted in its new slot. Unlike a migration
+// (engine_migration.cc) the residents never leave the GPU or return to the queue. Kept apart
+// from engine.cc; the hooks there are the vacated_ list filled in on_completion and the call
+// after each instant's scheduling, and the call from maybe_reconfigure.
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -12,36 +14,37 @@
 
 namespace gpumux {
 
+bool Engine::movable_work_left(Time now, GpuIndex g) {
+  const GpuState& gpu = cluster_.gpu(g);
+  work_left_.clear();
+  if (gpu.residents.empty() || !gpu.available || gpu.draining || gpu.reconfiguring ||
+      gpu.recovering) {
+    return false;
+  }
+  for (JobSlot s : gpu.residents) {
+    const ActiveJob& job = jobs_[s];
+    if (job.phase != JobPhase::kRunning || job.spec.service || job.checkpointing ||
+        job.gpus.size() != 1) {
+      return false;
+    }
+    // Progress since the last update, as advance() would count it (the GPU is not touched
+    // unless the model proposes a move, so that a GPU left alone keeps its pending events).
+    const Time from = std::max(job.last_update, job.stalled_until);
+    const double elapsed = now > from ? static_cast<double>((now - from).us()) : 0.0;
+    work_left_.push_back(std::max(0.0, job.remaining_us - job.rate * elapsed));
+  }
+  return true;
+}
+
 void Engine::maybe_resplit(Time now) {
   // Jobs waiting take what a finished job freed first: a re-split would hand it to residents.
   const bool quiet = scheduler_.queued() == 0;
   bool any = false;
   for (GpuIndex g : vacated_) {
     gpu_vacated_[g] = 0;
-    if (!quiet) continue;
-    const GpuState& gpu = cluster_.gpu(g);
-    if (gpu.residents.empty() || !gpu.available || gpu.draining || gpu.reconfiguring ||
-        gpu.recovering) {
-      continue;
-    }
-    bool movable = true;
-    work_left_.clear();
-    for (JobSlot s : gpu.residents) {
-      const ActiveJob& job = jobs_[s];
-      if (job.phase != JobPhase::kRunning || job.spec.service || job.checkpointing ||
-          job.gpus.size() != 1) {
-        movable = false;
-        break;
-      }
-      // Progress since the last update, as advance() would count it (the GPU is not touched
-      // unless the model proposes a move, so that a GPU left alone keeps its pending events).
-      const Time from = std::max(job.last_update, job.stalled_until);
-      const double elapsed = now > from ? static_cast<double>((now - from).us()) : 0.0;
-      work_left_.push_back(std::max(0.0, job.remaining_us - job.rate * elapsed));
-    }
-    if (!movable) continue;
+    if (!quiet || !movable_work_left(now, g)) continue;
     GpuViewBuilder views(cluster_, jobs_);
-    if (!model_.plan_resplit(views.view(g), work_left_, resplit_)) continue;
+    if (!model_.plan_resplit(views.view(g), work_left_, nullptr, resplit_)) continue;
     resplit_in_place(now, g, resplit_);
     any = true;
   }
@@ -51,6 +54,18 @@ void Engine::maybe_resplit(Time now) {
   do {
     scheduler_.schedule(now, cluster_, model_, jobs_, running_, *this);
   } while (refresh_touched(now));
+}
+
+bool Engine::resplit_for(Time now, GpuIndex g, const JobSpec& head) {
+  if (!model_.resplits() || !movable_work_left(now, g)) return false;
+  GpuViewBuilder views(cluster_, jobs_);
+  if (!model_.plan_resplit(views.view(g), work_left_, &head, resplit_)) return false;
+  resplit_in_place(now, g, resplit_);
+  // The head (and whoever else fits) starts in what the re-split left free.
+  do {
+    scheduler_.schedule(now, cluster_, model_, jobs_, running_, *this);
+  } while (refresh_touched(now));
+  return true;
 }
 
 void Engine::resplit_in_place(Time now, GpuIndex g, const Resplit& plan) {

@@ -1,7 +1,7 @@
-// Re-splitting in place when a job finishes (`regrow`): hand-derived runs on one GPU (a resident
-// grows into a new layout, or into the larger instance its neighbour freed, or stays when moving
-// costs more than it saves), waiting jobs served first, invariants on random traffic, and the
-// parameters' echo and errors.
+// Re-splitting in place (`regrow`): hand-derived runs on one GPU (a resident grows into a new
+// layout when a job ends, or into the larger instance its neighbour freed, or stays when moving
+// costs more than it saves; a head that fits nowhere gets the GPU re-split around the resident),
+// waiting jobs served first, invariants on random traffic, and the parameters' echo and errors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -147,6 +147,30 @@ TEST(MigRegrow, WithAFixedLayoutAResidentMovesIntoTheLargerInstanceFreed) {
   EXPECT_EQ(run.final_layout, 0);
   EXPECT_EQ(run.stats.reconfigurations, 0u);
   EXPECT_EQ(run.stats.migrations, 1u);
+}
+
+TEST(MigRegrow, AHeadThatFitsNowhereGetsItsGpuReSplitAroundTheResident) {
+  // `first` runs alone in the 7g.40gb; `second` arrives at 100 s and fits no free instance. With
+  // migration and regrow the GPU is re-split in place into the two-instance layout that finishes
+  // both soonest: `second` (more work) in the 4g.20gb, starting at once; `first` paused 40 s
+  // (10 s checkpoint, 10 s re-split, 20 s restore) and resumed in the 3g.20gb.
+  json params = kDynamic;
+  params["layouts"] = {{"7g.40gb"}, {"4g.20gb", "3g.20gb"}, {"3g.20gb", "2g.10gb", "2g.10gb"}};
+  params["repartition"]["migration"] = json::object();
+  const MigModel m = model_of(params);
+  const JobSpec first = wide_job("first", 0, 300), second = wide_job("second", 100, 2000);
+  const OneGpuRun run = run_one_gpu(m, {first, second});
+  const double r7 = rate_in("7g.40gb", first), r3 = rate_in("3g.20gb", first),
+               r4 = rate_in("4g.20gb", first);
+  const double left = 300e6 - r7 * 100e6;
+  ASSERT_LT(40e6 + left / r3 + 2000e6 / r4, 40e6 + left / r4 + 2000e6 / r3);
+  EXPECT_EQ(run.seen.start_us.at("second"), 100e6);
+  EXPECT_NEAR(run.seen.finish_us.at("first"), 100e6 + 40e6 + wall_us(left, r3), 2.0);
+  ASSERT_GE(run.seen.calls.size(), 1u);
+  EXPECT_DOUBLE_EQ(run.seen.calls[0].at_s, 100.0);
+  EXPECT_TRUE(run.seen.calls[0].layout_changed);
+  EXPECT_EQ(run.seen.calls[0].moved, 1u);
+  EXPECT_DOUBLE_EQ(run.seen.calls[0].pause_s, 40.0);
 }
 
 TEST(MigRegrow, AResidentNearItsEndIsNotMoved) {
