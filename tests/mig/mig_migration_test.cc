@@ -223,17 +223,15 @@ void check_conservation(const nlohmann::json& migration, double interval_s) {
   Cluster c = a100_cluster(4);
   Scheduler scheduler("fifo-backfill", make_placement_policy("best-fit"), 64);
   std::mt19937_64 rng(7);
-  std::vector<JobSpec> trace;
-  double t = 0;
   const std::int64_t memories[] = {3000, 3000, 9000, 15000};
-  for (int k = 0; k < 300; ++k) {
-    t += std::uniform_real_distribution<double>(0, 60)(rng);
-    JobSpec j = unit_rate_job("j" + std::to_string(k), std::floor(t),
-                              std::floor(std::uniform_real_distribution<double>(60, 3000)(rng)),
-                              memories[rng() % 4]);
-    j.checkpoint_interval = Time::from_seconds(interval_s);
-    trace.push_back(j);
-  }
+  const std::vector<JobSpec> trace =
+      mig_test::random_arrivals(rng, 300, 60, [&](std::mt19937_64& r) {
+        JobSpec j = unit_rate_job("", 0,
+                                  std::floor(std::uniform_real_distribution<double>(60, 3000)(r)),
+                                  memories[r() % 4]);
+        j.checkpoint_interval = Time::from_seconds(interval_s);
+        return j;
+      });
   mig_test::ListSource source(trace);
   testing::CheckedEngine engine(c, m, scheduler, source);
   Ledger ledger;

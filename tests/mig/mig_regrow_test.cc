@@ -226,18 +226,15 @@ TEST(MigRegrow, RandomTrafficKeepsEveryInvariant) {
   Cluster c({device("A100-40GB")}, {NodeSpec{"n0", 0, 4, 0, true}});
   Scheduler scheduler("fifo-backfill", make_placement_policy("best-fit"), 64);
   std::mt19937_64 rng(11);
-  std::vector<JobSpec> trace;
-  double t = 0;
   const std::int64_t memories[] = {3000, 3000, 9000, 15000};
-  for (int k = 0; k < 300; ++k) {
-    t += std::uniform_real_distribution<double>(0, 90)(rng);
-    JobSpec j = job(memories[rng() % 4], std::uniform_real_distribution<double>(0.2, 1.0)(rng),
-                    std::uniform_real_distribution<double>(0.1, 1.0)(rng));
-    j.id = "j" + std::to_string(k);
-    j.submit = Time::from_seconds(std::floor(t));
-    j.runtime = Time::from_seconds(std::floor(std::uniform_real_distribution<double>(60, 3000)(rng)));
-    trace.push_back(j);
-  }
+  const std::vector<JobSpec> trace =
+      mig_test::random_arrivals(rng, 300, 90, [&](std::mt19937_64& r) {
+        JobSpec j = job(memories[r() % 4], std::uniform_real_distribution<double>(0.2, 1.0)(r),
+                        std::uniform_real_distribution<double>(0.1, 1.0)(r));
+        j.runtime =
+            Time::from_seconds(std::floor(std::uniform_real_distribution<double>(60, 3000)(r)));
+        return j;
+      });
   mig_test::ListSource source(trace);
   testing::CheckedEngine engine(c, m, scheduler, source);
   Resplits seen;

@@ -1,7 +1,10 @@
 // Built-in devices and small helpers shared by the MIG tests.
 #pragma once
 
+#include <cmath>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/device_registry.h"
@@ -39,6 +42,24 @@ inline std::vector<std::string> operator+(std::vector<std::string> a,
                                           const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
+}
+
+// `count` jobs named j0, j1, ... arriving at whole seconds after gaps drawn uniformly in
+// [0, max_gap_s): each made by `make(rng)` right after its gap is drawn; its id and submit are
+// set here.
+template <class Make>
+std::vector<JobSpec> random_arrivals(std::mt19937_64& rng, int count, double max_gap_s,
+                                     Make make) {
+  std::vector<JobSpec> trace;
+  double t = 0;
+  for (int k = 0; k < count; ++k) {
+    t += std::uniform_real_distribution<double>(0, max_gap_s)(rng);
+    JobSpec j = make(rng);
+    j.id = "j" + std::to_string(k);
+    j.submit = Time::from_seconds(std::floor(t));
+    trace.push_back(std::move(j));
+  }
+  return trace;
 }
 
 }  // namespace gpumux::mig_test
