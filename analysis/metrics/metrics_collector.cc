@@ -232,14 +232,18 @@ void MetricsCollector::on_gpu_reconfigured(Time now, GpuIndex, Time drain, Time 
   reconfiguration_us_ += static_cast<double>(delay.us());
 }
 
-void MetricsCollector::on_gpu_resplit(Time now, GpuIndex, bool layout_changed, std::size_t moved,
-                                      Time, Time checkpoint) {
+void MetricsCollector::on_gpu_resplit(Time now, GpuIndex, const Resplit& plan,
+                                      bool layout_changed, std::size_t moved) {
   advance_to(now);
-  // A re-split in place is a reconfiguration when the layout changes; each resident it moves is
-  // a migration with its checkpoint (its restart, like a migrated job's, shows in its JCT).
-  if (layout_changed) ++reconfigurations_;
+  // A re-split in place is a reconfiguration when the layout changes (the GPU taking no job
+  // while its instances are made); each resident it moves is a migration with its checkpoint
+  // (its restart, like a migrated job's, shows in its JCT).
+  if (layout_changed) {
+    ++reconfigurations_;
+    reconfiguration_us_ += static_cast<double>(plan.unavailable.us());
+  }
   migrations_ += moved;
-  checkpoint_gpu_us_ += static_cast<double>(checkpoint.us()) * static_cast<double>(moved);
+  checkpoint_gpu_us_ += static_cast<double>(plan.checkpoint.us()) * static_cast<double>(moved);
 }
 
 void MetricsCollector::on_run_end(Time now, std::span<const ActiveJob* const> unfinished) {

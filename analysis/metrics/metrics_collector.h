@@ -84,8 +84,8 @@ class MetricsCollector : public EngineObserver {
                        Time checkpoint) override;
   void on_job_failed(Time now, const ActiveJob& job) override;
   void on_gpu_reconfigured(Time now, GpuIndex gpu, Time drain, Time delay) override;
-  void on_gpu_resplit(Time now, GpuIndex gpu, bool layout_changed, std::size_t moved, Time pause,
-                      Time checkpoint) override;
+  void on_gpu_resplit(Time now, GpuIndex gpu, const Resplit& plan, bool layout_changed,
+                      std::size_t moved) override;
   void on_run_end(Time now, std::span<const ActiveJob* const> unfinished) override;
 
   // Lets jobs.csv name each started job's device and MIG instance (the slot it holds on its

@@ -404,7 +404,7 @@ void SlotMetrics::on_gpu_reconfigured(Time now, GpuIndex, Time, Time) {
   advance_to(now);  // on_gpu_changed follows with the new layout
 }
 
-void SlotMetrics::on_gpu_resplit(Time now, GpuIndex, bool, std::size_t, Time, Time) {
+void SlotMetrics::on_gpu_resplit(Time now, GpuIndex, const Resplit&, bool, std::size_t) {
   advance_to(now);  // on_gpu_changed follows with the new layout and slots
 }
 

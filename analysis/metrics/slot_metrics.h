@@ -79,8 +79,8 @@ class SlotMetrics : public EngineObserver {
   void on_job_failed(Time now, const ActiveJob& job) override;
   void on_gpu_drain_started(Time now, GpuIndex gpu) override;
   void on_gpu_reconfigured(Time now, GpuIndex gpu, Time drain, Time delay) override;
-  void on_gpu_resplit(Time now, GpuIndex gpu, bool layout_changed, std::size_t moved, Time pause,
-                      Time checkpoint) override;
+  void on_gpu_resplit(Time now, GpuIndex gpu, const Resplit& plan, bool layout_changed,
+                      std::size_t moved) override;
   void on_gpu_changed(Time now, GpuIndex index, const GpuState& gpu) override;
   void on_run_end(Time now, std::span<const ActiveJob* const> unfinished) override;
 

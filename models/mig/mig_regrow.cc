@@ -124,8 +124,8 @@ bool MigModel::plan_resplit(const GpuView& gpu, std::span<const double> work_lef
   if (!any) return false;  // nothing to do (an incoming job would have had a free instance)
   out.layout = chosen;
   out.checkpoint = params_.regrow_checkpoint;
-  out.pause = params_.regrow_checkpoint + params_.regrow_restart +
-              (same ? Time::zero() : params_.reconfiguration_delay);
+  out.unavailable = same ? Time::zero() : params_.reconfiguration_delay;
+  out.pause = params_.regrow_checkpoint + params_.regrow_restart + out.unavailable;
   return true;
 }
 

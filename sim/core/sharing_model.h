@@ -86,6 +86,9 @@ struct Resplit {
   std::vector<std::uint8_t> moved;  // per resident: nonzero when it is checkpointed and restarted
   Time pause;                       // wall time a moved resident makes no progress
   Time checkpoint;                  // of which writing its checkpoint (reported as migrations')
+  // Wall time the GPU takes no new job while its instances are made (a changed layout); the
+  // engine counts it as a reconfiguration in flight.
+  Time unavailable;
 };
 
 // What a GPU does with its time under the current residents, as fractions of wall time.

@@ -67,6 +67,7 @@ bool Engine::is_stale(const Event& ev) const {
     case EventKind::kRetry:
     case EventKind::kGpuRecovered:
     case EventKind::kGpuReconfigured:
+    case EventKind::kGpuResplit:
       break;
   }
   return false;
@@ -141,6 +142,9 @@ EngineStats Engine::run() {
         for (auto* o : observers_) o->on_gpu_changed(now, ev.target, gpu);
         break;
       }
+      case EventKind::kGpuResplit:
+        on_resplit_done(now, ev.target);
+        break;
       case EventKind::kGpuReconfigured: {
         GpuState& gpu = cluster_.gpu(ev.target);
         gpu.layout = gpu.pending_layout;

@@ -173,6 +173,8 @@ class Engine : private Launcher {
   // not writing a checkpoint; the GPU taking jobs); fills work_left_ with their work left.
   bool movable_work_left(Time now, GpuIndex g);
   void resplit_in_place(Time now, GpuIndex g, const Resplit& plan);
+  // GPU `g`'s new instances are made (Resplit::unavailable has passed): it takes jobs again.
+  void on_resplit_done(Time now, GpuIndex g);
   // Refreshes the GPU's room for placement pruning (SharingModel::gpu_room), when the model
   // bounds rooms. Called whenever what the GPU can take may have grown or shrunk.
   void update_room(GpuIndex g);

@@ -96,9 +96,21 @@ void Engine::resplit_in_place(Time now, GpuIndex g, const Resplit& plan) {
   }
   stats_.migrations += moved;
   update_room(g);
-  for (auto* o : observers_) {
-    o->on_gpu_resplit(now, g, layout_changed, moved, plan.pause, plan.checkpoint);
+  if (plan.unavailable > Time::zero()) {
+    // No new job until the instances are made; one reconfiguration in flight meanwhile.
+    cluster_.set_available(g, false);
+    ++reconfigurations_in_flight_;
+    events_.push(now + plan.unavailable, EventKind::kGpuResplit, g);
   }
+  for (auto* o : observers_) o->on_gpu_resplit(now, g, plan, layout_changed, moved);
+}
+
+void Engine::on_resplit_done(Time now, GpuIndex g) {
+  --reconfigurations_in_flight_;
+  // A GPU that faulted meanwhile comes back when its recovery ends (kGpuRecovered).
+  if (!cluster_.gpu(g).recovering) cluster_.set_available(g, true);
+  update_room(g);
+  for (auto* o : observers_) o->on_gpu_changed(now, g, cluster_.gpu(g));
 }
 
 }  // namespace gpumux

@@ -28,6 +28,7 @@ enum class EventKind : std::uint8_t {
   kGpuReconfigured,  // target = GPU: its new layout is in place
   kFatalFault,       // target = job slot: its process faults (same version rule as completion)
   kCheckpointWritten,  // target = job slot: its migration checkpoint is written (same rule)
+  kGpuResplit,         // target = GPU: its in-place re-split is done, it takes jobs again
 };
 
 struct Event {

@@ -227,15 +227,16 @@ void InvariantChecker::on_gpu_reconfigured(Time now, GpuIndex g, Time drain, Tim
 
 // A re-split in place keeps every resident on the GPU (on_gpu_changed then checks their new
 // slots): it moves at most the residents there are, and a move's checkpoint is part of its pause.
-void InvariantChecker::on_gpu_resplit(Time now, GpuIndex g, bool, std::size_t moved, Time pause,
-                                      Time checkpoint) {
+void InvariantChecker::on_gpu_resplit(Time now, GpuIndex g, const Resplit& plan, bool,
+                                      std::size_t moved) {
   at(now);
-  if (moved == 0 || moved > cluster_.gpu(g).residents.size() || checkpoint < Time::zero() ||
-      pause < checkpoint) {
+  if (moved == 0 || moved > cluster_.gpu(g).residents.size() || plan.checkpoint < Time::zero() ||
+      plan.pause < plan.checkpoint || plan.unavailable < Time::zero()) {
     throw InvariantViolation("GPU " + std::to_string(g) + " re-split at " + at_time(now) +
                              " moving " + std::to_string(moved) + " of " +
                              std::to_string(cluster_.gpu(g).residents.size()) +
-                             " residents, or with a checkpoint longer than the pause");
+                             " residents, or with a checkpoint longer than the pause or a "
+                             "negative time out of service");
   }
 }
 

@@ -42,12 +42,12 @@ class EngineObserver {
   virtual void on_gpu_drain_started(Time /*now*/, GpuIndex /*gpu*/) {}
   virtual void on_gpu_reconfigured(Time /*now*/, GpuIndex /*gpu*/, Time /*drain*/, Time /*delay*/) {
   }
-  // The GPU was re-split in place (SharingModel::plan_resplit): `moved` of its residents were
-  // checkpointed (`checkpoint` each) and restarted in other slots of it, each making no progress
-  // for `pause`; `layout_changed`: into another layout. on_gpu_changed follows with the new
-  // layout and slots.
-  virtual void on_gpu_resplit(Time /*now*/, GpuIndex /*gpu*/, bool /*layout_changed*/,
-                              std::size_t /*moved*/, Time /*pause*/, Time /*checkpoint*/) {}
+  // The GPU was re-split in place as `plan` says (SharingModel::plan_resplit): `moved` of its
+  // residents were checkpointed (plan.checkpoint each) and restarted in other slots of it, each
+  // making no progress for plan.pause; `layout_changed`: into another layout, the GPU taking no
+  // new job for plan.unavailable. on_gpu_changed follows with the new layout and slots.
+  virtual void on_gpu_resplit(Time /*now*/, GpuIndex /*gpu*/, const Resplit& /*plan*/,
+                              bool /*layout_changed*/, std::size_t /*moved*/) {}
   // The GPU's residents or their rates changed at `now`; `gpu` holds the new state.
   virtual void on_gpu_changed(Time /*now*/, GpuIndex /*index*/, const GpuState& /*gpu*/) {}
   // A service's (JobSpec::service) rate changed to job.rate at `now` (also right after it

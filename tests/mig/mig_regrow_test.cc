@@ -67,13 +67,14 @@ struct Resplits : EngineObserver {
     double at_s;
     bool layout_changed;
     std::size_t moved;
-    double pause_s, checkpoint_s;
+    double pause_s, checkpoint_s, unavailable_s;
   };
   std::vector<Call> calls;
   std::map<std::string, double> finish_us, start_us;
-  void on_gpu_resplit(Time now, GpuIndex, bool changed, std::size_t moved, Time pause,
-                      Time checkpoint) override {
-    calls.push_back({now.seconds(), changed, moved, pause.seconds(), checkpoint.seconds()});
+  void on_gpu_resplit(Time now, GpuIndex, const Resplit& plan, bool changed,
+                      std::size_t moved) override {
+    calls.push_back({now.seconds(), changed, moved, plan.pause.seconds(),
+                     plan.checkpoint.seconds(), plan.unavailable.seconds()});
   }
   void on_job_started(Time now, const ActiveJob& j) override {
     start_us[j.spec.id] = static_cast<double>(now.us());
@@ -123,6 +124,7 @@ TEST(MigRegrow, TheResidentLeftGrowsIntoTheLayoutThatFinishesItSoonest) {
   EXPECT_EQ(run.seen.calls[0].moved, 1u);
   EXPECT_DOUBLE_EQ(run.seen.calls[0].pause_s, 40.0);
   EXPECT_DOUBLE_EQ(run.seen.calls[0].checkpoint_s, 10.0);
+  EXPECT_DOUBLE_EQ(run.seen.calls[0].unavailable_s, 10.0);  // the instances are made anew
   EXPECT_EQ(run.final_layout, 1);
   EXPECT_EQ(run.stats.reconfigurations, 1u);
   EXPECT_EQ(run.stats.migrations, 1u);
@@ -144,6 +146,7 @@ TEST(MigRegrow, WithAFixedLayoutAResidentMovesIntoTheLargerInstanceFreed) {
   ASSERT_EQ(run.seen.calls.size(), 1u);
   EXPECT_FALSE(run.seen.calls[0].layout_changed);
   EXPECT_DOUBLE_EQ(run.seen.calls[0].pause_s, 30.0);
+  EXPECT_DOUBLE_EQ(run.seen.calls[0].unavailable_s, 0.0);  // no instance is made
   EXPECT_EQ(run.final_layout, 0);
   EXPECT_EQ(run.stats.reconfigurations, 0u);
   EXPECT_EQ(run.stats.migrations, 1u);
@@ -152,8 +155,8 @@ TEST(MigRegrow, WithAFixedLayoutAResidentMovesIntoTheLargerInstanceFreed) {
 TEST(MigRegrow, AHeadThatFitsNowhereGetsItsGpuReSplitAroundTheResident) {
   // `first` runs alone in the 7g.40gb; `second` arrives at 100 s and fits no free instance. With
   // migration and regrow the GPU is re-split in place into the two-instance layout that finishes
-  // both soonest: `second` (more work) in the 4g.20gb, starting at once; `first` paused 40 s
-  // (10 s checkpoint, 10 s re-split, 20 s restore) and resumed in the 3g.20gb.
+  // both soonest: `second` (more work) in the 4g.20gb, starting once the instances are made (10 s);
+  // `first` paused 40 s (10 s checkpoint, 10 s re-split, 20 s restore) in the 3g.20gb.
   json params = kDynamic;
   params["layouts"] = {{"7g.40gb"}, {"4g.20gb", "3g.20gb"}, {"3g.20gb", "2g.10gb", "2g.10gb"}};
   params["repartition"]["migration"] = json::object();
@@ -164,13 +167,14 @@ TEST(MigRegrow, AHeadThatFitsNowhereGetsItsGpuReSplitAroundTheResident) {
                r4 = rate_in("4g.20gb", first);
   const double left = 300e6 - r7 * 100e6;
   ASSERT_LT(40e6 + left / r3 + 2000e6 / r4, 40e6 + left / r4 + 2000e6 / r3);
-  EXPECT_EQ(run.seen.start_us.at("second"), 100e6);
+  EXPECT_EQ(run.seen.start_us.at("second"), 110e6);
   EXPECT_NEAR(run.seen.finish_us.at("first"), 100e6 + 40e6 + wall_us(left, r3), 2.0);
   ASSERT_GE(run.seen.calls.size(), 1u);
   EXPECT_DOUBLE_EQ(run.seen.calls[0].at_s, 100.0);
   EXPECT_TRUE(run.seen.calls[0].layout_changed);
   EXPECT_EQ(run.seen.calls[0].moved, 1u);
   EXPECT_DOUBLE_EQ(run.seen.calls[0].pause_s, 40.0);
+  EXPECT_DOUBLE_EQ(run.seen.calls[0].unavailable_s, 10.0);
 }
 
 TEST(MigRegrow, AResidentNearItsEndIsNotMoved) {
