@@ -136,7 +136,7 @@ EngineStats Engine::run() {
         gpu.recovering = false;
         if (gpu.draining) {
           maybe_start_reconfiguration(now, ev.target);
-        } else {
+        } else if (!gpu.resplitting) {  // a re-split in place ends with kGpuResplit
           cluster_.set_available(ev.target, true);
         }
         for (auto* o : observers_) o->on_gpu_changed(now, ev.target, gpu);

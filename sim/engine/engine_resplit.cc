@@ -18,7 +18,7 @@ bool Engine::movable_work_left(Time now, GpuIndex g) {
   const GpuState& gpu = cluster_.gpu(g);
   work_left_.clear();
   if (gpu.residents.empty() || !gpu.available || gpu.draining || gpu.reconfiguring ||
-      gpu.recovering) {
+      gpu.recovering || gpu.resplitting) {
     return false;
   }
   for (JobSlot s : gpu.residents) {
@@ -99,6 +99,7 @@ void Engine::resplit_in_place(Time now, GpuIndex g, const Resplit& plan) {
   if (plan.unavailable > Time::zero()) {
     // No new job until the instances are made; one reconfiguration in flight meanwhile.
     cluster_.set_available(g, false);
+    cluster_.gpu(g).resplitting = true;
     ++reconfigurations_in_flight_;
     events_.push(now + plan.unavailable, EventKind::kGpuResplit, g);
   }
@@ -107,6 +108,7 @@ void Engine::resplit_in_place(Time now, GpuIndex g, const Resplit& plan) {
 
 void Engine::on_resplit_done(Time now, GpuIndex g) {
   --reconfigurations_in_flight_;
+  cluster_.gpu(g).resplitting = false;
   // A GPU that faulted meanwhile comes back when its recovery ends (kGpuRecovered).
   if (!cluster_.gpu(g).recovering) cluster_.set_available(g, true);
   update_room(g);

@@ -66,6 +66,7 @@ struct GpuState {
   bool recovering = false;     // in fault recovery
   bool draining = false;       // waiting to empty for a reconfiguration
   bool reconfiguring = false;  // empty, paying the reconfiguration delay
+  bool resplitting = false;    // re-split in place, its new instances being made (no new jobs)
   int pending_layout = 0;
   Time pending_delay;
   Time drain_started;
