@@ -66,13 +66,18 @@
 // requests no profile fits an instance only within max_slowdown of its best rate in any instance
 // the layouts of the device offer (models/mig/profile_sizing.h), so it gets the smallest such
 // instance.
+// Re-split in place (`regrow`: {checkpoint_s 10, restart_s 20}; any layout source; not with the
+// hybrids): when a job finishes, its residents left may move into the layout and instances that
+// finish them soonest (plan_resplit below); with migration, a GPU chosen for a head that fits
+// nowhere is re-split in place around it instead of having its residents moved off.
 //
 // Views without slots (built by hand, or an empty GPU) are answered by matching instead: jobs in
 // order of needed memory, descending, each to the smallest free instance that fits, completed by
 // augmenting paths (bipartite matching), so admission says yes exactly when an assignment exists.
 //
 // Files: mig_params.{h,cc} read the parameters above, mig_model.cc is the model (layouts,
-// admission, slots, rates, memory faults), mig_repartition.cc the repartition planner.
+// admission, slots, rates, memory faults), mig_repartition.cc the repartition planner,
+// mig_regrow.cc the re-split in place.
 #pragma once
 
 #include <cstdint>

@@ -227,7 +227,7 @@ class Engine : private Launcher {
   // GPUs per device and initial layout ([device][layout]): without reconfiguration a GPU keeps
   // its layout, so only the GPUs whose own layout admits a job can ever hold it.
   std::vector<std::vector<std::size_t>> gpus_per_layout_;
-  GpuViewBuilder start_views_;               // views for choose_slot when a job starts
+  GpuViewBuilder start_views_;  // views for choose_slot when a job starts, and for re-splits
   std::vector<const JobSpec*> behind_head_;  // queued jobs after the head, for reconfiguration
   std::vector<JobSlot> front_;               // scratch: the queue's first jobs
   std::vector<JobSlot> moving_;              // scratch: residents of a GPU being migrated

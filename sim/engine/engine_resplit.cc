@@ -43,8 +43,7 @@ void Engine::maybe_resplit(Time now) {
   for (GpuIndex g : vacated_) {
     gpu_vacated_[g] = 0;
     if (!quiet || !movable_work_left(now, g)) continue;
-    GpuViewBuilder views(cluster_, jobs_);
-    if (!model_.plan_resplit(views.view(g), work_left_, nullptr, resplit_)) continue;
+    if (!model_.plan_resplit(start_views_.view(g), work_left_, nullptr, resplit_)) continue;
     resplit_in_place(now, g, resplit_);
     any = true;
   }
@@ -58,8 +57,7 @@ void Engine::maybe_resplit(Time now) {
 
 bool Engine::resplit_for(Time now, GpuIndex g, const JobSpec& head) {
   if (!model_.resplits() || !movable_work_left(now, g)) return false;
-  GpuViewBuilder views(cluster_, jobs_);
-  if (!model_.plan_resplit(views.view(g), work_left_, &head, resplit_)) return false;
+  if (!model_.plan_resplit(start_views_.view(g), work_left_, &head, resplit_)) return false;
   resplit_in_place(now, g, resplit_);
   // The head (and whoever else fits) starts in what the re-split left free.
   do {
