@@ -306,12 +306,8 @@ void TraceDefaults::fill(JobSpec& job, JobField field, Rng& rng) const {
   const int i = static_cast<int>(field);
   if (field == JobField::kKind) {
     job.kind = kind_;
-  } else if (field == JobField::kMigProfile) {
-    job.mig_profile = text_[i];
-  } else if (field == JobField::kTenant) {
-    job.tenant = text_[i];
   } else if (is_text_field(field)) {
-    static const std::string kWhere = "<defaults>";
+    static const std::string kWhere = "<defaults>";  // built once, not per job
     store_text(job, field, text_[i], kWhere);
   } else {
     // A constant's value is worked out and stored once (it draws nothing); the others draw in
