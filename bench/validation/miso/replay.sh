@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # MISO's experiment with MISO's inputs (docs/validation.md, RESULTS.md here): replays
-# scenarios/examples/miso_trace_100.json (100 jobs on 8 A100-40GB) under no partitioning, each
-# static layout, the MISO-like dynamic policy (with and without migration and sizing) and MPS,
-# and prints mean JCT against no partitioning and against the best static layout.
+# scenarios/examples/miso_trace_100.json (100 jobs on 8 A100-40GB) under no partitioning, every
+# static partition MISO's testbed could set (with and without promotion), the MISO-like dynamic
+# policy (with and without migration, sizing and re-splits in place) and MPS, and prints mean JCT
+# against no partitioning and against the best static partition.
+# MISO's partitions are the scenario's `layouts`: the 18 of MISO's partition_code.json (13 distinct
+# sets of instances), all an A100 allowed on its driver 470.82.01. 4g.20gb + 3g.20gb is not among
+# them (a 4g and a 3g coexist only from driver R510 on): its rows are marked "driver R510+" and
+# are not candidates for the best static partition.
 # Usage: bench/validation/miso/replay.sh [GPUMUX (default build/gpumux) [RUN_ARGS...]]
 #   RUN_ARGS are passed to every run, e.g. --set trace.file=OTHER.csv (another arrival seed of
 #   traces/samples/make_miso_trace.py) or --set trace.catalogue=OTHER.json.
@@ -16,12 +21,15 @@ candidates=$(python3 -c "import json,sys; print(json.dumps(json.load(open(sys.ar
 runs=()
 add() { runs+=("$1|$2"); }
 add "none (exclusive)" '{"model": "exclusive"}'
-for layout in '["4g.20gb", "3g.20gb"]' '["3g.20gb", "2g.10gb", "2g.10gb"]' '["3g.20gb", "3g.20gb"]' \
-    '["2g.10gb", "2g.10gb", "2g.10gb", "1g.5gb"]' '["3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"]' \
-    '["1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb"]'; do
+# Every static partition of MISO's but the whole GPU (that is "none").
+while read -r layout; do
   add "static $layout" "{\"model\": \"mig\", \"params\": {\"layout\": $layout}}"
   add "static $layout + promotion" "{\"model\": \"mig\", \"params\": {\"layout\": $layout, \"regrow\": {}}}"
-done
+done < <(python3 -c "import json,sys; [print(json.dumps(l)) for l in json.loads(sys.argv[1]) if l != ['7g.40gb']]" "$candidates")
+r510='["4g.20gb", "3g.20gb"]'
+with_r510=$(python3 -c "import json,sys; l=json.loads(sys.argv[1]); print(json.dumps(l + [json.loads(sys.argv[2])]))" "$candidates" "$r510")
+add "driver R510+: static $r510" "{\"model\": \"mig\", \"params\": {\"layout\": $r510}}"
+add "driver R510+: static $r510 + promotion" "{\"model\": \"mig\", \"params\": {\"layout\": $r510, \"regrow\": {}}}"
 add "dynamic, drain" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates}}"
 add "dynamic, migration" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"migration\": {}}}}"
 add "dynamic, migration + sizing" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"migration\": {}}, \"sizing\": {}}}"
@@ -29,6 +37,7 @@ add "dynamic, migration + regrow" "{\"model\": \"mig\", \"params\": {\"layouts\"
 add "dynamic, migration + regrow, no hysteresis, 10 s re-split" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"hysteresis_s\": 0, \"migration\": {}}, \"regrow\": {}}}"
 add "dynamic, migration + regrow, no hysteresis, 30 s per move (the scenario)" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"reconfiguration_s\": 0, \"hysteresis_s\": 0, \"migration\": {}}, \"regrow\": {}}}"
 add "dynamic, migration + regrow, no hysteresis, free moves (bound)" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"hysteresis_s\": 0, \"reconfiguration_s\": 0, \"migration\": {\"checkpoint_s\": 0, \"restart_s\": 0}}, \"regrow\": {\"checkpoint_s\": 0, \"restart_s\": 0}}}"
+add "driver R510+: the scenario's policy, 4g.20gb + 3g.20gb a candidate too" "{\"model\": \"mig\", \"params\": {\"layouts\": $with_r510, \"repartition\": {\"reconfiguration_s\": 0, \"hysteresis_s\": 0, \"migration\": {}}, \"regrow\": {}}}"
 add "mps" '{"model": "mps"}'
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
@@ -49,6 +58,7 @@ import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 none = rows[0]["jct"]
 static = [r for r in rows if r["label"].startswith("static") and r["rejected"] == 0]
+r510 = [r for r in rows if r["label"].startswith("driver R510+: static") and r["rejected"] == 0]
 # MISO's static baseline moves a job into a larger instance its GPU frees, so the promoted
 # layouts count: the best static layout is the best of either kind.
 best = min(static, key=lambda r: r["jct"])
@@ -63,4 +73,10 @@ for r in rows:
         r["finished"], r["rejected"]))
 print("\nbest static layout (no job rejected): " + best["label"])
 print("best static layout without promotion: %s (%.0f s)" % (plain["label"], plain["jct"]))
+if r510:
+    b = min(r510, key=lambda r: r["jct"])
+    print("best static layout on driver R510+ (not MISO's testbed): %s (%.0f s)" % (b["label"], b["jct"]))
+    for r in rows:
+        if r["label"].startswith("driver R510+: the scenario"):
+            print("  the scenario's policy on driver R510+ against it: %+.1f%%" % (100 * (r["jct"] / b["jct"] - 1)))
 PY
