@@ -7,6 +7,19 @@
 
 namespace gpumux {
 
+namespace {
+// The largest gang that can still start by GPU count: exact for models that need empty GPUs,
+// unbounded for the others (a GPU with a resident may still admit a job).
+long largest_gang(bool needs_empty_gpus, const Cluster& cluster) {
+  return needs_empty_gpus ? static_cast<long>(cluster.empty_gpus_total()) : LONG_MAX;
+}
+// No GPU job can start and no CPU-only job waits: CPU-only jobs need no GPU, so a pass with
+// none empty still looks at them.
+bool nothing_can_start(long largest, const JobStarter& starter) {
+  return largest <= 0 && starter.cpu_only_queued() == 0;
+}
+}  // namespace
+
 void GreedyQueue::enqueue(JobSlot job, const JobTable& jobs, const JobStarter& starter) {
   QueueEntry entry = make_queue_entry(job, jobs, order_);
   if (starter.pooled()) {
@@ -70,14 +83,9 @@ void GreedyQueue::schedule(const SchedulePass& pass, JobStarter& starter) {
   }
   if (starter.queued() == 0) return;
   const Cluster& cluster = pass.cluster;
-  const bool count_bound = pass.model.requires_empty_gpu();
-  // The largest gang that can fit by count: exact for models that need empty GPUs.
-  auto bound = [&] {
-    return count_bound ? static_cast<long>(cluster.empty_gpus_total()) : LONG_MAX;
-  };
-  long most = bound();
-  // CPU-only jobs (size 0) need no GPU: a pass with none empty still looks at them.
-  if (most <= 0 && starter.cpu_only_queued() == 0) return;
+  const bool needs_empty_gpus = pass.model.requires_empty_gpu();
+  long most = largest_gang(needs_empty_gpus, cluster);
+  if (nothing_can_start(most, starter)) return;
   GpuViewBuilder views(cluster, pass.jobs);
   cursors_.clear();
   for (auto& [gpus, bucket] : by_gpus_) {
@@ -102,20 +110,17 @@ void GreedyQueue::schedule(const SchedulePass& pass, JobStarter& starter) {
     }
     c.at = c.bucket->erase(c.at);
     starter.launch(candidate, spec, pass.launcher);
-    most = bound();
-    if (most <= 0 && starter.cpu_only_queued() == 0) return;
+    most = largest_gang(needs_empty_gpus, cluster);
+    if (nothing_can_start(most, starter)) return;
   }
 }
 
 void GreedyQueue::schedule_by_kind(const SchedulePass& pass, JobStarter& starter) {
   if (starter.queued() == 0) return;
   const Cluster& cluster = pass.cluster;
-  const bool count_bound = pass.model.requires_empty_gpu();
-  auto bound = [&] {
-    return count_bound ? static_cast<long>(cluster.empty_gpus_total()) : LONG_MAX;
-  };
-  long most = bound();
-  if (most <= 0 && starter.cpu_only_queued() == 0) return;
+  const bool needs_empty_gpus = pass.model.requires_empty_gpu();
+  long most = largest_gang(needs_empty_gpus, cluster);
+  if (nothing_can_start(most, starter)) return;
   GpuViewBuilder views(cluster, pass.jobs);
   bool started_any = false;
   while (true) {
@@ -145,8 +150,8 @@ void GreedyQueue::schedule_by_kind(const SchedulePass& pass, JobStarter& starter
       break;
     }
     if (!started) return;
-    most = bound();
-    if (most <= 0 && starter.cpu_only_queued() == 0) return;
+    most = largest_gang(needs_empty_gpus, cluster);
+    if (nothing_can_start(most, starter)) return;
   }
 }
 
