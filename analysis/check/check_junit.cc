@@ -1,48 +1,12 @@
 #include "analysis/check/check_junit.h"
 
 #include "analysis/output/number_text.h"
+#include "analysis/output/xml_text.h"
 #include "sim/base/atomic_file.h"
 
 namespace gpumux {
 
 namespace {
-
-// Text fit for an XML 1.0 attribute or element: markup characters escaped, control characters
-// XML cannot hold (all below 0x20 but tab, newline, return) replaced.
-std::string xml_text(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      case '\n':
-        out += "&#10;";
-        break;
-      case '\r':
-        out += "&#13;";
-        break;
-      case '\t':
-        out += "&#9;";
-        break;
-      default:
-        out += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
-    }
-  }
-  return out;
-}
 
 std::string failure_message(const BoundResult& r) {
   std::string m = r.bound.metric + " = " +

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "analysis/output/xml_text.h"
 #include "analysis/report/svg_chart.h"
 
 namespace gpumux {
@@ -56,12 +57,12 @@ std::string svg_bar_chart(const BarChartSpec& spec) {
 
   std::ostringstream o;
   o << "<svg width=\"" << width << "\" height=\"" << height << "\" viewBox=\"0 0 " << width << ' '
-    << height << "\" role=\"img\" aria-label=\"" << escape_xml(spec.title)
+    << height << "\" role=\"img\" aria-label=\"" << xml_text(spec.title)
     << "\" class=\"chart bar-chart\">\n";
   o << "<rect x=\"0.5\" y=\"0.5\" width=\"" << width - 1 << "\" height=\"" << height - 1
     << "\" fill=\"#ffffff\" stroke=\"#cccccc\"/>\n";
   o << "<text x=\"" << coordinate(w / 2) << "\" y=\"20\" text-anchor=\"middle\" "
-    << "font-size=\"14\" font-weight=\"bold\">" << escape_xml(spec.title) << "</text>\n";
+    << "font-size=\"14\" font-weight=\"bold\">" << xml_text(spec.title) << "</text>\n";
   o << "<g font-size=\"11\" fill=\"#333333\">\n";
   for (double t : ticks) {
     o << "<line x1=\"" << coordinate(px(t)) << "\" y1=\"" << coordinate(top) << "\" x2=\""
@@ -73,13 +74,13 @@ std::string svg_bar_chart(const BarChartSpec& spec) {
   o << "<path d=\"M" << coordinate(px(0)) << ' ' << coordinate(top) << "V" << coordinate(bottom)
     << "\" fill=\"none\" stroke=\"#333333\"/>\n";
   o << "<text x=\"" << coordinate((left + right) / 2) << "\" y=\"" << height - 8
-    << "\" text-anchor=\"middle\" font-size=\"12\">" << escape_xml(spec.x_label) << "</text>\n";
+    << "\" text-anchor=\"middle\" font-size=\"12\">" << xml_text(spec.x_label) << "</text>\n";
   for (std::size_t i = 0; i < spec.bars.size(); ++i) {
     const Bar& b = spec.bars[i];
     const double y = top + kRow * static_cast<double>(i);
     const double mid = y + kRow / 2;
     o << "<text x=\"" << coordinate(left - 6) << "\" y=\"" << coordinate(mid + 4)
-      << "\" text-anchor=\"end\" font-size=\"11\">" << escape_xml(b.label) << "</text>\n";
+      << "\" text-anchor=\"end\" font-size=\"11\">" << xml_text(b.label) << "</text>\n";
     if (!b.mean || !std::isfinite(*b.mean)) {
       o << "<text x=\"" << coordinate(px(0) + 4) << "\" y=\"" << coordinate(mid + 4)
         << "\" font-size=\"11\" fill=\"#666666\">n/a</text>\n";

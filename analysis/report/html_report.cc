@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "analysis/metrics/metric_format.h"
+#include "analysis/output/xml_text.h"
 #include "analysis/report/bar_chart.h"
 #include "analysis/report/plan_charts.h"
 #include "analysis/report/queue_reason_section.h"
@@ -34,8 +35,8 @@ std::string value_text(const json* v) {
 }
 
 // A table cell: escaped text.
-std::string td(const std::string& text) { return "<td>" + escape_xml(text) + "</td>"; }
-std::string th(const std::string& text) { return "<th>" + escape_xml(text) + "</th>"; }
+std::string td(const std::string& text) { return "<td>" + xml_text(text) + "</td>"; }
+std::string th(const std::string& text) { return "<th>" + xml_text(text) + "</th>"; }
 
 // Draws a figure and keeps it for the data files (--data).
 void chart(std::ostringstream& page, std::vector<ReportFigure>& figures, ChartSpec spec) {
@@ -132,7 +133,7 @@ void metric_table(std::ostringstream& page, const std::vector<ReportVariant>& va
 void bar_charts(std::ostringstream& page, std::vector<ReportFigure>& figures, const SeedTable& t,
                 const std::vector<ReportVariant>& variants) {
   if (t.columns.size() < 2) return;
-  page << "<h3>" << escape_xml(t.heading) << "</h3>\n<div class=\"charts\">\n";
+  page << "<h3>" << xml_text(t.heading) << "</h3>\n<div class=\"charts\">\n";
   for (std::size_t m = 0; m < t.metric_labels.size(); ++m) {
     BarChartSpec spec;
     spec.title = t.metric_labels[m];
@@ -167,12 +168,12 @@ void bar_charts(std::ostringstream& page, std::vector<ReportFigure>& figures, co
 // What the time-series charts' line and band are, under them, when some variant has seeds.
 void band_caption(std::ostringstream& page, const std::vector<ReportVariant>& variants) {
   const std::string caption = seed_band_caption(variants);
-  if (!caption.empty()) page << "<p class=\"note\">" << escape_xml(caption) << "</p>\n";
+  if (!caption.empty()) page << "<p class=\"note\">" << xml_text(caption) << "</p>\n";
 }
 
 // A table over seeds (a compare or sweep folder), each cell as the terminal prints it.
 void seed_table(std::ostringstream& page, const SeedTable& t) {
-  page << "<h3>" << escape_xml(t.heading) << "</h3>\n<table><tr><th>metric</th>";
+  page << "<h3>" << xml_text(t.heading) << "</h3>\n<table><tr><th>metric</th>";
   for (const auto& c : t.columns) page << th(c);
   page << "</tr>\n";
   for (std::size_t m = 0; m < t.metric_labels.size(); ++m) {
@@ -180,7 +181,7 @@ void seed_table(std::ostringstream& page, const SeedTable& t) {
     for (const auto& cell : t.cells[m]) page << td(cell.text);
     page << "</tr>\n";
   }
-  page << "</table>\n<p class=\"note\">" << escape_xml(t.note) << "</p>\n";
+  page << "</table>\n<p class=\"note\">" << xml_text(t.note) << "</p>\n";
 }
 
 std::string percent_text(const json* v) {
@@ -196,10 +197,10 @@ void assumptions_list(std::ostringstream& page, const json& doc) {
   page << "<p class=\"note\">Assumptions of every answer, trace fields filled from defaults:";
   bool first = true;
   for (const auto& [field, use] : fields->items()) {
-    page << (first ? " " : "; ") << "<code>" << escape_xml(field) << "</code> "
-         << escape_xml(value_text(json_find(use, "/value"))) << " ("
-         << escape_xml(value_text(json_find(use, "/source"))) << ", "
-         << escape_xml(value_text(json_find(use, "/rows"))) << " rows)";
+    page << (first ? " " : "; ") << "<code>" << xml_text(field) << "</code> "
+         << xml_text(value_text(json_find(use, "/value"))) << " ("
+         << xml_text(value_text(json_find(use, "/source"))) << ", "
+         << xml_text(value_text(json_find(use, "/rows"))) << " rows)";
     first = false;
   }
   page << ".</p>\n";
@@ -236,7 +237,7 @@ void sensitivity_table(std::ostringstream& page, const json& doc) {
   if (const json* warnings = json_find(doc, "/sensitivity/warnings");
       warnings && warnings->is_array()) {
     for (const auto& w : *warnings) {
-      page << "<p class=\"note\">WARNING: " << escape_xml(w.get<std::string>()) << "</p>\n";
+      page << "<p class=\"note\">WARNING: " << xml_text(w.get<std::string>()) << "</p>\n";
     }
   }
 }
@@ -245,23 +246,23 @@ void sensitivity_table(std::ostringstream& page, const json& doc) {
 // size below it, and where each model's parameters came from.
 void plan_table(std::ostringstream& page, std::vector<ReportFigure>& figures,
                 const std::string& dir, const json& doc) {
-  page << "<h3>" << escape_xml(dir) << ": scenario '"
-       << escape_xml(value_text(json_find(doc, "/scenario"))) << "', seed "
-       << escape_xml(value_text(json_find(doc, "/seed")));
+  page << "<h3>" << xml_text(dir) << ": scenario '"
+       << xml_text(value_text(json_find(doc, "/scenario"))) << "', seed "
+       << xml_text(value_text(json_find(doc, "/seed")));
   if (const json* load = json_find(doc, "/load_factor");
       load && load->is_number() && load->get<double>() != 1.0) {
-    page << ", load x" << escape_xml(value_text(load));
+    page << ", load x" << xml_text(value_text(load));
   }
   page << "</h3>\n<p>Objectives:";
   if (const json* objectives = json_find(doc, "/objectives");
       objectives && objectives->is_array()) {
     for (const auto& o : *objectives) {
-      page << " <code>" << escape_xml(value_text(json_find(o, "/objective"))) << "</code>";
+      page << " <code>" << xml_text(value_text(json_find(o, "/objective"))) << "</code>";
     }
   }
-  page << ". Scheduler " << escape_xml(value_text(json_find(doc, "/scheduler"))) << ", up to "
-       << escape_xml(value_text(json_find(doc, "/max_nodes"))) << " nodes, "
-       << escape_xml(value_text(json_find(doc, "/runs"))) << " runs.</p>\n";
+  page << ". Scheduler " << xml_text(value_text(json_find(doc, "/scheduler"))) << ", up to "
+       << xml_text(value_text(json_find(doc, "/max_nodes"))) << " nodes, "
+       << xml_text(value_text(json_find(doc, "/runs"))) << " runs.</p>\n";
   page << "<table><tr><th>model</th><th>nodes</th><th>GPUs</th><th>placement</th>"
           "<th>saving vs exclusive</th><th>GPU allocation</th><th>SM-busy</th><th>queue p95 "
           "(s)</th><th>JCT p95 (s)</th><th>GPU-hours</th><th>kills</th><th>one size below</th>"
@@ -271,9 +272,9 @@ void plan_table(std::ostringstream& page, std::vector<ReportFigure>& figures,
     const json* met = json_find(m, "/met");
     if (met == nullptr || !met->is_boolean() || !met->get<bool>()) {
       page << "<td colspan=\"11\">not met within "
-           << escape_xml(value_text(json_find(doc, "/max_nodes"))) << " nodes (largest tried: "
-           << escape_xml(value_text(json_find(m, "/largest_tried/nodes"))) << " nodes, "
-           << escape_xml(value_text(json_find(m, "/largest_tried/gpus"))) << " GPUs)</td>";
+           << xml_text(value_text(json_find(doc, "/max_nodes"))) << " nodes (largest tried: "
+           << xml_text(value_text(json_find(m, "/largest_tried/nodes"))) << " nodes, "
+           << xml_text(value_text(json_find(m, "/largest_tried/gpus"))) << " GPUs)</td>";
     } else {
       std::string saving = "-";
       if (const json* g = json_find(m, "/saving_gpus"); g && g->is_number()) {
@@ -323,7 +324,7 @@ void plan_section(std::ostringstream& page, std::vector<ReportFigure>& figures,
 // The scenario of one run: what ran, and every parameter with its source.
 void scenario_block(std::ostringstream& page, const std::string& label, const RunFolder& run) {
   const json& sc = run.summary["scenario"];
-  page << "<h3>" << escape_xml(label) << "</h3>\n<table>\n";
+  page << "<h3>" << xml_text(label) << "</h3>\n<table>\n";
   auto row = [&](const std::string& name, const std::string& value) {
     page << "<tr>" << th(name) << td(value) << "</tr>\n";
   };
@@ -408,15 +409,15 @@ ReportPage build_report_page(const ReportInputs& inputs) {
     title += ": " + value_text(by_load);
   }
   page << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-       << "<title>" << escape_xml(title) << "</title>\n"
+       << "<title>" << xml_text(title) << "</title>\n"
        << "<link rel=\"icon\" href=\"data:,\">\n<style>" << kStyle << "</style>\n</head>\n<body>\n"
-       << "<h1>" << escape_xml(title) << "</h1>\n<p>Inputs:";
-  for (const auto& d : inputs.shown) page << " <code>" << escape_xml(display_dir(d)) << "</code>";
+       << "<h1>" << xml_text(title) << "</h1>\n<p>Inputs:";
+  for (const auto& d : inputs.shown) page << " <code>" << xml_text(display_dir(d)) << "</code>";
   page << ". " << variants.size() << (variants.size() == 1 ? " variant" : " variants")
        << ". Charts with several seeds: time series as the mean over the seeds with a band from "
           "the lowest to the highest seed, CDFs over every seed's jobs.</p>\n";
   for (const auto& note : inputs.notes)
-    page << "<p class=\"note\">" << escape_xml(note) << "</p>\n";
+    page << "<p class=\"note\">" << xml_text(note) << "</p>\n";
   page << "<nav>";
   if (!plans.empty()) page << "<a href=\"#plan\">capacity plan</a>";
   if (!inputs.tables.empty()) page << "<a href=\"#compare\">comparison</a>";
@@ -483,9 +484,9 @@ ReportPage build_report_page(const ReportInputs& inputs) {
           "at the share of such jobs.";
   for (const auto& c : cdfs) {
     if (c.at_left_edge.empty()) continue;
-    page << " " << escape_xml(c.spec.title) << ", jobs at 0 s (at the left edge):";
+    page << " " << xml_text(c.spec.title) << ", jobs at 0 s (at the left edge):";
     for (std::size_t i = 0; i < c.at_left_edge.size(); ++i) {
-      page << (i ? "; " : " ") << escape_xml(c.at_left_edge[i]);
+      page << (i ? "; " : " ") << xml_text(c.at_left_edge[i]);
     }
     page << ".";
   }

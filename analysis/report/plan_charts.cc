@@ -91,7 +91,7 @@ std::vector<ChartSpec> plan_knee_charts(const json& plan) {
     double bound = number_at(o, "limit");
     if (relative) bound *= number_at(o, "baseline");
     if (std::isfinite(bound) && std::isfinite(lo_x)) {
-      spec.series.push_back({"objective " + text, {{lo_x, bound}, {hi_x, bound}}, {}});
+      spec.series.push_back({"objective " + text, {{lo_x, bound}, {hi_x, bound}}, {}, {}});
       // Far above the bound nothing is readable: show up to 4x it, values beyond at the top.
       if (bound > 0 && hi_y > 4 * bound) spec.y_max = 4 * bound;
     }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "analysis/output/number_text.h"
+#include "analysis/output/xml_text.h"
 #include "analysis/report/svg_chart.h"
 #include "sim/core/queue_reason.h"
 
@@ -63,7 +64,7 @@ std::string queue_reason_section(const std::vector<ReportVariant>& variants) {
           "<p class=\"note\">Queued job-seconds (jobs waiting x time) by the reason the head of "
           "the queue could not start, as a share of the total (docs/outputs.md "
           "\"queued_by_reason\").</p>\n<table>\n<tr><th>reason</th>";
-  for (const ReportVariant& v : variants) page << "<th>" << escape_xml(v.label) << "</th>";
+  for (const ReportVariant& v : variants) page << "<th>" << xml_text(v.label) << "</th>";
   page << "</tr>\n";
   auto family_of = [](const ReportVariant& v) -> const json* {
     const json& summary = v.runs.front().summary;

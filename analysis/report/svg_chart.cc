@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "analysis/output/xml_text.h"
+
 namespace gpumux {
 
 namespace {
@@ -67,33 +69,6 @@ std::vector<double> log_ticks(double lo, double hi) {
 }  // namespace
 
 const char* series_color(std::size_t i) { return kColors[i % kColors.size()]; }
-
-std::string escape_xml(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string short_number(double x) {
   if (!std::isfinite(x)) return std::isnan(x) ? "n/a" : (x > 0 ? "inf" : "-inf");
@@ -201,12 +176,12 @@ std::string svg_chart(const ChartSpec& spec) {
   const double left = 64, right = w - 16, top = 52 + 14.0 * (legend_rows - 1), bottom = h - 44;
   std::ostringstream o;
   o << "<svg width=\"" << spec.width << "\" height=\"" << spec.height << "\" viewBox=\"0 0 "
-    << spec.width << ' ' << spec.height << "\" role=\"img\" aria-label=\"" << escape_xml(spec.title)
+    << spec.width << ' ' << spec.height << "\" role=\"img\" aria-label=\"" << xml_text(spec.title)
     << "\" class=\"chart\">\n";
   o << "<rect x=\"0.5\" y=\"0.5\" width=\"" << spec.width - 1 << "\" height=\"" << spec.height - 1
     << "\" fill=\"#ffffff\" stroke=\"#cccccc\"/>\n";
   o << "<text x=\"" << coordinate(w / 2) << "\" y=\"20\" text-anchor=\"middle\" "
-    << "font-size=\"14\" font-weight=\"bold\">" << escape_xml(spec.title) << "</text>\n";
+    << "font-size=\"14\" font-weight=\"bold\">" << xml_text(spec.title) << "</text>\n";
 
   // Finite points only, downsampled; ranges over all series.
   std::vector<ChartSeries> series;
@@ -250,7 +225,7 @@ std::string svg_chart(const ChartSpec& spec) {
   if (!any) {
     o << "<text x=\"" << coordinate(w / 2) << "\" y=\"" << coordinate(h / 2)
       << "\" text-anchor=\"middle\" font-size=\"16\" fill=\"#666666\" class=\"no-data\">"
-      << escape_xml(spec.no_data_reason) << "</text>\n</svg>\n";
+      << xml_text(spec.no_data_reason) << "</text>\n</svg>\n";
     return o.str();
   }
 
@@ -303,10 +278,10 @@ std::string svg_chart(const ChartSpec& spec) {
   o << "<path d=\"M" << coordinate(left) << ' ' << coordinate(top) << "V" << coordinate(bottom)
     << "H" << coordinate(right) << "\" fill=\"none\" stroke=\"#333333\"/>\n";
   o << "<text x=\"" << coordinate((left + right) / 2) << "\" y=\"" << coordinate(h - 8)
-    << "\" text-anchor=\"middle\" font-size=\"12\">" << escape_xml(spec.x_label) << "</text>\n";
+    << "\" text-anchor=\"middle\" font-size=\"12\">" << xml_text(spec.x_label) << "</text>\n";
   o << "<text x=\"14\" y=\"" << coordinate((top + bottom) / 2) << "\" text-anchor=\"middle\" "
     << "font-size=\"12\" transform=\"rotate(-90 14 " << coordinate((top + bottom) / 2) << ")\">"
-    << escape_xml(spec.y_label) << "</text>\n";
+    << xml_text(spec.y_label) << "</text>\n";
 
   // Lines and the legend (one row under the title).
   double legend_x = left;
@@ -363,7 +338,7 @@ std::string svg_chart(const ChartSpec& spec) {
       << coordinate(legend_x + 18) << "\" y2=\"" << legend_y << "\" stroke=\"" << color
       << "\" stroke-width=\"3\"" << (dashed ? " stroke-dasharray=\"5 3\"" : "") << "/><text x=\""
       << coordinate(legend_x + 22) << "\" y=\"" << legend_y + 4 << "\" font-size=\"11\">"
-      << escape_xml(series[i].name) << (points.empty() ? " (no data)" : "") << "</text>\n";
+      << xml_text(series[i].name) << (points.empty() ? " (no data)" : "") << "</text>\n";
     legend_x += legend_width(series[i]);
   }
   o << "</svg>\n";

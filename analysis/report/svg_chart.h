@@ -62,9 +62,6 @@ inline constexpr std::size_t kMaxChartPoints = 2000;
 // "#rrggbb": line and bar charts give a variant the same colour.
 const char* series_color(std::size_t i);
 
-// Escapes &, <, >, " and ' for XML/HTML text and attribute values.
-std::string escape_xml(std::string_view text);
-
 // A number for a tick label or a table: up to 4 significant digits, no exponent for
 // |x| in [1e-3, 1e9); "-0" prints as "0".
 std::string short_number(double x);

@@ -1,4 +1,5 @@
 #include "analysis/report/svg_chart.h"
+#include "analysis/output/xml_text.h"
 
 #include <gtest/gtest.h>
 
@@ -45,7 +46,7 @@ std::vector<std::pair<double, double>> polyline_points(const std::string& svg) {
 }
 
 TEST(SvgChart, EscapesEveryTextItPrints) {
-  EXPECT_EQ(escape_xml("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
+  EXPECT_EQ(xml_text("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
   ChartSpec spec;
   spec.title = "<script>alert(1)</script>";
   spec.x_label = "x & y";
