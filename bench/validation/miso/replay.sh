@@ -5,9 +5,9 @@
 # policy (with and without migration, sizing and re-splits in place) and MPS, and prints mean JCT
 # against no partitioning and against the best static partition.
 # MISO's partitions are the scenario's `layouts`: the 18 of MISO's partition_code.json (13 distinct
-# sets of instances), all an A100 allowed on its driver 470.82.01. 4g.20gb + 3g.20gb is not among
-# them (a 4g and a 3g coexist only from driver R510 on): its rows are marked "driver R510+" and
-# are not candidates for the best static partition.
+# sets of instances), among which its testbed (driver 470.82.01) chose. 4g.20gb + 3g.20gb is not
+# among them (a 4g and a 3g coexist only from driver R510 on): its rows are marked "driver R510+"
+# and are not candidates for the best static partition.
 # Usage: bench/validation/miso/replay.sh [GPUMUX (default build/gpumux) [RUN_ARGS...]]
 #   RUN_ARGS are passed to every run, e.g. --set trace.file=OTHER.csv (another arrival seed of
 #   traces/samples/make_miso_trace.py) or --set trace.catalogue=OTHER.json.
