@@ -66,10 +66,11 @@
 // requests no profile fits an instance only within max_slowdown of its best rate in any instance
 // the layouts of the device offer (models/mig/profile_sizing.h), so it gets the smallest such
 // instance.
-// Re-split in place (`regrow`: {checkpoint_s 10, restart_s 20}; any layout source; not with the
-// hybrids): when a job finishes, its residents left may move into the layout and instances that
-// finish them soonest (plan_resplit below); with migration, a GPU chosen for a head that fits
-// nowhere is re-split in place around it instead of having its residents moved off.
+// Re-split in place (`regrow`: {checkpoint_s 10, restart_s 20, objective time_left}; any layout
+// source; not with the hybrids): when a job finishes, its residents left may move into the layout
+// and instances that finish them soonest (plan_resplit below), or, with objective mean_slowdown,
+// into those of least mean slowdown (MISO's rule); with migration, a GPU chosen for a head that
+// fits nowhere is re-split in place around it instead of having its residents moved off.
 //
 // Views without slots (built by hand, or an empty GPU) are answered by matching instead: jobs in
 // order of needed memory, descending, each to the smallest free instance that fits, completed by
@@ -121,21 +122,30 @@ class MigModel : public SharingModel {
                             const JobSpec& blocked, std::span<const JobSpec* const> behind,
                             Reconfiguration& out) const override;
   // Re-split in place (`regrow`, mig_regrow.cc): when a job has finished on a MIG GPU and its
-  // instance is still free after the scheduling pass, the residents left move when some layout (any candidate with `layouts`, else the GPU's own) and
+  // instance is still free after the scheduling pass, the residents left move when some layout
+  // (any candidate with `layouts`, else the GPU's own) and
   // assignment finish them sooner in total, pauses included, by more than kRegrowMinGain: a
   // resident's time left is its work left / its rate in the instance (mig_job_rate: measured
   // where the catalogue has it), plus, when it moves, checkpoint_s + restart_s, and
   // reconfiguration_s more when the layout changes (every resident then moves: its instances
   // are made anew). The layout with the smallest total wins, the earlier candidate on ties.
+  // With objective mean_slowdown (MISO's miso_idle_optimize) a resident costs its slowdown in the
+  // instance (1 / rate), pauses not counted: with `layouts` the GPU is always re-split into a
+  // layout with exactly one instance per resident, the one of least summed slowdown (no re-split
+  // where no candidate has that many instances); with a fixed layout the residents move only
+  // when that lowers their summed slowdown by more than kRegrowMinSlowdownGain.
   bool resplits() const override { return params_.regrow; }
   // With an incoming job (the queue's head, when plan_reconfiguration chose this GPU for it with
   // migration): among the layouts with exactly one instance per job (as MISO re-splits), the one
   // whose best assignment finishes residents and head soonest in total (the head's time its
-  // runtime / its rate, no pause); its instance is the one left free.
+  // runtime / its rate, no pause), or, with mean_slowdown, of least summed slowdown; its
+  // instance is the one left free.
   bool plan_resplit(const GpuView& gpu, std::span<const double> work_left_us,
                     const JobSpec* incoming, Resplit& out) const override;
   // The least a re-split must save, summed over the residents (us): no move for noise.
   static constexpr double kRegrowMinGain = 1e6;
+  // The same for summed slowdowns (mean_slowdown with a fixed layout): no move for a tie.
+  static constexpr double kRegrowMinSlowdownGain = 1e-9;
   // The smallest free instance (no resident holds it) that fits the job; 0 on a whole GPU.
   int choose_slot(const GpuView& gpu, const JobSpec& job) const override;
   // mig-parted configs that give GPU indices different layouts: the index's layout.

@@ -86,6 +86,17 @@ constexpr NumberSpec kRestartTimeSpec{
     kMigrationAssumption,
     "wall time a moved job spends restoring before it progresses"};
 
+// In `regrow`.
+constexpr std::string_view kRegrowObjectiveNames[] = {"time_left",
+                                                      "mean_slowdown"};  // MigRegrowObjective order
+constexpr ChoiceSpec kRegrowObjectiveSpec{
+    "objective", kRegrowObjectiveNames, 0, "default",
+    "how a re-split in place is chosen: time_left (the layout and instances that finish the jobs "
+    "soonest in total, pauses counted, and only for a gain over 1 s) or mean_slowdown (MISO's: "
+    "at every job end, the layout with one instance per job and the instances of least mean "
+    "predicted slowdown, moving costs not weighed; with a fixed layout, any move that lowers "
+    "it)"};
+
 // The job-speed model inside an instance (models/mig/instance_rate.h).
 constexpr std::string_view kSpeedModelNames[] = {"fitted", "roofline"};  // MigSpeedModel order
 constexpr ChoiceSpec kSpeedModelSpec{
@@ -337,18 +348,21 @@ MigParams read_mig_params(JsonObject& p) {
     JsonObject g = p.object("regrow");
     NumberSetting checkpoint_time = read(g, kCheckpointTimeSpec);
     NumberSetting restart_time = read(g, kRestartTimeSpec);
+    const ChoiceSetting objective = read(g, kRegrowObjectiveSpec);
     g.finish();
     out.regrow = true;
     out.regrow_checkpoint = as_time(checkpoint_time);
     out.regrow_restart = as_time(restart_time);
+    out.regrow_objective = static_cast<MigRegrowObjective>(objective.index);
     ModelParameter on = ModelParameter::on_off(
         "regrow", true, "scenario",
         "true: when a job finishes and nothing waits, the residents left on its GPU move into "
-        "the layout and instances that finish them soonest in total (checkpoint-restart in "
-        "place; with a fixed layout, into freed instances of it)");
-    on.accepts = "an object {checkpoint_s, restart_s}";
+        "the layout and instances its objective picks (checkpoint-restart in place; with a "
+        "fixed layout, into freed instances of it)");
+    on.accepts = "an object {checkpoint_s, restart_s, objective}";
     regrow_echo = {std::move(on), within("regrow", declare(kCheckpointTimeSpec, checkpoint_time)),
-                   within("regrow", declare(kRestartTimeSpec, restart_time))};
+                   within("regrow", declare(kRestartTimeSpec, restart_time)),
+                   within("regrow", declare(kRegrowObjectiveSpec, objective))};
   }
   std::vector<ModelParameter> speed_echo;
   out.speed = read_mig_speed_params(p, speed_echo);

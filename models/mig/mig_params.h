@@ -36,6 +36,12 @@ enum class MigStrategy : std::uint8_t { kAuto, kMixed, kSingle };
 // repartitioning chooses among.
 enum class MigLayoutSource : std::uint8_t { kList, kPerDevice, kMigParted, kCandidates };
 
+// How a re-split in place is chosen (`regrow.objective`, mig_regrow.cc): the layout and
+// instances that finish the GPU's jobs soonest in total, pauses counted and only for a gain (the
+// default), or MISO's rule, the layout with one instance per job and the instances of least mean
+// predicted slowdown at every job end, whatever moving costs.
+enum class MigRegrowObjective : std::uint8_t { kTimeLeft, kMeanSlowdown };
+
 struct MigParams {
   MigLayoutSource source = MigLayoutSource::kList;
   std::vector<std::string> layout;                                           // kList
@@ -60,6 +66,7 @@ struct MigParams {
   bool regrow = false;
   Time regrow_checkpoint;  // regrow.checkpoint_s
   Time regrow_restart;     // regrow.restart_s
+  MigRegrowObjective regrow_objective = MigRegrowObjective::kTimeLeft;  // regrow.objective
   MigSpeedParams speed;     // the job-speed model inside an instance
   // The echo of every setting, for SharingModel::parameters.
   std::vector<ModelParameter> declared;

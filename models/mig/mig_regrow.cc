@@ -54,26 +54,37 @@ bool MigModel::plan_resplit(const GpuView& gpu, std::span<const double> work_lef
     }
     return r;
   };
-  // The total to beat. After a job ended: the residents' time left as things are, less the
-  // least gain worth a move. For an incoming job nothing is kept: the best layout that holds
-  // everyone wins.
+  // What a job in an instance of `profile` costs: its time left there (time_left), or its
+  // slowdown there (mean_slowdown, MISO's rule: the sum stands for the mean, the job count being
+  // fixed; what a job has left and what moving costs are not weighed).
+  const bool by_slowdown = params_.regrow_objective == MigRegrowObjective::kMeanSlowdown;
+  const bool layouts_change = params_.source == MigLayoutSource::kCandidates;
+  const auto cost = [&](std::size_t k, int profile) {
+    return by_slowdown ? 1.0 / rate(k, profile) : work_at(k) / rate(k, profile);
+  };
+  // One instance per job: always for an incoming job (as MISO, so that its instance is the one
+  // left free), and after a job ended under MISO's rule where layouts may change (MISO re-splits
+  // a GPU into as many instances as it has jobs left).
+  const bool one_per_job = incoming != nullptr || (by_slowdown && layouts_change);
+  // The total to beat. After a job ended: the residents' cost as things are, less the least gain
+  // worth a move (MISO's rule with changing layouts keeps nothing: the current layout has an
+  // instance too many). For an incoming job nothing is kept: the best layout that holds everyone
+  // wins.
   double chosen_total = kNever;
-  if (incoming == nullptr) {
+  if (incoming == nullptr && !one_per_job) {
     double staying = 0.0;
     for (std::size_t k = 0; k < n; ++k) {
       const auto slot = static_cast<std::size_t>(gpu.resident_slot[k]);
-      staying += work_at(k) / rate(k, now_in.profile[slot]);
+      staying += cost(k, now_in.profile[slot]);
     }
-    chosen_total = staying - kRegrowMinGain;
+    chosen_total = staying - (by_slowdown ? kRegrowMinSlowdownGain : kRegrowMinGain);
   }
   int chosen = -1;
   for (int l = 0; l < layouts; ++l) {
     const int layout = params_.source == MigLayoutSource::kCandidates ? l : gpu.layout;
     const Resolved& r = resolve(d, layout);
     const std::size_t m = r.layout.instances.size();
-    // With an incoming job, as MISO: exactly one instance per job, so that the incoming job's
-    // instance is the one left free (it takes a free instance that fits, as any start).
-    if (!r.layout.mig_enabled || m < jobs || (incoming != nullptr && m != jobs)) continue;
+    if (!r.layout.mig_enabled || m < jobs || (one_per_job && m != jobs)) continue;
     const bool same = layout == gpu.layout;
     // In a new layout every resident moves (its instances are made anew); in its own layout a
     // resident that keeps its instance pays nothing. The incoming job pays no move.
@@ -94,7 +105,7 @@ bool MigModel::plan_resplit(const GpuView& gpu, std::span<const double> work_lef
         if (!fits(d, p, job_at(k))) continue;
         const bool stays = k < n && same && gpu.resident_slot[k] == static_cast<int>(i);
         const double t =
-            work_at(k) / rate(k, r.profile[i]) + (stays || k >= n ? 0.0 : pause);
+            cost(k, r.profile[i]) + (stays || k >= n || by_slowdown ? 0.0 : pause);
         regrow_cost_[k * m + i] = t;
         cheapest = std::min(cheapest, t);
       }

@@ -1,7 +1,8 @@
 // Re-splitting in place (`regrow`): hand-derived runs on one GPU (a resident grows into a new
 // layout when a job ends, or into the larger instance its neighbour freed, or stays when moving
 // costs more than it saves; a head that fits nowhere gets the GPU re-split around the resident),
-// waiting jobs served first, invariants on random traffic, and the parameters' echo and errors.
+// MISO's rule (objective mean_slowdown), waiting jobs served first, invariants on random traffic,
+// and the parameters' echo and errors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -217,38 +218,100 @@ TEST(MigRegrow, AWaitingJobTakesTheFreedInstanceFirst) {
   EXPECT_EQ(run.stats.migrations, 1u);
 }
 
+TEST(MigRegrow, MisosRuleReSplitsAtEveryJobEndWhateverIsLeft) {
+  // `long` and `short` start in the two 2g.10gb; `long` has 10 s of work left when `short` ends.
+  // Least total time left keeps it there (40 s of moving cannot pay); MISO's rule re-splits the
+  // GPU into the one-instance layout (7g.40gb) all the same, and `long` pays the 40 s.
+  const JobSpec probe = wide_job("probe", 0, 1);
+  const double r2 = rate_in("2g.10gb", probe), r7 = rate_in("7g.40gb", probe);
+  const double t_short = wall_us(100e6, r2);
+  const double runtime_s = std::ceil(r2 * t_short / 1e6) + 10;
+  const JobSpec lng = wide_job("long", 0, runtime_s), shrt = wide_job("short", 0, 100);
+  const double left = runtime_s * 1e6 - r2 * t_short;
+  ASSERT_LT(left / r2, 40e6 + left / r7);
+
+  const OneGpuRun kept = run_one_gpu(model_of(kDynamic), {lng, shrt});
+  EXPECT_TRUE(kept.seen.calls.empty());
+  EXPECT_NEAR(kept.seen.finish_us.at("long"), t_short + wall_us(left, r2), 2.0);
+
+  json miso = kDynamic;
+  miso["regrow"]["objective"] = "mean_slowdown";
+  const OneGpuRun moved = run_one_gpu(model_of(miso), {lng, shrt});
+  ASSERT_EQ(moved.seen.calls.size(), 1u);
+  EXPECT_TRUE(moved.seen.calls[0].layout_changed);
+  EXPECT_DOUBLE_EQ(moved.seen.calls[0].pause_s, 40.0);
+  EXPECT_EQ(moved.final_layout, 1);
+  EXPECT_NEAR(moved.seen.finish_us.at("long"), t_short + 40e6 + wall_us(left, r7), 2.0);
+}
+
+TEST(MigRegrow, MisosRuleWithAFixedLayoutMovesWheneverTheSlowdownDrops) {
+  // As AResidentNearItsEndIsNotMoved, under MISO's rule: `long` moves into the freed 4g.20gb
+  // with 10 s left (its slowdown there is lower), pausing 30 s.
+  json miso = kStatic;
+  miso["regrow"] = {{"objective", "mean_slowdown"}};
+  const JobSpec probe = wide_job("probe", 0, 1);
+  const double r3 = rate_in("3g.20gb", probe), r4 = rate_in("4g.20gb", probe);
+  ASSERT_LT(r3, r4);
+  const double t_short = wall_us(100e6, r4);
+  const double runtime_s = std::ceil(r3 * t_short / 1e6) + 10;
+  const JobSpec lng = wide_job("long", 0, runtime_s), shrt = wide_job("short", 0, 100);
+  const OneGpuRun run = run_one_gpu(model_of(miso), {lng, shrt});
+  const double left = runtime_s * 1e6 - r3 * t_short;
+  ASSERT_EQ(run.seen.calls.size(), 1u);
+  EXPECT_FALSE(run.seen.calls[0].layout_changed);
+  EXPECT_DOUBLE_EQ(run.seen.calls[0].pause_s, 30.0);
+  EXPECT_NEAR(run.seen.finish_us.at("long"), t_short + 30e6 + wall_us(left, r4), 2.0);
+  EXPECT_EQ(run.stats.migrations, 1u);
+}
+
+TEST(MigRegrow, MisosRuleLeavesAGpuAloneWhenNoCandidateHasOneInstancePerJob) {
+  // Candidates with 3 and 7 instances only: when one of two jobs ends, no layout has exactly
+  // one instance for the job left, so nothing moves.
+  json miso = kDynamic;
+  miso["layouts"] = {{"3g.20gb", "2g.10gb", "2g.10gb"}, mig_test::times(7, "1g.5gb")};
+  miso["regrow"]["objective"] = "mean_slowdown";
+  const OneGpuRun run =
+      run_one_gpu(model_of(miso), {wide_job("long", 0, 1000), wide_job("short", 0, 100)});
+  EXPECT_TRUE(run.seen.calls.empty());
+  EXPECT_EQ(run.stats.migrations, 0u);
+}
+
 TEST(MigRegrow, RandomTrafficKeepsEveryInvariant) {
-  // Four GPUs, candidate layouts, migration to make room and regrow on job ends; the checked
-  // engine verifies work, slots and memory at every event.
-  json params = kDynamic;
-  params["layouts"] = {{"3g.20gb", "2g.10gb", "2g.10gb"},
-                       {"7g.40gb"},
-                       {"4g.20gb", "3g.20gb"},
-                       mig_test::times(7, "1g.5gb")};
-  params["repartition"]["migration"] = {{"checkpoint_s", 5}, {"restart_s", 7}};
-  const MigModel m = model_of(params);
-  Cluster c({device("A100-40GB")}, {NodeSpec{"n0", 0, 4, 0, true}});
-  Scheduler scheduler("fifo-backfill", make_placement_policy("best-fit"), 64);
-  std::mt19937_64 rng(11);
-  const std::int64_t memories[] = {3000, 3000, 9000, 15000};
-  const std::vector<JobSpec> trace =
-      mig_test::random_arrivals(rng, 300, 90, [&](std::mt19937_64& r) {
-        JobSpec j = job(memories[r() % 4], std::uniform_real_distribution<double>(0.2, 1.0)(r),
-                        std::uniform_real_distribution<double>(0.1, 1.0)(r));
-        j.runtime =
-            Time::from_seconds(std::floor(std::uniform_real_distribution<double>(60, 3000)(r)));
-        return j;
-      });
-  mig_test::ListSource source(trace);
-  testing::CheckedEngine engine(c, m, scheduler, source);
-  Resplits seen;
-  engine.add_observer(&seen);
-  const EngineStats stats = engine.run();
-  EXPECT_EQ(stats.finished, trace.size());
-  EXPECT_GT(seen.calls.size(), 3u) << "the trace should exercise re-splits";
-  std::size_t moved = 0;
-  for (const auto& call : seen.calls) moved += call.moved;
-  EXPECT_LE(moved, stats.migrations);
+  // Four GPUs, candidate layouts, migration to make room and regrow on job ends, under either
+  // objective; the checked engine verifies work, slots and memory at every event.
+  for (const char* objective : {"time_left", "mean_slowdown"}) {
+    SCOPED_TRACE(objective);
+    json params = kDynamic;
+    params["layouts"] = {{"3g.20gb", "2g.10gb", "2g.10gb"},
+                         {"7g.40gb"},
+                         {"4g.20gb", "3g.20gb"},
+                         mig_test::times(7, "1g.5gb")};
+    params["repartition"]["migration"] = {{"checkpoint_s", 5}, {"restart_s", 7}};
+    params["regrow"]["objective"] = objective;
+    const MigModel m = model_of(params);
+    Cluster c({device("A100-40GB")}, {NodeSpec{"n0", 0, 4, 0, true}});
+    Scheduler scheduler("fifo-backfill", make_placement_policy("best-fit"), 64);
+    std::mt19937_64 rng(11);
+    const std::int64_t memories[] = {3000, 3000, 9000, 15000};
+    const std::vector<JobSpec> trace =
+        mig_test::random_arrivals(rng, 300, 90, [&](std::mt19937_64& r) {
+          JobSpec j = job(memories[r() % 4], std::uniform_real_distribution<double>(0.2, 1.0)(r),
+                          std::uniform_real_distribution<double>(0.1, 1.0)(r));
+          j.runtime =
+              Time::from_seconds(std::floor(std::uniform_real_distribution<double>(60, 3000)(r)));
+          return j;
+        });
+    mig_test::ListSource source(trace);
+    testing::CheckedEngine engine(c, m, scheduler, source);
+    Resplits seen;
+    engine.add_observer(&seen);
+    const EngineStats stats = engine.run();
+    EXPECT_EQ(stats.finished, trace.size());
+    EXPECT_GT(seen.calls.size(), 3u) << "the trace should exercise re-splits";
+    std::size_t moved = 0;
+    for (const auto& call : seen.calls) moved += call.moved;
+    EXPECT_LE(moved, stats.migrations);
+  }
 }
 
 TEST(MigRegrow, ParametersAreEchoedOnlyWhenGiven) {
@@ -258,6 +321,15 @@ TEST(MigRegrow, ParametersAreEchoedOnlyWhenGiven) {
   EXPECT_EQ(with.at("regrow.checkpoint_s").value, 10.0);
   EXPECT_EQ(with.at("regrow.restart_s").value, 20.0);
   EXPECT_EQ(with.at("regrow.restart_s").source, "scenario");
+  EXPECT_EQ(with.at("regrow.objective").choice, "time_left");
+  EXPECT_NE(with.at("regrow.objective").source, "scenario");
+  json miso = kDynamic;
+  miso["regrow"]["objective"] = "mean_slowdown";
+  for (const ModelParameter& p : model_of(miso).parameters()) {
+    if (p.name != "regrow.objective") continue;
+    EXPECT_EQ(p.choice, "mean_slowdown");
+    EXPECT_EQ(p.source, "scenario");
+  }
   for (const ModelParameter& p : model_of(kStatic).parameters()) {
     if (p.name == "regrow.restart_s") {
       EXPECT_EQ(p.value, 20.0);
@@ -280,6 +352,9 @@ TEST(MigRegrow, BadParametersNameTheKey) {
   EXPECT_THAT(error_of(bad), ::testing::HasSubstr("/sharing/params/regrow/restart"));
   bad["regrow"] = {{"checkpoint_s", -1}};
   EXPECT_THAT(error_of(bad), ::testing::HasSubstr("/sharing/params/regrow/checkpoint_s"));
+  bad["regrow"] = {{"objective", "fastest"}};
+  EXPECT_THAT(error_of(bad), ::testing::HasSubstr("/sharing/params/regrow/objective"));
+  EXPECT_THAT(error_of(bad), ::testing::HasSubstr("mean_slowdown"));
   bad["regrow"] = true;
   EXPECT_THAT(error_of(bad), ::testing::HasSubstr("/sharing/params/regrow"));
   const std::string hybrid = testing::input_error_message([&] {
