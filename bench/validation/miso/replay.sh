@@ -2,8 +2,8 @@
 # MISO's experiment with MISO's inputs (docs/validation.md, RESULTS.md here): replays
 # scenarios/examples/miso_trace_100.json (100 jobs on 8 A100-40GB) under no partitioning, every
 # static partition MISO's testbed could set (with and without promotion), the MISO-like dynamic
-# policy (with and without migration, sizing and re-splits in place) and MPS, and prints mean JCT
-# against no partitioning and against the best static partition.
+# policy (with and without migration, sizing, re-splits in place and MISO's rule) and MPS, and
+# prints mean JCT against no partitioning and against the best static partition.
 # MISO's partitions are the scenario's `layouts`: the 18 of MISO's partition_code.json (13 distinct
 # sets of instances), among which its testbed (driver 470.82.01) chose. 4g.20gb + 3g.20gb is not
 # among them (a 4g and a 3g coexist only from driver R510 on): its rows are marked "driver R510+"
@@ -27,7 +27,6 @@ while read -r layout; do
   add "static $layout + promotion" "{\"model\": \"mig\", \"params\": {\"layout\": $layout, \"regrow\": {}}}"
 done < <(python3 -c "import json,sys; [print(json.dumps(l)) for l in json.loads(sys.argv[1]) if l != ['7g.40gb']]" "$candidates")
 r510='["4g.20gb", "3g.20gb"]'
-with_r510=$(python3 -c "import json,sys; l=json.loads(sys.argv[1]); print(json.dumps(l + [json.loads(sys.argv[2])]))" "$candidates" "$r510")
 add "driver R510+: static $r510" "{\"model\": \"mig\", \"params\": {\"layout\": $r510}}"
 add "driver R510+: static $r510 + promotion" "{\"model\": \"mig\", \"params\": {\"layout\": $r510, \"regrow\": {}}}"
 add "dynamic, drain" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates}}"
@@ -35,9 +34,25 @@ add "dynamic, migration" "{\"model\": \"mig\", \"params\": {\"layouts\": $candid
 add "dynamic, migration + sizing" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"migration\": {}}, \"sizing\": {}}}"
 add "dynamic, migration + regrow" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"migration\": {}}, \"regrow\": {}}}"
 add "dynamic, migration + regrow, no hysteresis, 10 s re-split" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"hysteresis_s\": 0, \"migration\": {}}, \"regrow\": {}}}"
-add "dynamic, migration + regrow, no hysteresis, 30 s per move (the scenario)" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"reconfiguration_s\": 0, \"hysteresis_s\": 0, \"migration\": {}}, \"regrow\": {}}}"
-add "dynamic, migration + regrow, no hysteresis, free moves (bound)" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"hysteresis_s\": 0, \"reconfiguration_s\": 0, \"migration\": {\"checkpoint_s\": 0, \"restart_s\": 0}}, \"regrow\": {\"checkpoint_s\": 0, \"restart_s\": 0}}}"
-add "driver R510+: the scenario's policy, 4g.20gb + 3g.20gb a candidate too" "{\"model\": \"mig\", \"params\": {\"layouts\": $with_r510, \"repartition\": {\"reconfiguration_s\": 0, \"hysteresis_s\": 0, \"migration\": {}}, \"regrow\": {}}}"
+add "dynamic, migration + regrow, no hysteresis, 30 s per move" "{\"model\": \"mig\", \"params\": {\"layouts\": $candidates, \"repartition\": {\"reconfiguration_s\": 0, \"hysteresis_s\": 0, \"migration\": {}}, \"regrow\": {}}}"
+# The scenario's own policy: the same with MISO's rule for every re-split (regrow.objective
+# mean_slowdown); then it with free moves, and with 4g.20gb + 3g.20gb as a candidate too.
+scenario_sharing=$(python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['sharing']))" "$scenario")
+variant() {  # the scenario's sharing with one change, as JSON
+  python3 -c "
+import json, sys
+s = json.loads(sys.argv[1])
+p = s['params']
+if sys.argv[2] == 'free':
+    p['repartition']['migration'] = {'checkpoint_s': 0, 'restart_s': 0}
+    p['regrow'].update({'checkpoint_s': 0, 'restart_s': 0})
+else:
+    p['layouts'] = p['layouts'] + [json.loads(sys.argv[3])]
+print(json.dumps(s))" "$@"
+}
+add "dynamic, MISO's rule (the scenario: no hysteresis, 30 s per move)" "$scenario_sharing"
+add "dynamic, MISO's rule, free moves (bound)" "$(variant "$scenario_sharing" free)"
+add "driver R510+: the scenario's policy, 4g.20gb + 3g.20gb a candidate too" "$(variant "$scenario_sharing" candidate "$r510")"
 add "mps" '{"model": "mps"}'
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
