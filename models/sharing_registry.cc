@@ -41,8 +41,9 @@ const std::vector<SharingModelInfo>& sharing_models() {
        "{}", build<FractionalModel>},
       {"mig",
        "MIG: isolated instances from a static layout (scenario, per-index mig-parted file) or "
-       "repartitioned among candidates; one job per instance, held while it runs; roofline rate; "
-       "Kubernetes mixed/single strategies; GPUs without MIG stay whole",
+       "repartitioned among candidates; one job per instance, held while it runs; job speeds "
+       "from the fitted duty-cycle model (measured ones from a workload catalogue; or the "
+       "roofline); Kubernetes mixed/single strategies; GPUs without MIG stay whole",
        R"({"layout": ["3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"]})", build<MigModel>},
       {"mig+mps",
        "MPS inside MIG instances: one MPS server per instance shares it among jobs (inner MPS "
