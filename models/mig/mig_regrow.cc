@@ -1,6 +1,7 @@
 // MigModel's re-split in place (`regrow`, "Re-split in place" in mig_model.h): when a job has
 // finished on a MIG GPU, whether its residents finish sooner in total in another layout or in
-// other instances of their own, and where each goes. MISO (SoCC'22) re-splits a GPU this way
+// other instances of their own (or, by MISO's rule, run at a lower mean slowdown), and where
+// each goes. MISO (SoCC'22) re-splits a GPU this way
 // whenever a job ends, so that the jobs left grow into the room it freed; its static baseline
 // moves a job into a larger instance its GPU frees. Kept apart from mig_model.cc (admission,
 // slots, rates) and mig_repartition.cc (making room for a queued job), which never call it.
