@@ -169,9 +169,7 @@ EngineStats Engine::run() {
     // Stale events are dropped first: the instant ends with its last real event.
     drop_stale_top();
     if (events_.empty() || events_.top().time != now) {
-      do {
-        scheduler_.schedule(now, cluster_, model_, jobs_, running_, *this);
-      } while (refresh_touched(now));
+      schedule_until_quiet(now);
       maybe_reconfigure(now);
       if (!vacated_.empty()) maybe_resplit(now);
       if (!queue_listeners_.empty()) explain_queue(now);
@@ -292,13 +290,22 @@ void Engine::on_arrival(Time now) {
   if (pull_next_arrival()) events_.push(pending_.submit, EventKind::kArrival);
 }
 
-void Engine::advance(ActiveJob& job, Time now) {
-  if (job.phase != JobPhase::kRunning) return;
-  // No progress while writing a migration checkpoint or restoring from one.
+double Engine::progress_since_update(const ActiveJob& job, Time now) {
   const Time from = job.checkpointing ? now : std::max(job.last_update, job.stalled_until);
   const double elapsed = now > from ? static_cast<double>((now - from).us()) : 0.0;
-  job.remaining_us = std::max(0.0, job.remaining_us - progress_rate(job) * elapsed);
+  return progress_rate(job) * elapsed;
+}
+
+void Engine::advance(ActiveJob& job, Time now) {
+  if (job.phase != JobPhase::kRunning) return;
+  job.remaining_us = std::max(0.0, job.remaining_us - progress_since_update(job, now));
   job.last_update = now;
+}
+
+void Engine::schedule_until_quiet(Time now) {
+  do {
+    scheduler_.schedule(now, cluster_, model_, jobs_, running_, *this);
+  } while (refresh_touched(now));
 }
 
 void Engine::touch(GpuIndex gpu, Time now) {
@@ -384,11 +391,8 @@ void Engine::start_at_full_speed(ActiveJob& job, JobSlot slot) {
 void Engine::on_completion(Time now, JobSlot slot) {
   ActiveJob& job = jobs_[slot];
   if (options_.check_invariants) {
-    const double rate = progress_rate(job);
-    // As advance() counts it: nothing progresses while a migrated job restores its checkpoint.
-    const Time from = std::max(job.last_update, job.stalled_until);
-    const double elapsed = now > from ? static_cast<double>((now - from).us()) : 0.0;
-    check_completion_work(job, job.remaining_us - rate * elapsed, rate, now);
+    check_completion_work(job, job.remaining_us - progress_since_update(job, now),
+                          progress_rate(job), now);
   }
   if (cluster_.pooled()) {
     advance(job, now);

@@ -121,6 +121,12 @@ class Engine : private Launcher {
   const char* unplaceable_reason(const JobSpec& job);
   const char* cpu_only_unplaceable_reason(const JobSpec& job) const;  // cluster of nodes
   void advance(ActiveJob& job, Time now);
+  // The exclusive-runtime microseconds a running job has done since its last update, as
+  // advance() counts them: none while it writes a migration checkpoint or restores from one.
+  static double progress_since_update(const ActiveJob& job, Time now);
+  // Schedules until the instant is quiet: kills (out of memory, faults) and moves free or change
+  // GPUs, so the scheduler runs again until no GPU was touched.
+  void schedule_until_quiet(Time now);
   // Brings the GPU's jobs up to date and marks it for a rate refresh.
   void touch(GpuIndex gpu, Time now);
   // Handles out of memory on `touched_` GPUs, recomputes their rates and reschedules the

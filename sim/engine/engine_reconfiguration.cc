@@ -42,9 +42,7 @@ void Engine::maybe_reconfigure(Time now) {
   if (r.migration.enabled) {
     migrate_residents(now, r.gpu, r.migration);
     // Jobs moved without a checkpoint are queued again now: place them before time moves on.
-    do {
-      scheduler_.schedule(now, cluster_, model_, jobs_, running_, *this);
-    } while (refresh_touched(now));
+    schedule_until_quiet(now);
   }
 }
 

@@ -27,11 +27,9 @@ bool Engine::movable_work_left(Time now, GpuIndex g) {
         job.gpus.size() != 1) {
       return false;
     }
-    // Progress since the last update, as advance() would count it (the GPU is not touched
-    // unless the model proposes a move, so that a GPU left alone keeps its pending events).
-    const Time from = std::max(job.last_update, job.stalled_until);
-    const double elapsed = now > from ? static_cast<double>((now - from).us()) : 0.0;
-    work_left_.push_back(std::max(0.0, job.remaining_us - job.rate * elapsed));
+    // Counted without advancing the job: the GPU is not touched unless the model proposes a
+    // move, so that a GPU left alone keeps its pending events.
+    work_left_.push_back(std::max(0.0, job.remaining_us - progress_since_update(job, now)));
   }
   return true;
 }
@@ -50,9 +48,7 @@ void Engine::maybe_resplit(Time now) {
   vacated_.clear();
   if (!any) return;
   // The moved residents' rates and events; a fault of the new slots' memory frees GPUs too.
-  do {
-    scheduler_.schedule(now, cluster_, model_, jobs_, running_, *this);
-  } while (refresh_touched(now));
+  schedule_until_quiet(now);
 }
 
 bool Engine::resplit_for(Time now, GpuIndex g, const JobSpec& head) {
@@ -60,9 +56,7 @@ bool Engine::resplit_for(Time now, GpuIndex g, const JobSpec& head) {
   if (!model_.plan_resplit(start_views_.view(g), work_left_, &head, resplit_)) return false;
   resplit_in_place(now, g, resplit_);
   // The head (and whoever else fits) starts in what the re-split left free.
-  do {
-    scheduler_.schedule(now, cluster_, model_, jobs_, running_, *this);
-  } while (refresh_touched(now));
+  schedule_until_quiet(now);
   return true;
 }
 
@@ -97,7 +91,7 @@ void Engine::resplit_in_place(Time now, GpuIndex g, const Resplit& plan) {
   if (plan.unavailable > Time::zero()) {
     // No new job until the instances are made; one reconfiguration in flight meanwhile.
     cluster_.set_available(g, false);
-    cluster_.gpu(g).resplitting = true;
+    gpu.resplitting = true;
     ++reconfigurations_in_flight_;
     events_.push(now + plan.unavailable, EventKind::kGpuResplit, g);
   }
