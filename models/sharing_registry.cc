@@ -33,37 +33,41 @@ const std::vector<SharingModelInfo>& sharing_models() {
        [](JsonObject& params) -> std::unique_ptr<SharingModel> {
          params.finish();
          return std::make_unique<ExclusiveModel>();
-       }},
+       },
+       {.device_sharing = DeviceSharing::kNone, .savings_baseline = true, .runs_on_pool = true}},
       {"fractional",
        "Kubernetes-style fractional GPUs: per-job compute share (gpu_milli, sums to <= 1000 per "
        "GPU) and memory quota (memory_limit_mib, sums to <= device memory), enforced by a limiter "
        "(strict or work_conserving) on top of time-slicing; out of memory only past one's quota",
-       "{}", build<FractionalModel>},
+       "{}", build<FractionalModel>, {.device_sharing = DeviceSharing::kNoEquivalent}},
       {"mig",
        "MIG: isolated instances from a static layout (scenario, per-index mig-parted file) or "
        "repartitioned among candidates; one job per instance, held while it runs; job speeds "
        "from the fitted duty-cycle model (measured ones from a workload catalogue; or the "
        "roofline); Kubernetes mixed/single strategies; GPUs without MIG stay whole",
-       R"({"layout": ["3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"]})", build<MigModel>},
+       R"({"layout": ["3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"]})", build<MigModel>,
+       {.device_sharing = DeviceSharing::kNone, .mig_instances = true}},
       {"mig+mps",
        "MPS inside MIG instances: one MPS server per instance shares it among jobs (inner MPS "
        "rates and admission on the instance), instances isolated, faults stay in their instance",
        R"({"layout": ["3g.20gb", "3g.20gb"], "inner": {"admission": "peak"}})",
-       [](JsonObject& params) { return build_hybrid<MpsModel>("mig+mps", params); }},
+       [](JsonObject& params) { return build_hybrid<MpsModel>("mig+mps", params); },
+       {.device_sharing = DeviceSharing::kMps, .mig_instances = true}},
       {"mig+timeslice",
        "time-slicing inside MIG instances: jobs of one instance take turns (inner timeslice "
        "rates and admission on the instance), instances isolated",
        R"({"layout": ["3g.20gb", "3g.20gb"], "inner": {"admission": "memory"}})",
-       [](JsonObject& params) { return build_hybrid<TimeSliceModel>("mig+timeslice", params); }},
+       [](JsonObject& params) { return build_hybrid<TimeSliceModel>("mig+timeslice", params); },
+       {.device_sharing = DeviceSharing::kTimeSlicing, .mig_instances = true}},
       {"mps",
        "MPS: concurrent kernels share SMs (active-thread caps, contention term), no switches; "
        "memory not isolated: out of memory fails the asking client, a fatal fault tears down "
        "every client of the server",
-       "{}", build<MpsModel>},
+       "{}", build<MpsModel>, {.device_sharing = DeviceSharing::kMps}},
       {"timeslice",
        "time-slicing (the default for processes sharing a GPU): one context at a time, "
        "context-switch cost, ping-pong with short kernels; admission by memory or replicas",
-       "{}", build<TimeSliceModel>},
+       "{}", build<TimeSliceModel>, {.device_sharing = DeviceSharing::kTimeSlicing}},
   };
   return table;
 }
@@ -76,6 +80,37 @@ std::unique_ptr<SharingModel> make_sharing_model(const std::string& name, JsonOb
   std::string valid;
   for (const auto& m : sharing_models()) valid += (valid.empty() ? "" : ", ") + m.name;
   throw InputError(where, "model", "unknown sharing model '" + name + "' (valid: " + valid + ")");
+}
+
+const SharingModelInfo* find_sharing_model(std::string_view name) {
+  for (const auto& m : sharing_models()) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+SharingCapabilities capabilities_of(std::string_view name) {
+  const SharingModelInfo* m = find_sharing_model(name);
+  return m != nullptr ? m->capabilities : SharingCapabilities{};
+}
+
+const std::string& savings_baseline_model() {
+  static const std::string name = [] {
+    for (const auto& m : sharing_models()) {
+      if (m.capabilities.savings_baseline) return m.name;
+    }
+    return std::string();
+  }();
+  return name;
+}
+
+const SharingModelInfo* model_deployed_as(DeviceSharing sharing, bool mig_instances) {
+  for (const auto& m : sharing_models()) {
+    if (m.capabilities.device_sharing == sharing && m.capabilities.mig_instances == mig_instances) {
+      return &m;
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace gpumux

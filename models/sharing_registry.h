@@ -8,8 +8,10 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "models/sharing_capabilities.h"
 #include "sim/base/json_fields.h"
 #include "sim/core/sharing_model.h"
 
@@ -22,6 +24,8 @@ struct SharingModelInfo {
   std::string example_params = "{}";
   // Builds the model from its params, which it finishes (unknown parameters are errors).
   std::function<std::unique_ptr<SharingModel>(JsonObject& params)> make;
+  // What other code may know of the model without testing its name.
+  SharingCapabilities capabilities;
 };
 
 // The table, in listing order.
@@ -31,5 +35,16 @@ const std::vector<SharingModelInfo>& sharing_models();
 // parameters are errors). Throws InputError at `where` for an unknown name, listing valid ones.
 std::unique_ptr<SharingModel> make_sharing_model(const std::string& name, JsonObject& params,
                                                  const std::string& where);
+
+// The row named `name`, or nullptr.
+const SharingModelInfo* find_sharing_model(std::string_view name);
+// The capabilities of the model `name`; a name not in the table has none (every field false,
+// kNoEquivalent).
+SharingCapabilities capabilities_of(std::string_view name);
+// The name of the savings baseline (the row with `savings_baseline`; also the default model).
+const std::string& savings_baseline_model();
+// The first row, in table order, that deploys as `sharing` with or without MIG instances, or
+// nullptr when none does (the way back from a device plugin config to a model).
+const SharingModelInfo* model_deployed_as(DeviceSharing sharing, bool mig_instances);
 
 }  // namespace gpumux

@@ -231,7 +231,7 @@ MigLayoutRequest parse_mig_layouts_option(const std::string& text) {
 }
 
 bool searches_mig_layouts(std::string_view model) {
-  return model == "mig" || model == "mig+mps" || model == "mig+timeslice";
+  return capabilities_of(model).mig_instances;
 }
 
 LayoutCapacity layout_capacity(const std::string& model, const nlohmann::json& params,

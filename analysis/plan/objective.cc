@@ -9,6 +9,7 @@
 
 #include "analysis/metrics/metric_catalogue.h"
 #include "analysis/metrics/summary_metrics.h"
+#include "models/sharing_registry.h"
 #include "sim/base/closest_names.h"
 #include "sim/base/input_error.h"
 
@@ -97,14 +98,14 @@ Objective parse_objective(const std::string& text) {
   }
   std::string number = trim(text.substr(op + 2));
   // A bound relative to the exclusive answer: "FACTORx exclusive", the x apart or not.
-  constexpr std::string_view kExclusive = "exclusive";
-  if (number.size() >= kExclusive.size() &&
-      number.compare(number.size() - kExclusive.size(), kExclusive.size(), kExclusive) == 0) {
-    number = trim(number.substr(0, number.size() - kExclusive.size()));
+  const std::string& baseline = savings_baseline_model();
+  if (number.size() >= baseline.size() &&
+      number.compare(number.size() - baseline.size(), baseline.size(), baseline) == 0) {
+    number = trim(number.substr(0, number.size() - baseline.size()));
     if (number.empty() || (number.back() != 'x' && number.back() != 'X')) {
       throw InputError(where, o.metric,
-                       "expected FACTORx exclusive after the operator, e.g. jct_s.p95<=1.1x "
-                       "exclusive");
+                       "expected FACTORx " + baseline + " after the operator, e.g. jct_s.p95<=1.1x " +
+                           baseline);
     }
     number = trim(number.substr(0, number.size() - 1));
     o.relative_to_exclusive = true;

@@ -14,6 +14,7 @@
 #include "analysis/plan/size_search.h"
 #include "analysis/run/provenance.h"
 #include "analysis/run/run.h"
+#include "models/sharing_registry.h"
 #include "scenarios/scenario.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
@@ -98,7 +99,7 @@ PlanSeedRun run_seed(const PlanBase& base, const PlanModelResult& model,
   run.met = true;
   for (std::size_t i = 0; i < objectives.size(); ++i) {
     const Objective& o = objectives[i];
-    if (o.relative_to_exclusive && model.model == "exclusive") {
+    if (o.relative_to_exclusive && capabilities_of(model.model).savings_baseline) {
       // The baseline itself: its value is reported, the bound is its own.
       run.checks.push_back({objective_value(o, report.summary), true, std::nan("")});
     } else {
@@ -269,7 +270,9 @@ PlanBase load_base(const PlanRequest& request, PlanResult& result) {
 void apply_baseline_rules(PlanResult& result) {
   const bool exclusive =
       std::any_of(result.models.begin(), result.models.end(),
-                  [](const PlanModelResult& m) { return m.model == "exclusive"; });
+                  [](const PlanModelResult& m) {
+                    return capabilities_of(m.model).savings_baseline;
+                  });
   if (exclusive) return;
   std::vector<Objective> kept;
   for (const Objective& o : result.objectives) {
@@ -346,7 +349,7 @@ PlanResult run_plan(const PlanRequest& request, std::ostream* progress) {
   std::vector<std::vector<LayoutCandidate>> layouts;    // per model
   std::vector<std::vector<LayoutCapacity>> capacities;  // per model, per layout
   for (std::size_t m = 0; m < result.models.size(); ++m) {
-    if (result.models[m].model == "exclusive") exclusive = m;
+    if (capabilities_of(result.models[m].model).savings_baseline) exclusive = m;
     const auto& model = result.models[m];
     layouts.push_back(mig_layout_candidates(model.model, model.params, base.base_dir, base.groups,
                                             request.mig_layouts));

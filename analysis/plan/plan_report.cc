@@ -8,6 +8,7 @@
 #include "analysis/metrics/metric_catalogue.h"
 #include "analysis/output/number_text.h"
 #include "analysis/plan/incurable_rejections.h"
+#include "models/sharing_registry.h"
 
 namespace gpumux {
 
@@ -21,7 +22,7 @@ std::string fixed(double x, int digits) {
 
 const PlanModelResult* exclusive_of(const PlanResult& r) {
   for (const auto& m : r.models) {
-    if (m.model == "exclusive" && m.met) return &m;
+    if (capabilities_of(m.model).savings_baseline && m.met) return &m;
   }
   return nullptr;
 }
@@ -256,7 +257,7 @@ nlohmann::json plan_to_json(const PlanResult& r) {
                           {"implicit", o.implicit}});
     if (o.relative_to_exclusive) {
       // limit is a factor of the exclusive answer's value (null: exclusive has no answer).
-      objectives.back()["relative_to"] = "exclusive";
+      objectives.back()["relative_to"] = savings_baseline_model();
       nlohmann::json baselines = nlohmann::json::array();
       for (double b : r.baselines[i]) baselines.push_back(number_or_null(b));
       objectives.back()["baseline"] = baselines[0];  // the scenario's seed

@@ -23,7 +23,7 @@ namespace {
 std::optional<nlohmann::json> whole_gpu_layouts(const nlohmann::json& doc, const std::string& file,
                                                 const std::string& base_dir) {
   const Scenario s =
-      parse_scenario(with_sharing(doc, "exclusive", nlohmann::json::object()), file, base_dir);
+      parse_scenario(with_sharing(doc, savings_baseline_model(), nlohmann::json::object()), file, base_dir);
   nlohmann::json layouts = nlohmann::json::object();
   for (const DeviceProfile& d : s.devices) {
     const MigProfile* best = nullptr;
@@ -59,7 +59,7 @@ ModelChoice choose_model_params(const nlohmann::json& doc, const std::string& fi
   const std::string scenario_model =
       doc.contains("sharing") && doc["sharing"].is_object() && doc["sharing"].contains("model")
           ? doc["sharing"]["model"].get<std::string>()
-          : "exclusive";
+          : savings_baseline_model();
   auto parse_with = [&](const nlohmann::json& params) {
     return parse_scenario(with_sharing(doc, m.name, params), file, base_dir);
   };

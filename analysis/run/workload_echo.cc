@@ -2,13 +2,9 @@
 
 #include <string>
 
+#include "models/sharing_registry.h"
+
 namespace gpumux {
-
-namespace {
-
-bool is_mig_model(const std::string& name) { return name.rfind("mig", 0) == 0; }
-
-}  // namespace
 
 nlohmann::json workloads_json(const Scenario& scenario, const WorkloadCounts& counts,
                               const ColocationCounts* colocation) {
@@ -54,7 +50,7 @@ void add_workload_parameters(nlohmann::json& summary, const Scenario& scenario,
           "whose pair the catalogue measured on that device type (alone, 3+ jobs or unmeasured "
           "pairs: the model's rates)"}});
   }
-  if (!is_mig_model(sharing.value("model", std::string()))) return;
+  if (!capabilities_of(sharing.value("model", std::string())).mig_instances) return;
   sharing["parameters"].push_back(
       {{"name", "measured_mig_speeds"},
        {"value", counts.mig_measured},  // a count, as above

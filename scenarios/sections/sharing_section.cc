@@ -55,7 +55,7 @@ nlohmann::json effective_layouts(const SharingModel& model, std::span<const Devi
 }  // namespace
 
 void parse_sharing(Scenario& s, JsonObject& root, const std::string& base_dir) {
-  std::string model = "exclusive";
+  std::string model = savings_baseline_model();
   nlohmann::json params = nlohmann::json::object();
   nlohmann::json echo_params = params;  // as written: paths stay relative in the summary
   std::string params_pointer = "/sharing/params";
@@ -86,12 +86,12 @@ void parse_sharing(Scenario& s, JsonObject& root, const std::string& base_dir) {
     JsonObject p(params, root.file(), params_pointer);
     s.model = make_sharing_model(model, p, root.where("sharing"));
   }
-  if (s.pool && s.model->name() != "exclusive") {
+  if (s.pool && !capabilities_of(s.model->name()).runs_on_pool) {
     throw InputError(root.has("sharing") ? root.where("sharing") + "/model" : root.where("sharing"),
                      "model",
                      "a pooled cluster (cluster.pool) runs every job at full speed on its share "
-                     "of the pool: sharing.model must be 'exclusive' (the default), got '" +
-                         model + "'");
+                     "of the pool: sharing.model must be '" + savings_baseline_model() +
+                         "' (the default), got '" + model + "'");
   }
   for (const auto& device : s.devices) s.model->check_device(device);
   std::vector<int> gpus_per_node(s.devices.size(), 0);
