@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks that two gpumux builds write byte-identical outputs (summary.json, jobs.csv,
-# timeseries.csv) on the example and regression scenarios, on cuts of the 1M replay under each
+# timeseries.csv) on the example and regression scenarios, one plan folder with its deploy
+# configs, on cuts of the 1M replay under each
 # sharing model, placement and queue policy, and on the pooled PAI 2020 configuration under each
 # queue policy: a speed change must not change a result.
 # One key is not compared: summary.json's provenance.build (the binary's version and `git
@@ -90,5 +91,27 @@ for c in "${cases[@]}"; do
     echo "DIFFER  $name (${files:-exit status or folder contents})${keys:+ summary keys: $keys}"
   fi
 done
+# One plan folder (plan.json, plan.txt, deploy/: the device plugin and mig-parted files of every
+# model that met the objectives) with MIG, hybrid and shared answers; its exit status is compared
+# too (3 when some model meets the objectives at no size).
+plan_scenario=$root/scenarios/examples/mig_half_node.json
+for side in base cand; do
+  bin=$base
+  [ "$side" = cand ] && bin=$cand
+  status=0
+  "$bin" plan "$plan_scenario" --models exclusive,timeslice,mps,mig,mig+timeslice,mig+mps \
+    --objective 'queueing_delay_s.p95<=600' --out "$work/$side/plan" > "$work/$side-plan.stdout" \
+    2> /dev/null || status=$?
+  echo "exit $status" >> "$work/$side-plan.stdout"
+  if [ -f "$work/$side/plan/plan.json" ]; then strip_build "$work/$side/plan/plan.json"; fi
+done
+if diff -r "$work/base/plan" "$work/cand/plan" > /dev/null &&
+   cmp -s "$work/base-plan.stdout" "$work/cand-plan.stdout"; then
+  same=$((same + 1))
+  echo "same    plan-mig-half-node ($(cd "$work/base/plan" && find . -type f | sort | tr '\n' ' '))"
+else
+  differ=$((differ + 1))
+  echo "DIFFER  plan-mig-half-node ($( { diff -rq "$work/base/plan" "$work/cand/plan" 2>&1 || true; } | head -3 | tr '\n' ' '))"
+fi
 echo "$same identical, $differ different"
 [ "$differ" -eq 0 ]
