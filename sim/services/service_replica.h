@@ -91,6 +91,10 @@ class RequestLevelReplica : public ServiceReplica {
   void expire_waiting(double t_us);
   void start_batch();
   void finish_batch();
+  // Resets `schedule` (made on first use from `seed`) to `given` at now_, kept in `kept`.
+  template <class Kind, class Context>
+  Kind& restart(std::unique_ptr<Kind>& schedule, std::uint64_t seed, Context& kept,
+                const Context& given);
 
   const ServiceSpec& spec_;
   RequestArrivals arrivals_;
