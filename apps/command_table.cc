@@ -42,8 +42,8 @@ const std::vector<CommandEntry>& command_table() {
        "(docs/comparing-and-reports.md \"Reports\")",
        configure_report_command},
       {"models",
-       "list sharing models, policies and trace formats; `models NAME`: one sharing model's "
-       "parameters (unit, default, source, description)",
+       "list sharing models, service engines, policies and trace formats; `models NAME`: one "
+       "sharing model's or service engine's parameters (unit, default, source, description)",
        configure_models_command},
       {"metrics",
        "list every metric (summary.json path, unit, which way is better): the names of expect "

@@ -1,6 +1,6 @@
-// `gpumux models` (the tables of sharing models, queue and placement policies, trace formats;
-// `models NAME`: one sharing model's declared parameters) and `gpumux metrics` (the metric
-// catalogue).
+// `gpumux models` (the tables of sharing models, service engines, queue and placement policies,
+// trace formats; `models NAME`: one sharing model's or service engine's declared parameters)
+// and `gpumux metrics` (the metric catalogue).
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -13,11 +13,37 @@
 #include "sim/base/json_fields.h"
 #include "sim/placement/placement_registry.h"
 #include "sim/scheduling/queue_policy_table.h"
+#include "sim/services/registry.h"
 #include "traces/formats/trace_opening.h"
 
 namespace gpumux {
 
 namespace {
+
+void print_parameters(const std::vector<ModelParameter>& parameters, std::ostream& out) {
+  for (const auto& p : parameters) {
+    std::string value = p.kind == ModelParameter::Kind::kSwitch ? (p.value != 0 ? "true" : "false")
+                        : p.kind == ModelParameter::Kind::kChoice ? std::string(p.choice)
+                                                                  : nlohmann::json(p.value).dump();
+    out << "  " << p.name << " = " << value << (p.unit.empty() ? "" : " " + p.unit) << "\n"
+        << "      " << p.description << "\n"
+        << "      source: " << p.source << "\n";
+    if (!p.accepts.empty()) out << "      accepts: " << p.accepts << "\n";
+  }
+}
+
+// One service engine's declared parameters, at their defaults.
+int run_engine_parameters(const ServiceEngineInfo& engine, std::ostream& out) {
+  out << engine.name << ": service engine (services.mode): " << engine.summary << "\n";
+  const auto parameters = default_parameters(engine);
+  if (parameters.empty()) {
+    out << "no parameters\n";
+    return kExitOk;
+  }
+  out << "parameters (keys of the services object, at their defaults):\n";
+  print_parameters(parameters, out);
+  return kExitOk;
+}
 
 // One sharing model's declared parameters, as the model declares them when built with its
 // smallest valid params (its defaults; mig's example layout): the same declarations every run
@@ -27,6 +53,9 @@ int run_model_parameters(const std::string& name, std::ostream& out) {
   const auto it = std::find_if(models.begin(), models.end(),
                                [&](const SharingModelInfo& m) { return m.name == name; });
   if (it == models.end()) {
+    for (const auto& e : service_engines()) {
+      if (e.name == name) return run_engine_parameters(e, out);
+    }
     std::vector<std::string> valid;
     for (const auto& m : models) valid.push_back(m.name);
     throw InputError("gpumux models " + name, "NAME",
@@ -44,21 +73,15 @@ int run_model_parameters(const std::string& name, std::ostream& out) {
   }
   out << "parameters (sharing.params; value as declared with the params above, a device's "
          "measured value replaces a default where the source says so):\n";
-  for (const auto& p : parameters) {
-    std::string value = p.kind == ModelParameter::Kind::kSwitch ? (p.value != 0 ? "true" : "false")
-                        : p.kind == ModelParameter::Kind::kChoice ? std::string(p.choice)
-                                                                  : nlohmann::json(p.value).dump();
-    out << "  " << p.name << " = " << value << (p.unit.empty() ? "" : " " + p.unit) << "\n"
-        << "      " << p.description << "\n"
-        << "      source: " << p.source << "\n";
-    if (!p.accepts.empty()) out << "      accepts: " << p.accepts << "\n";
-  }
+  print_parameters(parameters, out);
   return kExitOk;
 }
 
 int run_models(std::ostream& out) {
   out << "sharing models (scenario sharing.model; `gpumux models NAME` lists one's parameters):\n";
   for (const auto& m : sharing_models()) out << "  " << m.name << "  " << m.summary << "\n";
+  out << "service engines (services.mode; `gpumux models NAME` lists one's parameters):\n";
+  for (const auto& e : service_engines()) out << "  " << e.name << "  " << e.summary << "\n";
   out << "queue policies (scheduler.queue):\n";
   for (const auto& q : queue_policies()) out << "  " << q.name << "  " << q.summary << "\n";
   out << "placement policies (scheduler.placement):\n";
@@ -93,7 +116,7 @@ int run_metrics_command(const MetricsArgs&, std::ostream& out, std::ostream&) {
 
 void configure_models_command(CLI::App& models, CommandContext& ctx) {
   auto a = std::make_shared<ModelsArgs>();
-  models.add_option("NAME", a->model_name, "a sharing model, e.g. timeslice");
+  models.add_option("NAME", a->model_name, "a sharing model or service engine, e.g. timeslice");
   models.footer("Example: gpumux models timeslice");
   set_action(models, ctx, a, run_models_command);
 }

@@ -1,192 +1,180 @@
-// Built-in device profiles, as data in the same JSON schema scenarios use to define or override
-// devices (see docs/scenario-format.md "Scenario format", cluster.devices). Sources per device in "source".
+// Built-in device profiles, as a table of rows (one struct per device, one per MIG profile)
+// turned into the JSON schema scenarios use to define or override devices (see
+// docs/scenario-format.md "Scenario format", cluster.devices), so that the built-ins go through
+// the same checks as a scenario's devices. Sources per device in `source`.
 #include "models/builtin_devices.h"
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
 
 namespace gpumux {
 
-std::string_view builtin_devices_json() {
-  return R"json([
- {
-  "name": "A100-40GB",
-  "memory_mib": 40960,
-  "sms": 108,
-  "architecture": "ampere",
-  "mps_client_limit": 48,
-  "memory_bandwidth_gbps": 1555,
-  "mig": {"memory_slices": 8, "compute_slices": 7, "profiles": [
-    {"name": "1g.5gb", "compute_slices": 1, "memory_slices": 1, "memory_mib": 4864, "sms": 14, "max_count": 7, "start_offsets": [0, 1, 2, 3, 4, 5, 6]},
-    {"name": "1g.5gb+me", "compute_slices": 1, "memory_slices": 1, "memory_mib": 4864, "sms": 14, "max_count": 1, "start_offsets": [0, 1, 2, 3, 4, 5, 6]},
-    {"name": "1g.10gb", "compute_slices": 1, "memory_slices": 2, "memory_mib": 9851, "sms": 14, "max_count": 4, "start_offsets": [0, 2, 4, 6]},
-    {"name": "2g.10gb", "compute_slices": 2, "memory_slices": 2, "memory_mib": 9851, "sms": 28, "max_count": 3, "start_offsets": [0, 2, 4]},
-    {"name": "3g.20gb", "compute_slices": 3, "memory_slices": 4, "memory_mib": 19968, "sms": 42, "max_count": 2, "start_offsets": [0, 4]},
-    {"name": "4g.20gb", "compute_slices": 4, "memory_slices": 4, "memory_mib": 19968, "sms": 56, "max_count": 1, "start_offsets": [0]},
-    {"name": "7g.40gb", "compute_slices": 7, "memory_slices": 8, "memory_mib": 40192, "sms": 98, "max_count": 1, "start_offsets": [0]}]},
-  "source": "GPU-FACTS.md (NVIDIA MIG User Guide profile table; SMs and usable GiB per profile)"
- },
- {
-  "name": "A100-80GB",
-  "memory_mib": 81920,
-  "sms": 108,
-  "architecture": "ampere",
-  "mps_client_limit": 48,
-  "memory_bandwidth_gbps": 2039,
-  "mig": {"memory_slices": 8, "compute_slices": 7, "profiles": [
-    {"name": "1g.10gb", "compute_slices": 1, "memory_slices": 1, "memory_mib": 9728, "sms": 14, "max_count": 7, "start_offsets": [0, 1, 2, 3, 4, 5, 6]},
-    {"name": "1g.10gb+me", "compute_slices": 1, "memory_slices": 1, "memory_mib": 9728, "sms": 14, "max_count": 1, "start_offsets": [0, 1, 2, 3, 4, 5, 6]},
-    {"name": "1g.20gb", "compute_slices": 1, "memory_slices": 2, "memory_mib": 19968, "sms": 14, "max_count": 4, "start_offsets": [0, 2, 4, 6]},
-    {"name": "2g.20gb", "compute_slices": 2, "memory_slices": 2, "memory_mib": 19968, "sms": 28, "max_count": 3, "start_offsets": [0, 2, 4]},
-    {"name": "3g.40gb", "compute_slices": 3, "memory_slices": 4, "memory_mib": 40192, "sms": 42, "max_count": 2, "start_offsets": [0, 4]},
-    {"name": "4g.40gb", "compute_slices": 4, "memory_slices": 4, "memory_mib": 40192, "sms": 56, "max_count": 1, "start_offsets": [0]},
-    {"name": "7g.80gb", "compute_slices": 7, "memory_slices": 8, "memory_mib": 80896, "sms": 98, "max_count": 1, "start_offsets": [0]}]},
-  "source": "GPU-FACTS.md (NVIDIA MIG User Guide); SMs per profile as A100-40GB"
- },
- {
-  "name": "H100-80GB",
-  "memory_mib": 81920,
-  "sms": 132,
-  "architecture": "hopper",
-  "mps_client_limit": 48,
-  "memory_bandwidth_gbps": 3350,
-  "mig": {"memory_slices": 8, "compute_slices": 7, "profiles": [
-    {"name": "1g.10gb", "compute_slices": 1, "memory_slices": 1, "memory_mib": 9984, "sms": 16, "max_count": 7, "start_offsets": [0, 1, 2, 3, 4, 5, 6]},
-    {"name": "1g.10gb+me", "compute_slices": 1, "memory_slices": 1, "memory_mib": 9984, "sms": 16, "max_count": 1, "start_offsets": [0, 1, 2, 3, 4, 5, 6]},
-    {"name": "1g.20gb", "compute_slices": 1, "memory_slices": 2, "memory_mib": 20091, "sms": 26, "max_count": 4, "start_offsets": [0, 2, 4, 6]},
-    {"name": "2g.20gb", "compute_slices": 2, "memory_slices": 2, "memory_mib": 20091, "sms": 32, "max_count": 3, "start_offsets": [0, 2, 4]},
-    {"name": "3g.40gb", "compute_slices": 3, "memory_slices": 4, "memory_mib": 40448, "sms": 60, "max_count": 2, "start_offsets": [0, 4]},
-    {"name": "4g.40gb", "compute_slices": 4, "memory_slices": 4, "memory_mib": 40448, "sms": 64, "max_count": 1, "start_offsets": [0]},
-    {"name": "7g.80gb", "compute_slices": 7, "memory_slices": 8, "memory_mib": 81152, "sms": 132, "max_count": 1, "start_offsets": [0]}]},
-  "source": "GPU-FACTS.md (NVIDIA MIG User Guide; H100 SXM SMs and usable GiB per profile)"
- },
- {
-  "name": "H100-94GB",
-  "memory_mib": 96256,
-  "sms": 132,
-  "architecture": "hopper",
-  "mps_client_limit": 48,
-  "memory_bandwidth_gbps": 3900,
-  "mig": {"memory_slices": 8, "compute_slices": 7, "profiles": [
-    {"name": "1g.12gb", "compute_slices": 1, "memory_slices": 1, "memory_mib": 12288, "sms": 16, "max_count": 7, "start_offsets": [0, 1, 2, 3, 4, 5, 6]},
-    {"name": "1g.12gb+me", "compute_slices": 1, "memory_slices": 1, "memory_mib": 12288, "sms": 16, "max_count": 1, "start_offsets": [0, 1, 2, 3, 4, 5, 6]},
-    {"name": "1g.24gb", "compute_slices": 1, "memory_slices": 2, "memory_mib": 24576, "sms": 26, "max_count": 4, "start_offsets": [0, 2, 4, 6]},
-    {"name": "2g.24gb", "compute_slices": 2, "memory_slices": 2, "memory_mib": 24576, "sms": 32, "max_count": 3, "start_offsets": [0, 2, 4]},
-    {"name": "3g.47gb", "compute_slices": 3, "memory_slices": 4, "memory_mib": 48128, "sms": 60, "max_count": 2, "start_offsets": [0, 4]},
-    {"name": "4g.47gb", "compute_slices": 4, "memory_slices": 4, "memory_mib": 48128, "sms": 64, "max_count": 1, "start_offsets": [0]},
-    {"name": "7g.94gb", "compute_slices": 7, "memory_slices": 8, "memory_mib": 96256, "sms": 132, "max_count": 1, "start_offsets": [0]}]},
-  "source": "GPU-FACTS.md profile names; per-profile SMs assumed as H100-80GB and memory read from profile names (unverified)"
- },
- {
-  "name": "H200-141GB",
-  "memory_mib": 144384,
-  "sms": 132,
-  "architecture": "hopper",
-  "mps_client_limit": 48,
-  "memory_bandwidth_gbps": 4800,
-  "mig": {"memory_slices": 8, "compute_slices": 7, "profiles": [
-    {"name": "1g.18gb", "compute_slices": 1, "memory_slices": 1, "memory_mib": 18432, "sms": 16, "max_count": 7, "start_offsets": [0, 1, 2, 3, 4, 5, 6]},
-    {"name": "1g.18gb+me", "compute_slices": 1, "memory_slices": 1, "memory_mib": 18432, "sms": 16, "max_count": 1, "start_offsets": [0, 1, 2, 3, 4, 5, 6]},
-    {"name": "1g.35gb", "compute_slices": 1, "memory_slices": 2, "memory_mib": 35840, "sms": 26, "max_count": 4, "start_offsets": [0, 2, 4, 6]},
-    {"name": "2g.35gb", "compute_slices": 2, "memory_slices": 2, "memory_mib": 35840, "sms": 32, "max_count": 3, "start_offsets": [0, 2, 4]},
-    {"name": "3g.71gb", "compute_slices": 3, "memory_slices": 4, "memory_mib": 72704, "sms": 60, "max_count": 2, "start_offsets": [0, 4]},
-    {"name": "4g.71gb", "compute_slices": 4, "memory_slices": 4, "memory_mib": 72704, "sms": 64, "max_count": 1, "start_offsets": [0]},
-    {"name": "7g.141gb", "compute_slices": 7, "memory_slices": 8, "memory_mib": 144384, "sms": 132, "max_count": 1, "start_offsets": [0]}]},
-  "source": "GPU-FACTS.md profile names; placements assumed as H100 (unverified); SMs as H100-80GB and memory from profile names (unverified)"
- },
- {
-  "name": "B200-180GB",
-  "memory_mib": 184320,
-  "sms": 148,
-  "architecture": "blackwell",
-  "mps_client_limit": 48,
-  "memory_bandwidth_gbps": 8000,
-  "mig": {"memory_slices": 8, "compute_slices": 7, "profiles": [
-    {"name": "1g.23gb", "compute_slices": 1, "memory_slices": 1, "memory_mib": 23552, "sms": 17, "max_count": 7, "start_offsets": [0, 1, 2, 3, 4, 5, 6]},
-    {"name": "1g.23gb+me", "compute_slices": 1, "memory_slices": 1, "memory_mib": 23552, "sms": 17, "max_count": 1, "start_offsets": [0, 1, 2, 3, 4, 5, 6]},
-    {"name": "1g.45gb", "compute_slices": 1, "memory_slices": 2, "memory_mib": 46080, "sms": 29, "max_count": 4, "start_offsets": [0, 2, 4, 6]},
-    {"name": "2g.45gb", "compute_slices": 2, "memory_slices": 2, "memory_mib": 46080, "sms": 35, "max_count": 3, "start_offsets": [0, 2, 4]},
-    {"name": "3g.90gb", "compute_slices": 3, "memory_slices": 4, "memory_mib": 92160, "sms": 67, "max_count": 2, "start_offsets": [0, 4]},
-    {"name": "4g.90gb", "compute_slices": 4, "memory_slices": 4, "memory_mib": 92160, "sms": 71, "max_count": 1, "start_offsets": [0]},
-    {"name": "7g.180gb", "compute_slices": 7, "memory_slices": 8, "memory_mib": 184320, "sms": 148, "max_count": 1, "start_offsets": [0]}]},
-  "source": "GPU-FACTS.md profile names; placements assumed as H100 (unverified); SMs scaled from H100 by 148/132 and memory from profile names (unverified)"
- },
- {
-  "name": "A30-24GB",
-  "memory_mib": 24576,
-  "sms": 56,
-  "architecture": "ampere",
-  "mps_client_limit": 48,
-  "memory_bandwidth_gbps": 933,
-  "mig": {"memory_slices": 4, "compute_slices": 4, "profiles": [
-    {"name": "1g.6gb", "compute_slices": 1, "memory_slices": 1, "memory_mib": 6016, "sms": 14, "max_count": 4, "start_offsets": [0, 1, 2, 3]},
-    {"name": "1g.6gb+me", "compute_slices": 1, "memory_slices": 1, "memory_mib": 6016, "sms": 14, "max_count": 1, "start_offsets": [0, 1, 2, 3]},
-    {"name": "2g.12gb", "compute_slices": 2, "memory_slices": 2, "memory_mib": 12032, "sms": 28, "max_count": 2, "start_offsets": [0, 2]},
-    {"name": "2g.12gb+me", "compute_slices": 2, "memory_slices": 2, "memory_mib": 12032, "sms": 28, "max_count": 1, "start_offsets": [0, 2]},
-    {"name": "4g.24gb", "compute_slices": 4, "memory_slices": 4, "memory_mib": 24064, "sms": 56, "max_count": 1, "start_offsets": [0]}]},
-  "source": "GPU-FACTS.md (A30 table; 1g/2g usable memory as a share of 23.5 GiB: unverified)"
- },
- {
-  "name": "T4",
-  "memory_mib": 15360,
-  "sms": 40,
-  "architecture": "turing",
-  "mps_client_limit": 48,
-  "memory_bandwidth_gbps": 320,
-  "source": "NVIDIA T4 datasheet (16 GB GDDR6, 40 SMs); GPU type of the Alibaba openb trace"
- },
- {
-  "name": "P100",
-  "memory_mib": 16384,
-  "sms": 56,
-  "architecture": "pascal",
-  "mps_client_limit": 16,
-  "memory_bandwidth_gbps": 732,
-  "source": "NVIDIA P100 16 GB datasheet; pre-Volta MPS client limit 16 (GPU-FACTS)"
- },
- {
-  "name": "V100M16",
-  "memory_mib": 16384,
-  "sms": 80,
-  "architecture": "volta",
-  "mps_client_limit": 48,
-  "memory_bandwidth_gbps": 900,
-  "source": "NVIDIA V100 16 GB datasheet; GPU type of the Alibaba openb trace"
- },
- {
-  "name": "V100M32",
-  "memory_mib": 32768,
-  "sms": 80,
-  "architecture": "volta",
-  "mps_client_limit": 48,
-  "memory_bandwidth_gbps": 900,
-  "source": "NVIDIA V100 32 GB datasheet; GPU type of the Alibaba openb trace"
- },
- {
-  "name": "A10",
-  "memory_mib": 24576,
-  "sms": 72,
-  "architecture": "ampere",
-  "mps_client_limit": 48,
-  "memory_bandwidth_gbps": 600,
-  "source": "NVIDIA A10 datasheet (24 GB, 72 SMs); GPU type of the Alibaba openb trace"
- },
- {
-  "name": "G2",
-  "memory_mib": 32768,
-  "sms": 80,
-  "architecture": "unknown",
-  "mps_client_limit": 48,
-  "memory_bandwidth_gbps": 900,
-  "source": "anonymised GPU model of the Alibaba openb trace: capacities are undisclosed; generic placeholder values (unverified), override in the scenario"
- },
- {
-  "name": "G3",
-  "memory_mib": 32768,
-  "sms": 80,
-  "architecture": "unknown",
-  "mps_client_limit": 48,
-  "memory_bandwidth_gbps": 900,
-  "source": "anonymised GPU model of the Alibaba openb trace: capacities are undisclosed; generic placeholder values (unverified), override in the scenario"
- }
-])json";
+namespace {
+
+// Where a MIG profile sits on the GPU: the slices it takes, how many fit at once and the
+// compute slices it may start at. GPUs of one MIG generation share these; profile names,
+// memory and SMs are the device's own (MigSized below, in the same order).
+struct MigShape {
+  std::uint64_t compute_slices;
+  std::uint64_t memory_slices;
+  std::uint64_t max_count;
+  std::vector<std::uint64_t> start_offsets;
+};
+
+// The profiles of a GPU with 8 memory and 7 compute slices (A100, H100, H200, B200): 1g, 1g+me,
+// 1g with two memory slices, 2g, 3g, 4g, 7g (NVIDIA MIG User Guide placement tables).
+const std::vector<MigShape> kSevenSliceShapes = {{1, 1, 7, {0, 1, 2, 3, 4, 5, 6}},
+                                                 {1, 1, 1, {0, 1, 2, 3, 4, 5, 6}},
+                                                 {1, 2, 4, {0, 2, 4, 6}},
+                                                 {2, 2, 3, {0, 2, 4}},
+                                                 {3, 4, 2, {0, 4}},
+                                                 {4, 4, 1, {0}},
+                                                 {7, 8, 1, {0}}};
+// The A30's (4 memory and 4 compute slices): 1g, 1g+me, 2g, 2g+me, 4g.
+const std::vector<MigShape> kFourSliceShapes = {{1, 1, 4, {0, 1, 2, 3}},
+                                                {1, 1, 1, {0, 1, 2, 3}},
+                                                {2, 2, 2, {0, 2}},
+                                                {2, 2, 1, {0, 2}},
+                                                {4, 4, 1, {0}}};
+
+// A profile's name, usable memory and SMs on one device.
+struct MigSized {
+  std::string_view name;
+  std::uint64_t memory_mib;
+  std::uint64_t sms;
+};
+
+struct MigRow {
+  std::uint64_t memory_slices = 0;  // 0: the device has no MIG
+  std::uint64_t compute_slices = 0;
+  const std::vector<MigShape>* shapes = nullptr;
+  std::vector<MigSized> profiles;  // one per shape, in its order
+};
+
+struct DeviceRow {
+  std::string_view name;
+  std::uint64_t memory_mib;
+  std::uint64_t sms;
+  std::string_view architecture;
+  std::uint64_t mps_client_limit;
+  std::uint64_t memory_bandwidth_gbps;
+  MigRow mig;
+  std::string_view source;
+};
+
+const std::vector<DeviceRow>& device_rows() {
+  // One device a block: name, memory MiB, SMs, architecture, MPS client limit, bandwidth GB/s;
+  // its MIG slices and profiles {name, memory MiB, SMs} in the order of their shapes; source.
+  // clang-format off
+  static const std::vector<DeviceRow> rows = {
+      {"A100-40GB", 40960, 108, "ampere", 48, 1555,
+       {8, 7, &kSevenSliceShapes,
+        {{"1g.5gb", 4864, 14}, {"1g.5gb+me", 4864, 14}, {"1g.10gb", 9851, 14},
+         {"2g.10gb", 9851, 28}, {"3g.20gb", 19968, 42}, {"4g.20gb", 19968, 56},
+         {"7g.40gb", 40192, 98}}},
+       "GPU-FACTS.md (NVIDIA MIG User Guide profile table; SMs and usable GiB per profile)"},
+      {"A100-80GB", 81920, 108, "ampere", 48, 2039,
+       {8, 7, &kSevenSliceShapes,
+        {{"1g.10gb", 9728, 14}, {"1g.10gb+me", 9728, 14}, {"1g.20gb", 19968, 14},
+         {"2g.20gb", 19968, 28}, {"3g.40gb", 40192, 42}, {"4g.40gb", 40192, 56},
+         {"7g.80gb", 80896, 98}}},
+       "GPU-FACTS.md (NVIDIA MIG User Guide); SMs per profile as A100-40GB"},
+      {"H100-80GB", 81920, 132, "hopper", 48, 3350,
+       {8, 7, &kSevenSliceShapes,
+        {{"1g.10gb", 9984, 16}, {"1g.10gb+me", 9984, 16}, {"1g.20gb", 20091, 26},
+         {"2g.20gb", 20091, 32}, {"3g.40gb", 40448, 60}, {"4g.40gb", 40448, 64},
+         {"7g.80gb", 81152, 132}}},
+       "GPU-FACTS.md (NVIDIA MIG User Guide; H100 SXM SMs and usable GiB per profile)"},
+      {"H100-94GB", 96256, 132, "hopper", 48, 3900,
+       {8, 7, &kSevenSliceShapes,
+        {{"1g.12gb", 12288, 16}, {"1g.12gb+me", 12288, 16}, {"1g.24gb", 24576, 26},
+         {"2g.24gb", 24576, 32}, {"3g.47gb", 48128, 60}, {"4g.47gb", 48128, 64},
+         {"7g.94gb", 96256, 132}}},
+       "GPU-FACTS.md profile names; per-profile SMs assumed as H100-80GB and memory read from "
+       "profile names (unverified)"},
+      {"H200-141GB", 144384, 132, "hopper", 48, 4800,
+       {8, 7, &kSevenSliceShapes,
+        {{"1g.18gb", 18432, 16}, {"1g.18gb+me", 18432, 16}, {"1g.35gb", 35840, 26},
+         {"2g.35gb", 35840, 32}, {"3g.71gb", 72704, 60}, {"4g.71gb", 72704, 64},
+         {"7g.141gb", 144384, 132}}},
+       "GPU-FACTS.md profile names; placements assumed as H100 (unverified); SMs as H100-80GB and "
+       "memory from profile names (unverified)"},
+      {"B200-180GB", 184320, 148, "blackwell", 48, 8000,
+       {8, 7, &kSevenSliceShapes,
+        {{"1g.23gb", 23552, 17}, {"1g.23gb+me", 23552, 17}, {"1g.45gb", 46080, 29},
+         {"2g.45gb", 46080, 35}, {"3g.90gb", 92160, 67}, {"4g.90gb", 92160, 71},
+         {"7g.180gb", 184320, 148}}},
+       "GPU-FACTS.md profile names; placements assumed as H100 (unverified); SMs scaled from H100 "
+       "by 148/132 and memory from profile names (unverified)"},
+      {"A30-24GB", 24576, 56, "ampere", 48, 933,
+       {4, 4, &kFourSliceShapes,
+        {{"1g.6gb", 6016, 14}, {"1g.6gb+me", 6016, 14}, {"2g.12gb", 12032, 28},
+         {"2g.12gb+me", 12032, 28}, {"4g.24gb", 24064, 56}}},
+       "GPU-FACTS.md (A30 table; 1g/2g usable memory as a share of 23.5 GiB: unverified)"},
+      {"T4", 15360, 40, "turing", 48, 320,
+       {},
+       "NVIDIA T4 datasheet (16 GB GDDR6, 40 SMs); GPU type of the Alibaba openb trace"},
+      {"P100", 16384, 56, "pascal", 16, 732,
+       {},
+       "NVIDIA P100 16 GB datasheet; pre-Volta MPS client limit 16 (GPU-FACTS)"},
+      {"V100M16", 16384, 80, "volta", 48, 900,
+       {},
+       "NVIDIA V100 16 GB datasheet; GPU type of the Alibaba openb trace"},
+      {"V100M32", 32768, 80, "volta", 48, 900,
+       {},
+       "NVIDIA V100 32 GB datasheet; GPU type of the Alibaba openb trace"},
+      {"A10", 24576, 72, "ampere", 48, 600,
+       {},
+       "NVIDIA A10 datasheet (24 GB, 72 SMs); GPU type of the Alibaba openb trace"},
+      {"G2", 32768, 80, "unknown", 48, 900,
+       {},
+       "anonymised GPU model of the Alibaba openb trace: capacities are undisclosed; generic "
+       "placeholder values (unverified), override in the scenario"},
+      {"G3", 32768, 80, "unknown", 48, 900,
+       {},
+       "anonymised GPU model of the Alibaba openb trace: capacities are undisclosed; generic "
+       "placeholder values (unverified), override in the scenario"},
+  };
+  // clang-format on
+  return rows;
+}
+
+nlohmann::json mig_json(const MigRow& mig) {
+  nlohmann::json profiles = nlohmann::json::array();
+  for (std::size_t i = 0; i < mig.profiles.size(); ++i) {
+    const MigShape& shape = (*mig.shapes)[i];
+    const MigSized& sized = mig.profiles[i];
+    profiles.push_back({{"name", sized.name},
+                        {"compute_slices", shape.compute_slices},
+                        {"memory_slices", shape.memory_slices},
+                        {"memory_mib", sized.memory_mib},
+                        {"sms", sized.sms},
+                        {"max_count", shape.max_count},
+                        {"start_offsets", shape.start_offsets}});
+  }
+  return {{"memory_slices", mig.memory_slices},
+          {"compute_slices", mig.compute_slices},
+          {"profiles", std::move(profiles)}};
+}
+
+}  // namespace
+
+nlohmann::json builtin_devices_json() {
+  nlohmann::json list = nlohmann::json::array();
+  for (const DeviceRow& row : device_rows()) {
+    nlohmann::json device = {{"name", row.name},
+                             {"memory_mib", row.memory_mib},
+                             {"sms", row.sms},
+                             {"architecture", row.architecture},
+                             {"mps_client_limit", row.mps_client_limit},
+                             {"memory_bandwidth_gbps", row.memory_bandwidth_gbps},
+                             {"source", row.source}};
+    if (row.mig.shapes) device["mig"] = mig_json(row.mig);
+    list.push_back(std::move(device));
+  }
+  return list;
 }
 
 }  // namespace gpumux

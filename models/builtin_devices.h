@@ -1,10 +1,11 @@
-// The built-in device profiles as a JSON array in the scenario device schema.
+// The built-in device profiles as a JSON array in the scenario device schema, made from the
+// table of rows in builtin_devices.cc.
 #pragma once
 
-#include <string_view>
+#include <nlohmann/json.hpp>
 
 namespace gpumux {
 
-std::string_view builtin_devices_json();
+nlohmann::json builtin_devices_json();
 
 }  // namespace gpumux

@@ -2,12 +2,18 @@
 // (models/device_measurements.h) replace some of their defaults. Lookup by device compares the
 // name with the few measured devices only and allocates nothing, so it may run in
 // compute_rates; its index (0: the scenario's parameters) is a stable key for rate memos.
+// apply_measurements (below) makes those copies from a model's measurements.
 #pragma once
 
 #include <cstddef>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "models/device_measurements.h"
+#include "models/parameter_spec.h"
 #include "sim/core/device.h"
 
 namespace gpumux {
@@ -50,5 +56,40 @@ class DeviceOverlays {
   Params base_;
   std::vector<OnDevice> devices_;
 };
+
+// A parameter a device's measurement may replace: its declaration, the field it sets, and
+// whether a measurement applies (the scenario left it at its default, and whatever else the
+// model asks holds).
+template <class Params>
+struct MeasuredParameter {
+  const NumberSpec& spec;
+  double Params::*field;
+  bool applies;
+};
+
+// Applies `model`'s device measurements (device_measurements_of) to `overlays`: each measured
+// value of a parameter that applies replaces it on that device's copy. Returns their echoes
+// (declare_measured), in the measurements' order. A measurement of a parameter not listed is a
+// logic error: the measurements table names a key the model does not read.
+template <class Params>
+std::vector<ModelParameter> apply_measurements(
+    DeviceOverlays<Params>& overlays, std::string_view model,
+    std::initializer_list<MeasuredParameter<Params>> parameters) {
+  std::vector<ModelParameter> echoes;
+  for (const DeviceMeasurement& m : device_measurements_of(model)) {
+    const MeasuredParameter<Params>* found = nullptr;
+    for (const MeasuredParameter<Params>& p : parameters) {
+      if (p.spec.key == m.parameter) found = &p;
+    }
+    if (!found) {
+      throw std::logic_error("device measurement of unknown " + std::string(model) + " parameter " +
+                             std::string(m.parameter));
+    }
+    if (!found->applies) continue;
+    overlays.on(m.device).*(found->field) = m.value;
+    echoes.push_back(declare_measured(found->spec, m));
+  }
+  return echoes;
+}
 
 }  // namespace gpumux

@@ -44,7 +44,7 @@ MigProfile parse_mig_profile(JsonObject& p, int memory_slices, int compute_slice
 
 DeviceRegistry DeviceRegistry::with_builtins() {
   DeviceRegistry r;
-  const auto list = nlohmann::json::parse(builtin_devices_json());
+  const auto list = builtin_devices_json();
   for (std::size_t i = 0; i < list.size(); ++i) {
     JsonObject o(list[i], "<built-in devices>", "/" + std::to_string(i));
     r.define(o);

@@ -48,6 +48,21 @@ class RateMemo {
     key_.assign(key_stride_, 0);
   }
 
+  // The rates and load of a GPU of `rates.size()` residents: `fill_key(*this)` writes the key
+  // (header and per-resident words); the answer comes from the memo when it holds the key, else
+  // from `compute()`, which writes `rates` and `load` and whose answer is then remembered. A GPU
+  // of more residents than remembered is always computed, and builds no key.
+  template <class FillKey, class Compute>
+  void answer(std::span<double> rates, GpuLoad& load, FillKey&& fill_key, Compute&& compute) {
+    const bool remembered = remembers(rates.size());
+    if (remembered) {
+      fill_key(*this);
+      if (find(rates, load)) return;
+    }
+    compute();
+    if (remembered) store(rates, load);
+  }
+
   // Whether a GPU of `residents` residents can be remembered.
   bool remembers(std::size_t residents) const {
     return residents >= 1 && residents <= max_residents_;

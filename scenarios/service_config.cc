@@ -174,35 +174,16 @@ int first_given_int(std::initializer_list<const ServiceSpec*> layers, int Servic
 ServicesConfig parse_services(JsonObject& o, const std::string& base_dir) {
   ServicesConfig c;
   c.given = true;
-  const std::string mode = o.optional_string("mode", "request");
-  if (mode == "request") {
-    c.mode = RequestMode::kRequest;
-  } else if (mode == "analytic") {
-    c.mode = RequestMode::kAnalytic;
-  } else {
-    throw InputError(o.where("mode"), "mode",
-                     "expected 'request' or 'analytic', got '" + mode + "'");
-  }
+  const std::string mode = o.optional_string("mode", std::string(service_engines().front().name));
+  const ServiceEngineInfo& engine = find_service_engine(mode, o.where("mode"), "mode");
   c.echo["mode"] = mode;
-  const std::string slicing = o.optional_string("time_slicing", "slices");
-  if (slicing == "slices") {
-    c.slice_schedule = true;
-  } else if (slicing == "fluid") {
-    c.slice_schedule = false;
-  } else {
-    throw InputError(o.where("time_slicing"), "time_slicing",
-                     "expected 'slices' or 'fluid', got '" + slicing + "'");
+  c.engine = engine.make(o);
+  // The engine's keys the scenario gives, as it gives them (each checked by the engine).
+  for (const EngineParameterSpec& spec : engine.parameters) {
+    const std::string_view key =
+        std::visit([](const auto& declared) { return declared.key; }, spec);
+    if (o.has(key)) c.echo[std::string(key)] = o.raw(key);
   }
-  if (o.has("time_slicing")) c.echo["time_slicing"] = slicing;
-  const std::string mps = o.optional_string("mps", "blocks");
-  if (mps == "blocks") {
-    c.block_schedule = true;
-  } else if (mps == "fluid") {
-    c.block_schedule = false;
-  } else {
-    throw InputError(o.where("mps"), "mps", "expected 'blocks' or 'fluid', got '" + mps + "'");
-  }
-  if (o.has("mps")) c.echo["mps"] = mps;
   if (o.has("default")) {
     JsonObject d = o.object("default");
     nlohmann::json echo = nlohmann::json::object();
@@ -294,7 +275,9 @@ double expected_requests(const JobSpec& job, const ServiceSpec& s) {
 }  // namespace
 
 void ServiceAssigningSource::check_request_budget(const JobSpec& job) const {
-  if (config_.mode != RequestMode::kRequest || job.service->arrival == ArrivalKind::kTrace) return;
+  if (!config_.engine->simulates_each_request() || job.service->arrival == ArrivalKind::kTrace) {
+    return;
+  }
   const double expected = expected_requests(job, *job.service);
   const bool bounded = job.service->max_queue > 0;
   const double limit = bounded ? kMaxRequestsPerService : kMaxRequestsUnboundedQueue;

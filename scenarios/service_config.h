@@ -2,7 +2,8 @@
 // decorator that turns inference jobs into services.
 //
 //   "services": {
-//     "mode": "request",                 // request (every request) | analytic (M/D/1)
+//     "mode": "request",                 // a service engine (sim/services/registry.h):
+//                                        // request (every request) | analytic (M/D/1)
 //     "default": {fields},               // every inference job becomes a service with these
 //     "by_id": {"job-id": {fields}, ...} // per job; wins over the trace's service columns
 //   }
@@ -12,7 +13,8 @@
 // lines skipped); `service_ms`, `slo_ms`, `max_batch`, `batch_cost`, `timeout_ms`,
 // `max_queue`. Precedence per field: by_id, then the trace row's columns, then default, then
 // the built-in defaults of sim/core/service.h. A job is a service when its row has service columns,
-// when by_id names it, or when `default` is given and it is of kind inference.
+// when by_id names it, or when `default` is given and it is of kind inference. The engine's
+// own keys (e.g. the request engine's `time_slicing` and `mps`) sit beside `mode`.
 #pragma once
 
 #include <cstdint>
@@ -24,10 +26,10 @@
 #include "sim/core/job_source.h"
 #include "sim/base/json_fields.h"
 #include "sim/core/service.h"
+#include "sim/services/registry.h"
+#include "sim/services/service_engine.h"
 
 namespace gpumux {
-
-enum class RequestMode : std::uint8_t { kRequest, kAnalytic };
 
 // One fields object: a partial spec (NaN / max_batch 0 / max_queue -1: not given).
 struct ServiceFields {
@@ -38,14 +40,8 @@ struct ServiceFields {
 
 struct ServicesConfig {
   bool given = false;  // the scenario has a services section
-  RequestMode mode = RequestMode::kRequest;
-  // `time_slicing`: request-level services on a time-sliced GPU with other residents wait for
-  // slices ("slices", default; docs/services.md "Requests under time-slicing") or progress at
-  // the fluid rate ("fluid": cheaper, the analytic mode's view).
-  bool slice_schedule = true;
-  // `mps`: the same on an MPS GPU with block allocation: requests wait for SMs ("blocks",
-  // default; docs/services.md "Requests under MPS") or progress at the fluid rate ("fluid").
-  bool block_schedule = true;
+  // The engine `mode` names, built from its parameters (the first table entry by default).
+  std::shared_ptr<const ServiceEngine> engine = default_service_engine();
   std::shared_ptr<const ServiceFields> defaults;  // null: none
   std::map<std::string, ServiceFields, std::less<>> by_id;
   nlohmann::json echo;
@@ -66,8 +62,8 @@ class ServiceAssigningSource : public JobSource {
  private:
   std::shared_ptr<const ServiceSpec> resolve(const JobSpec& job, const ServiceSpec* row,
                                              const ServiceFields* by_id) const;
-  // Request-level mode: refuses a service that expects more requests in its lifetime than the
-  // mode simulates in bounded time and memory (InputError naming the job).
+  // An engine that simulates each request: refuses a service that expects more requests in its
+  // lifetime than it simulates in bounded time and memory (InputError naming the job).
   void check_request_budget(const JobSpec& job) const;
 
   JobSource& inner_;

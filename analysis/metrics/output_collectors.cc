@@ -44,8 +44,7 @@ class SlotsCollector : public OutputCollector {
 class RequestsCollector : public OutputCollector {
  public:
   explicit RequestsCollector(const CollectorInputs& in)
-      : metrics_(in.scenario.services.mode, in.scenario.seed,
-                 in.scenario.services.slice_schedule, in.scenario.services.block_schedule) {}
+      : metrics_(in.scenario.services.engine, in.scenario.seed) {}
   std::vector<EngineObserver*> observers() override { return {&metrics_}; }
   // Runs without services keep their summary exactly as before: no `requests` key.
   nlohmann::json metrics() const override {

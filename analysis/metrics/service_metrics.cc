@@ -51,11 +51,7 @@ void ServiceMetrics::on_job_started(Time now, const ActiveJob& job) {
   l.start_delay_s = (now - job.spec.submit).seconds();
   const double origin = static_cast<double>(now.us());
   const std::uint64_t seed = replica_seed(seed_, job.spec.id);
-  if (mode_ == RequestMode::kAnalytic) {
-    l.replica = std::make_unique<AnalyticReplica>(*l.spec, origin, seed);
-  } else {
-    l.replica = std::make_unique<RequestLevelReplica>(*l.spec, origin, seed);
-  }
+  l.replica = engine_->make_replica(*l.spec, origin, seed);
   live_.emplace(job.ordinal, std::move(l));
 }
 
@@ -63,10 +59,7 @@ void ServiceMetrics::on_service_rate_changed(Time now, const ActiveJob& job,
                                              const ServiceGpuContext& context) {
   const auto it = live_.find(job.ordinal);
   if (it == live_.end()) return;
-  ServiceGpuContext used = context;
-  if (!slice_schedule_) used.slices = nullptr;
-  if (!block_schedule_) used.blocks = nullptr;
-  it->second.replica->set_context(static_cast<double>(now.us()), used);
+  it->second.replica->set_context(static_cast<double>(now.us()), engine_->seen(context));
   it->second.replica->set_rate(static_cast<double>(now.us()), job.rate);
 }
 
@@ -157,7 +150,7 @@ nlohmann::json ServiceMetrics::metrics() const {
   out["latency_cdf_ms"] = std::move(cdf);
   out["slo_attainment"] =
       any_slo_ && slo_outcomes_ > 0 ? nlohmann::json(slo_within_ / slo_outcomes_) : nullptr;
-  out["mode"] = mode_ == RequestMode::kAnalytic ? "analytic" : "request";
+  out["mode"] = std::string(engine_->name());
   double delay_max = 0, delay_sum = 0;
   std::int64_t unstarted = 0;
   for (const Record& r : records_) {

@@ -23,9 +23,11 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "scenarios/service_config.h"
+#include "sim/services/service_engine.h"
 #include "sim/services/service_replica.h"
 #include "sim/state/observer.h"
 
@@ -33,15 +35,11 @@ namespace gpumux {
 
 class ServiceMetrics : public EngineObserver {
  public:
-  // `seed` (the scenario's) seeds each replica's own stream, mixed with its job id.
-  // `slice_schedule` / `block_schedule`: request-level replicas on a time-sliced / MPS GPU serve
-  // from the slice / block schedule, else at the fluid rate (ServicesConfig).
-  ServiceMetrics(RequestMode mode, std::uint64_t seed, bool slice_schedule = true,
-                 bool block_schedule = true)
-      : mode_(mode),
-        seed_(seed),
-        slice_schedule_(slice_schedule),
-        block_schedule_(block_schedule) {}
+  // `engine` (the scenario's, sim/services/service_engine.h) makes each replica and says what
+  // it sees of its shared GPU; `seed` (the scenario's) seeds each replica's own stream, mixed
+  // with its job id.
+  ServiceMetrics(std::shared_ptr<const ServiceEngine> engine, std::uint64_t seed)
+      : engine_(std::move(engine)), seed_(seed) {}
 
   void on_job_started(Time now, const ActiveJob& job) override;
   void on_service_rate_changed(Time now, const ActiveJob& job,
@@ -80,10 +78,8 @@ class ServiceMetrics : public EngineObserver {
   void close(std::uint64_t ordinal, Time now);
   void record_unstarted(Time now, const ActiveJob& job);
 
-  RequestMode mode_;
+  std::shared_ptr<const ServiceEngine> engine_;
   std::uint64_t seed_;
-  bool slice_schedule_;
-  bool block_schedule_;
   std::unordered_map<std::uint64_t, Live> live_;  // by job ordinal
   std::vector<Record> records_;
   LatencyHistogram all_;

@@ -171,21 +171,11 @@ MpsModel::MpsModel(JsonObject& p) : memo_(kMemoEntries, 1, 4, kMemoResidents) {
   // (docs/gpu-facts.md). The interference was measured with blocks holding SMs, so it applies
   // under that allocation only.
   params_ = DeviceOverlays<MpsParams>(params);
-  std::vector<ModelParameter> measured;
-  for (const DeviceMeasurement& m : device_measurements_of("mps")) {
-    if (m.parameter == kInterferenceSpec.key) {
-      if (!interference.is_default || params.allocation != MpsSmAllocation::kBlocks) continue;
-      params_.on(m.device).interference = m.value;
-      measured.push_back(declare_measured(kInterferenceSpec, m));
-    } else if (m.parameter == kLaunchGapSpec.key) {
-      if (!launch_gap.is_default) continue;
-      params_.on(m.device).launch_gap_us = m.value;
-      measured.push_back(declare_measured(kLaunchGapSpec, m));
-    } else {
-      throw std::logic_error("device measurement of unknown mps parameter " +
-                             std::string(m.parameter));
-    }
-  }
+  const std::vector<ModelParameter> measured = apply_measurements<MpsParams>(
+      params_, "mps",
+      {{kInterferenceSpec, &MpsParams::interference,
+        interference.is_default && params.allocation == MpsSmAllocation::kBlocks},
+       {kLaunchGapSpec, &MpsParams::launch_gap_us, launch_gap.is_default}});
 
   // sm_allocation is echoed as the switch sm_allocation_blocks, as outputs always named it.
   declared_ = {
@@ -302,35 +292,34 @@ void MpsModel::compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoa
 
 void MpsModel::model_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const {
   const int device = params_.index(gpu.device);
-  const bool remembered = memo_.remembers(gpu.residents.size());
-  if (remembered) {
-    memo_.header(0) = static_cast<std::uint64_t>(device);
+  auto key = [&](RateMemo& memo) {
+    memo.header(0) = static_cast<std::uint64_t>(device);
     for (std::size_t r = 0; r < gpu.residents.size(); ++r) {
       const JobSpec& j = *gpu.residents[r];
-      memo_.word(r, 0) = RateMemo::bits(j.sm_util);
-      memo_.word(r, 1) = RateMemo::bits(j.sm_share);
-      memo_.word(r, 2) = static_cast<std::uint64_t>(j.kernel_length.us());
-      memo_.word(r, 3) = j.fixed_kernel_lengths ? 1 : 0;
+      memo.word(r, 0) = RateMemo::bits(j.sm_util);
+      memo.word(r, 1) = RateMemo::bits(j.sm_share);
+      memo.word(r, 2) = static_cast<std::uint64_t>(j.kernel_length.us());
+      memo.word(r, 3) = j.fixed_kernel_lengths ? 1 : 0;
     }
-    if (memo_.find(rates, load)) return;
-  }
-  jobs_.clear();
-  bool all_fixed = true;
-  for (const JobSpec* j : gpu.residents) {
-    all_fixed = all_fixed && j->fixed_kernel_lengths;
-    MpsJob m;
-    m.sm_util = j->sm_util;
-    m.sm_share = j->sm_share;
-    m.active_thread_fraction = active_thread_fraction_;
-    m.mean_kernel_us = std::max<double>(1.0, static_cast<double>(j->kernel_length.us()));
-    jobs_.push_back(m);
-  }
-  MpsParams p = params_.at(device);
-  p.bursts = all_fixed ? MpsBursts::kFixed : MpsBursts::kExponential;  // fluid form: unused
-  const MpsLoad l = mps_rates(jobs_, p, rates, workspace_);
-  load.useful_busy = l.busy_fraction;
-  load.overhead = 0.0;
-  if (remembered) memo_.store(rates, load);
+  };
+  memo_.answer(rates, load, key, [&] {
+    jobs_.clear();
+    bool all_fixed = true;
+    for (const JobSpec* j : gpu.residents) {
+      all_fixed = all_fixed && j->fixed_kernel_lengths;
+      MpsJob m;
+      m.sm_util = j->sm_util;
+      m.sm_share = j->sm_share;
+      m.active_thread_fraction = active_thread_fraction_;
+      m.mean_kernel_us = std::max<double>(1.0, static_cast<double>(j->kernel_length.us()));
+      jobs_.push_back(m);
+    }
+    MpsParams p = params_.at(device);
+    p.bursts = all_fixed ? MpsBursts::kFixed : MpsBursts::kExponential;  // fluid form: unused
+    const MpsLoad l = mps_rates(jobs_, p, rates, workspace_);
+    load.useful_busy = l.busy_fraction;
+    load.overhead = 0.0;
+  });
 }
 
 bool MpsModel::block_context(const GpuView& gpu, std::size_t resident,

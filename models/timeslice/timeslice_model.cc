@@ -122,29 +122,28 @@ void TimeSliceModel::compute_rates(const GpuView& gpu, std::span<double> rates,
 void TimeSliceModel::model_rates(const GpuView& gpu, std::span<double> rates,
                                  GpuLoad& load) const {
   const int device = physics_.device_index(gpu.device);
-  const bool remembered = memo_.remembers(gpu.residents.size());
-  if (remembered) {
-    memo_.header(0) = static_cast<std::uint64_t>(device);
+  auto key = [&](RateMemo& memo) {
+    memo.header(0) = static_cast<std::uint64_t>(device);
     for (std::size_t r = 0; r < gpu.residents.size(); ++r) {
       const JobSpec& j = *gpu.residents[r];
-      memo_.word(r, 0) = RateMemo::bits(j.sm_util);
-      memo_.word(r, 1) = static_cast<std::uint64_t>(j.kernel_length.us());
-      memo_.word(r, 2) = j.fixed_kernel_lengths ? 1 : 0;
+      memo.word(r, 0) = RateMemo::bits(j.sm_util);
+      memo.word(r, 1) = static_cast<std::uint64_t>(j.kernel_length.us());
+      memo.word(r, 2) = j.fixed_kernel_lengths ? 1 : 0;
     }
-    if (memo_.find(rates, load)) return;
-  }
-  jobs_.clear();
-  bool all_fixed = true;
-  for (const JobSpec* j : gpu.residents) {
-    jobs_.push_back(TimeSliceJob{j->sm_util, static_cast<double>(j->kernel_length.us())});
-    all_fixed = all_fixed && j->fixed_kernel_lengths;
-  }
-  TimeSliceParams p = physics_.at(device);
-  p.distribution = all_fixed ? BurstDistribution::kFixed : BurstDistribution::kExponential;
-  const TimeSliceLoad l = timeslice_rates(jobs_, p, rates, workspace_);
-  load.useful_busy = l.busy_fraction;
-  load.overhead = l.switch_fraction;
-  if (remembered) memo_.store(rates, load);
+  };
+  memo_.answer(rates, load, key, [&] {
+    jobs_.clear();
+    bool all_fixed = true;
+    for (const JobSpec* j : gpu.residents) {
+      jobs_.push_back(TimeSliceJob{j->sm_util, static_cast<double>(j->kernel_length.us())});
+      all_fixed = all_fixed && j->fixed_kernel_lengths;
+    }
+    TimeSliceParams p = physics_.at(device);
+    p.distribution = all_fixed ? BurstDistribution::kFixed : BurstDistribution::kExponential;
+    const TimeSliceLoad l = timeslice_rates(jobs_, p, rates, workspace_);
+    load.useful_busy = l.busy_fraction;
+    load.overhead = l.switch_fraction;
+  });
 }
 
 bool TimeSliceModel::slice_context(const GpuView& gpu, std::size_t resident,

@@ -1,7 +1,6 @@
 #include "models/timeslice/timeslice_physics.h"
 
 #include <optional>
-#include <stdexcept>
 
 #include "models/calibration_file.h"
 
@@ -44,25 +43,11 @@ TimeSlicePhysics read_timeslice_physics(JsonObject& p) {
   out.params = DeviceOverlays<TimeSliceParams>(params);
   // On a device with measurements (docs/gpu-facts.md "Measured here"), values still at their
   // defaults take what was measured there.
-  for (const DeviceMeasurement& m : device_measurements_of("timeslice")) {
-    const NumberSpec* spec = nullptr;
-    const NumberSetting* setting = nullptr;
-    double TimeSliceParams::*field = nullptr;
-    if (m.parameter == kSwitchCostSpec.key) {
-      spec = &kSwitchCostSpec, setting = &switch_cost, field = &TimeSliceParams::switch_cost_us;
-    } else if (m.parameter == kTimeSliceSpec.key) {
-      spec = &kTimeSliceSpec, setting = &slice, field = &TimeSliceParams::time_slice_us;
-    } else if (m.parameter == kTimeSliceLaunchGapSpec.key) {
-      spec = &kTimeSliceLaunchGapSpec, setting = &launch_gap,
-      field = &TimeSliceParams::launch_gap_us;
-    } else {
-      throw std::logic_error("device measurement of unknown timeslice parameter " +
-                             std::string(m.parameter));
-    }
-    if (!setting->is_default) continue;
-    out.params.on(m.device).*field = m.value;
-    out.measured.push_back(declare_measured(*spec, m));
-  }
+  out.measured = apply_measurements<TimeSliceParams>(
+      out.params, "timeslice",
+      {{kSwitchCostSpec, &TimeSliceParams::switch_cost_us, switch_cost.is_default},
+       {kTimeSliceSpec, &TimeSliceParams::time_slice_us, slice.is_default},
+       {kTimeSliceLaunchGapSpec, &TimeSliceParams::launch_gap_us, launch_gap.is_default}});
   out.core = {declare(kTimeSliceSpec, slice), declare(kSwitchCostSpec, switch_cost),
               declare(kTimeSliceInterferenceSpec, interference)};
   out.launch_gap = declare(kTimeSliceLaunchGapSpec, launch_gap);

@@ -15,17 +15,10 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kHorizonKernels = 4.0;
 }  // namespace
 
-double BlockSchedule::draw(double mean) {
-  if (mean <= 0.0) return 0.0;
-  if (fixed_) return mean;
-  return -mean * std::log1p(-uniform());
-}
-
 void BlockSchedule::reset(double t_us, const BlockContext& context) {
-  fixed_ = context.fixed_lengths;
+  start_frame(t_us, context.fixed_lengths, context.launch_gap_us);
   sms_ = std::max(1, context.sms);
   interference_ = context.interference;
-  launch_gap_us_ = context.launch_gap_us;
   const std::size_t n = context.others.size() + 1;
   clients_.resize(n);
   clients_[0].blocks = std::max(1, context.service_blocks);
@@ -37,14 +30,13 @@ void BlockSchedule::reset(double t_us, const BlockContext& context) {
     const BlockContender& o = context.others[i - 1];
     Client& c = clients_[i];
     c.kernel_us = o.kernel_us;
-    c.gap_us = std::max(launch_gap_us_, o.kernel_us * (1.0 - o.sm_util) / o.sm_util);
+    c.gap_us = gap_us(o.kernel_us, o.sm_util);
     c.blocks = std::max(1, o.blocks);
     c.cap = std::max(1, o.cap);
     const double waves = std::ceil(static_cast<double>(c.blocks) / std::min(c.blocks, c.cap));
     longest = std::max(longest, waves * c.kernel_us);
   }
   horizon_us_ = kHorizonKernels * longest;
-  service_free_at_ = t_us;
   restart_others(t_us);
 }
 
@@ -150,17 +142,9 @@ double BlockSchedule::run(double until_us, bool until_service) {
   }
 }
 
-double BlockSchedule::serve(double t_us, double work_us) {
-  const double start = std::max(t_us, service_free_at_);
-  if (start - now_ > horizon_us_) {
-    // An idle stretch longer than the horizon: the others' state no longer depends on what
-    // came before it. The service holds nothing here (its last kernel completed).
-    restart_others(start - horizon_us_);
-  }
-  run(start, false);
+void BlockSchedule::start_burst(double work_us) {
   launch(0, work_us);
   dispatch();
-  return run(0.0, true);
 }
 
 }  // namespace gpumux

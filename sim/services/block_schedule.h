@@ -26,7 +26,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/base/rng.h"
 #include "sim/core/service_gpu_context.h"
 #include "sim/services/burst_schedule.h"
 
@@ -34,14 +33,11 @@ namespace gpumux {
 
 class BlockSchedule : public BurstSchedule {
  public:
-  explicit BlockSchedule(std::uint64_t seed) : rng_(seed) {}
+  explicit BlockSchedule(std::uint64_t seed) : BurstSchedule(seed) {}
 
   // The GPU's clients from t_us on: the others restart in their stationary state at t_us.
   // Preconditions: the BlockContext field contracts (service_gpu_context.h).
   void reset(double t_us, const BlockContext& context);
-  double serve(double t_us, double work_us) override;
-
-  double horizon_us() const { return horizon_us_; }
 
  private:
   // Blocks of one client that started together (and so end together).
@@ -70,21 +66,16 @@ class BlockSchedule : public BurstSchedule {
     double ready_at = 0;    // next launch, while not launched (the others)
   };
 
-  double draw(double mean);
-  double uniform() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
-  void restart_others(double t_us);
+  // The others restart in their stationary state.
+  void restart_others(double t_us) override;
+  // The burst is one kernel of the service's blocks, queued behind the others' launches.
+  void start_burst(double work_us) override;
+  double run(double until_us, bool until_service) override;
   void launch(int who, double block_us);
   void dispatch();
-  // Runs until `until_us`, or until the service's kernel completes when `until_service` (then
-  // returns that time).
-  double run(double until_us, bool until_service);
 
-  Rng rng_;
-  bool fixed_ = false;
   int sms_ = 1;
   double interference_ = 0;
-  double launch_gap_us_ = 0;
-  double horizon_us_ = 0;
   std::vector<Client> clients_;  // [0] the service, then the others
   std::vector<int> queue_;       // launched kernels with blocks not started, launch order
   // Every running group of blocks, a heap (later): contended kernels start in many small
@@ -92,8 +83,6 @@ class BlockSchedule : public BurstSchedule {
   std::vector<Group> groups_;
   std::uint64_t started_groups_ = 0;
   int free_sms_ = 1;
-  double service_free_at_ = 0;
-  double now_ = 0;
 };
 
 }  // namespace gpumux

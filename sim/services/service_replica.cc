@@ -137,6 +137,15 @@ bool same_context(const BlockContext& a, const BlockContext& b) {
 }
 }  // namespace
 
+template <class Kind, class Context>
+Kind& RequestLevelReplica::restart(std::unique_ptr<Kind>& schedule, std::uint64_t seed,
+                                   Context& kept, const Context& given) {
+  if (!schedule) schedule = std::make_unique<Kind>(seed);
+  kept = given;  // copied: `given` is valid during set_context only
+  schedule->reset(now_, kept);
+  return *schedule;
+}
+
 void RequestLevelReplica::set_context(double t_us, const ServiceGpuContext& context) {
   advance_to(t_us);
   const Schedule kind = context.slices   ? Schedule::kSlices
@@ -162,28 +171,9 @@ void RequestLevelReplica::set_context(double t_us, const ServiceGpuContext& cont
   // Each schedule draws from its own stream: a different draw order never moves the replica's
   // arrivals.
   if (kind == Schedule::kSlices) {
-    if (!slice_schedule_) slice_schedule_ = std::make_unique<SliceSchedule>(seed_ ^ kSliceSalt);
-    SliceContext& c = slice_context_;
-    c.slice_us = context.slices->slice_us;
-    c.switch_us = context.slices->switch_us;
-    c.interference = context.slices->interference;
-    c.launch_gap_us = context.slices->launch_gap_us;
-    c.fixed_lengths = context.slices->fixed_lengths;
-    c.others.assign(context.slices->others.begin(), context.slices->others.end());
-    slice_schedule_->reset(now_, c);
-    schedule_ = slice_schedule_.get();
+    schedule_ = &restart(slice_schedule_, seed_ ^ kSliceSalt, slice_context_, *context.slices);
   } else {
-    if (!block_schedule_) block_schedule_ = std::make_unique<BlockSchedule>(seed_ ^ kBlockSalt);
-    BlockContext& c = block_context_;
-    c.sms = context.blocks->sms;
-    c.interference = context.blocks->interference;
-    c.launch_gap_us = context.blocks->launch_gap_us;
-    c.fixed_lengths = context.blocks->fixed_lengths;
-    c.service_blocks = context.blocks->service_blocks;
-    c.service_cap = context.blocks->service_cap;
-    c.others.assign(context.blocks->others.begin(), context.blocks->others.end());
-    block_schedule_->reset(now_, c);
-    schedule_ = block_schedule_.get();
+    schedule_ = &restart(block_schedule_, seed_ ^ kBlockSalt, block_context_, *context.blocks);
   }
   if (!batch_.empty()) {
     // What is left of the batch in service becomes a burst on the new schedule.

@@ -2,7 +2,7 @@
 // replica is told when its rate changes and catches up to that instant, so requests never
 // enter the engine's event queue and a run without services pays nothing.
 //
-// Two modes share this interface:
+// The replicas of the two service engines (sim/services/registry.h) share this interface:
 // - RequestLevelReplica: every request, a FIFO queue; a free server takes up to max_batch
 //   waiting requests at once, whose batch work (ServiceSpec::batch_work_us) is progressed at
 //   the replica's current rate, or, on a shared GPU with other contexts (set_context), is one
@@ -91,6 +91,10 @@ class RequestLevelReplica : public ServiceReplica {
   void expire_waiting(double t_us);
   void start_batch();
   void finish_batch();
+  // Resets `schedule` (made on first use from `seed`) to `given` at now_, kept in `kept`.
+  template <class Kind, class Context>
+  Kind& restart(std::unique_ptr<Kind>& schedule, std::uint64_t seed, Context& kept,
+                const Context& given);
 
   const ServiceSpec& spec_;
   RequestArrivals arrivals_;

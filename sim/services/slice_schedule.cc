@@ -15,17 +15,10 @@ constexpr double kHorizonCycles = 4.0;
 constexpr double kHorizonSlices = 2.0;
 }  // namespace
 
-double SliceSchedule::draw(double mean) {
-  if (mean <= 0.0) return 0.0;
-  if (fixed_) return mean;
-  return -mean * std::log1p(-uniform());
-}
-
 void SliceSchedule::reset(double t_us, const SliceContext& context) {
-  fixed_ = context.fixed_lengths;
+  start_frame(t_us, context.fixed_lengths, context.launch_gap_us);
   slice_us_ = context.slice_us;
   switch_us_ = context.switch_us;
-  launch_gap_us_ = context.launch_gap_us;
   const std::size_t n = context.others.size() + 1;
   contexts_.resize(n);
   // Duty cycles once the launch gap applies (as the reference and the rate model take them).
@@ -33,8 +26,7 @@ void SliceSchedule::reset(double t_us, const SliceContext& context) {
   double longest_cycle = 0.0;
   for (std::size_t i = 1; i < n; ++i) {
     const SliceContender& o = context.others[i - 1];
-    double gap = o.kernel_us * (1.0 - o.sm_util) / o.sm_util;
-    if (gap < launch_gap_us_) gap = launch_gap_us_;
+    const double gap = gap_us(o.kernel_us, o.sm_util);
     contexts_[i].gap_us = gap;
     util_sum += gap > 0.0 ? o.kernel_us / (o.kernel_us + gap) : 1.0;
   }
@@ -51,7 +43,6 @@ void SliceSchedule::reset(double t_us, const SliceContext& context) {
   contexts_[0] = Context{};
   service_slowdown_ = 1.0 + context.interference * util_sum;
   horizon_us_ = kHorizonCycles * longest_cycle + kHorizonSlices * slice_us_;
-  service_free_at_ = t_us;
   restart_others(t_us);
 }
 
@@ -170,13 +161,9 @@ double SliceSchedule::run(double until_us, bool until_service) {
   }
 }
 
-double SliceSchedule::serve(double t_us, double work_us) {
-  const double start = std::max(t_us, service_free_at_);
-  if (start - now_ > horizon_us_) restart_others(start - horizon_us_);
-  run(start, false);
+void SliceSchedule::start_burst(double work_us) {
   contexts_[0].remaining_us = work_us * service_slowdown_;
   make_ready(0);
-  return run(0.0, true);
 }
 
 }  // namespace gpumux

@@ -28,7 +28,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/base/rng.h"
 #include "sim/core/service_gpu_context.h"
 #include "sim/services/burst_schedule.h"
 
@@ -36,18 +35,12 @@ namespace gpumux {
 
 class SliceSchedule : public BurstSchedule {
  public:
-  explicit SliceSchedule(std::uint64_t seed) : rng_(seed) {}
+  explicit SliceSchedule(std::uint64_t seed) : BurstSchedule(seed) {}
 
   // The GPU's contexts from t_us on (others arrived or left): the others restart from random
   // phases at t_us, the GPU idle. Preconditions: context.slice_us > 0, every other's sm_util
   // in (0, 1] and kernel_us > 0.
   void reset(double t_us, const SliceContext& context);
-  // The service's next burst of `work_us` (microseconds at full speed, alone) becomes ready at
-  // t_us (not before the previous burst's end). Returns the time its last kernel ends.
-  double serve(double t_us, double work_us) override;
-
-  // Idle stretch beyond which the others restart from random phases, microseconds.
-  double horizon_us() const { return horizon_us_; }
 
  private:
   struct Context {
@@ -60,26 +53,20 @@ class SliceSchedule : public BurstSchedule {
   };
   enum class Mode { kIdle, kRunning, kSwitching };
 
-  double draw(double mean);
   double draw_kernel(const Context& c) { return c.fixed_kernel ? c.kernel_us : draw(c.kernel_us); }
-  double uniform() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
-  void restart_others(double t_us);
-  // Runs the schedule until `until_us`, or until the service's burst ends when `until_service`
-  // (then returns that time); returns until_us otherwise.
-  double run(double until_us, bool until_service);
+  // The others restart from random phases.
+  void restart_others(double t_us) override;
+  // Its kernels, slowed by the others' interference, wait for the GPU like the others'.
+  void start_burst(double work_us) override;
+  double run(double until_us, bool until_service) override;
   void make_ready(int who);
   void start_switch();
   double next_boundary() const;
 
-  Rng rng_;
-  bool fixed_ = false;
   double slice_us_ = 1;
   double switch_us_ = 0;
-  double launch_gap_us_ = 0;
-  double horizon_us_ = 0;
   double service_slowdown_ = 1;    // interference on the service's kernels
   std::vector<Context> contexts_;  // [0] the service, then the others
-  double service_free_at_ = 0;     // earliest start of its next burst (launch gap)
   Mode mode_ = Mode::kIdle;
   int resident_ = -1;  // context whose state is loaded on the GPU
   int target_ = -1;    // context being switched in
@@ -87,7 +74,6 @@ class SliceSchedule : public BurstSchedule {
   double slice_start_ = 0;
   double slice_end_ = 0;      // meaningful while someone waits
   std::vector<int> waiting_;  // ready contexts not on the GPU, first come first served
-  double now_ = 0;
 };
 
 }  // namespace gpumux

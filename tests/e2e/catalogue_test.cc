@@ -16,6 +16,7 @@
 #include "sim/placement/placement_registry.h"
 #include "sim/scheduling/queue_policy_table.h"
 #include "sim/scheduling/scheduler.h"
+#include "sim/services/registry.h"
 #include "tests/e2e/e2e_support.h"
 #include "traces/formats/trace_opening.h"
 
@@ -130,6 +131,26 @@ TEST(Registry, ModelsNameListsTheDeclaredParameters) {
   for (const auto& m : sharing_models()) {
     EXPECT_NE(list.out.find("  " + m.name + "  " + m.summary), std::string::npos) << m.name;
   }
+}
+
+// The service engines are listed from their table, and `gpumux models NAME` prints an engine's
+// declared parameters at their defaults.
+TEST(Registry, ServiceEngineTableIsListedWithItsParameters) {
+  const auto list = run_cli({"models"});
+  ASSERT_EQ(list.code, 0) << list.err;
+  EXPECT_NE(list.out.find("service engines (services.mode"), std::string::npos) << list.out;
+  for (const auto& e : service_engines()) {
+    const std::string name(e.name);
+    EXPECT_NE(list.out.find("  " + name + "  " + std::string(e.summary)), std::string::npos)
+        << name;
+    const auto one = run_cli({"models", name});
+    ASSERT_EQ(one.code, 0) << name << ": " << one.err;
+    EXPECT_EQ(one.out.rfind(name + ": service engine", 0), 0u) << one.out;
+  }
+  const auto request = run_cli({"models", "request"});
+  EXPECT_NE(request.out.find("  time_slicing = slices\n"), std::string::npos) << request.out;
+  EXPECT_NE(request.out.find("      accepts: one of 'blocks' or 'fluid'\n"), std::string::npos)
+      << request.out;
 }
 
 // MIG's settings come from the same declarations: the hand-read layout says what it takes too.

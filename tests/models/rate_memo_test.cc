@@ -6,9 +6,12 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "models/device_overlays.h"
 #include "models/sharing_registry.h"
 #include "models/timeslice/timeslice_physics.h"
 #include "sim/base/json_fields.h"
@@ -140,6 +143,85 @@ TEST(RateMemo, TimeSliceRatesAreTheSameBitsWithAndWithoutEarlierAnswers) {
 TEST(RateMemo, MpsRatesAreTheSameBitsWithAndWithoutEarlierAnswers) {
   expect_memo_changes_no_bits("mps", nlohmann::json::object());
   expect_memo_changes_no_bits("mps", {{"sm_allocation", "fluid"}});
+}
+
+}  // namespace
+}  // namespace gpumux
+
+namespace gpumux {
+namespace {
+
+// answer(): a miss computes and remembers, a hit answers without computing, and a GPU of more
+// residents than remembered always computes and builds no key.
+TEST(RateMemo, AnswerComputesOnceForAKeyAndAlwaysBeyondTheBound) {
+  RateMemo memo(16, 1, 2, 2);
+  int computed = 0;
+  int keyed = 0;
+  auto run = [&](std::span<double> rates, GpuLoad& load) {
+    memo.answer(
+        rates, load,
+        [&](RateMemo& m) {
+          ++keyed;
+          set_key(m, 3, std::vector<std::uint64_t>(2 * rates.size(), 9));
+        },
+        [&] {
+          ++computed;
+          for (double& r : rates) r = 0.5;
+          load = GpuLoad{0.75, 0.0};
+        });
+  };
+  double two[2] = {0, 0};
+  GpuLoad load;
+  run(two, load);
+  run(two, load);
+  EXPECT_EQ(computed, 1);
+  EXPECT_EQ(keyed, 2);
+  EXPECT_EQ(two[1], 0.5);
+  EXPECT_EQ(load.useful_busy, 0.75);
+  double three[3] = {0, 0, 0};
+  run(three, load);
+  run(three, load);
+  EXPECT_EQ(computed, 3);
+  EXPECT_EQ(keyed, 2);
+}
+
+// apply_measurements (models/device_overlays.h): a measured value replaces a parameter on its
+// device only where the parameter applies, and a measurement of a parameter the model does not
+// list is a logic error.
+TEST(DeviceOverlays, MeasurementsReplaceOnlyTheParametersThatApply) {
+  const auto measured = device_measurements_of("timeslice");
+  ASSERT_FALSE(measured.empty());
+  TimeSliceParams base;
+  base.switch_cost_us = -1.0;
+  base.time_slice_us = -1.0;
+  base.launch_gap_us = -1.0;
+  DeviceOverlays<TimeSliceParams> all(base);
+  const auto echoes = apply_measurements<TimeSliceParams>(
+      all, "timeslice",
+      {{kSwitchCostSpec, &TimeSliceParams::switch_cost_us, true},
+       {kTimeSliceSpec, &TimeSliceParams::time_slice_us, true},
+       {kTimeSliceLaunchGapSpec, &TimeSliceParams::launch_gap_us, true}});
+  EXPECT_EQ(echoes.size(), measured.size());
+  for (const DeviceMeasurement& m : measured) {
+    DeviceProfile device;
+    device.name = std::string(m.device);
+    const TimeSliceParams& p = all.for_device(device);
+    if (m.parameter == kSwitchCostSpec.key) EXPECT_EQ(p.switch_cost_us, m.value);
+  }
+  EXPECT_EQ(all.base().switch_cost_us, -1.0);
+
+  DeviceOverlays<TimeSliceParams> none(base);
+  EXPECT_TRUE(apply_measurements<TimeSliceParams>(
+                  none, "timeslice",
+                  {{kSwitchCostSpec, &TimeSliceParams::switch_cost_us, false},
+                   {kTimeSliceSpec, &TimeSliceParams::time_slice_us, false},
+                   {kTimeSliceLaunchGapSpec, &TimeSliceParams::launch_gap_us, false}})
+                  .empty());
+
+  DeviceOverlays<TimeSliceParams> partial(base);
+  EXPECT_THROW(apply_measurements<TimeSliceParams>(
+                   partial, "timeslice", {{kTimeSliceSpec, &TimeSliceParams::time_slice_us, true}}),
+               std::logic_error);
 }
 
 }  // namespace

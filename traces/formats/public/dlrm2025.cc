@@ -26,9 +26,8 @@ class Dlrm2025 final : public CsvPublicSource {
   void row(std::span<const std::string_view> c) override {
     const std::string& where = this->where();
     JobSpec job;
-    PresentFields present{};
-    set_job_field(job, JobField::kId, c[id_], where);
-    mark(present, JobField::kId);
+    JobFields fields(job);
+    fields.id(c[id_], where);
     const double gpus = parse_number_cell(c[gpu_], where, "gpu_request", 0.0, 1e6);
     // cpu_request: cores of the instance (read when the column is there; empty: none given).
     const bool has_cpus = cpu_ >= 0 && !c[cpu_].empty();
@@ -50,26 +49,16 @@ class Dlrm2025 final : public CsvPublicSource {
     if (deletion < scheduled) return skip("end_before_start");
 
     if (gpus == 0) {
-      job.gpus = 0;
-      mark(present, JobField::kGpus);
+      fields.no_gpus();
     } else {
-      set_gpus(job, present, gpu_request(gpus, 1, where, "gpu_request"));
+      fields.gpus(gpu_request(gpus, 1, where, "gpu_request"));
     }
-    if (has_cpus) {
-      job.cpus = cpus;
-      mark(present, JobField::kCpus);
-    }
-    job.submit = Time::from_seconds(creation);
-    mark(present, JobField::kSubmit);
-    job.runtime = Time::from_seconds(deletion) - Time::from_seconds(scheduled);
-    mark(present, JobField::kRuntime);
-    job.kind = JobKind::kInference;
-    mark(present, JobField::kKind);
-    if (!c[app_].empty()) {
-      job.tenant = c[app_];
-      mark(present, JobField::kTenant);
-    }
-    add(std::move(job), present, file(), line());
+    if (has_cpus) fields.cpus(cpus);
+    fields.submit(Time::from_seconds(creation));
+    fields.runtime(Time::from_seconds(deletion) - Time::from_seconds(scheduled));
+    fields.kind(JobKind::kInference);
+    fields.tenant(c[app_]);
+    add(std::move(job), fields.present(), file(), line());
   }
 
   int id_, app_, gpu_, creation_, scheduled_, deletion_, cpu_;

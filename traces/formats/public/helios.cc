@@ -30,9 +30,8 @@ class Helios final : public CsvPublicSource {
   void row(std::span<const std::string_view> c) override {
     const std::string& where = this->where();
     JobSpec job;
-    PresentFields present{};
-    set_job_field(job, JobField::kId, c[id_], where);
-    mark(present, JobField::kId);
+    JobFields fields(job);
+    fields.id(c[id_], where);
     const std::int64_t gpus = parse_int_cell(c[gpus_], where, "gpu_num", 0, 1'000'000);
     // cpu_num: the job's CPU cores (read when the column is there; empty: none given).
     const bool has_cpus = cpus_ >= 0 && !c[cpus_].empty();
@@ -54,24 +53,15 @@ class Helios final : public CsvPublicSource {
     if (end < start) return skip("end_before_start");
 
     if (gpus == 0) {
-      job.gpus = 0;
-      mark(present, JobField::kGpus);
+      fields.no_gpus();
     } else {
-      set_gpus(job, present, gpu_request(1.0, gpus, where, "gpu_num"));
+      fields.gpus(gpu_request(1.0, gpus, where, "gpu_num"));
     }
-    if (has_cpus) {
-      job.cpus = static_cast<double>(cpus);
-      mark(present, JobField::kCpus);
-    }
-    job.submit = Time::from_seconds(static_cast<double>(submit));
-    mark(present, JobField::kSubmit);
-    job.runtime = Time::from_seconds(static_cast<double>(end - start));
-    mark(present, JobField::kRuntime);
-    if (!c[vc_].empty()) {
-      job.tenant = c[vc_];
-      mark(present, JobField::kTenant);
-    }
-    add(std::move(job), present, file(), line());
+    if (has_cpus) fields.cpus(static_cast<double>(cpus));
+    fields.submit(Time::from_seconds(static_cast<double>(submit)));
+    fields.runtime(Time::from_seconds(static_cast<double>(end - start)));
+    fields.tenant(c[vc_]);
+    add(std::move(job), fields.present(), file(), line());
   }
 
   int id_, vc_, gpus_, submit_, start_, end_, cpus_;

@@ -40,37 +40,27 @@ class OpenbPods final : public CsvPublicSource {
     if (end < start) return skip("end_before_start");
 
     JobSpec job;
-    PresentFields present{};
-    job.id = pod.name;
-    mark(present, JobField::kId);
-    if (pod.cpu_milli) {
-      job.cpus = static_cast<double>(cpu_milli) / 1000.0;
-      mark(present, JobField::kCpus);
-    }
+    JobFields fields(job);
+    fields.id(pod.name);
+    if (pod.cpu_milli) fields.cpus(static_cast<double>(cpu_milli) / 1000.0);
     // gpu_milli is the share of ONE GPU when num_gpu == 1; multi-GPU pods take whole GPUs.
     GpuRequest request;
     if (num_gpu == 0) {
-      job.gpus = 0;
-      mark(present, JobField::kGpus);
+      fields.no_gpus();
     } else {
       request = num_gpu == 1
                     ? gpu_request(static_cast<double>(milli) / 1000.0, 1, where, "gpu_milli")
                     : gpu_request(1.0, num_gpu, where, "num_gpu");
-      set_gpus(job, present, request);
+      fields.gpus(request);
     }
-    if (request.fractional) {
-      // A share pod is taken to keep the GPU busy for the share it asked for: its recorded
-      // lifetime is then its runtime at that share (under `fractional`, min(1, f / u) = 1).
-      job.sm_util = request.sm_share;
-      mark(present, JobField::kSmUtil);
-    }
-    job.submit = Time::from_seconds(creation);
-    mark(present, JobField::kSubmit);
-    job.runtime = Time::from_seconds(end) - Time::from_seconds(start);
-    mark(present, JobField::kRuntime);
+    // A share pod is taken to keep the GPU busy for the share it asked for: its recorded
+    // lifetime is then its runtime at that share (under `fractional`, min(1, f / u) = 1).
+    if (request.fractional) fields.sm_util(request.sm_share);
+    fields.submit(Time::from_seconds(creation));
+    fields.runtime(Time::from_seconds(end) - Time::from_seconds(start));
     creations_.push_back(creation);
     lifetimes_.push_back(end - start);
-    add(std::move(job), present, file(), line());
+    add(std::move(job), fields.present(), file(), line());
   }
 
   // The snapshot check (README.md here, "openb-pods"): a list of the pods alive at one moment has most

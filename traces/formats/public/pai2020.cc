@@ -231,9 +231,8 @@ class Pai2020 final : public PublicTraceSource {
     for_each_row(rows, job_col::kCount,
                  [&](const std::vector<std::string>& c, const std::string& where) {
                    JobSpec spec;
-                   PresentFields present{};
-                   set_job_field(spec, JobField::kId, c[job_col::kName], where);
-                   mark(present, JobField::kId);
+                   JobFields fields(spec);
+                   fields.id(c[job_col::kName], where);
                    const bool has_submit = !c[job_col::kStart].empty();
                    const double submit =
                        has_submit ? parse_seconds_cell(c[job_col::kStart], where, "start_time") : 0;
@@ -260,39 +259,28 @@ class Pai2020 final : public PublicTraceSource {
                    if (end < start) return skip("end_before_start");
 
                    if (cpu_only) {
-                     spec.gpus = 0;
-                     mark(present, JobField::kGpus);
+                     fields.no_gpus();
                    } else {
                      GpuRequest r;
                      r.gpus = static_cast<int>(job.gpus);
                      r.fractional = !job.whole_gpus;
                      r.sm_share = r.fractional ? job.max_share : 1.0;
-                     set_gpus(spec, present, r);
+                     fields.gpus(r);
                    }
-                   spec.cpus = cpu_only ? job.cpu_task_cpus : job.gpu_task_cpus;
-                   mark(present, JobField::kCpus);
-                   spec.submit = Time::from_seconds(submit);
-                   mark(present, JobField::kSubmit);
-                   spec.runtime = Time::from_seconds(end) - Time::from_seconds(start);
-                   mark(present, JobField::kRuntime);
+                   fields.cpus(cpu_only ? job.cpu_task_cpus : job.gpu_task_cpus);
+                   fields.submit(Time::from_seconds(submit));
+                   fields.runtime(Time::from_seconds(end) - Time::from_seconds(start));
                    if (job.util_rows > 0) {
                      const double util = job.util_sum / static_cast<double>(job.util_rows);
                      // A measured 0 says nothing about the duty cycle when busy: leave it to
                      // defaults.
-                     if (util > 0) {
-                       spec.sm_util = std::clamp(util, 1e-6, 1.0);
-                       mark(present, JobField::kSmUtil);
-                     }
+                     if (util > 0) fields.sm_util(std::clamp(util, 1e-6, 1.0));
                    }
                    if (job.max_mem_gib >= 0) {
-                     spec.memory = MemoryMiB(std::llround(job.max_mem_gib * kMiBPerGiB));
-                     mark(present, JobField::kMemory);
+                     fields.memory(MemoryMiB(std::llround(job.max_mem_gib * kMiBPerGiB)));
                    }
-                   if (!c[job_col::kUser].empty()) {
-                     spec.tenant = c[job_col::kUser];
-                     mark(present, JobField::kTenant);
-                   }
-                   add(std::move(spec), present, file, rows.line());
+                   fields.tenant(c[job_col::kUser]);
+                   add(std::move(spec), fields.present(), file, rows.line());
                  });
     job_skipped_lines_ = rows.skipped_lines();
   }

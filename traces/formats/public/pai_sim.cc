@@ -31,11 +31,9 @@ class PaiSim final : public CsvPublicSource {
   // Cells are read in place; "file:line" is built only for an error (where()). Errors come
   // in the order the fields are read, the fast paths only skipping work for cells that parse.
   void row(std::span<const std::string_view> c) override {
-    JobSpec& job = new_job();  // filled in the reorder buffer, not moved there
-    PresentFields present{};
-    if (c[id_].empty()) set_job_field(job, JobField::kId, c[id_], where());  // throws
-    job.id.assign(c[id_]);
-    mark(present, JobField::kId);
+    JobFields fields(new_job());  // filled in the reorder buffer, not moved there
+    if (c[id_].empty()) fields.id(c[id_], where());  // throws
+    fields.id(c[id_]);
     const double submit = number(c[submit_], "submit_time", 0.0, 1e12);
     const double duration = number(c[duration_], "duration", 0.0, 1e12);
     // The simulator reads an empty num_gpu or num_cpu as 0 and an empty num_inst as 1.
@@ -60,23 +58,16 @@ class PaiSim final : public CsvPublicSource {
     // job like the others: it holds its CPUs, queues and runs (on a pooled cluster).
     const auto n = static_cast<std::int64_t>(instances);
     if (gpus == 0) {
-      job.gpus = 0;
-      mark(present, JobField::kGpus);
+      fields.no_gpus();
     } else {
       const std::optional<GpuRequest> request = gpu_request_within_limit(gpus, n);
-      set_gpus(job, present, request ? *request : gpu_request(gpus, n, where(), "num_gpu"));
+      fields.gpus(request ? *request : gpu_request(gpus, n, where(), "num_gpu"));
     }
-    job.cpus = cpus * instances;
-    mark(present, JobField::kCpus);
-    job.submit = Time::from_seconds(submit);
-    mark(present, JobField::kSubmit);
-    job.runtime = Time::from_seconds(duration);
-    mark(present, JobField::kRuntime);
-    if (user_ >= 0 && !c[user_].empty()) {
-      job.tenant.assign(c[user_]);
-      mark(present, JobField::kTenant);
-    }
-    add_new(present, file(), line());
+    fields.cpus(cpus * instances);
+    fields.submit(Time::from_seconds(submit));
+    fields.runtime(Time::from_seconds(duration));
+    if (user_ >= 0) fields.tenant(c[user_]);
+    add_new(fields.present(), file(), line());
   }
 
   int id_, user_, inst_, submit_, duration_, gpu_, cpu_;

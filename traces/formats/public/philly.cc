@@ -98,19 +98,15 @@ class Philly final : public PublicTraceSource {
   void take(const json& o) {
     const std::string where = in_.path() + ":" + std::to_string(job_line_);
     JobSpec job;
-    PresentFields present{};
+    JobFields fields(job);
     const auto id = text(o, "jobid", where, "jobid");
     if (!id) throw InputError(where, "jobid", "missing or empty");
-    job.id = *id;
-    mark(present, JobField::kId);
+    fields.id(*id);
     const auto status = text(o, "status", where, "status");
     const auto submitted = text(o, "submitted_time", where, "submitted_time");
     if (!submitted) throw InputError(where, "submitted_time", "missing or empty");
     const std::int64_t submit = parse_datetime_cell(*submitted, where, "submitted_time");
-    if (const auto vc = text(o, "vc", where, "vc")) {
-      job.tenant = *vc;
-      mark(present, JobField::kTenant);
-    }
+    if (const auto vc = text(o, "vc", where, "vc")) fields.tenant(*vc);
     const json* attempts = array(o, "attempts", where, "attempts");
 
     // Only the last attempt is read: earlier ones were cut short (failure, preemption).
@@ -149,13 +145,11 @@ class Philly final : public PublicTraceSource {
     if (gpus == 0) return skip("no_gpus");
     if (end_s < start_s) return skip("end_before_start");
 
-    set_gpus(job, present, gpu_request(1.0, gpus, where, "gpus"));
-    job.submit = Time::from_seconds(static_cast<double>(submit));
-    mark(present, JobField::kSubmit);
-    job.runtime = Time::from_seconds(static_cast<double>(end_s - start_s));
-    mark(present, JobField::kRuntime);
+    fields.gpus(gpu_request(1.0, gpus, where, "gpus"));
+    fields.submit(Time::from_seconds(static_cast<double>(submit)));
+    fields.runtime(Time::from_seconds(static_cast<double>(end_s - start_s)));
     first_submit_ = std::min(first_submit_, submit);
-    add(std::move(job), present, file_, job_line_);
+    add(std::move(job), fields.present(), file_, job_line_);
   }
 
   TextInput in_;

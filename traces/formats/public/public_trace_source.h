@@ -170,6 +170,52 @@ inline void mark(PresentFields& present, JobField field) {
   present[static_cast<std::size_t>(field)] = true;
 }
 
+// The fields a record gives its job: each setter sets one field of `job` and marks it present
+// (the fields left unmarked come from TraceDefaults when the job is returned). Every loader
+// fills its job through one, then hands job and present() to add() or add_new().
+class JobFields {
+ public:
+  explicit JobFields(JobSpec& job) : job_(job) {}
+
+  // The id from a cell: InputError at `where` when it is empty or too long (set_job_field).
+  void id(std::string_view cell, const std::string& where) {
+    set_job_field(job_, JobField::kId, cell, where);
+    mark(present_, JobField::kId);
+  }
+  // An id already checked to be non-empty.
+  void id(std::string_view text) {
+    job_.id.assign(text);
+    mark(present_, JobField::kId);
+  }
+  // A GPU request (set_gpus), or none: a CPU-only job (gpus 0).
+  void gpus(const GpuRequest& request) { set_gpus(job_, present_, request); }
+  void no_gpus() { set(&JobSpec::gpus, 0, JobField::kGpus); }
+  void cpus(double cores) { set(&JobSpec::cpus, cores, JobField::kCpus); }
+  void submit(Time t) { set(&JobSpec::submit, t, JobField::kSubmit); }
+  void runtime(Time t) { set(&JobSpec::runtime, t, JobField::kRuntime); }
+  void kind(JobKind k) { set(&JobSpec::kind, k, JobField::kKind); }
+  void sm_util(double u) { set(&JobSpec::sm_util, u, JobField::kSmUtil); }
+  void memory(MemoryMiB m) { set(&JobSpec::memory, m, JobField::kMemory); }
+  // The tenant, when the record names one (an empty name gives none).
+  void tenant(std::string_view name) {
+    if (name.empty()) return;
+    job_.tenant.assign(name);
+    mark(present_, JobField::kTenant);
+  }
+
+  const PresentFields& present() const { return present_; }
+
+ private:
+  template <class Field, class Value>
+  void set(Field JobSpec::*field, Value value, JobField which) {
+    job_.*field = value;
+    mark(present_, which);
+  }
+
+  JobSpec& job_;
+  PresentFields present_{};
+};
+
 // Parses "YYYY-MM-DD HH:MM:SS" (no time zone: taken as written) into seconds since 1970-01-01.
 // Throws InputError at `where` naming `field`.
 std::int64_t parse_datetime_cell(std::string_view text, const std::string& where,
