@@ -54,12 +54,13 @@ const std::vector<CommandEntry>& command_table() {
        "fractional-GPU packing of openb pods (the FGD study's experiment): allocation ratio at "
        "each arrived-workload percentage",
        configure_pack_command},
-      {"colocation", "fit and check the co-location model on measured pairs",
-       configure_colocation_command},
       {"calibrate",
-       "fit the time-slicing and MPS models to kernel overlap measured on a real GPU "
-       "(gpumux-probe output), and check them against it",
+       "fit the sharing models to what was measured on real GPUs and check them against it: "
+       "`calibrate SOURCE fit|check`, sources overlap, pairs, mig-speeds, replay "
+       "(docs/calibration.md)",
        configure_calibrate_command},
+      {"colocation", "older form of `calibrate pairs fit|check` (fit|predict), which runs the same",
+       configure_colocation_command},
   };
   return table;
 }

@@ -3,7 +3,8 @@
 # timeseries.csv) on the example and regression scenarios, one plan folder with its deploy
 # configs, on cuts of the 1M replay under each
 # sharing model, placement and queue policy, and on the pooled PAI 2020 configuration under each
-# queue policy: a speed change must not change a result.
+# queue policy, and the same calibration fits and checks on the measured data in
+# ../shared/data: a speed change must not change a result.
 # One key is not compared: summary.json's provenance.build (the binary's version and `git
 # describe`), which two builds always write differently. It is removed from both summaries before
 # comparing (with python3, by text, so every other byte is compared as written); a summary
@@ -113,5 +114,65 @@ else
   differ=$((differ + 1))
   echo "DIFFER  plan-mig-half-node ($( { diff -rq "$work/base/plan" "$work/cand/plan" 2>&1 || true; } | head -3 | tr '\n' ' '))"
 fi
+# The calibration commands on the measured data beside the tree (../shared/data, when it is
+# there), in their older forms, which every build knows (a newer build runs the same code under
+# `gpumux calibrate SOURCE fit|check`). Compared: stdout, the file a fit writes, the exit status,
+# and stderr less the line where a newer build names the new form. A fit writes to the same path
+# on both sides (the file and the report name it), then moves beside its side's report; the
+# checks read the baseline's fits, at fixed paths.
+data=$(cd "$root/.." && pwd)/shared/data
+keep=$work/keep
+mkdir -p "$keep"
+calib=()
+if [ -f "$data/h200/overlap_train.csv" ] && [ -d "$data/miso-a100-mig" ] && [ -d "$data/colocation" ]; then
+  overlap=$data/h200/overlap_train.csv
+  mig="$data/miso-a100-mig/mig_speeds_train.csv --workloads $data/miso-a100-mig/workloads.csv"
+  lucid="--single $data/colocation/lucid_single_data.csv --pairs $data/colocation/lucid_pairs_train.csv"
+  gavel=$data/colocation/gavel_simulation_throughputs.json
+  calib+=("calibrate-fit|calibrate fit $overlap -o @OUT@"
+          "calibrate-fit-mps|calibrate fit $overlap -o @OUT@ --mode mps"
+          "calibrate-check|calibrate check $overlap"
+          "calibrate-check-fitted|calibrate check $overlap --calibration $keep/calibrate-fit.json"
+          "calibrate-check-csv|calibrate check $overlap --calibration $keep/calibrate-fit.json --mode timeslice --format csv"
+          "calibrate-fit-mig|calibrate fit --mode mig $mig -o @OUT@"
+          "calibrate-check-mig|calibrate check --mode mig $mig"
+          "calibrate-check-mig-fitted|calibrate check --mode mig $mig --calibration $keep/calibrate-fit-mig.json --format csv"
+          "colocation-fit|colocation fit $lucid -o @OUT@"
+          "colocation-fit-mps|colocation fit $lucid -o @OUT@ --model mps --folds 3"
+          "colocation-fit-gavel-factors|colocation fit $lucid -o @OUT@ --gavel $gavel --config-factors --cv-groups configs"
+          "colocation-predict|colocation predict $lucid"
+          "colocation-predict-fitted|colocation predict $lucid --params $keep/colocation-fit.json --format json"
+          "colocation-predict-factors|colocation predict $lucid --params $keep/colocation-fit-gavel-factors.json"
+          "colocation-predict-proportional|colocation predict $lucid --model proportional")
+else
+  echo "note: $data not found: the calibration commands are not compared"
+fi
+for c in "${calib[@]}"; do
+  IFS='|' read -r name args <<< "$c"
+  written=$work/calibration.json
+  for side in base cand; do
+    bin=$base
+    [ "$side" = cand ] && bin=$cand
+    dir=$work/$side/$name
+    mkdir -p "$dir"
+    status=0
+    # shellcheck disable=SC2086  # args holds the command and its options
+    "$bin" ${args//@OUT@/$written} > "$dir/stdout" 2> "$dir/stderr.all" || status=$?
+    echo "$status" > "$dir/status"
+    grep -v '^note: `gpumux .*` is the older form of `gpumux .*`, which runs the same$' \
+      "$dir/stderr.all" > "$dir/stderr" || true
+    rm "$dir/stderr.all"
+    if [ -f "$written" ]; then mv "$written" "$dir/written.json"; fi
+  done
+  if [ -f "$work/base/$name/written.json" ]; then cp "$work/base/$name/written.json" "$keep/$name.json"; fi
+  if diff -r "$work/base/$name" "$work/cand/$name" > /dev/null; then
+    same=$((same + 1))
+    echo "same    $name ($(ls "$work/base/$name" | tr '\n' ' '))"
+  else
+    differ=$((differ + 1))
+    files=$( { diff -rq "$work/base/$name" "$work/cand/$name" 2>&1 || true; } | sed -n 's|^Files .*/\([^/]*\) and .* differ$|\1|p' | tr '\n' ' ')
+    echo "DIFFER  $name (${files:-folder contents})"
+  fi
+done
 echo "$same identical, $differ different"
 [ "$differ" -eq 0 ]

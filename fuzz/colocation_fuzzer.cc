@@ -1,4 +1,4 @@
-// `gpumux colocation predict`: measured singles and pairs (separated by a "=====" line),
+// `gpumux calibrate pairs check`: measured singles and pairs (separated by a "=====" line),
 // predicted by the timeslice model with its default parameters and by the proportional model.
 #include <cstddef>
 #include <cstdint>

@@ -1,4 +1,4 @@
-// `gpumux calibrate check`: a measured kernel-overlap CSV (the probe's output), every row
+// `gpumux calibrate overlap check`: a measured kernel-overlap CSV (the probe's output), every row
 // predicted by the models with their default parameters.
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,7 @@
 #include "models/calibration_file.h"
 
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "sim/base/json_fields.h"
 
@@ -8,30 +9,39 @@ namespace gpumux {
 
 namespace {
 
-// `colocation fit` files carry the driver's default slice, never fitted: it is not read (the
-// older flat layout says nothing; the calibration layout lists it under "fixed").
-void read_params(JsonObject& fitted, Calibration& c, bool slice_was_fitted) {
-  c.interference = fitted.optional_number("interference", 0.0, 0.0, 100.0);
-  c.switch_cost_us = fitted.optional_number("switch_cost_us", 0.0, 0.0, 1e6);
-  if (!slice_was_fitted) fitted.allow("time_slice_us");
-  if (slice_was_fitted && fitted.has("time_slice_us")) {
-    c.time_slice_us = fitted.required_number("time_slice_us", 1.0, 1e7);
+// The fit's keys the model takes (those the fit held `fixed` are not measured: left unread),
+// then the keys it ignores; any other key is an error.
+void read_fitted(JsonObject& fitted, const CalibrationKeys& keys,
+                 const std::set<std::string, std::less<>>& fixed, Calibration& c) {
+  for (const CalibrationKey& k : keys.fitted) {
+    const std::string key(k.spec->key);
+    if (fixed.count(key) > 0) {
+      fitted.allow(key);
+    } else if (fitted.has(key) || k.required) {
+      c.values[key] = fitted.required_number(key, k.spec->min, k.spec->max);
+    } else if (k.when_missing) {
+      c.values[key] = *k.when_missing;
+    }
   }
-  if (fitted.has("launch_gap_us")) {
-    c.launch_gap_us = fitted.required_number("launch_gap_us", 0.0, 1e6);
-  }
-  for (const char* key : {"kernel_us", "util_exponent", "util_scale"}) fitted.allow(key);
+  for (std::string_view key : keys.ignored) fitted.allow(key);
   fitted.finish();
 }
 
 }  // namespace
 
-Calibration read_calibration(const std::string& file, const std::string& model) {
+std::optional<double> Calibration::value(const NumberSpec& spec) const {
+  const auto it = values.find(spec.key);
+  if (it == values.end()) return std::nullopt;
+  return it->second;
+}
+
+Calibration read_calibration(const std::string& file, const CalibrationKeys& keys) {
+  const std::string model(keys.model);
   const nlohmann::json document = read_json_file(file);
   JsonObject root(document, file, "");
   Calibration c;
   c.file = file;
-  if (root.has("models")) {  // `gpumux calibrate fit`
+  if (root.has("models")) {
     if (root.optional_string("format", "gpumux-calibration") != "gpumux-calibration") {
       throw InputError(root.where("format"), "format", "expected 'gpumux-calibration'");
     }
@@ -41,38 +51,31 @@ Calibration read_calibration(const std::string& file, const std::string& model) 
     if (!models.has(model)) {
       throw InputError(models.where(), model,
                        "no fit for model '" + model +
-                           "' in this calibration; run `gpumux "
-                           "calibrate fit MEAS.csv --mode " +
-                           model + "` on measurements of it");
+                           "' in this calibration; fit one with `gpumux calibrate SOURCE fit` on "
+                           "measurements of it (gpumux calibrate --help)");
     }
     JsonObject fit = models.object(model);
-    bool slice_fixed = false;
+    std::set<std::string, std::less<>> fixed;
     const nlohmann::json& entry = document["models"][model];
     if (entry.contains("fixed")) {
-      const nlohmann::json& fixed = entry["fixed"];
-      if (!fixed.is_array()) {
+      const nlohmann::json& names = entry["fixed"];
+      if (!names.is_array()) {
         throw InputError(fit.where("fixed"), "fixed", "expected an array of parameter names");
       }
-      for (const nlohmann::json& name : fixed) {
+      for (const nlohmann::json& name : names) {
         if (!name.is_string()) {
           throw InputError(fit.where("fixed"), "fixed", "expected an array of parameter names");
         }
-        if (name == "time_slice_us") slice_fixed = true;
+        fixed.insert(name.get<std::string>());
       }
     }
     JsonObject fitted = fit.object("params");
-    if (model == "mig") {
-      c.width_base = fitted.required_number("width_base", 0.0, 1.0);
-      c.width_per_bandwidth = fitted.required_number("width_per_bandwidth", 0.0, 10.0);
-      fitted.finish();
-    } else {
-      read_params(fitted, c, !slice_fixed);
-    }
-    // `colocation fit --config-factors` also writes per-config factors: they serve
-    // `colocation predict` (a simulated job has no Lucid config), the models read the params.
-    for (const char* key : {"residuals", "notes", "rows", "fixed", "mapping", "train_mae",
-                            "train_rms", "cross_validation", "config_factors",
-                            "config_factors_ridge", "train_mae_with_factors"}) {
+    read_fitted(fitted, keys, fixed, c);
+    // `calibrate pairs fit --config-factors` also writes per-config factors: they serve
+    // `calibrate pairs check` (a simulated job has no Lucid config), the models read the params.
+    for (const char* key :
+         {"residuals", "notes", "rows", "fixed", "mapping", "train_mae", "train_rms",
+          "cross_validation", "config_factors", "config_factors_ridge", "train_mae_with_factors"}) {
       fit.allow(key);
     }
     fit.finish();
@@ -81,10 +84,11 @@ Calibration read_calibration(const std::string& file, const std::string& model) 
     root.finish();
     return c;
   }
-  if (root.optional_string("model", model) != model) {  // `gpumux colocation fit`
+  // The earlier pairs-fit layout: one model's params, at the top.
+  if (root.optional_string("model", model) != model) {
     throw InputError(root.where("model"), "model",
                      "calibration was fitted for another model; fit one with "
-                     "`gpumux colocation fit --model " +
+                     "`gpumux calibrate pairs fit --model " +
                          model + "`");
   }
   for (const char* key :
@@ -92,10 +96,25 @@ Calibration read_calibration(const std::string& file, const std::string& model) 
     root.allow(key);
   }
   JsonObject fitted = root.object("params");
+  // A pairs fit always gave the interference; the slice stayed at the driver's.
   if (!fitted.has("interference")) fitted.required_number("interference", 0.0, 100.0);
-  read_params(fitted, c, false);
+  read_fitted(fitted, keys, {"time_slice_us"}, c);
   root.finish();
   return c;
+}
+
+std::optional<Calibration> read_calibration_param(JsonObject& p, const CalibrationKeys& keys) {
+  if (!p.has("calibration")) {
+    p.allow("calibration");
+    return std::nullopt;
+  }
+  return read_calibration(p.required_string("calibration"), keys);
+}
+
+NumberSetting read(JsonObject& p, const NumberSpec& spec,
+                   const std::optional<Calibration>& calibration) {
+  if (!calibration) return read(p, spec, std::nullopt, "");
+  return read(p, spec, calibration->value(spec), "calibration " + calibration->file);
 }
 
 std::string calibration_device(const std::string& file) {

@@ -1,37 +1,67 @@
-// Reading a calibration file: the fitted parameters of the sharing models, checked against the
-// model that reads them, since a parameter such as `interference` means different things in
-// different models. One format, written by `gpumux calibrate fit` (measured kernel overlap on a
-// GPU) and by `gpumux colocation fit` (co-located training pairs):
+// Reading a calibration file: per model, the values a fit gave to that model's parameters, read
+// through the model's own parameter specs, since a key such as `interference` means different
+// things in different models. One format, written by `gpumux calibrate SOURCE fit`:
 //     {"format": "gpumux-calibration", "device": "H200-141GB", "source": ...,
-//      "models": {"timeslice": {"params": {...}, "fixed": [...], "residuals": {...}},
+//      "models": {"timeslice": {"params": {KEY: VALUE, ...}, "fixed": [...], "residuals": ...},
 //                 "mps": {...}, "mig": {...}}}
-// "fixed" names parameters the fit held at an assumed value (co-location fits keep the driver's
-// slice): they are not read as measured. Files of the earlier co-location layout,
+// that is a map model -> {key: value}. A model declares which of its parameters a fit can give
+// (CalibrationKeys, beside its parameter declarations); each is range-checked by its spec.
+// "fixed" names parameters the fit held at an assumed value (pairs fits keep the driver's
+// slice): they are not read as measured. Files of the earlier pairs-fit layout,
 //     {"model": "timeslice", "params": {...}, ...},
-// are still read.
+// are still read (their slice counts as fixed).
 #pragma once
 
+#include <functional>
+#include <map>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
+
+#include "models/parameter_spec.h"
 
 namespace gpumux {
+
+// A parameter a model takes from its fit: its spec (the key and the range the value is checked
+// against) and what a fit without the key means.
+struct CalibrationKey {
+  const NumberSpec* spec = nullptr;
+  // The value a fit that lacks the key stands for (a pairs fit without a switch cost measured
+  // none); nullopt: the model's default stays.
+  std::optional<double> when_missing = std::nullopt;
+  bool required = false;  // a fit without the key is an error
+};
+
+// What a model declares about calibration files, beside its parameter declarations.
+struct CalibrationKeys {
+  std::string_view model;                     // its entry under "models"
+  std::span<const CalibrationKey> fitted;     // the parameters a fit gives it
+  std::span<const std::string_view> ignored;  // keys fits write that it does not take
+};
 
 struct Calibration {
   std::string file;
   std::string device;  // the device measured; empty when the file does not say
-  double interference = 0.0;
-  double switch_cost_us = 0.0;          // time-slicing fits only
-  std::optional<double> time_slice_us;  // time-slicing: the shortest slice the data supports
-  std::optional<double> launch_gap_us;  // launch + synchronise gap between kernels
-  // MIG job-speed fits (`gpumux calibrate fit --mode mig`): the fitted form's kernel width
-  // (models/mig/instance_rate.h).
-  std::optional<double> width_base;
-  std::optional<double> width_per_bandwidth;
+  // The fitted keys the file gives the model (or stands for, CalibrationKey::when_missing).
+  std::map<std::string, double, std::less<>> values;
+
+  // The value the file gives `spec`'s key, if any.
+  std::optional<double> value(const NumberSpec& spec) const;
 };
 
-// Throws InputError naming the file and field when it cannot be read, holds no fit for
-// `model`, or lacks a value.
-Calibration read_calibration(const std::string& file, const std::string& model);
+// Throws InputError naming the file and field when it cannot be read, holds no fit for the
+// model, holds a key the model neither takes nor ignores, or a value out of its spec's range.
+Calibration read_calibration(const std::string& file, const CalibrationKeys& keys);
+
+// The `calibration` key of a model's `sharing.params` (marked as known either way): the file
+// read for `keys`, or nullopt when the scenario names none.
+std::optional<Calibration> read_calibration_param(JsonObject& p, const CalibrationKeys& keys);
+
+// read(p, spec) where the calibration's value for the key (when it has one) replaces the
+// default, with the source "calibration FILE"; an explicit key still overrides both.
+NumberSetting read(JsonObject& p, const NumberSpec& spec,
+                   const std::optional<Calibration>& calibration);
 
 // The device a calibration file says it was measured on ("" when it does not say). Throws
 // InputError when the file cannot be read as JSON.

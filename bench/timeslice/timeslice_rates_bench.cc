@@ -2,7 +2,7 @@
 // set) and, for contrast, of the kernel-level reference.
 #include <benchmark/benchmark.h>
 
-#include "models/timeslice/kernel_reference.h"
+#include "bench/validation/timeslice/lib/kernel_reference.h"
 #include "models/timeslice/timeslice_rates.h"
 
 namespace {

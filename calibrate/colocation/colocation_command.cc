@@ -5,13 +5,13 @@
 #include <iomanip>
 #include <nlohmann/json.hpp>
 
-#include "sim/base/atomic_file.h"
 #include "calibrate/colocation/colocation_data.h"
 #include "calibrate/colocation/colocation_model.h"
+#include "sim/base/atomic_file.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
 
-namespace gpumux::colocation {
+namespace gpumux::calibration {
 namespace {
 
 struct Dataset {
@@ -112,16 +112,16 @@ int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err)
     std::vector<SourceScore> per_source;
     if (!cmd.gavel_json.empty()) {
       const GavelSource gavel = load_gavel_source(cmd.gavel_json);
-      err << "gavel: " << gavel.singles.size() << " job types, " << gavel.pairs.size()
-          << " pairs (" << gavel.skipped_unrunnable << " measurements that could not run together, "
+      err << "gavel: " << gavel.singles.size() << " job types, " << gavel.pairs.size() << " pairs ("
+          << gavel.skipped_unrunnable << " measurements that could not run together, "
           << gavel.one_direction << " measured one way only, left out)\n";
       std::vector<const Pair*> gavel_pairs;
       for (const Pair& p : gavel.pairs) gavel_pairs.push_back(&p);
-      per_source = cross_validate_sources({d.matched, gavel_pairs}, {"lucid", "gavel"},
-                                          cmd.folds, cmd.seed, groups, cmd.config_factors);
+      per_source = cross_validate_sources({d.matched, gavel_pairs}, {"lucid", "gavel"}, cmd.folds,
+                                          cmd.seed, groups, cmd.config_factors);
     }
-    // The calibration file format of `gpumux calibrate fit` (models/calibration_file.h): one
-    // entry under "models"; parameters held at an assumed value are listed as "fixed", so that
+    // The calibration file format of `gpumux calibrate overlap fit` (models/calibration_file.h):
+    // one entry under "models"; parameters held at an assumed value are listed as "fixed", so that
     // a model reading the file does not take them for measured ones.
     nlohmann::json fitted;
     fitted["params"] = to_json(fit.params);
@@ -230,7 +230,8 @@ int run_predict_command(const PredictCommand& cmd, std::ostream& out, std::ostre
                            std::string("no fit for model '") + model_name(kind) + "'");
         }
       }
-      const nlohmann::json& entry = pointer.empty() ? j : j.at(nlohmann::json::json_pointer(pointer));
+      const nlohmann::json& entry =
+          pointer.empty() ? j : j.at(nlohmann::json::json_pointer(pointer));
       if (!entry.is_object() || !entry.contains("params") || !entry["params"].is_object()) {
         throw InputError(cmd.params_json + "#" + pointer + "/params", "params", "missing object");
       }
@@ -299,4 +300,4 @@ int run_predict_command(const PredictCommand& cmd, std::ostream& out, std::ostre
   }
 }
 
-}  // namespace gpumux::colocation
+}  // namespace gpumux::calibration

@@ -25,7 +25,7 @@
 #include <ostream>
 #include <string>
 
-namespace gpumux::colocation {
+namespace gpumux::calibration {
 
 struct FitCommand {
   std::string single_csv, pairs_csv, out_json;
@@ -47,4 +47,4 @@ void configure_predict_command(CLI::App& sub, PredictCommand& cmd);  // --single
 int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err);
 int run_predict_command(const PredictCommand& cmd, std::ostream& out, std::ostream& err);
 
-}  // namespace gpumux::colocation
+}  // namespace gpumux::calibration

@@ -8,7 +8,7 @@
 #include "sim/base/input_error.h"
 #include "traces/io/csv_reader.h"
 
-namespace gpumux::colocation {
+namespace gpumux::calibration {
 namespace {
 
 // A CSV file read whole through the one CSV reader (traces/io/csv_reader.h: its dialect, blank and
@@ -189,4 +189,4 @@ GavelSource load_gavel_source(const std::string& path) {
   return out;
 }
 
-}  // namespace gpumux::colocation
+}  // namespace gpumux::calibration

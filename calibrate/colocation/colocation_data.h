@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace gpumux::colocation {
+namespace gpumux::calibration {
 
 // Identifies a training config; pairs refer to singles by it.
 struct ConfigKey {
@@ -62,4 +62,4 @@ struct GavelSource {
 // Throws InputError (file#/pointer) like load_gavel.
 GavelSource load_gavel_source(const std::string& path);
 
-}  // namespace gpumux::colocation
+}  // namespace gpumux::calibration

@@ -12,7 +12,7 @@
 #include "models/timeslice/timeslice_rates.h"
 #include "sim/base/input_error.h"
 
-namespace gpumux::colocation {
+namespace gpumux::calibration {
 namespace {
 
 constexpr int kParams = 4;
@@ -225,8 +225,9 @@ void shuffle_portably(std::vector<T>& v, std::mt19937_64& rng) {
 
 }  // namespace
 
-std::vector<std::vector<FoldSplit>> fold_splits(const std::vector<std::vector<const Pair*>>& sources,
-                                                int folds, std::uint64_t seed, FoldGroups groups) {
+std::vector<std::vector<FoldSplit>> fold_splits(
+    const std::vector<std::vector<const Pair*>>& sources, int folds, std::uint64_t seed,
+    FoldGroups groups) {
   std::mt19937_64 rng(seed);
   std::vector<std::vector<FoldSplit>> out(sources.size(), std::vector<FoldSplit>(folds));
   if (groups == FoldGroups::kPairs) {
@@ -297,8 +298,8 @@ std::vector<SourceScore> cross_validate_sources(
       const FitReport mps = fit_model(ModelKind::kMps, train);
       ConfigFactors ts_factors, mps_factors;
       if (with_factors) {
-        ts_factors = fit_config_factors(train, predict_pairs(ModelKind::kTimeslice, ts.params, train),
-                                        factor_ridge(ts.rms));
+        ts_factors = fit_config_factors(
+            train, predict_pairs(ModelKind::kTimeslice, ts.params, train), factor_ridge(ts.rms));
         mps_factors = fit_config_factors(train, predict_pairs(ModelKind::kMps, mps.params, train),
                                          factor_ridge(mps.rms));
       }
@@ -313,7 +314,8 @@ std::vector<SourceScore> cross_validate_sources(
         if (with_factors) {
           rows[s].timeslice_factors_mae +=
               mean_abs_error(ModelKind::kTimeslice, ts.params, test, &ts_factors) * n;
-          rows[s].mps_factors_mae += mean_abs_error(ModelKind::kMps, mps.params, test, &mps_factors) * n;
+          rows[s].mps_factors_mae +=
+              mean_abs_error(ModelKind::kMps, mps.params, test, &mps_factors) * n;
         }
       }
     }
@@ -334,7 +336,8 @@ CrossValidation cross_validate(const std::vector<const Pair*>& all, int folds, s
   for (const Pair* p : all) {
     if (p->matched()) pairs.push_back(p);
   }
-  const SourceScore score = cross_validate_sources({pairs}, {"pairs"}, folds, seed, groups, with_factors)[0];
+  const SourceScore score =
+      cross_validate_sources({pairs}, {"pairs"}, folds, seed, groups, with_factors)[0];
   CrossValidation cv;
   cv.folds = folds;
   cv.seed = seed;
@@ -375,4 +378,4 @@ ColocationParams params_from_json(const nlohmann::json& j, const std::string& wh
   return p;
 }
 
-}  // namespace gpumux::colocation
+}  // namespace gpumux::calibration

@@ -26,7 +26,7 @@
 #include "calibrate/colocation/config_factors.h"
 #include "models/timeslice/timeslice_params.h"
 
-namespace gpumux::colocation {
+namespace gpumux::calibration {
 
 enum class ModelKind {
   kTimeslice,     // the fitted time-slicing model
@@ -103,9 +103,8 @@ FoldGroups parse_fold_groups(const std::string& name);
 // k-fold cross-validation: pairs (or configs, see FoldGroups) shuffled with `seed` (portable),
 // fitted on the training part of each fold and scored on its test part. The baselines have
 // nothing to fit; their MAE is over the same tested pairs.
-CrossValidation cross_validate(const std::vector<const Pair*>& pairs, int folds,
-                               std::uint64_t seed, FoldGroups groups = FoldGroups::kPairs,
-                               bool with_factors = false);
+CrossValidation cross_validate(const std::vector<const Pair*>& pairs, int folds, std::uint64_t seed,
+                               FoldGroups groups = FoldGroups::kPairs, bool with_factors = false);
 
 // The folds of several sources of pairs ([source][fold]): with kPairs each source's pairs are
 // shuffled and dealt on their own (every pair tested in exactly one fold, trained on in the
@@ -114,8 +113,9 @@ CrossValidation cross_validate(const std::vector<const Pair*>& pairs, int folds,
 struct FoldSplit {
   std::vector<const Pair*> train, test;
 };
-std::vector<std::vector<FoldSplit>> fold_splits(const std::vector<std::vector<const Pair*>>& sources,
-                                                int folds, std::uint64_t seed, FoldGroups groups);
+std::vector<std::vector<FoldSplit>> fold_splits(
+    const std::vector<std::vector<const Pair*>>& sources, int folds, std::uint64_t seed,
+    FoldGroups groups);
 
 // Several sources of pairs (e.g. Lucid and Gavel), folded together: with kConfigs the configs of
 // every source are dealt into the same folds, with kPairs each source's pairs are dealt on their
@@ -140,4 +140,4 @@ nlohmann::json to_json(const ColocationParams& p);
 // field, ...) for a missing, non-numeric or out-of-range field.
 ColocationParams params_from_json(const nlohmann::json& j, const std::string& where);
 
-}  // namespace gpumux::colocation
+}  // namespace gpumux::calibration

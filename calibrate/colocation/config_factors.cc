@@ -7,7 +7,7 @@
 
 #include "sim/base/input_error.h"
 
-namespace gpumux::colocation {
+namespace gpumux::calibration {
 namespace {
 
 constexpr double kMaxFactor = 20.0;  // |log factor| bound: e^20 is beyond any measured slowdown
@@ -126,9 +126,9 @@ ConfigFactors factors_from_json(const nlohmann::json& j, const std::string& wher
     auto integer = [&](const char* name, int lo, int hi) {
       const nlohmann::json& v = field(name);
       if (!v.is_number_integer() || v.get<long long>() < lo || v.get<long long>() > hi) {
-        throw InputError(at + "/" + name, name,
-                         "expected an integer in [" + std::to_string(lo) + ", " +
-                             std::to_string(hi) + "]");
+        throw InputError(
+            at + "/" + name, name,
+            "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
       }
       return v.get<int>();
     };
@@ -149,4 +149,4 @@ ConfigFactors factors_from_json(const nlohmann::json& j, const std::string& wher
   return out;
 }
 
-}  // namespace gpumux::colocation
+}  // namespace gpumux::calibration

@@ -5,7 +5,8 @@
 // ResNet18 and MobileNetV2 more; bench/validation/timeslice/RESULTS.md section 3b), and no solo
 // fact the data carries separates those configs. These factors calibrate each config from the
 // pairs it was measured in, on top of the model's physics:
-//     slowdown_i = (1 / rate_i - 1) * exp(sensitivity_i + pressure_j),  rate_i' = 1 / (1 + slowdown_i)
+//     slowdown_i = (1 / rate_i - 1) * exp(sensitivity_i + pressure_j),  rate_i' = 1 / (1 +
+//     slowdown_i)
 // for job i beside job j: sensitivity_i scales how much i suffers from any co-runner, pressure_j
 // how much j makes any co-runner suffer. The result stays in (0, 1] and is the model's rate
 // where the model predicts no slowdown. A config with no factor (never in a training pair, e.g.
@@ -25,7 +26,7 @@
 
 #include "calibrate/colocation/colocation_data.h"
 
-namespace gpumux::colocation {
+namespace gpumux::calibration {
 
 struct ConfigFactor {
   double sensitivity = 0.0;  // natural log of the factor on this config's own slowdown
@@ -52,4 +53,4 @@ nlohmann::json factors_to_json(const ConfigFactors& f);
 // [-20, 20] or a config listed twice.
 ConfigFactors factors_from_json(const nlohmann::json& j, const std::string& where);
 
-}  // namespace gpumux::colocation
+}  // namespace gpumux::calibration

@@ -13,7 +13,7 @@
 #include "sim/base/atomic_file.h"
 #include "sim/base/input_error.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 
 namespace {
 
@@ -174,9 +174,10 @@ void configure_calibrate_fit(CLI::App& sub, CalibrateFitCommand& cmd) {
 
 void configure_calibrate_check(CLI::App& sub, CalibrateCheckCommand& cmd) {
   sub.add_option("measurements", cmd.measurements, "measured overlap CSV")->required();
-  sub.add_option("--calibration", cmd.calibration,
-                 "calibration file from `gpumux calibrate fit` (default: the models' defaults "
-                 "for each row's device)");
+  sub.add_option(
+      "--calibration", cmd.calibration,
+      "calibration file from `gpumux calibrate overlap fit` (default: the models' defaults "
+      "for each row's device)");
   sub.add_option("--mode", cmd.mode,
                  "check only this mode: timeslice or mps, or mig (MEASUREMENTS are job speeds on "
                  "MIG profiles, with --workloads)")
@@ -184,6 +185,56 @@ void configure_calibrate_check(CLI::App& sub, CalibrateCheckCommand& cmd) {
   sub.add_option("--workloads", cmd.workloads,
                  "--mode mig: workloads CSV (workload, batch, sm_util_pct, mem_bw_util_pct)");
   sub.add_option("--device", cmd.device, "--mode mig: the device measured (default A100-40GB)");
+  sub.add_option("--format", cmd.format, "table (default) or csv")
+      ->check(CLI::IsMember({"table", "csv"}));
+}
+
+void configure_overlap_fit(CLI::App& sub, CalibrateFitCommand& cmd) {
+  sub.add_option("measurements", cmd.measurements,
+                 "measured overlap CSV (gpumux-probe output, or ../shared/data/h200/"
+                 "overlap_train.csv)")
+      ->required();
+  sub.add_option("-o,--out", cmd.out_json, "calibration file to write (JSON)")->required();
+  sub.add_option("--mode", cmd.mode,
+                 "fit only this mode: timeslice or mps (default: every mode in the file)")
+      ->check(CLI::IsMember({"timeslice", "mps"}));
+}
+
+void configure_overlap_check(CLI::App& sub, CalibrateCheckCommand& cmd) {
+  sub.add_option("measurements", cmd.measurements, "measured overlap CSV")->required();
+  sub.add_option("--calibration", cmd.calibration,
+                 "calibration file from `gpumux calibrate overlap fit` (default: the models' "
+                 "defaults for each row's device)");
+  sub.add_option("--mode", cmd.mode, "check only this mode: timeslice or mps")
+      ->check(CLI::IsMember({"timeslice", "mps"}));
+  sub.add_option("--format", cmd.format, "table (default) or csv")
+      ->check(CLI::IsMember({"table", "csv"}));
+}
+
+void configure_mig_speeds_fit(CLI::App& sub, CalibrateFitCommand& cmd) {
+  cmd.mode = "mig";
+  sub.add_option("speeds", cmd.measurements,
+                 "measured job speeds on MIG profiles (../shared/data/miso-a100-mig/"
+                 "mig_speeds_train.csv)")
+      ->required();
+  sub.add_option("--workloads", cmd.workloads,
+                 "workloads CSV (workload, batch, sm_util_pct, mem_bw_util_pct on the whole GPU; "
+                 "../shared/data/miso-a100-mig/workloads.csv)")
+      ->required();
+  sub.add_option("-o,--out", cmd.out_json, "calibration file to write (JSON)")->required();
+  sub.add_option("--device", cmd.device, "the device measured (default A100-40GB)");
+}
+
+void configure_mig_speeds_check(CLI::App& sub, CalibrateCheckCommand& cmd) {
+  cmd.mode = "mig";
+  sub.add_option("speeds", cmd.measurements, "measured job speeds on MIG profiles")->required();
+  sub.add_option("--workloads", cmd.workloads,
+                 "workloads CSV (workload, batch, sm_util_pct, mem_bw_util_pct)")
+      ->required();
+  sub.add_option("--calibration", cmd.calibration,
+                 "calibration file from `gpumux calibrate mig-speeds fit` (default: the mig "
+                 "model's built-in defaults)");
+  sub.add_option("--device", cmd.device, "the device measured (default A100-40GB)");
   sub.add_option("--format", cmd.format, "table (default) or csv")
       ->check(CLI::IsMember({"table", "csv"}));
 }
@@ -241,8 +292,8 @@ int run_calibrate_check(const CalibrateCheckCommand& cmd, std::ostream& out, std
       for (const OverlapRow& r : data.rows) {
         if (std::find(seen.begin(), seen.end(), r.device) != seen.end()) continue;
         seen.push_back(r.device);
-        const std::string warning = calibration_device_warning(
-            cmd.calibration, measured, r.device, "--calibration");
+        const std::string warning =
+            calibration_device_warning(cmd.calibration, measured, r.device, "--calibration");
         if (!warning.empty()) {
           err << warning << " (" << data.file << ":" << r.line << ")\n";
         }
@@ -308,4 +359,4 @@ int run_calibrate_check(const CalibrateCheckCommand& cmd, std::ostream& out, std
   }
 }
 
-}  // namespace gpumux
+}  // namespace gpumux::calibration

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace gpumux {
+namespace gpumux::calibration {
 
 Eigen::VectorXd least_squares(const std::function<Eigen::VectorXd(const Eigen::VectorXd&)>& f,
                               Eigen::VectorXd x, const std::vector<Bounds>& bounds) {
@@ -55,4 +55,4 @@ Eigen::VectorXd least_squares(const std::function<Eigen::VectorXd(const Eigen::V
   return x;
 }
 
-}  // namespace gpumux
+}  // namespace gpumux::calibration

@@ -7,7 +7,7 @@
 #include <functional>
 #include <vector>
 
-namespace gpumux {
+namespace gpumux::calibration {
 
 struct Bounds {
   double lo, hi;
@@ -17,4 +17,4 @@ struct Bounds {
 Eigen::VectorXd least_squares(const std::function<Eigen::VectorXd(const Eigen::VectorXd&)>& f,
                               Eigen::VectorXd x, const std::vector<Bounds>& bounds);
 
-}  // namespace gpumux
+}  // namespace gpumux::calibration

@@ -7,7 +7,7 @@
 #include "sim/base/input_error.h"
 #include "traces/io/csv_reader.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 
 namespace {
 
@@ -115,4 +115,4 @@ std::vector<std::string> mig_speed_families(const MigSpeedData& data) {
   return out;
 }
 
-}  // namespace gpumux
+}  // namespace gpumux::calibration

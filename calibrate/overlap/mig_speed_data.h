@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace gpumux {
+namespace gpumux::calibration {
 
 struct MigWorkload {
   std::string workload;
@@ -51,4 +51,4 @@ MigSpeedData read_mig_speeds(const std::string& speeds_csv, const std::string& w
 // The families present (workload names), in order of first appearance in the speeds file.
 std::vector<std::string> mig_speed_families(const MigSpeedData& data);
 
-}  // namespace gpumux
+}  // namespace gpumux::calibration

@@ -10,7 +10,7 @@
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 
 namespace {
 
@@ -212,4 +212,4 @@ nlohmann::json mig_calibration_json(const MigSpeedData& data, const DeviceProfil
   return j;
 }
 
-}  // namespace gpumux
+}  // namespace gpumux::calibration

@@ -21,7 +21,7 @@
 #include "models/mig/instance_rate.h"
 #include "sim/core/device.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 
 // The speed-model settings `params` (a `sharing.params` object, e.g. {"calibration": "CAL.json"})
 // give the mig model. Throws InputError naming the key or the calibration file's field.
@@ -67,4 +67,4 @@ MigSpeedFit fit_mig_speeds(const MigSpeedData& data, const DeviceProfile& device
 nlohmann::json mig_calibration_json(const MigSpeedData& data, const DeviceProfile& device,
                                     const MigSpeedFit& fit, const std::string& command);
 
-}  // namespace gpumux
+}  // namespace gpumux::calibration

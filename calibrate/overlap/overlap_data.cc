@@ -7,13 +7,14 @@
 #include "sim/base/input_error.h"
 #include "traces/io/csv_reader.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 
 namespace {
 
-constexpr const char* kColumns[] = {"mode",     "set",       "member", "device",
-                                    "sm_share", "kernel_us", "duty",   "alone_duty",
-                                    "active_thread_pct", "speed"};
+constexpr const char* kColumns[] = {"mode",   "set",        "member",
+                                    "device", "sm_share",   "kernel_us",
+                                    "duty",   "alone_duty", "active_thread_pct",
+                                    "speed"};
 
 }  // namespace
 
@@ -25,9 +26,10 @@ OverlapData read_overlap_csv(const std::string& path) {
   for (std::size_t i = 0; i < fields.size(); ++i) column[fields[i]] = i;
   for (const char* name : kColumns) {
     if (!column.count(name)) {
-      throw InputError(csv.where(), name, "missing column (header must name mode, set, member, "
-                                          "device, sm_share, kernel_us, duty, alone_duty, "
-                                          "active_thread_pct, speed)");
+      throw InputError(csv.where(), name,
+                       "missing column (header must name mode, set, member, "
+                       "device, sm_share, kernel_us, duty, alone_duty, "
+                       "active_thread_pct, speed)");
     }
   }
   OverlapData data;
@@ -37,8 +39,9 @@ OverlapData read_overlap_csv(const std::string& path) {
   while (csv.next(fields)) {
     const std::string where = csv.where();
     if (fields.size() != column.size()) {
-      throw InputError(where, "", "expected " + std::to_string(column.size()) + " fields, got " +
-                                      std::to_string(fields.size()));
+      throw InputError(where, "",
+                       "expected " + std::to_string(column.size()) + " fields, got " +
+                           std::to_string(fields.size()));
     }
     auto cell = [&](const char* name) -> const std::string& { return fields[column[name]]; };
     OverlapRow r;
@@ -69,9 +72,9 @@ OverlapData read_overlap_csv(const std::string& path) {
     } else {
       const OverlapRow& first = data.rows[static_cast<std::size_t>(data.sets[it->second].rows[0])];
       if (first.mode != r.mode) {
-        throw InputError(where, "mode", "set '" + r.set + "' mixes modes (line " +
-                                            std::to_string(first.line) + " has " + first.mode +
-                                            ")");
+        throw InputError(where, "mode",
+                         "set '" + r.set + "' mixes modes (line " + std::to_string(first.line) +
+                             " has " + first.mode + ")");
       }
       if (first.device != r.device) {
         throw InputError(where, "device", "set '" + r.set + "' mixes devices");
@@ -99,4 +102,4 @@ std::vector<std::string> overlap_modes(const OverlapData& data) {
   return modes;
 }
 
-}  // namespace gpumux
+}  // namespace gpumux::calibration

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace gpumux {
+namespace gpumux::calibration {
 
 struct OverlapRow {
   std::string mode, set, device;
@@ -49,4 +49,4 @@ OverlapData read_overlap_csv(const std::string& path);
 // The modes present, in {"timeslice", "mps"} order.
 std::vector<std::string> overlap_modes(const OverlapData& data);
 
-}  // namespace gpumux
+}  // namespace gpumux::calibration

@@ -9,7 +9,7 @@
 
 #include "calibrate/overlap/least_squares.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 
 namespace {
 
@@ -141,4 +141,4 @@ nlohmann::json calibration_json(const OverlapData& data, const std::vector<Overl
   return j;
 }
 
-}  // namespace gpumux
+}  // namespace gpumux::calibration

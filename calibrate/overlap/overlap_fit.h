@@ -1,6 +1,6 @@
 // Fitting the sharing models' parameters to measured kernel overlap (overlap_data.h), through
-// the same prediction path as `gpumux calibrate check` (overlap_predict.h), so that a fit is
-// judged exactly as it will be used.
+// the same prediction path as `gpumux calibrate overlap check` (overlap_predict.h), so that a fit
+// is judged exactly as it will be used.
 //
 // What the measurements identify, per mode:
 // - timeslice: switch_cost_us and interference (least squares, Levenberg-Marquardt on Eigen,
@@ -19,16 +19,16 @@
 #include <string>
 #include <vector>
 
-#include "models/device_registry.h"
 #include "calibrate/overlap/overlap_data.h"
 #include "calibrate/overlap/overlap_predict.h"
+#include "models/device_registry.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 
 struct OverlapFit {
   std::string mode;
-  nlohmann::json params;       // the model's fitted `params` (calibration file layout)
-  OverlapError before, after;  // against the model's defaults for the device, and fitted
+  nlohmann::json params;           // the model's fitted `params` (calibration file layout)
+  OverlapError before, after;      // against the model's defaults for the device, and fitted
   std::vector<std::string> notes;  // what the data could not identify, bounds hit...
 };
 
@@ -36,8 +36,9 @@ struct OverlapFit {
 OverlapFit fit_overlap(const OverlapData& data, const std::string& mode,
                        const DeviceRegistry& devices);
 
-// The calibration file (models/calibration_file.h, `gpumux calibrate fit` layout) for `fits`.
+// The calibration file (models/calibration_file.h, `gpumux calibrate overlap fit` layout) for
+// `fits`.
 nlohmann::json calibration_json(const OverlapData& data, const std::vector<OverlapFit>& fits,
                                 const std::string& command);
 
-}  // namespace gpumux
+}  // namespace gpumux::calibration

@@ -10,7 +10,7 @@
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 
 namespace {
 
@@ -94,4 +94,4 @@ OverlapError overlap_error(const OverlapData& data, const std::vector<double>& p
   return e;
 }
 
-}  // namespace gpumux
+}  // namespace gpumux::calibration

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "models/device_registry.h"
 #include "calibrate/overlap/overlap_data.h"
+#include "models/device_registry.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 
 // Predicted speed of every row whose mode is `mode` ("timeslice" or "mps"); other rows get NaN.
 // `params` is a `sharing.params` object for that model (e.g. {"calibration": "CAL.json"} or
@@ -30,4 +30,4 @@ struct OverlapError {
 };
 OverlapError overlap_error(const OverlapData& data, const std::vector<double>& predicted);
 
-}  // namespace gpumux
+}  // namespace gpumux::calibration

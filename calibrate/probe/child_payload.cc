@@ -5,7 +5,7 @@
 
 #include "calibrate/probe/overlap_math.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 using nlohmann::json;
 
@@ -52,4 +52,4 @@ nlohmann::json parse_payload(const ChildResult& c) {
   }
 }
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -11,7 +11,7 @@
 #include "calibrate/probe/gpu_backend.h"
 #include "calibrate/probe/measurement_plan.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 nlohmann::json count_json(const LoopCount& c);
 // Throws nlohmann::json::exception when a field is missing or of another type.
@@ -25,4 +25,4 @@ std::string child_failure(const ChildResult& c);
 // The child's payload parsed, or null when it has none or it is not JSON.
 nlohmann::json parse_payload(const ChildResult& c);
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -16,7 +16,7 @@
 #include <stdexcept>
 #include <thread>
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 namespace {
 
 volatile std::sig_atomic_t g_stop = 0;
@@ -195,7 +195,8 @@ SetRun run_child_set(const std::vector<EnvVars>& envs, const ChildBody& body,
     deadline = run.start_s + run_timeout_s;
   }
   // A child that died just after reporting ready must not take the parent down by SIGPIPE.
-  struct sigaction ignore {}, previous {};
+  struct sigaction ignore {
+  }, previous{};
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGPIPE, &ignore, &previous);
   for (Child& c : children) {
@@ -246,4 +247,4 @@ ChildResult run_child(const EnvVars& env, const std::function<std::string()>& bo
   return run.children.front();
 }
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 // CLOCK_MONOTONIC in seconds; the same clock in every process of the machine.
 double monotonic_s();
@@ -68,4 +68,4 @@ SetRun run_child_set(const std::vector<EnvVars>& envs, const ChildBody& body,
 ChildResult run_child(const EnvVars& env, const std::function<std::string()>& body,
                       double timeout_s);
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

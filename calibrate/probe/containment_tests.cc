@@ -7,7 +7,7 @@
 #include "calibrate/probe/child_payload.h"
 #include "calibrate/probe/probe_runner.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 namespace {
 
@@ -128,4 +128,4 @@ void ProbeRunner::run_fault_test(const PlanItem& item) {
   report_.containment.push_back(result);
 }
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -17,7 +17,7 @@
 
 #include "calibrate/probe/cuda_backend.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 namespace {
 
 constexpr int kThreadsPerBlock = 1024;
@@ -274,4 +274,4 @@ class CudaBackend : public GpuBackend {
 
 std::unique_ptr<GpuBackend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

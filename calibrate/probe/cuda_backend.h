@@ -6,8 +6,8 @@
 
 #include "calibrate/probe/gpu_backend.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 std::unique_ptr<GpuBackend> make_cuda_backend();
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -3,7 +3,7 @@
 #include <cctype>
 #include <regex>
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 namespace {
 
 // True when `model` appears in `name` as a whole word ("A10" in "NVIDIA A10", not in
@@ -39,4 +39,4 @@ std::string profile_name(const std::string& cuda_name, uint64_t total_memory_byt
   return raw;
 }
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

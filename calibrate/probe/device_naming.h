@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 // `cuda_name` as cudaDeviceProp::name ("NVIDIA H200", "NVIDIA A100-SXM4-80GB"), memory in
 // bytes. Returns a profile name ("H200-141GB", "A100-80GB", ...) for GPUs with a built-in
@@ -13,4 +13,4 @@ namespace gpumux::calibrate {
 // line breaks) replaced by spaces.
 std::string profile_name(const std::string& cuda_name, uint64_t total_memory_bytes);
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

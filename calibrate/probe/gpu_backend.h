@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 // What the probe records about the device. Fields that could not be read stay at their
 // defaults (0, -1 or empty).
@@ -99,4 +99,4 @@ class GpuBackend {
   virtual std::string launch_faulting_kernel() = 0;
 };
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

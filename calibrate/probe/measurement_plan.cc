@@ -10,7 +10,7 @@
 
 #include "calibrate/probe/overlap_math.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 namespace {
 
 using AloneKey = std::tuple<std::string, int, int, double, double>;
@@ -294,4 +294,4 @@ std::string describe_plan(const MeasurementPlan& plan, int sm_count) {
   return out.str();
 }
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -13,7 +13,7 @@
 
 #include "calibrate/probe/probe_options.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 // One measured process: its kernel footprint, kernel length alone and nominal duty.
 struct MemberSpec {
@@ -84,4 +84,4 @@ std::string mode_label(const std::string& mode, int active_thread_pct);
 // Text listing of the plan (one line per item, then the skipped ones), for --dry-run.
 std::string describe_plan(const MeasurementPlan& plan, int sm_count);
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

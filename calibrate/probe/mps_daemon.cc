@@ -14,7 +14,7 @@
 #include <system_error>
 #include <thread>
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 namespace fs = std::filesystem;
 
@@ -144,4 +144,4 @@ std::string MpsDaemon::stop(const std::string& log_copy_dir) {
   return "";
 }
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

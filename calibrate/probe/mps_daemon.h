@@ -11,7 +11,7 @@
 
 #include "calibrate/probe/child_processes.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 class MpsDaemon {
  public:
@@ -49,4 +49,4 @@ class MpsDaemon {
   bool running_ = false;
 };
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 int blocks_for_share(double sm_share, int sm_count) {
   const int blocks = static_cast<int>(std::lround(sm_share * sm_count));
@@ -28,4 +28,4 @@ double launch_overhead_us(double period_us, double kernel_us_measured) {
   return period_us - kernel_us_measured;
 }
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 // Blocks (= SMs, one block per SM) a kernel of `sm_share` occupies: the nearest integer,
 // at least 1 and at most `sm_count`. Precondition: sm_count >= 1, sm_share in (0, 1].
@@ -27,4 +27,4 @@ double alone_duty(double rate_alone, double kernel_us);
 // Launch + synchronise overhead per kernel: wall time of one round minus the kernel itself.
 double launch_overhead_us(double period_us, double kernel_us_measured);
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -12,7 +12,7 @@
 #include "calibrate/probe/child_payload.h"
 #include "sim/base/input_error.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -24,9 +24,9 @@ std::string visible_device_entry(int device) {
   std::stringstream ss(cvd);
   for (std::string e; std::getline(ss, e, ',');) entries.push_back(e);
   if (device < 0 || device >= static_cast<int>(entries.size())) {
-    throw InputError("command line", "--device",
-                     "device " + std::to_string(device) +
-                         " is not among CUDA_VISIBLE_DEVICES=" + cvd);
+    throw InputError(
+        "command line", "--device",
+        "device " + std::to_string(device) + " is not among CUDA_VISIBLE_DEVICES=" + cvd);
   }
   return entries[static_cast<size_t>(device)];
 }
@@ -35,7 +35,8 @@ void create_out_folder(const std::string& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir)) {
-    throw InputError("command line", "--out", "cannot create folder '" + dir + "': " + ec.message());
+    throw InputError("command line", "--out",
+                     "cannot create folder '" + dir + "': " + ec.message());
   }
 }
 
@@ -60,8 +61,8 @@ std::string foreign_mps_daemon_note() {
          "; the probe's processes stay off it (private pipe folders)";
 }
 
-bool query_device_in_child(GpuBackend& backend, const EnvVars& env, double timeout_s,
-                           DeviceInfo& d, std::string& why) {
+bool query_device_in_child(GpuBackend& backend, const EnvVars& env, double timeout_s, DeviceInfo& d,
+                           std::string& why) {
   const ChildResult q = run_child(
       env,
       [&] {
@@ -113,4 +114,4 @@ bool query_device_in_child(GpuBackend& backend, const EnvVars& env, double timeo
   return true;
 }
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

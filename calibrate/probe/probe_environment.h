@@ -9,7 +9,7 @@
 #include "calibrate/probe/child_processes.h"
 #include "calibrate/probe/gpu_backend.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 // CUDA_VISIBLE_DEVICES for the children: the `device`-th entry of the inherited variable when
 // it is set, else the index itself, so that every child (and an MPS daemon) sees the chosen
@@ -40,4 +40,4 @@ std::string foreign_mps_daemon_note();
 bool query_device_in_child(GpuBackend& backend, const EnvVars& env, double timeout_s,
                            DeviceInfo& device, std::string& why);
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -13,12 +13,12 @@
 
 namespace {
 
-extern "C" void on_signal(int) { gpumux::calibrate::request_stop(); }
+extern "C" void on_signal(int) { gpumux::calibration::request_stop(); }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  using namespace gpumux::calibrate;
+  using namespace gpumux::calibration;
   try {
     // A signal stops the run between (and inside) measurements; the runner then kills its
     // children, quits its MPS daemon and writes what it has.

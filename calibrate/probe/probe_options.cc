@@ -6,12 +6,12 @@
 
 #include "sim/base/input_error.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 namespace {
 
 constexpr const char* kDescription =
     "gpumux-probe: measures how kernels of several processes overlap on one NVIDIA GPU, for\n"
-    "gpumux's calibration (gpumux calibrate fit MEAS.csv -o CAL.json).\n"
+    "gpumux's calibration (gpumux calibrate overlap fit MEAS.csv -o CAL.json).\n"
     "\n"
     "Each measured process loops: launch a compute-bound spin kernel of kernel_us on\n"
     "sm_share x SMs blocks (one 1024-thread block per SM), wait for it, busy-wait\n"
@@ -153,4 +153,4 @@ ParsedCommandLine parse_probe_command_line(int argc, const char* const* argv) {
   return parsed;
 }
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 struct ProbeOptions {
   std::string out_dir = "out/calibration";
@@ -39,4 +39,4 @@ struct ParsedCommandLine {
 // --quick ones with --quick). Throws InputError naming the option for a bad value.
 ParsedCommandLine parse_probe_command_line(int argc, const char* const* argv);
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -17,7 +17,7 @@
 #include "calibrate/probe/probe_environment.h"
 #include "sim/base/input_error.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 namespace {
 
 namespace fs = std::filesystem;
@@ -301,7 +301,7 @@ void ProbeRunner::run_set(const PlanItem& item) {
               {"active_thread_pct", item.active_thread_pct},
               {"window_s", options_.window_s},
               {"members", json::array()}};
-  std::vector<OverlapRow> rows;
+  std::vector<OverlapResultRow> rows;
   std::string failure;
   const int sms = std::max(1, report_.device.sm_count);
   for (size_t i = 0; i < item.members.size(); ++i) {
@@ -323,7 +323,7 @@ void ProbeRunner::run_set(const PlanItem& item) {
                               {"kernels_in_window", count.kernels_in_window},
                               {"kernels_per_s", together},
                               {"alone_kernels_per_s", alone}});
-    OverlapRow r;
+    OverlapResultRow r;
     r.mode = item.mode;
     r.set = item.name;
     r.member = static_cast<int>(i);
@@ -370,4 +370,4 @@ void ProbeRunner::write_outputs() {
   if (!out) throw std::runtime_error("cannot write " + (dir / "probe.json").string());
 }
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -15,7 +15,7 @@
 #include "calibrate/probe/result_csv.h"
 #include "calibrate/probe/sidecar.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 class ProbeRunner {
  public:
@@ -27,7 +27,7 @@ class ProbeRunner {
   // 130 interrupted (outputs so far are written). Throws InputError for an unusable --out.
   int run();
 
-  const std::vector<OverlapRow>& overlap_rows() const { return rows_; }
+  const std::vector<OverlapResultRow>& overlap_rows() const { return rows_; }
   const std::vector<SoloRow>& solo_rows() const { return solo_; }
   const ProbeReport& report() const { return report_; }
 
@@ -59,9 +59,9 @@ class ProbeRunner {
   std::string no_mps_dir_;      // empty pipe folder for non-MPS children
   double t0_ = 0;
   std::map<AloneKey, double> alone_rate_;  // kernels/s alone, per mode, cap and member
-  std::vector<OverlapRow> rows_;
+  std::vector<OverlapResultRow> rows_;
   std::vector<SoloRow> solo_;
   ProbeReport report_;
 };
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -6,12 +6,12 @@
 
 #include "sim/base/input_error.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 namespace {
 
 constexpr const char* kDescription =
     "gpumux-probe replay: runs a small trace for real on one NVIDIA GPU and records how each\n"
-    "job ended and when, for `gpumux calibrate replay-check`.\n"
+    "job ended and when, for `gpumux calibrate replay check`.\n"
     "\n"
     "Each job of the trace (native format, one GPU each) becomes a process, forked before any\n"
     "CUDA call, that creates its context --lead-s before its submit_s, allocates memory_mib at\n"
@@ -107,4 +107,4 @@ ParsedReplayCommandLine parse_replay_command_line(int argc, const char* const* a
   return parsed;
 }
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

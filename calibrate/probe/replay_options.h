@@ -6,24 +6,24 @@
 #include <utility>
 #include <vector>
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 struct ReplayFault {
-  std::string job;       // a job of the trace
-  double after_s = 0;    // seconds after the job's start (its memory allocated)
+  std::string job;     // a job of the trace
+  double after_s = 0;  // seconds after the job's start (its memory allocated)
 };
 
 struct ReplayOptions {
-  std::string trace;                 // native CSV (or JSON Lines) trace, one GPU per job
-  std::string mode = "timeslice";    // "timeslice" (the GPU's compute mode) or "mps"
+  std::string trace;               // native CSV (or JSON Lines) trace, one GPU per job
+  std::string mode = "timeslice";  // "timeslice" (the GPU's compute mode) or "mps"
   std::string out_dir = "out/replay";
-  int device = 0;                    // CUDA device index
-  double budget_s = 300;             // the whole replay's wall-clock limit, seconds
-  double lead_s = 2;                 // contexts are created this long before their submit time
-  double alone_s = 0.3;              // counted window of each distinct loop measured alone
-  std::vector<ReplayFault> faults;   // --fault JOB@SECONDS
-  bool dry_run = false;              // print the plan, touch no GPU
-  std::string command_line;          // as typed, for replay.json
+  int device = 0;                   // CUDA device index
+  double budget_s = 300;            // the whole replay's wall-clock limit, seconds
+  double lead_s = 2;                // contexts are created this long before their submit time
+  double alone_s = 0.3;             // counted window of each distinct loop measured alone
+  std::vector<ReplayFault> faults;  // --fault JOB@SECONDS
+  bool dry_run = false;             // print the plan, touch no GPU
+  std::string command_line;         // as typed, for replay.json
 };
 
 struct ParsedReplayCommandLine {
@@ -36,4 +36,4 @@ struct ParsedReplayCommandLine {
 // naming the option for a bad value.
 ParsedReplayCommandLine parse_replay_command_line(int argc, const char* const* argv);
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -15,7 +15,7 @@
 #include "sim/base/input_error.h"
 #include "traces/formats/trace_source.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 namespace {
 
 namespace fs = std::filesystem;
@@ -72,11 +72,10 @@ std::vector<ReplayJob> load_replay_jobs(const ReplayOptions& options) {
   }
   if (jobs.empty()) throw InputError(options.trace, "", "no jobs to replay");
   for (const ReplayFault& f : options.faults) {
-    auto it = std::find_if(jobs.begin(), jobs.end(),
-                           [&](const ReplayJob& j) { return j.id == f.job; });
+    auto it =
+        std::find_if(jobs.begin(), jobs.end(), [&](const ReplayJob& j) { return j.id == f.job; });
     if (it == jobs.end()) {
-      throw InputError("command line", "--fault",
-                       "job '" + f.job + "' is not in " + options.trace);
+      throw InputError("command line", "--fault", "job '" + f.job + "' is not in " + options.trace);
     }
     it->fault_after_s = f.after_s;
   }
@@ -84,8 +83,8 @@ std::vector<ReplayJob> load_replay_jobs(const ReplayOptions& options) {
 }
 
 LoopSpec replay_loop(const ReplayJob& job, int sm_count) {
-  const int blocks = std::clamp(static_cast<int>(std::lround(job.sm_share * sm_count)), 1,
-                                std::max(1, sm_count));
+  const int blocks =
+      std::clamp(static_cast<int>(std::lround(job.sm_share * sm_count)), 1, std::max(1, sm_count));
   return {blocks, job.kernel_us, gap_us(job.kernel_us, job.duty)};
 }
 
@@ -114,26 +113,26 @@ int ReplayRunner::run() {
     distinct[key_of(replay_loop(j, assume_sms_))] = 0;
     last_end = std::max(last_end, j.submit_s + j.runtime_s);
   }
-  const double alone_phase = static_cast<double>(distinct.size()) *
-                             (kSpawnS + kAloneWarmupS + options_.alone_s);
+  const double alone_phase =
+      static_cast<double>(distinct.size()) * (kSpawnS + kAloneWarmupS + options_.alone_s);
   const double needed = kSpawnS + alone_phase + options_.lead_s + last_end + kStopMarginS;
-  log_ << "replay of " << options_.trace << ": " << jobs.size() << " jobs under "
-       << options_.mode << ", " << distinct.size() << " distinct loops measured alone first; "
+  log_ << "replay of " << options_.trace << ": " << jobs.size() << " jobs under " << options_.mode
+       << ", " << distinct.size() << " distinct loops measured alone first; "
        << "the last job ends at " << fmt("%.1f", last_end) << " s of trace time if alone; needs "
-       << fmt("%.0f", needed) << " s at least, budget " << fmt("%.0f", options_.budget_s)
-       << " s\n";
+       << fmt("%.0f", needed) << " s at least, budget " << fmt("%.0f", options_.budget_s) << " s\n";
   if (needed > options_.budget_s) {
     throw InputError("command line", "--budget-s",
-                     fmt("%.0f", options_.budget_s) + " s is less than the replay needs at least (" +
-                         fmt("%.0f", needed) + " s)");
+                     fmt("%.0f", options_.budget_s) +
+                         " s is less than the replay needs at least (" + fmt("%.0f", needed) +
+                         " s)");
   }
   if (options_.dry_run) {
     for (const ReplayJob& j : jobs) {
       const LoopSpec l = replay_loop(j, assume_sms_);
       log_ << "  " << j.id << ": submit " << j.submit_s << " s, work " << j.runtime_s
            << " s, kernel " << l.kernel_us << " us on " << l.blocks << " of " << assume_sms_
-           << " SMs, gap " << fmt("%.1f", l.gap_us) << " us, memory "
-           << (j.memory_bytes >> 20) << " MiB"
+           << " SMs, gap " << fmt("%.1f", l.gap_us) << " us, memory " << (j.memory_bytes >> 20)
+           << " MiB"
            << (j.fault_after_s >= 0 ? ", faults " + fmt("%g", j.fault_after_s) + " s after start"
                                     : "")
            << "\n";
@@ -257,8 +256,7 @@ void ReplayRunner::replay(const std::vector<ReplayJob>& jobs, int sm_count,
                           const std::vector<double>& rate_per_job, const std::string& device) {
   std::vector<int64_t> planned;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    planned.push_back(
-        std::max<int64_t>(1, std::llround(jobs[i].runtime_s * rate_per_job[i])));
+    planned.push_back(std::max<int64_t>(1, std::llround(jobs[i].runtime_s * rate_per_job[i])));
   }
   const double deadline = t0_ + options_.budget_s;
   const double lead = options_.lead_s;
@@ -299,9 +297,8 @@ void ReplayRunner::replay(const std::vector<ReplayJob>& jobs, int sm_count,
         double stop = deadline - kStopMarginS;
         const bool faults = j.fault_after_s >= 0;
         if (faults) stop = std::min(stop, work_start + j.fault_after_s);
-        const KernelRun r =
-            backend_.run_kernels(replay_loop(j, sm_count), planned[static_cast<size_t>(member)],
-                                 stop);
+        const KernelRun r = backend_.run_kernels(replay_loop(j, sm_count),
+                                                 planned[static_cast<size_t>(member)], stop);
         out["kernels"] = r.kernels;
         if (!r.error.empty()) {
           out["outcome"] = "torn_down";
@@ -337,9 +334,9 @@ void ReplayRunner::replay(const std::vector<ReplayJob>& jobs, int sm_count,
     const json p = parse_payload(c);
     if (p.is_object() && p.contains("outcome")) {
       const std::string o = p["outcome"];
-      for (ReplayOutcome k : {ReplayOutcome::kCompleted, ReplayOutcome::kOom,
-                              ReplayOutcome::kFault, ReplayOutcome::kTornDown,
-                              ReplayOutcome::kUnfinished, ReplayOutcome::kFailed}) {
+      for (ReplayOutcome k :
+           {ReplayOutcome::kCompleted, ReplayOutcome::kOom, ReplayOutcome::kFault,
+            ReplayOutcome::kTornDown, ReplayOutcome::kUnfinished, ReplayOutcome::kFailed}) {
         if (o == replay_outcome_name(k)) r.outcome = k;
       }
       if (p.contains("ready")) r.ready_s = p["ready"];
@@ -396,4 +393,4 @@ void ReplayRunner::write_outputs(bool complete) {
   side.commit();
 }
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -17,7 +17,7 @@
 #include "calibrate/probe/replay_options.h"
 #include "calibrate/replay/replay_rows.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 // One trace job as the replay runs it.
 struct ReplayJob {
@@ -80,4 +80,4 @@ class ReplayRunner {
   std::vector<std::string> notes_;
 };
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 const char* const kOverlapCsvHeader =
     "mode,set,member,device,sm_share,kernel_us,duty,alone_duty,active_thread_pct,speed";
@@ -30,9 +30,9 @@ std::string format_number(double value, bool min_one_decimal) {
   return s;
 }
 
-void write_overlap_csv(std::ostream& out, const std::vector<OverlapRow>& rows) {
+void write_overlap_csv(std::ostream& out, const std::vector<OverlapResultRow>& rows) {
   out << kOverlapCsvHeader << '\n';
-  for (const OverlapRow& r : rows) {
+  for (const OverlapResultRow& r : rows) {
     out << r.mode << ',' << r.set << ',' << r.member << ',' << r.device << ','
         << fixed(r.sm_share, 4) << ',' << format_number(r.kernel_us, false) << ','
         << format_number(r.duty, true) << ',' << fixed(r.alone_duty, 4) << ','
@@ -49,4 +49,4 @@ void write_solo_csv(std::ostream& out, const std::vector<SoloRow>& rows) {
   }
 }
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 // One process of a measured set.
-struct OverlapRow {
+struct OverlapResultRow {
   std::string mode;       // "timeslice" or "mps"
   std::string set;        // rows with the same set ran together
   int member = 0;         // 0-based index in the set
@@ -37,11 +37,11 @@ extern const char* const kSoloCsvHeader;
 // Writes the header line and one line per row, in the given order. Numbers: sm_share,
 // alone_duty and speed with 4 decimals; kernel_us and duty in their shortest form with at
 // least one decimal for duty ("0.5", "1.0"), as in the reference data.
-void write_overlap_csv(std::ostream& out, const std::vector<OverlapRow>& rows);
+void write_overlap_csv(std::ostream& out, const std::vector<OverlapResultRow>& rows);
 void write_solo_csv(std::ostream& out, const std::vector<SoloRow>& rows);
 
 // Shortest decimal form of `value` (up to 6 significant digits); with `min_one_decimal`
 // an integral value gets ".0".
 std::string format_number(double value, bool min_one_decimal);
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

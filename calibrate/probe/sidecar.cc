@@ -4,7 +4,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 std::string compute_mode_name(int mode) {
   switch (mode) {
@@ -93,4 +93,4 @@ nlohmann::json sidecar_json(const ProbeReport& r, const ProbeOptions& o) {
           {"containment", r.containment}};
 }
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -10,7 +10,7 @@
 #include "calibrate/probe/measurement_plan.h"
 #include "calibrate/probe/probe_options.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 
 struct ProbeReport {
   DeviceInfo device;
@@ -27,7 +27,7 @@ struct ProbeReport {
   nlohmann::json sets = nlohmann::json::array();         // raw counts per set
   nlohmann::json containment = nlohmann::json::array();  // one object per test
   bool interrupted = false;
-  bool complete = false;  // false in the copies written while the run goes on
+  bool complete = false;             // false in the copies written while the run goes on
   std::vector<SkippedItem> planned;  // kept items in execution order (reason empty)
 };
 
@@ -42,4 +42,4 @@ nlohmann::json sidecar_json(const ProbeReport& report, const ProbeOptions& optio
 // UTC now as "2026-11-30T12:34:56Z".
 std::string utc_now();
 
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -1,16 +1,15 @@
 #include "calibrate/replay/replay_check.h"
 
+#include <stdlib.h>  // mkdtemp
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <map>
-#include <nlohmann/json.hpp>
-
-#include <stdlib.h>  // mkdtemp
-
 #include <fstream>
+#include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "analysis/run/run.h"
@@ -21,7 +20,7 @@
 #include "traces/formats/trace_source.h"
 #include "traces/formats/trace_writer.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 namespace {
 
 namespace fs = std::filesystem;
@@ -110,8 +109,8 @@ void write_measured_trace(const std::string& trace,
   while (source->next(job)) {
     const auto it = measured.find(job.id);
     if (it != measured.end() && it->second->alone_kernels_per_s > 0) {
-      const double duty = it->second->alone_kernels_per_s *
-                          static_cast<double>(job.kernel_length.us()) / 1e6;
+      const double duty =
+          it->second->alone_kernels_per_s * static_cast<double>(job.kernel_length.us()) / 1e6;
       job.sm_util = std::clamp(duty, 1e-6, 1.0);
     }
     write_trace_row(file, job);
@@ -140,9 +139,9 @@ ReplayComparison compare_replay(const ReplayCheckOptions& options) {
   ReplayComparison c;
   c.mode = rows.front().mode;
   if (!options.mode.empty() && options.mode != c.mode) {
-    throw InputError("command line", "--mode",
-                     "'" + options.mode + "', but " + options.measured + " was measured under '" +
-                         c.mode + "'");
+    throw InputError(
+        "command line", "--mode",
+        "'" + options.mode + "', but " + options.measured + " was measured under '" + c.mode + "'");
   }
   c.device = options.device.empty() ? rows.front().device : options.device;
   for (const ReplayRow& r : rows) {
@@ -176,11 +175,10 @@ ReplayComparison compare_replay(const ReplayCheckOptions& options) {
               // serves, and leave MPS clients uncapped.
               {"sharing",
                {{"model", c.mode},
-                {"params", c.mode == "mps"
-                               ? json{{"admission", "replicas"},
-                                      {"replicas", 48},
-                                      {"active_thread_percentage", 100}}
-                               : json{{"admission", "replicas"}, {"replicas", 48}}}}},
+                {"params", c.mode == "mps" ? json{{"admission", "replicas"},
+                                                  {"replicas", 48},
+                                                  {"active_thread_percentage", 100}}
+                                           : json{{"admission", "replicas"}, {"replicas", 48}}}}},
               {"scheduler", {{"retry_limit", 0}}},
               {"trace", {{"file", measured_trace}, {"kernel_lengths", "fixed"}}}};
   if (!options.calibration.empty()) {
@@ -204,9 +202,9 @@ ReplayComparison compare_replay(const ReplayCheckOptions& options) {
 
   for (const std::string& id : recorder.order()) {
     if (!measured.count(id)) {
-      throw InputError(options.measured, "job",
-                       "no row for job '" + id + "' of " + options.trace +
-                           ": not a replay of this trace");
+      throw InputError(
+          options.measured, "job",
+          "no row for job '" + id + "' of " + options.trace + ": not a replay of this trace");
     }
   }
   for (const ReplayRow& r : rows) {
@@ -218,8 +216,8 @@ ReplayComparison compare_replay(const ReplayCheckOptions& options) {
     const double sim_submit = recorder.job(r.job).submit_s;
     if (std::abs(sim_submit - r.submit_s) > 1e-3) {
       throw InputError(options.measured + ":" + std::to_string(r.line), "submit_s",
-                       fmt("%g", r.submit_s) + ", but the trace submits job '" + r.job +
-                           "' at " + fmt("%g", sim_submit) + ": not a replay of this trace");
+                       fmt("%g", r.submit_s) + ", but the trace submits job '" + r.job + "' at " +
+                           fmt("%g", sim_submit) + ": not a replay of this trace");
     }
   }
 
@@ -263,15 +261,15 @@ ReplayComparison compare_replay(const ReplayCheckOptions& options) {
   return c;
 }
 
-void print_replay_comparison(const ReplayComparison& c, const ReplayCheckOptions& options,
-                             bool csv, std::ostream& out) {
+void print_replay_comparison(const ReplayComparison& c, const ReplayCheckOptions& options, bool csv,
+                             std::ostream& out) {
   const char* lead = csv ? "# " : "";
   out << lead << "replay-check: " << options.measured << " (" << c.mode << ", " << c.jobs.size()
       << " jobs, " << c.device << ") against the " << c.mode << " model with "
-      << (c.calibration.empty() ? "its built-in defaults" : "calibration " + c.calibration)
-      << "\n";
-  out << lead << "each job's sm_util: the duty its loop measured alone (kernel_us x alone "
-                 "kernels/s)\n";
+      << (c.calibration.empty() ? "its built-in defaults" : "calibration " + c.calibration) << "\n";
+  out << lead
+      << "each job's sm_util: the duty its loop measured alone (kernel_us x alone "
+         "kernels/s)\n";
   if (csv) {
     out << "job,measured,simulated,measured_jct_s,simulated_jct_s,relative_error\n";
   } else {
@@ -282,14 +280,14 @@ void print_replay_comparison(const ReplayComparison& c, const ReplayCheckOptions
   }
   for (const ReplayJobComparison& j : c.jobs) {
     const std::string err =
-        std::isnan(j.relative_error) ? (j.outcome_match ? "-" : "MISMATCH")
-                                     : fmt(csv ? "%.6f" : "%+.1f%%",
-                                           csv ? j.relative_error : 100 * j.relative_error);
+        std::isnan(j.relative_error)
+            ? (j.outcome_match ? "-" : "MISMATCH")
+            : fmt(csv ? "%.6f" : "%+.1f%%", csv ? j.relative_error : 100 * j.relative_error);
     if (csv) {
       out << j.job << ',' << replay_outcome_name(j.measured) << ','
           << replay_outcome_name(j.simulated) << ',' << seconds_or_dash(j.measured_jct_s) << ','
-          << seconds_or_dash(j.simulated_jct_s) << ','
-          << (std::isnan(j.relative_error) ? "" : err) << "\n";
+          << seconds_or_dash(j.simulated_jct_s) << ',' << (std::isnan(j.relative_error) ? "" : err)
+          << "\n";
       continue;
     }
     char line[200];
@@ -302,8 +300,7 @@ void print_replay_comparison(const ReplayComparison& c, const ReplayCheckOptions
     out << "\n";
   }
   for (const std::string& n : c.notes) out << lead << "note: " << n << "\n";
-  out << lead << "outcomes: " << c.outcomes_identical << " of " << c.jobs.size()
-      << " identical\n";
+  out << lead << "outcomes: " << c.outcomes_identical << " of " << c.jobs.size() << " identical\n";
   if (c.compared > 0) {
     out << lead << "JCT error over the " << c.compared << " jobs completed in both: median "
         << fmt("%.1f%%", 100 * c.median_abs_error) << ", p95 "
@@ -315,4 +312,4 @@ void print_replay_comparison(const ReplayComparison& c, const ReplayCheckOptions
   }
 }
 
-}  // namespace gpumux
+}  // namespace gpumux::calibration

@@ -1,4 +1,4 @@
-// `gpumux calibrate replay-check`: simulates the trace a real GPU replayed (gpumux-probe
+// `gpumux calibrate replay check`: simulates the trace a real GPU replayed (gpumux-probe
 // replay, replay_rows.h) on one GPU of that device, under the same mode, with the calibrated
 // models, and compares job by job: how each ended (completed, out of memory, its own fault,
 // torn down by a neighbour's) and its JCT.
@@ -10,7 +10,7 @@
 // lengths (the probe's kernels all last kernel_us), no retries (a killed process is gone), and
 // the replay's injected faults (`faults.inject`, at fault_after_s after the job's start).
 // Each job's sm_util is the duty its loop measured alone (kernel_us x alone_kernels_per_s),
-// as `calibrate check` takes an overlap row's alone_duty.
+// as `calibrate overlap check` takes an overlap row's alone_duty.
 #pragma once
 
 #include <cmath>
@@ -20,22 +20,23 @@
 
 #include "calibrate/replay/replay_rows.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 
 struct ReplayCheckOptions {
-  std::string measured;     // replay.csv
-  std::string trace;        // the native trace that was replayed
-  std::string mode;         // empty: the file's; else must be the file's
-  std::string calibration;  // calibration file (gpumux calibrate fit); empty: model defaults
-  std::string device;       // device profile; empty: the file's
-  std::string out_dir;      // also write the simulated run there; empty: no files
+  std::string measured;  // replay.csv
+  std::string trace;     // the native trace that was replayed
+  std::string mode;      // empty: the file's; else must be the file's
+  std::string
+      calibration;      // calibration file (gpumux calibrate overlap fit); empty: model defaults
+  std::string device;   // device profile; empty: the file's
+  std::string out_dir;  // also write the simulated run there; empty: no files
 };
 
 struct ReplayJobComparison {
   std::string job;
   ReplayOutcome measured = ReplayOutcome::kFailed;
   ReplayOutcome simulated = ReplayOutcome::kFailed;
-  std::string simulated_note;  // e.g. a rejection's reason; empty when none
+  std::string simulated_note;   // e.g. a rejection's reason; empty when none
   double measured_jct_s = NAN;  // NaN: never ended
   double simulated_jct_s = NAN;
   // (simulated - measured) / measured JCT when both completed, else NaN.
@@ -61,7 +62,7 @@ ReplayComparison compare_replay(const ReplayCheckOptions& options);
 // exactly "MAE <value>" (mean absolute relative JCT error over jobs completed in both; "MAE
 // n/a" when there is none). `csv`: one row per job instead of the table, the rest as
 // '#' comments.
-void print_replay_comparison(const ReplayComparison& c, const ReplayCheckOptions& options,
-                             bool csv, std::ostream& out);
+void print_replay_comparison(const ReplayComparison& c, const ReplayCheckOptions& options, bool csv,
+                             std::ostream& out);
 
-}  // namespace gpumux
+}  // namespace gpumux::calibration

@@ -4,7 +4,7 @@
 
 #include "sim/base/input_error.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 
 void configure_replay_check(CLI::App& sub, ReplayCheckCommand& cmd) {
   ReplayCheckOptions& o = cmd.options;
@@ -16,9 +16,10 @@ void configure_replay_check(CLI::App& sub, ReplayCheckCommand& cmd) {
                  "timeslice or mps; must be the mode the file was measured under (default: the "
                  "file's)")
       ->check(CLI::IsMember({"timeslice", "mps"}));
-  sub.add_option("--calibration", o.calibration,
-                 "calibration file from `gpumux calibrate fit` (default: the model's built-in "
-                 "defaults)");
+  sub.add_option(
+      "--calibration", o.calibration,
+      "calibration file from `gpumux calibrate overlap fit` (default: the model's built-in "
+      "defaults)");
   sub.add_option("--device", o.device,
                  "device profile to simulate (default: the file's device column, e.g. "
                  "H200-141GB)");
@@ -47,4 +48,4 @@ int run_replay_check(const ReplayCheckCommand& cmd, std::ostream& out, std::ostr
   }
 }
 
-}  // namespace gpumux
+}  // namespace gpumux::calibration

@@ -1,4 +1,4 @@
-// `gpumux calibrate replay-check MEASURED.csv --trace TRACE.csv [--mode timeslice|mps]
+// `gpumux calibrate replay check MEASURED.csv --trace TRACE.csv [--mode timeslice|mps]
 // [--calibration CAL.json] [--device NAME] [--format table|csv] [--out DIR]`: a trace replayed
 // for real by `gpumux-probe replay` against the simulation of the same trace (replay_check.h).
 // Return codes: 0 compared (mismatches are reported, not failed), 2 bad input (the InputError
@@ -10,7 +10,7 @@
 
 #include "calibrate/replay/replay_check.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 
 struct ReplayCheckCommand {
   ReplayCheckOptions options;
@@ -20,4 +20,4 @@ struct ReplayCheckCommand {
 void configure_replay_check(CLI::App& sub, ReplayCheckCommand& cmd);
 int run_replay_check(const ReplayCheckCommand& cmd, std::ostream& out, std::ostream& err);
 
-}  // namespace gpumux
+}  // namespace gpumux::calibration

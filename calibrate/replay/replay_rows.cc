@@ -8,16 +8,26 @@
 #include "sim/base/input_error.h"
 #include "traces/io/csv_reader.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 namespace {
 
-constexpr const char* kColumns[] = {
-    "mode",  "job",          "device",          "submit_s",            "ready_s",
-    "start_s", "end_s",      "jct_s",           "outcome",             "error",
-    "kernels_done", "kernels_planned", "alone_kernels_per_s", "fault_after_s"};
+constexpr const char* kColumns[] = {"mode",
+                                    "job",
+                                    "device",
+                                    "submit_s",
+                                    "ready_s",
+                                    "start_s",
+                                    "end_s",
+                                    "jct_s",
+                                    "outcome",
+                                    "error",
+                                    "kernels_done",
+                                    "kernels_planned",
+                                    "alone_kernels_per_s",
+                                    "fault_after_s"};
 
-constexpr ReplayOutcome kOutcomes[] = {ReplayOutcome::kCompleted, ReplayOutcome::kOom,
-                                       ReplayOutcome::kFault,     ReplayOutcome::kTornDown,
+constexpr ReplayOutcome kOutcomes[] = {ReplayOutcome::kCompleted,  ReplayOutcome::kOom,
+                                       ReplayOutcome::kFault,      ReplayOutcome::kTornDown,
                                        ReplayOutcome::kUnfinished, ReplayOutcome::kFailed};
 
 // Seconds with microsecond resolution; NaN (never) as an empty cell.
@@ -33,9 +43,12 @@ std::string cell(const std::string& text) {
   if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
   std::string q = "\"";
   for (char c : text) {
-    if (c == '"') q += "\"\"";
-    else if (c == '\r' || c == '\n') q += ' ';
-    else q += c;
+    if (c == '"')
+      q += "\"\"";
+    else if (c == '\r' || c == '\n')
+      q += ' ';
+    else
+      q += c;
   }
   return q + "\"";
 }
@@ -44,20 +57,27 @@ std::string cell(const std::string& text) {
 
 std::unique_ptr<TraceSource> open_replay_trace(const std::string& path) {
   const auto ends_with = [&](const std::string& tail) {
-    return path.size() >= tail.size() && path.compare(path.size() - tail.size(), tail.size(), tail) == 0;
+    return path.size() >= tail.size() &&
+           path.compare(path.size() - tail.size(), tail.size(), tail) == 0;
   };
   return ends_with(".jsonl") || ends_with(".jsonl.gz") ? open_native_jsonl(path, TraceDefaults{}, 1)
-                                                      : open_native_csv(path, TraceDefaults{}, 1);
+                                                       : open_native_csv(path, TraceDefaults{}, 1);
 }
 
 const char* replay_outcome_name(ReplayOutcome o) {
   switch (o) {
-    case ReplayOutcome::kCompleted: return "completed";
-    case ReplayOutcome::kOom: return "oom";
-    case ReplayOutcome::kFault: return "fault";
-    case ReplayOutcome::kTornDown: return "torn_down";
-    case ReplayOutcome::kUnfinished: return "unfinished";
-    case ReplayOutcome::kFailed: return "failed";
+    case ReplayOutcome::kCompleted:
+      return "completed";
+    case ReplayOutcome::kOom:
+      return "oom";
+    case ReplayOutcome::kFault:
+      return "fault";
+    case ReplayOutcome::kTornDown:
+      return "torn_down";
+    case ReplayOutcome::kUnfinished:
+      return "unfinished";
+    case ReplayOutcome::kFailed:
+      return "failed";
   }
   return "failed";
 }
@@ -69,9 +89,9 @@ void write_replay_csv(const std::vector<ReplayRow>& rows, std::ostream& out) {
   for (const ReplayRow& r : rows) {
     std::snprintf(rate, sizeof rate, "%.3f", r.alone_kernels_per_s);
     out << r.mode << ',' << cell(r.job) << ',' << cell(r.device) << ',' << seconds(r.submit_s)
-        << ',' << seconds(r.ready_s) << ',' << seconds(r.start_s) << ',' << seconds(r.end_s)
-        << ',' << seconds(r.jct_s()) << ',' << replay_outcome_name(r.outcome) << ','
-        << cell(r.error) << ',' << r.kernels_done << ',' << r.kernels_planned << ',' << rate << ','
+        << ',' << seconds(r.ready_s) << ',' << seconds(r.start_s) << ',' << seconds(r.end_s) << ','
+        << seconds(r.jct_s()) << ',' << replay_outcome_name(r.outcome) << ',' << cell(r.error)
+        << ',' << r.kernels_done << ',' << r.kernels_planned << ',' << rate << ','
         << seconds(r.fault_after_s) << "\n";
   }
 }
@@ -95,8 +115,9 @@ std::vector<ReplayRow> read_replay_csv(const std::string& path) {
   while (csv.next(fields)) {
     const std::string where = csv.where();
     if (fields.size() != column.size()) {
-      throw InputError(where, "", "expected " + std::to_string(column.size()) + " fields, got " +
-                                      std::to_string(fields.size()));
+      throw InputError(where, "",
+                       "expected " + std::to_string(column.size()) + " fields, got " +
+                           std::to_string(fields.size()));
     }
     auto text = [&](const char* name) -> const std::string& { return fields[column[name]]; };
     // An empty cell is an instant that never came.
@@ -157,4 +178,4 @@ std::vector<ReplayRow> read_replay_csv(const std::string& path) {
   return rows;
 }
 
-}  // namespace gpumux
+}  // namespace gpumux::calibration

@@ -1,6 +1,6 @@
 // What `gpumux-probe replay` measured: one row per job of a replayed trace, as a real GPU ran
 // it (calibrate/probe/replay_runner.h), in replay.csv. Written by the probe and read by
-// `gpumux calibrate replay-check` (replay_check.h), so both sides share this one schema:
+// `gpumux calibrate replay check` (replay_check.h), so both sides share this one schema:
 //
 //   mode,job,device,submit_s,ready_s,start_s,end_s,jct_s,outcome,error,kernels_done,
 //   kernels_planned,alone_kernels_per_s,fault_after_s
@@ -19,7 +19,7 @@
 
 #include "traces/formats/trace_source.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 
 // How a replayed job ended.
 enum class ReplayOutcome : std::uint8_t {
@@ -34,15 +34,15 @@ enum class ReplayOutcome : std::uint8_t {
 const char* replay_outcome_name(ReplayOutcome o);
 
 struct ReplayRow {
-  std::string mode;        // "timeslice" or "mps"
-  std::string job;         // the trace's id
-  std::string device;      // device profile name (H200-141GB, ...) or the CUDA name
-  double submit_s = 0;     // the trace's submit time
-  double ready_s = NAN;    // its context created
-  double start_s = NAN;    // its memory allocated, about to launch the first kernel
-  double end_s = NAN;      // its last kernel done, or the instant it failed
+  std::string mode;      // "timeslice" or "mps"
+  std::string job;       // the trace's id
+  std::string device;    // device profile name (H200-141GB, ...) or the CUDA name
+  double submit_s = 0;   // the trace's submit time
+  double ready_s = NAN;  // its context created
+  double start_s = NAN;  // its memory allocated, about to launch the first kernel
+  double end_s = NAN;    // its last kernel done, or the instant it failed
   ReplayOutcome outcome = ReplayOutcome::kFailed;
-  std::string error;       // the CUDA error (or why it failed), empty when none
+  std::string error;  // the CUDA error (or why it failed), empty when none
   std::int64_t kernels_done = 0;
   std::int64_t kernels_planned = 0;  // runtime_s x alone_kernels_per_s, at least 1
   double alone_kernels_per_s = 0;    // its loop alone on this GPU, in this mode
@@ -62,4 +62,4 @@ void write_replay_csv(const std::vector<ReplayRow>& rows, std::ostream& out);
 // an unknown outcome or mode, a repeated job, rows of more than one mode, or no row at all.
 std::vector<ReplayRow> read_replay_csv(const std::string& path);
 
-}  // namespace gpumux
+}  // namespace gpumux::calibration

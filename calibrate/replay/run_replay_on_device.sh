@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Replays the bundled traces for real on this machine's GPU with `gpumux-probe replay`, for
-# `gpumux calibrate replay-check` (run that anywhere afterwards; it needs no GPU):
+# `gpumux calibrate replay check` (run that anywhere afterwards; it needs no GPU):
 #
 #   1. traces/mixed_20.csv under time-slicing   (~85 s: 20 jobs, 2-5 co-resident)
 #   2. traces/mixed_20.csv under MPS            (~80 s)
@@ -83,4 +83,4 @@ for s in "${steps[@]}"; do
 done
 pgrep -a nvidia-cuda-mps && echo "(MPS processes above were not started by these replays)" ||
   echo "no MPS daemon left running"
-echo "then: gpumux calibrate replay-check $OUT/<name>/replay.csv --trace <trace> [--calibration CAL.json]"
+echo "then: gpumux calibrate replay check $OUT/<name>/replay.csv --trace <trace> [--calibration CAL.json]"

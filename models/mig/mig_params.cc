@@ -204,20 +204,22 @@ std::vector<std::string> profile_list(const nlohmann::json& v, const std::string
   return out;
 }
 
+// A mig fit (`gpumux calibrate mig-speeds fit`) gives both terms of the kernel width.
+constexpr CalibrationKey kCalibrated[] = {{&kWidthBaseSpec, std::nullopt, true},
+                                          {&kWidthPerBandwidthSpec, std::nullopt, true}};
+
 }  // namespace
 
+const CalibrationKeys& mig_calibration_keys() {
+  static const CalibrationKeys keys{"mig", kCalibrated, {}};
+  return keys;
+}
+
 MigSpeedParams read_mig_speed_params(JsonObject& p, std::vector<ModelParameter>& echo) {
-  std::optional<Calibration> c;
-  if (p.has("calibration")) {
-    c = read_calibration(p.required_string("calibration"), "mig");
-  } else {
-    p.allow("calibration");
-  }
-  const std::string from_file = c ? "calibration " + c->file : "";
+  const std::optional<Calibration> c = read_calibration_param(p, mig_calibration_keys());
   const ChoiceSetting model = read(p, kSpeedModelSpec);
-  const NumberSetting base = read(p, kWidthBaseSpec, c ? c->width_base : std::nullopt, from_file);
-  const NumberSetting per_bandwidth =
-      read(p, kWidthPerBandwidthSpec, c ? c->width_per_bandwidth : std::nullopt, from_file);
+  const NumberSetting base = read(p, kWidthBaseSpec, c);
+  const NumberSetting per_bandwidth = read(p, kWidthPerBandwidthSpec, c);
   MigSpeedParams out;
   out.model = static_cast<MigSpeedModel>(model.index);
   out.width_base = base.value;

@@ -18,6 +18,8 @@
 
 namespace gpumux {
 
+struct CalibrationKeys;
+
 // How jobs find instances (`strategy`):
 // - auto: gpumux places a job in the smallest free instance that holds its peak memory (and SMs
 //   when compute-aware), or the requested profile when it names one and that profile holds it;
@@ -76,8 +78,11 @@ struct MigParams {
 // a value is out of range, a key unknown, or the layout sources or options contradict each other.
 MigParams read_mig_params(JsonObject& p);
 
+// The parameters a calibration file's "mig" fit gives (models/calibration_file.h).
+const CalibrationKeys& mig_calibration_keys();
+
 // The job-speed model's keys of `p` (`speed_model`, `width_base`, `width_per_bandwidth`, and
-// `calibration`, a file from `gpumux calibrate fit --mode mig` whose values replace the fitted
+// `calibration`, a file from `gpumux calibrate mig-speeds fit` whose values replace the fitted
 // defaults): reads them, marks them known and appends their echo to `echo`. Throws InputError
 // naming the key or the calibration file's field.
 MigSpeedParams read_mig_speed_params(JsonObject& p, std::vector<ModelParameter>& echo);

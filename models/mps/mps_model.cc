@@ -118,23 +118,28 @@ constexpr NumberSpec kRestartSpec{"server_restart_s",
                                   "default (measured on H200, GPU-FACTS)",
                                   "fatal fault: new server context after the clients have exited"};
 
+// A fit always gives the interference (a fit without it measured none), and the launch gap
+// when it measured one.
+constexpr CalibrationKey kCalibrated[] = {{&kInterferenceSpec, 0.0}, {&kLaunchGapSpec}};
+// Time-slicing keys a fit of both modes may write, and the pairs fit's mapping from a measured
+// config to model inputs.
+constexpr std::string_view kIgnored[] = {"switch_cost_us", "time_slice_us", "kernel_us",
+                                         "util_exponent", "util_scale"};
+
 }  // namespace
 
+const CalibrationKeys& mps_calibration_keys() {
+  static const CalibrationKeys keys{"mps", kCalibrated, kIgnored};
+  return keys;
+}
+
 MpsModel::MpsModel(JsonObject& p) : memo_(kMemoEntries, 1, 4, kMemoResidents) {
-  // Calibration first (a params.json from `gpumux colocation fit`, as for timeslice): its
-  // `interference` and launch gap; an explicit key overrides it.
-  std::optional<Calibration> c;
-  if (p.has("calibration")) {
-    c = read_calibration(p.required_string("calibration"), "mps");
-  } else {
-    p.allow("calibration");
-  }
-  const std::string from_file = c ? "calibration " + c->file : "";
-  const NumberSetting launch_gap =
-      read(p, kLaunchGapSpec, c ? c->launch_gap_us : std::nullopt, from_file);
+  // Calibration first (a fitted file, as for timeslice): its `interference` and launch gap; an
+  // explicit key overrides it.
+  const std::optional<Calibration> c = read_calibration_param(p, mps_calibration_keys());
+  const NumberSetting launch_gap = read(p, kLaunchGapSpec, c);
   const ChoiceSetting allocation = read(p, kAllocationSpec);
-  const NumberSetting interference =
-      read(p, kInterferenceSpec, c ? std::optional(c->interference) : std::nullopt, from_file);
+  const NumberSetting interference = read(p, kInterferenceSpec, c);
   MpsParams params;
   params.launch_gap_us = launch_gap.value;
   params.allocation =

@@ -46,6 +46,11 @@
 
 namespace gpumux {
 
+struct CalibrationKeys;
+
+// The parameters a calibration file's "mps" fit gives (models/calibration_file.h).
+const CalibrationKeys& mps_calibration_keys();
+
 enum class MpsAdmission : std::uint8_t { kPeak, kAverage, kReplicas };
 
 class MpsModel : public SharingModel {

@@ -6,18 +6,30 @@
 
 namespace gpumux {
 
+namespace {
+
+// A fit always gives the switch cost and the interference (a fit without them measured none),
+// and the slice and launch gap when it measured them.
+constexpr CalibrationKey kCalibrated[] = {{&kTimeSliceInterferenceSpec, 0.0},
+                                          {&kSwitchCostSpec, 0.0},
+                                          {&kTimeSliceSpec},
+                                          {&kTimeSliceLaunchGapSpec}};
+// The pairs fit's mapping from a measured config to model inputs.
+constexpr std::string_view kIgnored[] = {"kernel_us", "util_exponent", "util_scale"};
+
+}  // namespace
+
+const CalibrationKeys& timeslice_calibration_keys() {
+  static const CalibrationKeys keys{"timeslice", kCalibrated, kIgnored};
+  return keys;
+}
+
 TimeSlicePhysics read_timeslice_physics(JsonObject& p) {
-  // Calibration first: a file from `gpumux colocation fit` supplies the switch cost and the
-  // interference term (and the slice and launch gap when it has them).
-  std::optional<Calibration> c;
-  if (p.has("calibration")) {
-    c = read_calibration(p.required_string("calibration"), "timeslice");
-  } else {
-    p.allow("calibration");
-  }
-  const std::string from_file = c ? "calibration " + c->file : "";
+  // Calibration first: a fitted file supplies the switch cost and the interference term (and
+  // the slice and launch gap when it has them).
+  const std::optional<Calibration> c = read_calibration_param(p, timeslice_calibration_keys());
   const ChoiceSetting preset = read(p, kTimeSlicePresetSpec);
-  NumberSetting slice = read(p, kTimeSliceSpec, c ? c->time_slice_us : std::nullopt, from_file);
+  NumberSetting slice = read(p, kTimeSliceSpec, c);
   if (slice.source != "scenario" && preset.source == "scenario") {
     const auto chosen = static_cast<TimeSlicePreset>(preset.index);
     slice.value = time_slice_us(chosen);
@@ -27,12 +39,9 @@ TimeSlicePhysics read_timeslice_physics(JsonObject& p) {
       slice.is_default = false;
     }
   }
-  const NumberSetting switch_cost =
-      read(p, kSwitchCostSpec, c ? std::optional(c->switch_cost_us) : std::nullopt, from_file);
-  const NumberSetting interference = read(
-      p, kTimeSliceInterferenceSpec, c ? std::optional(c->interference) : std::nullopt, from_file);
-  const NumberSetting launch_gap =
-      read(p, kTimeSliceLaunchGapSpec, c ? c->launch_gap_us : std::nullopt, from_file);
+  const NumberSetting switch_cost = read(p, kSwitchCostSpec, c);
+  const NumberSetting interference = read(p, kTimeSliceInterferenceSpec, c);
+  const NumberSetting launch_gap = read(p, kTimeSliceLaunchGapSpec, c);
 
   TimeSliceParams params;
   params.time_slice_us = slice.value;

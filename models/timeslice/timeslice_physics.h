@@ -60,6 +60,8 @@ inline constexpr NumberSpec kTimeSliceLaunchGapSpec{
     false,
     "launch + synchronise gap between kernels"};
 
+struct CalibrationKeys;
+
 struct TimeSlicePhysics {
   // The scenario's parameters, and per measured device those with its measurements where the
   // scenario's are defaults.
@@ -76,9 +78,12 @@ struct TimeSlicePhysics {
   }
 };
 
-// Reads `calibration` (a `gpumux colocation fit` file), `time_slice` (preset), `time_slice_us`,
-// `switch_cost_us`, `interference` and `launch_gap_us` from `p`, marking each as known. Throws
-// InputError naming the key. Explicit keys override the preset, which overrides the
+// The parameters a calibration file's "timeslice" fit gives (models/calibration_file.h).
+const CalibrationKeys& timeslice_calibration_keys();
+
+// Reads `calibration` (a `gpumux calibrate pairs|overlap fit` file), `time_slice` (preset),
+// `time_slice_us`, `switch_cost_us`, `interference` and `launch_gap_us` from `p`, marking each as
+// known. Throws InputError naming the key. Explicit keys override the preset, which overrides the
 // calibration file.
 TimeSlicePhysics read_timeslice_physics(JsonObject& p);
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 namespace {
 
 TEST(ChildProcesses, MembersStartTogetherAndReportPayloads) {
@@ -132,4 +132,4 @@ TEST(ChildProcesses, LargePayloadsArriveWhole) {
 }
 
 }  // namespace
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -18,7 +18,7 @@
 #include "calibrate/probe/child_processes.h"
 #include "calibrate/probe/gpu_backend.h"
 
-namespace gpumux::calibrate::testing_fake {
+namespace gpumux::calibration::testing_fake {
 
 namespace fs = std::filesystem;
 
@@ -143,4 +143,4 @@ inline std::string fake_control(const std::string& dir) {
   return path;
 }
 
-}  // namespace gpumux::calibrate::testing_fake
+}  // namespace gpumux::calibration::testing_fake

@@ -9,7 +9,7 @@
 #include <tuple>
 #include <vector>
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 namespace {
 
 ProbeOptions defaults() {
@@ -243,4 +243,4 @@ TEST(MeasurementPlan, DescribeListsItemsAndSkips) {
 }
 
 }  // namespace
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

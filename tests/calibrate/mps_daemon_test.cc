@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 namespace {
 
 namespace fs = std::filesystem;
@@ -97,4 +97,4 @@ TEST(MpsDaemon, DestructorQuitsARunningDaemon) {
 }
 
 }  // namespace
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

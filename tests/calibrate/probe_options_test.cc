@@ -7,7 +7,7 @@
 
 #include "sim/base/input_error.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 namespace {
 
 ParsedCommandLine parse(std::vector<std::string> args) {
@@ -102,4 +102,4 @@ TEST(ProbeOptions, UnknownOptionsAndNonNumbersAreInputErrors) {
 }
 
 }  // namespace
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

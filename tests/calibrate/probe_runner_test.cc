@@ -13,10 +13,10 @@
 #include <thread>
 
 #include "calibrate/probe/child_processes.h"
-#include "tests/calibrate/fake_backend.h"
 #include "sim/base/input_error.h"
+#include "tests/calibrate/fake_backend.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 namespace {
 
 namespace fs = std::filesystem;
@@ -159,7 +159,7 @@ TEST(ProbeRunner, WithoutMpsTheMpsItemsAreSkippedWithTheReason) {
   o.mixed_triples = 0;
   ProbeRunner runner(o, gpu, log, fast_times(), "/nonexistent/nvidia-cuda-mps-control");
   ASSERT_EQ(runner.run(), 0);
-  for (const OverlapRow& r : runner.overlap_rows()) EXPECT_EQ(r.mode, "timeslice");
+  for (const OverlapResultRow& r : runner.overlap_rows()) EXPECT_EQ(r.mode, "timeslice");
   EXPECT_FALSE(runner.overlap_rows().empty());
   const json side = read_json(out + "/probe.json");
   EXPECT_NE(side["mps"].get<std::string>().find("could not start"), std::string::npos);
@@ -280,4 +280,4 @@ TEST(ProbeRunner, UnusableOutputFolderIsAnInputError) {
 }
 
 }  // namespace
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

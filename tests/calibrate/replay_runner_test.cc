@@ -15,12 +15,12 @@
 #include "sim/base/input_error.h"
 #include "tests/calibrate/fake_backend.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 namespace {
 
 using namespace testing_fake;
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 std::string write_trace(const std::string& dir, const std::string& body) {
   fs::create_directories(dir);
@@ -53,7 +53,7 @@ TEST(ProbeReplay, TimeSlicedJobsCompleteRunOutOfMemoryAndFaultAtTheirInstants) {
   const std::string dir = fresh_dir("replay-ts");
   const std::string trace = write_trace(dir,
                                         "a,0,1,0.3,0.5,0.5,1024,1000\n"
-                                        "b,0.1,1,0.2,1,1,51200,1000\n"     // 50 GiB > fake's 40
+                                        "b,0.1,1,0.2,1,1,51200,1000\n"      // 50 GiB > fake's 40
                                         "c,0.2,1,1.0,1,0.25,1024,2000\n");  // faults at 0.1 s
   ReplayOptions o = options_for(trace, dir + "/out");
   o.faults = {{"c", 0.1}};
@@ -194,8 +194,8 @@ TEST(ProbeReplay, DryRunPrintsEachJobsLoopAndWritesNothing) {
 }
 
 TEST(ProbeReplay, CommandLineParsesFaultsAndRefusesBadValues) {
-  const char* good[] = {"gpumux-probe", "replay", "t.csv", "--mode", "mps", "--fault", "j1@2.5",
-                        "--fault", "a@b@1", "--budget-s", "120"};
+  const char* good[] = {"gpumux-probe", "replay",  "t.csv", "--mode",     "mps", "--fault",
+                        "j1@2.5",       "--fault", "a@b@1", "--budget-s", "120"};
   const ParsedReplayCommandLine p = parse_replay_command_line(11, good);
   EXPECT_EQ(p.options.trace, "t.csv");
   EXPECT_EQ(p.options.mode, "mps");
@@ -215,15 +215,14 @@ TEST(ProbeReplay, CommandLineParsesFaultsAndRefusesBadValues) {
       {"gpumux-probe", "replay"},
   };
   for (const auto& args : bad) {
-    EXPECT_THROW(parse_replay_command_line(static_cast<int>(args.size()), args.data()),
-                 InputError)
+    EXPECT_THROW(parse_replay_command_line(static_cast<int>(args.size()), args.data()), InputError)
         << args.back();
   }
   const char* help[] = {"gpumux-probe", "replay", "--help"};
   const ParsedReplayCommandLine h = parse_replay_command_line(3, help);
   EXPECT_TRUE(h.help);
-  EXPECT_THAT(h.help_text, HasSubstr("replay-check"));
+  EXPECT_THAT(h.help_text, HasSubstr("calibrate replay check"));
 }
 
 }  // namespace
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

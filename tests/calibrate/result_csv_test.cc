@@ -11,7 +11,7 @@
 #include "calibrate/probe/device_naming.h"
 #include "calibrate/probe/overlap_math.h"
 
-namespace gpumux::calibrate {
+namespace gpumux::calibration {
 namespace {
 
 std::string reference_csv() {
@@ -29,8 +29,10 @@ TEST(ResultCsv, OverlapHeaderIsTheReferenceDataHeader) {
 }
 
 TEST(ResultCsv, RowsAreWrittenLikeTheReferenceData) {
-  OverlapRow r{"mps", "mps-pair0", 1, "H200-141GB", 33.0 / 132, 20, 0.5, 0.40641, 100, 0.98577};
-  OverlapRow capped{"mps", "mps_atp50-pair5", 0, "H200-141GB", 1.0, 2000, 1.0, 0.5009, 50, 0.9834};
+  OverlapResultRow r{"mps", "mps-pair0", 1,       "H200-141GB", 33.0 / 132,
+                     20,    0.5,         0.40641, 100,          0.98577};
+  OverlapResultRow capped{"mps", "mps_atp50-pair5", 0, "H200-141GB", 1.0, 2000, 1.0, 0.5009, 50,
+                          0.9834};
   std::ostringstream out;
   write_overlap_csv(out, {r, capped});
   EXPECT_EQ(out.str(), std::string(kOverlapCsvHeader) + "\n" +
@@ -50,16 +52,16 @@ TEST(ResultCsv, ReferenceRowsSurviveARoundTrip) {
     std::vector<std::string> f;
     for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
     ASSERT_EQ(f.size(), 10u) << line;
-    OverlapRow r{f[0],
-                 f[1],
-                 std::stoi(f[2]),
-                 f[3],
-                 std::stod(f[4]),
-                 std::stod(f[5]),
-                 std::stod(f[6]),
-                 std::stod(f[7]),
-                 std::stoi(f[8]),
-                 std::stod(f[9])};
+    OverlapResultRow r{f[0],
+                       f[1],
+                       std::stoi(f[2]),
+                       f[3],
+                       std::stod(f[4]),
+                       std::stod(f[5]),
+                       std::stod(f[6]),
+                       std::stod(f[7]),
+                       std::stoi(f[8]),
+                       std::stod(f[9])};
     std::ostringstream out;
     write_overlap_csv(out, {r});
     EXPECT_EQ(out.str(), std::string(kOverlapCsvHeader) + "\n" + line + "\n");
@@ -126,4 +128,4 @@ TEST(DeviceNaming, UnknownGpusKeepTheirNameWithoutCsvBreakers) {
 }
 
 }  // namespace
-}  // namespace gpumux::calibrate
+}  // namespace gpumux::calibration

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -14,9 +14,11 @@
 #include "calibrate/colocation/colocation_data.h"
 #include "calibrate/colocation/colocation_model.h"
 #include "models/calibration_file.h"
+#include "models/mps/mps_model.h"
+#include "models/timeslice/timeslice_physics.h"
 #include "sim/base/input_error.h"
 
-namespace gpumux::colocation {
+namespace gpumux::calibration {
 namespace {
 
 std::string data_dir() {
@@ -28,7 +30,7 @@ std::string singles_csv() { return data_dir() + "/lucid_single_data.csv"; }
 std::string pairs_csv() { return data_dir() + "/lucid_pairs_train.csv"; }
 
 // Tests on the shared Lucid files skip (with a message) where ../shared is not beside the tree.
-#define SKIP_WITHOUT_SHARED_DATA()                                                    \
+#define SKIP_WITHOUT_SHARED_DATA()                                                      \
   if (!std::filesystem::exists(singles_csv()) || !std::filesystem::exists(pairs_csv())) \
   GTEST_SKIP() << "shared Lucid data not found at " << data_dir()
 
@@ -245,13 +247,14 @@ TEST(ColocationCommands, ParseTheDocumentedOptionsAndRoundTripParams) {
   EXPECT_NE(out.str().find("cross-validated MAE"), std::string::npos);
   // One calibration format: the sharing models read the fit; the driver's slice, held fixed
   // by the fit, is not taken for a measured one.
-  const Calibration c = read_calibration(params, "timeslice");
+  const Calibration c = read_calibration(params, timeslice_calibration_keys());
   std::ifstream written(params);
   const nlohmann::json j = nlohmann::json::parse(written);
   EXPECT_EQ(j["format"], "gpumux-calibration");
-  EXPECT_DOUBLE_EQ(c.interference, j["models"]["timeslice"]["params"]["interference"].get<double>());
-  EXPECT_FALSE(c.time_slice_us.has_value());
-  EXPECT_THROW(read_calibration(params, "mps"), InputError);
+  EXPECT_DOUBLE_EQ(*c.value(kTimeSliceInterferenceSpec),
+                   j["models"]["timeslice"]["params"]["interference"].get<double>());
+  EXPECT_FALSE(c.value(kTimeSliceSpec).has_value());
+  EXPECT_THROW(read_calibration(params, mps_calibration_keys()), InputError);
 
   CLI::App app2;
   CLI::App* predict_only = app2.add_subcommand("predict");
@@ -342,8 +345,9 @@ TEST(ColocationGavel, JoinsBothDirectionsAndCountsWhatItLeavesOut) {
   EXPECT_EQ(ab.job2, &g.singles[1]);
   EXPECT_DOUBLE_EQ(ab.speed1, 0.5);   // A: 2 of 4 steps/s
   EXPECT_DOUBLE_EQ(ab.speed2, 0.75);  // B: 1.5 of 2
-  EXPECT_NE(input_error([] { load_gavel_source(temp_file("gavel_bad.json", "{\"k80\": 1}")); })
-                .find("gavel_bad.json#/"),
+  EXPECT_NE(input_error([] {
+              load_gavel_source(temp_file("gavel_bad.json", "{\"k80\": 1}"));
+            }).find("gavel_bad.json#/"),
             std::string::npos);
 }
 
@@ -431,7 +435,8 @@ TEST(ColocationCrossValidation, GavelAsASecondSourceIsRecordedPerSource) {
   ASSERT_EQ(run_fit_command(fit, out, err), 0) << err.str();
   EXPECT_NE(err.str().find("gavel: 26 job types, 330 pairs"), std::string::npos) << err.str();
   std::ifstream written(fit.out_json);
-  const nlohmann::json cv = nlohmann::json::parse(written)["models"]["timeslice"]["cross_validation"];
+  const nlohmann::json cv =
+      nlohmann::json::parse(written)["models"]["timeslice"]["cross_validation"];
   EXPECT_EQ(cv["groups"], "configs");
   std::map<std::string, nlohmann::json> row;
   for (const auto& r : cv["per_source"]) {
@@ -449,4 +454,4 @@ TEST(ColocationCrossValidation, GavelAsASecondSourceIsRecordedPerSource) {
 }
 
 }  // namespace
-}  // namespace gpumux::colocation
+}  // namespace gpumux::calibration

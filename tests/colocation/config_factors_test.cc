@@ -1,6 +1,8 @@
 // Per-config co-location factors (calibrate/colocation/config_factors.h): applying, fitting,
 // reading and writing them, the commands' --config-factors / --no-config-factors, and their
 // held-out error on Lucid's pairs against the 0.06 goal.
+#include "calibrate/colocation/config_factors.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,11 +15,11 @@
 
 #include "calibrate/colocation/colocation_command.h"
 #include "calibrate/colocation/colocation_model.h"
-#include "calibrate/colocation/config_factors.h"
 #include "models/calibration_file.h"
+#include "models/timeslice/timeslice_physics.h"
 #include "sim/base/input_error.h"
 
-namespace gpumux::colocation {
+namespace gpumux::calibration {
 namespace {
 
 std::string data_dir() {
@@ -171,7 +173,7 @@ TEST(ConfigFactors, FitWritesThemAndPredictAppliesThem) {
   EXPECT_GT(j["config_factors_ridge"].get<double>(), 0.0);
   EXPECT_LT(j["train_mae_with_factors"].get<double>(), j["train_mae"].get<double>());
   EXPECT_GT(j["cross_validation"]["timeslice_factors_mae"].get<double>(), 0.0);
-  EXPECT_NO_THROW(read_calibration(params, "timeslice"));
+  EXPECT_NO_THROW(read_calibration(params, timeslice_calibration_keys()));
 
   auto predicted_mae = [&](bool without) {
     PredictCommand predict;
@@ -216,4 +218,4 @@ TEST(ConfigFactors, HeldOutLucidPairsMeetTheGoal) {
 }
 
 }  // namespace
-}  // namespace gpumux::colocation
+}  // namespace gpumux::calibration

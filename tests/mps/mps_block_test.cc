@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "models/mps/mps_block_reference.h"
+#include "bench/validation/mps/lib/mps_block_reference.h"
 #include "models/mps/mps_rates.h"
 
 namespace gpumux {

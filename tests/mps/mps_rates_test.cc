@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "models/mps/mps_validation.h"
+#include "bench/validation/mps/lib/mps_validation.h"
 
 namespace gpumux {
 namespace {

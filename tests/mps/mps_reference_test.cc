@@ -1,10 +1,10 @@
-#include "models/mps/mps_reference.h"
+#include "bench/validation/mps/lib/mps_reference.h"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
-#include "models/mps/mps_validation.h"
+#include "bench/validation/mps/lib/mps_validation.h"
 
 namespace gpumux {
 namespace {

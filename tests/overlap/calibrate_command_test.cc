@@ -6,7 +6,7 @@
 
 #include "tests/overlap/overlap_test_support.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 namespace {
 
 std::string last_line(const std::string& text) {
@@ -64,12 +64,12 @@ TEST(CalibrateCommand, BadInputExitsTwoAndWritesNothing) {
 // A calibration measured on one device checked against measurements of another: a warning
 // naming both devices and the measurements' first row of the other device.
 TEST(CalibrateCommand, CheckWarnsOfACalibrationFromAnotherDevice) {
-  const std::string rows = testing::write_temp(
-      "h200_rows.csv", std::string(testing::kOverlapHeader) +
-                           "mps,a,0,H200-141GB,1,20,1,0.7,100,0.5\n"
-                           "mps,a,1,H200-141GB,1,20,1,0.7,100,0.5\n");
-  const std::string cal = testing::write_temp(
-      "t4_cal.json", R"({"format": "gpumux-calibration", "device": "T4",
+  const std::string rows =
+      testing::write_temp("h200_rows.csv", std::string(testing::kOverlapHeader) +
+                                               "mps,a,0,H200-141GB,1,20,1,0.7,100,0.5\n"
+                                               "mps,a,1,H200-141GB,1,20,1,0.7,100,0.5\n");
+  const std::string cal =
+      testing::write_temp("t4_cal.json", R"({"format": "gpumux-calibration", "device": "T4",
         "models": {"mps": {"params": {"interference": 0.061}, "fixed": []}}})");
   std::ostringstream out, err;
   ASSERT_EQ(run_calibrate_check(testing::check_command(rows, cal, "mps", "table"), out, err), 0)
@@ -82,4 +82,4 @@ TEST(CalibrateCommand, CheckWarnsOfACalibrationFromAnotherDevice) {
 }
 
 }  // namespace
-}  // namespace gpumux
+}  // namespace gpumux::calibration

@@ -1,4 +1,4 @@
-// `gpumux calibrate fit|check --mode mig`: MIG job speeds (MISO's layout) against the mig model's
+// `gpumux calibrate mig-speeds fit|check`: MIG job speeds (MISO's layout) against the mig model's
 // job-speed model: reading, hand-computed predictions, a fit that recovers known parameters,
 // the fit/check round trip and its last line, the shared MISO half, and bad input.
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@
 #include "models/device_registry.h"
 #include "tests/overlap/overlap_test_support.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 namespace {
 
 const DeviceProfile& a100() {
@@ -212,4 +212,4 @@ TEST(MigSpeed, BadInputExitsTwoNamesTheLineAndFieldAndWritesNothing) {
 }
 
 }  // namespace
-}  // namespace gpumux
+}  // namespace gpumux::calibration

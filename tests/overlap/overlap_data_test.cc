@@ -1,14 +1,15 @@
 #include "calibrate/overlap/overlap_data.h"
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
-#include "models/device_registry.h"
 #include "calibrate/overlap/overlap_predict.h"
+#include "models/device_registry.h"
 #include "sim/base/input_error.h"
 #include "tests/overlap/overlap_test_support.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 namespace {
 
 using testing::kOverlapHeader;
@@ -35,11 +36,10 @@ TEST(OverlapData, ReadsTheSharedH200File) {
 
 TEST(OverlapData, GroupsRowsIntoSetsInFileOrder) {
   const OverlapData d = read_overlap_csv(write_temp(
-      "ok.csv", std::string(kOverlapHeader) +
-                    "mps,b,0,H200-141GB,0.5,20,1,0.68,100,0.9\n"
-                    "# a comment\n"
-                    "timeslice,a,0,H200-141GB,1,200,0.5,0.49,100,0.6\n"
-                    "mps,b,1,H200-141GB,0.25,2000,1,0.99,100,0.95\n"));
+      "ok.csv", std::string(kOverlapHeader) + "mps,b,0,H200-141GB,0.5,20,1,0.68,100,0.9\n"
+                                              "# a comment\n"
+                                              "timeslice,a,0,H200-141GB,1,200,0.5,0.49,100,0.6\n"
+                                              "mps,b,1,H200-141GB,0.25,2000,1,0.99,100,0.95\n"));
   ASSERT_EQ(d.sets.size(), 2u);
   EXPECT_EQ(d.sets[0].name, "b");
   EXPECT_EQ(d.sets[0].rows, (std::vector<int>{0, 2}));
@@ -74,8 +74,8 @@ TEST(OverlapData, BadInputNamesTheLineAndField) {
 }
 
 TEST(OverlapData, UnknownDeviceIsReportedAtItsLine) {
-  const OverlapData d = read_overlap_csv(
-      write_temp("dev.csv", std::string(kOverlapHeader) + "mps,a,0,NoSuchGPU,1,20,1,0.7,100,0.5\n"));
+  const OverlapData d = read_overlap_csv(write_temp(
+      "dev.csv", std::string(kOverlapHeader) + "mps,a,0,NoSuchGPU,1,20,1,0.7,100,0.5\n"));
   try {
     predict_overlap(d, "mps", nlohmann::json::object(), DeviceRegistry::with_builtins());
     FAIL() << "expected InputError";
@@ -86,4 +86,4 @@ TEST(OverlapData, UnknownDeviceIsReportedAtItsLine) {
 }
 
 }  // namespace
-}  // namespace gpumux
+}  // namespace gpumux::calibration

@@ -8,11 +8,13 @@
 #include <sstream>
 
 #include "models/calibration_file.h"
-#include "models/mps/mps_block_reference.h"
-#include "models/timeslice/kernel_reference.h"
+#include "bench/validation/mps/lib/mps_block_reference.h"
+#include "models/mps/mps_model.h"
+#include "bench/validation/timeslice/lib/kernel_reference.h"
+#include "models/timeslice/timeslice_physics.h"
 #include "tests/overlap/overlap_test_support.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 namespace {
 
 constexpr double kLaunchGapUs = 9.0;
@@ -37,8 +39,8 @@ std::string synthesise_timeslice(double switch_cost_us) {
       const std::vector<TimeSliceJob> pair(2, TimeSliceJob{alone_duty, kernel});
       const ReferenceResult r = simulate_reference(pair, ref);
       for (int m = 0; m < 2; ++m) {
-        csv << "timeslice,ts" << set << "," << m << ",H200-141GB,1," << kernel << "," << duty
-            << "," << alone_duty << ",100," << r.rates[static_cast<std::size_t>(m)] << "\n";
+        csv << "timeslice,ts" << set << "," << m << ",H200-141GB,1," << kernel << "," << duty << ","
+            << alone_duty << ",100," << r.rates[static_cast<std::size_t>(m)] << "\n";
       }
       ++set;
     }
@@ -115,16 +117,17 @@ TEST(OverlapFit, FitOnTheSharedH200FileMeetsTheTarget) {
   // The measured switch cost (docs/gpu-facts.md: ~125-137 us per switch).
   EXPECT_NEAR(fits[0].params["switch_cost_us"].get<double>(), 137.0, 5.0);
   // The calibration file round-trips into the models' parameters.
-  const std::string file = testing::write_temp(
-      "cal.json", calibration_json(d, fits, "test").dump(2));
-  const Calibration c = read_calibration(file, "timeslice");
+  const std::string file =
+      testing::write_temp("cal.json", calibration_json(d, fits, "test").dump(2));
+  const Calibration c = read_calibration(file, timeslice_calibration_keys());
   EXPECT_EQ(c.device, "H200-141GB");
-  EXPECT_NEAR(c.switch_cost_us, fits[0].params["switch_cost_us"].get<double>(), 1e-9);
-  ASSERT_TRUE(c.time_slice_us.has_value());
-  ASSERT_TRUE(c.launch_gap_us.has_value());
-  const Calibration m = read_calibration(file, "mps");
-  EXPECT_NEAR(m.interference, fits[1].params["interference"].get<double>(), 1e-9);
+  ASSERT_TRUE(c.value(kSwitchCostSpec).has_value());
+  EXPECT_NEAR(*c.value(kSwitchCostSpec), fits[0].params["switch_cost_us"].get<double>(), 1e-9);
+  ASSERT_TRUE(c.value(kTimeSliceSpec).has_value());
+  ASSERT_TRUE(c.value(kTimeSliceLaunchGapSpec).has_value());
+  const Calibration m = read_calibration(file, mps_calibration_keys());
+  EXPECT_NEAR(m.values.at("interference"), fits[1].params["interference"].get<double>(), 1e-9);
 }
 
 }  // namespace
-}  // namespace gpumux
+}  // namespace gpumux::calibration

@@ -28,9 +28,9 @@ inline std::string write_temp(const std::string& name, const std::string& text) 
   return path.string();
 }
 
-inline CalibrateFitCommand fit_command(std::string measurements, std::string out_json,
-                                       std::string mode, std::string workloads = "") {
-  CalibrateFitCommand c;
+inline calibration::CalibrateFitCommand fit_command(std::string measurements, std::string out_json,
+                                                    std::string mode, std::string workloads = "") {
+  calibration::CalibrateFitCommand c;
   c.measurements = std::move(measurements);
   c.out_json = std::move(out_json);
   c.mode = std::move(mode);
@@ -38,10 +38,11 @@ inline CalibrateFitCommand fit_command(std::string measurements, std::string out
   return c;
 }
 
-inline CalibrateCheckCommand check_command(std::string measurements, std::string calibration,
-                                           std::string mode, std::string format,
-                                           std::string workloads = "") {
-  CalibrateCheckCommand c;
+inline calibration::CalibrateCheckCommand check_command(std::string measurements,
+                                                        std::string calibration, std::string mode,
+                                                        std::string format,
+                                                        std::string workloads = "") {
+  calibration::CalibrateCheckCommand c;
   c.measurements = std::move(measurements);
   c.calibration = std::move(calibration);
   c.mode = std::move(mode);

@@ -1,4 +1,4 @@
-// `gpumux calibrate replay-check`: a replay's measured rows against the simulation of the same
+// `gpumux calibrate replay check`: a replay's measured rows against the simulation of the same
 // trace on one GPU. JCT errors are computed per job and summarised (last line "MAE <value>"),
 // out-of-memory and fault outcomes are compared (an injected fault is simulated at the same
 // instant: under MPS it tears down every client, under time-slicing only the faulting one),
@@ -10,14 +10,15 @@
 
 #include "tests/e2e/e2e_support.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
 namespace fs = std::filesystem;
 
-constexpr const char* kTraceHeader = "id,submit_s,gpus,runtime_s,sm_util,sm_share,memory_mib,kernel_us\n";
+constexpr const char* kTraceHeader =
+    "id,submit_s,gpus,runtime_s,sm_util,sm_share,memory_mib,kernel_us\n";
 constexpr const char* kReplayHeader =
     "mode,job,device,submit_s,ready_s,start_s,end_s,jct_s,outcome,error,kernels_done,"
     "kernels_planned,alone_kernels_per_s,fault_after_s\n";
@@ -38,8 +39,8 @@ Files write_case(const std::string& name, const std::string& trace_rows,
 }
 
 testing::CliResult check(const Files& f, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {"calibrate", "replay-check", f.measured.string(), "--trace",
-                                   f.trace.string()};
+  std::vector<std::string> args = {"calibrate",         "replay",  "check",
+                                   f.measured.string(), "--trace", f.trace.string()};
   args.insert(args.end(), extra.begin(), extra.end());
   return testing::run_cli(args);
 }
@@ -63,6 +64,20 @@ TEST(ReplayCheck, JctErrorsArePerJobAndTheLastLineIsTheirMean) {
   EXPECT_THAT(r.out, HasSubstr("outcomes: 2 of 2 identical"));
   EXPECT_THAT(r.out, HasSubstr("median 0.0%, p95 20.0%, max 20.0%"));
   EXPECT_EQ(last_line(r.out), "MAE 0.1000");
+  fs::remove_all(f.dir);
+}
+
+// The older `calibrate replay-check` runs the same and names the new form on stderr.
+TEST(ReplayCheck, TheOlderFormPrintsTheSame) {
+  const Files f = write_case("older", "a,0,1,10,1,1,1024,1000\n",
+                             "timeslice,a,H200-141GB,0,-1,0,12.5,12.5,completed,,10,10,991,\n");
+  const auto r = check(f);
+  const auto older = testing::run_cli(
+      {"calibrate", "replay-check", f.measured.string(), "--trace", f.trace.string()});
+  ASSERT_EQ(older.code, 0) << older.err;
+  EXPECT_EQ(older.out, r.out);
+  EXPECT_THAT(older.err, HasSubstr("older form of `gpumux calibrate replay check`"));
+  EXPECT_THAT(r.err, Not(HasSubstr("older form")));
   fs::remove_all(f.dir);
 }
 
@@ -106,8 +121,7 @@ TEST(ReplayCheck, AnInjectedMpsFaultTearsDownEveryClientAtItsInstant) {
   EXPECT_EQ(last_line(r.out), "MAE n/a");  // no job completed in both
 
   // The same fault under time-slicing takes down the faulting process only.
-  const Files t = write_case("fault_ts",
-                             "a,0,1,30,0.5,0.3,1024,1000\nb,0,1,30,0.5,0.3,1024,1000\n",
+  const Files t = write_case("fault_ts", "a,0,1,30,0.5,0.3,1024,1000\nb,0,1,30,0.5,0.3,1024,1000\n",
                              "timeslice,a,H200-141GB,0,-1,0,7.1,7.1,torn_down,x,10,99,498,\n"
                              "timeslice,b,H200-141GB,0,-1,0,5.0,5.0,fault,x,10,99,498,5\n");
   const auto ts = check(t);
@@ -153,14 +167,19 @@ TEST(ReplayCheck, AMeasurementThatIsNotAReplayOfTheTraceIsBadInput) {
       {a, {}, "no row for job 'b'"},
       {a + "timeslice,b,H200-141GB,20,19,20,30,10,completed,,10,10,991,\n"
            "timeslice,z,H200-141GB,20,19,20,30,10,completed,,10,10,991,\n",
-       {}, "replay.csv:4: field 'job': job 'z' is not in"},
-      {a + "timeslice,b,H200-141GB,21,19,21,30,9,completed,,10,10,991,\n", {},
+       {},
+       "replay.csv:4: field 'job': job 'z' is not in"},
+      {a + "timeslice,b,H200-141GB,21,19,21,30,9,completed,,10,10,991,\n",
+       {},
        "replay.csv:3: field 'submit_s': 21, but the trace submits job 'b' at 20"},
-      {a + "timeslice,b,H200-141GB,20,19,20,30,10,completed,,10,10,991,\n", {"--mode", "mps"},
+      {a + "timeslice,b,H200-141GB,20,19,20,30,10,completed,,10,10,991,\n",
+       {"--mode", "mps"},
        "--mode"},
       {a + "timeslice,b,H200-141GB,20,19,20,30,10,completed,,10,10,991,\n",
-       {"--device", "Z100-1GB"}, "Z100-1GB"},
-      {a + "timeslice,b,A100-80GB,20,19,20,30,10,completed,,10,10,991,\n", {},
+       {"--device", "Z100-1GB"},
+       "Z100-1GB"},
+      {a + "timeslice,b,A100-80GB,20,19,20,30,10,completed,,10,10,991,\n",
+       {},
        "field 'device': 'A100-80GB' after rows of 'H200-141GB'"},
   };
   for (const Case& c : cases) {
@@ -174,4 +193,4 @@ TEST(ReplayCheck, AMeasurementThatIsNotAReplayOfTheTraceIsBadInput) {
 }
 
 }  // namespace
-}  // namespace gpumux
+}  // namespace gpumux::calibration

@@ -11,7 +11,7 @@
 #include "sim/base/input_error.h"
 #include "tests/e2e/e2e_support.h"
 
-namespace gpumux {
+namespace gpumux::calibration {
 namespace {
 
 using ::testing::HasSubstr;
@@ -98,4 +98,4 @@ TEST(ReplayRows, MalformedFilesNameTheLineAndColumn) {
 }
 
 }  // namespace
-}  // namespace gpumux
+}  // namespace gpumux::calibration

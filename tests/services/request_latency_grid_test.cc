@@ -1,13 +1,13 @@
 // The service replica's request latency on a shared GPU against the references driven by
 // requests, on a subset of each validation grid: time-slicing (every 12th case of
-// models/timeslice/request_latency_grid.h, against the kernel-level reference) and MPS (every
-// 18th of models/mps/mps_request_latency_grid.h, against the block-level reference). The whole
+// bench/validation/timeslice/lib/request_latency_grid.h, against the kernel-level reference) and MPS (every
+// 18th of bench/validation/mps/lib/mps_request_latency_grid.h, against the block-level reference). The whole
 // grids' figures are in bench/validation/timeslice/RESULTS.md section 5 and
 // bench/validation/mps/RESULTS.md. The targets: relative p99 error at most 15% in the
 // median case and 30% in the worst. Near saturation the reference's own p99 moves by more than that
 // with the seed (long busy periods), so the worst-case bound applies to the cases the reference
 // measures within 10% of itself (another seed); the median bound applies to every compared case.
-#include "models/timeslice/request_latency_grid.h"
+#include "bench/validation/timeslice/lib/request_latency_grid.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include <cmath>
 #include <vector>
 
-#include "models/mps/mps_request_latency_grid.h"
+#include "bench/validation/mps/lib/mps_request_latency_grid.h"
 
 namespace gpumux {
 namespace {

@@ -1,11 +1,11 @@
-#include "models/timeslice/kernel_reference.h"
+#include "bench/validation/timeslice/lib/kernel_reference.h"
 
 #include <gtest/gtest.h>
 
 #include <numeric>
 #include <stdexcept>
 
-#include "models/timeslice/validation_grid.h"
+#include "bench/validation/timeslice/lib/validation_grid.h"
 
 namespace gpumux {
 namespace {

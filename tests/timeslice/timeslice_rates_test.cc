@@ -7,8 +7,8 @@
 #include <random>
 #include <stdexcept>
 
-#include "models/timeslice/kernel_reference.h"
-#include "models/timeslice/validation_grid.h"
+#include "bench/validation/timeslice/lib/kernel_reference.h"
+#include "bench/validation/timeslice/lib/validation_grid.h"
 
 namespace gpumux {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "models/mps/gavel_compare.h"
 #include "models/mps/mps_rates.h"
-#include "models/mps/mps_validation.h"
+#include "bench/validation/mps/lib/mps_validation.h"
 
 int main(int argc, char** argv) {
   using namespace gpumux;

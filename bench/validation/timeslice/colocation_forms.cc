@@ -1,5 +1,5 @@
 // Feature sets and forms for the speed of Lucid's co-located pairs, held out the way
-// `gpumux colocation fit` holds them out (RESULTS.md section 3b): the analysis behind the
+// `gpumux calibrate pairs fit` holds them out (RESULTS.md section 3b): the analysis behind the
 // per-config factors, kept so that its figures can be reproduced.
 //
 //   colocation_forms SINGLE.csv PAIRS.csv      (../shared/data/colocation/lucid_*.csv; ~15 s)
@@ -31,8 +31,8 @@
 
 namespace {
 
-using gpumux::colocation::Pair;
-using gpumux::colocation::SingleConfig;
+using gpumux::calibration::Pair;
+using gpumux::calibration::SingleConfig;
 using Pairs = std::vector<const Pair*>;
 using V = std::vector<double>;
 using Rates = std::pair<double, double>;
@@ -78,7 +78,9 @@ Form log_linear(std::string name, int features) {
   V s1(1 + 2 * features, 0.0), s2(1 + 2 * features, 0.0);
   s1[0] = -1, s1[1] = 1, s1[1 + features] = 1;
   s2[0] = -1.5, s2[1] = 2, s2[1 + features] = 1, s2[2 + features] = 0.5, s2[3 + features] = -0.5;
-  return {std::move(name), f, std::vector<std::pair<double, double>>(1 + 2 * features, {-20, 20}),
+  return {std::move(name),
+          f,
+          std::vector<std::pair<double, double>>(1 + 2 * features, {-20, 20}),
           {s1, s2}};
 }
 
@@ -95,30 +97,35 @@ std::vector<Form> candidates() {
                  const double x = t[2] * eff(t, a) * eff(t, b);
                  return both(x, x);
                },
-               b3, {{1, 1, 1}, {0.5, 1.5, 2}}});
+               b3,
+               {{1, 1, 1}, {0.5, 1.5, 2}}});
   f.push_back({"F2 F1 + bandwidth b m_i m_j",
                [](const V& t, const SingleConfig& a, const SingleConfig& b) {
                  const double x = t[2] * eff(t, a) * eff(t, b) + t[3] * bandwidth(a) * bandwidth(b);
                  return both(x, x);
                },
-               with({{0, 100}}), {{1, 1, 1, 0}, {0.5, 1.5, 1, 1}}});
+               with({{0, 100}}),
+               {{1, 1, 1, 0}, {0.5, 1.5, 1, 1}}});
   f.push_back({"F3 F1 x sensitivity B_i/(B_i+B0)",
                [](const V& t, const SingleConfig& a, const SingleConfig& b) {
                  const double x = t[2] * eff(t, a) * eff(t, b);
                  return both(x * shorter(t[3], a), x * shorter(t[3], b));
                },
-               with({{0, 1e4}}), {{1, 1, 1, 5}, {0.5, 1.5, 2, 20}}});
+               with({{0, 1e4}}),
+               {{1, 1, 1, 5}, {0.5, 1.5, 2, 20}}});
   f.push_back({"F4 F2 x sensitivity B_i/(B_i+B0)",
                [](const V& t, const SingleConfig& a, const SingleConfig& b) {
                  const double x = t[2] * eff(t, a) * eff(t, b) + t[3] * bandwidth(a) * bandwidth(b);
                  return both(x * shorter(t[4], a), x * shorter(t[4], b));
                },
-               with({{0, 100}, {0, 1e4}}), {{1, 1, 1, 0, 5}, {0.5, 1.5, 1, 1, 20}}});
+               with({{0, 100}, {0, 1e4}}),
+               {{1, 1, 1, 0, 5}, {0.5, 1.5, 1, 1, 20}}});
   f.push_back({"F5 1/(1 + a e_i u_j^q B_j^-d)",
                [](const V& t, const SingleConfig& a, const SingleConfig& b) {
                  return both(t[2] * eff(t, a) * pressure(t, b), t[2] * eff(t, b) * pressure(t, a));
                },
-               with({{0.25, 4}, {0, 2}}), {{1, 1, 1, 1, 0}, {0.5, 1.5, 2, 1.5, 0.2}}});
+               with({{0.25, 4}, {0, 2}}),
+               {{1, 1, 1, 1, 0}, {0.5, 1.5, 2, 1.5, 0.2}}});
   f.push_back({"F6 F5 + bandwidth, x sensitivity",
                [](const V& t, const SingleConfig& a, const SingleConfig& b) {
                  const double bw = t[5] * bandwidth(a) * bandwidth(b);
@@ -144,7 +151,8 @@ Eigen::VectorXd residuals(const Form& f, const V& t, const Pairs& pairs,
 }
 
 V bounded(V t, const Form& f) {
-  for (std::size_t i = 0; i < t.size(); ++i) t[i] = std::clamp(t[i], f.bounds[i].first, f.bounds[i].second);
+  for (std::size_t i = 0; i < t.size(); ++i)
+    t[i] = std::clamp(t[i], f.bounds[i].first, f.bounds[i].second);
   return t;
 }
 
@@ -208,7 +216,7 @@ V fit(const Form& f, const Pairs& pairs, bool l1) {
   return best;
 }
 
-using Split = std::vector<gpumux::colocation::FoldSplit>;
+using Split = std::vector<gpumux::calibration::FoldSplit>;
 
 double cross_validate(const Form& f, const Split& split, bool l1) {
   double sum = 0;
@@ -220,8 +228,8 @@ double cross_validate(const Form& f, const Split& split, bool l1) {
   return sum / static_cast<double>(n);
 }
 
-Split folds(const Pairs& pairs, int k, std::uint64_t seed, gpumux::colocation::FoldGroups g) {
-  return gpumux::colocation::fold_splits({pairs}, k, seed, g)[0];
+Split folds(const Pairs& pairs, int k, std::uint64_t seed, gpumux::calibration::FoldGroups g) {
+  return gpumux::calibration::fold_splits({pairs}, k, seed, g)[0];
 }
 
 // Median speed of the 15 nearest training jobs in (self, co-runner) feature space, capped at 1.
@@ -265,7 +273,7 @@ double nearest(const Split& split, int features) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  using namespace gpumux::colocation;
+  using namespace gpumux::calibration;
   if (argc != 3) {
     std::fprintf(stderr, "usage: colocation_forms SINGLE.csv PAIRS.csv\n");
     return 2;
@@ -328,9 +336,10 @@ int main(int argc, char** argv) {
               2 * configs, cross_validate(per_config, by_pair, false),
               cross_validate(per_config, by_config, false));
   for (int features : {1, 2, 3}) {
-    std::printf("15 nearest neighbours on (u, m, log B)[:%d] of both, capped at 1: %.4f by pair, "
-                "%.4f by config\n",
-                features, nearest(by_pair, features), nearest(by_config, features));
+    std::printf(
+        "15 nearest neighbours on (u, m, log B)[:%d] of both, capped at 1: %.4f by pair, "
+        "%.4f by config\n",
+        features, nearest(by_pair, features), nearest(by_config, features));
   }
   double above = 0;
   int speeds_above = 0;

@@ -3,9 +3,9 @@
 //   request_latency_report [timeslice|mps] [requests per replication (10000)] [seed (2026)]
 //                          [replications per case (4)] [--cases]
 // timeslice: the slice schedule against the kernel-level reference
-// (models/timeslice/request_latency_grid.h; figures in bench/validation/timeslice/RESULTS.md
+// (bench/validation/timeslice/lib/request_latency_grid.h; figures in bench/validation/timeslice/RESULTS.md
 // section 5); mps: the block schedule against the block-level reference
-// (models/mps/mps_request_latency_grid.h; bench/validation/mps/RESULTS.md, last section).
+// (bench/validation/mps/lib/mps_request_latency_grid.h; bench/validation/mps/RESULTS.md, last section).
 //
 // Cases the reference finds overloaded (the service cannot keep up beside the co-runner: its
 // queue grows with the window) are counted, not compared; a case that only one side finds
@@ -18,8 +18,8 @@
 #include <cstring>
 #include <vector>
 
-#include "models/mps/mps_request_latency_grid.h"
-#include "models/timeslice/request_latency_grid.h"
+#include "bench/validation/mps/lib/mps_request_latency_grid.h"
+#include "bench/validation/timeslice/lib/request_latency_grid.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "models/timeslice/validation_grid.h"
+#include "bench/validation/timeslice/lib/validation_grid.h"
 
 int main(int argc, char** argv) {
   using namespace gpumux;

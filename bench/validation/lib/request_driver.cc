@@ -1,4 +1,4 @@
-#include "models/request_driver.h"
+#include "bench/validation/lib/request_driver.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,10 +1,10 @@
-#include "models/mps/mps_request_latency_grid.h"
+#include "bench/validation/mps/lib/mps_request_latency_grid.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "models/mps/mps_block_reference.h"
+#include "bench/validation/mps/lib/mps_block_reference.h"
 #include "sim/core/service.h"
 #include "sim/core/service_gpu_context.h"
 #include "sim/services/service_replica.h"
@@ -98,19 +98,11 @@ RequestLatencyComparison compare_mps_request_latency(const MpsRequestLatencyCase
   blocks.others = {
       BlockContender{c.other_duty, c.other_kernel_us, blocks_of(c.other_sm_share, c.sms), c.sms}};
 
-  RequestLatencyPool pool;
-  for (int k = 0; k < std::max(1, replications); ++k) {
-    config.seed = seed + static_cast<std::uint64_t>(k);
-    const MpsReferenceResult reference = simulate_mps_blocks(jobs, config, c.sms);
-    pool.add_reference(reference.request_latencies_us, reference.requests_unfinished,
-                       reference.events);
-    RequestLevelReplica replica(spec, 0.0, config.seed + 7);
-    replica.set_context(0.0, ServiceGpuContext{nullptr, &blocks});
-    replica.set_rate(0.0, 1.0);
-    replica.end(window_us);
-    pool.add_fast(replica);
-  }
-  return pool.finish();
+  return replicate_request_latency(spec, ServiceGpuContext{nullptr, &blocks}, window_us, seed,
+                                   replications, [&](std::uint64_t s) {
+                                     config.seed = s;
+                                     return simulate_mps_blocks(jobs, config, c.sms);
+                                   });
 }
 
 }  // namespace gpumux

@@ -1,6 +1,7 @@
 // Request latency on a time-sliced GPU: the service replica's slice schedule
 // (sim/services/slice_schedule.h, what cluster runs use) against the kernel-level reference
-// driven by the same kind of request arrivals (kernel_reference.h, RequestDriver), on the grid
+// driven by the same kind of request arrivals (kernel_reference.h, RequestDriver), through the
+// grid driver (bench/validation/lib/grid_driver.h), on the grid
 // of docs/services.md "Requests under time-slicing" (figures in
 // bench/validation/timeslice/RESULTS.md, section 5).
 //
@@ -16,8 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/services/latency_histogram.h"
-#include "sim/services/service_replica.h"
+#include "bench/validation/lib/grid_driver.h"
 
 namespace gpumux {
 
@@ -29,37 +29,6 @@ struct RequestLatencyCase {
   double slice_us = 1024;      // > 0
   double switch_us = 50;       // >= 0
   bool fixed_lengths = false;  // the co-runner's kernels and gaps fixed, else exponential
-};
-
-struct RequestLatencyPercentiles {
-  double p50_us = 0, p95_us = 0, p99_us = 0;
-  double served = 0;
-  double unfinished = 0;  // arrived, still waiting or in service at the window's end
-
-  // More than 1% of the requests still held at the end: the service cannot keep up with its
-  // arrivals beside the co-runner (its queue grows with the window, so its percentiles are
-  // the window's, not the service's). A stable queue at load <= 0.9 holds a few dozen.
-  bool overloaded() const { return unfinished > 0.01 * (served + unfinished); }
-};
-
-struct RequestLatencyComparison {
-  RequestLatencyPercentiles reference, fast;
-  std::int64_t reference_events = 0;
-};
-
-// Pools the replications of one case (both grids use it): the reference's latencies (exact
-// nearest-rank percentiles at the end) and the replica's histograms.
-class RequestLatencyPool {
- public:
-  void add_reference(const std::vector<double>& latencies_us, std::int64_t unfinished,
-                     std::int64_t events);
-  void add_fast(const RequestLevelReplica& replica);
-  RequestLatencyComparison finish();
-
- private:
-  std::vector<double> reference_;
-  LatencyHistogram fast_;
-  RequestLatencyComparison out_;
 };
 
 // The grid: service 0.5-50 ms, load 0.1-0.9, co-runner duty 0.2-1, co-runner kernel 0.5 and

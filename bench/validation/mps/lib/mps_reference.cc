@@ -1,4 +1,4 @@
-#include "models/mps/mps_reference.h"
+#include "bench/validation/mps/lib/mps_reference.h"
 
 #include <algorithm>
 #include <cmath>

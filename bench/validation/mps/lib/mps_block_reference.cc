@@ -1,4 +1,4 @@
-#include "models/mps/mps_block_reference.h"
+#include "bench/validation/mps/lib/mps_block_reference.h"
 
 #include <algorithm>
 #include <cmath>
@@ -83,7 +83,7 @@ MpsReferenceResult simulate_mps_blocks(const std::vector<MpsJob>& jobs,
   // Job 0 under requests: its arrivals, queue and burst in service (RequestQueue).
   std::optional<RequestQueue> requests;
   if (driver != nullptr) requests.emplace(*driver, config.seed, "simulate_mps_blocks");
-  double free_at = 0.0;  // earliest launch of job 0's next burst
+  double free_at = 0.0;                         // earliest launch of job 0's next burst
   if (driver != nullptr) c[0].ready_at = kInf;  // launches only when a request waits
   auto launch = [&](int who) {
     Client& k = c[static_cast<std::size_t>(who)];

@@ -1,49 +1,15 @@
-#include "models/timeslice/request_latency_grid.h"
+#include "bench/validation/timeslice/lib/request_latency_grid.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "models/timeslice/kernel_reference.h"
+#include "bench/validation/timeslice/lib/kernel_reference.h"
 #include "sim/core/service.h"
 #include "sim/core/service_gpu_context.h"
 #include "sim/services/service_replica.h"
 
 namespace gpumux {
-namespace {
-
-double nearest_rank(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return 0.0;
-  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size())));
-  return sorted[std::min(sorted.size(), std::max<std::size_t>(rank, 1)) - 1];
-}
-
-}  // namespace
-
-void RequestLatencyPool::add_reference(const std::vector<double>& latencies_us,
-                                       std::int64_t unfinished, std::int64_t events) {
-  reference_.insert(reference_.end(), latencies_us.begin(), latencies_us.end());
-  out_.reference.unfinished += static_cast<double>(unfinished);
-  out_.reference_events += events;
-}
-
-void RequestLatencyPool::add_fast(const RequestLevelReplica& replica) {
-  fast_.merge(replica.latencies());
-  out_.fast.unfinished += replica.counts().unfinished;
-}
-
-RequestLatencyComparison RequestLatencyPool::finish() {
-  std::sort(reference_.begin(), reference_.end());
-  out_.reference.p50_us = nearest_rank(reference_, 0.50);
-  out_.reference.p95_us = nearest_rank(reference_, 0.95);
-  out_.reference.p99_us = nearest_rank(reference_, 0.99);
-  out_.reference.served = static_cast<double>(reference_.size());
-  out_.fast.p50_us = fast_.percentile_us(0.50);
-  out_.fast.p95_us = fast_.percentile_us(0.95);
-  out_.fast.p99_us = fast_.percentile_us(0.99);
-  out_.fast.served = fast_.count();
-  return out_;
-}
 
 std::vector<RequestLatencyCase> request_latency_grid(int stride) {
   std::vector<RequestLatencyCase> grid;
@@ -112,19 +78,11 @@ RequestLatencyComparison compare_request_latency(const RequestLatencyCase& c, do
   slices.fixed_lengths = c.fixed_lengths;
   slices.others = {SliceContender{c.other_duty, c.other_kernel_us}};
 
-  RequestLatencyPool pool;
-  for (int k = 0; k < std::max(1, replications); ++k) {
-    config.seed = seed + static_cast<std::uint64_t>(k);
-    const ReferenceResult reference = simulate_reference(jobs, config);
-    pool.add_reference(reference.request_latencies_us, reference.requests_unfinished,
-                       reference.events);
-    RequestLevelReplica replica(spec, 0.0, config.seed + 7);
-    replica.set_context(0.0, ServiceGpuContext{&slices, nullptr});
-    replica.set_rate(0.0, 1.0);
-    replica.end(window_us);
-    pool.add_fast(replica);
-  }
-  return pool.finish();
+  return replicate_request_latency(spec, ServiceGpuContext{&slices, nullptr}, window_us, seed,
+                                   replications, [&](std::uint64_t s) {
+                                     config.seed = s;
+                                     return simulate_reference(jobs, config);
+                                   });
 }
 
 }  // namespace gpumux

@@ -31,7 +31,7 @@
 #include <optional>
 #include <vector>
 
-#include "models/request_driver.h"
+#include "bench/validation/lib/request_driver.h"
 #include "models/timeslice/timeslice_params.h"
 
 namespace gpumux {

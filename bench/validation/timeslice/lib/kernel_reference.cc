@@ -1,4 +1,4 @@
-#include "models/timeslice/kernel_reference.h"
+#include "bench/validation/timeslice/lib/kernel_reference.h"
 
 #include <algorithm>
 #include <cmath>

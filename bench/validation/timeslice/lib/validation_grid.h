@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "models/rate_error.h"
-#include "models/timeslice/kernel_reference.h"
+#include "bench/validation/lib/grid_driver.h"
+#include "bench/validation/timeslice/lib/kernel_reference.h"
 #include "models/timeslice/timeslice_params.h"
 
 namespace gpumux {

@@ -1,5 +1,5 @@
 // Request arrivals that drive job 0 of a reference simulator (time-slicing:
-// models/timeslice/kernel_reference.h; MPS blocks: models/mps/mps_block_reference.h), so that
+// bench/validation/timeslice/lib/kernel_reference.h; MPS blocks: bench/validation/mps/lib/mps_block_reference.h), so that
 // request latencies can be measured where every kernel of the co-runners is simulated.
 #pragma once
 

@@ -1,7 +1,7 @@
 // Block-level reference simulator of ONE GPU shared through MPS: SMs are discrete and thread
 // blocks hold them until they end (no preemption), which is what the H200 measurements show
-// (docs/gpu-facts.md "Measured here": beside a busy kernel holding all SMs for 2 ms a 20 us kernel gets
-// 0.015-0.025 of its speed, where sharing SMs in proportion would give it about half).
+// (docs/gpu-facts.md "Measured here": beside a busy kernel holding all SMs for 2 ms a 20 us kernel
+// gets 0.015-0.025 of its speed, where sharing SMs in proportion would give it about half).
 //
 // The physics:
 // - The GPU has `sms` SMs. A kernel of job j is b_j = max(1, round(sm_share_j x sms)) blocks
@@ -24,7 +24,7 @@
 
 #include <vector>
 
-#include "models/mps/mps_reference.h"
+#include "bench/validation/mps/lib/mps_reference.h"
 
 namespace gpumux {
 

@@ -2,10 +2,10 @@
 // (sim/services/block_schedule.h, what cluster runs use) against the block-level MPS reference
 // driven by the same kind of request arrivals (mps_block_reference.h, RequestDriver), on the
 // grid of docs/services.md "Requests under MPS" (figures in bench/validation/mps/RESULTS.md,
-// last section). As for time-slicing (models/timeslice/request_latency_grid.h), both sides apply
-// the same block rules, so the comparison checks the fast side's shortcuts (the co-runner
-// simulated only around the service's bursts and restarted after long idle stretches, its own
-// random stream, the 1% histogram bins). One service (one request per burst) and one co-runner
+// last section). As for time-slicing (bench/validation/timeslice/lib/request_latency_grid.h), both
+// sides apply the same block rules, so the comparison checks the fast side's shortcuts (the
+// co-runner simulated only around the service's bursts and restarted after long idle stretches, its
+// own random stream, the 1% histogram bins). One service (one request per burst) and one co-runner
 // per case, an A100's 108 SMs, interference 0.
 #pragma once
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "models/timeslice/request_latency_grid.h"
+#include "bench/validation/timeslice/lib/request_latency_grid.h"
 
 namespace gpumux {
 

@@ -1,15 +1,15 @@
 // The grid on which the fast MPS rate model is validated against the concurrent-kernel
-// reference, shared by the test (tests/mps) and the report program (bench/validation/mps) so both measure
-// the same thing.
+// reference, shared by the test (tests/mps) and the report program (bench/validation/mps) so both
+// measure the same thing.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "bench/validation/lib/grid_driver.h"
+#include "bench/validation/mps/lib/mps_reference.h"
 #include "models/mps/mps_params.h"
-#include "models/mps/mps_reference.h"
-#include "models/rate_error.h"
 
 namespace gpumux {
 

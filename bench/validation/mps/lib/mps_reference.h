@@ -28,8 +28,8 @@
 #include <optional>
 #include <vector>
 
+#include "bench/validation/lib/request_driver.h"
 #include "models/mps/mps_params.h"
-#include "models/request_driver.h"
 
 namespace gpumux {
 
