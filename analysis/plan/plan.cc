@@ -244,8 +244,8 @@ PlanBase load_base(const PlanRequest& request, PlanResult& result) {
   // Placements: the scenario's own first, then spread.
   result.placements = request.placements;
   if (result.placements.empty()) {
-    result.placements.push_back(own.placement);
-    if (own.placement != "spread") result.placements.push_back("spread");
+    result.placements.emplace_back(own.placement->name);
+    if (own.placement->name != "spread") result.placements.push_back("spread");
   }
   for (std::size_t i = 0; i < result.placements.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "models/calibration_file.h"
+#include "models/measured_parameter.h"
 
 namespace gpumux {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "models/sharing_registry.h"
+#include "models/registry.h"
 #include "models/timeslice/timeslice_physics.h"
 #include "sim/base/json_fields.h"
 

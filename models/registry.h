@@ -1,8 +1,9 @@
 // The sharing models by the names scenario files use, in one explicit table
-// (sharing_registry.cc: name, one line, example params, factory): `gpumux models`, `gpumux models
+// (registry.cc: name, one line, example params, factory): `gpumux models`, `gpumux models
 // NAME`, the scenario validator and every command that builds a model read it, and it is the
 // only list of model names. Each model reads its own parameters from the scenario's
-// `sharing.params` object and declares them (value, unit, source) for reports.
+// `sharing.params` object and declares them (value, unit, source) for reports; the entry says
+// which of them are file paths.
 #pragma once
 
 #include <functional>
@@ -11,6 +12,8 @@
 #include <vector>
 
 #include "sim/base/json_fields.h"
+#include "sim/base/parameter_spec.h"
+#include "sim/base/registry.h"
 #include "sim/core/sharing_model.h"
 
 namespace gpumux {
@@ -22,10 +25,13 @@ struct SharingModelInfo {
   std::string example_params = "{}";
   // Builds the model from its params, which it finishes (unknown parameters are errors).
   std::function<std::unique_ptr<SharingModel>(JsonObject& params)> make;
+  // Its parameters that name files: the scenario parser resolves them against the scenario's
+  // folder (and checks that they exist) before `make` reads them, in this order.
+  std::vector<PathSpec> paths = {};
 };
 
 // The table, in listing order.
-const std::vector<SharingModelInfo>& sharing_models();
+const Registry<SharingModelInfo>& sharing_models();
 
 // Builds the model `name` with its parameters from `params` (which it finishes: unknown
 // parameters are errors). Throws InputError at `where` for an unknown name, listing valid ones.
