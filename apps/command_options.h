@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "analysis/run/model_choice.h"
-#include "apps/command_table.h"
+#include "apps/registry.h"
 #include "scenarios/scenario.h"
 
 namespace gpumux {

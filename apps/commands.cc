@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "analysis/run/build_info.h"
-#include "apps/command_table.h"
 #include "apps/exit_codes.h"
+#include "apps/registry.h"
 #include "sim/base/closest_names.h"
 #include "sim/base/input_error.h"
 
@@ -57,7 +57,7 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
       "some model meets the objectives at no size within --max-nodes; sweep/merge: some run "
       "failed, 1 internal error.");
   CommandContext ctx{out, err, {}};
-  for (const CommandEntry& command : command_table()) {
+  for (const CommandInfo& command : commands()) {
     command.configure(*app.add_subcommand(std::string(command.name), std::string(command.summary)),
                       ctx);
   }

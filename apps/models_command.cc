@@ -1,18 +1,17 @@
 // `gpumux models` (the tables of sharing models, service engines, queue and placement policies,
-// trace formats; `models NAME`: one sharing model's or service engine's declared parameters)
-// and `gpumux metrics` (the metric catalogue).
-#include <algorithm>
+// trace formats; `models NAME`: one sharing model's, service engine's, queue or placement
+// policy's declared parameters) and `gpumux metrics` (the metric catalogue).
 #include <nlohmann/json.hpp>
 
 #include "analysis/metrics/metric_catalogue.h"
 #include "apps/command_options.h"
 #include "apps/exit_codes.h"
-#include "models/sharing_registry.h"
+#include "models/registry.h"
 #include "sim/base/closest_names.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
-#include "sim/placement/placement_registry.h"
-#include "sim/scheduling/queue_policy_table.h"
+#include "sim/placement/registry.h"
+#include "sim/scheduling/registry.h"
 #include "sim/services/registry.h"
 #include "traces/formats/trace_opening.h"
 
@@ -20,6 +19,8 @@ namespace gpumux {
 
 namespace {
 
+// Each declared parameter: value (with the params the entry was read from), description,
+// source and what it accepts.
 void print_parameters(const std::vector<ModelParameter>& parameters, std::ostream& out) {
   for (const auto& p : parameters) {
     std::string value = p.kind == ModelParameter::Kind::kSwitch ? (p.value != 0 ? "true" : "false")
@@ -48,24 +49,13 @@ int run_engine_parameters(const ServiceEngineInfo& engine, std::ostream& out) {
 // One sharing model's declared parameters, as the model declares them when built with its
 // smallest valid params (its defaults; mig's example layout): the same declarations every run
 // echoes in summary.json.
-int run_model_parameters(const std::string& name, std::ostream& out) {
-  const auto& models = sharing_models();
-  const auto it = std::find_if(models.begin(), models.end(),
-                               [&](const SharingModelInfo& m) { return m.name == name; });
-  if (it == models.end()) {
-    for (const auto& e : service_engines()) {
-      if (e.name == name) return run_engine_parameters(e, out);
-    }
-    std::vector<std::string> valid;
-    for (const auto& m : models) valid.push_back(m.name);
-    throw InputError("gpumux models " + name, "NAME",
-                     "unknown sharing model '" + name + "' (valid: " + join_names(valid) + ")");
-  }
-  const nlohmann::json params = nlohmann::json::parse(it->example_params);
+int run_model_parameters(const SharingModelInfo& info, std::ostream& out) {
+  const std::string& name = info.name;
+  const nlohmann::json params = nlohmann::json::parse(info.example_params);
   JsonObject object(params, "gpumux models " + name, "/sharing/params");
-  const auto model = make_sharing_model(name, object, "gpumux models " + name);
-  out << name << ": " << it->summary << "\n";
-  if (it->example_params != "{}") out << "example sharing.params: " << it->example_params << "\n";
+  const auto model = info.make(object);
+  out << name << ": " << info.summary << "\n";
+  if (info.example_params != "{}") out << "example sharing.params: " << info.example_params << "\n";
   const auto parameters = model->parameters();
   if (parameters.empty()) {
     out << "no parameters\n";
@@ -77,13 +67,58 @@ int run_model_parameters(const std::string& name, std::ostream& out) {
   return kExitOk;
 }
 
+// A queue or placement policy's declared parameters, read from an empty `scheduler.params`:
+// their defaults.
+template <typename Info>
+int run_policy_parameters(const Info& info, std::string_view family, std::string_view key,
+                          ParameterSet (*read)(const Info&, JsonObject&), std::ostream& out) {
+  const std::string name(info.name);
+  const nlohmann::json params = nlohmann::json::object();
+  JsonObject object(params, "gpumux models " + name, "/scheduler/params");
+  const ParameterSet parameters = read(info, object);
+  out << name << ": " << info.summary << "\n" << family << " (" << key << ")\n";
+  if (parameters.empty()) {
+    out << "no parameters\n";
+    return kExitOk;
+  }
+  out << "parameters (scheduler.params; their defaults):\n";
+  print_parameters(parameters.declared(), out);
+  return kExitOk;
+}
+
+// `gpumux models NAME`: the entry NAME of the sharing models, queue policies or placement
+// policies (their names do not overlap).
+int run_entry_parameters(const std::string& name, std::ostream& out) {
+  if (const auto* model = sharing_models().find(name)) return run_model_parameters(*model, out);
+  for (const auto& e : service_engines()) {
+    if (e.name == name) return run_engine_parameters(e, out);
+  }
+  if (const auto* queue = queue_policies().find(name)) {
+    return run_policy_parameters(*queue, "queue policy", "scheduler.queue", read_queue_params, out);
+  }
+  if (const auto* placement = placement_policies().find(name)) {
+    return run_policy_parameters(*placement, "placement policy", "scheduler.placement",
+                                 read_placement_params, out);
+  }
+  // The closest name of any family, beside the sharing model table's "valid: ..." list.
+  std::vector<std::string> known = sharing_models().names();
+  for (const std::string& q : queue_policies().names()) known.push_back(q);
+  for (const std::string& p : placement_policies().names()) known.push_back(p);
+  const auto near = closest_names(name, known, 1);
+  const std::string all = "unknown sharing model, queue or placement policy '" + name +
+                          "' (valid: " + sharing_models().names_text() + "; or a queue policy: " +
+                          queue_policies().names_text() +
+                          "; or a placement policy: " + placement_policies().names_text() + ")";
+  throw InputError("gpumux models " + name, "NAME",
+                   all + (near.empty() ? "" : " (did you mean '" + near[0] + "'?)"));
+}
+
 int run_models(std::ostream& out) {
-  out << "sharing models (scenario sharing.model; `gpumux models NAME` lists one's parameters):\n";
-  for (const auto& m : sharing_models()) out << "  " << m.name << "  " << m.summary << "\n";
+  out << "sharing models (scenario sharing.model; `gpumux models NAME` lists one's parameters):\n"
+      << sharing_models().help_text();
   out << "service engines (services.mode; `gpumux models NAME` lists one's parameters):\n";
   for (const auto& e : service_engines()) out << "  " << e.name << "  " << e.summary << "\n";
-  out << "queue policies (scheduler.queue):\n";
-  for (const auto& q : queue_policies()) out << "  " << q.name << "  " << q.summary << "\n";
+  out << "queue policies (scheduler.queue):\n" << queue_policies().help_text();
   out << "placement policies (scheduler.placement):\n";
   for (const auto& p : placement_policies()) {
     out << "  " << p.name << "  " << p.summary
@@ -92,8 +127,7 @@ int run_models(std::ostream& out) {
                 : "")
         << "\n";
   }
-  out << "trace formats (trace.format):\n";
-  for (const auto& f : trace_formats()) out << "  " << f.name << "  " << f.summary << "\n";
+  out << "trace formats (trace.format):\n" << trace_formats().help_text();
   return kExitOk;
 }
 
@@ -102,7 +136,7 @@ struct ModelsArgs {
 };
 
 int run_models_command(const ModelsArgs& a, std::ostream& out, std::ostream&) {
-  return a.model_name.empty() ? run_models(out) : run_model_parameters(a.model_name, out);
+  return a.model_name.empty() ? run_models(out) : run_entry_parameters(a.model_name, out);
 }
 
 struct MetricsArgs {};
@@ -116,7 +150,8 @@ int run_metrics_command(const MetricsArgs&, std::ostream& out, std::ostream&) {
 
 void configure_models_command(CLI::App& models, CommandContext& ctx) {
   auto a = std::make_shared<ModelsArgs>();
-  models.add_option("NAME", a->model_name, "a sharing model or service engine, e.g. timeslice");
+  models.add_option("NAME", a->model_name,
+                    "a sharing model, service engine, queue or placement policy, e.g. timeslice");
   models.footer("Example: gpumux models timeslice");
   set_action(models, ctx, a, run_models_command);
 }

@@ -32,8 +32,8 @@ int run_validate(const ValidateArgs& v, std::ostream& out, std::ostream& err) {
   out << "OK  " << s.file << ": scenario '" << s.name << "', " << s.gpu_count() << " GPUs on "
       << s.nodes.size() << (s.nodes.size() == 1 ? " node" : " nodes") << ", model "
       << s.resolved["sharing"]["model"].get<std::string>() << ", "
-      << s.resolved["scheduler"]["queue"].get<std::string>() << " + " << s.placement << ", trace "
-      << (s.trace.generated ? "generated" : s.trace.path);
+      << s.resolved["scheduler"]["queue"].get<std::string>() << " + " << s.placement->name
+      << ", trace " << (s.trace.generated ? "generated" : s.trace.path);
   if (!s.expect.empty()) out << ", " << s.expect.size() << " expect bounds";
   if (v.full && !readout.generated) {
     out << "; " << grouped_count(readout.rows) << (readout.rows == 1 ? " row" : " rows")

@@ -19,7 +19,7 @@
 #include <string>
 #include <string_view>
 
-#include "models/parameter_spec.h"
+#include "sim/base/parameter_spec.h"
 
 namespace gpumux {
 

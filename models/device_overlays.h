@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "models/device_measurements.h"
-#include "models/parameter_spec.h"
+#include "models/measured_parameter.h"
 #include "sim/core/device.h"
 
 namespace gpumux {

@@ -1,5 +1,5 @@
 // What code outside a sharing model's folder may know of it: its capabilities, declared in its
-// row of the sharing-model table (models/sharing_registry.cc). Deploy configs, plan's MIG layout
+// row of the sharing-model table (models/registry.cc). Deploy configs, plan's MIG layout
 // search and savings baseline, and the scenario checks read these fields; none of them tests a
 // model's name (tests/architecture/ scans the product code for that).
 #pragma once

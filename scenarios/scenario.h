@@ -18,6 +18,7 @@
 #include "sim/core/device.h"
 #include "sim/core/sharing_model.h"
 #include "sim/engine/engine.h"
+#include "sim/placement/registry.h"
 #include "sim/scheduling/scheduler.h"
 #include "sim/state/cluster.h"
 #include "traces/fields/job_fields.h"
@@ -94,9 +95,16 @@ struct Scenario {
   std::optional<PoolSpec> pool;
   std::uint64_t skipped_node_rows = 0;  // nodes without GPUs in a nodes CSV (counted, reported)
   std::shared_ptr<const SharingModel> model;
-  std::string queue = "fifo";  // an entry of queue_policies() (sim/scheduling/queue_policy_table.h)
+  // scheduler.queue and scheduler.placement, resolved once by the scheduler section: entries
+  // of queue_policies() (sim/scheduling/registry.h) and placement_policies()
+  // (sim/placement/registry.h), the placement as the scenario's model takes its name
+  // (resolve_placement). Never null.
+  const QueuePolicyInfo* queue = &queue_policies().entries().front();        // fifo
+  const PlacementInfo* placement = &placement_policies().entries().front();  // first-fit
+  // Their parameters, read from `scheduler.params` (empty when it is absent).
+  ParameterSet queue_params;
+  ParameterSet placement_params;
   QueueOrder order = QueueOrder::kArrival;  // scheduler.order; kShortest only where it applies
-  std::string placement = "first-fit";
   int backfill_depth = 64;
   int retry_limit = 3;                        // kills a job survives before it fails
   Time retry_delay = Time::from_seconds(10);  // wait before a killed job requeues

@@ -4,7 +4,7 @@
 
 #include "analysis/metrics/metric_format.h"
 #include "scenarios/scenario.h"
-#include "sim/placement/placement_registry.h"
+#include "sim/placement/registry.h"
 
 namespace gpumux {
 
@@ -52,9 +52,7 @@ std::vector<CompareMetric> compare_metrics(bool services, bool shares) {
 }
 
 bool reports_shares(const Scenario& scenario) {
-  const bool limits = scenario.model->limits_compute_shares();
-  const PlacementInfo* placement = resolve_placement(scenario.placement, limits);
-  return limits || (placement && placement->share_aware);
+  return scenario.model->limits_compute_shares() || scenario.placement->share_aware;
 }
 
 }  // namespace gpumux

@@ -66,32 +66,36 @@ class QueueReasonsCollector : public OutputCollector {
 
 }  // namespace
 
-const std::vector<CollectorInfo>& output_collectors() {
-  static const std::vector<CollectorInfo> table = {
-      {"shares", "GPU shares held and the cluster's fragmentation (FGD); timeseries.csv columns",
-       [](const CollectorInputs& in) { return in.share_view != nullptr; },
-       [](const CollectorInputs& in) -> std::unique_ptr<OutputCollector> {
-         return std::make_unique<SharesCollector>(*in.share_view);
-       }},
-      // Only models that split GPUs into slots have slot metrics; other runs' outputs stay as
-      // they were.
-      {"slots", "MIG slots: occupancy, fragmentation, fit-blocked jobs; slot_timeseries.csv",
-       [](const CollectorInputs& in) { return has_slots(in.cluster, *in.scenario.model); },
-       [](const CollectorInputs& in) -> std::unique_ptr<OutputCollector> {
-         return std::make_unique<SlotsCollector>(in);
-       }},
-      {"requests", "inference requests of services: latency percentiles, SLO attainment",
-       [](const CollectorInputs&) { return true; },
-       [](const CollectorInputs& in) -> std::unique_ptr<OutputCollector> {
-         return std::make_unique<RequestsCollector>(in);
-       }},
-      {"queued_by_reason",
-       "queued job-seconds by why the head of the queue could not start (GPUs, memory, cores...)",
-       [](const CollectorInputs&) { return true; },
-       [](const CollectorInputs&) -> std::unique_ptr<OutputCollector> {
-         return std::make_unique<QueueReasonsCollector>();
-       }},
-  };
+const Registry<CollectorInfo>& output_collectors() {
+  static const Registry<CollectorInfo> table(
+      "output collector",
+      {
+          {"shares",
+           "GPU shares held and the cluster's fragmentation (FGD); timeseries.csv columns",
+           [](const CollectorInputs& in) { return in.share_view != nullptr; },
+           [](const CollectorInputs& in) -> std::unique_ptr<OutputCollector> {
+             return std::make_unique<SharesCollector>(*in.share_view);
+           }},
+          // Only models that split GPUs into slots have slot metrics; other runs' outputs stay as
+          // they were.
+          {"slots", "MIG slots: occupancy, fragmentation, fit-blocked jobs; slot_timeseries.csv",
+           [](const CollectorInputs& in) { return has_slots(in.cluster, *in.scenario.model); },
+           [](const CollectorInputs& in) -> std::unique_ptr<OutputCollector> {
+             return std::make_unique<SlotsCollector>(in);
+           }},
+          {"requests", "inference requests of services: latency percentiles, SLO attainment",
+           [](const CollectorInputs&) { return true; },
+           [](const CollectorInputs& in) -> std::unique_ptr<OutputCollector> {
+             return std::make_unique<RequestsCollector>(in);
+           }},
+          {"queued_by_reason",
+           "queued job-seconds by why the head of the queue could not start (GPUs, memory, "
+           "cores...)",
+           [](const CollectorInputs&) { return true; },
+           [](const CollectorInputs&) -> std::unique_ptr<OutputCollector> {
+             return std::make_unique<QueueReasonsCollector>();
+           }},
+      });
   return table;
 }
 

@@ -1,8 +1,8 @@
-// The run's optional metric families, in one table (output_collectors.cc): each entry's key
-// under summary.json "metrics", one line of what it measures, when a run has it, and how it is
-// built. The run driver (analysis/run/run.cc) builds every entry that applies, beside the core
-// MetricsCollector (metrics_collector.h: jobs, GPUs, failures; jobs.csv, timeseries.csv), and
-// reads nothing else; it is the only list of them.
+// The run's optional metric families, in one table (output_collectors.cc; a Registry,
+// sim/base/registry.h): each entry's name (its key under summary.json "metrics"), one line of
+// what it measures, when a run has it, and how it is built. The run driver (analysis/run/run.cc)
+// builds every entry that applies, beside the core MetricsCollector (metrics_collector.h: jobs,
+// GPUs, failures; jobs.csv, timeseries.csv), and reads nothing else; it is the only list of them.
 //
 // To add a family: write its observer in this folder (as slot_metrics.*), an OutputCollector
 // for it in output_collectors.cc, and one line of the table; give its metric names to the
@@ -18,6 +18,7 @@
 #include "analysis/metrics/metrics_collector.h"
 #include "scenarios/scenario.h"
 #include "sim/base/atomic_file.h"
+#include "sim/base/registry.h"
 #include "sim/placement/share_view.h"
 #include "sim/state/cluster.h"
 #include "sim/state/observer.h"
@@ -51,13 +52,13 @@ class OutputCollector {
 };
 
 struct CollectorInfo {
-  std::string_view key;  // under summary.json "metrics"
+  std::string_view name;  // its key under summary.json "metrics"
   std::string_view summary;
   bool (*applies)(const CollectorInputs& in);
   std::unique_ptr<OutputCollector> (*make)(const CollectorInputs& in);
 };
 
 // Every entry, in the order their observers are added to the engine.
-const std::vector<CollectorInfo>& output_collectors();
+const Registry<CollectorInfo>& output_collectors();
 
 }  // namespace gpumux

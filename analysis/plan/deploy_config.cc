@@ -10,7 +10,7 @@
 
 #include "models/mig/mig_hybrid_model.h"
 #include "models/mig/mig_model.h"
-#include "models/sharing_registry.h"
+#include "models/registry.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
 

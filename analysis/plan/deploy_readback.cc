@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "analysis/plan/deploy_config.h"
-#include "models/sharing_registry.h"
+#include "models/registry.h"
 #include "sim/base/input_error.h"
 
 namespace gpumux {

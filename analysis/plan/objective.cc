@@ -9,7 +9,7 @@
 
 #include "analysis/metrics/metric_catalogue.h"
 #include "analysis/metrics/summary_metrics.h"
-#include "models/sharing_registry.h"
+#include "models/registry.h"
 #include "sim/base/closest_names.h"
 #include "sim/base/input_error.h"
 

@@ -14,7 +14,7 @@
 #include "analysis/plan/size_search.h"
 #include "analysis/run/provenance.h"
 #include "analysis/run/run.h"
-#include "models/sharing_registry.h"
+#include "models/registry.h"
 #include "scenarios/scenario.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
@@ -245,8 +245,8 @@ PlanBase load_base(const PlanRequest& request, PlanResult& result) {
   // Placements: the scenario's own first, then spread.
   result.placements = request.placements;
   if (result.placements.empty()) {
-    result.placements.push_back(own.placement);
-    if (own.placement != "spread") result.placements.push_back("spread");
+    result.placements.emplace_back(own.placement->name);
+    if (own.placement->name != "spread") result.placements.push_back("spread");
   }
   for (std::size_t i = 0; i < result.placements.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {

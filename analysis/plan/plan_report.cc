@@ -8,7 +8,7 @@
 #include "analysis/metrics/metric_catalogue.h"
 #include "analysis/output/number_text.h"
 #include "analysis/plan/incurable_rejections.h"
-#include "models/sharing_registry.h"
+#include "models/registry.h"
 
 namespace gpumux {
 

@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "models/sharing_registry.h"
+#include "models/registry.h"
 #include "scenarios/scenario.h"
 #include "sim/base/input_error.h"
 

@@ -18,15 +18,15 @@
 #include "analysis/report/html_report.h"
 #include "analysis/report/queue_reason_section.h"
 #include "analysis/run/colocation_tally.h"
-#include "analysis/run/provenance.h"
 #include "analysis/run/progress.h"
+#include "analysis/run/provenance.h"
 #include "analysis/run/rejection_tally.h"
 #include "analysis/run/trace_cache.h"
 #include "analysis/run/workload_echo.h"
 #include "sim/base/atomic_file.h"
 #include "sim/invariants/invariant_checker.h"
 #include "sim/placement/placement.h"
-#include "sim/placement/placement_registry.h"
+#include "sim/placement/registry.h"
 #include "sim/placement/share_view.h"
 #include "traces/fields/memory_profile_library.h"
 #include "traces/formats/generator.h"
@@ -214,21 +214,19 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   Cluster cluster(scenario.devices, scenario.nodes, scenario.pool);
   // GPU shares: a share-aware placement policy, or a model that limits compute shares, mirror
   // the cluster in the FGD study's terms (placement decisions, fragmentation metrics).
-  const PlacementInfo* placement_info =
-      resolve_placement(scenario.placement, scenario.model->limits_compute_shares());
-  if (!placement_info) {  // parse_scenario checked the name
-    throw std::logic_error("unknown placement '" + scenario.placement + "'");
-  }
-  const bool share_placement = placement_info->share_aware;
+  const PlacementInfo& placement_info = *scenario.placement;  // resolved by parse_scenario
+  const bool share_placement = placement_info.share_aware;
   std::unique_ptr<ShareView> share_view;
   if (share_placement || scenario.model->limits_compute_shares()) {
     share_view = std::make_unique<ShareView>(cluster, share_workload(scenario, options.trace_cache),
                                              scenario.file + "#/scheduler/placement");
   }
-  std::unique_ptr<PlacementPolicy> placement =
-      make_placement(*placement_info, share_view.get(), scenario.seed ^ 0x6a09e667f3bcc909ULL);
-  Scheduler scheduler(scenario.queue, std::move(placement), scenario.backfill_depth,
-                      scenario.order);
+  std::unique_ptr<PlacementPolicy> placement = make_placement(
+      placement_info, PlacementContext{share_view.get(), scenario.seed ^ 0x6a09e667f3bcc909ULL},
+      scenario.placement_params);
+  Scheduler scheduler(*scenario.queue, std::move(placement),
+                      QueueSettings{scenario.backfill_depth, scenario.order},
+                      scenario.queue_params);
   EngineOptions engine_options{scenario.horizon, scenario.retry_limit, scenario.retry_delay};
   // Fault times on a stream of their own: turning faults on changes no other draw.
   engine_options.fatal_faults_per_gpu_hour = scenario.fatal_faults_per_gpu_hour;
@@ -253,7 +251,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   std::vector<const TimeseriesColumns*> extra_columns;
   for (const CollectorInfo& info : output_collectors()) {
     if (!info.applies(inputs)) continue;
-    collectors.emplace_back(info.key, info.make(inputs));
+    collectors.emplace_back(info.name, info.make(inputs));
     if (const auto* columns = collectors.back().second->timeseries_columns()) {
       extra_columns.push_back(columns);
     }

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "models/sharing_registry.h"
+#include "models/registry.h"
 
 namespace gpumux {
 

@@ -4,18 +4,17 @@
 #pragma once
 
 #include <memory>
-#include <random>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "models/device_registry.h"
-#include "models/sharing_registry.h"
-#include "sim/state/cluster.h"
-#include "sim/core/job_source.h"
+#include "models/registry.h"
 #include "sim/base/json_fields.h"
+#include "sim/core/job_source.h"
+#include "sim/state/cluster.h"
 
 namespace gpumux::bench {
 

@@ -16,7 +16,7 @@
 #include "bench/micro/bench_support.h"
 #include "sim/engine/engine.h"
 #include "sim/engine/event_queue.h"
-#include "sim/placement/placement_registry.h"
+#include "sim/placement/registry.h"
 
 namespace gpumux {
 namespace {

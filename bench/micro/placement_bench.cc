@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "bench/micro/bench_support.h"
+#include "sim/placement/registry.h"
 #include "sim/state/job_table.h"
-#include "sim/placement/placement_registry.h"
 
 namespace gpumux {
 namespace {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "bench/micro/bench_support.h"
-#include "sim/placement/placement_registry.h"
+#include "sim/placement/registry.h"
 #include "sim/scheduling/scheduler.h"
 #include "sim/state/job_table.h"
 

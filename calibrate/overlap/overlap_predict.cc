@@ -6,7 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "models/sharing_registry.h"
+#include "models/registry.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
 

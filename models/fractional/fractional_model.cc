@@ -11,7 +11,7 @@ namespace {
 constexpr double kMinRate = 1e-9;
 constexpr int kWholeGpuMilli = 1000;
 
-// The limiter's parameters, declared once (models/parameter_spec.h); the time-slicing physics
+// The limiter's parameters, declared once (sim/base/parameter_spec.h); the time-slicing physics
 // ones are in models/timeslice/timeslice_physics.h.
 constexpr SwitchSpec kWorkConservingSpec{
     "work_conserving", false, "default (strict limiter)",

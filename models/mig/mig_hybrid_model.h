@@ -80,8 +80,8 @@
 
 #include "models/mig/instance_rate.h"
 #include "models/mig/mig_model.h"
-#include "models/parameter_spec.h"
 #include "sim/base/json_fields.h"
+#include "sim/base/parameter_spec.h"
 #include "sim/core/sharing_model.h"
 
 namespace gpumux {

@@ -6,13 +6,13 @@
 #include <utility>
 
 #include "models/calibration_file.h"
-#include "models/parameter_spec.h"
+#include "sim/base/parameter_spec.h"
 
 namespace gpumux {
 
 namespace {
 
-// The parameters, declared once (models/parameter_spec.h). The layout sources (`layout`,
+// The parameters, declared once (sim/base/parameter_spec.h). The layout sources (`layout`,
 // `mig_parted` + `config`, `layouts`) are lists, objects and files, which no spec describes: they
 // are read by hand in read_mig_params and echoed as layout_entries.
 constexpr SwitchSpec kComputeAwareSpec{

@@ -7,7 +7,8 @@
 
 #include "models/calibration_file.h"
 #include "models/colocation_speed.h"
-#include "models/parameter_spec.h"
+#include "models/measured_parameter.h"
+#include "sim/base/parameter_spec.h"
 #include "sim/core/service.h"
 
 namespace gpumux {
@@ -22,7 +23,7 @@ constexpr std::size_t kScratchJobs = 64;
 constexpr std::size_t kMemoEntries = 4096;
 constexpr std::size_t kMemoResidents = 16;
 
-// The parameters, declared once (models/parameter_spec.h).
+// The parameters, declared once (sim/base/parameter_spec.h).
 constexpr NumberSpec kLaunchGapSpec{
     "launch_gap_us",
     "us",

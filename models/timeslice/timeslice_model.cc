@@ -16,7 +16,7 @@ constexpr std::size_t kScratchJobs = 64;
 constexpr std::size_t kMemoEntries = 4096;
 constexpr std::size_t kMemoResidents = 8;
 
-// The model's own parameters, declared once (models/parameter_spec.h); the physics ones are in
+// The model's own parameters, declared once (sim/base/parameter_spec.h); the physics ones are in
 // timeslice_physics.h.
 constexpr std::string_view kAdmissionNames[] = {"memory", "replicas"};
 constexpr ChoiceSpec kAdmissionSpec{"admission", kAdmissionNames, 0, "default",

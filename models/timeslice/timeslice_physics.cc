@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "models/calibration_file.h"
+#include "models/measured_parameter.h"
 
 namespace gpumux {
 

@@ -1,7 +1,7 @@
 // The time-slicing physics parameters (slice, switch cost, interference, launch gap) as a
 // scenario's `sharing.params` gives them, with where each value came from. Shared by the models
 // whose rates come from time-slicing: `timeslice` and `fractional` (a limiter on top of it).
-// Each parameter is declared once below (models/parameter_spec.h); values measured on a device
+// Each parameter is declared once below (sim/base/parameter_spec.h); values measured on a device
 // (models/device_measurements.h) replace the defaults on GPUs of that device.
 #pragma once
 
@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "models/device_overlays.h"
-#include "models/parameter_spec.h"
 #include "models/timeslice/timeslice_params.h"
 #include "sim/base/json_fields.h"
+#include "sim/base/parameter_spec.h"
 #include "sim/core/device.h"
 #include "sim/core/sharing_model.h"
 

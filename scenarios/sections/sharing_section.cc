@@ -2,7 +2,7 @@
 #include <span>
 
 #include "models/calibration_file.h"
-#include "models/sharing_registry.h"
+#include "models/registry.h"
 #include "scenarios/sections/sections.h"
 #include "sim/base/json_fields.h"
 
@@ -62,24 +62,21 @@ void parse_sharing(Scenario& s, JsonObject& root, const std::string& base_dir) {
   if (root.has("sharing")) {
     JsonObject sharing = root.object("sharing");
     model = sharing.optional_string("model", model);
+    const SharingModelInfo& info = sharing_models().get(model, sharing.where("model"), "model");
     if (sharing.has("params")) {
       params = sharing.raw("params");
       echo_params = params;
-      // A calibration file is relative to the scenario, like every other path.
-      // Files named in the params are relative to the scenario, like every other path.
-      for (const char* key : {"calibration", "mig_parted"}) {
-        if (params.is_object() && params.contains(key) && params[key].is_string()) {
-          const std::string given = params[key].get<std::string>();
-          params[key] = resolve_path(base_dir, given);
-          s.input_files.push_back(
-              {std::string("sharing.params.") + key, given, params[key].get<std::string>()});
-        }
+      // Files named in the params (the entry's path parameters) are relative to the scenario,
+      // like every other path.
+      for (const PathSetting& path : resolve_path_parameters(params, info.paths, base_dir,
+                                                             root.file() + "#" + params_pointer)) {
+        s.input_files.push_back({"sharing.params." + path.key, path.given, path.resolved});
       }
     } else {
       sharing.allow("params");
     }
     JsonObject p(params, root.file(), params_pointer);
-    s.model = make_sharing_model(model, p, sharing.where("model"));
+    s.model = info.make(p);
     sharing.finish();
   } else {
     root.allow("sharing");

@@ -281,12 +281,7 @@ void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
   if (file) {
     const std::string path = trace.required_string("file");
     s.trace.format = trace.optional_string("format", "csv");
-    const auto formats = all_trace_format_names();
-    if (std::find(formats.begin(), formats.end(), s.trace.format) == formats.end()) {
-      throw InputError(
-          trace.where("format"), "format",
-          "unknown trace format '" + s.trace.format + "' (valid: " + join_names(formats) + ")");
-    }
+    trace_formats().get(s.trace.format, trace.where("format"), "format");
     s.trace.path = resolve_path(base_dir, path);
     s.input_files.push_back({"trace.file", path, s.trace.path});
     std::error_code ec;

@@ -15,11 +15,12 @@
 #include <utility>
 #include <vector>
 
+#include "sim/base/parameter.h"
+#include "sim/base/units.h"
 #include "sim/core/device.h"
 #include "sim/core/job.h"
 #include "sim/core/queue_reason.h"
 #include "sim/core/service_gpu_context.h"
-#include "sim/base/units.h"
 
 namespace gpumux {
 
@@ -108,54 +109,6 @@ struct SlotInfo {
   std::string_view name;   // e.g. the MIG profile "3g.40gb"; valid as long as the model
   int compute_slices = 0;  // the slot's share of the GPU, in the device's compute slices
   MemoryMiB memory;        // memory the slot's jobs may use
-};
-
-// A model parameter, declared by the model with its value, unit and where the value came from,
-// so that every report can state its assumptions. A switch or a choice among names is echoed in
-// words (`true`, `pack`), never as the number `value` keeps for it.
-struct ModelParameter {
-  enum class Kind : std::uint8_t {
-    kNumber,  // `value` in `unit`
-    kSwitch,  // on or off: `value` 1 or 0; echoed as true / false
-    kChoice,  // one of a few names: `value` the name's index; echoed as `choice`
-  };
-
-  ModelParameter() = default;
-  // A number.
-  ModelParameter(std::string name_, double value_, std::string unit_, std::string source_,
-                 std::string description_)
-      : name(std::move(name_)),
-        value(value_),
-        unit(std::move(unit_)),
-        source(std::move(source_)),
-        description(std::move(description_)) {}
-  static ModelParameter on_off(std::string name_, bool on, std::string source_,
-                               std::string description_) {
-    ModelParameter p(std::move(name_), on ? 1.0 : 0.0, "", std::move(source_),
-                     std::move(description_));
-    p.kind = Kind::kSwitch;
-    return p;
-  }
-  // `index` is the chosen name's position among the alternatives (kept in `value`).
-  static ModelParameter chosen(std::string name_, int index, std::string_view choice_,
-                               std::string source_, std::string description_) {
-    ModelParameter p(std::move(name_), static_cast<double>(index), "", std::move(source_),
-                     std::move(description_));
-    p.kind = Kind::kChoice;
-    p.choice = choice_;
-    return p;
-  }
-
-  std::string name;
-  double value = 0.0;
-  std::string unit;    // empty for a switch or a choice
-  std::string source;  // "default (docs/gpu-facts.md ...)", "scenario", "calibration FILE"...
-  std::string description;
-  Kind kind = Kind::kNumber;
-  std::string choice;  // the chosen name (kChoice)
-  // What the parameter accepts, e.g. "[0, 1e+06] us" or "one of 'memory' or 'replicas'", for
-  // `gpumux models NAME`; empty when the model does not say. Not part of the outputs' echo.
-  std::string accepts;
 };
 
 class SharingModel {

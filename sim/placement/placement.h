@@ -73,10 +73,12 @@ class PlacementPolicy {
   }
 };
 
-// The topology policies: first-fit (the lowest-index GPUs that take the job), best-fit (those
-// leaving the least room), spread (the least-loaded node). Their names are entries of the
-// placement table (placement_registry.h), the only list of placement names.
-enum class TopologyFit : std::uint8_t { kFirst, kBest, kSpread };
-std::unique_ptr<PlacementPolicy> make_topology_placement(TopologyFit fit);
+// The topology policies, on their shared machinery (topology_placement.h): first-fit (the
+// lowest-index GPUs that take the job) and best-fit (those leaving the least room), in
+// placement.cc; spread (the least-loaded node), in spread_placement.cc. Their names are entries
+// of the placement table (registry.h), the only list of placement names.
+std::unique_ptr<PlacementPolicy> make_first_fit_placement();
+std::unique_ptr<PlacementPolicy> make_best_fit_placement();
+std::unique_ptr<PlacementPolicy> make_spread_placement();
 
 }  // namespace gpumux

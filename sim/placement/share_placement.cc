@@ -12,7 +12,7 @@ SharePlacement::SharePlacement(std::string name, packing::Policy policy, ShareVi
       view_(view),
       rng_(seed),
       chooser_(policy, packing::TieBreak::kNodeOrder, view.nodes().size(), rng_),
-      across_nodes_(make_topology_placement(TopologyFit::kFirst)),
+      across_nodes_(make_first_fit_placement()),
       masks_(view.nodes().size(), 0) {}
 
 // What place() asks of every node for one job.

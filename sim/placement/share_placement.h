@@ -1,5 +1,5 @@
 // The FGD study's placement policies inside `gpumux run` (entries of the placement table,
-// placement_registry.h: scheduler.placement `random`,
+// registry.h: scheduler.placement `random`,
 // `dot-product`, `gpu-clustering`, `gpu-packing`, `fgd`, and `best-fit` under models that
 // limit compute shares): the decision is packing::NodeChooser, the code `gpumux pack` runs, on
 // the cluster's state as ShareView mirrors it.
@@ -12,7 +12,9 @@
 // random order drawn once per run from the scenario's seed (the study's behaviour,
 // packing::TieBreak::kNodeOrder). A gang larger than every node is placed by first-fit across
 // nodes. On a cluster with node CPUs (Cluster::tracks_cpus) a node without the job's cores
-// free is left out (its mask stays empty); the scores still see no CPUs (sim/placement/share_view.h). Usable only under models that admit fractional jobs (timeslice, mps, fractional).
+// free is left out (its mask stays empty); the scores still see no CPUs
+// (sim/placement/share_view.h). Usable only under models that admit fractional jobs (timeslice,
+// mps, fractional).
 //
 // Cost per decision: O(GPUs) to build the masks (room pruning first, `admits` only where the
 // milli left fits), plus the policy's scoring: FGD rescoring only nodes that changed since the

@@ -1,6 +1,6 @@
 // A queue policy: the order queued jobs wait in and the rule deciding which start. The
 // scheduler (sim/scheduling/scheduler.h) owns one, built from the table of policies
-// (sim/scheduling/queue_policy_table.h); each implementation lives in its own file:
+// (sim/scheduling/registry.h); each implementation lives in its own file:
 // fifo_queue.h, backfill_queue.h, greedy_queue.h.
 //
 // Contract: the scheduler counts a job in (JobStarter::count_in) before enqueue() or requeue();

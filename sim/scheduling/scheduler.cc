@@ -7,26 +7,34 @@ namespace gpumux {
 
 namespace {
 
-const QueuePolicyInfo& checked_policy(std::string_view queue, QueueOrder order) {
-  const QueuePolicyInfo* info = find_queue_policy(queue);
+const QueuePolicyInfo& named_policy(std::string_view queue) {
+  const QueuePolicyInfo* info = queue_policies().find(queue);
   if (info == nullptr) {
     throw std::invalid_argument("unknown queue policy '" + std::string(queue) + "'");
-  }
-  if (order != QueueOrder::kArrival && !info->takes_order) {
-    throw std::invalid_argument("queue order '" + std::string(queue_order_name(order)) +
-                                "' does not apply to the '" + std::string(queue) + "' queue");
   }
   return *info;
 }
 
+const QueuePolicyInfo& checked_policy(const QueuePolicyInfo& info, QueueOrder order) {
+  if (order != QueueOrder::kArrival && !info.takes_order) {
+    throw std::invalid_argument("queue order '" + std::string(queue_order_name(order)) +
+                                "' does not apply to the '" + std::string(info.name) + "' queue");
+  }
+  return info;
+}
+
 }  // namespace
+
+Scheduler::Scheduler(const QueuePolicyInfo& queue, std::unique_ptr<PlacementPolicy> placement,
+                     const QueueSettings& settings, const ParameterSet& params)
+    : info_(&checked_policy(queue, settings.order)),
+      order_(settings.order),
+      starter_(std::move(placement)),
+      policy_(info_->make(settings, params)) {}
 
 Scheduler::Scheduler(std::string_view queue, std::unique_ptr<PlacementPolicy> placement,
                      int backfill_depth, QueueOrder order)
-    : info_(&checked_policy(queue, order)),
-      order_(order),
-      starter_(std::move(placement)),
-      policy_(info_->make(QueueSettings{backfill_depth, order})) {}
+    : Scheduler(named_policy(queue), std::move(placement), QueueSettings{backfill_depth, order}) {}
 
 QueueReason Scheduler::blocked_reason(const Cluster& cluster, const SharingModel& model,
                                       const JobTable& jobs, GpuViewBuilder& views) {

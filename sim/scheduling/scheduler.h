@@ -1,4 +1,4 @@
-// The job queue: a queue policy from the table (sim/scheduling/queue_policy_table.h: fifo,
+// The job queue: a queue policy from the table (sim/scheduling/registry.h: fifo,
 // fifo-backfill, greedy; each in its own file) and the JobStarter it starts jobs with
 // (sim/scheduling/job_starter.h: placement, counts, the Launcher).
 //
@@ -19,7 +19,7 @@
 #include "sim/scheduling/job_starter.h"
 #include "sim/scheduling/queue_entry.h"
 #include "sim/scheduling/queue_policy.h"
-#include "sim/scheduling/queue_policy_table.h"
+#include "sim/scheduling/registry.h"
 #include "sim/state/cluster.h"
 #include "sim/state/job_table.h"
 
@@ -27,8 +27,13 @@ namespace gpumux {
 
 class Scheduler {
  public:
-  // `queue` names an entry of queue_policies(). Throws std::invalid_argument for an unknown
-  // name, and for kShortest with a policy that takes no order.
+  // `queue` is an entry of queue_policies(), built with `settings` and its `params`
+  // (read_queue_params). Throws std::invalid_argument for kShortest with a policy that takes no
+  // order.
+  Scheduler(const QueuePolicyInfo& queue, std::unique_ptr<PlacementPolicy> placement,
+            const QueueSettings& settings, const ParameterSet& params = {});
+  // The same by name, with default parameters (tests, benchmarks). Throws
+  // std::invalid_argument for an unknown name.
   Scheduler(std::string_view queue, std::unique_ptr<PlacementPolicy> placement, int backfill_depth,
             QueueOrder order = QueueOrder::kArrival);
 

@@ -3,7 +3,7 @@
 // models` and `gpumux models NAME` read it, and it is the only list of engine names. An engine
 // reads its parameters from the scenario's `services` object, where they have always been
 // (e.g. `"services": {"mode": "request", "time_slicing": "fluid"}`), through the parameter
-// specs it declares here (models/parameter_spec.h).
+// specs it declares here (sim/base/parameter_spec.h).
 //
 // Adding an engine: a folder under sim/services/ with its replica (ServiceReplica) and engine
 // (ServiceEngine), and one entry in registry.cc.
@@ -16,7 +16,7 @@
 #include <variant>
 #include <vector>
 
-#include "models/parameter_spec.h"
+#include "sim/base/parameter_spec.h"
 #include "sim/base/json_fields.h"
 #include "sim/services/service_engine.h"
 

@@ -9,7 +9,7 @@
 #include "sim/engine/engine.h"
 #include "sim/invariants/engine_invariants.h"
 #include "sim/invariants/invariant_violation.h"
-#include "sim/placement/placement_registry.h"
+#include "sim/placement/registry.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux {

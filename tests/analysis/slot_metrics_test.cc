@@ -15,7 +15,7 @@
 #include "analysis/run/run.h"
 #include "scenarios/scenario.h"
 #include "sim/engine/engine.h"
-#include "sim/placement/placement_registry.h"
+#include "sim/placement/registry.h"
 #include "tests/checked_engine.h"
 #include "traces/formats/generator.h"
 
@@ -364,7 +364,7 @@ TEST(SlotMetrics, NoSlotsSectionWithoutSlots) {
 double engine_seconds(const Scenario& s, bool with_slots, std::uint64_t& events) {
   GeneratedJobs source(s.trace.generator, s.seed);
   Cluster cluster(s.devices, s.nodes);
-  Scheduler scheduler(s.queue, make_placement_policy(s.placement), s.backfill_depth);
+  Scheduler scheduler(s.queue->name, make_placement_policy(s.placement->name), s.backfill_depth);
   testing::CheckedEngine engine(cluster, *s.model, scheduler, source,
                 EngineOptions{s.horizon, s.retry_limit, s.retry_delay});
   MetricsCollector metrics(cluster.gpu_count(), s.outputs.timeseries_interval, nullptr, nullptr);

@@ -10,11 +10,11 @@
 #include "analysis/metrics/metric_catalogue.h"
 #include "analysis/metrics/output_collectors.h"
 #include "analysis/metrics/summary_metrics.h"
-#include "apps/command_table.h"
+#include "apps/registry.h"
 #include "models/device_measurements.h"
-#include "models/sharing_registry.h"
-#include "sim/placement/placement_registry.h"
-#include "sim/scheduling/queue_policy_table.h"
+#include "models/registry.h"
+#include "sim/placement/registry.h"
+#include "sim/scheduling/registry.h"
 #include "sim/scheduling/scheduler.h"
 #include "sim/services/registry.h"
 #include "tests/e2e/e2e_support.h"
@@ -54,7 +54,7 @@ TEST(Catalogue, NamesAreUniqueAndEveryListReadsThem) {
 // Whether `name` is a metric of an optional family of the collector table.
 bool optional_family(const std::string& name) {
   for (const auto& info : output_collectors()) {
-    if (name.rfind(std::string(info.key) + ".", 0) == 0) return true;
+    if (name.rfind(std::string(info.name) + ".", 0) == 0) return true;
   }
   return false;
 }
@@ -153,6 +153,32 @@ TEST(Registry, ServiceEngineTableIsListedWithItsParameters) {
       << request.out;
 }
 
+// `gpumux models NAME` shows any entry's parameters: queue and placement policies too (read
+// from an empty scheduler.params: their defaults).
+TEST(Registry, ModelsNameShowsQueueAndPlacementEntries) {
+  for (const auto& q : queue_policies()) {
+    const std::string name(q.name);
+    const auto r = run_cli({"models", name});
+    EXPECT_EQ(r.code, 0) << name << ": " << r.err;
+    EXPECT_EQ(r.out.rfind(name + ": " + std::string(q.summary) + "\nqueue policy (scheduler.queue)\n",
+                          0),
+              0u)
+        << r.out;
+  }
+  for (const auto& p : placement_policies()) {
+    const std::string name(p.name);
+    const auto r = run_cli({"models", name});
+    EXPECT_EQ(r.code, 0) << name << ": " << r.err;
+    EXPECT_NE(r.out.find("placement policy (scheduler.placement)\n"), std::string::npos) << r.out;
+  }
+  // An unknown name lists every family's names.
+  const auto bad = run_cli({"models", "fifo-bakfill"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("or a queue policy: fifo, fifo-backfill, greedy"), std::string::npos)
+      << bad.err;
+  EXPECT_NE(bad.err.find("did you mean 'fifo-backfill'?"), std::string::npos) << bad.err;
+}
+
 // MIG's settings come from the same declarations: the hand-read layout says what it takes too.
 TEST(Registry, ModelsMigListsWhatEachParameterAccepts) {
   for (const char* name : {"mig", "mig+mps", "mig+timeslice"}) {
@@ -237,7 +263,7 @@ TEST(Registry, QueuePolicyTableIsTheOnlyListOfQueueNames) {
     EXPECT_EQ(Scheduler(name, make_placement_policy("first-fit"), 64).policy_name(), name);
   }
   EXPECT_EQ(ordered, 1);  // greedy alone sorts its queue
-  EXPECT_EQ(find_queue_policy("lifo"), nullptr);
+  EXPECT_EQ(queue_policies().find("lifo"), nullptr);
   EXPECT_THROW(Scheduler("lifo", make_placement_policy("first-fit"), 64), std::invalid_argument);
   EXPECT_THROW(Scheduler("fifo", make_placement_policy("first-fit"), 64, QueueOrder::kShortest),
                std::invalid_argument);
@@ -249,7 +275,7 @@ TEST(Registry, CommandTableIsTheOnlyListOfCommands) {
   const auto unknown = run_cli({"frobnicate"});
   EXPECT_EQ(unknown.code, 2);
   std::string names;
-  for (const auto& command : command_table()) {
+  for (const auto& command : commands()) {
     const std::string name(command.name);
     names += (names.empty() ? "" : ", ") + name;
     EXPECT_NE(help.out.find(name), std::string::npos) << name;
@@ -275,11 +301,12 @@ TEST(Registry, CollectorTableIsTheOnlyListOfMetricFamilies) {
     ASSERT_EQ(r.code, 0) << scenario << ": " << r.err;
     const auto summary = nlohmann::json::parse(testing::read_file(dir / "out" / "summary.json"));
     for (const auto& info : output_collectors()) {
-      if (summary["metrics"].contains(std::string(info.key))) written.insert(std::string(info.key));
+      if (summary["metrics"].contains(std::string(info.name)))
+        written.insert(std::string(info.name));
     }
   }
   for (const auto& info : output_collectors()) {
-    const std::string key(info.key);
+    const std::string key(info.name);
     EXPECT_TRUE(written.count(key)) << key << " was written by neither run";
     int named = 0;
     for (const auto& m : metric_catalogue()) named += m.name.rfind(key + ".", 0) == 0 ? 1 : 0;

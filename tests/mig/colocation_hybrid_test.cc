@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/sharing_registry.h"
+#include "models/registry.h"
 #include "tests/mig/allocation_counter.h"
 #include "tests/mig/mig_test_util.h"
 

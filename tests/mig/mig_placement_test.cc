@@ -9,9 +9,9 @@
 #include <tuple>
 
 #include "models/mig/mig_model.h"
+#include "sim/placement/registry.h"
 #include "sim/state/cluster.h"
 #include "sim/state/job_table.h"
-#include "sim/placement/placement_registry.h"
 #include "tests/mig/mig_test_util.h"
 
 namespace gpumux {

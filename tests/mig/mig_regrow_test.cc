@@ -14,9 +14,9 @@
 
 #include "models/mig/measured_speed.h"
 #include "models/mig/mig_model.h"
-#include "models/sharing_registry.h"
+#include "models/registry.h"
 #include "sim/engine/engine.h"
-#include "sim/placement/placement_registry.h"
+#include "sim/placement/registry.h"
 #include "tests/checked_engine.h"
 #include "tests/mig/mig_test_util.h"
 #include "tests/traces/test_files.h"

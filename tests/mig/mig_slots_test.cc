@@ -10,7 +10,7 @@
 #include "models/mig/mig_model.h"
 #include "sim/base/input_error.h"
 #include "sim/engine/engine.h"
-#include "sim/placement/placement_registry.h"
+#include "sim/placement/registry.h"
 #include "tests/checked_engine.h"
 #include "tests/mig/mig_test_util.h"
 

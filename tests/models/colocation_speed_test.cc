@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "models/device_registry.h"
-#include "models/sharing_registry.h"
+#include "models/registry.h"
 #include "sim/engine/engine.h"
-#include "sim/placement/placement_registry.h"
+#include "sim/placement/registry.h"
 #include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 

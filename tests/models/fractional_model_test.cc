@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models/fractional/limiter.h"
-#include "models/sharing_registry.h"
+#include "models/registry.h"
 
 namespace gpumux {
 namespace {

@@ -1,13 +1,15 @@
-#include "models/parameter_spec.h"
+#include "sim/base/parameter_spec.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <array>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "models/device_measurements.h"
+#include "models/measured_parameter.h"
 #include "tests/traces/test_files.h"
 
 namespace gpumux {
@@ -130,6 +132,34 @@ TEST(DeviceMeasurements, EachNamesAKnownModelAndParameterWithASourceAndAFiniteVa
   const auto measured = declare_measured(kGap, device_measurements().front());
   EXPECT_EQ(measured.name, "gap_us@" + std::string(device_measurements().front().device));
   EXPECT_EQ(measured.source, device_measurements().front().source);
+}
+
+// A path parameter is resolved against the scenario's folder, must exist, and is left alone
+// when absent or not a string (an inline object the entry reads itself).
+TEST(PathSpec, ResolvesRelativePathsAndChecksThatTheyExist) {
+  constexpr PathSpec kFile{"calibration", "a file"};
+  constexpr PathSpec kConfig{"mig_parted", "a config"};
+  const std::array<PathSpec, 2> specs = {kFile, kConfig};
+  const testing::TempFile file("cal.json", "{}");
+  const std::filesystem::path path(file.path());
+  nlohmann::json params = {{"calibration", path.filename().string()},
+                           {"mig_parted", {{"version", "v1"}}}};
+  const auto resolved =
+      resolve_path_parameters(params, specs, path.parent_path().string(), "s.json#/sharing/params");
+  ASSERT_EQ(resolved.size(), 1u);
+  EXPECT_EQ(resolved[0].key, "calibration");
+  EXPECT_EQ(resolved[0].given, path.filename().string());
+  EXPECT_EQ(resolved[0].resolved, path.lexically_normal().string());
+  EXPECT_EQ(params["calibration"], path.lexically_normal().string());
+  EXPECT_TRUE(params["mig_parted"].is_object());
+  nlohmann::json missing = {{"calibration", "no-such-file.json"}};
+  const std::string msg = input_error_message([&] {
+    resolve_path_parameters(missing, specs, path.parent_path().string(), "s.json#/sharing/params");
+  });
+  EXPECT_THAT(msg, HasSubstr("s.json#/sharing/params/calibration"));
+  EXPECT_THAT(msg, HasSubstr("file not found"));
+  nlohmann::json none = nlohmann::json::object();
+  EXPECT_TRUE(resolve_path_parameters(none, specs, "/", "w").empty());
 }
 
 }  // namespace

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "models/device_overlays.h"
-#include "models/sharing_registry.h"
+#include "models/registry.h"
 #include "models/timeslice/timeslice_physics.h"
 #include "sim/base/json_fields.h"
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "models/sharing_registry.h"
+#include "models/registry.h"
 #include "tests/traces/test_files.h"
 
 namespace gpumux {

@@ -53,8 +53,8 @@ TEST(Quickstart, Parses) {
   EXPECT_EQ(s.nodes[0].device, 0);
   ASSERT_NE(s.model, nullptr);
   EXPECT_EQ(s.model->name(), "exclusive");
-  EXPECT_EQ(s.queue, "fifo");
-  EXPECT_EQ(s.placement, "best-fit");
+  EXPECT_EQ(s.queue->name, "fifo");
+  EXPECT_EQ(s.placement->name, "best-fit");
   EXPECT_FALSE(s.trace.generated);
   EXPECT_EQ(s.trace.format, "tiresias");
   EXPECT_TRUE(std::filesystem::is_regular_file(s.trace.path)) << s.trace.path;
@@ -140,8 +140,8 @@ TEST(ParseScenario, MinimalTakesDocumentedDefaults) {
   EXPECT_EQ(s.seed, 1u);
   EXPECT_EQ(s.gpu_count(), 8u);
   EXPECT_EQ(s.model->name(), "exclusive");
-  EXPECT_EQ(s.queue, "fifo");
-  EXPECT_EQ(s.placement, "first-fit");
+  EXPECT_EQ(s.queue->name, "fifo");
+  EXPECT_EQ(s.placement->name, "first-fit");
   EXPECT_EQ(s.backfill_depth, 64);
   EXPECT_EQ(s.outputs.dir, "out/mini");
   EXPECT_TRUE(s.horizon.is_infinite());
@@ -207,16 +207,49 @@ TEST(ParseScenario, LimitsAndOutputs) {
   EXPECT_EQ(s.outputs.timeseries_interval, Time::from_us(500'000));
   EXPECT_FALSE(s.outputs.jobs_csv);
   EXPECT_TRUE(s.outputs.timeseries_csv);
-  EXPECT_EQ(s.queue, "fifo-backfill");
+  EXPECT_EQ(s.queue->name, "fifo-backfill");
   EXPECT_EQ(s.backfill_depth, 3);
   EXPECT_EQ(s.resolved["scheduler"]["queue"], "fifo-backfill");
+}
+
+// scheduler.params is read by the chosen queue and placement policies as models read
+// sharing.params: a key neither declares is an error, and the object is echoed only when given.
+TEST(Scenario, SchedulerParamsAreReadByTheChosenPolicies) {
+  json doc = minimal();
+  doc["scheduler"] = {{"queue", "fifo"}, {"placement", "spread"}};
+  Scenario plain = parse(doc);
+  EXPECT_EQ(plain.placement->name, "spread");
+  EXPECT_TRUE(plain.queue_params.empty());
+  EXPECT_TRUE(plain.placement_params.empty());
+  EXPECT_FALSE(plain.resolved["scheduler"].contains("params"));
+  doc["scheduler"]["params"] = json::object();
+  Scenario given = parse(doc);
+  EXPECT_EQ(given.resolved["scheduler"]["params"], json::object());
+  EXPECT_EQ(given.resolved["scheduler"]["parameters"], json::array());
+  doc["scheduler"]["params"] = {{"lookahead", 3}};
+  const std::string msg = input_error_message([&] { parse(doc); });
+  EXPECT_THAT(msg, HasSubstr("#/scheduler/params/lookahead"));
+  EXPECT_THAT(msg, HasSubstr("unknown key"));
+  doc["scheduler"]["params"] = 3;
+  EXPECT_THROW(parse(doc), InputError);
+}
+
+// The placement entry is resolved once, under the scenario's model: `best-fit` is the FGD
+// study's under a model that limits compute shares.
+TEST(Scenario, PlacementIsResolvedUnderTheModel) {
+  json doc = minimal();
+  doc["scheduler"] = {{"placement", "best-fit"}};
+  EXPECT_FALSE(parse(doc).placement->share_aware);
+  doc["sharing"] = {{"model", "fractional"}};
+  EXPECT_TRUE(parse(doc).placement->share_aware);
+  EXPECT_EQ(parse(doc).resolved["scheduler"]["placement"], "best-fit");
 }
 
 TEST(Scenario, GreedyQueueWithShortestOrderIsEchoed) {
   json doc = minimal();
   doc["scheduler"] = {{"queue", "greedy"}, {"order", "shortest"}};
   Scenario s = parse(doc);
-  EXPECT_EQ(s.queue, "greedy");
+  EXPECT_EQ(s.queue->name, "greedy");
   EXPECT_EQ(s.order, QueueOrder::kShortest);
   EXPECT_EQ(s.resolved["scheduler"]["queue"], "greedy");
   EXPECT_EQ(s.resolved["scheduler"]["order"], "shortest");
@@ -571,7 +604,7 @@ TEST(LoadScenario, OverridesApplyBeforeValidation) {
   o.seed = 7;
   o.out_dir = "elsewhere/out";
   Scenario s = load_scenario(quickstart(), o);
-  EXPECT_EQ(s.placement, "first-fit");
+  EXPECT_EQ(s.placement->name, "first-fit");
   EXPECT_EQ(s.gpu_count(), 24u);
   EXPECT_EQ(s.seed, 7u);
   EXPECT_EQ(s.name, "renamed");

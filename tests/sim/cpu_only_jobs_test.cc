@@ -9,7 +9,7 @@
 
 #include "models/exclusive_model.h"
 #include "sim/engine/engine.h"
-#include "sim/placement/placement_registry.h"
+#include "sim/placement/registry.h"
 #include "sim/scheduling/scheduler.h"
 #include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"

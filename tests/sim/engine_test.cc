@@ -6,7 +6,7 @@
 #include <random>
 
 #include "models/exclusive_model.h"
-#include "sim/placement/placement_registry.h"
+#include "sim/placement/registry.h"
 #include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 

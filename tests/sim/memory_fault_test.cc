@@ -5,7 +5,7 @@
 #include <map>
 
 #include "sim/engine/engine.h"
-#include "sim/placement/placement_registry.h"
+#include "sim/placement/registry.h"
 #include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 

@@ -12,8 +12,8 @@
 #include <tuple>
 #include <vector>
 
+#include "sim/placement/registry.h"
 #include "sim/state/job_table.h"
-#include "sim/placement/placement_registry.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux {

@@ -1,5 +1,3 @@
-#include "sim/placement/placement_registry.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +6,7 @@
 #include <string_view>
 
 #include "models/exclusive_model.h"
+#include "sim/placement/registry.h"
 #include "tests/sim/test_support.h"
 
 namespace gpumux {

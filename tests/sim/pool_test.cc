@@ -11,7 +11,7 @@
 
 #include "models/exclusive_model.h"
 #include "sim/engine/engine.h"
-#include "sim/placement/placement_registry.h"
+#include "sim/placement/registry.h"
 #include "sim/scheduling/pool_releases.h"
 #include "sim/scheduling/scheduler.h"
 #include "tests/checked_engine.h"

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/placement/placement_registry.h"
+#include "sim/placement/registry.h"
 #include "sim/state/room_class_index.h"
 #include "tests/sim/test_support.h"
 

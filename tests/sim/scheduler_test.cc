@@ -7,7 +7,7 @@
 #include "models/exclusive_model.h"
 #include "sim/core/job_order.h"
 #include "sim/engine/engine.h"
-#include "sim/placement/placement_registry.h"
+#include "sim/placement/registry.h"
 #include "tests/checked_engine.h"
 #include "tests/sim/test_support.h"
 

@@ -1,4 +1,4 @@
-#include "models/sharing_registry.h"
+#include "models/registry.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,8 +1,9 @@
 // The sharing models by the names scenario files use, in one explicit table
-// (sharing_registry.cc: name, one line, example params, factory): `gpumux models`, `gpumux models
+// (registry.cc: name, one line, example params, factory): `gpumux models`, `gpumux models
 // NAME`, the scenario validator and every command that builds a model read it, and it is the
 // only list of model names. Each model reads its own parameters from the scenario's
-// `sharing.params` object and declares them (value, unit, source) for reports.
+// `sharing.params` object and declares them (value, unit, source) for reports; the entry says
+// which of them are file paths.
 #pragma once
 
 #include <functional>
@@ -13,6 +14,8 @@
 
 #include "models/sharing_capabilities.h"
 #include "sim/base/json_fields.h"
+#include "sim/base/parameter_spec.h"
+#include "sim/base/registry.h"
 #include "sim/core/sharing_model.h"
 
 namespace gpumux {
@@ -24,20 +27,21 @@ struct SharingModelInfo {
   std::string example_params = "{}";
   // Builds the model from its params, which it finishes (unknown parameters are errors).
   std::function<std::unique_ptr<SharingModel>(JsonObject& params)> make;
+  // Its parameters that name files: the scenario parser resolves them against the scenario's
+  // folder (and checks that they exist) before `make` reads them, in this order.
+  std::vector<PathSpec> paths = {};
   // What other code may know of the model without testing its name.
-  SharingCapabilities capabilities;
+  SharingCapabilities capabilities = {};
 };
 
 // The table, in listing order.
-const std::vector<SharingModelInfo>& sharing_models();
+const Registry<SharingModelInfo>& sharing_models();
 
 // Builds the model `name` with its parameters from `params` (which it finishes: unknown
 // parameters are errors). Throws InputError at `where` for an unknown name, listing valid ones.
 std::unique_ptr<SharingModel> make_sharing_model(const std::string& name, JsonObject& params,
                                                  const std::string& where);
 
-// The row named `name`, or nullptr.
-const SharingModelInfo* find_sharing_model(std::string_view name);
 // The capabilities of the model `name`; a name not in the table has none (every field false,
 // kNoEquivalent).
 SharingCapabilities capabilities_of(std::string_view name);

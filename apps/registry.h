@@ -1,6 +1,7 @@
-// The subcommands of `gpumux`, in one table (command_table.cc): each entry's name, one line of
-// help, and the function that adds its options and its action. run_command_line (commands.cc)
-// builds the command line from the table, and `gpumux --help` lists the commands in its order.
+// The subcommands of `gpumux`, in one table (registry.cc; a Registry, sim/base/registry.h):
+// each entry's name, one line of help, and the function that adds its options and its action.
+// run_command_line (commands.cc) builds the command line from the table, and `gpumux --help`
+// lists the commands in its order.
 //
 // To add a command: write its options and its run function in its own file in apps/ (as
 // plan_command.cc), declare its configure function below, and add one line to the table.
@@ -11,6 +12,8 @@
 #include <ostream>
 #include <string_view>
 #include <vector>
+
+#include "sim/base/registry.h"
 
 namespace gpumux {
 
@@ -25,14 +28,14 @@ struct CommandContext {
 // The options' storage lives as long as `sub` (the callback holds it).
 using ConfigureCommand = void (*)(CLI::App& sub, CommandContext& ctx);
 
-struct CommandEntry {
+struct CommandInfo {
   std::string_view name;
   std::string_view summary;  // the line `gpumux --help` prints
   ConfigureCommand configure;
 };
 
 // Every command, in listing order.
-const std::vector<CommandEntry>& command_table();
+const Registry<CommandInfo>& commands();
 
 // One per command, each in the file named after it.
 void configure_run_command(CLI::App& sub, CommandContext& ctx);       // run_command.cc

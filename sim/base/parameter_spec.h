@@ -1,22 +1,24 @@
-// A model parameter declared once: its key in `sharing.params`, unit, default, accepted values,
-// where the default comes from and what it means. Reading the scenario's value (range-checked,
-// the key marked as known), the echo in every output (ModelParameter: value, unit, source) and
-// `gpumux models NAME` all come from that one declaration, so they cannot drift apart.
+// A parameter declared once: its key in its params object (a model's `sharing.params`, a queue
+// or placement policy's `scheduler.params`), unit, default, accepted values, where the default
+// comes from and what it means. Reading the scenario's value (range-checked, the key marked as
+// known), the echo in every output (ModelParameter: value, unit, source) and `gpumux models
+// NAME` all come from that one declaration, so they cannot drift apart.
 //
-// A model keeps its declarations as constants beside its code, e.g.
+// An entry keeps its declarations as constants beside its code, e.g.
 //   constexpr NumberSpec kSwitchCost{"switch_cost_us", "us", 50.0, 0.0, 1e6,
 //                                    "default (assumption: ...)", "context-switch time ..."};
 // and reads them with read(p, kSwitchCost), then echoes declare(kSwitchCost, value).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
-#include "models/device_measurements.h"
 #include "sim/base/json_fields.h"
-#include "sim/core/sharing_model.h"
+#include "sim/base/parameter.h"
 
 namespace gpumux {
 
@@ -54,6 +56,15 @@ struct SwitchSpec {
   std::string_view description;
 };
 
+// A file named by its path, relative to the scenario file's folder unless absolute; it must
+// exist. Optional: an entry without the key reads no file. The scenario parser resolves every
+// path parameter of the chosen entry (resolve_path_parameters) before the entry reads its
+// params, so that the entry opens the resolved path and outputs echo the path as written.
+struct PathSpec {
+  std::string_view key;
+  std::string_view description;
+};
+
 // A parameter's value and where it came from: "scenario", the spec's default source, or
 // "calibration FILE".
 struct NumberSetting {
@@ -84,6 +95,22 @@ NumberSetting default_setting(const NumberSpec& spec);
 ChoiceSetting read(JsonObject& p, const ChoiceSpec& spec);
 SwitchSetting read(JsonObject& p, const SwitchSpec& spec);
 
+// A path parameter as written and as resolved (relative to the scenario's folder).
+struct PathSetting {
+  std::string key;
+  std::string given;
+  std::string resolved;
+};
+
+// For each spec of `specs` whose key `params` holds as a string: replaces it in `params` with the
+// path resolved against `base_dir` (unless absolute) and returns both, in the specs' order.
+// InputError at `pointer`/KEY when the resolved path does not exist. Values that are not strings
+// are left for the entry to read (a path parameter may also accept an inline object).
+std::vector<PathSetting> resolve_path_parameters(nlohmann::json& params,
+                                                 std::span<const PathSpec> specs,
+                                                 const std::string& base_dir,
+                                                 const std::string& where);
+
 // The echo of a setting, with the spec's unit, description and accepted values. `description`
 // replaces the spec's where the meaning depends on other settings.
 ModelParameter declare(const NumberSpec& spec, const NumberSetting& setting,
@@ -94,8 +121,5 @@ ModelParameter declare(const SwitchSpec& spec, const SwitchSetting& setting,
 // The echo of a key read inside an object of `sharing.params`, named "OBJECT.KEY", e.g.
 // within("repartition", declare(kHysteresis, setting)) is "repartition.hysteresis_s".
 ModelParameter within(std::string_view object, ModelParameter echo);
-// The echo of a device's measured value replacing the spec's default on that device's GPUs:
-// "KEY@DEVICE", e.g. "switch_cost_us@H200-141GB".
-ModelParameter declare_measured(const NumberSpec& spec, const DeviceMeasurement& measured);
 
 }  // namespace gpumux

@@ -1,6 +1,9 @@
-#include "models/parameter_spec.h"
+#include "sim/base/parameter_spec.h"
 
+#include <filesystem>
 #include <sstream>
+
+#include "sim/base/input_error.h"
 
 namespace gpumux {
 
@@ -98,14 +101,29 @@ ModelParameter within(std::string_view object, ModelParameter echo) {
   return echo;
 }
 
-ModelParameter declare_measured(const NumberSpec& spec, const DeviceMeasurement& measured) {
-  ModelParameter out(
-      std::string(spec.key) + "@" + std::string(measured.device), measured.value,
-      std::string(spec.measured_unit.empty() ? spec.unit : spec.measured_unit),
-      std::string(measured.source),
-      std::string(spec.measured_as) + " on " + std::string(measured.label) + " GPUs");
-  out.accepts = "measured: replaces " + std::string(spec.key) + "'s default on " +
-                std::string(measured.label) + " GPUs";
+std::vector<PathSetting> resolve_path_parameters(nlohmann::json& params,
+                                                 std::span<const PathSpec> specs,
+                                                 const std::string& base_dir,
+                                                 const std::string& where) {
+  std::vector<PathSetting> out;
+  if (!params.is_object()) return out;  // the entry's reader says what it expected
+  for (const PathSpec& spec : specs) {
+    const std::string key(spec.key);
+    if (!params.contains(key) || !params[key].is_string()) continue;
+    const std::string given = params[key].get<std::string>();
+    // As every path of a scenario (scenario_sections::resolve_path).
+    const std::filesystem::path path(given);
+    const std::string resolved =
+        given.empty() || path.is_absolute() || base_dir.empty()
+            ? given
+            : (std::filesystem::path(base_dir) / path).lexically_normal().string();
+    std::error_code ec;
+    if (!std::filesystem::exists(resolved, ec)) {
+      throw InputError(where + "/" + key, key, "file not found: " + resolved);
+    }
+    params[key] = resolved;
+    out.push_back({key, given, resolved});
+  }
   return out;
 }
 
