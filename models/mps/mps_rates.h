@@ -3,8 +3,9 @@
 // Given the clients sharing a GPU through MPS, it returns the rate at which each progresses
 // relative to running alone on an uncapped GPU, the busy fraction (some kernel running) and the
 // SM fraction (SM time granted / total). It approximates the concurrent-kernel reference
-// (mps_reference.h, same physics, same parameters) and is validated against it on a grid
-// (mps_validation.h, tests/mps, bench/validation/mps, bench/validation/mps/RESULTS.md).
+// (bench/validation/mps/lib/mps_reference.h, same physics, same parameters) and is validated
+// against it on a grid (bench/validation/mps/lib/mps_validation.h, tests/mps,
+// bench/validation/mps/RESULTS.md).
 //
 // Derivation (mean field over the other clients' on/off states). Client i alternates bursts of
 // k_i work and CPU gaps of mean g_i = k_i (1 - u_i) / u_i. Its kernel demands
@@ -40,8 +41,8 @@
 // their SMs until they end (no preemption), so kernels that cannot fit beside each other take
 // turns in launch order (the part of a kernel's blocks that does not fit waits for a second
 // wave), and fixed phases interleave (measured on an H200: docs/gpu-facts.md "Measured here"). It is
-// validated against the block-level reference (mps_block_reference.h); the mean field above
-// (kFluid) against the fluid one (mps_reference.h).
+// validated against the block-level reference (bench/validation/mps/lib/mps_block_reference.h);
+// the mean field above (kFluid) against the fluid one (mps_reference.h there).
 #pragma once
 
 #include <cstddef>

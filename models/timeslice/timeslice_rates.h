@@ -2,8 +2,9 @@
 //
 // Given the jobs sharing a GPU, it returns the rate at which each progresses relative to running
 // alone, the useful busy fraction and the fraction lost to context switches. It approximates
-// the kernel-level reference (kernel_reference.h, same physics, same parameters) and is
-// validated against it on a grid (tests/timeslice, bench/validation/timeslice/RESULTS.md).
+// the kernel-level reference (bench/validation/timeslice/lib/kernel_reference.h, same physics,
+// same parameters) and is validated against it on a grid (tests/timeslice,
+// bench/validation/timeslice/RESULTS.md).
 //
 // Derivation ("job rounds"). Job j alternates bursts (mean k_j, interference included) and
 // CPU gaps (mean g_j = k_j (1 - u_j) / u_j). A context holds the GPU for one hold: its burst,

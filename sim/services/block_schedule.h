@@ -1,6 +1,7 @@
 // The block schedule a service's requests meet on an MPS GPU (docs/services.md "Requests under
-// MPS"): the rules of the block-level MPS reference (models/mps/mps_block_reference.h),
-// simulated only around the service's own bursts.
+// MPS"): the rules of the block-level MPS reference
+// (bench/validation/mps/lib/mps_block_reference.h), simulated only around the service's own
+// bursts.
 //
 // - The GPU has `sms` SMs; a kernel is `blocks` thread blocks of one SM each, and a client may
 //   hold at most `cap` SMs at once. Kernels queue in launch order; whenever SMs free up or a

@@ -1,6 +1,7 @@
 // The slice schedule a service's requests meet on a time-sliced GPU (docs/services.md
 // "Requests under time-slicing"): the same rules as the kernel-level reference
-// (models/timeslice/kernel_reference.h), simulated only around the service's own bursts.
+// (bench/validation/timeslice/lib/kernel_reference.h), simulated only around the service's own
+// bursts.
 //
 // - One context runs at a time. A running context keeps the GPU until one of its kernels ends
 //   while others wait (strict alternation at kernel ends, measured on an H200) or its slice
