@@ -5,6 +5,7 @@
 
 #include "analysis/metrics/expectations.h"
 #include "analysis/run/run.h"
+#include "analysis/run/summary_table.h"
 #include "apps/command_options.h"
 #include "apps/exit_codes.h"
 #include "sim/base/input_error.h"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Checks that two gpumux builds write byte-identical outputs (summary.json, jobs.csv,
-# timeseries.csv) on the example and regression scenarios, one plan folder with its deploy
-# configs, on cuts of the 1M replay under each
-# sharing model, placement and queue policy, and on the pooled PAI 2020 configuration under each
-# queue policy, and the same calibration fits and checks on the measured data in
-# ../shared/data: a speed change must not change a result.
+# timeseries.csv, and the run's printed summary on stdout, its output folder's path set aside)
+# on the example and regression scenarios, on cuts of the 1M replay under each sharing model,
+# placement and queue policy, and on the pooled PAI 2020 configuration under each queue policy;
+# one plan folder with its deploy configs; and the same calibration fits and checks on the
+# measured data in ../shared/data: a speed change must not change a result.
 # One key is not compared: summary.json's provenance.build (the binary's version and `git
 # describe`), which two builds always write differently. It is removed from both summaries before
 # comparing (with python3, by text, so every other byte is compared as written); a summary
@@ -67,22 +67,26 @@ for c in "${cases[@]}"; do
     bin=$base
     [ "$side" = cand ] && bin=$cand
     # shellcheck disable=SC2086  # args holds several --set options
-    "$bin" run "$scenario" --out "$work/$side/$name" --quiet $args > /dev/null 2> "$work/$side-$name.err" ||
+    "$bin" run "$scenario" --out "$work/$side/$name" $args > "$work/$side-$name.out" 2> "$work/$side-$name.err" ||
       echo "exit $? ($(head -c 200 "$work/$side-$name.err"))" > "$work/$side-$name.status"
+    # The printed summary names the output folder, which differs by side.
+    sed -i "s|$work/$side/$name|OUT|g" "$work/$side-$name.out"
   done
   for side in base cand; do
     if [ -f "$work/$side/$name/summary.json" ]; then strip_build "$work/$side/$name/summary.json"; fi
   done
   b=$work/base-$name.status
   c=$work/cand-$name.status
-  if { [ ! -e "$b" ] && [ ! -e "$c" ] && diff -r "$work/base/$name" "$work/cand/$name" > /dev/null; } ||
-     { [ -e "$b" ] && [ -e "$c" ] && cmp -s "$b" "$c"; }; then
+  if cmp -s "$work/base-$name.out" "$work/cand-$name.out" &&
+     { { [ ! -e "$b" ] && [ ! -e "$c" ] && diff -r "$work/base/$name" "$work/cand/$name" > /dev/null; } ||
+       { [ -e "$b" ] && [ -e "$c" ] && cmp -s "$b" "$c"; }; }; then
     same=$((same + 1))
     echo "same    $name ($(ls "$work/base/$name" 2>/dev/null | tr '\n' ' '))"
   else
     differ=$((differ + 1))
     # Which files differ, so that an intended change (say, to summary.json only) is told apart.
     files=$( { diff -rq "$work/base/$name" "$work/cand/$name" 2>&1 || true; } | sed -n 's|^Files .*/\([^/]*\) and .* differ$|\1|p' | tr '\n' ' ')
+    cmp -s "$work/base-$name.out" "$work/cand-$name.out" || files="${files}stdout "
     # For summary.json (one key per line), which keys: an intended change to a count shows as such.
     keys=""
     if [ -f "$work/base/$name/summary.json" ] && [ -f "$work/cand/$name/summary.json" ]; then

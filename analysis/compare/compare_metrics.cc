@@ -1,52 +1,42 @@
 #include "analysis/compare/compare_metrics.h"
 
-#include <utility>
-
-#include "analysis/metrics/metric_format.h"
+#include "analysis/metrics/metric_catalogue.h"
 #include "scenarios/scenario.h"
 #include "sim/placement/registry.h"
 
 namespace gpumux {
 
 std::vector<CompareMetric> compare_metrics(bool services, bool shares) {
-  std::vector<std::pair<const char*, const char*>> rows = {
-      {"gpu_allocation_ratio", "GPU allocation ratio"},
-      {"sm_busy_utilization", "SM-busy utilization"},
-      {"jct_s.mean", "JCT mean (s)"},
-      {"jct_s.p50", "JCT p50 (s)"},
-      {"jct_s.p95", "JCT p95 (s)"},
-      {"jct_s.p99", "JCT p99 (s)"},
-      {"queueing_delay_s.mean", "queueing mean (s)"},
-      {"queueing_delay_s.p95", "queueing p95 (s)"},
+  std::vector<std::string> rows = {
+      "gpu_allocation_ratio",
+      "sm_busy_utilization",
+      "jct_s.mean",
+      "jct_s.p50",
+      "jct_s.p95",
+      "jct_s.p99",
+      "queueing_delay_s.mean",
+      "queueing_delay_s.p95",
   };
   if (shares) {
-    rows.push_back({"shares.allocation_ratio", "GPU-share allocation ratio"});
-    rows.push_back({"shares.fragmentation_gpus", "fragmentation (GPUs)"});
-    rows.push_back({"shares.fragmentation_of_idle", "fragmentation / idle"});
+    rows.insert(rows.end(), {"shares.allocation_ratio", "shares.fragmentation_gpus",
+                             "shares.fragmentation_of_idle"});
   }
   if (services) {
-    rows.push_back({"requests.latency_ms.p50", "request latency p50 (ms)"});
-    rows.push_back({"requests.latency_ms.p95", "request latency p95 (ms)"});
-    rows.push_back({"requests.latency_ms.p99", "request latency p99 (ms)"});
-    rows.push_back({"requests.slo_attainment", "request SLO attainment"});
+    rows.insert(rows.end(), {"requests.latency_ms.p50", "requests.latency_ms.p95",
+                             "requests.latency_ms.p99", "requests.slo_attainment"});
   }
-  for (const auto& row : std::vector<std::pair<const char*, const char*>>{
-           {"jobs.arrived", "jobs arrived"},
-           {"jobs.finished", "jobs finished"},
-           {"failures.memory_fault_kills", "OOM kills"},
-           {"jobs.failed", "jobs failed"},
-           {"jobs.rejected", "jobs rejected"},
-           {"jobs.unfinished_queued", "jobs unfinished (queued)"},
-           {"jobs.unfinished_running", "jobs unfinished (running)"},
-           {"mean_allocated_gpus", "mean GPUs in use"},
-       }) {
-    rows.push_back(row);
-  }
+  rows.insert(rows.end(), {"jobs.arrived", "jobs.finished", "failures.memory_fault_kills",
+                           "jobs.failed", "jobs.rejected", "jobs.unfinished_queued",
+                           "jobs.unfinished_running", "mean_allocated_gpus"});
   std::vector<CompareMetric> metrics;
-  for (const auto& [name, label] : rows) {
-    // Every row has a format (metric_format.cc): a row added without one fails its test.
-    const MetricFormat f = metric_format(name).value_or(MetricFormat{3, false});
-    metrics.push_back({name, label, f.digits, f.count});
+  for (const std::string& name : rows) {
+    // Every row has a label and decimals in the catalogue: a row without them fails its test.
+    const MetricInfo* m = find_metric(name);
+    if (!m || m->label.empty() || m->digits < 0) {
+      metrics.push_back({name, name, 3, false});
+      continue;
+    }
+    metrics.push_back({name, m->label, m->digits, m->count});
   }
   return metrics;
 }

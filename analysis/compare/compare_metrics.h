@@ -1,6 +1,6 @@
-// The rows of `gpumux compare`: which summary metrics it sets side by side, in which order,
-// under which label, with how many decimals (those of metric_format.h). Names are the metric names
-// of `expect` (summary_metrics.h: dotted paths under `metrics` in summary.json).
+// The rows of `gpumux compare`: which summary metrics it sets side by side, in which order; each
+// row's label and decimals are the metric catalogue's (metric_catalogue.h). Names are the metric
+// names of `expect` (summary_metrics.h: dotted paths under `metrics` in summary.json).
 #pragma once
 
 #include <string>

@@ -9,10 +9,15 @@
 // summary value that is null is an empty set (a percentile of no finished jobs). Derived metrics
 // are not in summary.json: they are computed from it (a share of arrived jobs) for objectives.
 //
+// Each entry also says how people read it: its label and decimals in the tables (`gpumux
+// compare`, `merge`, `sweep`, the HTML report), why a null value is n/a, and the line or row
+// `gpumux run`'s printed summary gives it (analysis/run/summary_table.h walks the catalogue).
+//
 // Old objective names (`queue_p95_s`, `jct_p95_s`, `request_p99_ms`, `slo_attainment`) are
 // aliases of catalogue names (metric_aliases()), kept so that existing commands still work.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,12 +30,39 @@ enum class Better : unsigned char {
   kNeither  // a count of jobs, a size: reported, never an objective
 };
 
+// The text of a printed summary line from summary.json's "metrics", or "" to leave the line out
+// (a count of zero, a family the run does not have).
+using SummaryLineText = std::string (*)(const nlohmann::json& metrics);
+
 struct MetricInfo {
   std::string name;  // dotted, e.g. "queueing_delay_s.p95"
   std::string unit;  // "s", "ms", "share" (0..1), "GPUs", "GPU-hours", "jobs", ...
   Better better = Better::kNeither;
   std::string description;  // one line
   bool derived = false;     // computed from summary.json, not a path in it
+
+  // In the tables: the row's label ("JCT p95 (s)") and a single run's decimals; -1: no fixed
+  // format (the report then prints up to 4 significant digits).
+  std::string label{};
+  int digits = -1;
+  bool count = false;  // a count of jobs or events: a mean over seeds gets one decimal
+  // Why a null value is n/a, in words: the empty set it summarises.
+  std::string null_meaning = "no job arrived, or no GPU time to share";
+
+  // In `gpumux run`'s printed summary. A line: its place among the lines (0: none), its left
+  // column ("" when the text is the whole line) and its text.
+  int summary_place = 0;
+  std::string summary_label{};
+  SummaryLineText summary_text = nullptr;
+  // A row of the distributions table (one row per distribution, a column per statistic): the
+  // row's label ("JCT (s)", on every statistic of the distribution; "" for none) and decimals.
+  std::string summary_row{};
+  int summary_row_digits = 0;
+
+  // Copies with the fields above set, for the catalogue's entries.
+  MetricInfo in_tables(std::string table_label, int table_digits, bool is_count = false) const;
+  MetricInfo null_means(std::string meaning) const;
+  MetricInfo in_summary(int place, std::string line_label, SummaryLineText text) const;
 };
 
 // The catalogue, in summary order; derived metrics last.

@@ -1,7 +1,7 @@
-// How the tables print a metric's value, declared once: the decimals of `gpumux compare`'s and
-// `gpumux merge`'s tables (compare_metrics.h takes its rows' digits from here) and of the
-// report's tables (html_report.h), so that the same number reads the same in the terminal and
-// on the page.
+// How the tables print a metric's value: the decimals the metric catalogue gives it
+// (metric_catalogue.h, MetricInfo::digits) in `gpumux compare`'s and `gpumux merge`'s tables
+// (compare_metrics.h) and in the report's tables (html_report.h), so that the same number reads
+// the same in the terminal and on the page.
 #pragma once
 
 #include <optional>
@@ -16,7 +16,7 @@ struct MetricFormat {
 };
 
 // The format of `name` (a dotted metric name, as in summary_metrics.h), or nullopt for a metric
-// these tables do not hold (the report then prints it with up to 4 significant digits).
+// the catalogue gives no fixed decimals (the report then prints it with up to 4 significant digits).
 std::optional<MetricFormat> metric_format(std::string_view name);
 
 // A single run's value of `name` as the tables print it: fixed with the metric's digits, or,

@@ -43,23 +43,6 @@ std::vector<std::string> keys_of(const std::string& name) {
   return {};
 }
 
-// Why a null in the summary is n/a: the empty set it summarises.
-std::string why_null(const std::vector<std::string>& keys) {
-  const std::string& head = keys.front();
-  if (head == "jct_s" || head == "queueing_delay_s") return "no finished jobs";
-  if (head == "slowdown" || head == "sharing_slowdown") {
-    return "no finished jobs with a non-zero runtime";
-  }
-  if (head == "failures") return "no out-of-memory events";
-  if (head == "requests") {
-    return keys.back() == "slo_attainment" ? "no request with an SLO ended" : "no request served";
-  }
-  if (head == "slots") return "no slot time (no slices, instances or jobs over the run)";
-  if (head == "queued_by_reason") return "no job queued over the run";
-  if (head == "shares") return "no job arrived, or no idle GPU share to fragment";
-  return "no job arrived, or no GPU time to share";
-}
-
 }  // namespace
 
 const std::vector<std::string>& metric_names() {
@@ -114,7 +97,8 @@ MetricValue read_metric(const nlohmann::json& summary, const std::string& name) 
     at = &(*at)[keys[i]];
   }
   if (!at) return {std::nullopt, "the summary has no metrics"};
-  if (at->is_null()) return {std::nullopt, why_null(keys)};
+  // Why a null is n/a: the empty set it summarises (the catalogue says which).
+  if (at->is_null()) return {std::nullopt, find_metric(name)->null_meaning};
   if (!at->is_number()) return {std::nullopt, "not a number: " + at->dump()};
   return {at->get<double>(), ""};
 }

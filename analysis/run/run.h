@@ -52,14 +52,6 @@ struct RunReport {
 // files are left behind).
 RunReport run_scenario(const Scenario& scenario, const RunOptions& options = {});
 
-// One line naming the arrived jobs left out of the job percentiles (rejected, failed, and
-// unfinished: still queued or running when the run stopped), or "" when there are none.
-// `gpumux run` prints it on stderr, even with --quiet: a latency target met by the jobs that
-// finished says nothing about those that did not.
-std::string excluded_jobs_warning(const nlohmann::json& summary);
-
-// The human-readable summary printed by `gpumux run` (`--format table`); null values (empty
-// sets) print as n/a. The `expect` bounds are not in it: print_expect_table prints them.
-void print_summary_table(const Scenario& scenario, const RunReport& report, std::ostream& out);
+// What `gpumux run` prints of a report: analysis/run/summary_table.h.
 
 }  // namespace gpumux

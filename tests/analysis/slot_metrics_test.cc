@@ -13,6 +13,7 @@
 
 #include "analysis/metrics/metrics_collector.h"
 #include "analysis/run/run.h"
+#include "analysis/run/summary_table.h"
 #include "scenarios/scenario.h"
 #include "sim/engine/engine.h"
 #include "sim/placement/registry.h"

@@ -8,6 +8,10 @@
 // of range, an empty pod id) throws InputError naming `file:line` and the field. Rows and pods
 // that are well formed but cannot be used are skipped and counted by reason (DeriveResult).
 //
+// The steps, by file: pod_series.cc reads a CSV grouped by pod, pod_profile.cc derives one
+// pod's profile, derive.cc runs both files end to end (and the command), profile_library.cc
+// writes the library JSON, derive_summary.cc prints the summary.
+//
 // Output per used pod (see traces/memory_profiles/README.md for the method and its figures):
 // a MemoryProfile-compatible step list in seconds since the pod's first sample, fractions of
 // the pod's own maximum quantized to `quantum`, at most `max_steps` steps, always reaching 1.0;
@@ -89,6 +93,10 @@ struct DeriveResult {
   std::size_t duty_only_pods = 0;  // pods with duty samples but no memory series (not profiled)
   std::size_t comment_lines = 0;   // blank and '#' lines skipped by the CSV reader
 };
+
+// Throws std::invalid_argument for options out of their ranges (min_samples >= 2, max_steps >=
+// 4, quantum in (0, 0.5], ...). Every function below that takes options checks them first.
+void check_derive_options(const MemoryDeriveOptions& options);
 
 // Reads one pod-series CSV (either schema above) grouped by pod, each pod's samples sorted by
 // time with duplicate timestamps removed (the first row in file order is kept; the others are
