@@ -69,7 +69,7 @@ void configure_calibrate_command(CLI::App& calibrate, OnChosen chosen) {
       calibrate, "replay-check", chosen,
       [](const ReplayCheckCommand&) { return std::string("calibrate replay-check"); },
       [](const ReplayCheckCommand&) { return std::string("calibrate replay check"); });
-  calibrate.footer("Sources: " + calibration_source_names() +
+  calibrate.footer("Sources: " + calibration_sources().names_text() +
                    "; `gpumux calibrate SOURCE --help` for each one's verbs.\n"
                    "Calibrate your own GPU in three commands:\n"
                    "  build/gpumux-probe --out meas --budget-s 300          # on the GPU machine\n"

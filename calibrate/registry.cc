@@ -21,52 +21,41 @@ VerbRun verb(CLI::App& sub) {
 
 }  // namespace
 
-const std::vector<SourceInfo>& calibration_sources() {
-  static const std::vector<SourceInfo> table = {
-      {"overlap",
-       "kernel overlap measured on a real GPU under time-slicing and MPS (gpumux-probe's "
-       "overlap.csv): the timeslice and mps models",
-       {"fit every parameter the measurements identify; writes a calibration file",
-        verb<CalibrateFitCommand, configure_overlap_fit, run_calibrate_fit>},
-       {"measured vs predicted speed per row; last line 'MAE <value>'",
-        verb<CalibrateCheckCommand, configure_overlap_check, run_calibrate_check>}},
-      {"pairs",
-       "training jobs measured alone and in co-located pairs (Lucid's data; Gavel's as a second "
-       "source): the time-slicing model",
-       {"fit the model's free parameters by least squares, cross-validated; writes them",
-        verb<FitCommand, configure_fit_command, run_fit_command>},
-       {"predicted vs measured speeds of each pair, then 'MAE <value>'",
-        verb<PredictCommand, configure_predict_command, run_predict_command>}},
-      {"mig-speeds",
-       "job speeds measured on MIG profiles (MISO's layout) with each workload's utilization: "
-       "the mig job-speed model",
-       {"fit the job-speed model's kernel width; writes a calibration file",
-        verb<CalibrateFitCommand, configure_mig_speeds_fit, run_calibrate_fit>},
-       {"measured vs predicted speed per row; last line 'MAE <value>'",
-        verb<CalibrateCheckCommand, configure_mig_speeds_check, run_calibrate_check>}},
-      {"replay",
-       "a trace replayed on a real GPU (gpumux-probe replay): the simulation of the same trace, "
-       "job by job",
-       {},
-       {"measured vs simulated outcome and JCT per job; last line 'MAE <value>'",
-        verb<ReplayCheckCommand, configure_replay_check, run_replay_check>}},
-  };
+const Registry<SourceInfo>& calibration_sources() {
+  static const Registry<SourceInfo> table(
+      "calibration source",
+      {
+          {"overlap",
+           "kernel overlap measured on a real GPU under time-slicing and MPS (gpumux-probe's "
+           "overlap.csv): the timeslice and mps models",
+           {"fit every parameter the measurements identify; writes a calibration file",
+            verb<CalibrateFitCommand, configure_overlap_fit, run_calibrate_fit>},
+           {"measured vs predicted speed per row; last line 'MAE <value>'",
+            verb<CalibrateCheckCommand, configure_overlap_check, run_calibrate_check>}},
+          {"pairs",
+           "training jobs measured alone and in co-located pairs (Lucid's data; Gavel's as a "
+           "second "
+           "source): the time-slicing model",
+           {"fit the model's free parameters by least squares, cross-validated; writes them",
+            verb<FitCommand, configure_fit_command, run_fit_command>},
+           {"predicted vs measured speeds of each pair, then 'MAE <value>'",
+            verb<PredictCommand, configure_predict_command, run_predict_command>}},
+          {"mig-speeds",
+           "job speeds measured on MIG profiles (MISO's layout) with each workload's utilization: "
+           "the mig job-speed model",
+           {"fit the job-speed model's kernel width; writes a calibration file",
+            verb<CalibrateFitCommand, configure_mig_speeds_fit, run_calibrate_fit>},
+           {"measured vs predicted speed per row; last line 'MAE <value>'",
+            verb<CalibrateCheckCommand, configure_mig_speeds_check, run_calibrate_check>}},
+          {"replay",
+           "a trace replayed on a real GPU (gpumux-probe replay): the simulation of the same "
+           "trace, "
+           "job by job",
+           {},
+           {"measured vs simulated outcome and JCT per job; last line 'MAE <value>'",
+            verb<ReplayCheckCommand, configure_replay_check, run_replay_check>}},
+      });
   return table;
-}
-
-const SourceInfo* find_calibration_source(std::string_view name) {
-  for (const SourceInfo& s : calibration_sources()) {
-    if (s.name == name) return &s;
-  }
-  return nullptr;
-}
-
-std::string calibration_source_names() {
-  std::string names;
-  for (const SourceInfo& s : calibration_sources()) {
-    names += (names.empty() ? "" : ", ") + std::string(s.name);
-  }
-  return names;
 }
 
 }  // namespace gpumux::calibration

@@ -13,7 +13,11 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/base/registry.h"
+
 namespace gpumux::calibration {
+
+using gpumux::Registry;
 
 // What a verb does once its command line is parsed: writes its report on `out` (diagnostics on
 // `err`) and returns the exit code (0 success, 2 bad input, the InputError message on `err`).
@@ -35,13 +39,7 @@ struct SourceInfo {
   Verb check;                // measured against predicted, row by row; last line "MAE <value>"
 };
 
-// Every source, in listing order.
-const std::vector<SourceInfo>& calibration_sources();
-
-// The source named `name`; nullptr when there is none.
-const SourceInfo* find_calibration_source(std::string_view name);
-
-// The sources' names, in listing order, joined by ", " (for messages and help).
-std::string calibration_source_names();
+// Every source, in listing order (a Registry, sim/base/registry.h: find, names_text, ...).
+const Registry<SourceInfo>& calibration_sources();
 
 }  // namespace gpumux::calibration

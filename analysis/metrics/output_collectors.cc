@@ -123,56 +123,60 @@ const Registry<CollectorInfo>& output_collectors() {
   static const Registry<CollectorInfo> table(
       "output collector",
       {
-      // First: a broken invariant stops the run before anything else sees the event.
-      {"", "the simulation's invariants, checked as it runs (sim/invariants/invariant_checker.h)",
-       [](const CollectorInputs& in) { return in.check_invariants; },
-       [](const CollectorInputs& in) {
-         return observer_only<InvariantChecker>(in.cluster, *in.scenario.model);
-       }},
-      {"", "jobs, GPU time, failures, distributions; jobs.csv and timeseries.csv",
-       [](const CollectorInputs&) { return true; },
-       [](const CollectorInputs& in) -> std::unique_ptr<OutputCollector> {
-         return std::make_unique<CoreCollector>(in);
-       }},
-      {"", "rejected jobs by reason (RunReport::rejected_by_reason)",
-       [](const CollectorInputs&) { return true; },
-       [](const CollectorInputs&) { return observer_only<RejectionTally>(); }},
-      // Which jobs ran at measured pair speeds: only with a catalogue, under a model that uses
-      // them (summary trace.workloads).
-      {"", "jobs that ran at measured co-location speeds",
-       [](const CollectorInputs& in) {
-         return in.scenario.trace.workloads.active() && in.scenario.model->uses_colocation_speeds();
-       },
-       [](const CollectorInputs& in) { return observer_only<ColocationTally>(*in.jobs); }},
-      {"shares", "GPU shares held and the cluster's fragmentation (FGD); timeseries.csv columns",
-       [](const CollectorInputs& in) { return in.share_view != nullptr; },
-       [](const CollectorInputs& in) -> std::unique_ptr<OutputCollector> {
-         return std::make_unique<SharesCollector>(*in.share_view);
-       }},
-      // Only models that split GPUs into slots have slot metrics; other runs' outputs stay as
-      // they were.
-      {"slots", "MIG slots: occupancy, fragmentation, fit-blocked jobs; slot_timeseries.csv",
-       [](const CollectorInputs& in) { return has_slots(in.cluster, *in.scenario.model); },
-       [](const CollectorInputs& in) -> std::unique_ptr<OutputCollector> {
-         return std::make_unique<SlotsCollector>(in);
-       }},
-      {"requests", "inference requests of services: latency percentiles, SLO attainment",
-       [](const CollectorInputs&) { return true; },
-       [](const CollectorInputs& in) -> std::unique_ptr<OutputCollector> {
-         return std::make_unique<RequestsCollector>(in);
-       }},
-      {"queued_by_reason",
-       "queued job-seconds by why the head of the queue could not start (GPUs, memory, cores...)",
-       [](const CollectorInputs&) { return true; },
-       [](const CollectorInputs&) -> std::unique_ptr<OutputCollector> {
-         return std::make_unique<QueueReasonsCollector>();
-       }},
-      {"", "progress lines on long runs (analysis/run/progress.h)",
-       [](const CollectorInputs& in) { return in.progress != nullptr; },
-       [](const CollectorInputs& in) {
-         return observer_only<ProgressReporter>(*in.progress, expected_job_count(in.scenario));
-       }},
-  });
+          // First: a broken invariant stops the run before anything else sees the event.
+          {"",
+           "the simulation's invariants, checked as it runs (sim/invariants/invariant_checker.h)",
+           [](const CollectorInputs& in) { return in.check_invariants; },
+           [](const CollectorInputs& in) {
+             return observer_only<InvariantChecker>(in.cluster, *in.scenario.model);
+           }},
+          {"", "jobs, GPU time, failures, distributions; jobs.csv and timeseries.csv",
+           [](const CollectorInputs&) { return true; },
+           [](const CollectorInputs& in) -> std::unique_ptr<OutputCollector> {
+             return std::make_unique<CoreCollector>(in);
+           }},
+          {"", "rejected jobs by reason (RunReport::rejected_by_reason)",
+           [](const CollectorInputs&) { return true; },
+           [](const CollectorInputs&) { return observer_only<RejectionTally>(); }},
+          // Which jobs ran at measured pair speeds: only with a catalogue, under a model that uses
+          // them (summary trace.workloads).
+          {"", "jobs that ran at measured co-location speeds",
+           [](const CollectorInputs& in) {
+             return in.scenario.trace.workloads.active() &&
+                    in.scenario.model->uses_colocation_speeds();
+           },
+           [](const CollectorInputs& in) { return observer_only<ColocationTally>(*in.jobs); }},
+          {"shares",
+           "GPU shares held and the cluster's fragmentation (FGD); timeseries.csv columns",
+           [](const CollectorInputs& in) { return in.share_view != nullptr; },
+           [](const CollectorInputs& in) -> std::unique_ptr<OutputCollector> {
+             return std::make_unique<SharesCollector>(*in.share_view);
+           }},
+          // Only models that split GPUs into slots have slot metrics; other runs' outputs stay as
+          // they were.
+          {"slots", "MIG slots: occupancy, fragmentation, fit-blocked jobs; slot_timeseries.csv",
+           [](const CollectorInputs& in) { return has_slots(in.cluster, *in.scenario.model); },
+           [](const CollectorInputs& in) -> std::unique_ptr<OutputCollector> {
+             return std::make_unique<SlotsCollector>(in);
+           }},
+          {"requests", "inference requests of services: latency percentiles, SLO attainment",
+           [](const CollectorInputs&) { return true; },
+           [](const CollectorInputs& in) -> std::unique_ptr<OutputCollector> {
+             return std::make_unique<RequestsCollector>(in);
+           }},
+          {"queued_by_reason",
+           "queued job-seconds by why the head of the queue could not start (GPUs, memory, "
+           "cores...)",
+           [](const CollectorInputs&) { return true; },
+           [](const CollectorInputs&) -> std::unique_ptr<OutputCollector> {
+             return std::make_unique<QueueReasonsCollector>();
+           }},
+          {"", "progress lines on long runs (analysis/run/progress.h)",
+           [](const CollectorInputs& in) { return in.progress != nullptr; },
+           [](const CollectorInputs& in) {
+             return observer_only<ProgressReporter>(*in.progress, expected_job_count(in.scenario));
+           }},
+      });
   return table;
 }
 

@@ -23,7 +23,7 @@ TEST(CalibrateCli, EverySourceInTheTableIsACommandWithItsVerbs) {
   for (const calibration::SourceInfo& s : calibration::calibration_sources()) {
     const std::string name(s.name);
     EXPECT_THAT(help.out, HasSubstr(name));
-    EXPECT_EQ(calibration::find_calibration_source(name), &s);
+    EXPECT_EQ(calibration::calibration_sources().find(name), &s);
     const auto own = testing::run_cli({"calibrate", name, "--help"});
     ASSERT_EQ(own.code, 0) << name << ": " << own.err;
     EXPECT_THAT(own.out, HasSubstr(std::string(s.summary)));
@@ -37,8 +37,8 @@ TEST(CalibrateCli, EverySourceInTheTableIsACommandWithItsVerbs) {
       }
     }
   }
-  EXPECT_EQ(calibration::find_calibration_source("colocation"), nullptr);
-  EXPECT_FALSE(calibration::find_calibration_source("replay")->fit);
+  EXPECT_EQ(calibration::calibration_sources().find("colocation"), nullptr);
+  EXPECT_FALSE(calibration::calibration_sources().find("replay")->fit);
   EXPECT_NE(testing::run_cli({"calibrate", "nonsense", "fit"}).code, 0);
 }
 
