@@ -70,7 +70,9 @@ void expect_same(const std::vector<std::string>& older, const std::vector<std::s
   ASSERT_EQ(b.cli.code, 0) << new_form << ": " << b.cli.err;
   EXPECT_EQ(a.cli.out, b.cli.out) << new_form;
   EXPECT_EQ(a.written, b.written) << new_form;
-  if (!out_file.empty()) EXPECT_FALSE(b.written.empty()) << new_form;
+  if (!out_file.empty()) {
+    EXPECT_FALSE(b.written.empty()) << new_form;
+  }
   EXPECT_THAT(a.cli.err, HasSubstr("is the older form of `gpumux " + new_form + "`"));
   EXPECT_THAT(b.cli.err, Not(HasSubstr("older form")));
 }

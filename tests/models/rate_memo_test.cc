@@ -206,7 +206,9 @@ TEST(DeviceOverlays, MeasurementsReplaceOnlyTheParametersThatApply) {
     DeviceProfile device;
     device.name = std::string(m.device);
     const TimeSliceParams& p = all.for_device(device);
-    if (m.parameter == kSwitchCostSpec.key) EXPECT_EQ(p.switch_cost_us, m.value);
+    if (m.parameter == kSwitchCostSpec.key) {
+      EXPECT_EQ(p.switch_cost_us, m.value);
+    }
   }
   EXPECT_EQ(all.base().switch_cost_us, -1.0);
 
