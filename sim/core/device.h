@@ -29,6 +29,9 @@ struct DeviceProfile {
   std::string architecture;  // e.g. "ampere"; decides facts such as the MPS client limit
   int mps_client_limit = 0;  // 48 on Volta and later, 16 before (docs/gpu-facts.md "MPS")
   double memory_bandwidth_gbps = 0.0;
+  // Dense 16-bit (bf16/fp16) tensor-core peak, TFLOP/s, without sparsity; 0: not known. The
+  // LLM engine's performance model (models/llm/) needs it with memory_bandwidth_gbps.
+  double peak_tflops_16bit = 0.0;
   int mig_memory_slices = 0;  // 0 when the device does not support MIG
   int mig_compute_slices = 0;
   std::vector<MigProfile> mig_profiles;
