@@ -15,6 +15,8 @@
 
 namespace gpumux {
 
+struct LlmEndpointSpec;  // sim/llm/llm_endpoint.h
+
 enum class ArrivalKind : std::uint8_t {
   kPoisson,  // at rate_per_s
   kSeries,   // Poisson at a piecewise-constant rate over time (series)
@@ -41,6 +43,9 @@ struct ServiceSpec {
   double batch_cost = 0.1;
   double timeout_ms = 0.0;  // a request still waiting this long gives up; 0: never
   int max_queue = 0;        // waiting requests beyond this are dropped on arrival; 0: no limit
+  // An LLM endpoint (token-level engine, sim/llm/llm_replica.h); null for a plain service. Its
+  // load replaces the arrival fields above, and service_ms and max_batch do not apply.
+  std::shared_ptr<const LlmEndpointSpec> llm;
 
   // Work of a batch of `b` requests in exclusive-GPU microseconds.
   double batch_work_us(int b) const {

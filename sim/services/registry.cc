@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/base/input_error.h"
+#include "sim/llm/llm_replica.h"
 
 namespace gpumux {
 
@@ -32,6 +33,7 @@ class RequestEngine final : public ServiceEngine {
   std::string_view name() const override { return "request"; }
   std::unique_ptr<ServiceReplica> make_replica(const ServiceSpec& spec, double origin_us,
                                                std::uint64_t seed) const override {
+    if (spec.llm) return std::make_unique<LlmReplica>(spec, origin_us, seed);
     return std::make_unique<RequestLevelReplica>(spec, origin_us, seed);
   }
   ServiceGpuContext seen(const ServiceGpuContext& context) const override {
@@ -60,6 +62,9 @@ class AnalyticEngine final : public ServiceEngine {
   std::string_view name() const override { return "analytic"; }
   std::unique_ptr<ServiceReplica> make_replica(const ServiceSpec& spec, double origin_us,
                                                std::uint64_t seed) const override {
+    // An LLM endpoint has no steady-state formula here: it is simulated iteration by iteration
+    // whatever the mode (docs/llm-serving.md).
+    if (spec.llm) return std::make_unique<LlmReplica>(spec, origin_us, seed);
     return std::make_unique<AnalyticReplica>(spec, origin_us, seed);
   }
   bool simulates_each_request() const override { return false; }

@@ -33,6 +33,8 @@
 
 namespace gpumux {
 
+struct LlmStats;  // sim/llm/llm_stats.h
+
 // Request outcomes; doubles because the analytic mode counts expected requests.
 struct RequestCounts {
   double arrived = 0;
@@ -69,6 +71,8 @@ class ServiceReplica {
 
   const RequestCounts& counts() const { return counts_; }
   const LatencyHistogram& latencies() const { return latencies_; }
+  // Token-level measurements of an LLM endpoint (sim/llm/llm_replica.h); null for others.
+  virtual const LlmStats* llm_stats() const { return nullptr; }
 
  protected:
   RequestCounts counts_;

@@ -1,0 +1,73 @@
+// An LLM endpoint: a vLLM-like engine serving one model on one GPU (or the share of one a
+// sharing model gives it), with its engine settings, its performance model and its load
+// (docs/llm-serving.md). A service (sim/core/service.h) whose ServiceSpec carries one is
+// simulated iteration by iteration (sim/llm/llm_replica.h) instead of as boxes of service_ms.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/llm/iteration_time.h"
+#include "sim/llm/llm_shape.h"
+
+namespace gpumux {
+
+// The engine's settings, with vLLM's names and meanings. Resolved values: every field is set
+// when the scenario parser (scenarios/llm_endpoint_config.h) hands the spec to the engine.
+struct LlmEngineConfig {
+  int max_num_seqs = 256;              // sequences in one batch, at most
+  int max_num_batched_tokens = 2048;   // tokens (prefill + decode) in one iteration, at most
+  std::int64_t max_model_len = 0;      // prompt + output of one request, at most
+  bool chunked_prefill = true;         // a prompt may be split over iterations
+  int block_size = 16;                 // tokens per KV-cache block
+  double gpu_memory_utilization = 0.9; // share of the device's memory the engine takes
+  bool cuda_graphs = true;             // decode launches replayed from CUDA graphs
+  std::int64_t kv_blocks = 0;          // KV-cache blocks the engine's memory leaves, > 0
+};
+
+// One request of an LLM load: when it arrives (s from the endpoint's start) and its tokens.
+struct LlmRequestRow {
+  double arrival_s = 0.0;
+  std::int32_t prompt_tokens = 0;  // > 0
+  std::int32_t output_tokens = 0;  // > 0
+};
+
+// How a generated request draws its token counts: fixed, or a (prompt, output) pair drawn
+// uniformly from an empirical list (e.g. a request trace's rows).
+struct LlmTokenLengths {
+  std::int32_t prompt_tokens = 0;  // fixed counts, used when `pairs` is null
+  std::int32_t output_tokens = 0;
+  std::shared_ptr<const std::vector<std::pair<std::int32_t, std::int32_t>>> pairs;
+};
+
+enum class LlmLoadKind : std::uint8_t {
+  kTrace,      // open loop: the rows of a request trace, in order
+  kGenerated,  // open loop: arrivals drawn at rate_per_s (Poisson, or gamma with arrival_cv)
+  kClosed,     // closed loop: `clients` clients, each sending its next request when the last ends
+};
+
+struct LlmLoad {
+  LlmLoadKind kind = LlmLoadKind::kGenerated;
+  std::shared_ptr<const std::vector<LlmRequestRow>> rows;  // kTrace: sorted by arrival
+  double rate_per_s = 0.0;   // kGenerated: mean arrival rate, > 0
+  double arrival_cv = 1.0;   // kGenerated: coefficient of variation of gaps (1: Poisson)
+  LlmTokenLengths tokens;    // kGenerated and kClosed
+  int clients = 0;           // kClosed: > 0
+  std::int64_t warmup_requests = 0;    // kClosed: first requests, not measured
+  std::int64_t measured_requests = 0;  // kClosed: then these; 0: until the lifetime ends
+};
+
+struct LlmEndpointSpec {
+  LlmShape model;
+  std::string device;  // the device the performance model was built for
+  LlmEngineConfig engine;
+  std::shared_ptr<const IterationTimeModel> time_model;  // never null
+  LlmLoad load;
+  double ttft_slo_ms = 0.0;  // goodput: a request meets both objectives; 0: no objective
+  double tpot_slo_ms = 0.0;
+};
+
+}  // namespace gpumux

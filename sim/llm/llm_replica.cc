@@ -1,0 +1,413 @@
+#include "sim/llm/llm_replica.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpumux {
+
+LlmReplica::LlmReplica(const ServiceSpec& spec, double origin_us, std::uint64_t seed)
+    : spec_(spec),
+      llm_(*spec.llm),
+      config_(spec.llm->engine),
+      source_(spec.llm->load, origin_us, seed),
+      now_(origin_us),
+      free_blocks_(spec.llm->engine.kv_blocks),
+      residue_count_(static_cast<std::size_t>(spec.llm->engine.block_size), 0) {
+  stats_.kv_blocks = config_.kv_blocks;
+  waiting_.clear();
+  prefilling_.reserve(static_cast<std::size_t>(config_.max_num_seqs));
+  iteration_prefills_.reserve(static_cast<std::size_t>(config_.max_num_seqs));
+}
+
+int LlmReplica::new_seq() {
+  if (!free_seqs_.empty()) {
+    const int s = free_seqs_.back();
+    free_seqs_.pop_back();
+    const std::uint32_t epoch = seqs_[static_cast<std::size_t>(s)].epoch + 1;
+    seqs_[static_cast<std::size_t>(s)] = Seq{};
+    seqs_[static_cast<std::size_t>(s)].epoch = epoch;
+    return s;
+  }
+  seqs_.emplace_back();
+  return static_cast<int>(seqs_.size() - 1);
+}
+
+void LlmReplica::link_tail(int s) {
+  Seq& q = seqs_[static_cast<std::size_t>(s)];
+  q.prev = tail_;
+  q.next = kNone;
+  if (tail_ != kNone) seqs_[static_cast<std::size_t>(tail_)].next = s;
+  tail_ = s;
+  if (head_ == kNone) head_ = s;
+}
+
+void LlmReplica::unlink(int s) {
+  Seq& q = seqs_[static_cast<std::size_t>(s)];
+  if (q.prev != kNone) seqs_[static_cast<std::size_t>(q.prev)].next = q.next;
+  else head_ = q.next;
+  if (q.next != kNone) seqs_[static_cast<std::size_t>(q.next)].prev = q.prev;
+  else tail_ = q.prev;
+  q.prev = q.next = kNone;
+}
+
+int LlmReplica::residue(const Seq& q) const {
+  // A decoding sequence writes KV slot prompt + generated - 1 at the step; it needs a new block
+  // when that slot starts one: (prompt + joined_generated - 1 - join_step + step) % block == 0.
+  const std::int64_t b = config_.block_size;
+  const std::int64_t r = (q.prompt + q.joined_generated - 1 - q.join_step) % b;
+  return static_cast<int>(r < 0 ? r + b : r);
+}
+
+void LlmReplica::start_decoding(int s) {
+  Seq& q = seqs_[static_cast<std::size_t>(s)];
+  q.decoding = true;
+  q.join_step = step_;
+  q.joined_generated = q.generated;
+  ++decode_count_;
+  if (q.measured) ++measured_decoding_;
+  decode_context_ += static_cast<double>(q.prompt + q.generated);
+  ++residue_count_[static_cast<std::size_t>(residue(q))];
+  // It decodes in steps join_step .. join_step + (output - generated) - 1 and ends after the last.
+  finishes_.push(Finish{q.join_step + (q.output - q.generated) - 1, s, q.epoch});
+}
+
+void LlmReplica::stop_decoding(int s) {
+  Seq& q = seqs_[static_cast<std::size_t>(s)];
+  q.generated = generated_at(q, step_);
+  q.blocks = blocks_for(q.prompt + q.generated - 1);
+  --decode_count_;
+  if (q.measured) --measured_decoding_;
+  decode_context_ -= static_cast<double>(q.prompt + q.generated);
+  --residue_count_[static_cast<std::size_t>(residue(q))];
+  q.decoding = false;
+  ++q.epoch;  // its heap entry is stale now
+}
+
+void LlmReplica::set_rate(double t_us, double rate) {
+  advance_to(t_us);
+  if (ended_) return;
+  if (down_ || rate_ == 0.0) {
+    if (down_) source_.restart(t_us);
+    down_ = false;
+  }
+  rate_ = rate;
+  advance_to(t_us);
+}
+
+void LlmReplica::kill(double t_us) {
+  advance_to(t_us);
+  drop_all(t_us, false);
+  source_.stop(t_us);
+  down_ = true;
+  rate_ = 0.0;
+}
+
+void LlmReplica::end(double t_us) {
+  if (ended_) return;
+  advance_to(t_us);
+  drop_all(t_us, true);
+  source_.stop(t_us);
+  ended_ = true;
+  rate_ = 0.0;
+}
+
+void LlmReplica::drop_all(double /*t_us*/, bool unfinished) {
+  const auto count = [&](const Seq& q) {
+    if (!q.measured) return;
+    if (unfinished) counts_.unfinished += 1;
+    else counts_.dropped += 1;
+  };
+  for (int s = head_; s != kNone; s = seqs_[static_cast<std::size_t>(s)].next) {
+    count(seqs_[static_cast<std::size_t>(s)]);
+  }
+  for (int s : waiting_) count(seqs_[static_cast<std::size_t>(s)]);
+  // Start afresh: nothing held.
+  seqs_.clear();
+  free_seqs_.clear();
+  waiting_.clear();
+  prefilling_.clear();
+  iteration_prefills_.clear();
+  head_ = tail_ = kNone;
+  free_blocks_ = config_.kv_blocks;
+  decode_count_ = measured_decoding_ = 0;
+  decode_context_ = 0.0;
+  std::fill(residue_count_.begin(), residue_count_.end(), 0);
+  finishes_ = {};
+  in_iteration_ = false;
+  work_left_us_ = 0.0;
+  in_flight_ = 0;
+}
+
+void LlmReplica::note_ended(const Seq& q, double t_us) {
+  --in_flight_;
+  (void)q;
+  source_.request_ended(t_us);
+}
+
+void LlmReplica::on_arrival(const LlmArrival& a) {
+  if (a.measured) {
+    counts_.arrived += 1;
+    if (stats_.first_arrival_us < 0) stats_.first_arrival_us = a.at_us;
+  }
+  ++in_flight_;
+  peak_in_flight_ = std::max(peak_in_flight_, in_flight_);
+  const std::int64_t total = static_cast<std::int64_t>(a.prompt_tokens) + a.output_tokens;
+  // vLLM rejects a request longer than the model's context; one that could never hold its
+  // tokens in the whole cache would be preempted forever, so it is refused too.
+  if (total > config_.max_model_len || blocks_for(total - 1) > config_.kv_blocks) {
+    if (a.measured) {
+      ++stats_.refused;
+      counts_.dropped += 1;
+    }
+    --in_flight_;
+    source_.request_ended(a.at_us);
+    return;
+  }
+  const int s = new_seq();
+  Seq& q = seqs_[static_cast<std::size_t>(s)];
+  q.arrival_us = a.at_us;
+  q.prompt = a.prompt_tokens;
+  q.output = a.output_tokens;
+  q.measured = a.measured;
+  waiting_.push_back(s);
+}
+
+void LlmReplica::admit_arrivals() {
+  while (source_.next_at() <= now_) on_arrival(source_.take());
+}
+
+bool LlmReplica::preempt_newest(int keep) {
+  // Evicts the newest running sequence other than `keep`; false when there is none.
+  int victim = tail_;
+  if (victim == keep) return false;
+  if (victim == kNone) return false;
+  Seq& q = seqs_[static_cast<std::size_t>(victim)];
+  if (q.decoding) {
+    const bool took_block = decode_blocks_taken_ && residue(q) == decode_residue_;
+    stop_decoding(victim);
+    if (took_block) q.blocks += 1;  // the block this step gave it is freed with the rest
+    q.last_token_us = last_iteration_end_us_;
+  } else {
+    prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), victim));
+  }
+  free_blocks_ += q.blocks;
+  q.blocks = 0;
+  q.computed = 0;  // recomputation: its prompt and generated tokens are prefilled again
+  unlink(victim);
+  waiting_.push_front(victim);
+  ++stats_.preemptions;
+  return true;
+}
+
+bool LlmReplica::plan_iteration() {
+  std::int64_t budget = config_.max_num_batched_tokens;
+  batch_ = IterationBatch{};
+  iteration_prefills_.clear();
+
+  // Decodes first (they are the oldest running sequences): the ones crossing a block boundary
+  // need a block each; without enough, the newest running sequences make room.
+  const std::int64_t b = config_.block_size;
+  std::int64_t r = (-step_) % b;
+  if (r < 0) r += b;
+  const std::int64_t preempted_before = stats_.preemptions;
+  while (decode_count_ > 0 && residue_count_[static_cast<std::size_t>(r)] > free_blocks_) {
+    if (!preempt_newest(kNone)) break;
+  }
+  free_blocks_ -= residue_count_[static_cast<std::size_t>(r)];
+  decode_blocks_taken_ = true;
+  decode_residue_ = static_cast<int>(r);
+  budget -= decode_count_;
+
+  // Running sequences still in their prompt, in scheduling order.
+  for (std::size_t i = 0; i < prefilling_.size() && budget > 0;) {
+    const int s = prefilling_[i];
+    Seq& q = seqs_[static_cast<std::size_t>(s)];
+    const std::int64_t target = q.prompt + q.generated;
+    const std::int64_t chunk = std::min(target - q.computed, budget);
+    const std::int64_t need = blocks_for(q.computed + chunk) - q.blocks;
+    bool evicted_self = false;
+    while (need > free_blocks_) {
+      if (!preempt_newest(s)) {
+        evicted_self = true;
+        break;
+      }
+    }
+    if (evicted_self) break;  // it waits for blocks like the others behind it
+    free_blocks_ -= need;
+    q.blocks += need;
+    q.chunk = chunk;
+    budget -= chunk;
+    iteration_prefills_.push_back(s);
+    ++i;
+    // preempt_newest may have removed later entries of prefilling_; `i` stays valid.
+  }
+
+  // Waiting requests in order, while the budget, max_num_seqs and the free blocks allow; none
+  // in an iteration that had to preempt (vLLM's rule: no room was found for the running ones).
+  while (stats_.preemptions == preempted_before && budget > 0 && !waiting_.empty() && running() < config_.max_num_seqs) {
+    const int s = waiting_.front();
+    Seq& q = seqs_[static_cast<std::size_t>(s)];
+    const std::int64_t remaining = q.prompt + q.generated;  // computed is 0 while waiting
+    if (!config_.chunked_prefill && remaining > budget) break;
+    const std::int64_t chunk = std::min(remaining, budget);
+    const std::int64_t need = blocks_for(chunk);
+    if (need > free_blocks_) break;
+    waiting_.pop_front();
+    free_blocks_ -= need;
+    q.blocks = need;
+    q.computed = 0;
+    q.chunk = chunk;
+    budget -= chunk;
+    link_tail(s);
+    prefilling_.push_back(s);
+    iteration_prefills_.push_back(s);
+  }
+
+  if (decode_count_ == 0 && iteration_prefills_.empty()) return false;
+  batch_.decode_seqs = decode_count_;
+  batch_.decode_context_tokens = decode_context_;
+  batch_.sampled_seqs = decode_count_;
+  for (int s : iteration_prefills_) {
+    const Seq& q = seqs_[static_cast<std::size_t>(s)];
+    const double c = static_cast<double>(q.chunk);
+    batch_.prefill_seqs += 1;
+    batch_.prefill_tokens += q.chunk;
+    batch_.prefill_attention_pairs += c * static_cast<double>(q.computed) + c * (c + 1.0) / 2.0;
+    if (q.computed + q.chunk == q.prompt + q.generated) batch_.sampled_seqs += 1;
+  }
+  iteration_decodes_ = decode_count_;
+  iteration_measured_decodes_ = measured_decoding_;
+  return true;
+}
+
+void LlmReplica::finish(int s, double t_us) {
+  Seq& q = seqs_[static_cast<std::size_t>(s)];
+  if (q.measured) {
+    counts_.served += 1;
+    const double latency = t_us - q.arrival_us;
+    latencies_.add(latency);
+    double tpot_us = 0.0;
+    if (q.output > 1) {
+      tpot_us = (t_us - q.first_token_us) / static_cast<double>(q.output - 1);
+      stats_.tpot.add(tpot_us);
+    }
+    const double ttft_us = q.first_token_us - q.arrival_us;
+    const bool ttft_ok = llm_.ttft_slo_ms <= 0 || ttft_us <= llm_.ttft_slo_ms * 1000.0;
+    const bool tpot_ok = llm_.tpot_slo_ms <= 0 || tpot_us <= llm_.tpot_slo_ms * 1000.0;
+    if (ttft_ok && tpot_ok) ++stats_.goodput;
+    if (spec_.slo_ms > 0 && latency <= spec_.slo_ms * 1000.0) counts_.within_slo += 1;
+    stats_.prompt_tokens += q.prompt;
+    stats_.output_tokens += q.output;
+    stats_.last_finish_us = std::max(stats_.last_finish_us, t_us);
+  }
+  note_ended(q, t_us);
+  unlink(s);
+  free_seqs_.push_back(s);
+}
+
+void LlmReplica::complete_iteration() {
+  const double t = now_;
+  const double duration = t - iteration_start_us_;
+  ++stats_.iterations;
+  stats_.busy_us += duration;
+  stats_.batch_seq_us += duration * static_cast<double>(running());
+  stats_.kv_used_block_us += duration * static_cast<double>(kv_blocks_used());
+  stats_.peak_running = std::max(stats_.peak_running, running());
+  // Every decoding sequence produced a token: the gap since its previous one is this iteration
+  // (iterations run back to back while any sequence decodes).
+  if (iteration_measured_decodes_ > 0) {
+    stats_.itl.add(t - last_iteration_end_us_, static_cast<double>(iteration_measured_decodes_));
+  }
+  const std::int64_t done = step_;
+  ++step_;
+  decode_blocks_taken_ = false;
+  decode_context_ += static_cast<double>(iteration_decodes_);
+  while (!finishes_.empty() && finishes_.top().step <= done) {
+    const Finish f = finishes_.top();
+    finishes_.pop();
+    Seq& q = seqs_[static_cast<std::size_t>(f.seq)];
+    if (q.epoch != f.epoch || !q.decoding) continue;  // preempted since
+    free_blocks_ += blocks_for(q.prompt + generated_at(q, step_) - 1);
+    stop_decoding(f.seq);
+    q.blocks = 0;
+    finish(f.seq, t);
+  }
+  // Prefill chunks: a sequence that reaches the end of its prompt (and generated tokens, after
+  // a preemption) samples its next token now.
+  for (int s : iteration_prefills_) {
+    Seq& q = seqs_[static_cast<std::size_t>(s)];
+    q.computed += q.chunk;
+    q.chunk = 0;
+    if (q.computed < q.prompt + q.generated) continue;
+    prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), s));
+    q.generated += 1;
+    if (q.first_token_us < 0) {
+      q.first_token_us = t;
+      if (q.measured) stats_.ttft.add(t - q.arrival_us);
+    } else if (q.measured) {
+      // Resumed after a preemption: the gap since its last token is one inter-token latency.
+      stats_.itl.add(t - q.last_token_us);
+    }
+    if (q.generated >= q.output) {
+      free_blocks_ += q.blocks;
+      q.blocks = 0;
+      finish(s, t);
+    } else {
+      free_blocks_ += q.blocks - blocks_for(q.prompt + q.generated - 1);
+      q.blocks = blocks_for(q.prompt + q.generated - 1);
+      start_decoding(s);
+    }
+  }
+  iteration_prefills_.clear();
+  last_iteration_end_us_ = t;
+  in_iteration_ = false;
+}
+
+void LlmReplica::advance_to(double t_us) {
+  while (true) {
+    if (in_iteration_) {
+      if (rate_ <= 0.0) {
+        now_ = std::max(now_, t_us);
+        return;
+      }
+      const double end = now_ + work_left_us_ / rate_;
+      if (end <= t_us) {
+        now_ = end;
+        work_left_us_ = 0.0;
+        complete_iteration();
+        continue;
+      }
+      work_left_us_ -= (t_us - now_) * rate_;
+      now_ = t_us;
+      return;
+    }
+    if (rate_ <= 0.0 || ended_) {
+      // Down or not started: arrivals wait in the queue (the GPU is not serving); a killed
+      // replica's source is stopped, so nothing arrives.
+      if (!ended_) {
+        while (source_.next_at() <= t_us) {
+          now_ = std::max(now_, source_.next_at());
+          on_arrival(source_.take());
+        }
+      }
+      now_ = std::max(now_, t_us);
+      return;
+    }
+    admit_arrivals();
+    if (plan_iteration()) {
+      in_iteration_ = true;
+      iteration_start_us_ = now_;
+      if (last_iteration_end_us_ < 0) last_iteration_end_us_ = now_;
+      work_left_us_ = llm_.time_model->iteration_us(batch_);
+      continue;
+    }
+    const double next = source_.next_at();
+    if (next > t_us) {
+      now_ = t_us;
+      return;
+    }
+    now_ = next;
+  }
+}
+
+}  // namespace gpumux
