@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "calibrate/colocation/colocation_command.h"
+#include "calibrate/llm_profiles/llm_profiles_command.h"
 #include "calibrate/overlap/calibrate_command.h"
 #include "calibrate/replay/replay_check_command.h"
 #include "calibrate/sources.h"
@@ -54,6 +55,14 @@ const Registry<SourceInfo>& calibration_sources() {
            {},
            {"measured vs simulated outcome and JCT per job; last line 'MAE <value>'",
             verb<ReplayCheckCommand, configure_replay_check, run_replay_check>}},
+          {"llm-profiles",
+           "LLM engines' operators profiled vs tokens (Vidur's mlp.csv / attention.csv, "
+           "LLMServingSim's dense.csv / per_sequence.csv / attention.csv): the LLM performance "
+           "model",
+           {"fit the model's efficiencies per operator class, cross-validated; writes them",
+            verb<LlmProfilesCommand, configure_llm_profiles_fit, run_llm_profiles_fit>},
+           {"measured vs predicted per operator class; last line 'MAE <value>'",
+            verb<LlmProfilesCommand, configure_llm_profiles_check, run_llm_profiles_check>}},
       });
   return table;
 }
