@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "scenarios/llm_endpoint_config.h"
 #include "sim/base/input_error.h"
 #include "traces/io/csv_reader.h"
 #include "traces/fields/service_fields.h"
@@ -97,11 +98,28 @@ double optional_or_nan(JsonObject& o, const char* key, double min, double max) {
   return o.required_number(key, min, max);
 }
 
-ServiceFields parse_fields(JsonObject& o, const std::string& base_dir, nlohmann::json& echo) {
+ServiceFields parse_fields(JsonObject& o, const std::string& base_dir,
+                           const std::vector<DeviceProfile>& devices, nlohmann::json& echo) {
   ServiceFields f;
   f.spec = empty_service_row();
   f.spec->max_queue = -1;
   f.where = o.where();
+  if (o.has("llm")) {
+    JsonObject llm = o.object("llm");
+    nlohmann::json llm_echo = nlohmann::json::object();
+    f.spec->llm = parse_llm_endpoint(llm, base_dir, devices, llm_echo);
+    echo["llm"] = std::move(llm_echo);
+    for (const char* key : {"request_rate_per_s", "rate_series", "request_times", "service_ms",
+                            "max_batch", "batch_cost"}) {
+      if (o.has(key)) {
+        throw InputError(o.where(key), key,
+                         "an LLM endpoint takes its arrivals from llm.load and its service "
+                         "times from its engine: drop this field");
+      }
+    }
+  } else {
+    o.allow("llm");
+  }
   int arrivals = 0;
   if (o.has("request_rate_per_s")) {
     f.spec->arrival = ArrivalKind::kPoisson;
@@ -171,7 +189,8 @@ int first_given_int(std::initializer_list<const ServiceSpec*> layers, int Servic
 
 }  // namespace
 
-ServicesConfig parse_services(JsonObject& o, const std::string& base_dir) {
+ServicesConfig parse_services(JsonObject& o, const std::string& base_dir,
+                              const std::vector<DeviceProfile>& devices) {
   ServicesConfig c;
   c.given = true;
   const std::string mode = o.optional_string("mode", std::string(service_engines().front().name));
@@ -187,7 +206,7 @@ ServicesConfig parse_services(JsonObject& o, const std::string& base_dir) {
   if (o.has("default")) {
     JsonObject d = o.object("default");
     nlohmann::json echo = nlohmann::json::object();
-    c.defaults = std::make_shared<ServiceFields>(parse_fields(d, base_dir, echo));
+    c.defaults = std::make_shared<ServiceFields>(parse_fields(d, base_dir, devices, echo));
     c.echo["default"] = echo;
   } else {
     o.allow("default");
@@ -197,7 +216,7 @@ ServicesConfig parse_services(JsonObject& o, const std::string& base_dir) {
     nlohmann::json echo = nlohmann::json::object();
     for (const auto& [id, value] : o.raw("by_id").items()) {
       JsonObject entry = by_id.object(id);
-      c.by_id.emplace(id, parse_fields(entry, base_dir, echo[id]));
+      c.by_id.emplace(id, parse_fields(entry, base_dir, devices, echo[id]));
     }
     by_id.finish();
     c.echo["by_id"] = echo;
@@ -219,6 +238,18 @@ std::shared_ptr<const ServiceSpec> ServiceAssigningSource::resolve(
   const ServiceSpec* default_layer = config_.defaults ? config_.defaults->spec.get() : nullptr;
   const std::string where = trace_label_ + " job '" + job.id + "'";
   auto s = std::make_shared<ServiceSpec>();
+  // An LLM endpoint (by_id's, else the default's): its load and engine replace arrivals and
+  // service times; the SLO, timeout and queue fields still apply.
+  const ServiceSpec* llm_layer =
+      id_layer && id_layer->llm ? id_layer : (!by_id && default_layer && default_layer->llm ? default_layer : nullptr);
+  if (llm_layer) {
+    s->llm = llm_layer->llm;
+    s->service_ms = 0.0;
+    const std::initializer_list<const ServiceSpec*> layers = {id_layer, default_layer};
+    s->slo_ms = first_given(layers, &ServiceSpec::slo_ms, 0.0);
+    s->timeout_ms = 0.0;
+    return s;
+  }
   if (by_id && by_id->arrival_given) {
     *s = *id_layer;
   } else if (row && !std::isnan(row->rate_per_s)) {
@@ -275,6 +306,16 @@ double expected_requests(const JobSpec& job, const ServiceSpec& s) {
 }  // namespace
 
 void ServiceAssigningSource::check_request_budget(const JobSpec& job) const {
+  if (job.service->llm) {
+    // An LLM endpoint simulates iterations and holds only the requests in its engine (a closed
+    // loop's clients, or a trace already read): its own check is the engine's memory.
+    if (job.gpus != 1) {
+      throw InputError(trace_label_ + " job '" + job.id + "'", "gpus",
+                       "an LLM endpoint runs on one GPU (tensor parallelism is not modelled "
+                       "yet); got " + std::to_string(job.gpus));
+    }
+    return;
+  }
   if (!config_.engine->simulates_each_request() || job.service->arrival == ArrivalKind::kTrace) {
     return;
   }
@@ -315,11 +356,20 @@ bool ServiceAssigningSource::next(JobSpec& job) {
       if (!default_spec_) default_spec_ = resolve(job, nullptr, nullptr);
       job.service = default_spec_;
       check_request_budget(job);
+      if (job.service->llm) {
+        job.memory = MemoryMiB(job.service->llm->engine_memory_mib);
+        job.memory_profile.reset();
+      }
     }
     return true;
   }
   job.service = resolve(job, job.service.get(), by_id);
   check_request_budget(job);
+  if (job.service->llm) {
+    // The engine takes its memory at start and keeps it (vLLM's gpu_memory_utilization).
+    job.memory = MemoryMiB(job.service->llm->engine_memory_mib);
+    job.memory_profile.reset();
+  }
   return true;
 }
 

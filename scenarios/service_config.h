@@ -11,7 +11,8 @@
 // `rate_series` {"points": [[t_s, rate_per_s], ...], "repeat_s": s} or `request_times` (a
 // text file: one time in seconds from the service's start per line, sorted; blank and '#'
 // lines skipped); `service_ms`, `slo_ms`, `max_batch`, `batch_cost`, `timeout_ms`,
-// `max_queue`. Precedence per field: by_id, then the trace row's columns, then default, then
+// `max_queue`; `llm` (an LLM endpoint, scenarios/llm_endpoint_config.h: its load replaces the
+// arrival fields, and service_ms, max_batch and batch_cost do not apply). Precedence per field: by_id, then the trace row's columns, then default, then
 // the built-in defaults of sim/core/service.h. A job is a service when its row has service columns,
 // when by_id names it, or when `default` is given and it is of kind inference. The engine's
 // own keys (e.g. the request engine's `time_slicing` and `mps`) sit beside `mode`.
@@ -25,6 +26,7 @@
 
 #include "sim/core/job_source.h"
 #include "sim/base/json_fields.h"
+#include "sim/core/device.h"
 #include "sim/core/service.h"
 #include "sim/services/registry.h"
 #include "sim/services/service_engine.h"
@@ -47,8 +49,10 @@ struct ServicesConfig {
   nlohmann::json echo;
 };
 
-// Reads the `services` object; `base_dir` resolves request_times files. Throws InputError.
-ServicesConfig parse_services(JsonObject& o, const std::string& base_dir);
+// Reads the `services` object; `base_dir` resolves request_times and other files; `devices`
+// (the cluster's device types) are what an `llm` endpoint may run on. Throws InputError.
+ServicesConfig parse_services(JsonObject& o, const std::string& base_dir,
+                              const std::vector<DeviceProfile>& devices);
 
 // Completes the services of `inner`'s jobs (see the header comment), and clears `service` on
 // every other job. Throws InputError naming the job (`trace_label` and its id) when a service

@@ -121,6 +121,26 @@ std::string requests_line(const json& m) {
          fixed_or_na(rq["served_per_s"], 1) + " served/s";
 }
 
+// LLM endpoints (docs/llm-serving.md "Metrics"): TTFT and TPOT, then tokens/s and goodput.
+std::string llm_latency_line(const json& m) {
+  if (!m.contains("requests") || !m["requests"].contains("ttft_ms")) return "";
+  const json& rq = m["requests"];
+  auto ms = [](const json& v) { return fixed_or_na(v, 1); };
+  return "TTFT p50 " + ms(rq["ttft_ms"]["p50"]) + ", p99 " + ms(rq["ttft_ms"]["p99"]) +
+         "; TPOT p50 " + ms(rq["tpot_ms"]["p50"]) + ", p99 " + ms(rq["tpot_ms"]["p99"]) +
+         "; ITL p50 " + ms(rq["itl_ms"]["p50"]);
+}
+
+std::string llm_throughput_line(const json& m) {
+  if (!m.contains("requests") || !m["requests"].contains("ttft_ms")) return "";
+  const json& rq = m["requests"];
+  std::string text = fixed_or_na(rq["output_tokens_per_s"], 1) + " output tokens/s, " +
+                     fixed_or_na(rq["goodput_per_s"], 2) + " goodput requests/s";
+  if (positive(rq["refused"])) text += "  (" + dump(rq["refused"]) + " refused)";
+  if (positive(rq["preemptions"])) text += "  (" + dump(rq["preemptions"]) + " preemptions)";
+  return text;
+}
+
 std::string request_latency_line(const json& m) {
   if (!m.contains("requests")) return "";
   const json& rq = m["requests"];
@@ -347,6 +367,50 @@ std::vector<MetricInfo> build() {
            "services that never started (rejected, or queued at the run's end)"},
       },
       "no request served");
+  add_group(
+      m,
+      {
+          M{"requests.ttft_ms.p50", "ms", lo, "LLM time to first token, p50"}
+              .in_tables("TTFT p50 (ms)", 1)
+              .in_summary(19, "LLM latency (ms)", llm_latency_line),
+          {"requests.ttft_ms.p90", "ms", lo, "LLM time to first token, p90"},
+          M{"requests.ttft_ms.p99", "ms", lo, "LLM time to first token, p99"}.in_tables(
+              "TTFT p99 (ms)", 1),
+          {"requests.ttft_ms.p95", "ms", lo, "LLM time to first token, p95"},
+          {"requests.ttft_ms.mean", "ms", lo, "LLM time to first token, mean"},
+          M{"requests.tpot_ms.p50", "ms", lo,
+            "LLM time per output token after the first (per request), p50"}
+              .in_tables("TPOT p50 (ms)", 2),
+          {"requests.tpot_ms.p90", "ms", lo, "LLM time per output token, p90"},
+          {"requests.tpot_ms.p95", "ms", lo, "LLM time per output token, p95"},
+          M{"requests.tpot_ms.p99", "ms", lo, "LLM time per output token, p99"}.in_tables(
+              "TPOT p99 (ms)", 2),
+          {"requests.tpot_ms.mean", "ms", lo, "LLM time per output token, mean"},
+          {"requests.itl_ms.p50", "ms", lo, "LLM inter-token latency (every gap), p50"},
+          {"requests.itl_ms.p90", "ms", lo, "LLM inter-token latency, p90"},
+          {"requests.itl_ms.p95", "ms", lo, "LLM inter-token latency, p95"},
+          {"requests.itl_ms.p99", "ms", lo, "LLM inter-token latency, p99"},
+          {"requests.itl_ms.mean", "ms", lo, "LLM inter-token latency, mean"},
+          M{"requests.output_tokens_per_s", "tokens/s", hi,
+            "LLM output tokens per second, first arrival to last finish"}
+              .in_tables("output tokens/s", 1)
+              .in_summary(20, "LLM throughput", llm_throughput_line),
+          {"requests.total_tokens_per_s", "tokens/s", hi,
+           "LLM prompt + output tokens per second"},
+          {"requests.requests_per_s", "requests/s", hi, "LLM requests served per second"},
+          M{"requests.goodput_per_s", "requests/s", hi,
+            "LLM requests per second meeting both their endpoint's TTFT and TPOT objectives"}
+              .in_tables("goodput (requests/s)", 2),
+          {"requests.goodput_share", "share", hi,
+           "share of arrived LLM requests meeting both objectives"},
+          {"requests.refused", "requests", lo,
+           "LLM requests refused (longer than max_model_len or the KV cache)"},
+          {"requests.preemptions", "events", lo,
+           "LLM sequences preempted for KV-cache room (recomputed later)"},
+          {"requests.mean_batch", "sequences", no, "LLM running sequences, mean over busy time"},
+          {"requests.kv_cache_use", "share", no, "LLM KV-cache blocks in use, mean over busy time"},
+      },
+      "no LLM endpoint served a request");
   add_group(
       m,
       {

@@ -1,5 +1,7 @@
 #include "analysis/metrics/service_metrics.h"
 
+#include "sim/llm/llm_endpoint.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -18,6 +20,51 @@ nlohmann::json latency_json(double served, double p50, double p95, double p99, d
 }
 
 double outcomes(const RequestCounts& c) { return c.served + c.dropped + c.timed_out; }
+
+nlohmann::json distribution_ms(const LatencyHistogram& h) {
+  if (h.count() <= 0) {
+    return {{"p50", nullptr}, {"p90", nullptr}, {"p95", nullptr}, {"p99", nullptr},
+            {"mean", nullptr}};
+  }
+  return {{"p50", h.percentile_us(0.50) / 1000.0}, {"p90", h.percentile_us(0.90) / 1000.0},
+          {"p95", h.percentile_us(0.95) / 1000.0}, {"p99", h.percentile_us(0.99) / 1000.0},
+          {"mean", h.mean_us() / 1000.0}};
+}
+
+nlohmann::json per_s(double n, double span_us) {
+  return span_us > 0 ? nlohmann::json(n / (span_us / 1e6)) : nlohmann::json(nullptr);
+}
+
+// The token-level measurements of one LLM endpoint, or of several pooled.
+nlohmann::json llm_json(const LlmStats& st, const RequestCounts& c) {
+  const double span = st.first_arrival_us >= 0 && st.last_finish_us > st.first_arrival_us
+                          ? st.last_finish_us - st.first_arrival_us
+                          : 0.0;
+  nlohmann::json out;
+  out["ttft_ms"] = distribution_ms(st.ttft);
+  out["tpot_ms"] = distribution_ms(st.tpot);
+  out["itl_ms"] = distribution_ms(st.itl);
+  out["output_tokens_per_s"] = per_s(static_cast<double>(st.output_tokens), span);
+  out["total_tokens_per_s"] =
+      per_s(static_cast<double>(st.output_tokens + st.prompt_tokens), span);
+  out["requests_per_s"] = per_s(c.served, span);
+  out["goodput_per_s"] = per_s(static_cast<double>(st.goodput), span);
+  out["goodput_share"] =
+      c.arrived > 0 ? nlohmann::json(static_cast<double>(st.goodput) / c.arrived) : nullptr;
+  out["prompt_tokens"] = st.prompt_tokens;
+  out["output_tokens"] = st.output_tokens;
+  out["refused"] = st.refused;
+  out["preemptions"] = st.preemptions;
+  out["iterations"] = st.iterations;
+  out["mean_batch"] = st.busy_us > 0 ? nlohmann::json(st.batch_seq_us / st.busy_us) : nullptr;
+  out["peak_batch"] = st.peak_running;
+  out["kv_cache_use"] = st.busy_us > 0 && st.kv_blocks > 0
+                            ? nlohmann::json(st.kv_used_block_us / st.busy_us /
+                                             static_cast<double>(st.kv_blocks))
+                            : nullptr;
+  out["busy_s"] = st.busy_us / 1e6;
+  return out;
+}
 
 nlohmann::json counts_json(const RequestCounts& c) {
   return {{"count", count_json(c.arrived)},
@@ -126,6 +173,15 @@ void ServiceMetrics::close(std::uint64_t ordinal, Time now) {
   r.p95_us = h.percentile_us(0.95);
   r.p99_us = h.percentile_us(0.99);
   r.mean_us = h.mean_us();
+  if (const LlmStats* st = replica.llm_stats()) {
+    nlohmann::json llm = llm_json(*st, r.counts);
+    llm["model"] = it->second.spec->llm ? nlohmann::json(it->second.spec->llm->model.name) : nullptr;
+    llm["device"] = it->second.spec->llm ? nlohmann::json(it->second.spec->llm->device) : nullptr;
+    r.llm = std::make_shared<const nlohmann::json>(std::move(llm));
+    all_llm_.merge(*st);
+    all_llm_counts_.merge(r.counts);
+    any_llm_ = true;
+  }
   all_.merge(h);
   all_counts_.merge(r.counts);
   if (r.slo_ms > 0) {
@@ -162,6 +218,11 @@ nlohmann::json ServiceMetrics::metrics() const {
       {"max", delay_max},
       {"mean", records_.empty() ? 0.0 : delay_sum / static_cast<double>(records_.size())}};
   out["services_unstarted"] = unstarted;
+  if (any_llm_) {
+    // Pooled over the LLM endpoints; their span is the earliest arrival to the latest finish.
+    const nlohmann::json pooled = llm_json(all_llm_, all_llm_counts_);
+    for (const auto& [key, value] : pooled.items()) out[key] = value;
+  }
   const double span = end_s_ - first_arrival_s_;
   out["served_per_s"] = first_arrival_s_ >= 0 && span > 0
                             ? nlohmann::json(all_counts_.served / span)
@@ -175,6 +236,7 @@ nlohmann::json ServiceMetrics::metrics() const {
     s["slo_attainment"] = r.slo_ms > 0 && outcomes(r.counts) > 0
                               ? nlohmann::json(r.counts.within_slo / outcomes(r.counts))
                               : nullptr;
+    if (r.llm) s["llm"] = *r.llm;
     services.push_back(std::move(s));
   }
   out["services"] = std::move(services);

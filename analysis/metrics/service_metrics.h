@@ -15,6 +15,13 @@
 // lower bound. Overall: its `max` and `mean` over services, and `services_unstarted`.
 // Throughput: `served_per_s`, requests served per second from the first service's arrival to
 // the run's end (null when that span is empty).
+//
+// LLM endpoints (sim/llm/llm_replica.h; docs/llm-serving.md "Metrics"), only when the run has
+// one: per endpoint (`services[i].llm`) and pooled over them, TTFT, TPOT and inter-token latency
+// (`ttft_ms`, `tpot_ms`, `itl_ms`: p50/p90/p95/p99 and mean), output and total tokens/s and
+// requests/s over the endpoint's span (first measured arrival to last finish), goodput (requests
+// meeting both the endpoint's TTFT and TPOT objectives, per second), refused requests,
+// preemptions, iterations, mean batch size and KV-cache use over busy time.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +34,7 @@
 #include <vector>
 
 #include "scenarios/service_config.h"
+#include "sim/llm/llm_stats.h"
 #include "sim/services/service_engine.h"
 #include "sim/services/service_replica.h"
 #include "sim/state/observer.h"
@@ -73,6 +81,7 @@ class ServiceMetrics : public EngineObserver {
     double slo_ms = 0;
     RequestCounts counts;
     double p50_us = 0, p95_us = 0, p99_us = 0, mean_us = 0;
+    std::shared_ptr<const nlohmann::json> llm;  // an LLM endpoint's `llm` object; null: none
   };
 
   void close(std::uint64_t ordinal, Time now);
@@ -86,6 +95,9 @@ class ServiceMetrics : public EngineObserver {
   RequestCounts all_counts_;
   double slo_outcomes_ = 0, slo_within_ = 0;  // over services with an SLO
   bool any_slo_ = false;
+  bool any_llm_ = false;
+  LlmStats all_llm_;  // pooled over LLM endpoints
+  RequestCounts all_llm_counts_;
   double first_arrival_s_ = -1;  // the first service's arrival; < 0: none yet
   double end_s_ = 0;             // the run's end
   void note_arrival(const ActiveJob& job);

@@ -25,6 +25,9 @@ struct LlmEngineConfig {
   int block_size = 16;                 // tokens per KV-cache block
   double gpu_memory_utilization = 0.9; // share of the device's memory the engine takes
   bool cuda_graphs = true;             // decode launches replayed from CUDA graphs
+  // Admit a waiting request only when its whole sequence fits the free KV blocks (vLLM 0.19's
+  // scheduler_reserve_full_isl, on by default), not only its first chunk.
+  bool reserve_full_sequence = true;
   std::int64_t kv_blocks = 0;          // KV-cache blocks the engine's memory leaves, > 0
 };
 
@@ -63,6 +66,9 @@ struct LlmLoad {
 struct LlmEndpointSpec {
   LlmShape model;
   std::string device;  // the device the performance model was built for
+  // Device memory the engine takes at start (gpu_memory_utilization x the device's memory): the
+  // endpoint job's memory, which the scheduler places.
+  std::int64_t engine_memory_mib = 0;
   LlmEngineConfig engine;
   std::shared_ptr<const IterationTimeModel> time_model;  // never null
   LlmLoad load;

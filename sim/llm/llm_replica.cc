@@ -11,7 +11,8 @@ LlmReplica::LlmReplica(const ServiceSpec& spec, double origin_us, std::uint64_t 
       config_(spec.llm->engine),
       source_(spec.llm->load, origin_us, seed),
       now_(origin_us),
-      free_blocks_(spec.llm->engine.kv_blocks),
+      // vLLM's block pool keeps one null block out of use.
+      free_blocks_(spec.llm->engine.kv_blocks - 1),
       residue_count_(static_cast<std::size_t>(spec.llm->engine.block_size), 0) {
   stats_.kv_blocks = config_.kv_blocks;
   waiting_.clear();
@@ -128,7 +129,7 @@ void LlmReplica::drop_all(double /*t_us*/, bool unfinished) {
   prefilling_.clear();
   iteration_prefills_.clear();
   head_ = tail_ = kNone;
-  free_blocks_ = config_.kv_blocks;
+  free_blocks_ = config_.kv_blocks - 1;
   decode_count_ = measured_decoding_ = 0;
   decode_context_ = 0.0;
   std::fill(residue_count_.begin(), residue_count_.end(), 0);
@@ -154,7 +155,7 @@ void LlmReplica::on_arrival(const LlmArrival& a) {
   const std::int64_t total = static_cast<std::int64_t>(a.prompt_tokens) + a.output_tokens;
   // vLLM rejects a request longer than the model's context; one that could never hold its
   // tokens in the whole cache would be preempted forever, so it is refused too.
-  if (total > config_.max_model_len || blocks_for(total - 1) > config_.kv_blocks) {
+  if (total > config_.max_model_len || blocks_for(total - 1) > config_.kv_blocks - 1) {
     if (a.measured) {
       ++stats_.refused;
       counts_.dropped += 1;
@@ -176,11 +177,10 @@ void LlmReplica::admit_arrivals() {
   while (source_.next_at() <= now_) on_arrival(source_.take());
 }
 
-bool LlmReplica::preempt_newest(int keep) {
-  // Evicts the newest running sequence other than `keep`; false when there is none.
-  int victim = tail_;
-  if (victim == keep) return false;
-  if (victim == kNone) return false;
+int LlmReplica::preempt_newest() {
+  // Evicts the newest running sequence (the tail of the running list); kNone when none runs.
+  const int victim = tail_;
+  if (victim == kNone) return kNone;
   Seq& q = seqs_[static_cast<std::size_t>(victim)];
   if (q.decoding) {
     const bool took_block = decode_blocks_taken_ && residue(q) == decode_residue_;
@@ -196,7 +196,7 @@ bool LlmReplica::preempt_newest(int keep) {
   unlink(victim);
   waiting_.push_front(victim);
   ++stats_.preemptions;
-  return true;
+  return victim;
 }
 
 bool LlmReplica::plan_iteration() {
@@ -211,7 +211,7 @@ bool LlmReplica::plan_iteration() {
   if (r < 0) r += b;
   const std::int64_t preempted_before = stats_.preemptions;
   while (decode_count_ > 0 && residue_count_[static_cast<std::size_t>(r)] > free_blocks_) {
-    if (!preempt_newest(kNone)) break;
+    preempt_newest();
   }
   free_blocks_ -= residue_count_[static_cast<std::size_t>(r)];
   decode_blocks_taken_ = true;
@@ -227,12 +227,14 @@ bool LlmReplica::plan_iteration() {
     const std::int64_t need = blocks_for(q.computed + chunk) - q.blocks;
     bool evicted_self = false;
     while (need > free_blocks_) {
-      if (!preempt_newest(s)) {
+      // vLLM pops the newest running request until the allocation fits; when that is this
+      // sequence itself, it is preempted and the running requests' pass ends.
+      if (preempt_newest() == s) {
         evicted_self = true;
         break;
       }
     }
-    if (evicted_self) break;  // it waits for blocks like the others behind it
+    if (evicted_self) break;
     free_blocks_ -= need;
     q.blocks += need;
     q.chunk = chunk;
@@ -251,7 +253,9 @@ bool LlmReplica::plan_iteration() {
     if (!config_.chunked_prefill && remaining > budget) break;
     const std::int64_t chunk = std::min(remaining, budget);
     const std::int64_t need = blocks_for(chunk);
-    if (need > free_blocks_) break;
+    // vLLM 0.19 (scheduler_reserve_full_isl, on by default) admits a request only when its
+    // whole sequence fits the free blocks, though it allocates only this chunk's.
+    if (need > free_blocks_ || (config_.reserve_full_sequence && blocks_for(remaining) > free_blocks_)) break;
     waiting_.pop_front();
     free_blocks_ -= need;
     q.blocks = need;

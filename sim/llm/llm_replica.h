@@ -10,7 +10,9 @@
 //   and generated tokens, one more block each time it crosses a block boundary. When a running
 //   sequence needs a block and none is free, the newest running sequence is preempted (vLLM's
 //   default, recomputation): its blocks are freed, it goes back to the head of the queue, and
-//   it later prefills its prompt and the tokens generated so far again.
+//   it later prefills its prompt and the tokens generated so far again. A waiting request is
+//   admitted only when its whole sequence fits the free blocks (vLLM 0.19's
+//   scheduler_reserve_full_isl), and one block is kept out of use (vLLM's null block).
 // - A request whose prompt + output exceeds max_model_len, or needs more blocks than the
 //   whole cache, is refused when it arrives (vLLM rejects such a request).
 // - An iteration takes the performance model's time (sim/llm/iteration_time.h) divided by the
@@ -46,7 +48,7 @@ class LlmReplica final : public ServiceReplica {
   // For tests and the time series: sequences running now, waiting now, KV blocks in use.
   std::int64_t running() const { return decode_count_ + static_cast<std::int64_t>(prefilling_.size()); }
   std::int64_t waiting() const { return static_cast<std::int64_t>(waiting_.size()); }
-  std::int64_t kv_blocks_used() const { return config_.kv_blocks - free_blocks_; }
+  std::int64_t kv_blocks_used() const { return config_.kv_blocks - 1 - free_blocks_; }
   // The most requests in flight (arrived, not yet ended) at any one time.
   std::int64_t peak_in_flight() const { return peak_in_flight_; }
 
@@ -84,7 +86,7 @@ class LlmReplica final : public ServiceReplica {
   // Plans the next iteration at now_; false when there is nothing to run.
   bool plan_iteration();
   void complete_iteration();
-  bool preempt_newest(int keep);
+  int preempt_newest();  // the sequence preempted, or kNone
   void finish(int s, double t_us);
   void drop_all(double t_us, bool unfinished);
   int new_seq();

@@ -85,13 +85,13 @@ TEST(LlmReplica, HandComputedScheduleOfTwoRequests) {
 }
 
 TEST(LlmReplica, KvExhaustionPreemptsTheNewestAndRecomputesIt) {
-  // 4 blocks of 4 tokens. A and B (prompt 4, output 8) prefill together in iteration 0; each
+  // 4 usable blocks of 4 tokens (a fifth is vLLM's null block). A and B (prompt 4, output 8) prefill together in iteration 0; each
   // takes a second block at step 1; at step 5 both need a third and none is free: B, the
   // newest, is preempted. A ends after step 7 and frees 3 blocks; B prefills its 4 prompt and 5
   // generated tokens again in step 8 and ends after step 10. 100 us per iteration.
   Endpoint e(100.0, 0.0);
   e.llm->engine.block_size = 4;
-  e.llm->engine.kv_blocks = 4;
+  e.llm->engine.kv_blocks = 5;
   e.trace({{0.0, 4, 8}, {0.0, 4, 8}});
   LlmReplica r(e.spec, 0.0, 1);
   r.set_rate(0.0, 1.0);
@@ -122,7 +122,7 @@ TEST(LlmReplica, RefusesRequestsLongerThanTheContextOrTheCache) {
   Endpoint e(100.0, 1.0);
   e.llm->engine.max_model_len = 100;
   e.llm->engine.block_size = 16;
-  e.llm->engine.kv_blocks = 4;  // 64 tokens
+  e.llm->engine.kv_blocks = 5;  // 4 usable blocks: 64 tokens
   e.trace({{0.0, 90, 20}, {0.0, 60, 10}, {0.0, 30, 10}});
   LlmReplica r(e.spec, 0.0, 1);
   r.set_rate(0.0, 1.0);

@@ -1,0 +1,296 @@
+#include "scenarios/llm_endpoint_config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+
+#include "models/device_registry.h"
+#include "models/llm/llm_catalog.h"
+#include "models/llm/llm_efficiency_defaults.h"
+#include "models/llm/roofline_time_model.h"
+#include "sim/base/input_error.h"
+#include "traces/requests/llm_request_trace.h"
+
+namespace gpumux {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string resolve_path(const std::string& file, const std::string& base_dir) {
+  if (file.empty() || fs::path(file).is_absolute() || base_dir.empty()) return file;
+  return (fs::path(base_dir) / file).lexically_normal().string();
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// vLLM's serve defaults (EngineArgs.get_batch_defaults, OPENAI_API_SERVER): larger on devices of
+// at least 70 GiB that are not A100s.
+bool large_defaults(const DeviceProfile& device) {
+  return device.memory.gib() >= 70.0 && lower(device.name).find("a100") == std::string::npos;
+}
+
+const DeviceProfile& pick_device(JsonObject& o, const std::vector<DeviceProfile>& devices) {
+  if (o.has("device")) {
+    const std::string name = o.required_string("device");
+    for (const DeviceProfile& d : devices) {
+      if (d.name == name) return d;
+    }
+    std::string known;
+    for (const DeviceProfile& d : devices) known += (known.empty() ? "" : ", ") + d.name;
+    throw InputError(o.where("device"), "device",
+                     "'" + name + "' is not a device type of the cluster (" + known + ")");
+  }
+  o.allow("device");
+  if (devices.size() != 1) {
+    throw InputError(o.where(), "device",
+                     "the cluster has several device types: name the endpoint's device");
+  }
+  return devices.front();
+}
+
+std::int32_t token_count(JsonObject& o, const char* key) {
+  return static_cast<std::int32_t>(o.optional_int(key, 0, 1, 100'000'000));
+}
+
+void parse_tokens(JsonObject& l, const std::string& base_dir, LlmLoad& load, nlohmann::json& echo) {
+  const bool fixed = l.has("prompt_tokens") || l.has("output_tokens");
+  if (l.has("token_lengths")) {
+    if (fixed) {
+      throw InputError(l.where("token_lengths"), "token_lengths",
+                       "give token_lengths or prompt_tokens and output_tokens, not both");
+    }
+    const std::string file = l.required_string("token_lengths");
+    const LlmRequestTrace trace = read_llm_request_trace(resolve_path(file, base_dir));
+    load.tokens.pairs = std::make_shared<const std::vector<std::pair<std::int32_t, std::int32_t>>>(
+        token_pairs(trace));
+    echo["token_lengths"] = {{"file", file}, {"pairs", trace.rows.size()}};
+    l.allow("prompt_tokens");
+    l.allow("output_tokens");
+    return;
+  }
+  l.allow("token_lengths");
+  load.tokens.prompt_tokens = token_count(l, "prompt_tokens");
+  load.tokens.output_tokens = token_count(l, "output_tokens");
+  if (load.tokens.prompt_tokens <= 0 || load.tokens.output_tokens <= 0) {
+    throw InputError(l.where(), load.tokens.prompt_tokens <= 0 ? "prompt_tokens" : "output_tokens",
+                     "a generated or closed-loop load needs its token counts: prompt_tokens and "
+                     "output_tokens (integers >= 1) or token_lengths (a request trace)");
+  }
+  echo["prompt_tokens"] = load.tokens.prompt_tokens;
+  echo["output_tokens"] = load.tokens.output_tokens;
+}
+
+LlmLoad parse_load(JsonObject& l, const std::string& base_dir, nlohmann::json& echo) {
+  LlmLoad load;
+  const int kinds = (l.has("trace") ? 1 : 0) + (l.has("rate_per_s") ? 1 : 0) +
+                    (l.has("clients") ? 1 : 0);
+  if (kinds != 1) {
+    throw InputError(l.where(), "trace",
+                     kinds == 0 ? "a load needs one of trace (open loop from a request trace), "
+                                  "rate_per_s (open loop, generated) or clients (closed loop)"
+                                : "give only one of trace, rate_per_s and clients");
+  }
+  if (l.has("trace")) {
+    const std::string file = l.required_string("trace");
+    const LlmRequestTrace trace = read_llm_request_trace(resolve_path(file, base_dir));
+    load.kind = LlmLoadKind::kTrace;
+    load.rows = std::make_shared<const std::vector<LlmRequestRow>>(trace.rows);
+    echo["trace"] = {{"file", file}, {"format", trace.format}, {"requests", trace.rows.size()}};
+    for (const char* key : {"rate_per_s", "arrival_cv", "clients", "warmup_requests", "requests",
+                            "prompt_tokens", "output_tokens", "token_lengths"}) {
+      if (l.has(key)) {
+        throw InputError(l.where(key), key, "a trace load takes its arrivals and tokens from the trace");
+      }
+      l.allow(key);
+    }
+  } else if (l.has("rate_per_s")) {
+    load.kind = LlmLoadKind::kGenerated;
+    load.rate_per_s = l.required_number("rate_per_s", 1e-9, 1e6);
+    load.arrival_cv = l.optional_number("arrival_cv", 1.0, 0.01, 100.0);
+    echo["rate_per_s"] = load.rate_per_s;
+    echo["arrival_cv"] = load.arrival_cv;
+    echo["arrivals"] = load.arrival_cv == 1.0 ? "poisson" : "gamma";
+    parse_tokens(l, base_dir, load, echo);
+    for (const char* key : {"clients", "warmup_requests", "requests"}) l.allow(key);
+  } else {
+    load.kind = LlmLoadKind::kClosed;
+    load.clients = static_cast<int>(l.optional_int("clients", 0, 1, 1'000'000));
+    load.warmup_requests = l.optional_int("warmup_requests", 0, 0, 1'000'000'000);
+    load.measured_requests = l.optional_int("requests", 0, 0, 1'000'000'000);
+    echo["clients"] = load.clients;
+    echo["warmup_requests"] = load.warmup_requests;
+    echo["requests"] = load.measured_requests;
+    parse_tokens(l, base_dir, load, echo);
+    l.allow("arrival_cv");
+  }
+  l.finish();
+  return load;
+}
+
+}  // namespace
+
+double llm_runtime_reserve_bytes(const LlmShape& m, const LlmEngineConfig& e) {
+  // Outside PyTorch's allocator: CUDA context, cuBLAS and NCCL workspaces (about 0.4 GiB on a
+  // datacenter GPU). The forward pass's activation peak: per token the residual stream, the
+  // QKV and attention outputs and the MLP's gate and up outputs, in the model's dtype. The
+  // sampler's profile run holds float32 logits and probabilities of max_num_seqs sequences.
+  // CUDA graphs keep their own memory pool (about 0.3 GiB for an 8B model).
+  const double per_token = (4.0 * m.hidden + (static_cast<double>(m.q_heads) + 2.0 * m.kv_heads) * m.head_dim +
+                            2.0 * m.ffn) * m.dtype_bytes;
+  const double activations = per_token * e.max_num_batched_tokens;
+  const double logits = 2.0 * 4.0 * static_cast<double>(m.vocab) * e.max_num_seqs;
+  return 0.4 * kGiB + activations + logits + (e.cuda_graphs ? 0.3 * kGiB : 0.0);
+}
+
+std::int64_t kv_cache_blocks(const LlmShape& model, const LlmEngineConfig& engine,
+                             const DeviceProfile& device, const std::string& where) {
+  const double memory = static_cast<double>(device.memory.mib()) * 1024.0 * 1024.0 *
+                        engine.gpu_memory_utilization;
+  const double weights = model.weight_bytes();
+  char text[400];
+  if (weights >= memory) {
+    std::snprintf(text, sizeof text,
+                  "%s's weights (%.2f GiB) do not fit the engine's memory on %s (%.2f GiB = "
+                  "gpu_memory_utilization %.2f x %.2f GiB)",
+                  model.name.c_str(), weights / kGiB, device.name.c_str(), memory / kGiB,
+                  engine.gpu_memory_utilization, device.memory.gib());
+    throw InputError(where, "model", text);
+  }
+  const double left = memory - weights - llm_runtime_reserve_bytes(model, engine);
+  const double block_bytes = engine.block_size * model.kv_bytes_per_token();
+  const double blocks = std::floor(left / block_bytes);
+  if (!(blocks >= 1.0)) {
+    std::snprintf(text, sizeof text,
+                  "no room for one KV-cache block on %s: %.2f GiB of engine memory, %.2f GiB of "
+                  "weights and %.2f GiB of runtime reserve leave %.2f GiB (one block is %.0f KiB); "
+                  "raise gpu_memory_utilization or use a larger device",
+                  device.name.c_str(), memory / kGiB, weights / kGiB,
+                  llm_runtime_reserve_bytes(model, engine) / kGiB, left / kGiB, block_bytes / 1024.0);
+    throw InputError(where, "gpu_memory_utilization", text);
+  }
+  return static_cast<std::int64_t>(blocks);
+}
+
+std::int64_t llm_engine_memory_mib(const LlmEndpointSpec& spec, const DeviceProfile& device) {
+  return static_cast<std::int64_t>(
+      std::floor(static_cast<double>(device.memory.mib()) * spec.engine.gpu_memory_utilization));
+}
+
+std::shared_ptr<const LlmEndpointSpec> parse_llm_endpoint(JsonObject& o,
+                                                          const std::string& base_dir,
+                                                          const std::vector<DeviceProfile>& devices,
+                                                          nlohmann::json& echo) {
+  auto spec = std::make_shared<LlmEndpointSpec>();
+  spec->model = find_llm_model(o.required_string("model"), o.where("model"), "model");
+  const DeviceProfile& device = pick_device(o, devices);
+  spec->device = device.name;
+  echo["model"] = spec->model.name;
+  echo["device"] = device.name;
+
+  LlmEngineConfig& e = spec->engine;
+  const bool large = large_defaults(device);
+  std::int64_t override_blocks = 0;
+  if (o.has("engine")) {
+    JsonObject en = o.object("engine");
+    e.max_num_seqs = static_cast<int>(en.optional_int("max_num_seqs", large ? 1024 : 256, 1, 1'000'000));
+    e.max_num_batched_tokens = static_cast<int>(
+        en.optional_int("max_num_batched_tokens", large ? 8192 : 2048, 1, 100'000'000));
+    e.max_model_len = en.optional_int("max_model_len", 0, 1, 100'000'000);
+    e.chunked_prefill = en.optional_bool("chunked_prefill", true);
+    e.block_size = static_cast<int>(en.optional_int("block_size", 16, 1, 1024));
+    if (en.has("gpu_memory_utilization")) {
+      e.gpu_memory_utilization = en.required_number("gpu_memory_utilization", 0.0, 1.0);
+      if (!(e.gpu_memory_utilization > 0.0)) {
+        throw InputError(en.where("gpu_memory_utilization"), "gpu_memory_utilization",
+                         "must be in (0, 1]: the share of the device's memory the engine takes");
+      }
+    } else {
+      en.allow("gpu_memory_utilization");
+    }
+    e.cuda_graphs = en.optional_bool("cuda_graphs", true);
+    override_blocks = en.optional_int("num_gpu_blocks_override", 0, 1, 1'000'000'000);
+    en.finish();
+  } else {
+    o.allow("engine");
+    e.max_num_seqs = large ? 1024 : 256;
+    e.max_num_batched_tokens = large ? 8192 : 2048;
+  }
+  const std::string engine_where = o.where("engine");
+  if (e.max_model_len == 0) {
+    e.max_model_len = spec->model.max_positions > 0 ? spec->model.max_positions : 4096;
+  }
+  if (e.max_num_batched_tokens < e.max_num_seqs) {
+    throw InputError(engine_where, "max_num_batched_tokens",
+                     "must be at least max_num_seqs (" + std::to_string(e.max_num_seqs) +
+                         "), as vLLM requires");
+  }
+  if (e.max_num_batched_tokens < e.block_size) {
+    throw InputError(engine_where, "max_num_batched_tokens",
+                     "must be at least one KV block (block_size " + std::to_string(e.block_size) +
+                         " tokens)");
+  }
+  if (!e.chunked_prefill && e.max_num_batched_tokens < e.max_model_len) {
+    throw InputError(engine_where, "max_num_batched_tokens",
+                     "without chunked prefill it must be at least max_model_len (" +
+                         std::to_string(e.max_model_len) + "), as vLLM requires");
+  }
+  e.kv_blocks = override_blocks > 0 ? override_blocks
+                                    : kv_cache_blocks(spec->model, e, device, o.where("model"));
+  spec->engine_memory_mib = llm_engine_memory_mib(*spec, device);
+  const std::int64_t kv_tokens = e.kv_blocks * e.block_size;
+  if (e.max_model_len > kv_tokens) {
+    throw InputError(engine_where, "max_model_len",
+                     "the model's context of " + std::to_string(e.max_model_len) +
+                         " tokens exceeds what the KV cache holds (" + std::to_string(kv_tokens) +
+                         " tokens); vLLM refuses to start: give a smaller max_model_len or raise "
+                         "gpu_memory_utilization");
+  }
+  echo["engine"] = {{"max_num_seqs", e.max_num_seqs},
+                    {"max_num_batched_tokens", e.max_num_batched_tokens},
+                    {"max_model_len", e.max_model_len},
+                    {"chunked_prefill", e.chunked_prefill},
+                    {"block_size", e.block_size},
+                    {"gpu_memory_utilization", e.gpu_memory_utilization},
+                    {"cuda_graphs", e.cuda_graphs},
+                    {"engine_memory_mib", spec->engine_memory_mib},
+                    {"kv_cache_blocks", e.kv_blocks},
+                    {"kv_cache_tokens", kv_tokens},
+                    {"kv_cache_blocks_from", override_blocks > 0 ? "num_gpu_blocks_override"
+                                                                   : "memory"}};
+
+  LlmEfficiency efficiency;
+  if (o.has("calibration")) {
+    const std::string file = o.required_string("calibration");
+    efficiency = read_llm_efficiency(resolve_path(file, base_dir));
+    echo["calibration"] = file;
+  } else {
+    o.allow("calibration");
+    efficiency = default_llm_efficiency(device);
+    echo["calibration"] = nullptr;
+  }
+  echo["performance_model"] = {{"efficiencies_from", efficiency.device},
+                               {"source", efficiency.source}};
+  spec->time_model = std::make_shared<RooflineTimeModel>(
+      spec->model, llm_device_peaks(device), efficiency, 1, e.cuda_graphs);
+
+  JsonObject l = o.object("load");
+  nlohmann::json load_echo = nlohmann::json::object();
+  spec->load = parse_load(l, base_dir, load_echo);
+  echo["load"] = load_echo;
+
+  spec->ttft_slo_ms = o.optional_number("ttft_slo_ms", 0.0, 1e-6, 1e12);
+  spec->tpot_slo_ms = o.optional_number("tpot_slo_ms", 0.0, 1e-6, 1e12);
+  echo["ttft_slo_ms"] = spec->ttft_slo_ms > 0 ? nlohmann::json(spec->ttft_slo_ms) : nlohmann::json();
+  echo["tpot_slo_ms"] = spec->tpot_slo_ms > 0 ? nlohmann::json(spec->tpot_slo_ms) : nlohmann::json();
+  o.finish();
+  return spec;
+}
+
+}  // namespace gpumux
