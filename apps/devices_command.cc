@@ -22,12 +22,17 @@ int run_devices(const DevicesArgs& a, std::ostream& out, std::ostream&) {
     out << list.dump(2) << "\n";
     return kExitOk;
   }
-  out << "name          memory_mib  SMs  arch       MPS clients  MIG profiles\n";
+  out << "name          memory_mib  SMs  arch       MPS clients  MIG profiles   GB/s  "
+         "16-bit TFLOPS\n";
   for (const auto& [name, d] : registry.all()) {
-    char line[160];
-    std::snprintf(line, sizeof line, "%-13s %10lld %4d  %-10s %11d  %zu\n", name.c_str(),
-                  static_cast<long long>(d.memory.mib()), d.sms, d.architecture.c_str(),
-                  d.mps_client_limit, d.mig_profiles.size());
+    char line[200];
+    // A 16-bit peak of 0 is not known (the anonymised trace GPUs).
+    char peak[32] = "-";
+    if (d.peak_tflops_16bit > 0) std::snprintf(peak, sizeof peak, "%.1f", d.peak_tflops_16bit);
+    std::snprintf(line, sizeof line, "%-13s %10lld %4d  %-10s %11d  %12zu %6.0f  %13s\n",
+                  name.c_str(), static_cast<long long>(d.memory.mib()), d.sms,
+                  d.architecture.c_str(), d.mps_client_limit, d.mig_profiles.size(),
+                  d.memory_bandwidth_gbps, peak);
     out << line;
   }
   out << "(sources per device: gpumux devices --json)\n";

@@ -25,6 +25,10 @@ const Registry<CommandInfo>& commands() {
            "generator\")",
            configure_generate_command},
           {"devices", "list the built-in device profiles", configure_devices_command},
+          {"llm-models",
+           "list the built-in LLM catalogue (transformer shapes, parameters, weights and KV bytes "
+           "per token, sources); `llm-models NAME`: one model in full",
+           configure_llm_models_command},
           {"plan",
            "for each sharing model, the smallest cluster (the scenario's node groups scaled "
            "together) that meets every objective",

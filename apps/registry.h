@@ -43,6 +43,7 @@ void configure_validate_command(CLI::App& sub, CommandContext& ctx);  // validat
 void configure_check_command(CLI::App& sub, CommandContext& ctx);     // check_command.cc
 void configure_generate_command(CLI::App& sub, CommandContext& ctx);  // generate_command.cc
 void configure_devices_command(CLI::App& sub, CommandContext& ctx);   // devices_command.cc
+void configure_llm_models_command(CLI::App& sub, CommandContext& ctx);  // llm_models_command.cc
 void configure_plan_command(CLI::App& sub, CommandContext& ctx);      // plan_command.cc
 void configure_compare_command(CLI::App& sub, CommandContext& ctx);   // compare_command.cc
 void configure_diff_command(CLI::App& sub, CommandContext& ctx);      // diff_command.cc

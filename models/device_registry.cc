@@ -79,6 +79,7 @@ void DeviceRegistry::define(JsonObject& spec) {
       static_cast<int>(spec.optional_int("mps_client_limit", derived_limit, 1, 1024));
   d.memory_bandwidth_gbps =
       spec.optional_number("memory_bandwidth_gbps", d.memory_bandwidth_gbps, 0.0, 1e6);
+  d.peak_tflops_16bit = spec.optional_number("peak_tflops_16bit", d.peak_tflops_16bit, 0.0, 1e6);
   d.source = spec.optional_string("source", is_new ? "scenario" : d.source + "; overridden");
   if (spec.has("mig")) {
     JsonObject mig = spec.object("mig");
@@ -125,6 +126,7 @@ nlohmann::json device_to_json(const DeviceProfile& d) {
                       {"architecture", d.architecture},
                       {"mps_client_limit", d.mps_client_limit},
                       {"memory_bandwidth_gbps", d.memory_bandwidth_gbps},
+                      {"peak_tflops_16bit", d.peak_tflops_16bit},
                       {"source", d.source}};
   if (d.supports_mig()) {
     nlohmann::json profiles = nlohmann::json::array();

@@ -49,7 +49,8 @@ void define(DeviceRegistry& r, const json& spec) {
 TEST(BuiltinDevices, AllExpectedDevicesExist) {
   const std::vector<std::string> expected = {
       "A100-40GB", "A100-80GB", "H100-80GB", "H100-94GB", "H200-141GB", "A30-24GB", "B200-180GB",
-      "T4",        "P100",      "V100M16",   "V100M32",   "A10",        "G2",       "G3"};
+      "T4",        "P100",      "V100M16",   "V100M32",   "A10",        "G2",       "G3",
+      "RTX4090",   "RTX-PRO-6000"};
   for (const auto& name : expected) {
     ASSERT_TRUE(builtins().contains(name)) << name;
     const auto& d = device(name);
@@ -90,7 +91,8 @@ TEST(BuiltinDevices, OnlyMigCapableDevicesHaveProfiles) {
     EXPECT_TRUE(device(name).supports_mig()) << name;
     EXPECT_FALSE(device(name).mig_profiles.empty()) << name;
   }
-  for (const char* name : {"T4", "P100", "V100M16", "V100M32", "A10", "G2", "G3"}) {
+  for (const char* name :
+       {"T4", "P100", "V100M16", "V100M32", "A10", "G2", "G3", "RTX4090", "RTX-PRO-6000"}) {
     EXPECT_FALSE(device(name).supports_mig()) << name;
     EXPECT_TRUE(device(name).mig_profiles.empty()) << name;
   }
