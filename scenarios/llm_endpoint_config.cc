@@ -277,8 +277,11 @@ std::shared_ptr<const LlmEndpointSpec> parse_llm_endpoint(JsonObject& o,
   }
   echo["performance_model"] = {{"efficiencies_from", efficiency.device},
                                {"source", efficiency.source}};
-  spec->time_model = std::make_shared<RooflineTimeModel>(
-      spec->model, llm_device_peaks(device), efficiency, 1, e.cuda_graphs);
+  auto time_model = std::make_shared<RooflineTimeModel>(spec->model, llm_device_peaks(device),
+                                                       efficiency, 1, e.cuda_graphs);
+  // An iteration never holds more tokens than the budget nor samples more than max_num_seqs.
+  time_model->tabulate(e.max_num_batched_tokens, e.max_num_seqs);
+  spec->time_model = std::move(time_model);
 
   JsonObject l = o.object("load");
   nlohmann::json load_echo = nlohmann::json::object();

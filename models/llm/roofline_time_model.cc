@@ -220,10 +220,20 @@ IterationBreakdown RooflineTimeModel::breakdown(const IterationBatch& b) const {
   const double n = static_cast<double>(b.tokens());
   if (n <= 0.0) return r;
   const double layers = shape_.layers;
-  r.gemm_us = layers * (op_us(LlmOp::kQkv, n) + op_us(LlmOp::kAttentionOut, n) +
-                        op_us(LlmOp::kGateUp, n) + op_us(LlmOp::kDown, n));
-  r.elementwise_us = layers * (2.0 * op_us(LlmOp::kNorm, n) + op_us(LlmOp::kRope, n) +
-                               op_us(LlmOp::kActivation, n));
+  const std::int64_t tokens = b.tokens();
+  double once_tokens_us;
+  if (tokens < static_cast<std::int64_t>(by_tokens_.size())) {
+    const TokenParts& t = by_tokens_[static_cast<std::size_t>(tokens)];
+    r.gemm_us = t.gemm_us;
+    r.elementwise_us = t.elementwise_us;
+    once_tokens_us = t.once_us;
+  } else {
+    r.gemm_us = layers * (op_us(LlmOp::kQkv, n) + op_us(LlmOp::kAttentionOut, n) +
+                          op_us(LlmOp::kGateUp, n) + op_us(LlmOp::kDown, n));
+    r.elementwise_us = layers * (2.0 * op_us(LlmOp::kNorm, n) + op_us(LlmOp::kRope, n) +
+                                 op_us(LlmOp::kActivation, n));
+    once_tokens_us = op_us(LlmOp::kEmbedding, n) + op_us(LlmOp::kNorm, n);
+  }
   r.prefill_attention_us = layers * prefill_attention_us(static_cast<double>(b.prefill_seqs),
                                                          static_cast<double>(b.prefill_tokens),
                                                          b.prefill_attention_pairs);
@@ -231,8 +241,12 @@ IterationBreakdown RooflineTimeModel::breakdown(const IterationBatch& b) const {
       layers * decode_attention_us(static_cast<double>(b.decode_seqs), b.decode_context_tokens,
                                    b.prefill_tokens > 0);
   const double sampled = static_cast<double>(b.sampled_seqs);
-  r.once_us = op_us(LlmOp::kEmbedding, n) + op_us(LlmOp::kNorm, n) +
-              op_us(LlmOp::kLmHead, sampled) + op_us(LlmOp::kSampler, sampled);
+  if (b.sampled_seqs >= 0 && b.sampled_seqs < static_cast<std::int64_t>(by_sampled_.size())) {
+    const SampledParts& s = by_sampled_[static_cast<std::size_t>(b.sampled_seqs)];
+    r.once_us = once_tokens_us + s.lm_head_us + s.sampler_us;
+  } else {
+    r.once_us = once_tokens_us + op_us(LlmOp::kLmHead, sampled) + op_us(LlmOp::kSampler, sampled);
+  }
   const double gpu =
       r.gemm_us + r.elementwise_us + r.prefill_attention_us + r.decode_attention_us + r.once_us;
   r.host_us = eff_.iteration_overhead_us;
@@ -242,6 +256,28 @@ IterationBreakdown RooflineTimeModel::breakdown(const IterationBatch& b) const {
   }
   r.total_us = gpu + r.host_us;
   return r;
+}
+
+void RooflineTimeModel::tabulate(std::int64_t max_tokens, std::int64_t max_seqs) {
+  // The same expressions as breakdown()'s, evaluated once per count.
+  std::vector<TokenParts> tokens(static_cast<std::size_t>(std::max<std::int64_t>(max_tokens, 0) + 1));
+  const double layers = shape_.layers;
+  for (std::size_t i = 1; i < tokens.size(); ++i) {
+    const double n = static_cast<double>(i);
+    tokens[i].gemm_us = layers * (op_us(LlmOp::kQkv, n) + op_us(LlmOp::kAttentionOut, n) +
+                                  op_us(LlmOp::kGateUp, n) + op_us(LlmOp::kDown, n));
+    tokens[i].elementwise_us = layers * (2.0 * op_us(LlmOp::kNorm, n) + op_us(LlmOp::kRope, n) +
+                                         op_us(LlmOp::kActivation, n));
+    tokens[i].once_us = op_us(LlmOp::kEmbedding, n) + op_us(LlmOp::kNorm, n);
+  }
+  std::vector<SampledParts> sampled(static_cast<std::size_t>(std::max<std::int64_t>(max_seqs, 0) + 1));
+  for (std::size_t i = 0; i < sampled.size(); ++i) {
+    const double s = static_cast<double>(i);
+    sampled[i].lm_head_us = op_us(LlmOp::kLmHead, s);
+    sampled[i].sampler_us = op_us(LlmOp::kSampler, s);
+  }
+  by_tokens_ = std::move(tokens);
+  by_sampled_ = std::move(sampled);
 }
 
 double RooflineTimeModel::iteration_us(const IterationBatch& batch) const {
