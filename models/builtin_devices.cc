@@ -143,13 +143,15 @@ const std::vector<DeviceRow>& device_rows() {
        {},
        "NVIDIA A10 datasheet (24 GB, 72 SMs); GPU type of the Alibaba openb trace; 16-bit peak: "
        "NVIDIA A10 datasheet: BF16/FP16 tensor 250 TFLOPS with sparsity, 125 dense"},
-      {"RTX4090", 24564, 128, "ada", 48, 1008, 165.2,
+      {"RTX4090", 24080, 128, "ada", 48, 1008, 165.2,
        {},
        "NVIDIA Ada GPU architecture whitepaper (GeForce RTX 4090: 128 SMs, 24 GB GDDR6X, 1008 "
        "GB/s; "
        "16-bit peak: FP16/BF16 tensor with FP32 accumulate 165.2 TFLOPS dense, which vLLM's bf16 "
-       "GEMMs use; 330.3 with FP16 accumulate); memory 24564 MiB as nvidia-smi reports it; GPU of "
-       "the LLMServingSim RTX4090 profiles"},
+       "GEMMs use; 330.3 with FP16 accumulate); memory 24080 MiB: the total CUDA reports "
+       "(25,250,627,584 bytes in the LLMServingSim RTX 4090 run's meta.json; nvidia-smi shows "
+       "24564 MiB), which is what vLLM's gpu_memory_utilization multiplies; GPU of the "
+       "LLMServingSim RTX4090 profiles"},
       {"RTX-PRO-6000", 97887, 188, "blackwell", 48, 1792, 503.8,
        {},
        "NVIDIA RTX PRO 6000 Blackwell Server Edition (188 SMs, 96 GB GDDR7, 1792 GB/s); 16-bit "

@@ -407,7 +407,12 @@ std::vector<MetricInfo> build() {
            "LLM requests refused (longer than max_model_len or the KV cache)"},
           {"requests.preemptions", "events", lo,
            "LLM sequences preempted for KV-cache room (recomputed later)"},
+          {"requests.prompt_tokens", "tokens", no, "LLM prompt tokens of the served requests"},
+          {"requests.output_tokens", "tokens", no, "LLM output tokens of the served requests"},
+          {"requests.iterations", "iterations", no, "LLM engine iterations (forward passes)"},
+          {"requests.busy_s", "s", no, "LLM engines' time running iterations, summed"},
           {"requests.mean_batch", "sequences", no, "LLM running sequences, mean over busy time"},
+          {"requests.peak_batch", "sequences", no, "LLM running sequences, the most at once"},
           {"requests.kv_cache_use", "share", no, "LLM KV-cache blocks in use, mean over busy time"},
       },
       "no LLM endpoint served a request");

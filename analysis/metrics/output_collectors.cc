@@ -94,18 +94,41 @@ class SlotsCollector : public OutputCollector {
   std::unique_ptr<AtomicFile> file_;
 };
 
+// Whether the scenario's services section declares an LLM endpoint.
+bool has_llm_endpoint(const ServicesConfig& services) {
+  if (services.defaults && services.defaults->spec->llm) return true;
+  for (const auto& [id, fields] : services.by_id) {
+    if (fields.spec->llm) return true;
+  }
+  return false;
+}
+
 class RequestsCollector : public OutputCollector {
  public:
   explicit RequestsCollector(const CollectorInputs& in)
-      : metrics_(in.scenario.services.engine, in.scenario.seed) {}
+      : metrics_(in.scenario.services.engine, in.scenario.seed,
+                 llm_series_wanted(in) ? in.scenario.outputs.timeseries_interval.seconds() : 0.0) {
+    if (llm_series_wanted(in)) llm_file_ = in.open_file("llm_timeseries.csv");
+  }
   std::vector<EngineObserver*> observers() override { return {&metrics_}; }
+  void commit_files() override {
+    if (!llm_file_) return;
+    metrics_.write_llm_timeseries(llm_file_->stream());
+    llm_file_->commit();
+  }
   // Runs without services keep their summary exactly as before: no `requests` key.
   nlohmann::json metrics() const override {
     return metrics_.any() ? metrics_.metrics() : nlohmann::json();
   }
 
  private:
+  // LLM endpoints write llm_timeseries.csv beside timeseries.csv (and only then).
+  static bool llm_series_wanted(const CollectorInputs& in) {
+    return in.open_file && in.scenario.outputs.timeseries_csv &&
+           has_llm_endpoint(in.scenario.services);
+  }
   ServiceMetrics metrics_;
+  std::unique_ptr<AtomicFile> llm_file_;
 };
 
 class QueueReasonsCollector : public OutputCollector {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace gpumux {
 
@@ -99,6 +100,7 @@ void ServiceMetrics::on_job_started(Time now, const ActiveJob& job) {
   const double origin = static_cast<double>(now.us());
   const std::uint64_t seed = replica_seed(seed_, job.spec.id);
   l.replica = engine_->make_replica(*l.spec, origin, seed);
+  if (series_interval_s_ > 0) l.replica->record_series(series_interval_s_ * 1e6);
   live_.emplace(job.ordinal, std::move(l));
 }
 
@@ -178,6 +180,10 @@ void ServiceMetrics::close(std::uint64_t ordinal, Time now) {
     llm["model"] = it->second.spec->llm ? nlohmann::json(it->second.spec->llm->model.name) : nullptr;
     llm["device"] = it->second.spec->llm ? nlohmann::json(it->second.spec->llm->device) : nullptr;
     r.llm = std::make_shared<const nlohmann::json>(std::move(llm));
+    if (const LlmSeries* series = replica.llm_series()) {
+      r.series = std::make_shared<const LlmSeries>(*series);
+      r.kv_blocks = st->kv_blocks;
+    }
     all_llm_.merge(*st);
     all_llm_counts_.merge(r.counts);
     any_llm_ = true;
@@ -191,6 +197,25 @@ void ServiceMetrics::close(std::uint64_t ordinal, Time now) {
   }
   records_.push_back(std::move(r));
   live_.erase(it);  // frees the replica's histogram: memory stays bounded by live services
+}
+
+void ServiceMetrics::write_llm_timeseries(std::ostream& out) const {
+  out << "time_s,endpoint,busy,running,waiting,kv_cache_use,output_tokens_per_s\n";
+  char line[512];
+  for (const Record& r : records_) {
+    if (!r.series) continue;
+    const LlmSeries& s = *r.series;
+    const double width = s.interval_us;
+    for (std::size_t i = 0; i < s.sums.size(); ++i) {
+      const LlmIntervalSums& b = s.sums[i];
+      const double kv = r.kv_blocks > 0 ? b.kv_block_us / width / static_cast<double>(r.kv_blocks) : 0.0;
+      std::snprintf(line, sizeof line, "%.17g,%s,%.6g,%.6g,%.6g,%.6g,%.6g\n",
+                    static_cast<double>(s.first + static_cast<std::int64_t>(i)) * width / 1e6,
+                    r.id.c_str(), b.busy_us / width, b.running_us / width, b.waiting_us / width,
+                    kv, static_cast<double>(b.output_tokens) / (width / 1e6));
+      out << line;
+    }
+  }
 }
 
 nlohmann::json ServiceMetrics::metrics() const {

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <ostream>
 #include <nlohmann/json_fwd.hpp>
 #include <span>
 #include <string>
@@ -46,8 +47,11 @@ class ServiceMetrics : public EngineObserver {
   // `engine` (the scenario's, sim/services/service_engine.h) makes each replica and says what
   // it sees of its shared GPU; `seed` (the scenario's) seeds each replica's own stream, mixed
   // with its job id.
-  ServiceMetrics(std::shared_ptr<const ServiceEngine> engine, std::uint64_t seed)
-      : engine_(std::move(engine)), seed_(seed) {}
+  // `series_interval_s` > 0: LLM endpoints record their engine per interval of the run's
+  // clock, for write_llm_timeseries.
+  ServiceMetrics(std::shared_ptr<const ServiceEngine> engine, std::uint64_t seed,
+                 double series_interval_s = 0.0)
+      : engine_(std::move(engine)), seed_(seed), series_interval_s_(series_interval_s) {}
 
   void on_job_started(Time now, const ActiveJob& job) override;
   void on_service_rate_changed(Time now, const ActiveJob& job,
@@ -62,6 +66,13 @@ class ServiceMetrics : public EngineObserver {
   bool any() const { return !records_.empty(); }
   // The `metrics.requests` object. Precondition: the run has ended.
   nlohmann::json metrics() const;
+
+  // llm_timeseries.csv: per LLM endpoint (in job order) and interval of the run's clock,
+  // `time_s` (the interval's start), `endpoint`, `busy` (share of the interval running
+  // iterations), `running` and `waiting` (time-average sequences), `kv_cache_use` (time-average
+  // share of the cache's blocks in use), `output_tokens_per_s`. Precondition: the run has ended
+  // and the series were asked for.
+  void write_llm_timeseries(std::ostream& out) const;
 
   // The seed of a replica's stream: the scenario seed mixed with its job id (FNV-1a).
   static std::uint64_t replica_seed(std::uint64_t seed, const std::string& id);
@@ -82,6 +93,8 @@ class ServiceMetrics : public EngineObserver {
     RequestCounts counts;
     double p50_us = 0, p95_us = 0, p99_us = 0, mean_us = 0;
     std::shared_ptr<const nlohmann::json> llm;  // an LLM endpoint's `llm` object; null: none
+    std::shared_ptr<const LlmSeries> series;    // its engine over time, when recorded
+    std::int64_t kv_blocks = 0;
   };
 
   void close(std::uint64_t ordinal, Time now);
@@ -89,6 +102,7 @@ class ServiceMetrics : public EngineObserver {
 
   std::shared_ptr<const ServiceEngine> engine_;
   std::uint64_t seed_;
+  double series_interval_s_ = 0.0;
   std::unordered_map<std::uint64_t, Live> live_;  // by job ordinal
   std::vector<Record> records_;
   LatencyHistogram all_;

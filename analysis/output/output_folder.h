@@ -79,8 +79,8 @@ class OutputFolder {
 // with anything else is not replaced.
 inline constexpr const char* kRunOutputNames[] = {"summary.json",        "jobs.csv",
                                                   "timeseries.csv",      "slot_timeseries.csv",
-                                                  "plan.json",           "plan.txt",
-                                                  "report.html"};
+                                                  "llm_timeseries.csv",  "plan.json",
+                                                  "plan.txt",            "report.html"};
 
 // The files a comparison folder may hold besides its run folders <model>/seed-<n>/.
 inline constexpr const char* kCompareOutputNames[] = {"compare.csv", "compare.json",

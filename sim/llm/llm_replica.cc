@@ -309,9 +309,49 @@ void LlmReplica::finish(int s, double t_us) {
   free_seqs_.push_back(s);
 }
 
+LlmIntervalSums& LlmReplica::bucket(std::int64_t index) {
+  if (series_.sums.empty()) series_.first = index;
+  const std::int64_t at = index - series_.first;  // >= 0: time never goes back
+  if (at >= static_cast<std::int64_t>(series_.sums.size())) {
+    series_.sums.resize(static_cast<std::size_t>(at + 1));
+  }
+  return series_.sums[static_cast<std::size_t>(at)];
+}
+
+void LlmReplica::record_interval(double begin_us, double end_us, std::int64_t tokens) {
+  const double width = series_.interval_us;
+  const double running_now = static_cast<double>(running());
+  const double waiting_now = static_cast<double>(waiting());
+  const double kv_now = static_cast<double>(kv_blocks_used());
+  double from = begin_us;
+  while (true) {
+    const auto index = static_cast<std::int64_t>(std::floor(from / width));
+    const double to = std::min(end_us, static_cast<double>(index + 1) * width);
+    LlmIntervalSums& b = bucket(index);
+    const double d = to - from;
+    b.busy_us += d;
+    b.running_us += d * running_now;
+    b.waiting_us += d * waiting_now;
+    b.kv_block_us += d * kv_now;
+    if (to >= end_us) {
+      b.output_tokens += tokens;  // produced at the iteration's end
+      return;
+    }
+    from = to;
+  }
+}
+
 void LlmReplica::complete_iteration() {
   const double t = now_;
   const double duration = t - iteration_start_us_;
+  if (series_.interval_us > 0) {
+    std::int64_t first_tokens = 0;
+    for (int s : iteration_prefills_) {
+      const Seq& q = seqs_[static_cast<std::size_t>(s)];
+      if (q.computed + q.chunk == q.prompt + q.generated) ++first_tokens;
+    }
+    record_interval(iteration_start_us_, t, iteration_decodes_ + first_tokens);
+  }
   ++stats_.iterations;
   stats_.busy_us += duration;
   stats_.batch_seq_us += duration * static_cast<double>(running());

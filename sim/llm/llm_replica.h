@@ -44,6 +44,10 @@ class LlmReplica final : public ServiceReplica {
   void kill(double t_us) override;
   void end(double t_us) override;
   const LlmStats* llm_stats() const override { return &stats_; }
+  // Records the engine per interval of `interval_us` of the run's clock (llm_series()). Call
+  // before the first set_rate.
+  void record_series(double interval_us) override { series_.interval_us = interval_us; }
+  const LlmSeries* llm_series() const override { return series_.interval_us > 0 ? &series_ : nullptr; }
 
   // For tests and the time series: sequences running now, waiting now, KV blocks in use.
   std::int64_t running() const { return decode_count_ + static_cast<std::int64_t>(prefilling_.size()); }
@@ -103,12 +107,16 @@ class LlmReplica final : public ServiceReplica {
   void start_decoding(int s);
   void stop_decoding(int s);
   void note_ended(const Seq& q, double t_us);
+  // Adds the iteration [begin, end) to the intervals it spans.
+  void record_interval(double begin_us, double end_us, std::int64_t tokens);
+  LlmIntervalSums& bucket(std::int64_t index);
 
   const ServiceSpec& spec_;
   const LlmEndpointSpec& llm_;
   const LlmEngineConfig& config_;
   LlmRequestSource source_;
   LlmStats stats_;
+  LlmSeries series_;
   double now_;
   double rate_ = 0.0;
   bool ended_ = false;

@@ -4,10 +4,27 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "sim/services/latency_histogram.h"
 
 namespace gpumux {
+
+// The engine over time, per interval of the run's clock: time-weighted means of what ran, waited
+// and filled the cache, and the tokens it produced (llm_timeseries.csv).
+struct LlmIntervalSums {
+  double busy_us = 0.0;        // time the engine was running iterations
+  double running_us = 0.0;     // running sequences x time
+  double waiting_us = 0.0;     // waiting requests x time (busy time only)
+  double kv_block_us = 0.0;    // KV blocks in use x time
+  std::int64_t output_tokens = 0;
+};
+
+struct LlmSeries {
+  double interval_us = 0.0;   // 0: not recorded
+  std::int64_t first = 0;     // index of series[0]: floor(t / interval)
+  std::vector<LlmIntervalSums> sums;
+};
 
 struct LlmStats {
   LatencyHistogram ttft;  // arrival to first token, us

@@ -33,7 +33,8 @@
 
 namespace gpumux {
 
-struct LlmStats;  // sim/llm/llm_stats.h
+struct LlmStats;   // sim/llm/llm_stats.h
+struct LlmSeries;  // sim/llm/llm_stats.h
 
 // Request outcomes; doubles because the analytic mode counts expected requests.
 struct RequestCounts {
@@ -73,6 +74,10 @@ class ServiceReplica {
   const LatencyHistogram& latencies() const { return latencies_; }
   // Token-level measurements of an LLM endpoint (sim/llm/llm_replica.h); null for others.
   virtual const LlmStats* llm_stats() const { return nullptr; }
+  // An LLM endpoint's engine per interval of the run's clock, when asked for before it starts
+  // (record_series); null for others.
+  virtual void record_series(double /*interval_us*/) {}
+  virtual const LlmSeries* llm_series() const { return nullptr; }
 
  protected:
   RequestCounts counts_;

@@ -111,7 +111,7 @@ void collect_leaves(const json& j, const std::string& path, std::vector<std::str
 TEST(SummaryMetrics, CatalogueMatchesRealSummaries) {
   std::vector<json> summaries;
   for (const char* file : {"mig_balanced.json", "inference_mig.json", "mps_optimistic_oom.json",
-                           "fractional_fgd.json"}) {
+                           "fractional_fgd.json", "llm_chat_h100.json"}) {
     RunOptions options;
     options.write_outputs = false;
     const Scenario s =

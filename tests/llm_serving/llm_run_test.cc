@@ -2,6 +2,9 @@
 // closed loops bounded, runs deterministic (docs/llm-serving.md).
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "tests/services/services_support.h"
 
 namespace gpumux {
@@ -106,6 +109,53 @@ TEST(LlmRun, OverloadedCachePreemptsAndStillServesEverything) {
   EXPECT_EQ(rq["served"], 40);
   EXPECT_GT(rq["preemptions"].get<std::int64_t>(), 0);
   expect_in_range(rq);
+}
+
+}  // namespace
+}  // namespace gpumux
+
+namespace gpumux {
+namespace {
+
+TEST(LlmRun, TimeseriesAccountsForEveryOutputToken) {
+  const auto dir = testing::write_case(
+      "llm_series",
+      {{"trace.csv", "id,submit_s,gpus,runtime_s,kind\nchat,0,1,600,inference\n"},
+       {"scenario.json",
+        testing::scenario_json(
+            "H100-80GB", 1, R"({"model": "exclusive"})",
+            R"(, "outputs": {"timeseries_interval_s": 30}, "services": {"by_id": {"chat": {"llm":
+               {"model": "Llama-3.1-8B", "load": {"rate_per_s": 3, "prompt_tokens": 400, "output_tokens": 120}}}}})")}});
+  Scenario s = load_scenario((dir / "scenario.json").string());
+  s.outputs.dir = (dir / "out").string();
+  RunOptions options;
+  const nlohmann::json summary = run_scenario(s, options).summary;
+  std::ifstream in(dir / "out" / "llm_timeseries.csv");
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  EXPECT_EQ(line, "time_s,endpoint,busy,running,waiting,kv_cache_use,output_tokens_per_s");
+  double tokens = 0;
+  int rows = 0;
+  while (std::getline(in, line)) {
+    ++rows;
+    const auto last = line.rfind(',');
+    tokens += std::stod(line.substr(last + 1)) * 30.0;
+    // busy and KV use are shares of the interval and of the cache.
+    std::stringstream cells(line);
+    std::string cell;
+    std::vector<std::string> c;
+    while (std::getline(cells, cell, ',')) c.push_back(cell);
+    ASSERT_EQ(c.size(), 7u) << line;
+    EXPECT_GE(std::stod(c[2]), 0.0);
+    EXPECT_LE(std::stod(c[2]), 1.0 + 1e-9);
+    EXPECT_LE(std::stod(c[5]), 1.0);
+  }
+  EXPECT_EQ(rows, 20);  // 600 s in 30 s intervals
+  const auto& rq = summary["metrics"]["requests"];
+  // Tokens of requests still in flight at the end were produced too.
+  EXPECT_GE(tokens + 1e-6, rq["output_tokens"].get<double>());
+  EXPECT_LE(tokens, rq["output_tokens"].get<double>() + 120.0 * rq["unfinished"].get<double>() + 1e-6);
+  testing::fs::remove_all(dir);
 }
 
 }  // namespace

@@ -46,8 +46,10 @@ def simulated(gpumux, scenario):
                           capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit("%s failed: %s" % (scenario, done.stderr.strip()))
-    rq = json.loads(done.stdout)["metrics"]["requests"]
-    out = {"req_per_s": rq["requests_per_s"], "output_tok_per_s": rq["output_tokens_per_s"],
+    summary = json.loads(done.stdout)
+    rq = summary["metrics"]["requests"]
+    engine = summary["scenario"]["services"]["by_id"]["endpoint"]["llm"]["engine"]
+    out = {"kv_cache_blocks": engine["kv_cache_blocks"], "req_per_s": rq["requests_per_s"], "output_tok_per_s": rq["output_tokens_per_s"],
            "total_tok_per_s": rq["total_tokens_per_s"], "preemptions": rq["preemptions"]}
     for ours, theirs in (("ttft_ms", "ttft"), ("tpot_ms", "tpot"), ("itl_ms", "itl"), ("latency_ms", "e2e")):
         for stat in ("mean", "p50", "p90", "p99"):
@@ -111,6 +113,10 @@ def main():
                     ("RTX4090", "llmservingsim_rtx4090_measured_kv")):
         m = measured_run(data, hw)
         s = simulated(gpumux, os.path.join(HERE, "scenarios", key + ".json"))
+        if key == "llmservingsim_rtx4090":
+            # vLLM's own cache size for this run (meta.json kv_cache.num_gpu_blocks).
+            meta = json.load(open(os.path.join(data, "llmservingsim/bench/examples/RTX4090/Llama-3.1-8B/vllm/meta.json")))
+            line(key, "kv_cache_blocks", meta["kv_cache"]["num_gpu_blocks"], s["kv_cache_blocks"], None)
         for metric in METRICS:
             if metric in m and metric in s and s[metric] is not None:
                 line(key, metric, m[metric], s[metric], LLMSERVINGSIM_TARGETS.get(metric))
