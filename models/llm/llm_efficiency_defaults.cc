@@ -17,6 +17,9 @@ struct Row {
   std::string_view device;
   std::string_view source;
   std::vector<Value> values;  // the others keep LlmEfficiency's stated defaults
+  // A device without profiles of its own takes this fitted device's values, none of them
+  // marked fitted (`values` is then empty).
+  std::string_view carried_from = {};
 };
 
 // Produced by the commands in each row's source (docs/llm-performance-model.md has their fit
@@ -29,25 +32,8 @@ const std::vector<Row>& table() {
        "carried over from A100-80GB (the same GPU with less, slower memory; no "
        "profile of A100-40GB): its efficiencies, unfitted here, on this device's own "
        "peaks",
-       {{"gemm_latency_us", 7.02586, false},
-        {"gemm_compute_efficiency", 0.723173, false},
-        {"gemm_half_tokens", 1.09986e-06, false},
-        {"gemm_memory_efficiency", 0.858308, false},
-        {"gemm_knee_exponent", 1.46372, false},
-        {"elementwise_latency_us", 4.12747, false},
-        {"elementwise_memory_efficiency", 0.530774, false},
-        {"prefill_attention_latency_us", 7.0063, false},
-        {"prefill_attention_compute_efficiency", 0.398095, false},
-        {"prefill_attention_half_chunk", 1.0467e-06, false},
-        {"prefill_attention_half_row", 1072.35, false},
-        {"decode_attention_latency_us", 15.9199, false},
-        {"decode_attention_per_seq_us", 0.00761955, false},
-        {"decode_attention_memory_efficiency", 0.77471, false},
-        {"decode_attention_half_seqs", 0.932991, false},
-        {"mixed_decode_per_seq_us", 0.486885, false},
-        {"mixed_decode_memory_efficiency", 0.424024, false},
-        {"sampler_latency_us", 22.5067, false},
-        {"sampler_memory_efficiency", 0.72069, false}}},
+       {},
+       "A100-80GB"},
       {"A100-80GB",
        "fitted: gpumux calibrate llm-profiles fit "
        "../shared/data/llm-serving/vidur-profiles/compute/a100/meta-llama/"
@@ -118,77 +104,20 @@ const std::vector<Row>& table() {
       {"H100-94GB",
        "carried over from H100-80GB (the same Hopper GPU; no profile of H100-94GB): "
        "its efficiencies, unfitted here, on this device's own peaks",
-       {{"gemm_latency_us", 7.05291, false},
-        {"gemm_compute_efficiency", 0.733492, false},
-        {"gemm_half_tokens", 140.56, false},
-        {"gemm_memory_efficiency", 0.938124, false},
-        {"gemm_knee_exponent", 7.53508, false},
-        {"elementwise_latency_us", 3.48485, false},
-        {"elementwise_memory_efficiency", 0.622438, false},
-        {"prefill_attention_latency_us", 7.0063, false},
-        {"prefill_attention_compute_efficiency", 0.398095, false},
-        {"prefill_attention_half_chunk", 1.0467e-06, false},
-        {"prefill_attention_half_row", 1072.35, false},
-        {"prefill_attention_memory_efficiency", 0.7, false},
-        {"decode_attention_latency_us", 15.9199, false},
-        {"decode_attention_per_seq_us", 0.00761955, false},
-        {"decode_attention_memory_efficiency", 0.77471, false},
-        {"decode_attention_half_seqs", 0.932991, false},
-        {"decode_attention_compute_efficiency", 0.3, false},
-        {"mixed_decode_per_seq_us", 0.486885, false},
-        {"mixed_decode_memory_efficiency", 0.424024, false},
-        {"sampler_latency_us", 22.5067, false},
-        {"sampler_memory_efficiency", 0.72069, false}}},
+       {},
+       "H100-80GB"},
       {"H200-141GB",
        "carried over from H100-80GB (the same Hopper GPU with more, faster memory; no "
        "profile of H200-141GB): its efficiencies, unfitted here, on this device's own "
        "peaks",
-       {{"gemm_latency_us", 7.05291, false},
-        {"gemm_compute_efficiency", 0.733492, false},
-        {"gemm_half_tokens", 140.56, false},
-        {"gemm_memory_efficiency", 0.938124, false},
-        {"gemm_knee_exponent", 7.53508, false},
-        {"elementwise_latency_us", 3.48485, false},
-        {"elementwise_memory_efficiency", 0.622438, false},
-        {"prefill_attention_latency_us", 7.0063, false},
-        {"prefill_attention_compute_efficiency", 0.398095, false},
-        {"prefill_attention_half_chunk", 1.0467e-06, false},
-        {"prefill_attention_half_row", 1072.35, false},
-        {"prefill_attention_memory_efficiency", 0.7, false},
-        {"decode_attention_latency_us", 15.9199, false},
-        {"decode_attention_per_seq_us", 0.00761955, false},
-        {"decode_attention_memory_efficiency", 0.77471, false},
-        {"decode_attention_half_seqs", 0.932991, false},
-        {"decode_attention_compute_efficiency", 0.3, false},
-        {"mixed_decode_per_seq_us", 0.486885, false},
-        {"mixed_decode_memory_efficiency", 0.424024, false},
-        {"sampler_latency_us", 22.5067, false},
-        {"sampler_memory_efficiency", 0.72069, false}}},
+       {},
+       "H100-80GB"},
       {"B200-180GB",
        "carried over from H100-80GB (the closest fitted datacenter HBM GPU; no "
        "profile of B200-180GB): its efficiencies, unfitted here, on this device's own "
        "peaks",
-       {{"gemm_latency_us", 7.05291, false},
-        {"gemm_compute_efficiency", 0.733492, false},
-        {"gemm_half_tokens", 140.56, false},
-        {"gemm_memory_efficiency", 0.938124, false},
-        {"gemm_knee_exponent", 7.53508, false},
-        {"elementwise_latency_us", 3.48485, false},
-        {"elementwise_memory_efficiency", 0.622438, false},
-        {"prefill_attention_latency_us", 7.0063, false},
-        {"prefill_attention_compute_efficiency", 0.398095, false},
-        {"prefill_attention_half_chunk", 1.0467e-06, false},
-        {"prefill_attention_half_row", 1072.35, false},
-        {"prefill_attention_memory_efficiency", 0.7, false},
-        {"decode_attention_latency_us", 15.9199, false},
-        {"decode_attention_per_seq_us", 0.00761955, false},
-        {"decode_attention_memory_efficiency", 0.77471, false},
-        {"decode_attention_half_seqs", 0.932991, false},
-        {"decode_attention_compute_efficiency", 0.3, false},
-        {"mixed_decode_per_seq_us", 0.486885, false},
-        {"mixed_decode_memory_efficiency", 0.424024, false},
-        {"sampler_latency_us", 22.5067, false},
-        {"sampler_memory_efficiency", 0.72069, false}}},
+       {},
+       "H100-80GB"},
       {"RTX4090",
        "fitted: gpumux calibrate llm-profiles fit "
        "../shared/data/llm-serving/llmservingsim/profiler/perf/RTX4090/meta-llama/"
@@ -252,18 +181,26 @@ const std::vector<Row>& table() {
 }
 // clang-format on
 
+const Row& row_of(std::string_view device) {
+  for (const Row& r : table()) {
+    if (r.device == device) return r;
+  }
+  throw std::logic_error("llm_efficiency_defaults: no row " + std::string(device));
+}
+
 LlmEfficiency build(const Row& row) {
   LlmEfficiency e;
   e.device = std::string(row.device);
   e.source = std::string(row.source);
-  for (const Value& v : row.values) {
+  const bool carried = !row.carried_from.empty();
+  for (const Value& v : carried ? row_of(row.carried_from).values : row.values) {
     const LlmEfficiencyField* field = nullptr;
     for (const LlmEfficiencyField& f : llm_efficiency_fields()) {
       if (f.name == v.name) field = &f;
     }
     if (field == nullptr) throw std::logic_error("llm_efficiency_defaults: " + std::string(v.name));
     e.*field->member = v.value;
-    if (v.fitted) e.fitted.insert(std::string(v.name));
+    if (v.fitted && !carried) e.fitted.insert(std::string(v.name));
   }
   return e;
 }
