@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sim/base/input_error.h"
+#include "sim/base/json_fields.h"
 #include "sim/base/yaml_reader.h"
 
 namespace gpumux {
@@ -227,15 +228,8 @@ DevicePluginConfig parse_device_plugin_config(std::string_view text, const std::
 }
 
 DevicePluginConfig read_device_plugin_config(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(path, "", "is a folder, expected the device plugin config (a YAML file)");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot read the device plugin config");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_device_plugin_config(text.str(), path);
+  const std::string text = read_text_file(path, "the device plugin config (a YAML file)");
+  return parse_device_plugin_config(text, path);
 }
 
 }  // namespace gpumux

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "sim/base/input_error.h"
+#include "sim/base/json_fields.h"
 #include "sim/base/yaml_reader.h"
 
 namespace gpumux {
@@ -222,15 +223,8 @@ MigPartedConfig parse_mig_parted(std::string_view text, const std::string& file,
 }
 
 MigPartedConfig read_mig_parted(const std::string& path, std::string_view config) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(path, "", "is a folder, expected the mig-parted file (a YAML file)");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot read the mig-parted file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_mig_parted(text.str(), path, config);
+  const std::string text = read_text_file(path, "the mig-parted file (a YAML file)");
+  return parse_mig_parted(text, path, config);
 }
 
 namespace {

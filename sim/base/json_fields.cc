@@ -319,17 +319,38 @@ nlohmann::json read_json_file(const std::string& path) {
   return parse_json_text(read_text_file(path), path);
 }
 
-std::string read_text_file(const std::string& path) {
+std::string read_text_file(const std::string& path, const std::string& what) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(path, "", "is a folder, expected a file");
+  const fs::file_status status = fs::status(path, ec);
+  if (fs::is_directory(status)) {
+    throw InputError(path, "", "is a folder, expected " + what);
+  }
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    // A device, pipe or socket (/dev/zero, /dev/stdin) may never end: refused before reading.
+    throw InputError(path, "", "is not a regular file (a device, pipe or socket), expected " + what);
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot open file");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  const auto size = fs::file_size(path, ec);
+  const auto too_large = [&] {
+    return InputError(path, "",
+                      "larger than " + std::to_string(kMaxTextFileBytes >> 20) +
+                          " MiB, the most a JSON or YAML input may hold");
+  };
+  if (!ec && size > kMaxTextFileBytes) throw too_large();
+  // Read in chunks with the bound checked as the text grows: a file that grows while it is read
+  // still stops at the bound.
+  std::string text;
+  std::vector<char> chunk(std::size_t{1} << 16);
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const auto n = static_cast<std::size_t>(in.gcount());
+    if (text.size() + n > kMaxTextFileBytes) throw too_large();
+    text.append(chunk.data(), n);
+  }
   if (in.bad()) throw InputError(path, "", "cannot read file");
-  return buffer.str();
+  return text;
 }
 
 }  // namespace gpumux

@@ -71,8 +71,15 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& file,
 nlohmann::json parse_json_line(std::string_view text, const std::string& file, std::size_t line);
 // Reads and parses a file; a missing or unreadable file or a folder is an InputError naming it.
 nlohmann::json read_json_file(const std::string& path);
-// A whole file as text; a missing or unreadable file or a folder is an InputError naming it.
-std::string read_text_file(const std::string& path);
+// The largest file read_text_file reads, bytes: far above any real JSON or YAML input (the
+// largest shipped is ~0.1 MiB), and a bound on memory for a hostile one.
+inline constexpr std::uintmax_t kMaxTextFileBytes = std::uintmax_t{256} << 20;
+
+// A whole file as text, the one reader of every JSON and YAML input file. A missing or
+// unreadable file, a folder, a file that is not a regular file (/dev/zero, a pipe) and a file
+// larger than kMaxTextFileBytes are an InputError naming it; `what` is what the file should be,
+// for the messages ("a file", "the mig-parted file (a YAML file)").
+std::string read_text_file(const std::string& path, const std::string& what = "a file");
 
 // A short description of a JSON value for error messages, e.g. `string "abc"`.
 std::string describe_json(const nlohmann::json& value);
