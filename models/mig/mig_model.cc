@@ -7,6 +7,7 @@
 #include "models/mig/measured_speed.h"
 #include "models/mig/profile_selection.h"
 #include "models/mig/profile_sizing.h"
+#include "sim/base/closest_names.h"
 
 namespace gpumux {
 
@@ -47,6 +48,20 @@ void MigModel::check_cluster(std::span<const DeviceProfile> devices,
                          "): every GPU would run whole, as under 'exclusive'");
   }
   if (params_.source == MigLayoutSource::kPerDevice) {
+    // A key naming no device of the cluster (a misspelling such as "A100-40G") would leave the
+    // GPUs it meant whole, a run as under 'exclusive' that looks like MIG's.
+    std::vector<std::string> names;
+    for (const DeviceProfile& d : devices) names.push_back(d.name);
+    for (const auto& [name, list] : params_.per_device) {
+      if (std::find(names.begin(), names.end(), name) == names.end()) {
+        const auto close = closest_names(name, names);
+        throw InputError(params_.layout_where, "layout",
+                         "device '" + name + "' is no device of the cluster (its devices: " +
+                             join_names(names) + ")" +
+                             (close.empty() ? std::string()
+                                            : "; closest: " + join_names(close)));
+      }
+    }
     for (const auto& [name, list] : params_.per_device) {
       for (const DeviceProfile& d : devices) {
         if (d.name == name && !d.supports_mig() && !list.empty()) {
