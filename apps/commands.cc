@@ -11,6 +11,7 @@
 #include "apps/registry.h"
 #include "sim/base/closest_names.h"
 #include "sim/base/input_error.h"
+#include "sim/base/terminal_text.h"
 
 namespace gpumux {
 
@@ -75,15 +76,15 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
   try {
     return ctx.action ? ctx.action() : kExitOk;
   } catch (const InputError& e) {
-    err << "error: " << e.what() << "\n";
+    err << "error: " << terminal_text(e.what()) << "\n";
     return kExitBadInput;
   } catch (const std::filesystem::filesystem_error& e) {
     // A path the user gave that the file system refuses (a symlink loop, no permission): the
     // input's fault, named by its path, not an internal error.
-    err << "error: " << e.path1().string() << ": " << e.code().message() << "\n";
+    err << "error: " << terminal_text(e.path1().string()) << ": " << e.code().message() << "\n";
     return kExitBadInput;
   } catch (const std::exception& e) {
-    err << "internal error: " << e.what() << "\n";
+    err << "internal error: " << terminal_text(e.what()) << "\n";
     return kExitInternal;
   }
 }

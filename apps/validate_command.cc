@@ -4,6 +4,7 @@
 #include "analysis/run/trace_readout.h"
 #include "apps/command_options.h"
 #include "apps/exit_codes.h"
+#include "sim/base/terminal_text.h"
 #include "traces/formats/trace_opening.h"
 #include "traces/transforms/filter_source.h"
 
@@ -29,7 +30,7 @@ int run_validate(const ValidateArgs& v, std::ostream& out, std::ostream& err) {
   } else if (!s.trace.generated) {
     open_scenario_trace(s.trace.path, s.trace.format, s.trace.defaults, s.seed);
   }
-  out << "OK  " << s.file << ": scenario '" << s.name << "', " << s.gpu_count() << " GPUs on "
+  out << "OK  " << terminal_text(s.file) << ": scenario '" << terminal_text(s.name) << "', " << s.gpu_count() << " GPUs on "
       << s.nodes.size() << (s.nodes.size() == 1 ? " node" : " nodes") << ", model "
       << s.resolved["sharing"]["model"].get<std::string>() << ", "
       << s.resolved["scheduler"]["queue"].get<std::string>() << " + " << s.placement->name

@@ -9,6 +9,7 @@
 #include "sim/base/atomic_file.h"
 #include "analysis/stats/mean_interval.h"
 #include "analysis/output/number_text.h"
+#include "sim/base/terminal_text.h"
 
 namespace gpumux {
 
@@ -51,7 +52,8 @@ std::string compare_cell_text(const CompareMetric& metric, const CompareCell& ce
 
 void print_compare_table(const CompareResult& result, std::ostream& out) {
   const std::size_t seeds = result.seeds.size();
-  out << "compare: scenario '" << result.scenario_name << "' (" << result.scenario_file << "), "
+  out << "compare: scenario '" << terminal_text(result.scenario_name) << "' ("
+      << terminal_text(result.scenario_file) << "), "
       << result.variants.size() << (result.variants.size() == 1 ? " variant" : " variants") << " x "
       << seeds << (seeds == 1 ? " seed" : " seeds") << " (seed " << result.seeds.front();
   if (seeds > 1) out << ".." << result.seeds.back();

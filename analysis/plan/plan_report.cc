@@ -9,6 +9,7 @@
 #include "analysis/output/number_text.h"
 #include "analysis/plan/incurable_rejections.h"
 #include "models/registry.h"
+#include "sim/base/terminal_text.h"
 
 namespace gpumux {
 
@@ -350,7 +351,8 @@ nlohmann::json plan_to_json(const PlanResult& r) {
 }
 
 void print_plan_table(const PlanResult& r, std::ostream& out) {
-  out << "gpumux plan  scenario '" << r.scenario_name << "' (" << r.scenario_file << ")  seed "
+  out << "gpumux plan  scenario '" << terminal_text(r.scenario_name) << "' ("
+      << terminal_text(r.scenario_file) << ")  seed "
       << r.seed << "\n";
   out << "objectives  ";
   for (std::size_t i = 0; i < r.objectives.size(); ++i) {

@@ -8,6 +8,7 @@
 #include "analysis/output/number_text.h"
 #include "analysis/report/queue_reason_section.h"
 #include "analysis/run/workload_echo.h"
+#include "sim/base/terminal_text.h"
 
 namespace gpumux {
 
@@ -89,7 +90,7 @@ std::string excluded_jobs_warning(const nlohmann::json& summary) {
 void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& out) {
   const auto& m = r.summary["metrics"];
   const auto& sc = r.summary["scenario"];
-  out << "gpumux " << GPUMUX_VERSION << "  scenario '" << s.name << "' (" << s.file << ")  seed "
+  out << "gpumux " << GPUMUX_VERSION << "  scenario '" << terminal_text(s.name) << "' (" << terminal_text(s.file) << ")  seed "
       << s.seed << "\n";
   out << "cluster     " << s.gpu_count() << " GPUs on " << s.nodes.size() << " nodes (";
   for (std::size_t i = 0; i < s.devices.size(); ++i) out << (i ? ", " : "") << s.devices[i].name;

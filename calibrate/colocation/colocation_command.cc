@@ -10,6 +10,7 @@
 #include "sim/base/atomic_file.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
+#include "sim/base/terminal_text.h"
 
 namespace gpumux::calibration {
 namespace {
@@ -200,7 +201,7 @@ int run_fit_command(const FitCommand& cmd, std::ostream& out, std::ostream& err)
     }
     return 0;
   } catch (const InputError& e) {
-    err << "error: " << e.what() << "\n";
+    err << "error: " << terminal_text(e.what()) << "\n";
     return 2;
   }
 }
@@ -295,7 +296,7 @@ int run_predict_command(const PredictCommand& cmd, std::ostream& out, std::ostre
     out << std::setprecision(6) << "MAE " << mae << "\n";
     return 0;
   } catch (const InputError& e) {
-    err << "error: " << e.what() << "\n";
+    err << "error: " << terminal_text(e.what()) << "\n";
     return 2;
   }
 }

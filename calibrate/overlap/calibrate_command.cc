@@ -12,6 +12,7 @@
 #include "models/calibration_file.h"
 #include "sim/base/atomic_file.h"
 #include "sim/base/input_error.h"
+#include "sim/base/terminal_text.h"
 
 namespace gpumux::calibration {
 
@@ -272,7 +273,7 @@ int run_calibrate_fit(const CalibrateFitCommand& cmd, std::ostream& out, std::os
     out << "wrote " << cmd.out_json << "\n";
     return 0;
   } catch (const InputError& e) {
-    err << "error: " << e.what() << "\n";
+    err << "error: " << terminal_text(e.what()) << "\n";
     return 2;
   }
 }
@@ -354,7 +355,7 @@ int run_calibrate_check(const CalibrateCheckCommand& cmd, std::ostream& out, std
     out << text.str();
     return 0;
   } catch (const InputError& e) {
-    err << "error: " << e.what() << "\n";
+    err << "error: " << terminal_text(e.what()) << "\n";
     return 2;
   }
 }

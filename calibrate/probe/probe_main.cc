@@ -10,6 +10,7 @@
 #include "calibrate/probe/probe_runner.h"
 #include "calibrate/probe/replay_runner.h"
 #include "sim/base/input_error.h"
+#include "sim/base/terminal_text.h"
 
 namespace {
 
@@ -46,10 +47,10 @@ int main(int argc, char** argv) {
     ProbeRunner runner(parsed.options, *backend, std::cout);
     return runner.run();
   } catch (const gpumux::InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << "error: " << terminal_text(e.what()) << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "internal error: " << e.what() << "\n";
+    std::cerr << "internal error: " << terminal_text(e.what()) << "\n";
     return 1;
   }
 }

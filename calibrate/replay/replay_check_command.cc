@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "sim/base/input_error.h"
+#include "sim/base/terminal_text.h"
 
 namespace gpumux::calibration {
 
@@ -43,7 +44,7 @@ int run_replay_check(const ReplayCheckCommand& cmd, std::ostream& out, std::ostr
     out << text.str();
     return 0;
   } catch (const InputError& e) {
-    err << "error: " << e.what() << "\n";
+    err << "error: " << terminal_text(e.what()) << "\n";
     return 2;
   }
 }

@@ -8,6 +8,7 @@
 
 #include "sim/base/atomic_file.h"
 #include "sim/base/input_error.h"
+#include "sim/base/terminal_text.h"
 
 namespace gpumux {
 
@@ -77,10 +78,10 @@ int run_derive_memory_profiles(const std::string& memory_csv, const std::string&
         << out_json << "\n";
     return 0;
   } catch (const InputError& e) {
-    err << "error: " << e.what() << "\n";
+    err << "error: " << terminal_text(e.what()) << "\n";
     return 2;
   } catch (const std::exception& e) {
-    err << "internal error: " << e.what() << "\n";
+    err << "internal error: " << terminal_text(e.what()) << "\n";
     return 1;
   }
 }

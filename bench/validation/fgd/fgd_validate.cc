@@ -20,6 +20,7 @@
 
 #include "packing/openb_csv.h"
 #include "packing/packing_sim.h"
+#include "sim/base/terminal_text.h"
 #include "sim/placement/fgd/policy.h"
 #include "sim/base/input_error.h"
 #include "traces/io/csv_reader.h"
@@ -202,7 +203,7 @@ int main(int argc, char** argv) {
     std::printf("\n%d of %d policy x list cells within 1.0 pp at all four checkpoints\n", within,
                 cells);
   } catch (const gpumux::InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << "error: " << terminal_text(e.what()) << "\n";
     return 2;
   }
   return 0;
