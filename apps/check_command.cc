@@ -46,11 +46,13 @@ void configure_check_command(CLI::App& check, CommandContext& ctx) {
   check.add_option("--seed", a->request.seed, "override every scenario's seed")
       ->check(non_negative(kMaxScenarioSeed));
   check.add_option("--out", a->request.out_dir,
-                   "write each run's outputs to DIR/<scenario name> (default: write no files)");
+                   "write each run's outputs to DIR/<scenario name> (default: write no files)")
+      ->check(non_empty());
   check.add_option("--junit", a->junit,
                    "also write the results as JUnit XML to FILE: one testcase per bound, "
                    "failures with value, bound and note (written whole, also when a bound "
-                   "fails)");
+                   "fails)")
+      ->check(non_empty());
   check.add_option("-j,--threads", a->request.threads,
                    "scenarios run at once (default 1); the output and the exit code do not "
                    "depend on it (results are printed in the order of the files)")

@@ -1,6 +1,8 @@
 #include "apps/command_options.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -19,6 +21,21 @@ CLI::Validator integer_in(std::uint64_t min, std::uint64_t max) {
 }
 
 CLI::Validator non_negative(std::uint64_t max) { return integer_in(0, max); }
+
+CLI::Validator finite_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        // CLI11's Range and NonNegativeNumber compare with < and >, which NaN passes; strtod
+        // reads "nan", "inf" and "1e999" (as infinity) alike.
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (end != text.c_str() && !std::isfinite(value)) {
+          return "expected a finite number, got '" + text + "'";
+        }
+        return "";
+      },
+      "");
+}
 
 CLI::Validator non_empty() {
   return CLI::Validator(

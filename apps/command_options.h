@@ -24,6 +24,9 @@ CLI::Validator integer_in(std::uint64_t min, std::uint64_t max);
 CLI::Validator non_negative(std::uint64_t max = UINT64_MAX);
 // The largest seed a scenario takes (its /seed is in [0, 2^63 - 1]).
 inline constexpr std::uint64_t kMaxScenarioSeed = INT64_MAX;
+// A floating option's value that must be finite: NaN passes CLI11's Range and NonNegativeNumber
+// (both compare with < and >). Put it before them: ->check(finite_number())->check(Range(..)).
+CLI::Validator finite_number();
 // A string option that must not be empty (an output path).
 CLI::Validator non_empty();
 

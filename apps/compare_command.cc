@@ -84,7 +84,8 @@ void configure_compare_command(CLI::App& compare, CommandContext& ctx) {
       ->check(CLI::Range(1, 1024));
   compare.add_option("--out", a->out_dir,
                      "write each run's outputs to DIR/<model>/seed-<seed>/ and DIR/compare.csv, "
-                     "DIR/compare.json (default: write nothing)");
+                     "DIR/compare.json (default: write nothing)")
+      ->check(non_empty());
   compare
       .add_option("--format", a->format,
                   "the printed result: table (default) or json (what compare.json holds)")

@@ -253,7 +253,8 @@ void configure_plan_command(CLI::App& plan, CommandContext& ctx) {
                   "also write the plan into this folder, whole or not at all: plan.json (as "
                   "--format json), plan.txt (the table), deploy/MODEL/ (the device plugin and "
                   "mig-parted configs an operator applies; docs/deploying.md); `gpumux report "
-                  "DIR` draws it");
+                  "DIR` draws it")
+      ->check(non_empty());
   plan.add_flag("--report", a->report, "with --out: also write DIR/report.html");
   plan.add_option("--mig-layouts", a->mig_layouts,
                   "MIG layouts searched for mig and its hybrids: generated (default: the "
@@ -271,6 +272,7 @@ void configure_plan_command(CLI::App& plan, CommandContext& ctx) {
       ->check(CLI::Range(1, 1000));
   plan.add_option("--seed-share", a->seed_share,
                   "share of the seeds that must meet the objectives (default 1: every seed)")
+      ->check(finite_number())
       ->check(CLI::Range(1e-9, 1.0));
   plan.add_option("--curve", a->curve,
                   "FROM:TO: also run every size with FROM..TO nodes, for every model and "
@@ -280,10 +282,12 @@ void configure_plan_command(CLI::App& plan, CommandContext& ctx) {
                   "each with trace.load_factor set (submit-time gaps divided by the factor), "
                   "then a GPUs-vs-load table")
       ->delimiter(',')
+      ->check(finite_number())
       ->check(CLI::Range(1e-3, 1e3));
   plan.add_option("--price-per-gpu-hour", a->price,
                   "price of one GPU-hour: adds each answer's cost (its GPUs x makespan) and "
                   "saving in money")
+      ->check(finite_number())
       ->check(CLI::NonNegativeNumber);
   plan.add_option("--vary", a->vary,
                   "FIELD=LO:HI: also solve the plan with the trace field's default held at LO "

@@ -56,10 +56,11 @@ void configure_report_command(CLI::App& report, CommandContext& ctx) {
                   "(sweep-plan.json and DIR/runs/NNNNNN/, from sweep --out) or plan folders "
                   "(plan.json, from plan --out)")
       ->required();
-  report.add_option("-o,--output", a->output, "HTML file to write")->required();
+  report.add_option("-o,--output", a->output, "HTML file to write")->required()->check(non_empty());
   report.add_option("--data", a->data_dir,
                     "also write each figure's data as a tidy CSV into this folder, one file "
-                    "named after the figure (e.g. jct-cdf.csv)");
+                    "named after the figure (e.g. jct-cdf.csv)")
+      ->check(non_empty());
   report.footer(
       "Example: gpumux report out/quickstart -o report.html\n"
       "         gpumux report out/sweep -o sweep.html --data sweep-figures\n"

@@ -61,7 +61,8 @@ void configure_sweep_options(CLI::App& sub, SweepCommand& a) {
                  "the sweep's folder: DIR/runs/NNNNNN/ per run, DIR/sweep.csv and "
                  "DIR/sweep.json; a sweep into a folder that has some runs finished runs only "
                  "the others")
-      ->required();
+      ->required()
+      ->check(non_empty());
   a.threads_option =
       sub.add_option("-j,--threads", a.threads,
                      "runs at once (default: the machine's hardware threads); the output does "

@@ -12,6 +12,7 @@
 #include "sim/base/closest_names.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
+#include "sim/base/terminal_text.h"
 
 namespace gpumux {
 
@@ -23,33 +24,6 @@ bool is_metric_or_group(const std::string& name) {
   return std::any_of(metric_names().begin(), metric_names().end(), [&](const std::string& m) {
     return m.size() > name.size() && m.compare(0, name.size(), name) == 0 && m[name.size()] == '.';
   });
-}
-
-// The metric names to compare: the catalogue's, each `*` replaced by the keys either summary
-// holds at that place (slots.profiles.<profile>.*).
-std::vector<std::string> names_to_compare(const nlohmann::json& a, const nlohmann::json& b) {
-  std::vector<std::string> out;
-  for (const std::string& pattern : metric_names()) {
-    const auto star = pattern.find('*');
-    if (star == std::string::npos) {
-      out.push_back(pattern);
-      continue;
-    }
-    const std::string prefix = pattern.substr(0, star);  // "slots.profiles."
-    std::string pointer = "/metrics";
-    for (std::size_t s = 0, dot; (dot = prefix.find('.', s)) != std::string::npos; s = dot + 1) {
-      pointer += "/" + prefix.substr(s, dot - s);
-    }
-    std::set<std::string> keys;
-    for (const nlohmann::json* doc : {&a, &b}) {
-      const auto p = nlohmann::json::json_pointer(pointer);
-      if (doc->contains(p) && (*doc)[p].is_object()) {
-        for (const auto& [k, v] : (*doc)[p].items()) keys.insert(k);
-      }
-    }
-    for (const auto& k : keys) out.push_back(prefix + k + pattern.substr(star + 1));
-  }
-  return out;
 }
 
 std::string value_text(const std::optional<double>& v) { return v ? number_text(*v) : "n/a"; }
@@ -67,6 +41,7 @@ nlohmann::json read_summary_input(const std::string& path) {
     throw InputError(file + "#/metrics", "metrics",
                      "expected an object (a summary.json written by gpumux run)");
   }
+  check_summary_metric_types(doc, file, summary_metric_names(doc, doc));
   return doc;
 }
 
@@ -82,6 +57,7 @@ double DiffTolerances::of(const std::string& metric) const {
 
 DiffTolerances parse_diff_tolerances(const std::vector<std::string>& args) {
   DiffTolerances t;
+  bool fallback_given = false;
   for (const auto& arg : args) {
     const std::string where = "--tolerance " + arg;
     const auto eq = arg.rfind('=');
@@ -100,6 +76,8 @@ DiffTolerances parse_diff_tolerances(const std::vector<std::string>& args) {
                            rel + "'");
     }
     if (name == "*") {
+      if (fallback_given) throw InputError(where, name, "given twice (keep one tolerance per metric)");
+      fallback_given = true;
       t.fallback = value;
       continue;
     }
@@ -109,7 +87,10 @@ DiffTolerances parse_diff_tolerances(const std::vector<std::string>& args) {
                        "unknown metric (gpumux metrics lists them)" +
                            (close.empty() ? std::string() : "; closest: " + join_names(close)));
     }
-    t.by_name[name] = value;
+    // The same name twice would let the last one win silently (the order deciding the exit code).
+    if (!t.by_name.emplace(name, value).second) {
+      throw InputError(where, name, "given twice (keep one tolerance per metric)");
+    }
   }
   return t;
 }
@@ -122,7 +103,7 @@ std::size_t SummaryDiff::differing() const {
 SummaryDiff diff_summaries(const nlohmann::json& a, const nlohmann::json& b,
                            const DiffTolerances& tolerances) {
   SummaryDiff diff;
-  for (const auto& name : names_to_compare(a, b)) {
+  for (const auto& name : summary_metric_names(a, b)) {
     MetricDiff m;
     m.metric = name;
     m.a = read_metric(a, name).value;
@@ -145,7 +126,7 @@ void print_diff_table(const SummaryDiff& diff, std::ostream& out) {
   std::vector<std::array<std::string, 5>> rows;
   for (const auto& m : diff.metrics) {
     if (!m.differs) continue;
-    rows.push_back({m.metric, value_text(m.a), value_text(m.b),
+    rows.push_back({terminal_text(m.metric), value_text(m.a), value_text(m.b),
                     m.a && m.b ? number_text(m.relative) : "n/a", number_text(m.tolerance)});
   }
   if (!rows.empty()) {

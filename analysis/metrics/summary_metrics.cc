@@ -3,6 +3,12 @@
 #include "analysis/metrics/metric_catalogue.h"
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <set>
+
+#include "sim/base/input_error.h"
+#include "sim/base/json_fields.h"
+
 
 namespace gpumux {
 
@@ -101,6 +107,61 @@ MetricValue read_metric(const nlohmann::json& summary, const std::string& name) 
   if (at->is_null()) return {std::nullopt, find_metric(name)->null_meaning};
   if (!at->is_number()) return {std::nullopt, "not a number: " + at->dump()};
   return {at->get<double>(), ""};
+}
+
+std::vector<std::string> summary_metric_names(const nlohmann::json& a, const nlohmann::json& b) {
+  std::vector<std::string> out;
+  for (const std::string& pattern : metric_names()) {
+    const auto star = pattern.find('*');
+    if (star == std::string::npos) {
+      out.push_back(pattern);
+      continue;
+    }
+    const std::string prefix = pattern.substr(0, star);  // "slots.profiles."
+    std::string pointer = "/metrics";
+    for (std::size_t s = 0, dot; (dot = prefix.find('.', s)) != std::string::npos; s = dot + 1) {
+      pointer += "/" + prefix.substr(s, dot - s);
+    }
+    std::set<std::string> keys;
+    for (const nlohmann::json* doc : {&a, &b}) {
+      const auto p = nlohmann::json::json_pointer(pointer);
+      if (doc->is_object() && doc->contains(p) && (*doc)[p].is_object()) {
+        for (const auto& [k, v] : (*doc)[p].items()) keys.insert(k);
+      }
+    }
+    for (const auto& k : keys) out.push_back(prefix + k + pattern.substr(star + 1));
+  }
+  return out;
+}
+
+void check_summary_metric_types(const nlohmann::json& summary, const std::string& file,
+                                const std::vector<std::string>& names) {
+  for (const auto& name : names) {
+    // "/metrics/jct_s/p95": the steps after /metrics, each escaped as a JSON pointer's token.
+    const std::string pointer = metric_pointer(name);
+    std::vector<std::string> tokens;
+    for (std::size_t pos = 0; pos < pointer.size();) {
+      const std::size_t next = std::min(pointer.find('/', pos + 1), pointer.size());
+      tokens.push_back(pointer.substr(pos + 1, next - pos - 1));
+      pos = next;
+    }
+    const nlohmann::json* at = &summary;
+    std::string prefix;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      if (!at->is_object()) {
+        throw InputError(file + "#" + prefix, "",
+                         "expected an object of metrics, got " + describe_json(*at));
+      }
+      const std::string key = nlohmann::json::json_pointer("/" + tokens[i]).back();
+      if (!at->contains(key)) break;  // a metric this run does not have: n/a
+      at = &(*at)[key];
+      prefix += "/" + tokens[i];
+      if (i + 1 == tokens.size() && !at->is_number() && !at->is_null()) {
+        throw InputError(file + "#" + prefix, "",
+                         "expected a number or null, got " + describe_json(*at));
+      }
+    }
+  }
 }
 
 }  // namespace gpumux

@@ -35,4 +35,15 @@ struct MetricValue {
 // services, a profile the scenario never used) are n/a, each with its reason.
 MetricValue read_metric(const nlohmann::json& summary, const std::string& name);
 
+// The metric names a summary (or either of two) holds: the catalogue's, each `*` replaced by
+// the keys the summaries hold at that place (slots.profiles.<profile>.*).
+std::vector<std::string> summary_metric_names(const nlohmann::json& a, const nlohmann::json& b);
+
+// Checks the types along each named metric of a run's summary read from `file`: every step to
+// the metric an object, the metric (when there) a number or null. A summary that is none of
+// these (hand-edited, another program's) is an InputError naming `file#/metrics/...`, not a run
+// whose metrics read as n/a. The summary must be an object whose `metrics` is an object.
+void check_summary_metric_types(const nlohmann::json& summary, const std::string& file,
+                                const std::vector<std::string>& names);
+
 }  // namespace gpumux

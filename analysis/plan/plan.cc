@@ -19,6 +19,7 @@
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
 #include "sim/base/parallel_tasks.h"
+#include "sim/placement/registry.h"
 
 namespace gpumux {
 
@@ -254,6 +255,11 @@ PlanBase load_base(const PlanRequest& request, PlanResult& result) {
         throw InputError("--placements", result.placements[i], "is listed twice");
       }
     }
+    // A name given on the command line is the option's fault, not the scenario's placement.
+    if (!request.placements.empty() && !placement_policies().find(result.placements[i])) {
+      throw InputError("--placements", result.placements[i],
+                       placement_policies().unknown_message(result.placements[i]));
+    }
   }
   if (request.seeds < 1) throw InputError("--seeds", "seeds", "must be at least 1");
   if (!(request.seed_share > 0.0 && request.seed_share <= 1.0)) {
@@ -358,11 +364,22 @@ PlanResult run_plan(const PlanRequest& request, std::ostream* progress) {
       capacities[m].push_back(
           layout_capacity(model.model, layouts[m][l].params, base.base_dir, base.groups));
       for (const auto& placement : result.placements) {
-        add_provenance_inputs(
-            result.provenance,
-            parse_scenario(sized_document(base, model.model, layouts[m][l].params, placement,
-                                          own_size, result.seeds.front()),
-                           base.file, base.base_dir));
+        Scenario sized = [&] {
+          try {
+            return parse_scenario(sized_document(base, model.model, layouts[m][l].params,
+                                                 placement, own_size, result.seeds.front()),
+                                  base.file, base.base_dir);
+          } catch (const InputError& e) {
+            // A --placements name the model cannot use (a share-aware policy under exclusive):
+            // named as the option, not as the scenario's #/scheduler/placement.
+            const std::string text = e.what();
+            const std::string blamed = base.file + "#/scheduler/placement: field 'placement': ";
+            if (request.placements.empty() || text.rfind(blamed, 0) != 0) throw;
+            throw InputError("--placements", placement,
+                             "with model '" + model.model + "': " + text.substr(blamed.size()));
+          }
+        }();
+        add_provenance_inputs(result.provenance, sized);
         units.emplace_back(m, l, placement, result.max_size);
       }
     }

@@ -14,6 +14,7 @@
 #include "analysis/sweep/sweep_store.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
+#include "sim/base/terminal_text.h"
 
 namespace gpumux {
 
@@ -71,32 +72,9 @@ void check_summary(const nlohmann::json& summary, const std::string& file,
                      "expected the run's metrics (an object), got " +
                          describe_json(summary["metrics"]));
   }
-  for (const auto& metric : metrics) {
-    // "/metrics/jct_s/p95": the steps after /metrics, each escaped as a JSON pointer's token.
-    const std::string pointer = metric_pointer(metric.name);
-    std::vector<std::string> tokens;
-    for (std::size_t pos = 0; pos < pointer.size();) {
-      const std::size_t next = std::min(pointer.find('/', pos + 1), pointer.size());
-      tokens.push_back(pointer.substr(pos + 1, next - pos - 1));
-      pos = next;
-    }
-    const nlohmann::json* at = &summary;
-    std::string prefix;
-    for (std::size_t i = 0; i < tokens.size(); ++i) {
-      if (!at->is_object()) {
-        throw InputError(file + "#" + prefix, "",
-                         "expected an object of metrics, got " + describe_json(*at));
-      }
-      const std::string key = nlohmann::json::json_pointer("/" + tokens[i]).back();
-      if (!at->contains(key)) break;  // a metric this run does not have: n/a
-      at = &(*at)[key];
-      prefix += "/" + tokens[i];
-      if (i + 1 == tokens.size() && !at->is_number() && !at->is_null()) {
-        throw InputError(file + "#" + prefix, "",
-                         "expected a number or null, got " + describe_json(*at));
-      }
-    }
-  }
+  std::vector<std::string> names;
+  for (const auto& metric : metrics) names.push_back(metric.name);
+  check_summary_metric_types(summary, file, names);
 }
 
 // A failed run's error.json as merge reads it: valid JSON (a file cut short is an error naming
@@ -251,7 +229,7 @@ void write_sweep_merge(const SweepMerge& merge, const std::string& dir) {
 }
 
 void print_sweep_table(const SweepMerge& merge, std::ostream& out, std::size_t max_rows) {
-  out << "sweep '" << merge.name << "': " << merge.total << " runs, " << merge.succeeded
+  out << "sweep '" << terminal_text(merge.name) << "': " << merge.total << " runs, " << merge.succeeded
       << " ended, " << merge.failures.size() << " failed";
   if (!merge.missing.empty()) out << ", " << merge.missing.size() << " missing";
   out << "; " << merge.variants.size()

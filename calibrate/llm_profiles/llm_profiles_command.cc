@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <iomanip>
 #include <map>
 #include <sstream>
@@ -16,6 +17,17 @@
 namespace gpumux::calibration {
 
 namespace {
+
+// NaN passes CLI::PositiveNumber (it compares with <=) and would read as "not given".
+const CLI::Validator kFinite(
+    [](std::string& text) -> std::string {
+      char* end = nullptr;
+      const double value = std::strtod(text.c_str(), &end);
+      return end != text.c_str() && !std::isfinite(value)
+                 ? "expected a finite number, got '" + text + "'"
+                 : "";
+    },
+    "");
 
 struct Device {
   std::string name;
@@ -66,9 +78,11 @@ void add_options(CLI::App& sub, LlmProfilesCommand& cmd) {
                  "the model LLMServingSim folders profile (a `gpumux llm-models` name)");
   sub.add_option("--peak-tflops", cmd.peak_tflops,
                  "override the device's dense 16-bit tensor peak, TFLOP/s")
+      ->check(kFinite)
       ->check(CLI::PositiveNumber);
   sub.add_option("--bandwidth-gbps", cmd.bandwidth_gbps,
                  "override the device's memory bandwidth, GB/s")
+      ->check(kFinite)
       ->check(CLI::PositiveNumber);
 }
 

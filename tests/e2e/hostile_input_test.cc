@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -648,6 +649,165 @@ TEST_F(Hostile, GeneratorDurationsShareTheTraceTimeBound) {
   EXPECT_EQ(big.code, 2) << big.err;
   EXPECT_TRUE(has(big.err, "/trace/generator/runtime_s")) << big.err;
   EXPECT_TRUE(has(big.err, "1000000000000")) << big.err;
+}
+
+// Issue 56, class 1: a summary whose metric is a string, whose metric group is a number or whose
+// count is a boolean read as "n/a" in diff (exit 3); each is bad input naming the pointer, as in
+// merge (both read the summary through check_summary_metric_types).
+TEST_F(Hostile, DiffSummaryOfWrongTypesNamesThePointer) {
+  const auto golden = nlohmann::json::parse(testing::read_file("tests/golden/quickstart/summary.json"));
+  const auto b = write("b.json", golden.dump());
+  const auto edited = [&](const std::string& pointer, const nlohmann::json& value) {
+    nlohmann::json doc = golden;
+    doc[nlohmann::json::json_pointer(pointer)] = value;
+    return write("a.json", doc.dump());
+  };
+  struct Case {
+    std::string pointer;
+    nlohmann::json value;
+  };
+  for (const Case& c : {Case{"/metrics/jct_s/p95", "12"}, Case{"/metrics/jct_s", 5},
+                        Case{"/metrics/jobs/finished", true}}) {
+    const auto a = edited(c.pointer, c.value);
+    const auto r = run_cli({"diff", a, b});
+    EXPECT_EQ(r.code, 2) << c.pointer << ": " << r.out << r.err;
+    EXPECT_TRUE(has(r.err, "a.json#" + c.pointer + ": ")) << r.err;
+    EXPECT_EQ(r.out, "");
+    const auto reversed = run_cli({"diff", b, a});
+    EXPECT_EQ(reversed.code, 2) << reversed.err;
+    EXPECT_TRUE(has(reversed.err, "a.json#" + c.pointer)) << reversed.err;
+  }
+  EXPECT_EQ(run_cli({"diff", b, b}).code, 0);
+}
+
+// Class 2: a JSON or YAML input that never ends (/dev/zero) or is huge grew memory until
+// bad_alloc (exit 1); a file that is not a regular file is refused before reading.
+TEST_F(Hostile, EndlessJsonInputIsRefusedBeforeReading) {
+  if (!fs::exists("/dev/zero")) GTEST_SKIP();
+  const auto summary = write("b.json", testing::read_file("tests/golden/quickstart/summary.json"));
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"diff", "/dev/zero", summary},
+                                             {"run", "/dev/zero", "--no-outputs"},
+                                             {"validate", "/dev/zero"},
+                                             {"check", "/dev/zero"}}) {
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << args[0] << ": " << r.err;
+    EXPECT_TRUE(has(r.err, "/dev/zero: is not a regular file")) << args[0] << ": " << r.err;
+  }
+  const auto parted = run_cli({"validate", write("m.json", scenario(R"(, "sharing": {"model": "mig",
+    "params": {"mig_parted": "/dev/zero", "config": "all-1g.5gb"}})"))});
+  EXPECT_EQ(parted.code, 2) << parted.err;
+  EXPECT_TRUE(has(parted.err, "/dev/zero: is not a regular file")) << parted.err;
+  // A regular file past the bound: refused by its size, before it is read.
+  const fs::path big = dir_ / "big.json";
+  {
+    std::ofstream f(big, std::ios::binary);
+    f << "{}";
+  }
+  fs::resize_file(big, (std::uintmax_t{256} << 20) + 1);
+  const auto huge = run_cli({"validate", big.string()});
+  EXPECT_EQ(huge.code, 2) << huge.err;
+  EXPECT_TRUE(has(huge.err, "big.json: larger than 256 MiB")) << huge.err;
+}
+
+// Class 3: a name read from input holding terminal escapes was printed raw (diff's table, every
+// error line); it is printed with its control characters as visible escapes.
+TEST_F(Hostile, TerminalEscapesInInputAreNotPrintedRaw) {
+  nlohmann::json a = nlohmann::json::parse(testing::read_file("tests/golden/quickstart/summary.json"));
+  nlohmann::json b = a;
+  a["metrics"]["slots"]["profiles"]["\x1b[31mred\x1b[0m"] = {{"occupancy", 0.5}};
+  const auto r = run_cli({"diff", write("a.json", a.dump()), write("b.json", b.dump())});
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_FALSE(has(r.out, "\x1b")) << r.out;
+  EXPECT_TRUE(has(r.out, "\\x1b[31mred\\x1b[0m")) << r.out;
+  const auto named = run_cli({"validate", write("s.json", scenario(R"(, "sharing": {"model": "ex\u001b]0;x\u0007clusive"})"))});
+  EXPECT_EQ(named.code, 2) << named.err;
+  EXPECT_FALSE(has(named.err, "\x1b")) << named.err;
+  EXPECT_FALSE(has(named.err, "\x07")) << named.err;
+  EXPECT_TRUE(has(named.err, "ex\\x1b]0;x\\x07clusive")) << named.err;
+  const auto title = run_cli({"validate", write("t.json", R"({"name": "a\u001b[2Jb",
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 16, "device": "A100-40GB"}]},
+    "trace": {"file": "trace.csv"}})")});
+  EXPECT_FALSE(has(title.out + title.err, "\x1b")) << title.out << title.err;
+}
+
+// Class 4: a tolerance given twice for one metric let the last win silently.
+TEST_F(Hostile, DiffToleranceGivenTwiceIsBadInput) {
+  const auto s = write("b.json", testing::read_file("tests/golden/quickstart/summary.json"));
+  const auto r = run_cli({"diff", s, s, "--tolerance", "jct_s.p95=0.01", "--tolerance",
+                          "jct_s.p95=0.5"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "--tolerance jct_s.p95=0.5: field 'jct_s.p95': given twice")) << r.err;
+  const auto star = run_cli({"diff", s, s, "--tolerance", "*=0", "--tolerance", "*=1"});
+  EXPECT_EQ(star.code, 2) << star.err;
+  EXPECT_TRUE(has(star.err, "given twice")) << star.err;
+  EXPECT_EQ(run_cli({"diff", s, s, "--tolerance", "jct_s=0.1", "--tolerance", "jct_s.p95=0.5"})
+                .code,
+            0);
+}
+
+// Class 5: an empty output path was taken as "not given" (exit 0, nothing written).
+TEST_F(Hostile, EmptyOutputPathsAreRefusedNamingTheOption) {
+  const auto s = write("t.json", scenario());
+  const auto run = [&](std::vector<std::string> args, const std::string& option) {
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << option << ": " << r.out << r.err;
+    EXPECT_TRUE(has(r.err, option + ": expected a non-empty value")) << r.err;
+  };
+  run({"check", s, "--junit", ""}, "--junit");
+  run({"check", s, "--out", ""}, "--out");
+  run({"report", dir_.string(), "-o", (dir_ / "r.html").string(), "--data", ""}, "--data");
+  run({"report", dir_.string(), "-o", ""}, "--output");
+  run({"compare", s, "--models", "exclusive", "--out", ""}, "--out");
+  run({"plan", s, "--models", "exclusive", "--objective", "jct_s.p95<=60", "--out", ""},
+      "--out");
+  EXPECT_FALSE(fs::exists(dir_ / "r.html"));
+}
+
+// Class 9: a bad --placements value was reported against the scenario's #/scheduler/placement.
+// Class 10: NaN passed every floating option's range check.
+TEST_F(Hostile, PlanPlacementsAndNanOptionsBlameTheOption) {
+  const auto s = write("p.json", scenario());
+  const auto plan = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"plan", s, "--models", "exclusive", "--objective",
+                                  "queueing_delay_s.p95<=60", "--max-nodes", "2"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_cli(args);
+  };
+  const auto unknown = plan({"--placements", "spred"});
+  EXPECT_EQ(unknown.code, 2) << unknown.err;
+  EXPECT_TRUE(has(unknown.err, "--placements: field 'spred': unknown placement")) << unknown.err;
+  EXPECT_TRUE(has(unknown.err, "did you mean 'spread'")) << unknown.err;
+  EXPECT_FALSE(has(unknown.err, "#/scheduler/placement")) << unknown.err;
+  const auto unfit = plan({"--placements", "gpu-packing"});
+  EXPECT_EQ(unfit.code, 2) << unfit.err;
+  EXPECT_TRUE(has(unfit.err, "--placements: field 'gpu-packing': with model 'exclusive'"))
+      << unfit.err;
+  EXPECT_FALSE(has(unfit.err, "#/scheduler/placement")) << unfit.err;
+  for (const std::string option : {"--price-per-gpu-hour", "--seed-share", "--load"}) {
+    for (const std::string value : {"nan", "NaN", "inf"}) {
+      const auto r = plan({option, value});
+      EXPECT_EQ(r.code, 2) << option << " " << value << ": " << r.out << r.err;
+      EXPECT_TRUE(has(r.err, option)) << r.err;
+    }
+  }
+}
+
+// Class 13: a misspelled device in a MIG layout map was ignored (the GPUs ran whole).
+TEST_F(Hostile, MigLayoutMapUnknownDeviceIsBadInput) {
+  const auto s = write("m.json", scenario(R"(, "sharing": {"model": "mig",
+    "params": {"layout": {"A100-40G": ["7g.40gb"]}}})"));
+  for (const auto& args : std::vector<std::vector<std::string>>{{"validate", s},
+                                                                 {"run", s, "--no-outputs"}}) {
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << args[0] << ": " << r.out << r.err;
+    EXPECT_TRUE(has(r.err, "m.json#/sharing/params/layout: field 'layout': device 'A100-40G'"))
+        << r.err;
+    EXPECT_TRUE(has(r.err, "closest: A100-40GB")) << r.err;
+  }
+  const auto ok = write("ok.json", scenario(R"(, "sharing": {"model": "mig",
+    "params": {"layout": {"A100-40GB": ["7g.40gb"]}}})"));
+  EXPECT_EQ(run_cli({"validate", ok}).code, 0);
 }
 
 }  // namespace
