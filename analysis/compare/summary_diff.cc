@@ -76,7 +76,9 @@ DiffTolerances parse_diff_tolerances(const std::vector<std::string>& args) {
                            rel + "'");
     }
     if (name == "*") {
-      if (fallback_given) throw InputError(where, name, "given twice (keep one tolerance per metric)");
+      if (fallback_given) {
+        throw InputError(where, name, "given twice (keep one tolerance per metric)");
+      }
       fallback_given = true;
       t.fallback = value;
       continue;

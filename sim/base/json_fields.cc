@@ -328,10 +328,13 @@ std::string read_text_file(const std::string& path, const std::string& what) {
   }
   if (fs::exists(status) && !fs::is_regular_file(status)) {
     // A device, pipe or socket (/dev/zero, /dev/stdin) may never end: refused before reading.
-    throw InputError(path, "", "is not a regular file (a device, pipe or socket), expected " + what);
+    throw InputError(path, "",
+                     "is not a regular file (a device, pipe or socket), expected " + what);
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open file");
+  if (!in) {
+    throw InputError(path, "", what == "a file" ? "cannot open file" : "cannot read " + what);
+  }
   const auto size = fs::file_size(path, ec);
   const auto too_large = [&] {
     return InputError(path, "",

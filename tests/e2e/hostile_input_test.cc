@@ -655,7 +655,8 @@ TEST_F(Hostile, GeneratorDurationsShareTheTraceTimeBound) {
 // count is a boolean read as "n/a" in diff (exit 3); each is bad input naming the pointer, as in
 // merge (both read the summary through check_summary_metric_types).
 TEST_F(Hostile, DiffSummaryOfWrongTypesNamesThePointer) {
-  const auto golden = nlohmann::json::parse(testing::read_file("tests/golden/quickstart/summary.json"));
+  const auto golden =
+      nlohmann::json::parse(testing::read_file("tests/golden/quickstart/summary.json"));
   const auto b = write("b.json", golden.dump());
   const auto edited = [&](const std::string& pointer, const nlohmann::json& value) {
     nlohmann::json doc = golden;
@@ -713,14 +714,16 @@ TEST_F(Hostile, EndlessJsonInputIsRefusedBeforeReading) {
 // Class 3: a name read from input holding terminal escapes was printed raw (diff's table, every
 // error line); it is printed with its control characters as visible escapes.
 TEST_F(Hostile, TerminalEscapesInInputAreNotPrintedRaw) {
-  nlohmann::json a = nlohmann::json::parse(testing::read_file("tests/golden/quickstart/summary.json"));
+  nlohmann::json a =
+      nlohmann::json::parse(testing::read_file("tests/golden/quickstart/summary.json"));
   nlohmann::json b = a;
   a["metrics"]["slots"]["profiles"]["\x1b[31mred\x1b[0m"] = {{"occupancy", 0.5}};
   const auto r = run_cli({"diff", write("a.json", a.dump()), write("b.json", b.dump())});
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_FALSE(has(r.out, "\x1b")) << r.out;
   EXPECT_TRUE(has(r.out, "\\x1b[31mred\\x1b[0m")) << r.out;
-  const auto named = run_cli({"validate", write("s.json", scenario(R"(, "sharing": {"model": "ex\u001b]0;x\u0007clusive"})"))});
+  const auto named = run_cli({"validate", write("s.json", scenario(R"(, "sharing": {
+    "model": "ex\u001b]0;x\u0007clusive"})"))});
   EXPECT_EQ(named.code, 2) << named.err;
   EXPECT_FALSE(has(named.err, "\x1b")) << named.err;
   EXPECT_FALSE(has(named.err, "\x07")) << named.err;
