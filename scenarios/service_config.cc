@@ -228,6 +228,14 @@ ServicesConfig parse_services(JsonObject& o, const std::string& base_dir,
   return c;
 }
 
+bool has_llm_endpoint(const ServicesConfig& services) {
+  if (services.defaults && services.defaults->spec->llm) return true;
+  for (const auto& [id, fields] : services.by_id) {
+    if (fields.spec->llm) return true;
+  }
+  return false;
+}
+
 ServiceAssigningSource::ServiceAssigningSource(JobSource& inner, const ServicesConfig& config,
                                                std::string trace_label)
     : inner_(inner), config_(config), trace_label_(std::move(trace_label)) {}

@@ -54,6 +54,9 @@ struct ServicesConfig {
 ServicesConfig parse_services(JsonObject& o, const std::string& base_dir,
                               const std::vector<DeviceProfile>& devices);
 
+// Whether the services section declares an LLM endpoint (by_id or default).
+bool has_llm_endpoint(const ServicesConfig& services);
+
 // Completes the services of `inner`'s jobs (see the header comment), and clears `service` on
 // every other job. Throws InputError naming the job (`trace_label` and its id) when a service
 // lacks a service time or an arrival process, or by_id names a job that is not inference.

@@ -107,7 +107,7 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
   const bool shares =
       reports_shares(own) ||
       std::any_of(runs.begin(), runs.end(), [](const Scenario& s) { return reports_shares(s); });
-  result.metrics = compare_metrics(own.services.given, shares);
+  result.metrics = compare_metrics(own.services.given, shares, has_llm_endpoint(own.services));
 
   // The whole comparison goes into the folder's temporary twin, replaced only at the end: a
   // failed or stopped comparison leaves the folder as it was (output_folder.h).

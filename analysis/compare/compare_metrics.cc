@@ -6,7 +6,7 @@
 
 namespace gpumux {
 
-std::vector<CompareMetric> compare_metrics(bool services, bool shares) {
+std::vector<CompareMetric> compare_metrics(bool services, bool shares, bool llm) {
   std::vector<std::string> rows = {
       "gpu_allocation_ratio",
       "sm_busy_utilization",
@@ -24,6 +24,11 @@ std::vector<CompareMetric> compare_metrics(bool services, bool shares) {
   if (services) {
     rows.insert(rows.end(), {"requests.latency_ms.p50", "requests.latency_ms.p95",
                              "requests.latency_ms.p99", "requests.slo_attainment"});
+  }
+  if (llm) {
+    rows.insert(rows.end(), {"requests.ttft_ms.p50", "requests.ttft_ms.p99", "requests.tpot_ms.p50",
+                             "requests.tpot_ms.p99", "requests.output_tokens_per_s",
+                             "requests.goodput_per_s"});
   }
   rows.insert(rows.end(), {"jobs.arrived", "jobs.finished", "failures.memory_fault_kills",
                            "jobs.failed", "jobs.rejected", "jobs.unfinished_queued",

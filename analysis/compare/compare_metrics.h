@@ -18,11 +18,12 @@ struct CompareMetric {
 };
 
 // The rows, in table order; the request-latency rows only when `services` (the scenario has
-// inference services), the GPU-share rows (allocation by gpu_milli, FGD fragmentation) only
+// inference services), the LLM rows (TTFT, TPOT, output tokens/s, goodput) only when `llm` (it
+// has an LLM endpoint, scenarios/service_config.h has_llm_endpoint), the GPU-share rows (allocation by gpu_milli, FGD fragmentation) only
 // when `shares` (its model limits compute shares or its placement is share-aware).
 // `compare` and `sweep` both take their rows from here, so that compare.csv and sweep.csv hold
 // the same metrics for the same runs.
-std::vector<CompareMetric> compare_metrics(bool services, bool shares = false);
+std::vector<CompareMetric> compare_metrics(bool services, bool shares = false, bool llm = false);
 
 // Whether a run of `scenario` reports the GPU-share metrics (`shares.*`): its model limits
 // compute shares or its placement is share-aware. A comparison or a sweep's scenario shows the

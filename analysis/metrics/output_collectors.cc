@@ -94,15 +94,6 @@ class SlotsCollector : public OutputCollector {
   std::unique_ptr<AtomicFile> file_;
 };
 
-// Whether the scenario's services section declares an LLM endpoint.
-bool has_llm_endpoint(const ServicesConfig& services) {
-  if (services.defaults && services.defaults->spec->llm) return true;
-  for (const auto& [id, fields] : services.by_id) {
-    if (fields.spec->llm) return true;
-  }
-  return false;
-}
-
 class RequestsCollector : public OutputCollector {
  public:
   explicit RequestsCollector(const CollectorInputs& in)

@@ -91,6 +91,19 @@ constexpr MetricRow kRequestMetrics[] = {
     {"SLO attainment", "/requests/slo_attainment"},
 };
 
+// LLM endpoints (docs/llm-serving.md "Metrics"), shown only when a run has one.
+constexpr MetricRow kLlmMetrics[] = {
+    {"TTFT p50 (ms)", "/requests/ttft_ms/p50"},
+    {"TTFT p99 (ms)", "/requests/ttft_ms/p99"},
+    {"TPOT p50 (ms)", "/requests/tpot_ms/p50"},
+    {"TPOT p99 (ms)", "/requests/tpot_ms/p99"},
+    {"ITL p50 (ms)", "/requests/itl_ms/p50"},
+    {"output tokens/s", "/requests/output_tokens_per_s"},
+    {"goodput (requests/s)", "/requests/goodput_per_s"},
+    {"preemptions", "/requests/preemptions"},
+    {"refused", "/requests/refused"},
+};
+
 constexpr MetricRow kSlotMetrics[] = {
     {"slice utilization", "/slots/slice_utilization"},
     {"memory allocation share", "/slots/memory_allocation_share"},
@@ -512,6 +525,11 @@ ReportPage build_report_page(const ReportInputs& inputs) {
     chart(page, figures, request_cdf_chart(variants));
     page << "</div>\n";
     metric_table(page, variants, kRequestMetrics);
+    const bool any_llm = std::any_of(variants.begin(), variants.end(), [](const ReportVariant& v) {
+      const json& metrics = v.runs.front().summary["metrics"];
+      return metrics.contains("requests") && metrics["requests"].contains("ttft_ms");
+    });
+    if (any_llm) metric_table(page, variants, kLlmMetrics);
   } else {
     page << "<p class=\"note\">No inference services in these runs.</p>\n";
   }

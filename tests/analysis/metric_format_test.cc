@@ -11,7 +11,7 @@ namespace gpumux {
 namespace {
 
 TEST(MetricFormat, EveryCompareRowHasOne) {
-  for (const auto& row : compare_metrics(true, true)) {
+  for (const auto& row : compare_metrics(true, true, true)) {
     const auto f = metric_format(row.name);
     ASSERT_TRUE(f.has_value()) << row.name;
     EXPECT_EQ(f->digits, row.digits) << row.name;

@@ -39,7 +39,7 @@ TEST(Catalogue, NamesAreUniqueAndEveryListReadsThem) {
     EXPECT_EQ(find_metric(a.alias), nullptr) << "an alias is no catalogue name: " << a.alias;
   }
   // compare's rows are catalogue metrics of summary.json.
-  for (const auto& row : compare_metrics(true, true)) {
+  for (const auto& row : compare_metrics(true, true, true)) {
     const MetricInfo* m = find_metric(row.name);
     ASSERT_NE(m, nullptr) << row.name;
     EXPECT_FALSE(m->derived) << row.name;
