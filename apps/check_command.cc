@@ -21,6 +21,7 @@ struct CheckArgs {
 
 int run_check_command(const CheckArgs& a, std::ostream& out, std::ostream& err) {
   // One check per output folder at a time; each scenario's folder is also replaced as a whole.
+  check_output_paths_differ("--junit", a.junit, "--out", a.request.out_dir);
   std::optional<FolderLock> lock;
   if (!a.request.out_dir.empty()) lock.emplace(a.request.out_dir);
   const CheckResult result = run_check(a.request, isatty(STDERR_FILENO) ? &err : nullptr);

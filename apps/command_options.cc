@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -35,6 +36,21 @@ CLI::Validator finite_number() {
         return "";
       },
       "");
+}
+
+void check_output_paths_differ(const std::string& file_option, const std::string& file,
+                               const std::string& folder_option, const std::string& folder) {
+  if (file.empty() || folder.empty()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path f = fs::weakly_canonical(fs::absolute(file), ec);
+  const fs::path d = fs::weakly_canonical(fs::absolute(folder), ec);
+  const auto [fi, di] = std::mismatch(f.begin(), f.end(), d.begin(), d.end());
+  if (fi == f.end()) {  // the folder is the file's path or lies under it
+    throw InputError(file_option + " " + file, "",
+                     "clashes with " + folder_option + " " + folder +
+                         " (the same path): give each output its own path");
+  }
 }
 
 CLI::Validator non_empty() {

@@ -27,6 +27,11 @@ inline constexpr std::uint64_t kMaxScenarioSeed = INT64_MAX;
 // A floating option's value that must be finite: NaN passes CLI11's Range and NonNegativeNumber
 // (both compare with < and >). Put it before them: ->check(finite_number())->check(Range(..)).
 CLI::Validator finite_number();
+// Refuses an output file and an output folder that clash, before anything is written: the same
+// path (check --out X --junit X), or the folder inside the file's path (report -o X --data X/d).
+// A file inside the folder (--out out --junit out/junit.xml) is fine. Empty paths are not given.
+void check_output_paths_differ(const std::string& file_option, const std::string& file,
+                               const std::string& folder_option, const std::string& folder);
 // A string option that must not be empty (an output path).
 CLI::Validator non_empty();
 

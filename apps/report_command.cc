@@ -39,6 +39,7 @@ ReportInputs read_inputs(const std::vector<std::string>& dirs) {
 }
 
 int run_report_command(const ReportArgs& a, std::ostream& out, std::ostream&) {
+  check_output_paths_differ("--output", a.output, "--data", a.data_dir);
   write_html_report(read_inputs(a.dirs), a.output, a.data_dir);
   out << "wrote " << a.output << "\n";
   if (!a.data_dir.empty()) out << "wrote the figures' data to " << a.data_dir << "\n";

@@ -813,5 +813,27 @@ TEST_F(Hostile, MigLayoutMapUnknownDeviceIsBadInput) {
   EXPECT_EQ(run_cli({"validate", ok}).code, 0);
 }
 
+// Class 6: an output file and an output folder on the same path failed only after writing one.
+TEST_F(Hostile, ClashingOutputPathsAreRefusedBeforeWriting) {
+  const auto s = write("t.json", scenario());
+  const auto x = (dir_ / "x").string();
+  const auto check = run_cli({"check", s, "--out", x, "--junit", x});
+  EXPECT_EQ(check.code, 2) << check.err;
+  EXPECT_TRUE(has(check.err, "--junit " + x + ": clashes with --out " + x)) << check.err;
+  EXPECT_FALSE(fs::exists(x));
+  fs::create_directories(dir_ / "run");
+  const auto run = run_cli({"run", s, "--quiet", "--out", (dir_ / "run").string()});
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto report = run_cli({"report", (dir_ / "run").string(), "-o", x, "--data", x});
+  EXPECT_EQ(report.code, 2) << report.err;
+  EXPECT_TRUE(has(report.err, "--output " + x + ": clashes with --data " + x)) << report.err;
+  EXPECT_FALSE(fs::exists(x));
+  // A file inside the folder is fine.
+  const auto inside = run_cli({"report", (dir_ / "run").string(), "-o",
+                               (dir_ / "d" / "r.html").string(), "--data",
+                               (dir_ / "d").string()});
+  EXPECT_EQ(inside.code, 0) << inside.err;
+}
+
 }  // namespace
 }  // namespace gpumux
