@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "models/calibration_file.h"
 #include "sim/base/input_error.h"
 #include "sim/base/terminal_text.h"
 
@@ -39,6 +40,15 @@ void configure_replay_check(CLI::App& sub, ReplayCheckCommand& cmd) {
 int run_replay_check(const ReplayCheckCommand& cmd, std::ostream& out, std::ostream& err) {
   try {
     const ReplayComparison c = compare_replay(cmd.options);
+    // As `calibrate check` does (docs/limits.md): a calibration measured on another device than
+    // the replay's is named on stderr.
+    if (!cmd.options.calibration.empty()) {
+      const std::string warning =
+          calibration_device_warning(cmd.options.calibration,
+                                     calibration_device(cmd.options.calibration), c.device,
+                                     "--calibration");
+      if (!warning.empty()) err << terminal_text(warning) << "\n";
+    }
     std::ostringstream text;
     print_replay_comparison(c, cmd.options, cmd.format == "csv", text);
     out << text.str();

@@ -67,6 +67,25 @@ TEST(ReplayCheck, JctErrorsArePerJobAndTheLastLineIsTheirMean) {
   fs::remove_all(f.dir);
 }
 
+// A calibration measured on another device than the replay's is named on stderr, as `calibrate
+// check` names it (issue 56, class 12); the new and the older form alike.
+TEST(ReplayCheck, ACalibrationFromAnotherDeviceWarns) {
+  const Files f = write_case("device", "a,0,1,10,1,1,1024,1000\n",
+                             "timeslice,a,H200-141GB,0,-1,0,10,10,completed,,10,10,991,\n");
+  const fs::path cal = f.dir / "cal.json";
+  testing::write_file(cal, R"({"format": "gpumux-calibration", "device": "T4",
+    "models": {"timeslice": {"params": {"interference": 0.02, "switch_cost_us": 35.5},
+                             "fixed": []}}})");
+  const auto r = check(f, {"--calibration", cal.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("measured on T4, applied here to H200-141GB")) << r.err;
+  const auto older = testing::run_cli({"calibrate", "replay-check", f.measured.string(), "--trace",
+                                       f.trace.string(), "--calibration", cal.string()});
+  ASSERT_EQ(older.code, 0) << older.err;
+  EXPECT_THAT(older.err, HasSubstr("measured on T4, applied here to H200-141GB")) << older.err;
+  fs::remove_all(f.dir);
+}
+
 // The older `calibrate replay-check` runs the same and names the new form on stderr.
 TEST(ReplayCheck, TheOlderFormPrintsTheSame) {
   const Files f = write_case("older", "a,0,1,10,1,1,1024,1000\n",
