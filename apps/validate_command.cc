@@ -30,8 +30,8 @@ int run_validate(const ValidateArgs& v, std::ostream& out, std::ostream& err) {
   } else if (!s.trace.generated) {
     open_scenario_trace(s.trace.path, s.trace.format, s.trace.defaults, s.seed);
   }
-  out << "OK  " << terminal_text(s.file) << ": scenario '" << terminal_text(s.name) << "', " << s.gpu_count() << " GPUs on "
-      << s.nodes.size() << (s.nodes.size() == 1 ? " node" : " nodes") << ", model "
+  out << "OK  " << terminal_text(s.file) << ": scenario '" << terminal_text(s.name) << "', "
+      << s.gpu_count() << " GPUs on " << s.nodes.size() << (s.nodes.size() == 1 ? " node" : " nodes") << ", model "
       << s.resolved["sharing"]["model"].get<std::string>() << ", "
       << s.resolved["scheduler"]["queue"].get<std::string>() << " + " << s.placement->name
       << ", trace " << (s.trace.generated ? "generated" : s.trace.path);

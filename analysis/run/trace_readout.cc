@@ -1,7 +1,10 @@
 #include "analysis/run/trace_readout.h"
 
 #include <memory>
+#include <set>
+#include <string>
 
+#include "sim/base/input_error.h"
 #include "traces/formats/trace_opening.h"
 #include "traces/transforms/filter_source.h"
 #include "traces/transforms/workload_source.h"
@@ -35,10 +38,36 @@ TraceReadout read_whole_trace(const Scenario& scenario) {
     source = workloads.get();
   }
   ServiceAssigningSource services(*source, scenario.services, scenario.trace.path);
+  // The checks run makes of the trace before simulating, made here too (validate --full
+  // passes only what run accepts): a job that each injected fault names, and some job at all.
+  std::set<std::string> fault_jobs;
+  for (const auto& f : scenario.injected_faults) fault_jobs.insert(f.job_id);
   JobSpec job;
-  while (services.next(job)) ++out.kept;
+  while (services.next(job)) {
+    ++out.kept;
+    if (!fault_jobs.empty()) fault_jobs.erase(job.id);
+  }
   out.rows = trace->stats().rows;
   out.skipped = trace->skipped_rows();
+  if (out.rows == 0) {
+    std::string skipped;
+    for (const auto& [reason, n] : trace->skip_counts()) {
+      skipped += (skipped.empty() ? "" : ", ") + std::to_string(n) + " " + reason;
+    }
+    throw InputError(
+        scenario.trace.path, "",
+        "the trace has no jobs (" +
+            (skipped.empty() ? std::string("no data rows") : "every row skipped: " + skipped) +
+            "): a run of no jobs measures nothing");
+  }
+  for (std::size_t i = 0; i < scenario.injected_faults.size(); ++i) {
+    const std::string& id = scenario.injected_faults[i].job_id;
+    if (fault_jobs.count(id) == 0) continue;
+    throw InputError(scenario.file + "#/faults/inject/" + std::to_string(i) + "/job", "job",
+                     "job '" + id + "' is not in the trace" +
+                         (scenario.trace.filter.active() ? " (after its filter)" : "") +
+                         ", so its fault would never happen");
+  }
   return out;
 }
 

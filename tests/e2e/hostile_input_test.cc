@@ -835,5 +835,27 @@ TEST_F(Hostile, ClashingOutputPathsAreRefusedBeforeWriting) {
   EXPECT_EQ(inside.code, 0) << inside.err;
 }
 
+// Class 14: validate --full passed what run refuses before it measures anything: a fault
+// injected into a job the trace lacks, a trace of a header alone.
+TEST_F(Hostile, ValidateFullRefusesWhatRunRefuses) {
+  const auto fault =
+      write("f.json", scenario(R"(, "faults": {"inject": [{"job": "zz", "after_s": 1}]})"));
+  const auto full = run_cli({"validate", "--full", fault});
+  EXPECT_EQ(full.code, 2) << full.out << full.err;
+  EXPECT_TRUE(
+      has(full.err, "f.json#/faults/inject/0/job: field 'job': job 'zz' is not in the trace"))
+      << full.err;
+  EXPECT_EQ(run_cli({"run", fault, "--no-outputs"}).code, 2);
+  write("empty.csv", "id,submit_s,gpus,runtime_s\n");
+  const auto empty = write("e.json", R"({"name": "e",
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 16, "device": "A100-40GB"}]},
+    "trace": {"file": "empty.csv"}})");
+  const auto header = run_cli({"validate", "--full", empty});
+  EXPECT_EQ(header.code, 2) << header.out << header.err;
+  EXPECT_TRUE(has(header.err, "the trace has no jobs (no data rows)")) << header.err;
+  EXPECT_EQ(run_cli({"run", empty, "--no-outputs"}).code, 2);
+  EXPECT_EQ(run_cli({"validate", "--full", write("ok.json", scenario())}).code, 0);
+}
+
 }  // namespace
 }  // namespace gpumux
