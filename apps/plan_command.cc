@@ -153,7 +153,7 @@ int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   }
   // Locked and checked before the runs: an unusable folder fails at once, not after them.
   std::unique_ptr<OutputFolder> folder;
-  if (!a.out.empty()) folder = std::make_unique<OutputFolder>(a.out);
+  if (!a.out.empty()) folder = std::make_unique<OutputFolder>(a.out, OutputKind::kPlan);
   const std::vector<VaryRange> vary = parse_vary(a.vary);
   if (a.no_sensitivity && !vary.empty()) {
     throw InputError("--vary", "vary", "contradicts --no-sensitivity: drop one");

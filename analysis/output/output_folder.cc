@@ -86,6 +86,9 @@ void check_replaceable(const std::string& dir, OutputKind kind) {
     bool known = leftover_temporary(name);
     if (kind == OutputKind::kRun) {
       known = known || (entry.is_regular_file() && one_of(name, kRunOutputNames));
+    } else if (kind == OutputKind::kPlan) {
+      known = known || (entry.is_regular_file() && one_of(name, kPlanOutputNames)) ||
+              (name == "deploy" && entry.is_directory() && !entry.is_symlink());
     } else {
       known = known || (entry.is_regular_file() && one_of(name, kCompareOutputNames)) ||
               (entry.is_directory() && !entry.is_symlink() && model_folder(entry.path()));
@@ -93,7 +96,9 @@ void check_replaceable(const std::string& dir, OutputKind kind) {
     if (!known) {
       throw InputError(dir, "",
                        "holds '" + name + "', which no " +
-                           (kind == OutputKind::kRun ? "run" : "comparison") +
+                           (kind == OutputKind::kRun          ? "run"
+                            : kind == OutputKind::kComparison ? "comparison"
+                                                              : "plan") +
                            " wrote: its outputs replace the folder as a whole, so they go only "
                            "into a new folder or one holding such outputs");
     }

@@ -46,6 +46,7 @@ class FolderLock {
 enum class OutputKind {
   kRun,         // a run's files (kRunOutputNames)
   kComparison,  // `compare --out`: kCompareOutputNames and <model>/seed-<n>/ run folders
+  kPlan,        // `plan --out`: kPlanOutputNames and the deploy/ folder
 };
 
 class OutputFolder {
@@ -77,6 +78,8 @@ class OutputFolder {
 
 // The files a run folder (or a plan folder: plan.json, plan.txt) may hold; an existing folder
 // with anything else is not replaced.
+// The files `plan --out` writes at the top of its folder (beside the deploy/ folder).
+inline constexpr const char* kPlanOutputNames[] = {"plan.json", "plan.txt", "report.html"};
 inline constexpr const char* kRunOutputNames[] = {"summary.json",        "jobs.csv",
                                                   "timeseries.csv",      "slot_timeseries.csv",
                                                   "llm_timeseries.csv",  "plan.json",

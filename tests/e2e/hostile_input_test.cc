@@ -857,5 +857,24 @@ TEST_F(Hostile, ValidateFullRefusesWhatRunRefuses) {
   EXPECT_EQ(run_cli({"validate", "--full", write("ok.json", scenario())}).code, 0);
 }
 
+// Class 11: a second `plan --out po` refused the folder its first one wrote ("holds 'deploy',
+// which no run wrote"); docs/planning.md says the folder is replaced whole.
+TEST_F(Hostile, PlanOutReplacesItsOwnPlan) {
+  const auto s = write("p.json", scenario());
+  const auto po = (dir_ / "po").string();
+  const std::vector<std::string> args{"plan", s, "--models", "exclusive", "--objective",
+                                      "queueing_delay_s.p95<=60", "--max-nodes", "2", "--out",
+                                      po, "--report"};
+  const auto first = run_cli(args);
+  ASSERT_EQ(first.code, 0) << first.err;
+  ASSERT_TRUE(fs::exists(dir_ / "po" / "plan.json"));
+  const auto second = run_cli(args);
+  EXPECT_EQ(second.code, 0) << second.err;
+  testing::write_file(dir_ / "po" / "mine.txt", "x");
+  const auto foreign = run_cli(args);
+  EXPECT_EQ(foreign.code, 2) << foreign.err;
+  EXPECT_TRUE(has(foreign.err, "holds 'mine.txt', which no plan wrote")) << foreign.err;
+}
+
 }  // namespace
 }  // namespace gpumux
