@@ -28,7 +28,9 @@ void configure_profiles_command(CLI::App& profiles, CommandContext& ctx) {
   auto a = std::make_shared<DeriveArgs>();
   derive->add_option("--memory", a->memory_csv, "pod_gpu_memory_used_bytes CSV")->required();
   derive->add_option("--duty", a->duty_csv, "pod_gpu_duty_cycle CSV")->required();
-  derive->add_option("-o,--output", a->output, "library JSON to write")->required()->check(non_empty());
+  derive->add_option("-o,--output", a->output, "library JSON to write")
+      ->required()
+      ->check(non_empty());
   set_action(*derive, ctx, a, run_derive);
 }
 

@@ -31,10 +31,11 @@ int run_validate(const ValidateArgs& v, std::ostream& out, std::ostream& err) {
     open_scenario_trace(s.trace.path, s.trace.format, s.trace.defaults, s.seed);
   }
   out << "OK  " << terminal_text(s.file) << ": scenario '" << terminal_text(s.name) << "', "
-      << s.gpu_count() << " GPUs on " << s.nodes.size() << (s.nodes.size() == 1 ? " node" : " nodes") << ", model "
+      << s.gpu_count() << " GPUs on " << s.nodes.size()
+      << (s.nodes.size() == 1 ? " node" : " nodes") << ", model "
       << s.resolved["sharing"]["model"].get<std::string>() << ", "
       << s.resolved["scheduler"]["queue"].get<std::string>() << " + " << s.placement->name
-      << ", trace " << (s.trace.generated ? "generated" : s.trace.path);
+      << ", trace " << (s.trace.generated ? "generated" : terminal_text(s.trace.path));
   if (!s.expect.empty()) out << ", " << s.expect.size() << " expect bounds";
   if (v.full && !readout.generated) {
     out << "; " << grouped_count(readout.rows) << (readout.rows == 1 ? " row" : " rows")

@@ -65,8 +65,8 @@ CheckResult run_check(const CheckRequest& request, std::ostream* progress) {
         ScenarioCheck c{s.file, s.name, s.seed, report.expect, report.wall_seconds};
         if (progress) {
           const std::lock_guard<std::mutex> lock(progress_mutex);
-          *progress << "[gpumux] " << (c.pass() ? "pass " : "FAIL ") << terminal_text(s.file) << " ("
-                    << fixed_text(report.wall_seconds, 2) << " s)\n";
+          *progress << "[gpumux] " << (c.pass() ? "pass " : "FAIL ") << terminal_text(s.file)
+                    << " (" << fixed_text(report.wall_seconds, 2) << " s)\n";
         }
         checks[i] = std::move(c);
       } catch (...) {
@@ -103,7 +103,8 @@ void print_check_table(const CheckResult& result, std::ostream& out) {
     bounds += s.bounds.size();
     failed_bounds += failed;
     if (failed > 0) failed_files.push_back(s.file);
-    out << (failed == 0 ? "PASS  " : "FAIL  ") << terminal_text(s.file) << "  (scenario '" << terminal_text(s.name) << "', seed "
+    out << (failed == 0 ? "PASS  " : "FAIL  ") << terminal_text(s.file) << "  (scenario '"
+        << terminal_text(s.name) << "', seed "
         << s.seed << "; " << (s.bounds.size() - failed) << " of " << s.bounds.size()
         << " bounds hold)\n";
     print_expect_table(s.bounds, out);

@@ -90,7 +90,8 @@ std::string excluded_jobs_warning(const nlohmann::json& summary) {
 void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& out) {
   const auto& m = r.summary["metrics"];
   const auto& sc = r.summary["scenario"];
-  out << "gpumux " << GPUMUX_VERSION << "  scenario '" << terminal_text(s.name) << "' (" << terminal_text(s.file) << ")  seed "
+  out << "gpumux " << GPUMUX_VERSION << "  scenario '" << terminal_text(s.name) << "' ("
+      << terminal_text(s.file) << ")  seed "
       << s.seed << "\n";
   out << "cluster     " << s.gpu_count() << " GPUs on " << s.nodes.size() << " nodes (";
   for (std::size_t i = 0; i < s.devices.size(); ++i) out << (i ? ", " : "") << s.devices[i].name;

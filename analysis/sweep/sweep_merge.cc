@@ -229,7 +229,8 @@ void write_sweep_merge(const SweepMerge& merge, const std::string& dir) {
 }
 
 void print_sweep_table(const SweepMerge& merge, std::ostream& out, std::size_t max_rows) {
-  out << "sweep '" << terminal_text(merge.name) << "': " << merge.total << " runs, " << merge.succeeded
+  out << "sweep '" << terminal_text(merge.name) << "': " << merge.total << " runs, "
+      << merge.succeeded
       << " ended, " << merge.failures.size() << " failed";
   if (!merge.missing.empty()) out << ", " << merge.missing.size() << " missing";
   out << "; " << merge.variants.size()
