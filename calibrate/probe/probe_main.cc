@@ -47,10 +47,10 @@ int main(int argc, char** argv) {
     ProbeRunner runner(parsed.options, *backend, std::cout);
     return runner.run();
   } catch (const gpumux::InputError& e) {
-    std::cerr << "error: " << terminal_text(e.what()) << "\n";
+    std::cerr << "error: " << gpumux::terminal_text(e.what()) << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "internal error: " << terminal_text(e.what()) << "\n";
+    std::cerr << "internal error: " << gpumux::terminal_text(e.what()) << "\n";
     return 1;
   }
 }

@@ -203,7 +203,7 @@ int main(int argc, char** argv) {
     std::printf("\n%d of %d policy x list cells within 1.0 pp at all four checkpoints\n", within,
                 cells);
   } catch (const gpumux::InputError& e) {
-    std::cerr << "error: " << terminal_text(e.what()) << "\n";
+    std::cerr << "error: " << gpumux::terminal_text(e.what()) << "\n";
     return 2;
   }
   return 0;
