@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 #include "models/device_registry.h"
@@ -183,6 +184,122 @@ std::int64_t llm_engine_memory_mib(const LlmEndpointSpec& spec, const DeviceProf
       std::floor(static_cast<double>(device.memory.mib()) * spec.engine.gpu_memory_utilization));
 }
 
+namespace {
+
+// The share of a GPU an engine sees (LlmSharing): its memory as a device profile, and the
+// shares of the device's SMs and bandwidth its time model gets.
+struct LlmResources {
+  DeviceProfile profile;
+  double sm_fraction = 1.0;
+  double bandwidth_fraction = 1.0;
+};
+
+LlmResources parse_sharing(JsonObject& o, const DeviceProfile& device, LlmSharing& sharing,
+                           nlohmann::json& echo) {
+  LlmResources r{device, 1.0, 1.0};
+  if (!o.has("sharing")) {
+    o.allow("sharing");
+    return r;
+  }
+  JsonObject so = o.object("sharing");
+  nlohmann::json out = nlohmann::json::object();
+  if (so.has("mig_profile")) {
+    const std::string name = so.required_string("mig_profile");
+    const MigProfile* profile = nullptr;
+    std::string names;
+    for (const MigProfile& p : device.mig_profiles) {
+      if (p.name == name) profile = &p;
+      names += (names.empty() ? "" : ", ") + p.name;
+    }
+    if (!profile) {
+      throw InputError(so.where("mig_profile"), "mig_profile",
+                       device.supports_mig()
+                           ? "'" + name + "' is not a MIG profile of " + device.name +
+                                 " (its profiles: " + names + ")"
+                           : device.name + " has no MIG profiles");
+    }
+    sharing.mig_profile = name;
+    r.profile.name = device.name + " " + name;
+    r.profile.memory = profile->memory;
+    r.profile.sms = profile->sms;
+    r.sm_fraction = static_cast<double>(profile->sms) / device.sms;
+    r.bandwidth_fraction =
+        static_cast<double>(profile->memory_slices) / device.mig_memory_slices;
+    out["mig_profile"] = name;
+    out["instance_memory_mib"] = profile->memory.mib();
+    out["instance_sms"] = profile->sms;
+    out["sm_share"] = r.sm_fraction;
+    out["bandwidth_share"] = r.bandwidth_fraction;
+  } else {
+    so.allow("mig_profile");
+  }
+  const double percentage = so.optional_number("mps_active_thread_percentage", 0.0, 0.0, 100.0);
+  if (so.has("mps_active_thread_percentage") && !(percentage > 0.0)) {
+    throw InputError(so.where("mps_active_thread_percentage"), "mps_active_thread_percentage",
+                     "must be in (0, 100] (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE)");
+  }
+  sharing.mps_thread_fraction = percentage / 100.0;
+  const std::int64_t device_mib = device.memory.mib();
+  sharing.pinned_memory_limit_mib =
+      so.optional_int("mps_pinned_memory_limit_mib", 0, 1, device_mib);
+  sharing.memory_cap_mib = so.optional_int("memory_cap_mib", 0, 1, device_mib);
+  if (!sharing.mig_profile.empty() &&
+      (percentage > 0.0 || sharing.pinned_memory_limit_mib > 0 || sharing.memory_cap_mib > 0)) {
+    throw InputError(so.where(), "mig_profile",
+                     "a MIG instance is isolated: it takes no MPS thread percentage, pinned "
+                     "limit or memory cap (its memory is the instance's)");
+  }
+  if (sharing.pinned_memory_limit_mib > 0 && sharing.memory_cap_mib > 0) {
+    throw InputError(so.where(), "memory_cap_mib",
+                     "give an MPS pinned-memory limit or a memory cap, not both");
+  }
+  if (sharing.memory_cap_mib > 0) {
+    r.profile.memory = MemoryMiB(sharing.memory_cap_mib);
+    r.profile.name = device.name + " (memory cap " + std::to_string(sharing.memory_cap_mib) +
+                     " MiB)";
+    out["memory_cap_mib"] = sharing.memory_cap_mib;
+  }
+  if (percentage > 0.0) out["mps_active_thread_percentage"] = percentage;
+  if (sharing.pinned_memory_limit_mib > 0) {
+    out["mps_pinned_memory_limit_mib"] = sharing.pinned_memory_limit_mib;
+  }
+  out["memory_from"] = !sharing.mig_profile.empty() ? "mig_instance"
+                       : sharing.memory_cap_mib > 0  ? "memory_cap"
+                                                     : "device";
+  so.finish();
+  echo["sharing"] = out;
+  return r;
+}
+
+// vLLM takes gpu_memory_utilization x the device's memory at start: under an MPS pinned limit
+// below that, its allocation fails and the engine does not start.
+void check_pinned_limit(const LlmEndpointSpec& spec, const std::string& where) {
+  const std::int64_t limit = spec.sharing.pinned_memory_limit_mib;
+  if (limit <= 0) return;
+  char text[400];
+  const double weights_mib = spec.model.weight_bytes() / (1024.0 * 1024.0);
+  if (static_cast<double>(limit) <= weights_mib) {
+    std::snprintf(text, sizeof text,
+                  "the pinned-memory limit of %lld MiB is below %s's weights (%.0f MiB)",
+                  static_cast<long long>(limit), spec.model.name.c_str(), weights_mib);
+    throw InputError(where, "mps_pinned_memory_limit_mib", text);
+  }
+  if (spec.engine_memory_mib > limit) {
+    std::snprintf(text, sizeof text,
+                  "the engine takes %lld MiB at start (gpu_memory_utilization %.2f of the whole "
+                  "device: MPS does not isolate memory), over its pinned-memory limit of %lld "
+                  "MiB, so vLLM would fail at start; lower gpu_memory_utilization to at most %.3f",
+                  static_cast<long long>(spec.engine_memory_mib),
+                  spec.engine.gpu_memory_utilization, static_cast<long long>(limit),
+                  std::floor(spec.engine.gpu_memory_utilization * static_cast<double>(limit) /
+                             static_cast<double>(spec.engine_memory_mib) * 1000.0) /
+                      1000.0);
+    throw InputError(where, "mps_pinned_memory_limit_mib", text);
+  }
+}
+
+}  // namespace
+
 std::shared_ptr<const LlmEndpointSpec> parse_llm_endpoint(JsonObject& o,
                                                           const std::string& base_dir,
                                                           const std::vector<DeviceProfile>& devices,
@@ -194,8 +311,13 @@ std::shared_ptr<const LlmEndpointSpec> parse_llm_endpoint(JsonObject& o,
   echo["model"] = spec->model.name;
   echo["device"] = device.name;
 
+  // What the engine sees of its GPU: the whole device, a MIG instance, or a memory cap.
+  LlmResources seen = parse_sharing(o, device, spec->sharing, echo);
+  const DeviceProfile& base = seen.profile;
+
   LlmEngineConfig& e = spec->engine;
-  const bool large = large_defaults(device);
+  // vLLM picks its defaults from the memory CUDA reports: the instance's or the cap's.
+  const bool large = large_defaults(base);
   std::int64_t override_blocks = 0;
   if (o.has("engine")) {
     JsonObject en = o.object("engine");
@@ -242,8 +364,9 @@ std::shared_ptr<const LlmEndpointSpec> parse_llm_endpoint(JsonObject& o,
                          std::to_string(e.max_model_len) + "), as vLLM requires");
   }
   e.kv_blocks = override_blocks > 0 ? override_blocks
-                                    : kv_cache_blocks(spec->model, e, device, o.where("model"));
-  spec->engine_memory_mib = llm_engine_memory_mib(*spec, device);
+                                    : kv_cache_blocks(spec->model, e, base, o.where("model"));
+  spec->engine_memory_mib = llm_engine_memory_mib(*spec, base);
+  check_pinned_limit(*spec, o.where("sharing"));
   const std::int64_t kv_tokens = e.kv_blocks * e.block_size;
   if (e.max_model_len > kv_tokens) {
     throw InputError(engine_where, "max_model_len",
@@ -277,11 +400,20 @@ std::shared_ptr<const LlmEndpointSpec> parse_llm_endpoint(JsonObject& o,
   }
   echo["performance_model"] = {{"efficiencies_from", efficiency.device},
                                {"source", efficiency.source}};
-  auto time_model = std::make_shared<RooflineTimeModel>(spec->model, llm_device_peaks(device),
-                                                       efficiency, 1, e.cuda_graphs);
+  LlmDevicePeaks peaks = llm_device_peaks(device);
+  peaks.tflops_16bit *= seen.sm_fraction;
+  peaks.bandwidth_gbps *= seen.bandwidth_fraction;
+  auto time_model =
+      std::make_shared<RooflineTimeModel>(spec->model, peaks, efficiency, 1, e.cuda_graphs);
   // An iteration never holds more tokens than the budget nor samples more than max_num_seqs.
   time_model->tabulate(e.max_num_batched_tokens, e.max_num_seqs);
   spec->time_model = std::move(time_model);
+  LlmDevicePeaks half = peaks;
+  half.bandwidth_gbps *= 0.5;
+  auto half_model =
+      std::make_shared<RooflineTimeModel>(spec->model, half, efficiency, 1, e.cuda_graphs);
+  half_model->tabulate(e.max_num_batched_tokens, e.max_num_seqs);
+  spec->half_bandwidth_model = std::move(half_model);
 
   JsonObject l = o.object("load");
   nlohmann::json load_echo = nlohmann::json::object();

@@ -343,6 +343,23 @@ void ServiceAssigningSource::check_request_budget(const JobSpec& job) const {
   }
 }
 
+namespace {
+
+// The endpoint job's demands are its engine's: it takes its memory at start and keeps it (vLLM's
+// gpu_memory_utilization); its limit is the MPS pinned limit or the memory cap; on MIG it asks
+// for its instance's profile.
+void apply_llm_endpoint(JobSpec& job, const LlmEndpointSpec& llm) {
+  job.memory = MemoryMiB(llm.engine_memory_mib);
+  job.memory_profile.reset();
+  const std::int64_t limit = llm.sharing.pinned_memory_limit_mib > 0
+                                 ? llm.sharing.pinned_memory_limit_mib
+                                 : llm.sharing.memory_cap_mib;
+  if (limit > 0) job.memory_limit = MemoryMiB(limit);
+  if (!llm.sharing.mig_profile.empty()) job.mig_profile = llm.sharing.mig_profile;
+}
+
+}  // namespace
+
 bool ServiceAssigningSource::next(JobSpec& job) {
   // Sources other than the native ones never touch `service`: clear what a recycled job slot
   // left there, so that a non-null value after next() is always this row's columns.
@@ -364,20 +381,13 @@ bool ServiceAssigningSource::next(JobSpec& job) {
       if (!default_spec_) default_spec_ = resolve(job, nullptr, nullptr);
       job.service = default_spec_;
       check_request_budget(job);
-      if (job.service->llm) {
-        job.memory = MemoryMiB(job.service->llm->engine_memory_mib);
-        job.memory_profile.reset();
-      }
+      if (job.service->llm) apply_llm_endpoint(job, *job.service->llm);
     }
     return true;
   }
   job.service = resolve(job, job.service.get(), by_id);
   check_request_budget(job);
-  if (job.service->llm) {
-    // The engine takes its memory at start and keeps it (vLLM's gpu_memory_utilization).
-    job.memory = MemoryMiB(job.service->llm->engine_memory_mib);
-    job.memory_profile.reset();
-  }
+  if (job.service->llm) apply_llm_endpoint(job, *job.service->llm);
   return true;
 }
 

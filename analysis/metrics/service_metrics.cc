@@ -1,6 +1,7 @@
 #include "analysis/metrics/service_metrics.h"
 
 #include "sim/llm/llm_endpoint.h"
+#include "sim/llm/llm_replica.h"
 
 #include <algorithm>
 #include <cmath>
@@ -91,7 +92,9 @@ std::uint64_t ServiceMetrics::replica_seed(std::uint64_t seed, const std::string
 }
 
 void ServiceMetrics::on_job_started(Time now, const ActiveJob& job) {
-  if (!job.spec.service || live_.count(job.ordinal)) return;  // a restart revives on its rate
+  if (!job.spec.service) return;
+  if (job.spec.service->llm && job.gpus.size() == 1) llm_gpu_[job.ordinal] = job.gpus[0];
+  if (live_.count(job.ordinal)) return;  // a restart revives on its rate
   note_arrival(job);
   Live l;
   l.spec = job.spec.service;
@@ -108,8 +111,48 @@ void ServiceMetrics::on_service_rate_changed(Time now, const ActiveJob& job,
                                              const ServiceGpuContext& context) {
   const auto it = live_.find(job.ordinal);
   if (it == live_.end()) return;
-  it->second.replica->set_context(static_cast<double>(now.us()), engine_->seen(context));
+  const ServiceGpuContext seen = engine_->seen(context);
+  if (job.spec.service->llm) share_gpu(now, job, seen, it->second);
+  it->second.replica->set_context(static_cast<double>(now.us()), seen);
   it->second.replica->set_rate(static_cast<double>(now.us()), job.rate);
+}
+
+void ServiceMetrics::share_gpu(Time now, const ActiveJob& job, const ServiceGpuContext& seen,
+                               Live& live) {
+  auto* replica = dynamic_cast<LlmReplica*>(live.replica.get());
+  if (!replica) return;
+  const double t = static_cast<double>(now.us());
+  const auto gpu = llm_gpu_.find(job.ordinal);
+  const bool schedule = seen.slices || seen.blocks;
+  if (gpu == llm_gpu_.end() || !schedule || !live.spec->llm->sharing.mig_profile.empty()) {
+    replica->leave_group(t);
+    return;
+  }
+  // Every other resident must be an LLM endpoint: the group sees no other kind of job.
+  std::size_t llm_here = 0;
+  for (const auto& [ordinal, g] : llm_gpu_) llm_here += g == gpu->second ? 1 : 0;
+  const std::size_t others = seen.slices ? seen.slices->others.size() : seen.blocks->others.size();
+  if (others + 1 != llm_here) {
+    replica->leave_group(t);
+    return;
+  }
+  const LlmGpuGroup::Mode mode =
+      seen.slices ? LlmGpuGroup::Mode::kTurns : LlmGpuGroup::Mode::kConcurrent;
+  std::unique_ptr<LlmGpuGroup>& group = llm_groups_[gpu->second];
+  if (!group || (group->empty() && group->mode() != mode)) {
+    group = seen.slices ? std::make_unique<LlmGpuGroup>(mode, seen.slices->slice_us,
+                                                        seen.slices->switch_us)
+                        : std::make_unique<LlmGpuGroup>(mode);
+  }
+  if (group->mode() != mode) {
+    replica->leave_group(t);
+    return;
+  }
+  const double fraction =
+      seen.blocks ? std::min(1.0, static_cast<double>(seen.blocks->service_cap) /
+                                      static_cast<double>(std::max(1, seen.blocks->sms)))
+                  : 1.0;
+  replica->join_group(t, *group, fraction);
 }
 
 void ServiceMetrics::on_job_rejected(Time now, const ActiveJob& job, std::string_view) {
@@ -117,6 +160,7 @@ void ServiceMetrics::on_job_rejected(Time now, const ActiveJob& job, std::string
 }
 
 void ServiceMetrics::on_job_killed(Time now, const ActiveJob& job, double) {
+  llm_gpu_.erase(job.ordinal);
   const auto it = live_.find(job.ordinal);
   if (it != live_.end()) it->second.replica->kill(static_cast<double>(now.us()));
 }
@@ -160,6 +204,7 @@ void ServiceMetrics::record_unstarted(Time now, const ActiveJob& job) {
 
 void ServiceMetrics::close(std::uint64_t ordinal, Time now) {
   const auto it = live_.find(ordinal);
+  llm_gpu_.erase(ordinal);
   if (it == live_.end()) return;
   ServiceReplica& replica = *it->second.replica;
   replica.end(static_cast<double>(now.us()));

@@ -30,6 +30,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <span>
 #include <string>
+#include <map>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -37,6 +38,7 @@
 #include "scenarios/service_config.h"
 #include "sim/llm/llm_stats.h"
 #include "sim/services/service_engine.h"
+#include "sim/llm/llm_gpu_group.h"
 #include "sim/services/service_replica.h"
 #include "sim/state/observer.h"
 
@@ -98,11 +100,18 @@ class ServiceMetrics : public EngineObserver {
   };
 
   void close(std::uint64_t ordinal, Time now);
+  // An LLM endpoint on a single GPU joins the group of the LLM endpoints there when every
+  // other resident is one (sim/llm/llm_gpu_group.h); otherwise it keeps its fluid rate.
+  void share_gpu(Time now, const ActiveJob& job, const ServiceGpuContext& seen, Live& live);
   void record_unstarted(Time now, const ActiveJob& job);
 
   std::shared_ptr<const ServiceEngine> engine_;
   std::uint64_t seed_;
   double series_interval_s_ = 0.0;
+  // The LLM endpoints sharing a GPU, by GPU; declared before live_, whose replicas leave them.
+  std::map<std::uint32_t, std::unique_ptr<LlmGpuGroup>> llm_groups_;
+  // The GPU each running single-GPU LLM endpoint holds, by job ordinal.
+  std::map<std::uint64_t, std::uint32_t> llm_gpu_;
   std::unordered_map<std::uint64_t, Live> live_;  // by job ordinal
   std::vector<Record> records_;
   LatencyHistogram all_;

@@ -35,6 +35,10 @@ class IterationTimeModel {
   virtual ~IterationTimeModel() = default;
   // Microseconds, > 0 for a batch with tokens() > 0.
   virtual double iteration_us(const IterationBatch& batch) const = 0;
+  // Of iteration_us, the microseconds the host spends (scheduling, input preparation, launch
+  // overhead) while the GPU waits: on a shared GPU another engine may use them
+  // (sim/llm/llm_gpu_group.h). 0 unless the model separates it.
+  virtual double host_us(const IterationBatch& /*batch*/) const { return 0.0; }
 };
 
 }  // namespace gpumux

@@ -63,6 +63,22 @@ struct LlmLoad {
   std::int64_t measured_requests = 0;  // kClosed: then these; 0: until the lifetime ends
 };
 
+// How the endpoint takes its share of a GPU it shares with other processes (docs/llm-serving.md
+// "On shared GPUs"). Resolved by the scenario parser; all optional.
+struct LlmSharing {
+  // MIG: the instance profile it runs on (empty: none). The time model is then the instance's
+  // (its SMs and its memory slices' bandwidth), the KV cache comes from the instance's memory,
+  // and the sharing model's rate is not applied on top: the instance is isolated.
+  std::string mig_profile;
+  // MPS: this client's CUDA_MPS_ACTIVE_THREAD_PERCENTAGE / 100, (0, 1]; 0: the MPS model's.
+  double mps_thread_fraction = 0.0;
+  // MPS: CUDA_MPS_PINNED_DEVICE_MEM_LIMIT, MiB (allocations beyond it fail); 0: none.
+  std::int64_t pinned_memory_limit_mib = 0;
+  // A per-engine memory cap (HAMi `gpumem`, KAI `gpu-memory`), MiB: gpu_memory_utilization is
+  // a fraction of it; 0: none.
+  std::int64_t memory_cap_mib = 0;
+};
+
 struct LlmEndpointSpec {
   LlmShape model;
   std::string device;  // the device the performance model was built for
@@ -71,6 +87,11 @@ struct LlmEndpointSpec {
   std::int64_t engine_memory_mib = 0;
   LlmEngineConfig engine;
   std::shared_ptr<const IterationTimeModel> time_model;  // never null
+  // The same model at half the memory bandwidth: the difference is an iteration's
+  // memory-bound time, which engines running at once under MPS share (llm_gpu_group.h). Null:
+  // the iteration is taken as compute-bound throughout.
+  std::shared_ptr<const IterationTimeModel> half_bandwidth_model;
+  LlmSharing sharing;
   LlmLoad load;
   double ttft_slo_ms = 0.0;  // goodput: a request meets both objectives; 0: no objective
   double tpot_slo_ms = 0.0;

@@ -18,6 +18,12 @@
 // - An iteration takes the performance model's time (sim/llm/iteration_time.h) divided by the
 //   replica's rate (the share of its GPU a sharing model gives it).
 //
+// - On a GPU shared with other LLM endpoints (time-slicing or MPS), the endpoints are
+//   simulated together by an LlmGpuGroup (sim/llm/llm_gpu_group.h), which interleaves their
+//   iterations' host and GPU parts on one clock; the replica's rate then only says whether it
+//   is up. On a MIG instance (LlmSharing::mig_profile) its time model is already the
+//   instance's, and the rate is not applied on top.
+//
 // The cost of a simulated iteration does not grow with the batch: decoding sequences are kept
 // as sums (count, context tokens, how many cross a block boundary at each step) and a heap of
 // the steps at which they finish; only prefills, finishes and preemptions visit a sequence.
@@ -36,10 +42,23 @@
 
 namespace gpumux {
 
+class LlmGpuGroup;
+
 class LlmReplica final : public ServiceReplica {
  public:
   // `spec` (whose `llm` is set) must outlive the replica; arrivals start at origin_us.
   LlmReplica(const ServiceSpec& spec, double origin_us, std::uint64_t seed);
+  ~LlmReplica() override;
+  LlmReplica(const LlmReplica&) = delete;
+  LlmReplica& operator=(const LlmReplica&) = delete;
+
+  // From t_us on, shares its GPU with the other members of `group` (which must outlive its
+  // membership); `thread_fraction`: its MPS active-thread share, (0, 1], when its spec gives
+  // none. Joining the group it is in already only updates the share.
+  void join_group(double t_us, LlmGpuGroup& group, double thread_fraction);
+  // From t_us on, simulates itself again at its rate. No-op outside a group.
+  void leave_group(double t_us);
+  LlmGpuGroup* group() const { return group_; }
   void set_rate(double t_us, double rate) override;
   void kill(double t_us) override;
   void end(double t_us) override;
@@ -84,7 +103,26 @@ class LlmReplica final : public ServiceReplica {
     }
   };
 
+  friend class LlmGpuGroup;
+  enum class Phase : std::uint8_t { kIdle, kHost, kGpu };
+  struct GroupEvent {
+    bool released_gpu = false;  // its GPU part ended
+    bool wants_gpu = false;     // a GPU part is ready
+  };
+
   void advance_to(double t_us);
+  void solo_advance_to(double t_us);
+  // In a group: when the replica's next own event is (its host part's end, its GPU part's end
+  // at speed_, its next arrival, or now when a plan is due); infinity when none.
+  double group_next_event() const;
+  // In a group: its GPU part progresses at speed_ until t_us.
+  void group_progress(double t_us);
+  // In a group: handles the event due at t_us.
+  GroupEvent group_handle(double t_us);
+  // Plans an iteration at now_ and starts its host part (or its GPU part when it has none).
+  bool group_start_iteration();
+  // Splits the planned iteration's GPU part (gpu_us at full resources) as the group's mode sees it.
+  void split_gpu_part(double total_us, double gpu_us);
   void admit_arrivals();
   void on_arrival(const struct LlmArrival& a);
   // Plans the next iteration at now_; false when there is nothing to run.
@@ -153,6 +191,19 @@ class LlmReplica final : public ServiceReplica {
 
   std::int64_t in_flight_ = 0;
   std::int64_t peak_in_flight_ = 0;
+
+  // In a group (llm_gpu_group.h).
+  LlmGpuGroup* group_ = nullptr;
+  Phase phase_ = Phase::kIdle;
+  double thread_fraction_ = 1.0;  // MPS active-thread share, (0, 1]
+  double host_end_us_ = 0.0;
+  double gpu_left_ = 0.0;      // share of the GPU part still to do, [0, 1]
+  double gpu_full_us_ = 0.0;   // the GPU part alone on the whole GPU
+  double gpu_alone_us_ = 0.0;  // the GPU part alone in the group's mode (its SM cap included)
+  double sm_demand_ = 0.0;     // x: SMs it holds while running alone, share of the device
+  double bw_demand_ = 0.0;     // y: bandwidth it uses while running alone, share of the device
+  double speed_ = 0.0;         // of its GPU part, relative to alone; set by the group
+  bool plan_failed_ = false;   // nothing could be planned since the last arrival or finish
 };
 
 }  // namespace gpumux

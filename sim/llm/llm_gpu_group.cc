@@ -1,0 +1,156 @@
+#include "sim/llm/llm_gpu_group.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "sim/llm/llm_replica.h"
+
+namespace gpumux {
+
+namespace {
+constexpr double kNever = std::numeric_limits<double>::infinity();
+}  // namespace
+
+LlmGpuGroup::LlmGpuGroup(Mode mode, double slice_us, double switch_us)
+    : mode_(mode), slice_us_(slice_us), switch_us_(switch_us) {
+  if (mode == Mode::kTurns && !(slice_us > 0.0 && switch_us >= 0.0)) {
+    throw std::invalid_argument("LlmGpuGroup: a time-sliced GPU needs slice_us > 0 and switch_us >= 0");
+  }
+}
+
+void LlmGpuGroup::join(LlmReplica& member) {
+  members_.push_back(&member);
+  due_.push_back(0);
+  member.now_ = std::max(member.now_, now_);
+  if (member.phase_ == LlmReplica::Phase::kGpu) wants_gpu(&member);
+}
+
+void LlmGpuGroup::leave(LlmReplica& member) {
+  const auto it = std::find(members_.begin(), members_.end(), &member);
+  if (it == members_.end()) return;
+  due_.erase(due_.begin() + (it - members_.begin()));
+  members_.erase(it);
+  waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), &member), waiting_.end());
+  if (resident_ == &member) resident_ = nullptr;
+  if (holder_ == &member) {
+    holder_ = nullptr;
+    gpu_ = Gpu::kIdle;
+    if (!waiting_.empty()) {
+      LlmReplica* next = waiting_.front();
+      waiting_.erase(waiting_.begin());
+      grant(next);
+    }
+  }
+}
+
+void LlmGpuGroup::grant(LlmReplica* m) {
+  holder_ = m;
+  if (resident_ == nullptr || resident_ == m || switch_us_ <= 0.0) {
+    if (resident_ != nullptr && resident_ != m) ++switches_;
+    resident_ = m;
+    gpu_ = Gpu::kRunning;
+    slice_end_ = now_ + slice_us_;
+    return;
+  }
+  ++switches_;
+  gpu_ = Gpu::kSwitching;
+  switch_end_ = now_ + switch_us_;
+}
+
+void LlmGpuGroup::wants_gpu(LlmReplica* m) {
+  if (mode_ != Mode::kTurns || holder_ == m) return;
+  if (std::find(waiting_.begin(), waiting_.end(), m) != waiting_.end()) return;
+  if (gpu_ == Gpu::kIdle) {
+    grant(m);
+  } else {
+    waiting_.push_back(m);
+  }
+}
+
+void LlmGpuGroup::released_gpu(LlmReplica* m) {
+  if (mode_ != Mode::kTurns) return;
+  // A part that was empty when it joined ends without the GPU: it only leaves the queue.
+  waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), m), waiting_.end());
+  if (holder_ != m) return;
+  holder_ = nullptr;
+  gpu_ = Gpu::kIdle;
+  if (!waiting_.empty()) {
+    LlmReplica* next = waiting_.front();
+    waiting_.erase(waiting_.begin());
+    grant(next);
+  }
+}
+
+void LlmGpuGroup::set_speeds() {
+  if (mode_ == Mode::kTurns) {
+    for (LlmReplica* m : members_) {
+      m->speed_ = gpu_ == Gpu::kRunning && m == holder_ ? 1.0 : 0.0;
+    }
+    return;
+  }
+  double sms = 0.0, bandwidth = 0.0;
+  for (const LlmReplica* m : members_) {
+    if (m->phase_ != LlmReplica::Phase::kGpu || m->rate_ <= 0.0) continue;
+    sms += m->sm_demand_;
+    bandwidth += m->bw_demand_;
+  }
+  const double speed = 1.0 / std::max({1.0, sms, bandwidth});
+  for (LlmReplica* m : members_) m->speed_ = speed;
+}
+
+double LlmGpuGroup::own_event() const {
+  if (mode_ != Mode::kTurns) return kNever;
+  if (gpu_ == Gpu::kSwitching) return switch_end_;
+  if (gpu_ == Gpu::kRunning && !waiting_.empty()) return slice_end_;
+  return kNever;
+}
+
+void LlmGpuGroup::handle_own() {
+  if (gpu_ == Gpu::kSwitching && switch_end_ <= now_) {
+    resident_ = holder_;
+    gpu_ = Gpu::kRunning;
+    slice_end_ = now_ + slice_us_;
+    return;
+  }
+  if (gpu_ == Gpu::kRunning && !waiting_.empty() && slice_end_ <= now_) {
+    // The slice expired while others wait: the holder queues behind them.
+    LlmReplica* was = holder_;
+    LlmReplica* next = waiting_.front();
+    waiting_.erase(waiting_.begin());
+    waiting_.push_back(was);
+    grant(next);
+  }
+}
+
+void LlmGpuGroup::advance_to(double t_us) {
+  if (advancing_) return;
+  advancing_ = true;
+  while (true) {
+    set_speeds();
+    double next = own_event();
+    for (const LlmReplica* m : members_) next = std::min(next, m->group_next_event());
+    if (next > t_us) break;
+    // Who is due is decided before anyone moves, so that rounding in the progress cannot hide
+    // an event.
+    const double own = own_event();
+    for (std::size_t i = 0; i < members_.size(); ++i) {
+      due_[i] = members_[i]->group_next_event() <= next ? 1 : 0;
+    }
+    for (LlmReplica* m : members_) m->group_progress(next);
+    now_ = std::max(now_, next);
+    if (own <= next) handle_own();
+    for (std::size_t i = 0; i < members_.size(); ++i) {
+      if (!due_[i]) continue;
+      LlmReplica* m = members_[i];
+      const LlmReplica::GroupEvent event = m->group_handle(next);
+      if (event.released_gpu) released_gpu(m);
+      if (event.wants_gpu) wants_gpu(m);
+    }
+  }
+  for (LlmReplica* m : members_) m->group_progress(t_us);
+  now_ = std::max(now_, t_us);
+  advancing_ = false;
+}
+
+}  // namespace gpumux
