@@ -9,6 +9,7 @@
 #include "models/device_registry.h"
 #include "models/llm/llm_catalog.h"
 #include "models/llm/llm_efficiency_defaults.h"
+#include "models/llm/llm_interconnect.h"
 #include "models/llm/roofline_time_model.h"
 #include "sim/base/input_error.h"
 #include "traces/requests/llm_request_trace.h"
@@ -271,6 +272,30 @@ LlmResources parse_sharing(JsonObject& o, const DeviceProfile& device, LlmSharin
   return r;
 }
 
+// `tensor_parallel`: 1, 2, 4 or 8 GPUs, whose count must split the model's heads as vLLM
+// requires (query heads divisible by it; K/V heads divisible by it or dividing it).
+int parse_tensor_parallel(JsonObject& o, const LlmShape& model) {
+  const int tp = static_cast<int>(o.optional_int("tensor_parallel", 1, 1, 8));
+  const std::string where = o.where("tensor_parallel");
+  if (tp != 1 && tp != 2 && tp != 4 && tp != 8) {
+    throw InputError(where, "tensor_parallel",
+                     "expected 1, 2, 4 or 8 GPUs, got " + std::to_string(tp));
+  }
+  if (model.q_heads % tp != 0) {
+    throw InputError(where, "tensor_parallel",
+                     model.name + "'s " + std::to_string(model.q_heads) +
+                         " attention heads do not split over " + std::to_string(tp) +
+                         " GPUs (vLLM requires them divisible by tensor_parallel)");
+  }
+  if (model.kv_heads % tp != 0 && tp % model.kv_heads != 0) {
+    throw InputError(where, "tensor_parallel",
+                     model.name + "'s " + std::to_string(model.kv_heads) +
+                         " key/value heads neither split over nor divide " + std::to_string(tp) +
+                         " GPUs, as vLLM requires");
+  }
+  return tp;
+}
+
 // vLLM takes gpu_memory_utilization x the device's memory at start: under an MPS pinned limit
 // below that, its allocation fails and the engine does not start.
 void check_pinned_limit(const LlmEndpointSpec& spec, const std::string& where) {
@@ -311,9 +336,20 @@ std::shared_ptr<const LlmEndpointSpec> parse_llm_endpoint(JsonObject& o,
   echo["model"] = spec->model.name;
   echo["device"] = device.name;
 
+  spec->tensor_parallel = parse_tensor_parallel(o, spec->model);
+  const int tp = spec->tensor_parallel;
+  // What one GPU holds: the model's share of it under tensor parallelism.
+  const LlmShape gpu_shape = spec->model.per_gpu(tp);
+  if (tp > 1) echo["tensor_parallel"] = tp;
+
   // What the engine sees of its GPU: the whole device, a MIG instance, or a memory cap.
   LlmResources seen = parse_sharing(o, device, spec->sharing, echo);
   const DeviceProfile& base = seen.profile;
+  if (tp > 1 && !spec->sharing.mig_profile.empty()) {
+    throw InputError(o.where("tensor_parallel"), "tensor_parallel",
+                     "tensor parallelism needs NCCL between the GPUs, and MIG instances have "
+                     "none: a tensor-parallel endpoint cannot run on MIG instances");
+  }
 
   LlmEngineConfig& e = spec->engine;
   // vLLM picks its defaults from the memory CUDA reports: the instance's or the cap's.
@@ -364,7 +400,7 @@ std::shared_ptr<const LlmEndpointSpec> parse_llm_endpoint(JsonObject& o,
                          std::to_string(e.max_model_len) + "), as vLLM requires");
   }
   e.kv_blocks = override_blocks > 0 ? override_blocks
-                                    : kv_cache_blocks(spec->model, e, base, o.where("model"));
+                                    : kv_cache_blocks(gpu_shape, e, base, o.where("model"));
   spec->engine_memory_mib = llm_engine_memory_mib(*spec, base);
   check_pinned_limit(*spec, o.where("sharing"));
   const std::int64_t kv_tokens = e.kv_blocks * e.block_size;
@@ -403,15 +439,21 @@ std::shared_ptr<const LlmEndpointSpec> parse_llm_endpoint(JsonObject& o,
   LlmDevicePeaks peaks = llm_device_peaks(device);
   peaks.tflops_16bit *= seen.sm_fraction;
   peaks.bandwidth_gbps *= seen.bandwidth_fraction;
-  auto time_model =
-      std::make_shared<RooflineTimeModel>(spec->model, peaks, efficiency, 1, e.cuda_graphs);
+  const LlmInterconnect link = llm_interconnect(device);
+  if (tp > 1) {
+    echo["interconnect"] = {{"kind", link.kind}, {"bandwidth_gbps", link.bandwidth_gbps},
+                            {"efficiency", link.efficiency}, {"latency_us", link.latency_us},
+                            {"source", link.source}};
+  }
+  auto time_model = std::make_shared<RooflineTimeModel>(spec->model, peaks, efficiency, tp,
+                                                        e.cuda_graphs, link);
   // An iteration never holds more tokens than the budget nor samples more than max_num_seqs.
   time_model->tabulate(e.max_num_batched_tokens, e.max_num_seqs);
   spec->time_model = std::move(time_model);
   LlmDevicePeaks half = peaks;
   half.bandwidth_gbps *= 0.5;
-  auto half_model =
-      std::make_shared<RooflineTimeModel>(spec->model, half, efficiency, 1, e.cuda_graphs);
+  auto half_model = std::make_shared<RooflineTimeModel>(spec->model, half, efficiency, tp,
+                                                       e.cuda_graphs, link);
   half_model->tabulate(e.max_num_batched_tokens, e.max_num_seqs);
   spec->half_bandwidth_model = std::move(half_model);
 

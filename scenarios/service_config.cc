@@ -110,7 +110,7 @@ ServiceFields parse_fields(JsonObject& o, const std::string& base_dir,
     f.spec->llm = parse_llm_endpoint(llm, base_dir, devices, llm_echo);
     echo["llm"] = std::move(llm_echo);
     for (const char* key : {"request_rate_per_s", "rate_series", "request_times", "service_ms",
-                            "max_batch", "batch_cost"}) {
+                            "max_batch", "batch_cost", "gpu_busy_share"}) {
       if (o.has(key)) {
         throw InputError(o.where(key), key,
                          "an LLM endpoint takes its arrivals from llm.load and its service "
@@ -160,9 +160,10 @@ ServiceFields parse_fields(JsonObject& o, const std::string& base_dir,
   f.spec->slo_ms = optional_or_nan(o, "slo_ms", 1e-6, kMaxMs);
   f.spec->timeout_ms = optional_or_nan(o, "timeout_ms", 1e-6, kMaxMs);
   f.spec->batch_cost = optional_or_nan(o, "batch_cost", 0.0, 10.0);
+  f.spec->gpu_busy_share = optional_or_nan(o, "gpu_busy_share", 1e-6, 1.0);
   f.spec->max_batch = static_cast<int>(o.optional_int("max_batch", 0, 1, 1000000));
   f.spec->max_queue = static_cast<int>(o.optional_int("max_queue", -1, 1, 1000000000));
-  for (const char* key : {"service_ms", "slo_ms", "timeout_ms", "batch_cost"}) {
+  for (const char* key : {"service_ms", "slo_ms", "timeout_ms", "batch_cost", "gpu_busy_share"}) {
     if (o.has(key)) echo[key] = o.raw(key);
   }
   if (f.spec->max_batch > 0) echo["max_batch"] = f.spec->max_batch;
@@ -281,6 +282,7 @@ std::shared_ptr<const ServiceSpec> ServiceAssigningSource::resolve(
   s->slo_ms = first_given(layers, &ServiceSpec::slo_ms, 0.0);
   s->timeout_ms = first_given(layers, &ServiceSpec::timeout_ms, 0.0);
   s->batch_cost = first_given(layers, &ServiceSpec::batch_cost, kBuiltinBatchCost);
+  s->gpu_busy_share = first_given({id_layer, default_layer}, &ServiceSpec::gpu_busy_share, 1.0);
   s->max_batch = first_given_int(layers, &ServiceSpec::max_batch, 0, 1);
   s->max_queue = first_given_int({id_layer, default_layer}, &ServiceSpec::max_queue, -1, 0);
   return s;
@@ -317,10 +319,11 @@ void ServiceAssigningSource::check_request_budget(const JobSpec& job) const {
   if (job.service->llm) {
     // An LLM endpoint simulates iterations and holds only the requests in its engine (a closed
     // loop's clients, or a trace already read): its own check is the engine's memory.
-    if (job.gpus != 1) {
+    const int tp = job.service->llm->tensor_parallel;
+    if (job.gpus != tp) {
       throw InputError(trace_label_ + " job '" + job.id + "'", "gpus",
-                       "an LLM endpoint runs on one GPU (tensor parallelism is not modelled "
-                       "yet); got " + std::to_string(job.gpus));
+                       "an LLM endpoint runs on llm.tensor_parallel GPUs (" + std::to_string(tp) +
+                           "); its trace row asks for " + std::to_string(job.gpus));
     }
     return;
   }

@@ -310,6 +310,22 @@ nlohmann::json ServiceMetrics::metrics() const {
     services.push_back(std::move(s));
   }
   out["services"] = std::move(services);
+  // The GPUs whose LLM endpoints were simulated together (sim/llm/llm_gpu_group.h).
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& [gpu, group] : llm_groups_) {
+    const LlmGpuGroup::Usage& u = group->usage();
+    if (u.first_us < 0.0 || u.span_us <= 0.0) continue;
+    gpus.push_back({{"gpu", gpu},
+                    {"sharing", group->mode() == LlmGpuGroup::Mode::kTurns ? "time-slicing"
+                                                                          : "concurrent"},
+                    {"peak_endpoints", u.peak_members},
+                    {"span_s", u.span_us / 1e6},
+                    {"gpu_busy", u.busy_us / u.span_us},
+                    {"sm_busy", u.sm_us / u.span_us},
+                    {"bandwidth_busy", u.bandwidth_us / u.span_us},
+                    {"context_switches", group->switches()}});
+  }
+  if (!gpus.empty()) out["llm_shared_gpus"] = std::move(gpus);
   return out;
 }
 

@@ -127,7 +127,7 @@ SweepMerge merge_sweep(const std::string& dir, bool partial) {
       v.scenario = run.scenario_name;
       v.model = run.model;
       v.axes = run.axes;
-      v.metrics = compare_metrics(run.services, run.shares);
+      v.metrics = compare_metrics(run.services, run.shares, run.llm);
       merge.variants.push_back(std::move(v));
     }
     SweepVariantResult& v = merge.variants.back();

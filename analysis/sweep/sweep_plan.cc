@@ -347,6 +347,7 @@ SweepPlan load_sweep(const std::string& file) {
             inputs.add(own.name, s);
             run.model = s.resolved["sharing"]["model"].get<std::string>();
             run.services = s.services.given;
+            run.llm = has_llm_endpoint(s.services);
             shares = shares || reports_shares(s);
           } catch (const InputError& e) {
             std::string label = own.name + (choices.empty() ? "" : " " + choices[m].model);
@@ -390,6 +391,7 @@ nlohmann::json plan_to_json(const SweepPlan& plan) {
     // Written only when true: the plans of sweeps without share metrics keep the bytes they had
     // before the key existed, so such folders still resume.
     if (r.shares) runs.back()["shares"] = true;
+    if (r.llm) runs.back()["llm"] = true;
   }
   nlohmann::json json = {{"format", kPlanFormat},
                          {"name", plan.name},
@@ -436,6 +438,7 @@ SweepPlan plan_from_json(const nlohmann::json& json, const std::string& file) {
     run.seed = seed.get<std::uint64_t>();
     run.services = r.optional_bool("services", false);
     run.shares = r.optional_bool("shares", false);
+    run.llm = r.optional_bool("llm", false);
     run.digest = r.required_string("digest");
     r.finish();
     plan.runs.push_back(std::move(run));

@@ -41,6 +41,7 @@ struct SweepRun {
   std::vector<SweepAxisValue> axes;
   std::uint64_t seed = 0;
   bool services = false;  // the scenario has inference services (more metrics)
+  bool llm = false;       // ... and LLM endpoints among them (the token-level metrics too)
   // Some run of the scenario reports the GPU-share metrics (compare_metrics.h reports_shares):
   // the variant's rows hold them, as compare's do.
   bool shares = false;

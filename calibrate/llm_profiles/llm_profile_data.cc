@@ -108,7 +108,9 @@ void read_vidur_mlp(LlmProfileData& data, const std::string& path) {
              "num_tokens", "num_tensor_parallel_workers"});
   data.files.push_back(path);
   while (t.next()) {
-    if (t.number("num_tensor_parallel_workers", 1, 1024) != 1) continue;
+    // Every tensor-parallel degree: the columns give the whole model, the profiled block is one
+    // GPU's share of it (RooflineTimeModel divides by tp).
+    const int tp = static_cast<int>(t.number("num_tensor_parallel_workers", 1, 1024));
     LlmShape s;
     s.name = fs::path(path).parent_path().filename().string();
     s.layers = 1;
@@ -123,7 +125,7 @@ void read_vidur_mlp(LlmProfileData& data, const std::string& path) {
       throw InputError(t.where(), "use_gated_mlp", "expected True or False, got '" + gated + "'");
     }
     s.gated_mlp = gated == "True";
-    const int shape = add_shape(data, s, 1, path);
+    const int shape = add_shape(data, s, tp, path);
     const double tokens = t.number("num_tokens", 1, 1e7);
     for (const VidurOp& op : kVidurOps) {
       const std::string column = std::string("time_stats.") + op.column + ".median";

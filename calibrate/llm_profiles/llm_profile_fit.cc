@@ -1,5 +1,7 @@
 #include "calibrate/llm_profiles/llm_profile_fit.h"
 
+#include <map>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -274,12 +276,16 @@ LlmProfileFit fit_llm_profiles(const LlmProfileData& data, const LlmDevicePeaks&
       const LlmEfficiency cv = fit_group(*group, data, use, peaks, fit.efficiency);
       const std::vector<double> cv_pred = predict_llm_profiles(data, peaks, cv);
       std::vector<double> cv_errors;
+      std::map<int, std::vector<double>> by_tp;
       for (std::size_t i = 0; i < data.points.size(); ++i) {
         if (data.points[i].cls == c && !use[i]) {
-          cv_errors.push_back(std::abs(cv_pred[i] / data.points[i].measured_us - 1.0));
+          const double e = std::abs(cv_pred[i] / data.points[i].measured_us - 1.0);
+          cv_errors.push_back(e);
+          by_tp[data.shapes[static_cast<std::size_t>(data.points[i].shape)].tp].push_back(e);
         }
       }
       cf.held_out = llm_error_stats(cv_errors);
+      for (auto& [tp, errors] : by_tp) cf.held_out_by_tp.emplace_back(tp, llm_error_stats(errors));
     }
     fit.classes.push_back(cf);
   }

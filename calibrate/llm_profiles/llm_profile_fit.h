@@ -11,6 +11,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "calibrate/llm_profiles/llm_profile_data.h"
@@ -31,6 +32,8 @@ struct LlmClassFit {
   bool fitted = false;                  // false: too few points, the defaults kept
   LlmErrorStats error;                  // with the fit on every point
   LlmErrorStats held_out;               // cross-validation (points 0 when not fitted)
+  // The held-out errors by tensor-parallel degree of the profiled shape, ascending.
+  std::vector<std::pair<int, LlmErrorStats>> held_out_by_tp;
 };
 
 struct LlmProfileFit {

@@ -135,6 +135,20 @@ int run_llm_profiles_fit(const LlmProfilesCommand& cmd, std::ostream& out, std::
     }
     text << "(|predicted / measured - 1|; held-out: every 5th distinct token count (chunk, KV "
             "length) left out of the fit)\n";
+    // Profiles of several tensor-parallel degrees: each degree's held-out error on its own.
+    bool several = false;
+    for (const LlmClassFit& c : fit.classes) several = several || c.held_out_by_tp.size() > 1;
+    if (several) {
+      text << "held-out by tensor-parallel degree:\n";
+      for (const LlmClassFit& c : fit.classes) {
+        for (const auto& [tp, stats] : c.held_out_by_tp) {
+          text << "  " << std::left << std::setw(19) << llm_op_class_name(c.cls) << "tp "
+               << std::setw(3) << tp << std::right << std::setw(7) << stats.points
+               << " points  median" << std::setw(9) << percent(stats.median) << "  p90"
+               << std::setw(9) << percent(stats.p90) << "\n";
+        }
+      }
+    }
     text << "parameters:\n";
     for (const LlmEfficiencyField& f : llm_efficiency_fields()) {
       text << "  " << std::left << std::setw(38) << f.name << std::right << std::setw(12)

@@ -109,13 +109,15 @@ LlmDevicePeaks llm_device_peaks(const DeviceProfile& device) {
 }
 
 RooflineTimeModel::RooflineTimeModel(const LlmShape& shape, LlmDevicePeaks peaks,
-                                     LlmEfficiency efficiency, int tp, bool cuda_graphs)
+                                     LlmEfficiency efficiency, int tp, bool cuda_graphs,
+                                     LlmInterconnect link)
     : shape_(shape),
       peaks_(peaks),
       eff_(std::move(efficiency)),
       tp_(tp),
-      cuda_graphs_(cuda_graphs) {
-  if (tp < 1 || peaks.tflops_16bit <= 0.0 || peaks.bandwidth_gbps <= 0.0 || shape.hidden <= 0 ||
+      cuda_graphs_(cuda_graphs),
+      link_(std::move(link)) {
+  if (tp < 1 || link_.bandwidth_gbps < 0.0 || peaks.tflops_16bit <= 0.0 || peaks.bandwidth_gbps <= 0.0 || shape.hidden <= 0 ||
       shape.q_heads <= 0 || shape.kv_heads <= 0 || shape.head_dim <= 0 || shape.ffn <= 0 ||
       shape.layers <= 0 || shape.vocab <= 0 || shape.dtype_bytes <= 0) {
     throw std::invalid_argument("RooflineTimeModel: invalid shape, peaks or tp");
@@ -215,6 +217,11 @@ double RooflineTimeModel::decode_attention_us(double seqs, double context_tokens
                           bytes / (bytes_per_us_ * eff_m));
 }
 
+double RooflineTimeModel::layer_allreduce_us(double tokens) const {
+  if (tp_ <= 1 || tokens <= 0.0 || link_.bandwidth_gbps <= 0.0) return 0.0;
+  return 2.0 * ring_allreduce_us(tokens * hidden_ * shape_.dtype_bytes, tp_, link_);
+}
+
 IterationBreakdown RooflineTimeModel::breakdown(const IterationBatch& b) const {
   IterationBreakdown r;
   const double n = static_cast<double>(b.tokens());
@@ -227,7 +234,9 @@ IterationBreakdown RooflineTimeModel::breakdown(const IterationBatch& b) const {
     r.gemm_us = t.gemm_us;
     r.elementwise_us = t.elementwise_us;
     once_tokens_us = t.once_us;
+    r.allreduce_us = t.allreduce_us;
   } else {
+    r.allreduce_us = layers * layer_allreduce_us(n);
     r.gemm_us = layers * (op_us(LlmOp::kQkv, n) + op_us(LlmOp::kAttentionOut, n) +
                           op_us(LlmOp::kGateUp, n) + op_us(LlmOp::kDown, n));
     r.elementwise_us = layers * (2.0 * op_us(LlmOp::kNorm, n) + op_us(LlmOp::kRope, n) +
@@ -247,8 +256,9 @@ IterationBreakdown RooflineTimeModel::breakdown(const IterationBatch& b) const {
   } else {
     r.once_us = once_tokens_us + op_us(LlmOp::kLmHead, sampled) + op_us(LlmOp::kSampler, sampled);
   }
-  const double gpu =
+  double gpu =
       r.gemm_us + r.elementwise_us + r.prefill_attention_us + r.decode_attention_us + r.once_us;
+  if (tp_ > 1) gpu += r.allreduce_us;
   r.host_us = eff_.iteration_overhead_us;
   if (!cuda_graphs_) {
     r.host_us +=
@@ -269,6 +279,7 @@ void RooflineTimeModel::tabulate(std::int64_t max_tokens, std::int64_t max_seqs)
     tokens[i].elementwise_us = layers * (2.0 * op_us(LlmOp::kNorm, n) + op_us(LlmOp::kRope, n) +
                                          op_us(LlmOp::kActivation, n));
     tokens[i].once_us = op_us(LlmOp::kEmbedding, n) + op_us(LlmOp::kNorm, n);
+    tokens[i].allreduce_us = layers * layer_allreduce_us(n);
   }
   std::vector<SampledParts> sampled(static_cast<std::size_t>(std::max<std::int64_t>(max_seqs, 0) + 1));
   for (std::size_t i = 0; i < sampled.size(); ++i) {

@@ -32,6 +32,10 @@
 //   their own (lower) bandwidth efficiency and per-sequence cost and no latency of their own.
 // - The LM head is a GEMM of the sampled sequences over the vocabulary; the sampler reads the
 //   float32 logits (sampled x vocab x 4 bytes) with its own latency and efficiency.
+// - With tensor parallelism over `tp` GPUs, every layer all-reduces its attention output and its
+//   MLP output (tokens x hidden x dtype bytes each) over the node's link: a ring all-reduce
+//   (llm_interconnect.h). No shared measurement checks this term (docs/llm-serving.md "Larger
+//   than one GPU").
 // - Per iteration, a host overhead (scheduling, input preparation, sampling bookkeeping). With
 //   CUDA graphs off (enforce_eager), the host launches every kernel of every layer itself: the
 //   iteration is at least layers x the host's launch time of one layer, and the eager overhead
@@ -48,6 +52,7 @@
 
 #include "sim/core/device.h"
 #include "sim/llm/iteration_time.h"
+#include "models/llm/llm_interconnect.h"
 #include "sim/llm/llm_shape.h"
 
 namespace gpumux {
@@ -145,17 +150,18 @@ struct IterationBreakdown {
   double prefill_attention_us = 0.0;  // all layers
   double decode_attention_us = 0.0;   // all layers
   double once_us = 0.0;               // embedding, final norm, LM head, sampler
+  double allreduce_us = 0.0;          // all layers' tensor-parallel all-reduces
   double host_us = 0.0;               // overhead, plus the eager launch time the GPU did not cover
   double total_us = 0.0;
 };
 
 class RooflineTimeModel : public IterationTimeModel {
  public:
-  // `tp`: tensor-parallel degree (the per-GPU shape is the whole model's divided by it; the
-  // communication between the GPUs is not modelled yet). Preconditions: shape valid, tp >= 1,
-  // peaks > 0.
+  // `tp`: tensor-parallel degree (the per-GPU shape is the whole model's divided by it), whose
+  // all-reduces cross `link` (a link of bandwidth 0: not costed, as the operator profiles the
+  // calibration fits measure each GPU alone). Preconditions: shape valid, tp >= 1, peaks > 0.
   RooflineTimeModel(const LlmShape& shape, LlmDevicePeaks peaks, LlmEfficiency efficiency,
-                    int tp = 1, bool cuda_graphs = true);
+                    int tp = 1, bool cuda_graphs = true, LlmInterconnect link = {});
 
   double iteration_us(const IterationBatch& batch) const override;
   double host_us(const IterationBatch& batch) const override { return breakdown(batch).host_us; }
@@ -168,6 +174,8 @@ class RooflineTimeModel : public IterationTimeModel {
 
   // One operator on one GPU for `tokens` tokens (sequences for kLmHead and kSampler), per layer.
   double op_us(LlmOp op, double tokens) const;
+  // One layer's two all-reduces for `tokens` tokens; 0 without tensor parallelism.
+  double layer_allreduce_us(double tokens) const;
   // One layer's prefill attention over `seqs` chunks of `tokens` new tokens in all with `pairs`
   // causal (query, key) pairs; one layer's decode attention of `seqs` sequences attending to
   // `context_tokens` tokens in all. 0 for an empty part.
@@ -185,6 +193,7 @@ class RooflineTimeModel : public IterationTimeModel {
   // tabulate()'s tables, by token count and by sampled sequences; empty: not tabulated.
   struct TokenParts {
     double gemm_us, elementwise_us, once_us;  // once_us: embedding + final norm
+    double allreduce_us;
   };
   struct SampledParts {
     double lm_head_us, sampler_us;
@@ -197,6 +206,7 @@ class RooflineTimeModel : public IterationTimeModel {
   LlmEfficiency eff_;
   int tp_;
   bool cuda_graphs_;
+  LlmInterconnect link_;
   // Per-GPU widths.
   double hidden_, q_width_, kv_width_, ffn_, vocab_;
   double flops_per_us_, bytes_per_us_;

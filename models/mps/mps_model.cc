@@ -356,7 +356,7 @@ bool MpsModel::block_context(const GpuView& gpu, std::size_t resident,
     // Another service launches one kernel per request (its service time), as its own schedule
     // serves it; other jobs their trace kernel length (at least 1 us, as compute_rates).
     const double kernel_us =
-        j.service ? j.service->batch_work_us(1)
+        j.service ? j.service->request_gpu_burst_us()
                   : std::max<double>(1.0, static_cast<double>(j.kernel_length.us()));
     out.others.push_back(BlockContender{j.sm_util, kernel_us, blocks(j.sm_share), cap});
   }

@@ -164,7 +164,7 @@ bool TimeSliceModel::slice_context(const GpuView& gpu, std::size_t resident,
       // Another service submits one burst per request (its service time, kernels queued back
       // to back), not the trace's kernel length: that is how its own schedule serves it, and
       // a request's service time does not vary, so its bursts are of that fixed length.
-      const double kernel_us = j.service ? j.service->batch_work_us(1)
+      const double kernel_us = j.service ? j.service->request_gpu_burst_us()
                                          : static_cast<double>(j.kernel_length.us());
       out.others.push_back(SliceContender{j.sm_util, kernel_us, j.service != nullptr});
     }

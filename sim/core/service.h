@@ -41,12 +41,19 @@ struct ServiceSpec {
   int max_batch = 1;        // waiting requests served together, at most this many
   // A batch of b requests takes service_ms * (1 + batch_cost * (b - 1)) at rate 1.
   double batch_cost = 0.1;
+  // Share of a request's time alone that is GPU work, (0, 1]; the rest is CPU work (pre- and
+  // post-processing, serialisation) that runs before its GPU burst and that no other context
+  // on a shared GPU can delay. The slice and block schedules use it (docs/services.md
+  // "GPU-busy share"); the fluid rate stretches the whole request.
+  double gpu_busy_share = 1.0;
   double timeout_ms = 0.0;  // a request still waiting this long gives up; 0: never
   int max_queue = 0;        // waiting requests beyond this are dropped on arrival; 0: no limit
   // An LLM endpoint (token-level engine, sim/llm/llm_replica.h); null for a plain service. Its
   // load replaces the arrival fields above, and service_ms and max_batch do not apply.
   std::shared_ptr<const LlmEndpointSpec> llm;
 
+  // A request's GPU burst alone (what another context on a time-sliced or MPS GPU sees of it).
+  double request_gpu_burst_us() const { return batch_work_us(1) * gpu_busy_share; }
   // Work of a batch of `b` requests in exclusive-GPU microseconds.
   double batch_work_us(int b) const {
     return service_ms * 1000.0 * (1.0 + batch_cost * static_cast<double>(b - 1));

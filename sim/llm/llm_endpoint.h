@@ -82,6 +82,9 @@ struct LlmSharing {
 struct LlmEndpointSpec {
   LlmShape model;
   std::string device;  // the device the performance model was built for
+  // GPUs of one node the model is split over (tensor parallelism): 1, 2, 4 or 8. The endpoint
+  // job is a gang of that many GPUs; engine_memory_mib and the KV cache are per GPU.
+  int tensor_parallel = 1;
   // Device memory the engine takes at start (gpu_memory_utilization x the device's memory): the
   // endpoint job's memory, which the scheduler places.
   std::int64_t engine_memory_mib = 0;

@@ -21,6 +21,8 @@ LlmGpuGroup::LlmGpuGroup(Mode mode, double slice_us, double switch_us)
 
 void LlmGpuGroup::join(LlmReplica& member) {
   members_.push_back(&member);
+  if (usage_.first_us < 0.0) usage_.first_us = now_;
+  usage_.peak_members = std::max(usage_.peak_members, members_.size());
   due_.push_back(0);
   member.now_ = std::max(member.now_, now_);
   if (member.phase_ == LlmReplica::Phase::kGpu) wants_gpu(&member);
@@ -123,6 +125,21 @@ void LlmGpuGroup::handle_own() {
   }
 }
 
+void LlmGpuGroup::account(double to_us) {
+  if (usage_.first_us < 0.0 || !(to_us > now_)) return;
+  const double dt = to_us - now_;
+  double sms = 0.0, bandwidth = 0.0;
+  for (const LlmReplica* m : members_) {
+    if (m->phase_ != LlmReplica::Phase::kGpu || m->speed_ <= 0.0) continue;
+    sms += m->sm_demand_ * m->speed_;
+    bandwidth += m->bw_demand_ * m->speed_;
+  }
+  if (sms > 0.0 || bandwidth > 0.0) usage_.busy_us += dt;
+  usage_.sm_us += dt * std::min(1.0, sms);
+  usage_.bandwidth_us += dt * std::min(1.0, bandwidth);
+  usage_.span_us = to_us - usage_.first_us;
+}
+
 void LlmGpuGroup::advance_to(double t_us) {
   if (advancing_) return;
   advancing_ = true;
@@ -137,6 +154,7 @@ void LlmGpuGroup::advance_to(double t_us) {
     for (std::size_t i = 0; i < members_.size(); ++i) {
       due_[i] = members_[i]->group_next_event() <= next ? 1 : 0;
     }
+    account(next);
     for (LlmReplica* m : members_) m->group_progress(next);
     now_ = std::max(now_, next);
     if (own <= next) handle_own();
@@ -148,8 +166,10 @@ void LlmGpuGroup::advance_to(double t_us) {
       if (event.wants_gpu) wants_gpu(m);
     }
   }
+  account(t_us);
   for (LlmReplica* m : members_) m->group_progress(t_us);
   now_ = std::max(now_, t_us);
+  if (usage_.first_us >= 0.0) usage_.span_us = std::max(usage_.span_us, now_ - usage_.first_us);
   advancing_ = false;
 }
 

@@ -24,6 +24,7 @@
 // order they joined.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 namespace gpumux {
@@ -46,8 +47,20 @@ class LlmGpuGroup {
   bool empty() const { return members_.empty(); }
   double now() const { return now_; }
 
-  // For tests: how often the GPU was handed to another context.
+  // How often the GPU was handed to another context (time-slicing).
   long long switches() const { return switches_; }
+  // What the GPU did while the group had members, microseconds: any GPU part running
+  // (busy_us), and SMs and bandwidth in use integrated over time as shares of the device's
+  // (sm_us, bandwidth_us: a part holding x of the SMs for t adds x t).
+  struct Usage {
+    double first_us = -1.0;  // the first join; < 0: never joined
+    double span_us = 0.0;    // from the first join to the group's clock
+    double busy_us = 0.0;
+    double sm_us = 0.0;
+    double bandwidth_us = 0.0;
+    std::size_t peak_members = 0;
+  };
+  const Usage& usage() const { return usage_; }
 
  private:
   enum class Gpu { kIdle, kRunning, kSwitching };
@@ -57,6 +70,8 @@ class LlmGpuGroup {
   void wants_gpu(LlmReplica* m);
   void released_gpu(LlmReplica* m);
   void grant(LlmReplica* m);
+  // Adds [now_, to) at the current speeds to usage_.
+  void account(double to_us);
 
   Mode mode_;
   double slice_us_;
@@ -74,6 +89,7 @@ class LlmGpuGroup {
   double switch_end_ = 0.0;
   std::vector<LlmReplica*> waiting_;  // ready GPU parts, first come first served
   long long switches_ = 0;
+  Usage usage_;
 };
 
 }  // namespace gpumux

@@ -39,6 +39,18 @@ struct LlmShape {
     return layers * layer_parameters() + embed * (tied_embeddings ? 1.0 : 2.0) + hidden;
   }
   double weight_bytes() const { return parameters() * dtype_bytes; }
+  // One GPU's share under tensor parallelism over `tp` GPUs (Megatron-style, as vLLM splits
+  // it): query heads, MLP width and vocabulary split tp ways; K/V heads split too, or
+  // replicated when there are fewer than tp. Norms stay whole. Precondition: tp >= 1.
+  LlmShape per_gpu(int tp) const {
+    LlmShape s = *this;
+    if (tp <= 1) return s;
+    s.q_heads = q_heads / tp;
+    s.kv_heads = kv_heads >= tp ? kv_heads / tp : 1;
+    s.ffn = ffn / tp;
+    s.vocab = (vocab + tp - 1) / tp;
+    return s;
+  }
   // K and V of one token in every layer.
   double kv_bytes_per_token() const {
     return 2.0 * layers * kv_heads * head_dim * static_cast<double>(dtype_bytes);

@@ -80,7 +80,11 @@ void RequestLevelReplica::start_batch() {
   batch_.assign(waiting_.begin(), waiting_.begin() + static_cast<std::ptrdiff_t>(b));
   waiting_.erase(waiting_.begin(), waiting_.begin() + static_cast<std::ptrdiff_t>(b));
   work_left_us_ = spec_.batch_work_us(static_cast<int>(b));
-  if (scheduled_ != Schedule::kFluid) batch_end_ = schedule_->serve(now_, work_left_us_);
+  if (scheduled_ != Schedule::kFluid) {
+    // The CPU part runs first and waits for nobody; only the GPU burst meets the schedule.
+    const double cpu_us = work_left_us_ * (1.0 - spec_.gpu_busy_share);
+    batch_end_ = schedule_->serve(now_ + cpu_us, work_left_us_ - cpu_us);
+  }
 }
 
 void RequestLevelReplica::finish_batch() {

@@ -71,6 +71,12 @@ TEST(LlmGpuGroup, TwoDecodeBatchesUnderMpsShareTheBandwidth) {
   EXPECT_DOUBLE_EQ(latency(p.b), 6000.0);
   EXPECT_EQ(p.a.counts().served, 1);
   EXPECT_EQ(p.b.counts().served, 1);
+  // The bandwidth was fully used for 6,000 us, the SMs not at all (memory-bound throughout).
+  const LlmGpuGroup::Usage& u = group.usage();
+  EXPECT_DOUBLE_EQ(u.busy_us, 6000.0);
+  EXPECT_DOUBLE_EQ(u.bandwidth_us, 6000.0);
+  EXPECT_DOUBLE_EQ(u.sm_us, 0.0);
+  EXPECT_EQ(u.peak_members, 2u);
 }
 
 TEST(LlmGpuGroup, ComputeBoundClientsAtHalfTheThreadsTakeTheirCapsAloneOrTogether) {
@@ -132,6 +138,9 @@ TEST(LlmGpuGroup, TimeSlicedIterationsTakeTurnsWithASwitchBetweenContexts) {
   EXPECT_DOUBLE_EQ(latency(p.a), 5400.0);
   EXPECT_DOUBLE_EQ(latency(p.b), 6500.0);
   EXPECT_EQ(group.switches(), 5);
+  // Six GPU parts of 1,000 us computed; the five switches computed nothing.
+  EXPECT_DOUBLE_EQ(group.usage().busy_us, 6000.0);
+  EXPECT_DOUBLE_EQ(group.usage().sm_us, 6000.0);
 }
 
 TEST(LlmGpuGroup, AnIterationWaitsForTheHoldersSliceToExpire) {

@@ -306,3 +306,56 @@ TEST(LlmProfileFit, PredictsHeldOutTokenCountsOfRtxPro6000) {
 
 }  // namespace
 }  // namespace gpumux
+
+namespace gpumux {
+namespace {
+
+TEST(RooflineTensorParallel, ATp2IterationAddsTwoAllReducesPerLayer) {
+  // Llama-3.1-8B over 2 GPUs on a 100 GB/s link at full efficiency with 5 us per all-reduce:
+  // a 512-token iteration all-reduces 512 x 4096 x 2 bytes twice per layer; a ring over 2 GPUs
+  // moves 2 (2 - 1)/2 = 1 message: 5 + 4,194,304 / 100,000 = 46.94304 us each, x 2 x 32 layers.
+  LlmInterconnect link{"test link", 100.0, 1.0, 5.0, "hand-made"};
+  const RooflineTimeModel with_link(llama31_8b(), kProPeaks, LlmEfficiency{}, 2, true, link);
+  const RooflineTimeModel without_link(llama31_8b(), kProPeaks, LlmEfficiency{}, 2, true);
+  const IterationBatch b = prefill_batch(512);
+  const double each = 5.0 + 512.0 * 4096.0 * 2.0 / (100.0 * 1e3);
+  EXPECT_DOUBLE_EQ(with_link.layer_allreduce_us(512.0), 2.0 * each);
+  EXPECT_NEAR(with_link.breakdown(b).allreduce_us, 32 * 2 * each, 1e-9);
+  EXPECT_NEAR(with_link.iteration_us(b) - without_link.iteration_us(b), 32 * 2 * each, 1e-6);
+  EXPECT_DOUBLE_EQ(without_link.breakdown(b).allreduce_us, 0.0);
+  // Each GPU computes half the heads and half the MLP: its projections cost less than one
+  // GPU's whole model.
+  const RooflineTimeModel whole(llama31_8b(), kProPeaks, LlmEfficiency{});
+  EXPECT_LT(without_link.breakdown(b).gemm_us, whole.breakdown(b).gemm_us);
+  // Tabulated, the same to the bit.
+  RooflineTimeModel tabulated(llama31_8b(), kProPeaks, LlmEfficiency{}, 2, true, link);
+  tabulated.tabulate(2048, 256);
+  EXPECT_EQ(tabulated.iteration_us(b), with_link.iteration_us(b));
+}
+
+TEST(RooflineTensorParallel, RingAllReduceFollowsTheGpuCount) {
+  LlmInterconnect link{"test link", 100.0, 1.0, 0.0, "hand-made"};
+  EXPECT_DOUBLE_EQ(ring_allreduce_us(1e6, 1, link), 0.0);
+  EXPECT_DOUBLE_EQ(ring_allreduce_us(1e6, 2, link), 10.0);        // 2 x 1/2 x 1e6 / 1e5
+  EXPECT_DOUBLE_EQ(ring_allreduce_us(1e6, 8, link), 2.0 * 7.0 / 8.0 * 10.0);
+  // The built-in links: NVLink on the SXM parts, PCIe elsewhere.
+  const DeviceRegistry devices = DeviceRegistry::with_builtins();
+  EXPECT_EQ(llm_interconnect(devices.get("H100-80GB", "test")).kind, "NVLink 4");
+  EXPECT_EQ(llm_interconnect(devices.get("A10", "test")).kind, "PCIe 4.0 x16");
+  EXPECT_EQ(llm_interconnect(devices.get("T4", "test")).kind, "PCIe 3.0 x16");
+}
+
+TEST(LlmShapeTensorParallel, PerGpuShapeSplitsHeadsAndReplicatesFewKvHeads) {
+  LlmShape s = llama31_8b();
+  const LlmShape two = s.per_gpu(2);
+  EXPECT_EQ(two.q_heads, 16);
+  EXPECT_EQ(two.kv_heads, 4);
+  EXPECT_EQ(two.ffn, 7168);
+  EXPECT_NEAR(two.kv_bytes_per_token(), s.kv_bytes_per_token() / 2.0, 1e-9);
+  EXPECT_NEAR(two.weight_bytes(), s.weight_bytes() / 2.0, s.weight_bytes() * 0.001);
+  const LlmShape sixteen = s.per_gpu(16);
+  EXPECT_EQ(sixteen.kv_heads, 1);  // 8 K/V heads over 16 GPUs: replicated
+}
+
+}  // namespace
+}  // namespace gpumux

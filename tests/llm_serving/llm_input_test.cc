@@ -120,8 +120,22 @@ TEST(LlmInput, ServiceTimeFieldsBesideAnLlmBlock) {
   testing::fs::remove_all(dir);
 }
 
-TEST(LlmInput, EndpointOnTwoGpus) {
-  expect_error("H100-80GB", R"({"model": "Llama-3.1-8B", )" + kLoad + "}", {"gpus", "one GPU"}, {},
+TEST(LlmInput, EndpointOnTwoGpusWithoutTensorParallelism) {
+  expect_error("H100-80GB", R"({"model": "Llama-3.1-8B", )" + kLoad + "}",
+               {"gpus", "tensor_parallel GPUs (1)", "asks for 2"}, {},
+               "id,submit_s,gpus,runtime_s,kind\nchat,0,2,60,inference\n");
+}
+
+TEST(LlmInput, TensorParallelDegreeMustSplitTheModel) {
+  expect_error("H100-80GB", R"({"model": "Llama-3.1-8B", "tensor_parallel": 3, )" + kLoad + "}",
+               {"tensor_parallel", "expected 1, 2, 4 or 8"});
+  expect_error("H100-80GB", R"({"model": "Llama-3.1-8B", "tensor_parallel": 16, )" + kLoad + "}",
+               {"tensor_parallel"});
+  // No tensor parallelism across MIG instances (no NCCL between them).
+  expect_error("A100-80GB",
+               R"({"model": "Llama-3.1-8B", "tensor_parallel": 2, "sharing": {"mig_profile": "3g.40gb"}, )" +
+                   kLoad + "}",
+               {"tensor_parallel", "MIG"}, {},
                "id,submit_s,gpus,runtime_s,kind\nchat,0,2,60,inference\n");
 }
 

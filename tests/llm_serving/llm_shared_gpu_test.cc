@@ -175,3 +175,45 @@ TEST(LlmSharedGpu, SharedRunsAreDeterministic) {
 
 }  // namespace
 }  // namespace gpumux
+
+namespace gpumux {
+namespace {
+
+nlohmann::json run_tp(const std::string& sharing, const std::string& trace) {
+  const std::string llm =
+      R"({"llm": {"model": "Llama-3.1-8B", "tensor_parallel": 2,
+          "load": {"clients": 4, "requests": 40, "prompt_tokens": 512, "output_tokens": 64}}})";
+  const auto dir = testing::write_case(
+      "llm_tp", {{"trace.csv", trace},
+                 {"scenario.json",
+                  testing::scenario_json("A100-80GB", 2, sharing,
+                                         R"(, "services": {"by_id": {"tp": )" + llm + "}}")}});
+  const nlohmann::json summary = testing::run_case(dir);
+  testing::fs::remove_all(dir);
+  return summary;
+}
+
+TEST(LlmTensorParallel, TwoGpusServeEverythingAndEchoTheLink) {
+  const auto s = run_tp(R"({"model": "exclusive"})",
+                        "id,submit_s,gpus,runtime_s,kind\ntp,0,2,600,inference\n");
+  const auto& llm = s["scenario"]["services"]["by_id"]["tp"]["llm"];
+  EXPECT_EQ(llm["tensor_parallel"], 2);
+  EXPECT_EQ(llm["interconnect"]["kind"], "NVLink 3");
+  EXPECT_EQ(s["metrics"]["requests"]["served"].get<std::int64_t>(), 40);
+}
+
+TEST(LlmTensorParallel, ABusyNeighbourOnOneGpuSlowsAllOfThem) {
+  // Under MPS a training job at full duty holds GPU 0 from the start; the TP-2 endpoint then
+  // spans GPU 0 and GPU 1, and each of its iterations waits for the slower GPU 0.
+  const std::string alone = "id,submit_s,gpus,runtime_s,kind\ntp,0,2,600,inference\n";
+  const std::string beside =
+      "id,submit_s,gpus,runtime_s,sm_util,memory_mib,kind\n"
+      "train,0,1,600,1.0,1024,training\ntp,1,2,600,1.0,1,inference\n";
+  const auto a = run_tp(R"({"model": "mps"})", alone);
+  const auto b = run_tp(R"({"model": "mps"})", beside);
+  EXPECT_GT(b["metrics"]["requests"]["itl_ms"]["p50"].get<double>(),
+            1.3 * a["metrics"]["requests"]["itl_ms"]["p50"].get<double>());
+}
+
+}  // namespace
+}  // namespace gpumux

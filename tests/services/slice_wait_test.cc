@@ -90,6 +90,31 @@ TEST(RequestLevelReplica, OnASlicedGpuLatencyIsSliceWaitNotAStretchByTheRate) {
   EXPECT_NEAR(fluid.latencies().mean_us(), 8 * kMs, 1e-6);
 }
 
+TEST(RequestLevelReplica, OnlyTheGpuBusyShareOfARequestWaitsForSlices) {
+  // A 30 ms request next to the never-idle co-runner. All GPU work (share 1): three 10 ms
+  // slices, so at least two hand-overs of a co-runner slice and two switches (10.1 ms each) and
+  // the first switch in: >= 30 + 20.2 + 0.05 ms. Half of it CPU (share 0.5): 15 ms that wait for
+  // nobody, then 15 ms of GPU: at most a slice's wait and a switch, 10 ms, a hand-over, 5 ms:
+  // <= 15 + 10.05 + 10 + 10.1 + 5 = 50.15 ms.
+  ServiceSpec spec;
+  spec.arrival = ArrivalKind::kTrace;
+  spec.times_s = std::make_shared<const std::vector<double>>(std::vector<double>{20.0});
+  spec.service_ms = 30.0;
+  const SliceContext c = busy_corunner();
+  const auto latency = [&](double share) {
+    spec.gpu_busy_share = share;
+    RequestLevelReplica r(spec, 0.0, 3);
+    r.set_context(0.0, ServiceGpuContext{&c, nullptr});
+    r.set_rate(0.0, 0.5);
+    r.end(30e6);
+    EXPECT_EQ(r.counts().served, 1);
+    return r.latencies().mean_us();
+  };
+  EXPECT_GE(latency(1.0), 50.25 * kMs - 1e-6);
+  EXPECT_LE(latency(0.5), 50.15 * kMs + 1e-6);
+  EXPECT_GE(latency(0.5), 30 * kMs + 100);  // two switches at least
+}
+
 TEST(RequestLevelReplica, LeavingTheSlicedGpuMidRequestFinishesItAtTheFluidRate) {
   ServiceSpec spec;
   spec.arrival = ArrivalKind::kTrace;
