@@ -61,7 +61,8 @@ std::int32_t token_count(JsonObject& o, const char* key) {
   return static_cast<std::int32_t>(o.optional_int(key, 0, 1, 100'000'000));
 }
 
-void parse_tokens(JsonObject& l, const std::string& base_dir, LlmLoad& load, nlohmann::json& echo) {
+void parse_tokens(JsonObject& l, const std::string& base_dir, LlmLoad& load, nlohmann::json& echo,
+                  std::vector<InputFile>& files) {
   const bool fixed = l.has("prompt_tokens") || l.has("output_tokens");
   if (l.has("token_lengths")) {
     if (fixed) {
@@ -69,6 +70,7 @@ void parse_tokens(JsonObject& l, const std::string& base_dir, LlmLoad& load, nlo
                        "give token_lengths or prompt_tokens and output_tokens, not both");
     }
     const std::string file = l.required_string("token_lengths");
+    files.push_back({input_role(l.where("token_lengths")), file, resolve_path(file, base_dir)});
     const LlmRequestTrace trace = read_llm_request_trace(resolve_path(file, base_dir));
     load.tokens.pairs = std::make_shared<const std::vector<std::pair<std::int32_t, std::int32_t>>>(
         token_pairs(trace));
@@ -89,7 +91,8 @@ void parse_tokens(JsonObject& l, const std::string& base_dir, LlmLoad& load, nlo
   echo["output_tokens"] = load.tokens.output_tokens;
 }
 
-LlmLoad parse_load(JsonObject& l, const std::string& base_dir, nlohmann::json& echo) {
+LlmLoad parse_load(JsonObject& l, const std::string& base_dir, nlohmann::json& echo,
+                   std::vector<InputFile>& files) {
   LlmLoad load;
   const int kinds = (l.has("trace") ? 1 : 0) + (l.has("rate_per_s") ? 1 : 0) +
                     (l.has("clients") ? 1 : 0);
@@ -101,6 +104,7 @@ LlmLoad parse_load(JsonObject& l, const std::string& base_dir, nlohmann::json& e
   }
   if (l.has("trace")) {
     const std::string file = l.required_string("trace");
+    files.push_back({input_role(l.where("trace")), file, resolve_path(file, base_dir)});
     const LlmRequestTrace trace = read_llm_request_trace(resolve_path(file, base_dir));
     load.kind = LlmLoadKind::kTrace;
     load.rows = std::make_shared<const std::vector<LlmRequestRow>>(trace.rows);
@@ -119,7 +123,7 @@ LlmLoad parse_load(JsonObject& l, const std::string& base_dir, nlohmann::json& e
     echo["rate_per_s"] = load.rate_per_s;
     echo["arrival_cv"] = load.arrival_cv;
     echo["arrivals"] = load.arrival_cv == 1.0 ? "poisson" : "gamma";
-    parse_tokens(l, base_dir, load, echo);
+    parse_tokens(l, base_dir, load, echo, files);
     for (const char* key : {"clients", "warmup_requests", "requests"}) l.allow(key);
   } else {
     load.kind = LlmLoadKind::kClosed;
@@ -129,7 +133,7 @@ LlmLoad parse_load(JsonObject& l, const std::string& base_dir, nlohmann::json& e
     echo["clients"] = load.clients;
     echo["warmup_requests"] = load.warmup_requests;
     echo["requests"] = load.measured_requests;
-    parse_tokens(l, base_dir, load, echo);
+    parse_tokens(l, base_dir, load, echo, files);
     l.allow("arrival_cv");
   }
   l.finish();
@@ -328,7 +332,8 @@ void check_pinned_limit(const LlmEndpointSpec& spec, const std::string& where) {
 std::shared_ptr<const LlmEndpointSpec> parse_llm_endpoint(JsonObject& o,
                                                           const std::string& base_dir,
                                                           const std::vector<DeviceProfile>& devices,
-                                                          nlohmann::json& echo) {
+                                                          nlohmann::json& echo,
+                                                          std::vector<InputFile>& files) {
   auto spec = std::make_shared<LlmEndpointSpec>();
   spec->model = find_llm_model(o.required_string("model"), o.where("model"), "model");
   const DeviceProfile& device = pick_device(o, devices);
@@ -427,6 +432,7 @@ std::shared_ptr<const LlmEndpointSpec> parse_llm_endpoint(JsonObject& o,
   LlmEfficiency efficiency;
   if (o.has("calibration")) {
     const std::string file = o.required_string("calibration");
+    files.push_back({input_role(o.where("calibration")), file, resolve_path(file, base_dir)});
     efficiency = read_llm_efficiency(resolve_path(file, base_dir));
     echo["calibration"] = file;
   } else {
@@ -459,7 +465,7 @@ std::shared_ptr<const LlmEndpointSpec> parse_llm_endpoint(JsonObject& o,
 
   JsonObject l = o.object("load");
   nlohmann::json load_echo = nlohmann::json::object();
-  spec->load = parse_load(l, base_dir, load_echo);
+  spec->load = parse_load(l, base_dir, load_echo, files);
   echo["load"] = load_echo;
 
   spec->ttft_slo_ms = o.optional_number("ttft_slo_ms", 0.0, 1e-6, 1e12);

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "scenarios/input_file.h"
 #include "sim/base/json_fields.h"
 #include "sim/core/device.h"
 #include "sim/llm/llm_endpoint.h"
@@ -46,11 +47,13 @@ std::int64_t kv_cache_blocks(const LlmShape& model, const LlmEngineConfig& engin
                              const DeviceProfile& device, const std::string& where);
 
 // Parses `o` (the `llm` object). `devices`: the cluster's device types; `base_dir` resolves
-// files. Echoes the resolved values into `echo`. Throws InputError naming the JSON pointer.
+// files, each recorded in `files`. Echoes the resolved values into `echo`. Throws InputError
+// naming the JSON pointer.
 std::shared_ptr<const LlmEndpointSpec> parse_llm_endpoint(JsonObject& o,
                                                           const std::string& base_dir,
                                                           const std::vector<DeviceProfile>& devices,
-                                                          nlohmann::json& echo);
+                                                          nlohmann::json& echo,
+                                                          std::vector<InputFile>& files);
 
 // The engine memory an endpoint takes on its GPU, MiB (what the scheduler places).
 std::int64_t llm_engine_memory_mib(const LlmEndpointSpec& spec, const DeviceProfile& device);

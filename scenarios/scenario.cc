@@ -47,7 +47,7 @@ Scenario parse_scenario(const nlohmann::json& document, const std::string& file,
   scenario_sections::parse_trace(s, root, base_dir);
   if (root.has("services")) {  // echoed only when given: summaries of other runs stay as they were
     JsonObject services = root.object("services");
-    s.services = parse_services(services, base_dir, s.devices);
+    s.services = parse_services(services, base_dir, s.devices, s.input_files);
     s.resolved["services"] = s.services.echo;
   } else {
     root.allow("services");

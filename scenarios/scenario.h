@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "scenarios/expect_config.h"
+#include "scenarios/input_file.h"
 #include "scenarios/service_config.h"
 #include "sim/core/device.h"
 #include "sim/core/sharing_model.h"
@@ -77,12 +78,6 @@ struct OutputConfig {
 // hundred MB before the first job.
 inline constexpr std::int64_t kMaxClusterGpus = 1'000'000;
 
-// A file a run reads besides the scenario itself, for its provenance (summary.json).
-struct InputFile {
-  std::string role;   // the scenario key naming it, e.g. "trace.file"
-  std::string shown;  // as the scenario gives it
-  std::string path;   // resolved against the scenario's folder
-};
 
 struct Scenario {
   std::string file;

@@ -98,7 +98,7 @@ double optional_or_nan(JsonObject& o, const char* key, double min, double max) {
   return o.required_number(key, min, max);
 }
 
-ServiceFields parse_fields(JsonObject& o, const std::string& base_dir,
+ServiceFields parse_fields(JsonObject& o, const std::string& base_dir, std::vector<InputFile>& files,
                            const std::vector<DeviceProfile>& devices, nlohmann::json& echo) {
   ServiceFields f;
   f.spec = empty_service_row();
@@ -107,7 +107,7 @@ ServiceFields parse_fields(JsonObject& o, const std::string& base_dir,
   if (o.has("llm")) {
     JsonObject llm = o.object("llm");
     nlohmann::json llm_echo = nlohmann::json::object();
-    f.spec->llm = parse_llm_endpoint(llm, base_dir, devices, llm_echo);
+    f.spec->llm = parse_llm_endpoint(llm, base_dir, devices, llm_echo, files);
     echo["llm"] = std::move(llm_echo);
     for (const char* key : {"request_rate_per_s", "rate_series", "request_times", "service_ms",
                             "max_batch", "batch_cost", "gpu_busy_share"}) {
@@ -145,6 +145,7 @@ ServiceFields parse_fields(JsonObject& o, const std::string& base_dir,
                                  ? file
                                  : (fs::path(base_dir) / file).lexically_normal().string();
     f.spec->arrival = ArrivalKind::kTrace;
+    files.push_back({input_role(o.where("request_times")), file, path});
     f.spec->times_s = read_request_times(path, o.where("request_times"));
     echo["request_times"] = {{"file", file}, {"requests", f.spec->times_s->size()}};
     ++arrivals;
@@ -191,7 +192,8 @@ int first_given_int(std::initializer_list<const ServiceSpec*> layers, int Servic
 }  // namespace
 
 ServicesConfig parse_services(JsonObject& o, const std::string& base_dir,
-                              const std::vector<DeviceProfile>& devices) {
+                              const std::vector<DeviceProfile>& devices,
+                              std::vector<InputFile>& files) {
   ServicesConfig c;
   c.given = true;
   const std::string mode = o.optional_string("mode", std::string(service_engines().front().name));
@@ -207,7 +209,7 @@ ServicesConfig parse_services(JsonObject& o, const std::string& base_dir,
   if (o.has("default")) {
     JsonObject d = o.object("default");
     nlohmann::json echo = nlohmann::json::object();
-    c.defaults = std::make_shared<ServiceFields>(parse_fields(d, base_dir, devices, echo));
+    c.defaults = std::make_shared<ServiceFields>(parse_fields(d, base_dir, files, devices, echo));
     c.echo["default"] = echo;
   } else {
     o.allow("default");
@@ -217,7 +219,7 @@ ServicesConfig parse_services(JsonObject& o, const std::string& base_dir,
     nlohmann::json echo = nlohmann::json::object();
     for (const auto& [id, value] : o.raw("by_id").items()) {
       JsonObject entry = by_id.object(id);
-      c.by_id.emplace(id, parse_fields(entry, base_dir, devices, echo[id]));
+      c.by_id.emplace(id, parse_fields(entry, base_dir, files, devices, echo[id]));
     }
     by_id.finish();
     c.echo["by_id"] = echo;

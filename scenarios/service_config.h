@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "scenarios/input_file.h"
 #include "sim/core/job_source.h"
 #include "sim/base/json_fields.h"
 #include "sim/core/device.h"
@@ -49,10 +50,12 @@ struct ServicesConfig {
   nlohmann::json echo;
 };
 
-// Reads the `services` object; `base_dir` resolves request_times and other files; `devices`
-// (the cluster's device types) are what an `llm` endpoint may run on. Throws InputError.
+// Reads the `services` object; `base_dir` resolves request_times and other files, each recorded
+// in `files`; `devices` (the cluster's device types) are what an `llm` endpoint may run on.
+// Throws InputError.
 ServicesConfig parse_services(JsonObject& o, const std::string& base_dir,
-                              const std::vector<DeviceProfile>& devices);
+                              const std::vector<DeviceProfile>& devices,
+                              std::vector<InputFile>& files);
 
 // Whether the services section declares an LLM endpoint (by_id or default).
 bool has_llm_endpoint(const ServicesConfig& services);

@@ -1,5 +1,7 @@
 #include "analysis/check/check.h"
 
+#include "analysis/output/output_folder.h"
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -49,6 +51,9 @@ CheckResult run_check(const CheckRequest& request, std::ostream* progress) {
   // order of the result is the files' order whatever finished first.
   std::vector<std::optional<ScenarioCheck>> checks(loaded.size());
   std::vector<std::exception_ptr> errors(loaded.size());
+  // Each run's written, uncommitted folder: an error in any scenario leaves every folder as it
+  // was (the pending ones are dropped uncommitted), so exit 2 writes nothing.
+  std::vector<std::shared_ptr<OutputFolder>> pending(loaded.size());
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
   std::mutex progress_mutex;
@@ -61,7 +66,9 @@ CheckResult run_check(const CheckRequest& request, std::ostream* progress) {
         RunOptions options;
         options.write_outputs = !request.out_dir.empty();
         options.check_invariants = request.check_invariants;
-        const RunReport report = run_scenario(s, options);
+        options.defer_commit = true;  // committed below, once every scenario has run
+        RunReport report = run_scenario(s, options);
+        pending[i] = std::move(report.pending);
         ScenarioCheck c{s.file, s.name, s.seed, report.expect, report.wall_seconds};
         if (progress) {
           const std::lock_guard<std::mutex> lock(progress_mutex);
@@ -88,6 +95,9 @@ CheckResult run_check(const CheckRequest& request, std::ostream* progress) {
   }
   for (const auto& e : errors) {
     if (e) std::rethrow_exception(e);  // the first in scenario order
+  }
+  for (const auto& folder : pending) {
+    if (folder) folder->commit();
   }
   CheckResult result;
   for (auto& c : checks) result.scenarios.push_back(std::move(*c));

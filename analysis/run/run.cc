@@ -159,7 +159,11 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
       write_html_report(read_run_and_plan_folders({folder->temp_path()}, {scenario.outputs.dir}),
                         folder->file("report.html"));
     }
-    folder->commit();
+    if (options.defer_commit) {
+      report.pending = std::move(folder);
+    } else {
+      folder->commit();
+    }
   }
   report.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -12,11 +12,14 @@
 #include "analysis/metrics/expectations.h"
 #include "analysis/run/rejection_tally.h"
 #include "scenarios/scenario.h"
+#include <memory>
+
 #include "sim/engine/engine.h"
 
 namespace gpumux {
 
 class TraceCache;
+class OutputFolder;
 
 struct RunOptions {
   bool write_outputs = true;
@@ -33,6 +36,10 @@ struct RunOptions {
   // Further observers of the run's events, after the run's own (e.g. `calibrate replay-check`
   // following each job's end and its cause). They must outlive the call.
   std::vector<EngineObserver*> observers;
+  // Leave the written folder uncommitted in RunReport::pending (DIR untouched until its
+  // commit()): a command running several scenarios commits them all only when every one
+  // succeeded, so that an error leaves nothing written (`check --out`).
+  bool defer_commit = false;
 };
 
 // Whether GPUMUX_CHECK_INVARIANTS asks for invariant checks (see RunOptions::check_invariants).
@@ -46,6 +53,8 @@ struct RunReport {
   std::vector<RejectionCount> rejected_by_reason;
   double wall_seconds = 0.0;  // not in the summary: outputs must be byte-identical across runs
   std::string out_dir;
+  // With RunOptions::defer_commit: the written, uncommitted output folder (null otherwise).
+  std::shared_ptr<OutputFolder> pending;
 };
 
 // Throws InputError for bad trace rows and for `expect` bounds on unknown metrics (no output

@@ -1,6 +1,7 @@
 #include "sim/llm/llm_gpu_group.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -52,6 +53,7 @@ void LlmGpuGroup::grant(LlmReplica* m) {
     if (resident_ != nullptr && resident_ != m) ++switches_;
     resident_ = m;
     gpu_ = Gpu::kRunning;
+    slice_start_ = now_;
     slice_end_ = now_ + slice_us_;
     return;
   }
@@ -112,6 +114,7 @@ void LlmGpuGroup::handle_own() {
   if (gpu_ == Gpu::kSwitching && switch_end_ <= now_) {
     resident_ = holder_;
     gpu_ = Gpu::kRunning;
+    slice_start_ = now_;
     slice_end_ = now_ + slice_us_;
     return;
   }
@@ -140,10 +143,50 @@ void LlmGpuGroup::account(double to_us) {
   usage_.span_us = to_us - usage_.first_us;
 }
 
+bool LlmGpuGroup::skip_rounds(double until_us) {
+  if (mode_ != Mode::kTurns || gpu_ != Gpu::kRunning || waiting_.empty() ||
+      slice_start_ != now_) {
+    return false;
+  }
+  // The rotation: the holder, then the queue; every part in it must outlast the rounds.
+  double least_work = holder_->gpu_left_ * holder_->gpu_alone_us_;
+  for (const LlmReplica* m : waiting_) {
+    least_work = std::min(least_work, m->gpu_left_ * m->gpu_alone_us_);
+  }
+  double next_other = until_us;
+  for (const LlmReplica* m : members_) {
+    if (m == holder_ || std::find(waiting_.begin(), waiting_.end(), m) != waiting_.end()) continue;
+    next_other = std::min(next_other, m->group_next_event());
+  }
+  const double parts = static_cast<double>(waiting_.size() + 1);
+  const double round_us = parts * (slice_us_ + switch_us_);
+  const double by_work = std::ceil(least_work / slice_us_) - 1.0;
+  const double by_time = std::floor((next_other - now_) / round_us);
+  const double rounds = std::min(by_work, by_time);
+  if (!(rounds >= 1.0)) return false;
+  const double work = rounds * slice_us_;
+  const auto take = [&](LlmReplica* m) {
+    m->gpu_left_ = std::max(0.0, m->gpu_left_ - work / m->gpu_alone_us_);
+    usage_.busy_us += work;
+    usage_.sm_us += work * std::min(1.0, m->sm_demand_);
+    usage_.bandwidth_us += work * std::min(1.0, m->bw_demand_);
+  };
+  take(holder_);
+  for (LlmReplica* m : waiting_) take(m);
+  switches_ += static_cast<long long>(rounds * parts);
+  now_ += rounds * round_us;
+  usage_.span_us = now_ - usage_.first_us;
+  for (LlmReplica* m : members_) m->now_ = std::max(m->now_, now_);
+  slice_start_ = now_;
+  slice_end_ = now_ + slice_us_;
+  return true;
+}
+
 void LlmGpuGroup::advance_to(double t_us) {
   if (advancing_) return;
   advancing_ = true;
   while (true) {
+    skip_rounds(t_us);
     set_speeds();
     double next = own_event();
     for (const LlmReplica* m : members_) next = std::min(next, m->group_next_event());

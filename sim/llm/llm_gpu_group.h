@@ -72,6 +72,11 @@ class LlmGpuGroup {
   void grant(LlmReplica* m);
   // Adds [now_, to) at the current speeds to usage_.
   void account(double to_us);
+  // Time-slicing with several GPU parts waiting: whole rounds of the rotation (each part one
+  // slice, each hand-over one switch) that end before any part ends, before until_us and before
+  // any other member's next event, are taken at once instead of slice by slice. The state after
+  // them is the state at a slice's start with the same holder and queue. Returns whether any was.
+  bool skip_rounds(double until_us);
 
   Mode mode_;
   double slice_us_;
@@ -86,6 +91,7 @@ class LlmGpuGroup {
   LlmReplica* holder_ = nullptr;    // computing, or being switched in
   LlmReplica* resident_ = nullptr;  // whose context is loaded
   double slice_end_ = 0.0;
+  double slice_start_ = -1.0;
   double switch_end_ = 0.0;
   std::vector<LlmReplica*> waiting_;  // ready GPU parts, first come first served
   long long switches_ = 0;

@@ -182,6 +182,31 @@ TEST(Check, OutWritesEachRunToItsOwnFolder) {
   fs::remove_all(dir);
 }
 
+TEST(Check, ALaterInputErrorLeavesNoEarlierRunFolder) {
+  // a runs and passes; b's trace has a bad row, found only when b runs: exit 2, and out/ holds
+  // nothing of a, on one thread and on two.
+  const auto dir = testing::temp_dir("check_later_error");
+  const auto a = scenario(dir, "a", R"({"jobs.finished": {"min": 3}})");
+  testing::write_file(dir / "bad.csv", "id,submit_s,gpus,runtime_s\nx,0,1,10\ny,1,1,ten\n");
+  const fs::path b = dir / "b.json";
+  testing::write_file(b, R"({"name": "b",
+    "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 2, "device": "T4"}]},
+    "trace": {"file": "bad.csv"}, "expect": {"jobs.finished": {"min": 1}}})");
+  for (const char* threads : {"1", "2"}) {
+    const fs::path out = dir / (std::string("out") + threads);
+    const auto r = run_cli({"check", a, b.string(), "--out", out.string(), "-j", threads});
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("bad.csv"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out / "a")) << threads;
+  }
+  // An earlier check's folder survives a failed one untouched.
+  ASSERT_EQ(run_cli({"check", a, "--out", (dir / "kept").string()}).code, 0);
+  const std::string before = testing::read_file(dir / "kept/a/summary.json");
+  EXPECT_EQ(run_cli({"check", a, b.string(), "--out", (dir / "kept").string()}).code, 2);
+  EXPECT_EQ(testing::read_file(dir / "kept/a/summary.json"), before);
+  fs::remove_all(dir);
+}
+
 TEST(Run, FormatJsonPrintsWhatSummaryJsonHolds) {
   const auto dir = testing::temp_dir("run_format");
   const auto s = scenario(dir, "fmt", "");

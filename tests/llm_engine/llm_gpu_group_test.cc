@@ -157,6 +157,21 @@ TEST(LlmGpuGroup, AnIterationWaitsForTheHoldersSliceToExpire) {
   EXPECT_EQ(group.switches(), 2);
 }
 
+TEST(LlmGpuGroup, LongPartsAlternateSliceBySliceWhateverTheRoundsSkipped) {
+  // Two 10,000 us GPU parts, 1,000 us slices, 100 us switches: A's and B's slices alternate,
+  // A's 10th ends at 9 x 2,200 + 1,000 = 20,800 us, B's at 21,900 us; 19 hand-overs. Nine
+  // whole rounds are taken at once (the state after them is a slice's start), the rest slice
+  // by slice.
+  const Endpoint e(10000.0, 0.0, 0.0, 1);
+  LlmGpuGroup group(LlmGpuGroup::Mode::kTurns, 1000.0, 100.0);
+  Pair p(e, e);
+  p.run(group);
+  EXPECT_NEAR(latency(p.a), 20800.0, 1e-6);
+  EXPECT_NEAR(latency(p.b), 21900.0, 1e-6);
+  EXPECT_EQ(group.switches(), 19);
+  EXPECT_NEAR(group.usage().busy_us, 20000.0, 1e-6);
+}
+
 TEST(LlmGpuGroup, AnEndpointAloneInItsGroupRunsAsItWouldAlone) {
   const Endpoint e(1000.0, 600.0, 250.0);
   LlmGpuGroup group(LlmGpuGroup::Mode::kTurns, 2000.0, 100.0);

@@ -2,6 +2,7 @@
 // closed loops bounded, runs deterministic (docs/llm-serving.md).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -156,6 +157,38 @@ TEST(LlmRun, TimeseriesAccountsForEveryOutputToken) {
   EXPECT_GE(tokens + 1e-6, rq["output_tokens"].get<double>());
   EXPECT_LE(tokens, rq["output_tokens"].get<double>() + 120.0 * rq["unfinished"].get<double>() + 1e-6);
   testing::fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gpumux
+
+namespace gpumux {
+namespace {
+
+std::string example(const std::string& name) {
+  const char* d = std::getenv("GPUMUX_SOURCE_DIR");
+  return ((d ? testing::fs::path(d) : testing::fs::current_path()) / "scenarios/examples" / name)
+      .string();
+}
+
+TEST(LlmRun, EveryFileTheEndpointReadsIsAnInputOfTheRun) {
+  // Recorded for provenance and for the sweeps' digests: a file edited between two shards of a
+  // sweep is noticed (docs/sweeps.md).
+  const Scenario s = load_scenario(
+      example("llm_chat_h100.json"), {});
+  bool trace = false;
+  for (const InputFile& f : s.input_files) {
+    trace = trace || (f.role == "services.by_id.chat.llm.load.trace" &&
+                      f.shown == "../../traces/samples/azure_llm_conv_1h.csv.gz");
+  }
+  EXPECT_TRUE(trace);
+  const Scenario tp = load_scenario(
+      example("llm_70b_tp2_a100.json"), {});
+  bool lengths = false;
+  for (const InputFile& f : tp.input_files) {
+    lengths = lengths || f.role == "services.by_id.chat-70b.llm.load.token_lengths";
+  }
+  EXPECT_TRUE(lengths);
 }
 
 }  // namespace

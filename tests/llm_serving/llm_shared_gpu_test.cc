@@ -58,12 +58,16 @@ std::int64_t started(const nlohmann::json& summary) {
 TEST(LlmSharedGpu, TwoEnginesAtNinetyPercentNeverShareAGpu) {
   const std::string big = endpoint(R"({"gpu_memory_utilization": 0.9})", "{}");
   for (const std::string& model : {kMps, kTimeslice}) {
-    // One GPU: the second cannot start and is reported unplaced.
+    // One GPU: the second cannot start beside the first; it waits until the first's lifetime
+    // (120 s) ends.
     const auto one = run("A100-40GB", 1, model, two(big, big));
-    EXPECT_EQ(started(one), 1) << model;
+    EXPECT_DOUBLE_EQ(one["metrics"]["requests"]["start_delay_s"]["max"].get<double>(), 120.0)
+        << model;
     // Two GPUs: the second goes to the other one.
     const auto both = run("A100-40GB", 2, model, two(big, big));
     EXPECT_EQ(started(both), 2) << model;
+    EXPECT_DOUBLE_EQ(both["metrics"]["requests"]["start_delay_s"]["max"].get<double>(), 0.0)
+        << model;
     EXPECT_EQ(both["metrics"]["requests"]["served"].get<std::int64_t>(), 40) << model;
   }
 }
@@ -73,6 +77,8 @@ TEST(LlmSharedGpu, TwoEnginesAtFortyFivePercentBothStartOnOneGpu) {
   for (const std::string& model : {kMps, kTimeslice}) {
     const auto one = run("A100-40GB", 1, model, two(half, half));
     EXPECT_EQ(started(one), 2) << model;
+    EXPECT_DOUBLE_EQ(one["metrics"]["requests"]["start_delay_s"]["max"].get<double>(), 0.0)
+        << model;
     EXPECT_EQ(one["metrics"]["requests"]["served"].get<std::int64_t>(), 40) << model;
   }
 }

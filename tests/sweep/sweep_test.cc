@@ -93,12 +93,16 @@ TEST(SweepPlan, BundledSweepsExpand) {
   ASSERT_EQ(grid.runs.size(), 24u);
   EXPECT_EQ(grid.runs[23].variant, "regression-timeslice mps scheduler.placement=spread");
   EXPECT_EQ(grid.runs[23].seed, 8u);  // the scenario's seed 5, four seeds
+  // Two engines per A100 at five concurrencies, under time-slicing and MPS; LLM rows included.
+  const SweepPlan llm = load_sweep((dir / "llm_two_qwen3_4b_a100.json").string());
+  ASSERT_EQ(llm.runs.size(), 10u);
+  EXPECT_TRUE(llm.runs[0].llm);
   std::size_t files = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     EXPECT_NO_THROW(load_sweep(entry.path().string())) << entry.path();
     ++files;
   }
-  EXPECT_EQ(files, 2u);
+  EXPECT_EQ(files, 3u);
 }
 
 TEST(SweepPlan, BadSweepFilesNameTheJsonPointerAndExitTwoWritingNothing) {

@@ -1,0 +1,29 @@
+// A file a run reads besides the scenario itself: recorded by the section that opens it, for the
+// run's provenance (summary.json `inputs`) and the sweeps' digests (docs/sweeps.md), so that a
+// file edited between two shards of a sweep is noticed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpumux {
+
+struct InputFile {
+  std::string role;   // the scenario key naming it, e.g. "trace.file"
+  std::string shown;  // as the scenario gives it
+  std::string path;   // resolved against the scenario's folder
+};
+
+// The role of the file named at `where` ("scenario.json#/services/by_id/a/request_times"):
+// its JSON pointer as a dotted key ("services.by_id.a.request_times").
+inline std::string input_role(const std::string& where) {
+  const auto hash = where.find('#');
+  std::string pointer = hash == std::string::npos ? where : where.substr(hash + 1);
+  if (!pointer.empty() && pointer.front() == '/') pointer.erase(0, 1);
+  for (char& c : pointer) {
+    if (c == '/') c = '.';
+  }
+  return pointer;
+}
+
+}  // namespace gpumux
