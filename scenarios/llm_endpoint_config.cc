@@ -22,11 +22,6 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-std::string resolve_path(const std::string& file, const std::string& base_dir) {
-  if (file.empty() || fs::path(file).is_absolute() || base_dir.empty()) return file;
-  return (fs::path(base_dir) / file).lexically_normal().string();
-}
-
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -70,8 +65,8 @@ void parse_tokens(JsonObject& l, const std::string& base_dir, LlmLoad& load, nlo
                        "give token_lengths or prompt_tokens and output_tokens, not both");
     }
     const std::string file = l.required_string("token_lengths");
-    files.push_back({input_role(l.where("token_lengths")), file, resolve_path(file, base_dir)});
-    const LlmRequestTrace trace = read_llm_request_trace(resolve_path(file, base_dir));
+    const LlmRequestTrace trace = read_llm_request_trace(
+        input_path(files, input_role(l.where("token_lengths")), file, base_dir));
     load.tokens.pairs = std::make_shared<const std::vector<std::pair<std::int32_t, std::int32_t>>>(
         token_pairs(trace));
     echo["token_lengths"] = {{"file", file}, {"pairs", trace.rows.size()}};
@@ -104,8 +99,8 @@ LlmLoad parse_load(JsonObject& l, const std::string& base_dir, nlohmann::json& e
   }
   if (l.has("trace")) {
     const std::string file = l.required_string("trace");
-    files.push_back({input_role(l.where("trace")), file, resolve_path(file, base_dir)});
-    const LlmRequestTrace trace = read_llm_request_trace(resolve_path(file, base_dir));
+    const LlmRequestTrace trace =
+        read_llm_request_trace(input_path(files, input_role(l.where("trace")), file, base_dir));
     load.kind = LlmLoadKind::kTrace;
     load.rows = std::make_shared<const std::vector<LlmRequestRow>>(trace.rows);
     echo["trace"] = {{"file", file}, {"format", trace.format}, {"requests", trace.rows.size()}};
@@ -432,8 +427,8 @@ std::shared_ptr<const LlmEndpointSpec> parse_llm_endpoint(JsonObject& o,
   LlmEfficiency efficiency;
   if (o.has("calibration")) {
     const std::string file = o.required_string("calibration");
-    files.push_back({input_role(o.where("calibration")), file, resolve_path(file, base_dir)});
-    efficiency = read_llm_efficiency(resolve_path(file, base_dir));
+    efficiency =
+        read_llm_efficiency(input_path(files, input_role(o.where("calibration")), file, base_dir));
     echo["calibration"] = file;
   } else {
     o.allow("calibration");

@@ -141,11 +141,8 @@ ServiceFields parse_fields(JsonObject& o, const std::string& base_dir, std::vect
   }
   if (o.has("request_times")) {
     const std::string file = o.required_string("request_times");
-    const std::string path = file.empty() || fs::path(file).is_absolute() || base_dir.empty()
-                                 ? file
-                                 : (fs::path(base_dir) / file).lexically_normal().string();
+    const std::string path = input_path(files, input_role(o.where("request_times")), file, base_dir);
     f.spec->arrival = ArrivalKind::kTrace;
-    files.push_back({input_role(o.where("request_times")), file, path});
     f.spec->times_s = read_request_times(path, o.where("request_times"));
     echo["request_times"] = {{"file", file}, {"requests", f.spec->times_s->size()}};
     ++arrivals;

@@ -274,8 +274,7 @@ void parse_cluster(Scenario& s, JsonObject& cluster, const std::string& base_dir
     cluster.allow("nodes_csv");
   } else {
     const std::string file = cluster.required_string("nodes_csv");
-    parse_nodes_csv(s, registry, resolve_path(base_dir, file));
-    s.input_files.push_back({"cluster.nodes_csv", file, resolve_path(base_dir, file)});
+    parse_nodes_csv(s, registry, input_path(s.input_files, "cluster.nodes_csv", file, base_dir));
     echo["nodes_csv"] = file;
     echo["nodes"] = s.nodes.size();
     echo["skipped_node_rows_without_gpus"] = s.skipped_node_rows;

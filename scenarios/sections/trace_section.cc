@@ -51,8 +51,7 @@ void parse_trace(Scenario& s, JsonObject& root, const std::string& base_dir) {
     const std::string path = trace.required_string("file");
     s.trace.format = trace.optional_string("format", "csv");
     trace_formats().get(s.trace.format, trace.where("format"), "format");
-    s.trace.path = resolve_path(base_dir, path);
-    s.input_files.push_back({"trace.file", path, s.trace.path});
+    s.trace.path = input_path(s.input_files, "trace.file", path, base_dir);
     std::error_code ec;
     const bool exists = fs::exists(s.trace.path, ec);  // a file, or a folder of tables (pai2020)
     if (ec) {

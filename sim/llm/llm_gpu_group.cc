@@ -36,15 +36,16 @@ void LlmGpuGroup::leave(LlmReplica& member) {
   members_.erase(it);
   waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), &member), waiting_.end());
   if (resident_ == &member) resident_ = nullptr;
-  if (holder_ == &member) {
-    holder_ = nullptr;
-    gpu_ = Gpu::kIdle;
-    if (!waiting_.empty()) {
-      LlmReplica* next = waiting_.front();
-      waiting_.erase(waiting_.begin());
-      grant(next);
-    }
-  }
+  if (holder_ == &member) hand_over();
+}
+
+void LlmGpuGroup::hand_over() {
+  holder_ = nullptr;
+  gpu_ = Gpu::kIdle;
+  if (waiting_.empty()) return;
+  LlmReplica* next = waiting_.front();
+  waiting_.erase(waiting_.begin());
+  grant(next);
 }
 
 void LlmGpuGroup::grant(LlmReplica* m) {
@@ -76,14 +77,7 @@ void LlmGpuGroup::released_gpu(LlmReplica* m) {
   if (mode_ != Mode::kTurns) return;
   // A part that was empty when it joined ends without the GPU: it only leaves the queue.
   waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), m), waiting_.end());
-  if (holder_ != m) return;
-  holder_ = nullptr;
-  gpu_ = Gpu::kIdle;
-  if (!waiting_.empty()) {
-    LlmReplica* next = waiting_.front();
-    waiting_.erase(waiting_.begin());
-    grant(next);
-  }
+  if (holder_ == m) hand_over();
 }
 
 void LlmGpuGroup::set_speeds() {

@@ -70,6 +70,8 @@ class LlmGpuGroup {
   void wants_gpu(LlmReplica* m);
   void released_gpu(LlmReplica* m);
   void grant(LlmReplica* m);
+  // The holder gave the GPU up: the first waiting part gets it, else the GPU idles.
+  void hand_over();
   // Adds [now_, to) at the current speeds to usage_.
   void account(double to_us);
   // Time-slicing with several GPU parts waiting: whole rounds of the rotation (each part one

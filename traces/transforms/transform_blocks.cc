@@ -14,7 +14,6 @@ namespace gpumux {
 
 namespace {
 
-using scenario_sections::resolve_path;
 
 // A non-empty array of strings at `key` of `filter`; each element's error names its pointer.
 std::vector<std::string> string_list(JsonObject& filter, std::string_view key) {
@@ -118,7 +117,7 @@ void parse_workloads(Scenario& s, JsonObject& trace, const std::string& base_dir
     return;
   }
   const std::string shown = trace.required_string("catalogue");
-  const std::string path = resolve_path(base_dir, shown);
+  const std::string path = input_path(s.input_files, "trace.catalogue", shown, base_dir);
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     // Named like trace.file: the scenario's field first, then the path it resolved to.
@@ -136,7 +135,6 @@ void parse_workloads(Scenario& s, JsonObject& trace, const std::string& base_dir
   auto catalogue = std::make_shared<WorkloadCatalogue>(read_workload_catalogue(path, devices));
   s.trace.workloads.catalogue = catalogue;
   s.trace.workloads.catalogue_file = shown;
-  s.input_files.push_back({"trace.catalogue", shown, path});
   echo["catalogue"] = shown;
   if (!has_mix) {
     trace.allow("workload_mix");
