@@ -56,14 +56,17 @@ JobKindCounts typical_job_kinds(const Scenario& scenario, TraceCache* cache) {
 }
 
 void require_jobs(const TracePipeline& pipeline, const Scenario& scenario) {
-  const TraceSource* trace = pipeline.trace();
-  if (!trace || trace->stats().rows > 0) return;
+  if (const TraceSource* trace = pipeline.trace()) require_trace_jobs(*trace, scenario.trace.path);
+}
+
+void require_trace_jobs(const TraceSource& trace, const std::string& path) {
+  if (trace.stats().rows > 0) return;
   std::string skipped;
-  for (const auto& [reason, n] : trace->skip_counts()) {
+  for (const auto& [reason, n] : trace.skip_counts()) {
     skipped += (skipped.empty() ? "" : ", ") + std::to_string(n) + " " + reason;
   }
   throw InputError(
-      scenario.trace.path, "",
+      path, "",
       "the trace has no jobs (" +
           (skipped.empty() ? std::string("no data rows") : "every row skipped: " + skipped) +
           "): a run of no jobs measures nothing");

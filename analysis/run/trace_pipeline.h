@@ -62,5 +62,8 @@ JobKindCounts typical_job_kinds(const Scenario& scenario, TraceCache* cache);
 // Throws InputError when the trace gave no job (header only, or every row skipped): a run of no
 // jobs measures nothing. Generated jobs always pass.
 void require_jobs(const TracePipeline& pipeline, const Scenario& scenario);
+// The same check on a trace already read to its end (`path`: the scenario's trace, named in the
+// error with the skipped rows' reasons); `validate --full` makes it as run does.
+void require_trace_jobs(const TraceSource& trace, const std::string& path);
 
 }  // namespace gpumux

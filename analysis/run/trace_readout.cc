@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "analysis/run/trace_pipeline.h"
 #include "sim/base/input_error.h"
 #include "traces/formats/trace_opening.h"
 #include "traces/transforms/filter_source.h"
@@ -49,17 +50,7 @@ TraceReadout read_whole_trace(const Scenario& scenario) {
   }
   out.rows = trace->stats().rows;
   out.skipped = trace->skipped_rows();
-  if (out.rows == 0) {
-    std::string skipped;
-    for (const auto& [reason, n] : trace->skip_counts()) {
-      skipped += (skipped.empty() ? "" : ", ") + std::to_string(n) + " " + reason;
-    }
-    throw InputError(
-        scenario.trace.path, "",
-        "the trace has no jobs (" +
-            (skipped.empty() ? std::string("no data rows") : "every row skipped: " + skipped) +
-            "): a run of no jobs measures nothing");
-  }
+  require_trace_jobs(*trace, scenario.trace.path);
   for (std::size_t i = 0; i < scenario.injected_faults.size(); ++i) {
     const std::string& id = scenario.injected_faults[i].job_id;
     if (fault_jobs.count(id) == 0) continue;
