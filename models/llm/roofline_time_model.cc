@@ -295,4 +295,9 @@ double RooflineTimeModel::iteration_us(const IterationBatch& batch) const {
   return breakdown(batch).total_us;
 }
 
+IterationTimeModel::Split RooflineTimeModel::split(const IterationBatch& batch) const {
+  const IterationBreakdown b = breakdown(batch);
+  return {b.total_us, b.host_us};
+}
+
 }  // namespace gpumux

@@ -164,7 +164,7 @@ class RooflineTimeModel : public IterationTimeModel {
                     int tp = 1, bool cuda_graphs = true, LlmInterconnect link = {});
 
   double iteration_us(const IterationBatch& batch) const override;
-  double host_us(const IterationBatch& batch) const override { return breakdown(batch).host_us; }
+  Split split(const IterationBatch& batch) const override;
   IterationBreakdown breakdown(const IterationBatch& batch) const;
   // Precomputes the parts that depend only on the iteration's tokens (up to max_tokens) and on
   // its sampled sequences (up to max_seqs), so that an iteration costs a few table reads

@@ -35,10 +35,14 @@ class IterationTimeModel {
   virtual ~IterationTimeModel() = default;
   // Microseconds, > 0 for a batch with tokens() > 0.
   virtual double iteration_us(const IterationBatch& batch) const = 0;
-  // Of iteration_us, the microseconds the host spends (scheduling, input preparation, launch
-  // overhead) while the GPU waits: on a shared GPU another engine may use them
-  // (sim/llm/llm_gpu_group.h). 0 unless the model separates it.
-  virtual double host_us(const IterationBatch& /*batch*/) const { return 0.0; }
+  // iteration_us, and of it the microseconds the host spends (scheduling, input preparation,
+  // launch overhead) while the GPU waits, from one evaluation: on a shared GPU another engine may
+  // use them (sim/llm/llm_gpu_group.h). The host part is 0 unless the model separates it.
+  struct Split {
+    double total_us = 0.0;
+    double host_us = 0.0;  // in [0, total_us]
+  };
+  virtual Split split(const IterationBatch& batch) const { return {iteration_us(batch), 0.0}; }
 };
 
 }  // namespace gpumux

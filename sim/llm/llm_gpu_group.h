@@ -4,10 +4,10 @@
 // moment, so their iterations are interleaved on one clock here.
 //
 // Every iteration is a host part (scheduling, input preparation: the performance model's
-// host_us, when the GPU is free for others) followed by a GPU part (the forward pass, taken as
-// one submission: vLLM launches it from CUDA graphs). The GPU part is split by the roofline
-// itself: its memory-bound time M is what the same iteration gains at half the bandwidth
-// (M = T(B/2) - T(B)), the rest C is compute-bound.
+// split().host_us, when the GPU is free for others) followed by a GPU part (the forward pass,
+// taken as one submission: vLLM launches it from CUDA graphs). The GPU part is split by the
+// roofline itself: its memory-bound time M is what the same iteration gains at half the
+// bandwidth (M = T(B/2) - T(B)), the rest C is compute-bound.
 //
 // - Concurrent (MPS): the GPU parts in flight run at once. An engine with active-thread share f
 //   alone takes D = C/f + M; while running it holds SMs for x = C/D of the device and

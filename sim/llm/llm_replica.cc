@@ -119,9 +119,8 @@ void LlmReplica::join_group(double t_us, LlmGpuGroup& group, double thread_fract
   phase_ = Phase::kIdle;
   if (in_iteration_) {
     // What is left of the iteration (full-speed microseconds) becomes the rest of a GPU part.
-    const double total = llm_.time_model->iteration_us(batch_);
-    const double host = std::clamp(llm_.time_model->host_us(batch_), 0.0, total);
-    split_gpu_part(total, total - host);
+    const IterationTimeModel::Split time = llm_.time_model->split(batch_);
+    split_gpu_part(time.total_us, time.total_us - std::clamp(time.host_us, 0.0, time.total_us));
     gpu_left_ = gpu_full_us_ > 0.0 ? std::clamp(work_left_us_ / gpu_full_us_, 0.0, 1.0) : 0.0;
     phase_ = Phase::kGpu;
   }
@@ -528,9 +527,9 @@ bool LlmReplica::group_start_iteration() {
   in_iteration_ = true;
   iteration_start_us_ = now_;
   if (last_iteration_end_us_ < 0) last_iteration_end_us_ = now_;
-  const double total = llm_.time_model->iteration_us(batch_);
-  const double host = std::clamp(llm_.time_model->host_us(batch_), 0.0, total);
-  split_gpu_part(total, total - host);
+  const IterationTimeModel::Split time = llm_.time_model->split(batch_);
+  const double host = std::clamp(time.host_us, 0.0, time.total_us);
+  split_gpu_part(time.total_us, time.total_us - host);
   gpu_left_ = 1.0;
   host_end_us_ = now_ + host;
   phase_ = host > 0.0 ? Phase::kHost : Phase::kGpu;

@@ -18,7 +18,7 @@ class FixedTime final : public IterationTimeModel {
  public:
   FixedTime(double gpu_us, double host_us) : gpu_(gpu_us), host_(host_us) {}
   double iteration_us(const IterationBatch&) const override { return gpu_ + host_; }
-  double host_us(const IterationBatch&) const override { return host_; }
+  Split split(const IterationBatch&) const override { return {gpu_ + host_, host_}; }
 
  private:
   double gpu_, host_;
