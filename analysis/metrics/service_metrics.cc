@@ -93,7 +93,7 @@ std::uint64_t ServiceMetrics::replica_seed(std::uint64_t seed, const std::string
 
 void ServiceMetrics::on_job_started(Time now, const ActiveJob& job) {
   if (!job.spec.service) return;
-  if (job.spec.service->llm && job.gpus.size() == 1) llm_gpu_[job.ordinal] = job.gpus[0];
+  if (job.spec.service->llm && job.gpus.size() == 1) hold_llm_gpu(job.ordinal, job.gpus[0]);
   if (live_.count(job.ordinal)) return;  // a restart revives on its rate
   note_arrival(job);
   Live l;
@@ -129,10 +129,8 @@ void ServiceMetrics::share_gpu(Time now, const ActiveJob& job, const ServiceGpuC
     return;
   }
   // Every other resident must be an LLM endpoint: the group sees no other kind of job.
-  std::size_t llm_here = 0;
-  for (const auto& [ordinal, g] : llm_gpu_) llm_here += g == gpu->second ? 1 : 0;
   const std::size_t others = seen.slices ? seen.slices->others.size() : seen.blocks->others.size();
-  if (others + 1 != llm_here) {
+  if (others + 1 != llm_on_gpu_[gpu->second]) {
     replica->leave_group(t);
     return;
   }
@@ -155,12 +153,25 @@ void ServiceMetrics::share_gpu(Time now, const ActiveJob& job, const ServiceGpuC
   replica->join_group(t, *group, fraction);
 }
 
+void ServiceMetrics::hold_llm_gpu(std::uint64_t ordinal, std::uint32_t gpu) {
+  release_llm_gpu(ordinal);  // started again (a restart, a move): it holds only the new GPU
+  llm_gpu_.emplace(ordinal, gpu);
+  ++llm_on_gpu_[gpu];
+}
+
+void ServiceMetrics::release_llm_gpu(std::uint64_t ordinal) {
+  const auto it = llm_gpu_.find(ordinal);
+  if (it == llm_gpu_.end()) return;
+  --llm_on_gpu_[it->second];
+  llm_gpu_.erase(it);
+}
+
 void ServiceMetrics::on_job_rejected(Time now, const ActiveJob& job, std::string_view) {
   if (job.spec.service) record_unstarted(now, job);
 }
 
 void ServiceMetrics::on_job_killed(Time now, const ActiveJob& job, double) {
-  llm_gpu_.erase(job.ordinal);
+  release_llm_gpu(job.ordinal);
   const auto it = live_.find(job.ordinal);
   if (it != live_.end()) it->second.replica->kill(static_cast<double>(now.us()));
 }
@@ -204,7 +215,7 @@ void ServiceMetrics::record_unstarted(Time now, const ActiveJob& job) {
 
 void ServiceMetrics::close(std::uint64_t ordinal, Time now) {
   const auto it = live_.find(ordinal);
-  llm_gpu_.erase(ordinal);
+  release_llm_gpu(ordinal);
   if (it == live_.end()) return;
   ServiceReplica& replica = *it->second.replica;
   replica.end(static_cast<double>(now.us()));

@@ -110,8 +110,12 @@ class ServiceMetrics : public EngineObserver {
   double series_interval_s_ = 0.0;
   // The LLM endpoints sharing a GPU, by GPU; declared before live_, whose replicas leave them.
   std::map<std::uint32_t, std::unique_ptr<LlmGpuGroup>> llm_groups_;
-  // The GPU each running single-GPU LLM endpoint holds, by job ordinal.
+  // The GPU each running single-GPU LLM endpoint holds, by job ordinal, and how many hold each
+  // GPU (kept together by hold_llm_gpu / release_llm_gpu).
   std::map<std::uint64_t, std::uint32_t> llm_gpu_;
+  std::map<std::uint32_t, std::size_t> llm_on_gpu_;
+  void hold_llm_gpu(std::uint64_t ordinal, std::uint32_t gpu);
+  void release_llm_gpu(std::uint64_t ordinal);
   std::unordered_map<std::uint64_t, Live> live_;  // by job ordinal
   std::vector<Record> records_;
   LatencyHistogram all_;
