@@ -115,6 +115,16 @@ def dynamo_configurations():
                 "A100-40GB", model, {"a": llm, "b": llm})
 
 
+def write_scenario(name, body, csv):
+    """Writes the scenario and its one-line-per-endpoint trace into scenarios/; returns its path."""
+    path = os.path.join(SCENARIOS, name + ".json")
+    with open(path, "w") as f:
+        f.write(json.dumps(body, indent=2) + "\n")
+    with open(os.path.join(SCENARIOS, name + ".csv"), "w") as f:
+        f.write(csv)
+    return path
+
+
 def run(gpumux, path):
     done = subprocess.run([gpumux, "run", path, "--no-outputs", "--format", "json"],
                           capture_output=True, text=True)
@@ -140,20 +150,11 @@ def main():
     gpumux = sys.argv[1]
     os.makedirs(SCENARIOS, exist_ok=True)
     results = {}
-    for source, kind, (name, body, csv) in configurations():
-        body["trace"]["file"] = name + ".csv"
-        with open(os.path.join(SCENARIOS, name + ".json"), "w") as f:
-            f.write(json.dumps(body, indent=2) + "\n")
-        with open(os.path.join(SCENARIOS, name + ".csv"), "w") as f:
-            f.write(csv)
-        results[(source, kind)] = per_engine(run(gpumux, os.path.join(SCENARIOS, name + ".json")))
+    for source, kind, written in configurations():
+        results[(source, kind)] = per_engine(run(gpumux, write_scenario(*written)))
     dynamo = {}
-    for c, kind, (name, body, csv) in dynamo_configurations():
-        with open(os.path.join(SCENARIOS, name + ".json"), "w") as f:
-            f.write(json.dumps(body, indent=2) + "\n")
-        with open(os.path.join(SCENARIOS, name + ".csv"), "w") as f:
-            f.write(csv)
-        dynamo[(c, kind)] = run(gpumux, os.path.join(SCENARIOS, name + ".json"))
+    for c, kind, written in dynamo_configurations():
+        dynamo[(c, kind)] = run(gpumux, write_scenario(*written))
     alone = {}
     for c in CONCURRENCY:
         path = os.path.join(HERE, "..", "llm", "scenarios", "dynamo_qwen3_4b_a100_40gb_c%d.json" % c)
