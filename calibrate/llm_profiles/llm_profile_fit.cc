@@ -285,7 +285,9 @@ LlmProfileFit fit_llm_profiles(const LlmProfileData& data, const LlmDevicePeaks&
         }
       }
       cf.held_out = llm_error_stats(cv_errors);
-      for (auto& [tp, errors] : by_tp) cf.held_out_by_tp.emplace_back(tp, llm_error_stats(errors));
+      for (auto& [tp, tp_errors] : by_tp) {
+        cf.held_out_by_tp.emplace_back(tp, llm_error_stats(tp_errors));
+      }
     }
     fit.classes.push_back(cf);
   }
