@@ -90,9 +90,7 @@ int run_policy_parameters(const Info& info, std::string_view family, std::string
 // policies (their names do not overlap).
 int run_entry_parameters(const std::string& name, std::ostream& out) {
   if (const auto* model = sharing_models().find(name)) return run_model_parameters(*model, out);
-  for (const auto& e : service_engines()) {
-    if (e.name == name) return run_engine_parameters(e, out);
-  }
+  if (const auto* engine = service_engines().find(name)) return run_engine_parameters(*engine, out);
   if (const auto* queue = queue_policies().find(name)) {
     return run_policy_parameters(*queue, "queue policy", "scheduler.queue", read_queue_params, out);
   }
@@ -117,7 +115,7 @@ int run_models(std::ostream& out) {
   out << "sharing models (scenario sharing.model; `gpumux models NAME` lists one's parameters):\n"
       << sharing_models().help_text();
   out << "service engines (services.mode; `gpumux models NAME` lists one's parameters):\n";
-  for (const auto& e : service_engines()) out << "  " << e.name << "  " << e.summary << "\n";
+  out << service_engines().help_text();
   out << "queue policies (scheduler.queue):\n" << queue_policies().help_text();
   out << "placement policies (scheduler.placement):\n";
   for (const auto& p : placement_policies()) {

@@ -6,6 +6,7 @@
 #include "models/mig/mig_model.h"
 #include "models/mps/mps_model.h"
 #include "models/timeslice/timeslice_model.h"
+#include "sim/base/input_error.h"
 
 namespace gpumux {
 
@@ -36,13 +37,17 @@ const Registry<SharingModelInfo>& sharing_models() {
   static const Registry<SharingModelInfo> table(
       "sharing model",
       {
-          {"exclusive", "one job per GPU at full speed; the baseline for savings", "{}",
+          {"exclusive",
+           "one job per GPU at full speed; the baseline for savings",
+           "{}",
            [](JsonObject& params) -> std::unique_ptr<SharingModel> {
              params.finish();
              return std::make_unique<ExclusiveModel>();
            },
            {},
-           {.device_sharing = DeviceSharing::kNone, .savings_baseline = true, .runs_on_pool = true}},
+           {.device_sharing = DeviceSharing::kNone,
+            .savings_baseline = true,
+            .runs_on_pool = true}},
           {"fractional",
            "Kubernetes-style fractional GPUs: per-job compute share (gpu_milli, sums to <= 1000 "
            "per "
@@ -62,7 +67,9 @@ const Registry<SharingModelInfo>& sharing_models() {
            R"({"layout": ["3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"]})",
            build<MigModel>,
            {kCalibration, kMigParted},
-           {.device_sharing = DeviceSharing::kNone, .mig_instances = true}},
+           {.device_sharing = DeviceSharing::kNone,
+            .mig_instances = true,
+            .fits_mig_speeds = true}},
           {"mig+mps",
            "MPS inside MIG instances: one MPS server per instance shares it among jobs (inner MPS "
            "rates and admission on the instance), instances isolated, faults stay in their "
@@ -85,14 +92,17 @@ const Registry<SharingModelInfo>& sharing_models() {
            "{}",
            build<MpsModel>,
            {kCalibration},
-           {.device_sharing = DeviceSharing::kMps}},
+           {.device_sharing = DeviceSharing::kMps,
+            .contention_form = ContentionForm::kConcurrent,
+            .thread_cap_parameter = "active_thread_percentage"}},
           {"timeslice",
            "time-slicing (the default for processes sharing a GPU): one context at a time, "
            "context-switch cost, ping-pong with short kernels; admission by memory or replicas",
            "{}",
            build<TimeSliceModel>,
            {kCalibration},
-           {.device_sharing = DeviceSharing::kTimeSlicing}},
+           {.device_sharing = DeviceSharing::kTimeSlicing,
+            .contention_form = ContentionForm::kTimeSlicing}},
       });
   return table;
 }
@@ -111,6 +121,43 @@ const std::string& savings_baseline_model() {
   static const std::string name = [] {
     for (const auto& m : sharing_models()) {
       if (m.capabilities.savings_baseline) return m.name;
+    }
+    return std::string();
+  }();
+  return name;
+}
+
+std::vector<std::string> contention_model_names() {
+  std::vector<std::string> names;
+  for (const auto& m : sharing_models()) {
+    if (m.capabilities.contention_form != ContentionForm::kNone) names.push_back(m.name);
+  }
+  return names;
+}
+
+const SharingModelInfo& contention_model(const std::string& name, const std::string& where,
+                                         const std::string& field) {
+  const SharingModelInfo& m = sharing_models().get(name, where, field);
+  if (m.capabilities.contention_form == ContentionForm::kNone) {
+    std::string valid;
+    for (const std::string& n : contention_model_names()) valid += (valid.empty() ? "" : ", ") + n;
+    throw InputError(where, field,
+                     "'" + name + "' is not fitted on sharing measurements; valid: " + valid);
+  }
+  return m;
+}
+
+const SharingModelInfo* first_model_of(ContentionForm form) {
+  for (const auto& m : sharing_models()) {
+    if (m.capabilities.contention_form == form) return &m;
+  }
+  return nullptr;
+}
+
+const std::string& mig_speeds_model() {
+  static const std::string name = [] {
+    for (const auto& m : sharing_models()) {
+      if (m.capabilities.fits_mig_speeds) return m.name;
     }
     return std::string();
   }();

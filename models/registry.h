@@ -47,6 +47,17 @@ std::unique_ptr<SharingModel> make_sharing_model(const std::string& name, JsonOb
 SharingCapabilities capabilities_of(std::string_view name);
 // The name of the savings baseline (the row with `savings_baseline`; also the default model).
 const std::string& savings_baseline_model();
+// The models fitted on measurements of processes sharing a GPU (a contention form), in table
+// order: the words measured rows, replays and the pairs fit name their sharing by.
+std::vector<std::string> contention_model_names();
+// The row `name` when it has a contention form; throws InputError at `where`, `field` for an
+// unknown name or one without a form, listing the valid names.
+const SharingModelInfo& contention_model(const std::string& name, const std::string& where,
+                                         const std::string& field);
+// The first row, in table order, with contention form `form`, or nullptr.
+const SharingModelInfo* first_model_of(ContentionForm form);
+// The name of the row whose speeds are fitted on MIG per-profile speeds (fits_mig_speeds).
+const std::string& mig_speeds_model();
 // The first row, in table order, that deploys as `sharing` with or without MIG instances, or
 // nullptr when none does (the way back from a device plugin config to a model).
 const SharingModelInfo* model_deployed_as(DeviceSharing sharing, bool mig_instances);

@@ -193,8 +193,9 @@ ServicesConfig parse_services(JsonObject& o, const std::string& base_dir,
                               std::vector<InputFile>& files) {
   ServicesConfig c;
   c.given = true;
-  const std::string mode = o.optional_string("mode", std::string(service_engines().front().name));
-  const ServiceEngineInfo& engine = find_service_engine(mode, o.where("mode"), "mode");
+  const std::string mode =
+      o.optional_string("mode", std::string(service_engines().entries().front().name));
+  const ServiceEngineInfo& engine = service_engines().get(mode, o.where("mode"), "mode");
   c.echo["mode"] = mode;
   c.engine = engine.make(o);
   // The engine's keys the scenario gives, as it gives them (each checked by the engine).

@@ -36,7 +36,7 @@ std::vector<CompareMetric> compare_metrics(bool services, bool shares, bool llm)
   std::vector<CompareMetric> metrics;
   for (const std::string& name : rows) {
     // Every row has a label and decimals in the catalogue: a row without them fails its test.
-    const MetricInfo* m = find_metric(name);
+    const MetricInfo* m = metric_catalogue().find(name);
     if (!m || m->label.empty() || m->digits < 0) {
       metrics.push_back({name, name, 3, false});
       continue;

@@ -461,7 +461,10 @@ std::vector<MetricInfo> build() {
   return m;
 }
 
-bool matches(const std::string& pattern, std::string_view name) {
+}  // namespace
+
+bool MetricInfo::matches(std::string_view name) const {
+  const std::string& pattern = this->name;
   const auto star = pattern.find('*');
   if (star == std::string::npos) return pattern == name;
   const std::string_view prefix(pattern.data(), star);
@@ -470,18 +473,9 @@ bool matches(const std::string& pattern, std::string_view name) {
          name.substr(name.size() - suffix.size()) == suffix;
 }
 
-}  // namespace
-
-const std::vector<MetricInfo>& metric_catalogue() {
-  static const std::vector<MetricInfo> catalogue = build();
+const Registry<MetricInfo>& metric_catalogue() {
+  static const Registry<MetricInfo> catalogue("metric", build());
   return catalogue;
-}
-
-const MetricInfo* find_metric(std::string_view name) {
-  for (const auto& m : metric_catalogue()) {
-    if (matches(m.name, name)) return &m;
-  }
-  return nullptr;
 }
 
 const std::vector<MetricAlias>& metric_aliases() {
@@ -518,13 +512,13 @@ std::string metric_catalogue_text() {
   };
   for (const auto& m : metric_catalogue()) {
     if (m.derived) continue;
-    std::string line = "  " + m.name + "  [" + m.unit + "]  " + m.description;
+    std::string line = "  " + m.name + "  [" + m.unit + "]  " + m.summary;
     if (m.better != Better::kNeither) line += std::string(" (") + direction(m.better) + ")";
     out += line + "\n";
   }
   out += "derived, for plan --objective (computed from summary.json):\n";
   for (const auto& m : metric_catalogue()) {
-    if (m.derived) out += "  " + m.name + "  [" + m.unit + "]  " + m.description + "\n";
+    if (m.derived) out += "  " + m.name + "  [" + m.unit + "]  " + m.summary + "\n";
   }
   out += "aliases (plan --objective):";
   for (const auto& a : metric_aliases()) out += " " + a.alias + "=" + a.name;

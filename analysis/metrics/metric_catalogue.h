@@ -22,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/base/registry.h"
+
 namespace gpumux {
 
 enum class Better : unsigned char {
@@ -38,7 +40,7 @@ struct MetricInfo {
   std::string name;  // dotted, e.g. "queueing_delay_s.p95"
   std::string unit;  // "s", "ms", "share" (0..1), "GPUs", "GPU-hours", "jobs", ...
   Better better = Better::kNeither;
-  std::string description;  // one line
+  std::string summary;      // one line
   bool derived = false;     // computed from summary.json, not a path in it
 
   // In the tables: the row's label ("JCT p95 (s)") and a single run's decimals; -1: no fixed
@@ -59,17 +61,19 @@ struct MetricInfo {
   std::string summary_row{};
   int summary_row_digits = 0;
 
+  // Whether `name` is this entry's: its name, where a `*` segment matches any one segment
+  // (dots allowed).
+  bool matches(std::string_view name) const;
+
   // Copies with the fields above set, for the catalogue's entries.
   MetricInfo in_tables(std::string table_label, int table_digits, bool is_count = false) const;
   MetricInfo null_means(std::string meaning) const;
   MetricInfo in_summary(int place, std::string line_label, SummaryLineText text) const;
 };
 
-// The catalogue, in summary order; derived metrics last.
-const std::vector<MetricInfo>& metric_catalogue();
-
-// The entry `name` denotes (a `*` entry matches any one segment, dots allowed), or nullptr.
-const MetricInfo* find_metric(std::string_view name);
+// The catalogue, in summary order; derived metrics last. find(name): the entry `name` denotes
+// (MetricInfo::matches), or nullptr.
+const Registry<MetricInfo>& metric_catalogue();
 
 struct MetricAlias {
   std::string alias;  // e.g. "queue_p95_s"

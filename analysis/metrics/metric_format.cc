@@ -6,7 +6,7 @@
 namespace gpumux {
 
 std::optional<MetricFormat> metric_format(std::string_view name) {
-  const MetricInfo* m = find_metric(name);
+  const MetricInfo* m = metric_catalogue().find(name);
   if (!m || m->digits < 0) return std::nullopt;
   return MetricFormat{m->digits, m->count};
 }

@@ -125,10 +125,10 @@ MetricsCollector::Placement MetricsCollector::placement_of(const ActiveJob& job)
   const GpuState& gpu = cluster_->gpu(first);
   // The engine adds a starting job to each of its GPUs last, just before it signals the start:
   // its slot on the first GPU is that GPU's last.
-  if (model_->slot_count(device, gpu.layout) > 0 && !gpu.slots.empty()) {
+  if (slot_count(*model_, device, gpu.layout) > 0 && !gpu.slots.empty()) {
     const int slot = gpu.slots.back();
-    p.instance =
-        std::string(model_->slot_info(device, gpu.layout, slot).name) + ":" + std::to_string(slot);
+    p.instance = std::string(model_->slot_layout()->slot_info(device, gpu.layout, slot).name) +
+                 ":" + std::to_string(slot);
   }
   return p;
 }

@@ -25,8 +25,8 @@ constexpr double kMicrosecondsPerHour = 3.6e9;
 
 bool has_slots(const Cluster& cluster, const SharingModel& model) {
   for (const DeviceProfile& device : cluster.devices()) {
-    for (int layout = 0; layout < model.layout_count(device); ++layout) {
-      if (model.slot_count(device, layout) > 0) return true;
+    for (int layout = 0; layout < layout_count(model, device); ++layout) {
+      if (slot_count(model, device, layout) > 0) return true;
     }
   }
   return false;
@@ -48,14 +48,14 @@ SlotMetrics::SlotMetrics(const Cluster& cluster, const SharingModel& model)
   std::vector<int> max_slots(devices.size(), 0);
   for (std::size_t d = 0; d < devices.size(); ++d) {
     first_class_.push_back(static_cast<int>(classes_.size()));
-    for (int layout = 0; layout < model.layout_count(devices[d]); ++layout) {
+    for (int layout = 0; layout < layout_count(model, devices[d]); ++layout) {
       LayoutClass c;
       c.device = static_cast<int>(d);
       c.layout = layout;
       c.first_slot = static_cast<int>(slots_.size());
-      c.slots = model.slot_count(devices[d], layout);
+      c.slots = slot_count(model, devices[d], layout);
       for (int s = 0; s < c.slots; ++s) {
-        const SlotInfo info = model.slot_info(devices[d], layout, s);
+        const SlotInfo info = model.slot_layout()->slot_info(devices[d], layout, s);
         ClassSlot slot;
         const auto it = std::find(names_.begin(), names_.end(), info.name);
         slot.name = static_cast<int>(it - names_.begin());
@@ -165,7 +165,8 @@ int SlotMetrics::signature_of(const JobSpec& job) {
   for (std::size_t k = 0; k < kinds_.size(); ++k) {
     const SlotKind& kind = kinds_[k];
     const DeviceProfile& device = cluster_.devices()[static_cast<std::size_t>(kind.device)];
-    kind_fits_[k] = model_.slot_fits(device, kind.layout, kind.slot, job) ? 1 : 0;
+    // Kinds exist only for slots, so the model has a slot layout.
+    kind_fits_[k] = model_.slot_layout()->slot_fits(device, kind.layout, kind.slot, job) ? 1 : 0;
   }
   std::vector<std::uint8_t> fits(slots_.size() + classes_.size(), 0);
   for (std::size_t i = 0; i < slots_.size(); ++i) {

@@ -104,7 +104,7 @@ MetricValue read_metric(const nlohmann::json& summary, const std::string& name) 
   }
   if (!at) return {std::nullopt, "the summary has no metrics"};
   // Why a null is n/a: the empty set it summarises (the catalogue says which).
-  if (at->is_null()) return {std::nullopt, find_metric(name)->null_meaning};
+  if (at->is_null()) return {std::nullopt, metric_catalogue().find(name)->null_meaning};
   if (!at->is_number()) return {std::nullopt, "not a number: " + at->dump()};
   return {at->get<double>(), ""};
 }

@@ -73,7 +73,7 @@ Objective parse_objective(const std::string& text) {
     throw InputError(where, o.metric,
                      "always applies as " + o.metric + "<=0 and cannot be changed");
   }
-  const MetricInfo* info = find_metric(o.metric);
+  const MetricInfo* info = metric_catalogue().find(o.metric);
   if (!info) {
     std::string hint;
     for (const auto& c : closest_names(written, objective_names())) {

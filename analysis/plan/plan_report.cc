@@ -31,7 +31,7 @@ const PlanModelResult* exclusive_of(const PlanResult& r) {
 std::string nodes_text(int n) { return std::to_string(n) + (n == 1 ? " node" : " nodes"); }
 
 std::string check_text(const Objective& o, const ObjectiveCheck& c) {
-  const MetricInfo* info = find_metric(o.metric);
+  const MetricInfo* info = metric_catalogue().find(o.metric);
   const std::string unit = info ? info->unit : "";
   const bool count = unit == "jobs" || unit == "requests" || unit == "events";
   const bool share = o.metric.find("share") != std::string::npos || unit == "share";

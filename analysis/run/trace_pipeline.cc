@@ -41,6 +41,7 @@ TracePipeline::TracePipeline(const Scenario& scenario, TraceCache* cache, Stages
   const TransformWrapInputs inputs{scenario, name_};
   for (const TraceTransformInfo& transform : trace_transforms()) {
     if (stages == Stages::kTypicalJobs && !transform.shapes_typical_jobs) continue;
+    if (stages == Stages::kKeptRows && !transform.keeps_rows) continue;
     if (!transform.active(scenario)) continue;
     stages_.push_back(transform.wrap(*stages_.back(), inputs));
     names_.push_back(transform.name);

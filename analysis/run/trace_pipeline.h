@@ -27,6 +27,7 @@ class TracePipeline {
   enum class Stages {
     kAll,          // every active entry: the run's jobs
     kTypicalJobs,  // those marked shapes_typical_jobs: which jobs there are, drawn as the run
+    kKeptRows,     // those marked keeps_rows: which rows the run keeps (validate --full)
   };
   // Opens the scenario's trace, through `cache` when there is one.
   TracePipeline(const Scenario& scenario, TraceCache* cache, Stages stages = Stages::kAll);

@@ -6,9 +6,6 @@
 
 #include "analysis/run/trace_pipeline.h"
 #include "sim/base/input_error.h"
-#include "traces/formats/trace_opening.h"
-#include "traces/transforms/filter_source.h"
-#include "traces/transforms/workload_source.h"
 
 namespace gpumux {
 
@@ -18,39 +15,22 @@ TraceReadout read_whole_trace(const Scenario& scenario) {
     out.generated = true;
     return out;
   }
-  // The seed the run gives the reader, so that defaults drawn from distributions (and any error
-  // they raise) are the run's.
-  const std::uint64_t seed = scenario.seed ^ 0x9e3779b97f4a7c15ULL;
-  std::unique_ptr<TraceSource> trace = open_scenario_trace(
-      scenario.trace.path, scenario.trace.format, scenario.trace.defaults, seed);
-  JobSource* source = trace.get();
-  std::unique_ptr<FilteringSource> filtered;
-  if (scenario.trace.filter.active()) {
-    filtered =
-        std::make_unique<FilteringSource>(*source, scenario.trace.filter, scenario.trace.path);
-    source = filtered.get();
-  }
-  // A workload name the catalogue lacks stops the run: found here too.
-  std::unique_ptr<WorkloadSource> workloads;
-  if (scenario.trace.workloads.active()) {
-    workloads = std::make_unique<WorkloadSource>(*source, scenario.trace.workloads,
-                                                 scenario.devices, scenario.seed,
-                                                 scenario.trace.path);
-    source = workloads.get();
-  }
-  ServiceAssigningSource services(*source, scenario.services, scenario.trace.path);
+  // The run's reader and the stages that keep or refuse rows, drawn from the run's seeds, so
+  // that defaults drawn from distributions (and any error they raise) are the run's.
+  TracePipeline pipeline(scenario, nullptr, TracePipeline::Stages::kKeptRows);
   // The checks run makes of the trace before simulating, made here too (validate --full
   // passes only what run accepts): a job that each injected fault names, and some job at all.
   std::set<std::string> fault_jobs;
   for (const auto& f : scenario.injected_faults) fault_jobs.insert(f.job_id);
   JobSpec job;
-  while (services.next(job)) {
+  while (pipeline.jobs().next(job)) {
     ++out.kept;
     if (!fault_jobs.empty()) fault_jobs.erase(job.id);
   }
-  out.rows = trace->stats().rows;
-  out.skipped = trace->skipped_rows();
-  require_trace_jobs(*trace, scenario.trace.path);
+  const TraceSource& trace = *pipeline.trace();
+  out.rows = trace.stats().rows;
+  out.skipped = trace.skipped_rows();
+  require_jobs(pipeline, scenario);
   for (std::size_t i = 0; i < scenario.injected_faults.size(); ++i) {
     const std::string& id = scenario.injected_faults[i].job_id;
     if (fault_jobs.count(id) == 0) continue;

@@ -52,7 +52,7 @@ struct FilledCluster {
         job.phase = JobPhase::kRunning;
         job.current_memory = job.spec.memory;
         job.gpus = {g};
-        const int held = model.choose_slot(views.view(g), job.spec);
+        const int held = choose_slot(model, views.view(g), job.spec);
         cluster.add_resident(g, slot, job.current_memory, held);
         if (cluster.tracks_cpus()) {
           const std::int64_t cpu = static_cast<std::int64_t>(1 + rng() % 8) * 100;
@@ -64,7 +64,8 @@ struct FilledCluster {
       }
     }
     for (GpuIndex g = 0; g < cluster.gpu_count(); ++g) {
-      if (model.has_room_bound()) cluster.set_room(g, model.gpu_room(views.view(g)));
+      if (const RoomBound* room = model.room_bound())
+        cluster.set_room(g, room->gpu_room(views.view(g)));
     }
   }
 };

@@ -29,7 +29,7 @@ struct GpuFixture {
       j.memory = MemoryMiB(4096);  // fits every instance of the mig layout
       specs.push_back(j);
       // The slot the model gives the job on the GPU holding the earlier ones.
-      slots.push_back(model.choose_slot(view(), specs.back()));
+      slots.push_back(choose_slot(model, view(), specs.back()));
       residents.push_back(&specs.back());
       memory.push_back(j.memory);
       asked.push_back(0);

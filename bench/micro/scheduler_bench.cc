@@ -36,7 +36,7 @@ class ClusterLauncher : public Launcher {
     ActiveJob& job = jobs_[slot];
     job.current_memory = job.spec.memory;
     for (GpuIndex g : gpus) {
-      const int held = model_.choose_slot(views_.view(g), job.spec);
+      const int held = choose_slot(model_, views_.view(g), job.spec);
       cluster_.add_resident(g, slot, job.current_memory, held);
       update_room(g);
     }
@@ -52,7 +52,8 @@ class ClusterLauncher : public Launcher {
     throw std::logic_error("scheduler_bench: no CPU-only jobs");
   }
   void update_room(GpuIndex g) {
-    if (model_.has_room_bound()) cluster_.set_room(g, model_.gpu_room(views_.view(g)));
+    if (const RoomBound* room = model_.room_bound())
+      cluster_.set_room(g, room->gpu_room(views_.view(g)));
   }
   std::size_t started = 0;
 

@@ -7,6 +7,7 @@
 
 #include "calibrate/colocation/colocation_data.h"
 #include "calibrate/colocation/colocation_model.h"
+#include "models/registry.h"
 #include "sim/base/atomic_file.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
@@ -72,7 +73,7 @@ void configure_fit_command(CLI::App& sub, FitCommand& cmd) {
   sub.add_option("--folds", cmd.folds, "cross-validation folds")->check(CLI::Range(2, 100));
   sub.add_option("--seed", cmd.seed, "seed of the cross-validation shuffle");
   sub.add_option("--model", cmd.model, "model to fit: timeslice (default) or mps")
-      ->check(CLI::IsMember({"timeslice", "mps"}));
+      ->check(CLI::IsMember(contention_model_names()));
   sub.add_option("--cv-groups", cmd.cv_groups,
                  "fold by pairs (default) or by configs (no tested config trained on)");
   sub.add_option("--gavel", cmd.gavel_json,
@@ -88,7 +89,7 @@ void configure_predict_command(CLI::App& sub, PredictCommand& cmd) {
   sub.add_option("--pairs", cmd.pairs_csv, "co-located pairs to predict")->required();
   sub.add_option("--params", cmd.params_json, "params.json written by fit");
   sub.add_option("--model", cmd.model, "timeslice, mps, none or proportional")
-      ->check(CLI::IsMember({"timeslice", "mps", "none", "proportional"}));
+      ->check(CLI::IsMember(pair_model_names()));
   sub.add_option("--format", cmd.format, "csv or json")->check(CLI::IsMember({"csv", "json"}));
   sub.add_flag("--no-config-factors", cmd.no_config_factors,
                "ignore per-config factors in the params file (the model alone)");

@@ -25,11 +25,13 @@
 #include <ostream>
 #include <string>
 
+#include "calibrate/colocation/colocation_model.h"
+
 namespace gpumux::calibration {
 
 struct FitCommand {
   std::string single_csv, pairs_csv, out_json;
-  std::string model = "timeslice";  // or "mps"
+  std::string model = default_pair_model();  // or the concurrent one (mps)
   int folds = 5;
   std::uint64_t seed = 42;
   std::string cv_groups = "pairs";  // or "configs" (FoldGroups)
@@ -38,7 +40,7 @@ struct FitCommand {
 };
 
 struct PredictCommand {
-  std::string single_csv, pairs_csv, params_json, model = "timeslice", format = "csv";
+  std::string single_csv, pairs_csv, params_json, model = default_pair_model(), format = "csv";
   bool no_config_factors = false;  // ignore the params file's per-config factors
 };
 

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "models/mps/mps_rates.h"
+#include "models/registry.h"
 #include "models/timeslice/timeslice_rates.h"
 #include "sim/base/input_error.h"
 
@@ -137,13 +138,38 @@ FitReport levenberg_marquardt(ModelKind kind, Theta theta, const std::vector<con
 
 }  // namespace
 
+namespace {
+
+// The sharing model fitted by the pairs form `kind` (precondition: kTimeslice or kMps).
+const std::string& fitted_model(ModelKind kind) {
+  const SharingModelInfo* m = first_model_of(
+      kind == ModelKind::kMps ? ContentionForm::kConcurrent : ContentionForm::kTimeSlicing);
+  return m->name;
+}
+
+}  // namespace
+
+std::vector<std::string> pair_model_names() {
+  std::vector<std::string> names = contention_model_names();
+  names.emplace_back("none");
+  names.emplace_back("proportional");
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 ModelKind parse_model(const std::string& name) {
-  if (name == "timeslice") return ModelKind::kTimeslice;
   if (name == "none") return ModelKind::kNone;
   if (name == "proportional") return ModelKind::kProportional;
-  if (name == "mps") return ModelKind::kMps;
-  throw InputError("--model", "model",
-                   "unknown model '" + name + "'; valid: mps, none, proportional, timeslice");
+  const SharingModelInfo* m = sharing_models().find(name);
+  if (m != nullptr && m->capabilities.contention_form == ContentionForm::kTimeSlicing) {
+    return ModelKind::kTimeslice;
+  }
+  if (m != nullptr && m->capabilities.contention_form == ContentionForm::kConcurrent) {
+    return ModelKind::kMps;
+  }
+  std::string valid;
+  for (const std::string& n : pair_model_names()) valid += (valid.empty() ? "" : ", ") + n;
+  throw InputError("--model", "model", "unknown model '" + name + "'; valid: " + valid);
 }
 
 const char* model_name(ModelKind kind) {
@@ -153,12 +179,13 @@ const char* model_name(ModelKind kind) {
     case ModelKind::kProportional:
       return "proportional";
     case ModelKind::kMps:
-      return "mps";
     case ModelKind::kTimeslice:
       break;
   }
-  return "timeslice";
+  return fitted_model(kind).c_str();
 }
+
+const std::string& default_pair_model() { return fitted_model(ModelKind::kTimeslice); }
 
 std::pair<double, double> predict_pair(ModelKind kind, const ColocationParams& p,
                                        const SingleConfig& a, const SingleConfig& b) {

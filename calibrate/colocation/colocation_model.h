@@ -37,9 +37,15 @@ enum class ModelKind {
                   // interference term is fitted; switch cost and kernel length play no part
 };
 
+// The fitted models are the sharing models with a contention form (models/registry.h): the
+// time-slicing one is kTimeslice, the concurrent one kMps.
 // Throws InputError("--model", "model", ...) listing the valid names.
 ModelKind parse_model(const std::string& name);
 const char* model_name(ModelKind kind);
+// Every name parse_model takes, sorted: the fitted models and the two baselines.
+std::vector<std::string> pair_model_names();
+// The model fitted when none is named: the time-slicing one.
+const std::string& default_pair_model();
 
 struct ColocationParams {
   double util_scale = 1.0;                       // no correction until fitted

@@ -10,6 +10,7 @@
 #include "calibrate/overlap/overlap_fit.h"
 #include "calibrate/overlap/overlap_predict.h"
 #include "models/calibration_file.h"
+#include "models/registry.h"
 #include "sim/base/atomic_file.h"
 #include "sim/base/input_error.h"
 #include "sim/base/terminal_text.h"
@@ -27,20 +28,30 @@ std::vector<std::string> modes_to_use(const OverlapData& data, const std::string
   return {mode};
 }
 
+// The words the older form's --mode takes: the models fitted on overlap rows, and the one fitted
+// on MIG per-profile speeds.
+std::vector<std::string> older_form_modes() {
+  std::vector<std::string> modes = contention_model_names();
+  modes.push_back(mig_speeds_model());
+  return modes;
+}
+
+bool is_mig_speeds(const std::string& mode) { return mode == mig_speeds_model(); }
+
 std::string row_name(const OverlapRow& r) { return r.set + "/" + std::to_string(r.member); }
 
 // --workloads and --device belong to --mode mig, which needs --workloads.
 void check_mig_options(const std::string& mode, const std::string& workloads,
                        const std::string& device) {
-  if (mode == "mig" && workloads.empty()) {
+  if (is_mig_speeds(mode) && workloads.empty()) {
     throw InputError("--workloads", "workloads",
                      "--mode mig needs --workloads WORKLOADS.csv (per workload sm_util_pct and "
                      "mem_bw_util_pct measured on the whole GPU)");
   }
-  if (mode != "mig" && !workloads.empty()) {
+  if (!is_mig_speeds(mode) && !workloads.empty()) {
     throw InputError("--workloads", "workloads", "--workloads goes with --mode mig only");
   }
-  if (mode != "mig" && device != "A100-40GB") {
+  if (!is_mig_speeds(mode) && device != "A100-40GB") {
     throw InputError("--device", "device",
                      "--device goes with --mode mig only (overlap rows name their device)");
   }
@@ -166,7 +177,7 @@ void configure_calibrate_fit(CLI::App& sub, CalibrateFitCommand& cmd) {
   sub.add_option("--mode", cmd.mode,
                  "fit only this mode: timeslice or mps (default: every mode in the file), or mig "
                  "(MEASUREMENTS are job speeds on MIG profiles, with --workloads)")
-      ->check(CLI::IsMember({"timeslice", "mps", "mig"}));
+      ->check(CLI::IsMember(older_form_modes()));
   sub.add_option("--workloads", cmd.workloads,
                  "--mode mig: workloads CSV (workload, batch, sm_util_pct, mem_bw_util_pct on the "
                  "whole GPU; ../shared/data/miso-a100-mig/workloads.csv)");
@@ -182,7 +193,7 @@ void configure_calibrate_check(CLI::App& sub, CalibrateCheckCommand& cmd) {
   sub.add_option("--mode", cmd.mode,
                  "check only this mode: timeslice or mps, or mig (MEASUREMENTS are job speeds on "
                  "MIG profiles, with --workloads)")
-      ->check(CLI::IsMember({"timeslice", "mps", "mig"}));
+      ->check(CLI::IsMember(older_form_modes()));
   sub.add_option("--workloads", cmd.workloads,
                  "--mode mig: workloads CSV (workload, batch, sm_util_pct, mem_bw_util_pct)");
   sub.add_option("--device", cmd.device, "--mode mig: the device measured (default A100-40GB)");
@@ -198,7 +209,7 @@ void configure_overlap_fit(CLI::App& sub, CalibrateFitCommand& cmd) {
   sub.add_option("-o,--out", cmd.out_json, "calibration file to write (JSON)")->required();
   sub.add_option("--mode", cmd.mode,
                  "fit only this mode: timeslice or mps (default: every mode in the file)")
-      ->check(CLI::IsMember({"timeslice", "mps"}));
+      ->check(CLI::IsMember(contention_model_names()));
 }
 
 void configure_overlap_check(CLI::App& sub, CalibrateCheckCommand& cmd) {
@@ -207,13 +218,13 @@ void configure_overlap_check(CLI::App& sub, CalibrateCheckCommand& cmd) {
                  "calibration file from `gpumux calibrate overlap fit` (default: the models' "
                  "defaults for each row's device)");
   sub.add_option("--mode", cmd.mode, "check only this mode: timeslice or mps")
-      ->check(CLI::IsMember({"timeslice", "mps"}));
+      ->check(CLI::IsMember(contention_model_names()));
   sub.add_option("--format", cmd.format, "table (default) or csv")
       ->check(CLI::IsMember({"table", "csv"}));
 }
 
 void configure_mig_speeds_fit(CLI::App& sub, CalibrateFitCommand& cmd) {
-  cmd.mode = "mig";
+  cmd.mode = mig_speeds_model();
   sub.add_option("speeds", cmd.measurements,
                  "measured job speeds on MIG profiles (../shared/data/miso-a100-mig/"
                  "mig_speeds_train.csv)")
@@ -227,7 +238,7 @@ void configure_mig_speeds_fit(CLI::App& sub, CalibrateFitCommand& cmd) {
 }
 
 void configure_mig_speeds_check(CLI::App& sub, CalibrateCheckCommand& cmd) {
-  cmd.mode = "mig";
+  cmd.mode = mig_speeds_model();
   sub.add_option("speeds", cmd.measurements, "measured job speeds on MIG profiles")->required();
   sub.add_option("--workloads", cmd.workloads,
                  "workloads CSV (workload, batch, sm_util_pct, mem_bw_util_pct)")
@@ -243,7 +254,7 @@ void configure_mig_speeds_check(CLI::App& sub, CalibrateCheckCommand& cmd) {
 int run_calibrate_fit(const CalibrateFitCommand& cmd, std::ostream& out, std::ostream& err) {
   try {
     check_mig_options(cmd.mode, cmd.workloads, cmd.device);
-    if (cmd.mode == "mig") return run_mig_fit(cmd, out);
+    if (is_mig_speeds(cmd.mode)) return run_mig_fit(cmd, out);
     const OverlapData data = read_overlap_csv(cmd.measurements);
     const DeviceRegistry devices = DeviceRegistry::with_builtins();
     std::vector<OverlapFit> fits;
@@ -281,7 +292,7 @@ int run_calibrate_fit(const CalibrateFitCommand& cmd, std::ostream& out, std::os
 int run_calibrate_check(const CalibrateCheckCommand& cmd, std::ostream& out, std::ostream& err) {
   try {
     check_mig_options(cmd.mode, cmd.workloads, cmd.device);
-    if (cmd.mode == "mig") return run_mig_check(cmd, out, err);
+    if (is_mig_speeds(cmd.mode)) return run_mig_check(cmd, out, err);
     const OverlapData data = read_overlap_csv(cmd.measurements);
     const DeviceRegistry devices = DeviceRegistry::with_builtins();
     nlohmann::json params = nlohmann::json::object();

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "calibrate/overlap/least_squares.h"
+#include "models/registry.h"
 
 namespace gpumux::calibration {
 
@@ -60,7 +61,9 @@ OverlapFit fit_overlap(const OverlapData& data, const std::string& mode,
 
   nlohmann::json best;
   double best_cost = 1e300;
-  if (mode == "timeslice") {
+  const ContentionForm form =
+      contention_model(mode, data.file, "mode").capabilities.contention_form;
+  if (form == ContentionForm::kTimeSlicing) {
     // Slice candidates: the driver default and every kernel length measured.
     std::set<double> slices{1024.0};
     double longest = 0.0;

@@ -39,14 +39,16 @@ double rate_on(const SharingModel& model, const DeviceProfile& device,
 std::vector<double> predict_overlap(const OverlapData& data, const std::string& mode,
                                     const nlohmann::json& params, const DeviceRegistry& devices) {
   std::vector<double> out(data.rows.size(), std::numeric_limits<double>::quiet_NaN());
+  const SharingModelInfo& info = contention_model(mode, "--mode", "mode");
+  const std::string_view cap = info.capabilities.thread_cap_parameter;
   std::map<double, std::unique_ptr<SharingModel>> models;  // by active-thread cap
   auto model_for = [&](double atp) -> const SharingModel& {
     auto& m = models[atp];
     if (!m) {
       nlohmann::json p = params;
-      if (mode == "mps") p["active_thread_percentage"] = atp;
+      if (!cap.empty()) p[std::string(cap)] = atp;
       JsonObject obj(p, "sharing.params", "");
-      m = make_sharing_model(mode, obj, "--mode");
+      m = info.make(obj);
     }
     return *m;
   };

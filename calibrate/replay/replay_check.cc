@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "analysis/run/run.h"
+#include "models/registry.h"
 #include "scenarios/scenario.h"
 #include "sim/base/input_error.h"
 #include "sim/state/job_table.h"
@@ -165,6 +166,11 @@ ReplayComparison compare_replay(const ReplayCheckOptions& options) {
   const std::string measured_trace = temp.path + "/trace.csv";
   write_measured_trace(options.trace, measured, measured_trace);
 
+  // The sharing block's params (see the comment in `doc`).
+  json params = {{"admission", "replicas"}, {"replicas", 48}};
+  const std::string_view cap =
+      contention_model(c.mode, options.measured, "mode").capabilities.thread_cap_parameter;
+  if (!cap.empty()) params[std::string(cap)] = 100;
   json doc = {{"name", "replay-check"},
               {"seed", 1},
               {"cluster",
@@ -173,12 +179,7 @@ ReplayComparison compare_replay(const ReplayCheckOptions& options) {
               // The replay started every process at its submit time, with no scheduler to
               // hold one back: admit every job at once (no memory check), as many as MPS
               // serves, and leave MPS clients uncapped.
-              {"sharing",
-               {{"model", c.mode},
-                {"params", c.mode == "mps" ? json{{"admission", "replicas"},
-                                                  {"replicas", 48},
-                                                  {"active_thread_percentage", 100}}
-                                           : json{{"admission", "replicas"}, {"replicas", 48}}}}},
+              {"sharing", {{"model", c.mode}, {"params", params}}},
               {"scheduler", {{"retry_limit", 0}}},
               {"trace", {{"file", measured_trace}, {"kernel_lengths", "fixed"}}}};
   if (!options.calibration.empty()) {

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "models/calibration_file.h"
+#include "models/registry.h"
 #include "sim/base/input_error.h"
 #include "sim/base/terminal_text.h"
 
@@ -17,7 +18,7 @@ void configure_replay_check(CLI::App& sub, ReplayCheckCommand& cmd) {
   sub.add_option("--mode", o.mode,
                  "timeslice or mps; must be the mode the file was measured under (default: the "
                  "file's)")
-      ->check(CLI::IsMember({"timeslice", "mps"}));
+      ->check(CLI::IsMember(contention_model_names()));
   sub.add_option(
       "--calibration", o.calibration,
       "calibration file from `gpumux calibrate overlap fit` (default: the model's built-in "

@@ -28,7 +28,7 @@
 
 namespace gpumux {
 
-class FractionalModel : public SharingModel {
+class FractionalModel : public SharingModel, public RoomBound {
  public:
   // Reads `params` (docs/sharing-models.md "Sharing models"); throws InputError naming the key.
   explicit FractionalModel(JsonObject& params);
@@ -43,12 +43,12 @@ class FractionalModel : public SharingModel {
   bool admits_fractional_jobs() const override { return true; }
   bool limits_compute_shares() const override { return true; }
   std::vector<ModelParameter> parameters() const override { return declared_; }
-  // Placement pruning: room = compute milli left while below max_jobs_per_gpu, else -1;
-  // need = the job's gpu_milli.
-  bool has_room_bound() const override { return true; }
+  const RoomBound* room_bound() const override { return this; }
   // Admission reads a job's gpu_milli and its quota alone.
   bool admission_by_key() const override { return true; }
   std::int64_t admission_key(const JobSpec& job) const override { return quota(job).mib(); }
+  // Placement pruning: room = compute milli left while below max_jobs_per_gpu, else -1;
+  // need = the job's gpu_milli.
   double gpu_room(const GpuView& gpu) const override;
   double job_need(const JobSpec& job) const override;
 

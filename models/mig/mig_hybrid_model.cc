@@ -245,15 +245,17 @@ std::span<const int> MigHybridModel::slots_of(const GpuView& gpu, const LayoutIn
 }
 
 double MigHybridModel::gpu_room(const GpuView& gpu) const {
+  // Asked only through room_bound(), which is null unless the inner model bounds rooms.
+  const RoomBound& inner = *inner_->room_bound();
   const LayoutInfo& info = layout_info(gpu.device, gpu.layout);
-  if (!info.mig_enabled) return inner_->gpu_room(gpu);
+  if (!info.mig_enabled) return inner.gpu_room(gpu);
   if (gpu.resident_slot.size() != gpu.residents.size()) return kUnboundedRoom;  // no slots known
   double most = -1.0;
   for (std::size_t i = 0; i < info.instances.size(); ++i) {
     const Instance& inst = info.instances[i];
     const MemoryMiB used =
         gather(gpu, inst, static_cast<int>(i), gpu.residents.size(), gpu.resident_slot);
-    most = std::max(most, inner_->gpu_room(GpuView{*inst.sub, sub_jobs_, used, sub_memory_}));
+    most = std::max(most, inner.gpu_room(GpuView{*inst.sub, sub_jobs_, used, sub_memory_}));
   }
   return most;
 }

@@ -96,7 +96,10 @@ DeviceProfile mig_sub_device(const DeviceProfile& device, const MigProfile& prof
 // alone; clears `out.mig_profile`. Does not allocate once `out.tenant` has the capacity.
 void rescale_to_instance(const JobSpec& job, double sm_fraction, JobSpec& out);
 
-class MigHybridModel : public SharingModel {
+class MigHybridModel : public SharingModel,
+                       public RoomBound,
+                       public SlotLayout,
+                       public LayoutChanges {
  public:
   // Builds the inner model from its parameter object, which it must finish (unknown keys are
   // errors). A plain function so that this library needs none of the inner models' libraries.
@@ -152,13 +155,19 @@ class MigHybridModel : public SharingModel {
   // MigModel's parameters except its one-job-per-instance rule, the inner model's prefixed
   // "inner.", `instance_choice` and the rescaling assumption.
   std::vector<ModelParameter> parameters() const override { return declared_; }
+  // A room bound where the inner model has one (see gpu_room below).
+  const RoomBound* room_bound() const override { return inner_->room_bound() ? this : nullptr; }
+  const SlotLayout* slot_layout() const override { return this; }
+  // Repartitioning as MigModel (re-splitting in place is refused: an instance holds several).
+  const LayoutChanges* layout_changes() const override {
+    return mig_.reconfigures() ? this : nullptr;
+  }
   // Placement pruning, when the inner model bounds rooms: a MIG GPU's room is the largest inner
   // room of its instances (each as the inner model sees it); a whole GPU's is the inner room of
   // the device. The need is the inner model's need of the job (inner needs depend on memory and
   // admission mode only, which rescaling to an instance leaves unchanged).
-  bool has_room_bound() const override { return inner_->has_room_bound(); }
   double gpu_room(const GpuView& gpu) const override;
-  double job_need(const JobSpec& job) const override { return inner_->job_need(job); }
+  double job_need(const JobSpec& job) const override { return inner_->room_bound()->job_need(job); }
 
   const MigModel& mig() const { return mig_; }
   const SharingModel& inner() const { return *inner_; }

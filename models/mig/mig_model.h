@@ -95,7 +95,7 @@
 
 namespace gpumux {
 
-class MigModel : public SharingModel {
+class MigModel : public SharingModel, public RoomBound, public SlotLayout, public LayoutChanges {
  public:
   // Reads `params` (see above); throws InputError naming the key, or the mig-parted file's line.
   explicit MigModel(JsonObject& params);
@@ -107,6 +107,12 @@ class MigModel : public SharingModel {
   QueueReason refusal(const GpuView& gpu, const JobSpec& job) const override;
   void compute_rates(const GpuView& gpu, std::span<double> rates, GpuLoad& load) const override;
   std::vector<ModelParameter> parameters() const override { return params_.declared; }
+  const RoomBound* room_bound() const override { return this; }
+  const SlotLayout* slot_layout() const override { return this; }
+  // Only a model that repartitions or re-splits changes layouts.
+  const LayoutChanges* layout_changes() const override {
+    return reconfigures() || resplits() ? this : nullptr;
+  }
   // The job-speed model (`speed_model`, models/mig/instance_rate.h), for the hybrids.
   const MigSpeedParams& speed_params() const { return params_.speed; }
   void check_device(const DeviceProfile& device) const override;
@@ -158,7 +164,6 @@ class MigModel : public SharingModel {
   // whole GPU: the device's memory; nothing free: -1); a job needs its peak memory under `auto`
   // (admission checks it against the instance) and 0 under the Kubernetes strategies (any free
   // instance will do).
-  bool has_room_bound() const override { return true; }
   double gpu_room(const GpuView& gpu) const override;
   double job_need(const JobSpec& job) const override;
   // With slots known, a job fits a GPU when a free instance of its layout fits it (or, MIG off,

@@ -53,7 +53,7 @@ const CalibrationKeys& mps_calibration_keys();
 
 enum class MpsAdmission : std::uint8_t { kPeak, kAverage, kReplicas };
 
-class MpsModel : public SharingModel {
+class MpsModel : public SharingModel, public RoomBound, public ServiceContexts {
  public:
   // Reads `params` (keys above and in parameters()); throws InputError naming the key.
   explicit MpsModel(JsonObject& params);
@@ -76,12 +76,13 @@ class MpsModel : public SharingModel {
   void fatal_fault(const GpuView& gpu, std::size_t faulting, std::span<std::uint8_t> killed,
                    Time& recovery) const override;
   std::vector<ModelParameter> parameters() const override { return declared_; }
+  const RoomBound* room_bound() const override { return this; }
+  const ServiceContexts* service_contexts() const override { return this; }
   bool admits_fractional_jobs() const override { return true; }
 
   // Placement pruning: room = the device's memory less the residents' summed peak (MiB) while
   // below the client limit (and, replicas, the replica count), else -1; need = the job's peak.
   // Optimistic and replicas admission use 0 for both (only the client count prunes).
-  bool has_room_bound() const override { return true; }
   double gpu_room(const GpuView& gpu) const override;
   double job_need(const JobSpec& job) const override;
   // Exact under peak and replicas admission without one_user_per_server (the room is then all

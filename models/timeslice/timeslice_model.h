@@ -32,7 +32,7 @@
 
 namespace gpumux {
 
-class TimeSliceModel : public SharingModel {
+class TimeSliceModel : public SharingModel, public RoomBound, public ServiceContexts {
  public:
   // Reads `params` (docs/sharing-models.md "Sharing models"); throws InputError naming the key.
   explicit TimeSliceModel(JsonObject& params);
@@ -47,18 +47,19 @@ class TimeSliceModel : public SharingModel {
   bool memory_fault(const GpuView& gpu, std::span<std::uint8_t> killed,
                     Time& recovery) const override;
   std::vector<ModelParameter> parameters() const override { return declared_; }
+  const RoomBound* room_bound() const override { return this; }
+  const ServiceContexts* service_contexts() const override { return this; }
   // A service's requests wait for the other contexts' slices (docs/services.md "Requests under
   // time-slicing"): the device's slice, switch, interference and launch gap, and the others.
   bool slice_context(const GpuView& gpu, std::size_t resident, SliceContext& out) const override;
   bool admits_fractional_jobs() const override { return true; }
-  // Placement pruning: room = free memory in MiB (replicas: 0) while below max_jobs_per_gpu,
-  // else -1; need = the job's peak memory (replicas: 0).
-  bool has_room_bound() const override { return true; }
   // Admission reads a job's peak memory alone (nothing of it with replicas).
   bool admission_by_key() const override { return true; }
   std::int64_t admission_key(const JobSpec& job) const override {
     return replicas_mode_ ? 0 : job.memory.mib();
   }
+  // Placement pruning: room = free memory in MiB (replicas: 0) while below max_jobs_per_gpu,
+  // else -1; need = the job's peak memory (replicas: 0).
   double gpu_room(const GpuView& gpu) const override;
   double job_need(const JobSpec& job) const override;
   // Admission is exactly "room >= need" under both admissions (memory: free summed-peak memory

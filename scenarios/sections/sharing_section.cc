@@ -31,8 +31,8 @@ nlohmann::json effective_layouts(const SharingModel& model, std::span<const Devi
                                  std::span<const int> gpus_per_node) {
   bool slots = false;
   for (const DeviceProfile& d : devices) {
-    for (int layout = 0; layout < model.layout_count(d) && !slots; ++layout) {
-      slots = model.slot_count(d, layout) > 0;
+    for (int layout = 0; layout < layout_count(model, d) && !slots; ++layout) {
+      slots = slot_count(model, d, layout) > 0;
     }
   }
   if (!slots) return nullptr;
@@ -40,10 +40,10 @@ nlohmann::json effective_layouts(const SharingModel& model, std::span<const Devi
   for (std::size_t i = 0; i < devices.size(); ++i) {
     nlohmann::json by_index = nlohmann::json::array();
     for (int gpu = 0; gpu < gpus_per_node[i]; ++gpu) {
-      const int layout = model.initial_layout(devices[i], gpu);
+      const int layout = initial_layout(model, devices[i], gpu);
       nlohmann::json profiles = nlohmann::json::array();
-      for (int k = 0; k < model.slot_count(devices[i], layout); ++k) {
-        profiles.push_back(std::string(model.slot_info(devices[i], layout, k).name));
+      for (int k = 0; k < slot_count(model, devices[i], layout); ++k) {
+        profiles.push_back(std::string(model.slot_layout()->slot_info(devices[i], layout, k).name));
       }
       by_index.push_back(std::move(profiles));
     }

@@ -4,7 +4,9 @@
 // it: the entry of a name, the names, the unknown-name error and the help lines.
 //
 // `Info` is the family's entry: any struct with `name` and `summary` (std::string or
-// std::string_view) plus what the family needs (a factory, declared parameters, flags).
+// std::string_view) plus what the family needs (a factory, declared parameters, flags). An
+// entry whose name is a pattern (metric names with `*`) has `bool matches(std::string_view)
+// const`, and is found by it.
 #pragma once
 
 #include <string>
@@ -31,10 +33,15 @@ class Registry {
   const std::vector<Info>& entries() const { return entries_; }
   std::string_view family() const { return family_; }
 
-  // The entry named `name` (exactly: names are case-sensitive), or nullptr.
+  // The entry named `name` (exactly: names are case-sensitive; or the first whose pattern
+  // matches it), or nullptr.
   const Info* find(std::string_view name) const {
     for (const Info& info : entries_) {
-      if (std::string_view(info.name) == name) return &info;
+      if constexpr (requires { info.matches(name); }) {
+        if (info.matches(name)) return &info;
+      } else {
+        if (std::string_view(info.name) == name) return &info;
+      }
     }
     return nullptr;
   }

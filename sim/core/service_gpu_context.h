@@ -1,8 +1,8 @@
 // What a service's requests meet on a shared GPU, for request-level services
 // (docs/services.md "Requests under time-slicing" and "Requests under MPS"): the GPU's rules and
 // the other contexts sharing it. A sharing model that time-slices whole contexts describes the
-// slice schedule (SharingModel::slice_context), one whose clients' thread blocks share the SMs
-// describes the block schedule (SharingModel::block_context); the request-level service replica
+// slice schedule (ServiceContexts::slice_context), one whose clients' thread blocks share the SMs
+// describes the block schedule (ServiceContexts::block_context); the request-level service replica
 // then serves each request from that schedule (sim/services/slice_schedule.h,
 // sim/services/block_schedule.h) instead of stretching it by the fluid rate.
 #pragma once

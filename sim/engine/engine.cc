@@ -14,6 +14,10 @@ Engine::Engine(Cluster& cluster, const SharingModel& model, Scheduler& scheduler
                EngineOptions options)
     : cluster_(cluster),
       model_(model),
+      room_bound_(model.room_bound()),
+      slot_layout_(model.slot_layout()),
+      layout_changes_(model.layout_changes()),
+      service_contexts_(model.service_contexts()),
       scheduler_(scheduler),
       source_(source),
       options_(options),
@@ -27,22 +31,22 @@ Engine::Engine(Cluster& cluster, const SharingModel& model, Scheduler& scheduler
   scheduler_.set_model(model_);
   events_.reserve(cluster_.gpu_count() * 2 + 16);
   gpu_touched_.assign(cluster_.gpu_count(), 0);
-  if (model_.resplits()) gpu_vacated_.assign(cluster_.gpu_count(), 0);
+  if (layout_changes_ && layout_changes_->resplits()) gpu_vacated_.assign(cluster_.gpu_count(), 0);
   touched_.reserve(cluster_.gpu_count());
   running_.reserve(cluster_.gpu_count());
   gpus_per_device_.assign(cluster_.devices().size(), 0);
   gpus_per_layout_.assign(cluster_.devices().size(), {});
   for (std::size_t d = 0; d < cluster_.devices().size(); ++d) {
-    gpus_per_layout_[d].assign(static_cast<std::size_t>(model_.layout_count(cluster_.devices()[d])),
-                               0);
+    gpus_per_layout_[d].assign(
+        static_cast<std::size_t>(layout_count(model_, cluster_.devices()[d])), 0);
   }
   behind_head_.reserve(kReconfigurationLookahead);
   for (GpuIndex g = 0; g < cluster_.gpu_count(); ++g) {
     GpuState& gpu = cluster_.gpu(g);
     ++gpus_per_device_[gpu.device];
     const DeviceProfile& device = cluster_.device_of(g);
-    gpu.layout = model_.initial_layout(device, gpu.index_in_node);
-    if (gpu.layout < 0 || gpu.layout >= model_.layout_count(device)) {
+    gpu.layout = initial_layout(model_, device, gpu.index_in_node);
+    if (gpu.layout < 0 || gpu.layout >= layout_count(model_, device)) {
       throw std::logic_error("sharing model '" + std::string(model_.name()) +
                              "' gave an initial layout out of range");
     }
@@ -88,7 +92,7 @@ void Engine::drop_stale_top() {
 }
 
 void Engine::update_room(GpuIndex g) {
-  if (model_.has_room_bound()) cluster_.set_room(g, model_.gpu_room(start_views_.view(g)));
+  if (room_bound_) cluster_.set_room(g, room_bound_->gpu_room(start_views_.view(g)));
 }
 
 EngineStats Engine::run() {
@@ -236,10 +240,10 @@ const char* Engine::unplaceable_reason(const JobSpec& job) {
   // more GPUs than the whole half can never start, and would wait forever).
   std::size_t usable = 0;
   const std::vector<const JobSpec*> none;
-  const bool any_layout = model_.reconfigures();
+  const bool any_layout = layout_changes_ && layout_changes_->reconfigures();
   for (std::size_t d = 0; d < cluster_.devices().size(); ++d) {
     const DeviceProfile& device = cluster_.devices()[d];
-    for (int layout = 0; layout < model_.layout_count(device); ++layout) {
+    for (int layout = 0; layout < layout_count(model_, device); ++layout) {
       const GpuView empty{device, none, MemoryMiB(0), {}, layout};
       if (!model_.admits(empty, job)) continue;
       if (any_layout) {
@@ -331,7 +335,7 @@ void Engine::start(JobSlot slot, std::span<const GpuIndex> gpus) {
   job.current_memory = memory_at(job, done_us(job));
   for (GpuIndex g : gpus) {
     touch(g, now_);
-    const int held = model_.choose_slot(start_views_.view(g), job.spec);
+    const int held = slot_layout_ ? slot_layout_->choose_slot(start_views_.view(g), job.spec) : 0;
     cluster_.add_resident(g, slot, job.current_memory, held);
     update_room(g);
   }
@@ -501,9 +505,11 @@ bool Engine::refresh_touched(Time now) {
         const GpuState& gpu = cluster_.gpu(g);
         const auto pos = std::find(gpu.residents.begin(), gpu.residents.end(), s);
         const auto resident = static_cast<std::size_t>(pos - gpu.residents.begin());
-        if (model_.slice_context(views.view(g), resident, service_slices_)) {
+        if (!service_contexts_) {
+          // requests progress at the fluid rate
+        } else if (service_contexts_->slice_context(views.view(g), resident, service_slices_)) {
           context.slices = &service_slices_;
-        } else if (model_.block_context(views.view(g), resident, service_blocks_)) {
+        } else if (service_contexts_->block_context(views.view(g), resident, service_blocks_)) {
           context.blocks = &service_blocks_;
         }
       }

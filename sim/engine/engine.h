@@ -169,7 +169,7 @@ class Engine : private Launcher {
   void evict(Time now, JobSlot slot, double lost_us);
   // Re-splitting in place (sim/engine/engine_resplit.cc): after the instant's scheduling, with
   // nothing queued, asks the model whether each GPU a job finished on should move its residents
-  // into other slots of it (SharingModel::plan_resplit), and applies what it proposes.
+  // into other slots of it (LayoutChanges::plan_resplit), and applies what it proposes.
   void maybe_resplit(Time now);
   // With migration planned for the queue's head on GPU `g`: asks the model for a re-split of
   // `g` in place that holds its residents and `head`, applies it and schedules. False (nothing
@@ -181,7 +181,7 @@ class Engine : private Launcher {
   void resplit_in_place(Time now, GpuIndex g, const Resplit& plan);
   // GPU `g`'s new instances are made (Resplit::unavailable has passed): it takes jobs again.
   void on_resplit_done(Time now, GpuIndex g);
-  // Refreshes the GPU's room for placement pruning (SharingModel::gpu_room), when the model
+  // Refreshes the GPU's room for placement pruning (RoomBound::gpu_room), when the model
   // bounds rooms. Called whenever what the GPU can take may have grown or shrunk.
   void update_room(GpuIndex g);
   // Whether the event was superseded: a completion, memory step, fault or checkpoint event
@@ -199,6 +199,11 @@ class Engine : private Launcher {
 
   Cluster& cluster_;
   const SharingModel& model_;
+  // The model's facets (null where it has none), looked up once.
+  const RoomBound* room_bound_;
+  const SlotLayout* slot_layout_;
+  const LayoutChanges* layout_changes_;
+  const ServiceContexts* service_contexts_;
   Scheduler& scheduler_;
   JobSource& source_;
   EngineOptions options_;

@@ -9,7 +9,7 @@
 namespace gpumux {
 
 void Engine::maybe_reconfigure(Time now) {
-  if (!model_.reconfigures() || scheduler_.queued() == 0 ||
+  if (!layout_changes_ || !layout_changes_->reconfigures() || scheduler_.queued() == 0 ||
       reconfigurations_in_flight_ >= options_.max_reconfigurations_in_flight) {
     return;
   }
@@ -20,12 +20,13 @@ void Engine::maybe_reconfigure(Time now) {
   // A CPU-only head waits for cores, which no GPU layout gives.
   if (jobs_[front_[0]].spec.gpus == 0) return;
   for (std::size_t i = 1; i < front_.size(); ++i) behind_head_.push_back(&jobs_[front_[i]].spec);
-  if (!model_.plan_reconfiguration(now, cluster_, views, jobs_[front_[0]].spec, behind_head_, r)) {
+  if (!layout_changes_->plan_reconfiguration(now, cluster_, views, jobs_[front_[0]].spec,
+                                             behind_head_, r)) {
     return;
   }
   GpuState& gpu = cluster_.gpu(r.gpu);
   if (gpu.draining || gpu.recovering || r.layout < 0 ||
-      r.layout >= model_.layout_count(cluster_.device_of(r.gpu))) {
+      r.layout >= layout_count(model_, cluster_.device_of(r.gpu))) {
     throw std::logic_error("sharing model '" + std::string(model_.name()) +
                            "' planned an impossible reconfiguration");
   }

@@ -1,4 +1,4 @@
-// Re-splitting a GPU in place (SharingModel::plan_resplit): when a job finishes and nothing
+// Re-splitting a GPU in place (LayoutChanges::plan_resplit): when a job finishes and nothing
 // waits, the residents left may move into other slots of the same GPU (MIG: the larger instances
 // a re-split or a freed instance offers); when a reconfiguration with migration makes room for
 // the queue's head, the residents may be re-split around it instead of moved off. Each moved
@@ -38,10 +38,12 @@ void Engine::maybe_resplit(Time now) {
   // Jobs waiting take what a finished job freed first: a re-split would hand it to residents.
   const bool quiet = scheduler_.queued() == 0;
   bool any = false;
+  // vacated_ fills only under a model that re-splits (gpu_vacated_ is sized for it).
   for (GpuIndex g : vacated_) {
     gpu_vacated_[g] = 0;
     if (!quiet || !movable_work_left(now, g)) continue;
-    if (!model_.plan_resplit(start_views_.view(g), work_left_, nullptr, resplit_)) continue;
+    if (!layout_changes_->plan_resplit(start_views_.view(g), work_left_, nullptr, resplit_))
+      continue;
     resplit_in_place(now, g, resplit_);
     any = true;
   }
@@ -52,8 +54,9 @@ void Engine::maybe_resplit(Time now) {
 }
 
 bool Engine::resplit_for(Time now, GpuIndex g, const JobSpec& head) {
-  if (!model_.resplits() || !movable_work_left(now, g)) return false;
-  if (!model_.plan_resplit(start_views_.view(g), work_left_, &head, resplit_)) return false;
+  if (!layout_changes_ || !layout_changes_->resplits() || !movable_work_left(now, g)) return false;
+  if (!layout_changes_->plan_resplit(start_views_.view(g), work_left_, &head, resplit_))
+    return false;
   resplit_in_place(now, g, resplit_);
   // The head (and whoever else fits) starts in what the re-split left free.
   schedule_until_quiet(now);
@@ -63,7 +66,7 @@ bool Engine::resplit_for(Time now, GpuIndex g, const JobSpec& head) {
 void Engine::resplit_in_place(Time now, GpuIndex g, const Resplit& plan) {
   GpuState& gpu = cluster_.gpu(g);
   const DeviceProfile& device = cluster_.device_of(g);
-  if (plan.layout < 0 || plan.layout >= model_.layout_count(device) ||
+  if (plan.layout < 0 || plan.layout >= layout_count(model_, device) ||
       plan.slots.size() != gpu.residents.size() || plan.moved.size() != gpu.residents.size() ||
       plan.pause < plan.checkpoint ||
       std::none_of(plan.moved.begin(), plan.moved.end(), [](std::uint8_t m) { return m != 0; })) {

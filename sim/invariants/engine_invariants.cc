@@ -83,7 +83,7 @@ void check_gpu_invariants(GpuIndex g, const Cluster& cluster, const JobTable& jo
     fail(std::to_string(n) + " jobs (" + job_names(gpu, jobs) +
          ") share it under empty-GPU admission (over-allocation)");
   }
-  const int slots = model.slot_count(device, gpu.layout);
+  const int slots = slot_count(model, device, gpu.layout);
   if (slots == 0) return;
   for (std::size_t k = 0; k < n; ++k) {
     const ActiveJob& job = jobs[gpu.residents[k]];
@@ -99,7 +99,7 @@ void check_gpu_invariants(GpuIndex g, const Cluster& cluster, const JobTable& jo
       if (j < k) first = false;
       in_slot += jobs[gpu.residents[j]].current_memory;
     }
-    const SlotInfo info = model.slot_info(device, gpu.layout, slot);
+    const SlotInfo info = model.slot_layout()->slot_info(device, gpu.layout, slot);
     if (first && in_slot > info.memory) {
       fail("the jobs of slot " + std::to_string(slot) + " (" + std::string(info.name) +
            ") use " + std::to_string(in_slot.mib()) + " MiB of its " +

@@ -23,8 +23,9 @@ GpuRefusals::GpuRefusals(const Cluster& cluster, const SharingModel& model, GpuV
       views_(views),
       job_(job),
       empty_only_(model.requires_empty_gpu()),
-      need_(model.has_room_bound() ? model.job_need(job) : -kUnboundedRoom),
-      room_decides_(model.has_room_bound() && model.room_decides_admission_for(job)) {}
+      room_bound_(model.room_bound()),
+      need_(job_need(model, job)),
+      room_decides_(room_bound_ && room_bound_->room_decides_admission_for(job)) {}
 
 bool GpuRefusals::takes(GpuIndex g, QueueReason& why) {
   // Cluster::open_room: NaN exactly while the GPU is out of service.
@@ -39,7 +40,7 @@ bool GpuRefusals::takes(GpuIndex g, QueueReason& why) {
   }
   if (!(room >= need_)) {
     if (room_decides_) {
-      if (const auto r = model_.room_refusal(room, job_)) {
+      if (const auto r = room_bound_->room_refusal(room, job_)) {
         why = *r;
         return false;
       }
@@ -82,13 +83,14 @@ QueueReason topology_blocked_reason(const Cluster& cluster, const SharingModel& 
     tally.passing = empty;
     return first_binding_reason(tally, total, gang);
   }
-  if (cpu == 0 && model.has_room_bound() && model.room_decides_admission_for(job)) {
-    const double need = model.job_need(job);
-    const auto below_zero = model.room_refusal(-1.0, job);
-    const auto from_zero = model.room_refusal(0.0, job);
+  const RoomBound* room = model.room_bound();
+  if (cpu == 0 && room && room->room_decides_admission_for(job)) {
+    const double need = room->job_need(job);
+    const auto below_zero = room->room_refusal(-1.0, job);
+    const auto from_zero = room->room_refusal(0.0, job);
     if (below_zero && from_zero) {
       // The GPUs with room >= need pass; those with room in [0, need), and those below 0, are
-      // refused alike within each range (SharingModel::room_refusal's contract).
+      // refused alike within each range (RoomBound::room_refusal's contract).
       auto with_room = [&](double at_least) {
         const RoomCounts counts = cluster.room_counts(at_least);
         std::int64_t n = 0;

@@ -11,7 +11,7 @@
 //
 // Cost, for a job asking for no node CPUs: under a model that needs empty GPUs, on a cluster
 // whose devices all take it, O(devices); under room-decided admission that the model explains
-// by the room (SharingModel::room_refusal), O(racks) from the cluster's room index. Otherwise
+// by the room (RoomBound::room_refusal), O(racks) from the cluster's room index. Otherwise
 // one look at every GPU (its room first; the model is asked only when the room does not
 // decide, as placement asks it). No allocation.
 #pragma once
@@ -50,9 +50,10 @@ class GpuRefusals {
   const SharingModel& model_;
   GpuViewBuilder& views_;
   const JobSpec& job_;
-  bool empty_only_;    // SharingModel::requires_empty_gpu
-  double need_;        // SharingModel::job_need under a room bound, else -kUnboundedRoom
-  bool room_decides_;  // SharingModel::room_decides_admission_for(job)
+  bool empty_only_;              // SharingModel::requires_empty_gpu
+  const RoomBound* room_bound_;  // the model's, or null
+  double need_;                  // RoomBound::job_need, or -kUnboundedRoom without a bound
+  bool room_decides_;            // RoomBound::room_decides_admission_for(job)
 };
 
 // The reason for a gang that the topology policies (first-fit, best-fit, spread) would place

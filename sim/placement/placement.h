@@ -40,7 +40,7 @@ class PlacementPolicy {
   // Chooses job.gpus GPUs that all admit `job`, writing them to `out`; returns false (and leaves
   // `out` empty) when no such group exists now. Not const: policies keep scratch buffers.
   // Precondition: under a model with a room bound, every GPU's room is current
-  // (Cluster::set_room with SharingModel::gpu_room, as the engine keeps it): placement skips
+  // (Cluster::set_room with RoomBound::gpu_room, as the engine keeps it): placement skips
   // GPUs by their room and, when the room decides admission, admits by it alone.
   virtual bool place(const Cluster& cluster, const SharingModel& model, GpuViewBuilder& views,
                      const JobSpec& job, std::vector<GpuIndex>& out) = 0;

@@ -53,7 +53,7 @@ bool SharePlacement::surely_refused(const Cluster& cluster, const SharingModel& 
   }
   NodeOffer offer;
   offer.pod = share_demand(job);
-  offer.need = model.has_room_bound() ? model.job_need(job) : -kUnboundedRoom;
+  offer.need = job_need(model, job);
   offer.gpu_need = offer.pod.is_share() ? offer.pod.gpu_milli : packing::kGpuMilli;
   offer.cpu = cluster.tracks_cpus() ? job_cpu_hundredths(job) : 0;
   const auto nodes = view_.nodes();
@@ -75,7 +75,7 @@ bool SharePlacement::place(const Cluster& cluster, const SharingModel& model,
   if (surely_refused(cluster, model, views, job)) return false;
   NodeOffer offer;
   offer.pod = share_demand(job);
-  offer.need = model.has_room_bound() ? model.job_need(job) : -kUnboundedRoom;
+  offer.need = job_need(model, job);
   // A node whose milli left cannot take the job needs no `admits`: its mask stays empty.
   offer.gpu_need = offer.pod.is_share() ? offer.pod.gpu_milli : packing::kGpuMilli;
   // The job goes to one node, which must have all its cores free (node CPUs).

@@ -32,10 +32,12 @@ class TopologyPlacement : public PlacementPolicy {
     // it has free (Cluster::gpus_within_cpus); 0: CPUs do not bind.
     job_cpu_ = cluster.tracks_cpus() ? job_cpu_hundredths(job) : 0;
     empty_only = model.requires_empty_gpu();
-    // A GPU (or node) whose room is below the job's need cannot admit it (SharingModel contract).
-    need_ = model.has_room_bound() ? model.job_need(job) : -kUnboundedRoom;
-    room_decides_ = model.has_room_bound() && model.room_decides_admission_for(job);
-    by_slots_ = !room_decides_ && model.admission_by_slots();
+    // A GPU (or node) whose room is below the job's need cannot admit it (RoomBound contract).
+    const RoomBound* room = model.room_bound();
+    need_ = job_need(model, job);
+    room_decides_ = room && room->room_decides_admission_for(job);
+    const SlotLayout* slots = model.slot_layout();
+    by_slots_ = !room_decides_ && slots && slots->admission_by_slots();
     slot_answers_.clear();
     if (cluster.max_room() < need_) return false;  // no available GPU has the room
     // Under empty-GPU admission the answer depends only on the device type: ask once per type.
@@ -257,7 +259,7 @@ class TopologyPlacement : public PlacementPolicy {
     return ok;
   }
 
-  // Under SharingModel::admission_by_slots, the part of a GPU admission depends on: its device,
+  // Under SlotLayout::admission_by_slots, the part of a GPU admission depends on: its device,
   // its layout, how many residents it holds and which slots (bits 0-23), packed in one word;
   // kNoSlotClass when it does not pack (or the residents' slots are not tracked), and the model
   // is asked.
@@ -285,11 +287,11 @@ class TopologyPlacement : public PlacementPolicy {
   // after the first placements).
   static constexpr std::size_t kMaxSlotAnswers = 64;
 
-  double need_ = 0.0;  // the job's need (SharingModel::job_need), -huge without a room bound
+  double need_ = 0.0;  // the job's need (RoomBound::job_need), -huge without a room bound
   int gang_ = 0;
   std::int64_t job_cpu_ = 0;   // the job's node CPUs in hundredths; 0 when they do not bind
-  bool room_decides_ = false;  // SharingModel::room_decides_admission
-  bool by_slots_ = false;      // SharingModel::admission_by_slots (and the room does not decide)
+  bool room_decides_ = false;  // RoomBound::room_decides_admission
+  bool by_slots_ = false;      // SlotLayout::admission_by_slots (and the room does not decide)
   std::vector<SlotAnswer> slot_answers_;  // this placement's answers per slot class
   std::vector<std::uint8_t> device_ok_;
   std::vector<int> usable_;

@@ -78,48 +78,31 @@ std::unique_ptr<ServiceEngine> make_analytic_engine(JsonObject& services) {
   return std::make_unique<AnalyticEngine>();
 }
 
-std::string quoted_names(const std::vector<ServiceEngineInfo>& engines) {
-  std::string out;
-  for (std::size_t i = 0; i < engines.size(); ++i) {
-    if (i > 0) out += i + 1 == engines.size() ? " or " : ", ";
-    out += "'" + std::string(engines[i].name) + "'";
-  }
-  return out;
-}
-
 }  // namespace
 
-const std::vector<ServiceEngineInfo>& service_engines() {
-  static const std::vector<ServiceEngineInfo> table = {
-      {"request",
-       "every request simulated: FIFO queue, batches, timeouts; on shared GPUs the slice or "
-       "block schedule",
-       {kTimeSlicingSpec, kMpsSpec},
-       make_request_engine},
-      {"analytic",
-       "M/D/1 in steady state per interval of constant rate (cheap; keeps the fluid rate; "
-       "time_slicing and mps are accepted and change nothing)",
-       {kTimeSlicingSpec, kMpsSpec},
-       make_analytic_engine},
-  };
+const Registry<ServiceEngineInfo>& service_engines() {
+  static const Registry<ServiceEngineInfo> table(
+      "service engine",
+      {
+          {"request",
+           "every request simulated: FIFO queue, batches, timeouts; on shared GPUs the slice or "
+           "block schedule",
+           {kTimeSlicingSpec, kMpsSpec},
+           make_request_engine},
+          {"analytic",
+           "M/D/1 in steady state per interval of constant rate (cheap; keeps the fluid rate; "
+           "time_slicing and mps are accepted and change nothing)",
+           {kTimeSlicingSpec, kMpsSpec},
+           make_analytic_engine},
+      });
   return table;
-}
-
-const ServiceEngineInfo& find_service_engine(std::string_view name, const std::string& where,
-                                             const std::string& field) {
-  const auto& engines = service_engines();
-  for (const ServiceEngineInfo& e : engines) {
-    if (e.name == name) return e;
-  }
-  throw InputError(where, field,
-                   "expected " + quoted_names(engines) + ", got '" + std::string(name) + "'");
 }
 
 std::shared_ptr<const ServiceEngine> default_service_engine() {
   static const std::shared_ptr<const ServiceEngine> engine = [] {
     const nlohmann::json none = nlohmann::json::object();
     JsonObject services(none, "", "/services");
-    return std::shared_ptr<const ServiceEngine>(service_engines().front().make(services));
+    return std::shared_ptr<const ServiceEngine>(service_engines().entries().front().make(services));
   }();
   return engine;
 }

@@ -16,8 +16,9 @@
 #include <variant>
 #include <vector>
 
-#include "sim/base/parameter_spec.h"
 #include "sim/base/json_fields.h"
+#include "sim/base/parameter_spec.h"
+#include "sim/base/registry.h"
 #include "sim/services/service_engine.h"
 
 namespace gpumux {
@@ -36,12 +37,7 @@ struct ServiceEngineInfo {
 };
 
 // The table, in listing order; the first entry is the default (`services.mode` omitted).
-const std::vector<ServiceEngineInfo>& service_engines();
-
-// The entry named `name`. Throws InputError at `where` naming `field` for an unknown name,
-// "expected 'a' or 'b', got 'x'" over the table's names.
-const ServiceEngineInfo& find_service_engine(std::string_view name, const std::string& where,
-                                             const std::string& field);
+const Registry<ServiceEngineInfo>& service_engines();
 
 // The default engine with its default parameters (a scenario without a services section).
 std::shared_ptr<const ServiceEngine> default_service_engine();

@@ -50,19 +50,19 @@ struct GpuState {
   int device = 0;
   std::vector<JobSlot> residents;  // in placement order
   std::vector<double> rates;       // rate of each resident on this GPU, same order
-  // The slot each resident holds on this GPU, same order (SharingModel::choose_slot: a MIG
+  // The slot each resident holds on this GPU, same order (SlotLayout::choose_slot: a MIG
   // instance; 0 for models without slots). Fixed while the resident stays.
   std::vector<int> slots;
   // Whether each resident asked for memory since the engine last checked the GPU for out of
   // memory (GpuView::resident_asked), same order: set when it is placed or its use grows.
   std::vector<std::uint8_t> asked;
   int index_in_node = 0;  // position of the GPU within its node (0-based)
-  // Upper bound on what the GPU can still take (SharingModel::gpu_room); set with set_room.
+  // Upper bound on what the GPU can still take (RoomBound::gpu_room); set with set_room.
   double room = kUnboundedRoom;
   MemoryMiB memory_used;
   GpuLoad load;
   bool available = true;       // false while recovering from a fault or draining: no new jobs
-  int layout = 0;              // configuration index (SharingModel::layout_count)
+  int layout = 0;              // configuration index (SlotLayout::layout_count)
   bool recovering = false;     // in fault recovery
   bool draining = false;       // waiting to empty for a reconfiguration
   bool reconfiguring = false;  // empty, paying the reconfiguration delay
@@ -165,7 +165,7 @@ class Cluster {
   void mark_asked(GpuIndex g, JobSlot job);
   // Takes a GPU out of service (fault recovery) or puts it back.
   void set_available(GpuIndex g, bool available);
-  // Sets the GPU's room (SharingModel::gpu_room) and its node's.
+  // Sets the GPU's room (RoomBound::gpu_room) and its node's.
   void set_room(GpuIndex g, double room);
   // GPU g's room while it is available, NaN while it is not (no comparison holds): placement's
   // `open_room(g) >= need` is `available && room >= need` read from one dense array, without
@@ -175,7 +175,7 @@ class Cluster {
   double node_room(NodeIndex n) const { return room_tree_[room_leaves_ + n]; }
   // The largest room of any available GPU of the cluster.
   double max_room() const { return room_tree_[1]; }
-  // Under room-decided admission (SharingModel::room_decides_admission: a GPU admits a job iff
+  // Under room-decided admission (RoomBound::room_decides_admission: a GPU admits a job iff
   // open_room >= the job's need): for one need, every node's and rack's count of such GPUs, the
   // lowest-index node with at least n of them and the one with the fewest that still has n, and
   // the nodes by count (sim/state/room_class_index.h; valid until the next room_counts). O(max GPUs

@@ -42,7 +42,7 @@ class EngineObserver {
   virtual void on_gpu_drain_started(Time /*now*/, GpuIndex /*gpu*/) {}
   virtual void on_gpu_reconfigured(Time /*now*/, GpuIndex /*gpu*/, Time /*drain*/, Time /*delay*/) {
   }
-  // The GPU was re-split in place as `plan` says (SharingModel::plan_resplit): `moved` of its
+  // The GPU was re-split in place as `plan` says (LayoutChanges::plan_resplit): `moved` of its
   // residents were checkpointed (plan.checkpoint each) and restarted in other slots of it, each
   // making no progress for plan.pause; `layout_changed`: into another layout, the GPU taking no
   // new job for plan.unavailable. on_gpu_changed follows with the new layout and slots.
@@ -53,7 +53,7 @@ class EngineObserver {
   // A service's (JobSpec::service) rate changed to job.rate at `now` (also right after it
   // starts). Emitted for services only, so runs without services pay nothing. `context`: on a
   // shared GPU with other residents, the slice or block schedule the service's requests meet
-  // (SharingModel::slice_context / block_context; valid during the call only), else empty.
+  // (ServiceContexts::slice_context / block_context; valid during the call only), else empty.
   virtual void on_service_rate_changed(Time /*now*/, const ActiveJob& /*job*/,
                                        const ServiceGpuContext& /*context*/) {}
   // Whether this observer hears on_queue_changed. The engine explains a blocked queue (one look

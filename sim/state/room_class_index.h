@@ -1,6 +1,6 @@
 // Nodes by how many of their GPUs have room for a job's need, for a few needs at a time: the
 // index behind placement under models whose admission is decided by rooms alone
-// (SharingModel::room_decides_admission: a GPU admits a job iff its open room >= the job's need).
+// (RoomBound::room_decides_admission: a GPU admits a job iff its open room >= the job's need).
 //
 // For each kept need ("class"), every node's count of GPUs whose open room (Cluster::open_room:
 // NaN while unavailable) is >= the need, and per count k a bitmap over the nodes with exactly k.

@@ -37,9 +37,11 @@ class NoOomModel : public SharingModel {
 };
 
 // Splits each GPU into two slots of 4 GiB but hands out slot 5.
-class BadSlotModel : public NoOomModel {
+class BadSlotModel : public NoOomModel, public SlotLayout {
  public:
   std::string_view name() const override { return "bad-slot"; }
+  const SlotLayout* slot_layout() const override { return this; }
+  int layout_count(const DeviceProfile&) const override { return 1; }
   int choose_slot(const GpuView&, const JobSpec&) const override { return 5; }
   int slot_count(const DeviceProfile&, int) const override { return 2; }
   SlotInfo slot_info(const DeviceProfile&, int, int) const override {

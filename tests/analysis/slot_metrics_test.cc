@@ -28,7 +28,7 @@ constexpr std::int64_t kBigMiB = 20000, kSmallMiB = 10000, kDeviceMiB = 40000;
 // Layout 0 splits a GPU into "big" (4 compute slices, 20000 MiB) and two "small" (2 slices,
 // 10000 MiB each); layout 1 leaves it whole. A job fits a slot when it is not a gang, its memory
 // fits and it requests no other slot name; a whole GPU takes one job whose memory fits it.
-class FakeSlotModel : public SharingModel {
+class FakeSlotModel : public SharingModel, public SlotLayout {
  public:
   std::string_view name() const override { return "fake-slots"; }
   bool admits(const GpuView& gpu, const JobSpec& job) const override {
@@ -51,6 +51,7 @@ class FakeSlotModel : public SharingModel {
            (job.mig_profile.empty() || job.mig_profile == info.name);
   }
   std::vector<ModelParameter> parameters() const override { return {}; }
+  const SlotLayout* slot_layout() const override { return this; }
 };
 
 class NoSlotModel : public FakeSlotModel {

@@ -39,17 +39,18 @@ TEST(SummaryTableFromCatalogue, DistributionRowsCoverTheJobDistributions) {
 }
 
 TEST(SummaryTableFromCatalogue, LabelsDigitsAndNullMeaningsAreCatalogueFields) {
-  const MetricInfo* jct = find_metric("jct_s.p95");
+  const MetricInfo* jct = metric_catalogue().find("jct_s.p95");
   ASSERT_NE(jct, nullptr);
   EXPECT_EQ(jct->label, "JCT p95 (s)");
   EXPECT_EQ(jct->digits, 1);
   EXPECT_EQ(jct->null_meaning, "no finished jobs");
-  EXPECT_EQ(find_metric("requests.slo_attainment")->null_meaning, "no request with an SLO ended");
-  EXPECT_EQ(find_metric("requests.latency_ms.p99")->null_meaning, "no request served");
-  EXPECT_EQ(find_metric("slots.profiles.1g.10gb.occupancy")->null_meaning,
+  EXPECT_EQ(metric_catalogue().find("requests.slo_attainment")->null_meaning,
+            "no request with an SLO ended");
+  EXPECT_EQ(metric_catalogue().find("requests.latency_ms.p99")->null_meaning, "no request served");
+  EXPECT_EQ(metric_catalogue().find("slots.profiles.1g.10gb.occupancy")->null_meaning,
             "no slot time (no slices, instances or jobs over the run)");
   // metric_format reads the catalogue: a metric without digits has no format.
-  EXPECT_FALSE(find_metric("makespan_s")->digits >= 0);
+  EXPECT_FALSE(metric_catalogue().find("makespan_s")->digits >= 0);
   EXPECT_FALSE(metric_format("makespan_s").has_value());
   EXPECT_EQ(metric_format("jobs.arrived")->count, true);
 }
@@ -59,7 +60,7 @@ TEST(SummaryTableFromCatalogue, ALineLeftEmptyIsNotPrinted) {
   nlohmann::json metrics = {
       {"failures", {{"memory_faults", 0}, {"memory_fault_kills", 0}}},
   };
-  const MetricInfo* oom = find_metric("failures.memory_faults");
+  const MetricInfo* oom = metric_catalogue().find("failures.memory_faults");
   ASSERT_NE(oom, nullptr);
   EXPECT_EQ(oom->summary_text(metrics), "");
   metrics["failures"] = {{"memory_faults", 3}, {"memory_fault_kills", 5}};

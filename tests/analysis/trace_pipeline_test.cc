@@ -35,7 +35,7 @@ TEST(TraceTransforms, TableNamesAreUniqueAndFindable) {
   std::set<std::string_view> names;
   for (const TraceTransformInfo& t : trace_transforms()) {
     EXPECT_TRUE(names.insert(t.name).second) << t.name;
-    EXPECT_EQ(find_trace_transform(t.name), &t);
+    EXPECT_EQ(trace_transforms().find(t.name), &t);
     EXPECT_NE(t.active, nullptr) << t.name;
     EXPECT_NE(t.wrap, nullptr) << t.name;
     // A block the trace section reads declares the keys it reads.
@@ -43,10 +43,10 @@ TEST(TraceTransforms, TableNamesAreUniqueAndFindable) {
       EXPECT_FALSE(t.parameters.empty()) << t.name;
     }
   }
-  EXPECT_EQ(find_trace_transform("no such stage"), nullptr);
+  EXPECT_EQ(trace_transforms().find("no such stage"), nullptr);
   // The filter sees the trace first; fixed kernels mark what every other stage made.
-  EXPECT_EQ(trace_transforms().front().name, "filter");
-  EXPECT_EQ(trace_transforms().back().name, "kernel_lengths");
+  EXPECT_EQ(trace_transforms().entries().front().name, "filter");
+  EXPECT_EQ(trace_transforms().entries().back().name, "kernel_lengths");
 }
 
 TEST(TracePipeline, WrapsTheActiveStagesInTableOrder) {

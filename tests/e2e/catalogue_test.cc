@@ -30,17 +30,18 @@ TEST(Catalogue, NamesAreUniqueAndEveryListReadsThem) {
   for (const auto& m : metric_catalogue()) {
     EXPECT_TRUE(names.insert(m.name).second) << "twice: " << m.name;
     EXPECT_FALSE(m.unit.empty()) << m.name;
-    EXPECT_FALSE(m.description.empty()) << m.name;
+    EXPECT_FALSE(m.summary.empty()) << m.name;
   }
   for (const auto& a : metric_aliases()) {
-    const MetricInfo* m = find_metric(a.name);
+    const MetricInfo* m = metric_catalogue().find(a.name);
     ASSERT_NE(m, nullptr) << a.alias;
     EXPECT_NE(m->better, Better::kNeither) << a.alias;
-    EXPECT_EQ(find_metric(a.alias), nullptr) << "an alias is no catalogue name: " << a.alias;
+    EXPECT_EQ(metric_catalogue().find(a.alias), nullptr)
+        << "an alias is no catalogue name: " << a.alias;
   }
   // compare's rows are catalogue metrics of summary.json.
   for (const auto& row : compare_metrics(true, true, true)) {
-    const MetricInfo* m = find_metric(row.name);
+    const MetricInfo* m = metric_catalogue().find(row.name);
     ASSERT_NE(m, nullptr) << row.name;
     EXPECT_FALSE(m->derived) << row.name;
   }

@@ -62,7 +62,7 @@ Computed offer_and_rate(const SharingModel& m, const DeviceProfile& d,
   for (const JobSpec& j : jobs) {
     const GpuView v{d, residents, used, memory, 0, slots};
     EXPECT_TRUE(m.admits(v, j));
-    slots.push_back(m.choose_slot(v, j));
+    slots.push_back(m.slot_layout()->choose_slot(v, j));
     residents.push_back(&j);
     memory.push_back(j.memory);
     used += j.memory;

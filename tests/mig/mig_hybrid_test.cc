@@ -69,7 +69,7 @@ struct Gpu {
   // Places `j` where the model says when it admits it; returns its slot or -1.
   int offer(const SharingModel& m, const JobSpec& j) {
     if (!m.admits(view(), j)) return -1;
-    const int s = m.choose_slot(view(), j);
+    const int s = m.slot_layout()->choose_slot(view(), j);
     residents.push_back(&j);
     slots.push_back(s);
     memory.push_back(j.memory);
@@ -338,10 +338,10 @@ TEST(MigHybrid, AdmissionPerInstanceAndWholeGpus) {
   GpuLoad l2;
   mps.compute_rates(w.view(), expect, l2);
   EXPECT_EQ(r, expect);
-  EXPECT_EQ(m->slot_count(v100, 0), 0);
-  EXPECT_EQ(m->slot_count(d, 0), 2);
-  EXPECT_EQ(m->slot_info(d, 0, 1).name, "3g.20gb");
-  EXPECT_TRUE(m->slot_fits(d, 0, 1, c));
+  EXPECT_EQ(m->slot_layout()->slot_count(v100, 0), 0);
+  EXPECT_EQ(m->slot_layout()->slot_count(d, 0), 2);
+  EXPECT_EQ(m->slot_layout()->slot_info(d, 0, 1).name, "3g.20gb");
+  EXPECT_TRUE(m->slot_layout()->slot_fits(d, 0, 1, c));
 }
 
 TEST(MigHybrid, SpreadAndPackChooseInstances) {
@@ -353,7 +353,7 @@ TEST(MigHybrid, SpreadAndPackChooseInstances) {
     for (int i = 0; i < jobs; ++i) {
       keep.push_back(job(memory_mib, 0.5, 0.05));
       const int s = g.offer(m, keep.back());
-      out.push_back(s < 0 ? "-" : std::string(m.slot_info(d, 0, s).name));
+      out.push_back(s < 0 ? "-" : std::string(m.slot_layout()->slot_info(d, 0, s).name));
     }
     return out;
   };
@@ -377,7 +377,8 @@ TEST(MigHybrid, SpreadAndPackChooseInstances) {
   hand.slots.clear();
   GpuLoad l1, l2;
   EXPECT_EQ(g.rates(*pack, l1), hand.rates(*pack, l2));
-  EXPECT_EQ(pack->choose_slot(g.view(), small), pack->choose_slot(hand.view(), small));
+  EXPECT_EQ(pack->slot_layout()->choose_slot(g.view(), small),
+            pack->slot_layout()->choose_slot(hand.view(), small));
 }
 
 TEST(MigHybrid, MemoryFaultStaysInItsInstance) {
@@ -519,16 +520,17 @@ TEST(MigHybrid, PropertyRandomTraffic) {
                                 static_cast<std::int64_t>(50 + rng() % 5000)));
             g.offer(*m, pool.back());
           }
-          const int n = m->slot_count(d, 0);
+          const int n = m->slot_layout()->slot_count(d, 0);
           std::vector<MemoryMiB> per(static_cast<std::size_t>(n));
           for (std::size_t k = 0; k < g.residents.size(); ++k) {
             ASSERT_GE(g.slots[k], 0);
             ASSERT_LT(g.slots[k], n);
-            EXPECT_TRUE(m->slot_fits(d, 0, g.slots[k], *g.residents[k]));
+            EXPECT_TRUE(m->slot_layout()->slot_fits(d, 0, g.slots[k], *g.residents[k]));
             per[static_cast<std::size_t>(g.slots[k])] += g.residents[k]->memory;
           }
           for (int s = 0; s < n; ++s) {
-            EXPECT_LE(per[static_cast<std::size_t>(s)], m->slot_info(d, 0, s).memory);
+            EXPECT_LE(per[static_cast<std::size_t>(s)],
+                      m->slot_layout()->slot_info(d, 0, s).memory);
           }
           if (g.residents.empty()) continue;
           GpuLoad load;

@@ -1,5 +1,5 @@
 // Placement under MIG asks `admits` once per class of GPU (device, layout, instances held;
-// SharingModel::admission_by_slots) instead of once per GPU: the same GPUs must be chosen as when
+// SlotLayout::admission_by_slots) instead of once per GPU: the same GPUs must be chosen as when
 // every GPU is asked.
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@ namespace {
 // Delegates to a MIG model, counting `admits` calls; `by_slots` false makes placement ask every
 // GPU, as for a model that does not promise admission by slots; `by_room` passes on the model's
 // room_decides_admission_for (placement from the cluster's room index).
-class AskEveryGpu : public SharingModel {
+class AskEveryGpu : public SharingModel, public RoomBound, public SlotLayout {
  public:
   AskEveryGpu(const MigModel& inner, bool by_slots, bool by_room = false)
       : inner_(inner), by_slots_(by_slots), by_room_(by_room) {}
@@ -36,7 +36,9 @@ class AskEveryGpu : public SharingModel {
     inner_.compute_rates(gpu, rates, load);
   }
   std::vector<ModelParameter> parameters() const override { return inner_.parameters(); }
-  bool has_room_bound() const override { return inner_.has_room_bound(); }
+  const RoomBound* room_bound() const override { return this; }
+  const SlotLayout* slot_layout() const override { return this; }
+  int layout_count(const DeviceProfile& d) const override { return inner_.layout_count(d); }
   double gpu_room(const GpuView& gpu) const override { return inner_.gpu_room(gpu); }
   double job_need(const JobSpec& job) const override { return inner_.job_need(job); }
   bool admission_by_slots() const override { return by_slots_; }
@@ -56,7 +58,7 @@ MigModel mig_model(nlohmann::json params) {
 // Sets every GPU's room as the engine does after a change.
 void refresh_rooms(Cluster& cluster, const SharingModel& model, GpuViewBuilder& views) {
   for (GpuIndex g = 0; g < cluster.gpu_count(); ++g) {
-    cluster.set_room(g, model.gpu_room(views.view(g)));
+    cluster.set_room(g, model.room_bound()->gpu_room(views.view(g)));
   }
 }
 

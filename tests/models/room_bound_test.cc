@@ -18,9 +18,13 @@ namespace gpumux {
 namespace {
 
 // Forwards everything to `inner`, counting admits calls; optionally hides the room bound.
-class CountingModel : public SharingModel {
+class CountingModel : public gpumux::SharingModel, public gpumux::RoomBound, public SlotLayout {
  public:
-  CountingModel(const SharingModel& inner, bool bound) : inner_(inner), bound_(bound) {}
+  CountingModel(const SharingModel& inner, bool bound)
+      : inner_(inner),
+        inner_room_(inner.room_bound()),
+        inner_slots_(inner.slot_layout()),
+        bound_(bound) {}
   std::string_view name() const override { return inner_.name(); }
   bool admits(const GpuView& gpu, const JobSpec& job) const override {
     ++admits_calls;
@@ -34,27 +38,32 @@ class CountingModel : public SharingModel {
                     Time& recovery) const override {
     return inner_.memory_fault(gpu, killed, recovery);
   }
+  const SlotLayout* slot_layout() const override { return inner_slots_ ? this : nullptr; }
   int choose_slot(const GpuView& gpu, const JobSpec& job) const override {
-    return inner_.choose_slot(gpu, job);
+    return inner_slots_->choose_slot(gpu, job);
   }
   int initial_layout(const DeviceProfile& d, int i) const override {
-    return inner_.initial_layout(d, i);
+    return inner_slots_->initial_layout(d, i);
   }
+  int layout_count(const DeviceProfile& d) const override { return inner_slots_->layout_count(d); }
   void check_device(const DeviceProfile& d) const override { inner_.check_device(d); }
-  int layout_count(const DeviceProfile& d) const override { return inner_.layout_count(d); }
-  bool has_room_bound() const override { return bound_ && inner_.has_room_bound(); }
-  double gpu_room(const GpuView& gpu) const override { return inner_.gpu_room(gpu); }
-  double job_need(const JobSpec& job) const override { return inner_.job_need(job); }
+  const gpumux::RoomBound* room_bound() const override {
+    return bound_ && inner_room_ ? this : nullptr;
+  }
+  double gpu_room(const GpuView& gpu) const override { return inner_room_->gpu_room(gpu); }
+  double job_need(const JobSpec& job) const override { return inner_room_->job_need(job); }
   // With the bound, placement also takes the room index where the model's room decides.
-  bool room_decides_admission() const override { return bound_ && inner_.room_decides_admission(); }
+  bool room_decides_admission() const override { return inner_room_->room_decides_admission(); }
   bool room_decides_admission_for(const JobSpec& job) const override {
-    return bound_ && inner_.room_decides_admission_for(job);
+    return inner_room_->room_decides_admission_for(job);
   }
   std::vector<ModelParameter> parameters() const override { return inner_.parameters(); }
   mutable std::uint64_t admits_calls = 0;
 
  private:
   const SharingModel& inner_;
+  const gpumux::RoomBound* inner_room_;
+  const SlotLayout* inner_slots_;
   bool bound_;
 };
 
@@ -93,14 +102,14 @@ struct Case {
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.model << " " << c.params.dump(); }
 
-class RoomBound : public ::testing::TestWithParam<Case> {};
+class RoomBoundPruning : public ::testing::TestWithParam<Case> {};
 
-TEST_P(RoomBound, SameRunWithAndWithoutTheBoundAndFewerAdmissionQuestions) {
+TEST_P(RoomBoundPruning, SameRunWithAndWithoutTheBoundAndFewerAdmissionQuestions) {
   const DeviceRegistry registry = DeviceRegistry::with_builtins();
   nlohmann::json params = GetParam().params;
   JsonObject o(params, "s.json", "/sharing/params");
   const auto inner = make_sharing_model(GetParam().model, o, "s.json#/sharing/model");
-  ASSERT_TRUE(inner->has_room_bound());
+  ASSERT_NE(inner->room_bound(), nullptr);
   // Best-fit, and spread (which visits every node with room and orders GPUs by load).
   for (const char* placement : {"best-fit", "spread"}) {
     SCOPED_TRACE(placement);
@@ -131,12 +140,13 @@ TEST_P(RoomBound, SameRunWithAndWithoutTheBoundAndFewerAdmissionQuestions) {
 
 // A model that says its room decides admission must answer admits exactly as "need <= room",
 // on random GPUs (0-9 residents of random memory) and random jobs; placement relies on it.
-TEST_P(RoomBound, RoomDecidesAdmissionOnlyWhereItIsExact) {
+TEST_P(RoomBoundPruning, RoomDecidesAdmissionOnlyWhereItIsExact) {
   const DeviceRegistry registry = DeviceRegistry::with_builtins();
   nlohmann::json params = GetParam().params;
   JsonObject o(params, "s.json", "/sharing/params");
   const auto model = make_sharing_model(GetParam().model, o, "s.json#/sharing/model");
-  if (!model->room_decides_admission()) GTEST_SKIP() << "the room only bounds admission here";
+  const gpumux::RoomBound& room = *model->room_bound();
+  if (!room.room_decides_admission()) GTEST_SKIP() << "the room only bounds admission here";
   const DeviceProfile& device = registry.get("A100-40GB", "test");
   std::mt19937_64 rng(3);
   std::vector<JobSpec> specs(10);
@@ -154,7 +164,7 @@ TEST_P(RoomBound, RoomDecidesAdmissionOnlyWhereItIsExact) {
     job.memory = MemoryMiB(static_cast<std::int64_t>(rng() % 30000));
     const GpuView view{device, residents, used};
     const bool admits = model->admits(view, job);
-    EXPECT_EQ(admits, model->job_need(job) <= model->gpu_room(view)) << "trial " << trial;
+    EXPECT_EQ(admits, room.job_need(job) <= room.gpu_room(view)) << "trial " << trial;
     (admits ? admitted : refused)++;
   }
   EXPECT_GT(admitted, 100);
@@ -162,7 +172,7 @@ TEST_P(RoomBound, RoomDecidesAdmissionOnlyWhereItIsExact) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Models, RoomBound,
+    Models, RoomBoundPruning,
     ::testing::Values(
         Case{"timeslice", nlohmann::json::object()},
         Case{"timeslice", {{"admission", "replicas"}, {"replicas", 2}}},

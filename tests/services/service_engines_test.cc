@@ -21,7 +21,7 @@ std::unique_ptr<ServiceEngine> build(const ServiceEngineInfo& entry, const nlohm
 }
 
 TEST(ServiceEngines, TheTableHoldsRequestFirstThenAnalytic) {
-  const auto& engines = service_engines();
+  const auto& engines = service_engines().entries();
   ASSERT_EQ(engines.size(), 2u);
   EXPECT_EQ(engines[0].name, "request");
   EXPECT_EQ(engines[1].name, "analytic");
@@ -52,7 +52,7 @@ TEST(ServiceEngines, EveryEntryBuildsFromItsDefaultsAndServes) {
 TEST(ServiceEngines, TheRequestEngineSeesTheSchedulesItsKeysKeep) {
   const SliceContext slices;
   const BlockContext blocks;
-  const ServiceEngineInfo& request = service_engines().front();
+  const ServiceEngineInfo& request = service_engines().entries().front();
   const auto both = build(request, nlohmann::json::object());
   EXPECT_EQ(both->seen({&slices, nullptr}).slices, &slices);
   EXPECT_EQ(both->seen({nullptr, &blocks}).blocks, &blocks);
@@ -60,22 +60,23 @@ TEST(ServiceEngines, TheRequestEngineSeesTheSchedulesItsKeysKeep) {
   const auto fluid = build(request, {{"time_slicing", "fluid"}, {"mps", "fluid"}});
   EXPECT_EQ(fluid->seen({&slices, nullptr}).slices, nullptr);
   EXPECT_EQ(fluid->seen({nullptr, &blocks}).blocks, nullptr);
-  const auto analytic = build(service_engines()[1], nlohmann::json::object());
+  const auto analytic = build(service_engines().entries()[1], nlohmann::json::object());
   EXPECT_FALSE(analytic->simulates_each_request());
 }
 
 TEST(ServiceEngines, ABadKeyOrAnUnknownNameIsAnInputError) {
   try {
-    build(service_engines().front(), {{"time_slicing", "analytic"}});
+    build(service_engines().entries().front(), {{"time_slicing", "analytic"}});
     ADD_FAILURE() << "no error";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("'slices' or 'fluid'"), std::string::npos) << e.what();
   }
   try {
-    find_service_engine("llm", "s.json#/services/mode", "mode");
+    service_engines().get("requests", "s.json#/services/mode", "mode");
     ADD_FAILURE() << "no error";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("expected 'request' or 'analytic', got 'llm'"),
+    EXPECT_NE(std::string(e.what()).find("unknown service engine 'requests' (valid: request, "
+                                         "analytic) (did you mean 'request'?)"),
               std::string::npos)
         << e.what();
   }

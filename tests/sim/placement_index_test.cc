@@ -22,7 +22,7 @@ namespace {
 // Admission by the room the test sets (Cluster::set_room), as a model with a room bound would
 // give it. `decides`: whether the model says so (room_decides_admission; placement then counts
 // by rooms alone) or leaves placement to ask admits per GPU. `empty_only`: exclusive GPUs.
-class TestModel : public SharingModel {
+class TestModel : public SharingModel, public RoomBound {
  public:
   TestModel(bool decides, bool empty_only) : decides_(decides), empty_only_(empty_only) {}
   std::string_view name() const override { return "test"; }
@@ -33,7 +33,8 @@ class TestModel : public SharingModel {
     std::fill(rates.begin(), rates.end(), 1.0);
   }
   bool requires_empty_gpu() const override { return empty_only_; }
-  bool has_room_bound() const override { return !empty_only_; }
+  const RoomBound* room_bound() const override { return empty_only_ ? nullptr : this; }
+  double gpu_room(const GpuView&) const override { return kUnboundedRoom; }  // the test sets it
   double job_need(const JobSpec& job) const override {
     return static_cast<double>(job.memory.mib());
   }

@@ -236,7 +236,7 @@ TEST(BlockedTally, UnavailableGpus) {
 
 // A model as `inner`, without room_refusal: the blocked reason then comes from a look at every
 // GPU instead of the room index.
-class WithoutRoomAnswers : public SharingModel {
+class WithoutRoomAnswers : public SharingModel, public RoomBound {
  public:
   explicit WithoutRoomAnswers(const SharingModel& inner) : inner_(inner) {}
   std::string_view name() const override { return inner_.name(); }
@@ -248,17 +248,18 @@ class WithoutRoomAnswers : public SharingModel {
     inner_.compute_rates(g, r, l);
   }
   bool requires_empty_gpu() const override { return inner_.requires_empty_gpu(); }
-  bool has_room_bound() const override { return inner_.has_room_bound(); }
-  double gpu_room(const GpuView& g) const override { return inner_.gpu_room(g); }
-  double job_need(const JobSpec& j) const override { return inner_.job_need(j); }
-  bool room_decides_admission() const override { return inner_.room_decides_admission(); }
+  const RoomBound* room_bound() const override { return inner_room_ ? this : nullptr; }
+  double gpu_room(const GpuView& g) const override { return inner_room_->gpu_room(g); }
+  double job_need(const JobSpec& j) const override { return inner_room_->job_need(j); }
+  bool room_decides_admission() const override { return inner_room_->room_decides_admission(); }
   bool room_decides_admission_for(const JobSpec& j) const override {
-    return inner_.room_decides_admission_for(j);
+    return inner_room_->room_decides_admission_for(j);
   }
   std::vector<ModelParameter> parameters() const override { return {}; }
 
  private:
   const SharingModel& inner_;
+  const RoomBound* inner_room_ = inner_.room_bound();
 };
 
 // Under room-decided admission the reason is counted from the cluster's room index; it is the
@@ -286,7 +287,7 @@ TEST(BlockedTally, RoomIndexGivesTheReasonEveryGpuGives) {
           jobs[slot].spec = j;
           cluster.add_resident(g, slot, j.memory);
         }
-        cluster.set_room(g, model->gpu_room(views.view(g)));
+        cluster.set_room(g, model->room_bound()->gpu_room(views.view(g)));
         if (rng() % 10 == 0) cluster.set_available(g, false);
       }
       for (int head = 0; head < 5; ++head) {

@@ -17,7 +17,7 @@ using testing::job;
 
 // Two layouts: 0 hosts one training job, 1 hosts one inference job. When the head fits
 // nowhere, it asks to switch the first GPU that has the wrong layout and is not busy changing.
-class KindLayoutModel : public SharingModel {
+class KindLayoutModel : public SharingModel, public SlotLayout, public LayoutChanges {
  public:
   std::string_view name() const override { return "kind-layout"; }
   bool admits(const GpuView& gpu, const JobSpec& j) const override {
@@ -41,6 +41,8 @@ class KindLayoutModel : public SharingModel {
     return false;
   }
   std::vector<ModelParameter> parameters() const override { return {}; }
+  const SlotLayout* slot_layout() const override { return this; }
+  const LayoutChanges* layout_changes() const override { return this; }
 
  private:
   static int layout_for(const JobSpec& j) { return j.kind == JobKind::kInference ? 1 : 0; }

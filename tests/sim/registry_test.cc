@@ -63,6 +63,28 @@ TEST(Registry, UnknownNameErrorListsTheValidNamesAndTheClosestOne) {
   EXPECT_EQ(toys().get("gamma", "w", "toy").value, 3);
 }
 
+// An entry whose name is a pattern is found by its own `matches` (as the metric catalogue's
+// "slots.profiles.*.occupancy"); the first match in table order wins.
+struct PatternInfo {
+  std::string name;
+  std::string_view summary;
+  bool matches(std::string_view n) const {
+    const std::string_view prefix = std::string_view(name).substr(0, name.find('*'));
+    return name.find('*') == std::string::npos ? n == name : n.substr(0, prefix.size()) == prefix;
+  }
+};
+
+TEST(Registry, APatternEntryIsFoundByItsMatch) {
+  const Registry<PatternInfo> table(
+      "pattern", {{"jobs.count", "exact"}, {"slots.*", "any slot"}, {"slots.all", "never found"}});
+  ASSERT_NE(table.find("slots.1g.10gb"), nullptr);
+  EXPECT_EQ(table.find("slots.1g.10gb")->summary, "any slot");
+  EXPECT_EQ(table.find("slots.all")->summary, "any slot");
+  EXPECT_EQ(table.find("jobs.count")->summary, "exact");
+  EXPECT_EQ(table.find("jobs.counts"), nullptr);
+  EXPECT_EQ(table.find("slot"), nullptr);
+}
+
 TEST(Registry, HelpTextIsOneLinePerEntry) {
   EXPECT_EQ(toys().help_text(), "  alpha  the first\n  beta  the second\n  gamma  the third\n");
 }

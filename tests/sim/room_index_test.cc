@@ -18,7 +18,7 @@ namespace {
 // Admits a job wherever the GPU's room (set by the test with Cluster::set_room) reaches its
 // memory. `decides`: whether it says so (room_decides_admission), which sends placement through
 // the room index; otherwise placement counts usable GPUs, asking admits per GPU as before.
-class RoomOnlyModel : public SharingModel {
+class RoomOnlyModel : public SharingModel, public RoomBound {
  public:
   explicit RoomOnlyModel(bool decides) : decides_(decides) {}
   std::string_view name() const override { return "room-only"; }
@@ -26,7 +26,8 @@ class RoomOnlyModel : public SharingModel {
   void compute_rates(const GpuView&, std::span<double> rates, GpuLoad&) const override {
     std::fill(rates.begin(), rates.end(), 1.0);
   }
-  bool has_room_bound() const override { return true; }
+  const RoomBound* room_bound() const override { return this; }
+  double gpu_room(const GpuView&) const override { return kUnboundedRoom; }  // the test sets it
   double job_need(const JobSpec& job) const override {
     return static_cast<double>(job.memory.mib());
   }

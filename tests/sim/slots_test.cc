@@ -19,7 +19,7 @@ using testing::job;
 
 // Three numbered seats per GPU; a job takes the lowest free seat and runs at rate 1. Every
 // view must carry one distinct slot per resident, and each resident the seat chosen for it.
-class SeatModel : public SharingModel {
+class SeatModel : public SharingModel, public SlotLayout {
  public:
   std::string_view name() const override { return "seats"; }
   bool admits(const GpuView& gpu, const JobSpec&) const override {
@@ -46,6 +46,7 @@ class SeatModel : public SharingModel {
     return bad_layout ? 2 : index_in_node % 2;
   }
   std::vector<ModelParameter> parameters() const override { return {}; }
+  const SlotLayout* slot_layout() const override { return this; }
 
   bool bad_layout = false;
   mutable std::map<std::string, int> chosen;  // job id -> seat given at placement

@@ -23,6 +23,7 @@
 
 #include "scenarios/scenario.h"
 #include "sim/base/json_fields.h"
+#include "sim/base/registry.h"
 #include "sim/core/job_source.h"
 
 namespace gpumux {
@@ -61,13 +62,14 @@ struct TraceTransformInfo {
   // Part of the typical workload of the FGD fragmentation measure (the jobs the run sees, drawn
   // as the run draws them): the share view reads the trace through these stages only.
   bool shapes_typical_jobs = false;
+  // Decides which of the trace's rows the run keeps, or refuses a row (a filter, a workload the
+  // catalogue lacks, a service's fields): `validate --full` reads the trace through these
+  // stages only, and counts what they keep.
+  bool keeps_rows = false;
 };
 
-// Every entry, in pipeline order.
-const std::vector<TraceTransformInfo>& trace_transforms();
-
-// The entry named `name`, or nullptr.
-const TraceTransformInfo* find_trace_transform(std::string_view name);
+// Every entry, in pipeline order (find: the entry of a scenario key, or nullptr).
+const Registry<TraceTransformInfo>& trace_transforms();
 
 // The checks between blocks, once every block is read (trace.resample with trace.inflation).
 void check_trace_transforms(const Scenario& scenario, JsonObject& trace);

@@ -105,6 +105,38 @@ typename Grid::Error compare_rates_on_grid(const std::vector<Case>& grid, const 
   return e;
 }
 
+// Calls visit(point) for every `stride`-th point (the first, then every stride-th after it) of
+// the product of `axes`, in the order nested loops over them visit it, the first axis
+// outermost: point[k] is a value of axes[k]. A switch is the axis {0, 1}.
+template <typename Visit>
+void for_each_grid_point(const std::vector<std::vector<double>>& axes, int stride, Visit visit) {
+  std::vector<std::size_t> at(axes.size(), 0);
+  std::vector<double> point(axes.size());
+  for (const auto& axis : axes) {
+    if (axis.empty()) return;
+  }
+  for (long index = 0;; ++index) {
+    if (index % std::max(1, stride) == 0) {
+      for (std::size_t k = 0; k < axes.size(); ++k) point[k] = axes[k][at[k]];
+      visit(point);
+    }
+    std::size_t k = axes.size();
+    while (k > 0 && ++at[k - 1] == axes[k - 1].size()) at[--k] = 0;
+    if (k == 0) return;
+  }
+}
+
+// The service of a request-latency case: Poisson arrivals at `rate_per_us`, one request per
+// batch, each taking `service_us` alone.
+inline ServiceSpec poisson_requests(double rate_per_us, double service_us) {
+  ServiceSpec spec;
+  spec.arrival = ArrivalKind::kPoisson;
+  spec.rate_per_s = rate_per_us * 1e6;
+  spec.service_ms = service_us / 1000.0;
+  spec.max_batch = 1;
+  return spec;
+}
+
 struct RequestLatencyPercentiles {
   double p50_us = 0, p95_us = 0, p99_us = 0;
   double served = 0;

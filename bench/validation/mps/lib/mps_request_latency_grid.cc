@@ -20,31 +20,26 @@ int blocks_of(double sm_share, int sms) {
 
 std::vector<MpsRequestLatencyCase> mps_request_latency_grid(int stride) {
   std::vector<MpsRequestLatencyCase> grid;
-  int index = 0;
-  for (bool fixed : {false, true}) {
-    for (double other_share : {0.6, 1.0}) {
-      for (double kernel_ms : {0.5, 20.0}) {
-        for (double duty : {0.2, 0.6, 1.0}) {
-          for (double service_share : {0.2, 1.0}) {
-            for (double load : {0.1, 0.5, 0.9}) {
-              for (double service_ms : {0.5, 5.0, 50.0}) {
-                if (index++ % std::max(1, stride) != 0) continue;
-                MpsRequestLatencyCase c;
-                c.service_us = service_ms * 1000.0;
-                c.load = load;
-                c.service_sm_share = service_share;
-                c.other_duty = duty;
-                c.other_kernel_us = kernel_ms * 1000.0;
-                c.other_sm_share = other_share;
-                c.fixed_lengths = fixed;
-                grid.push_back(c);
-              }
-            }
-          }
-        }
-      }
-    }
-  }
+  // fixed lengths, co-runner SM share, its kernel (ms), its duty, service SM share, load,
+  // service (ms)
+  for_each_grid_point({{0, 1},
+                       {0.6, 1.0},
+                       {0.5, 20.0},
+                       {0.2, 0.6, 1.0},
+                       {0.2, 1.0},
+                       {0.1, 0.5, 0.9},
+                       {0.5, 5.0, 50.0}},
+                      stride, [&](const std::vector<double>& p) {
+                        MpsRequestLatencyCase c;
+                        c.fixed_lengths = p[0] != 0;
+                        c.other_sm_share = p[1];
+                        c.other_kernel_us = p[2] * 1000.0;
+                        c.other_duty = p[3];
+                        c.service_sm_share = p[4];
+                        c.load = p[5];
+                        c.service_us = p[6] * 1000.0;
+                        grid.push_back(c);
+                      });
   return grid;
 }
 
@@ -83,11 +78,7 @@ RequestLatencyComparison compare_mps_request_latency(const MpsRequestLatencyCase
   const std::vector<MpsJob> jobs = {service, other};
 
   // The fast side: the request-level replica on the block schedule, as a cluster run drives it.
-  ServiceSpec spec;
-  spec.arrival = ArrivalKind::kPoisson;
-  spec.rate_per_s = rate_per_us * 1e6;
-  spec.service_ms = c.service_us / 1000.0;
-  spec.max_batch = 1;
+  const ServiceSpec spec = poisson_requests(rate_per_us, c.service_us);
   BlockContext blocks;
   blocks.sms = c.sms;
   blocks.interference = 0.0;

@@ -13,28 +13,19 @@ namespace gpumux {
 
 std::vector<RequestLatencyCase> request_latency_grid(int stride) {
   std::vector<RequestLatencyCase> grid;
-  int index = 0;
-  for (bool fixed : {false, true}) {
-    for (double slice_ms : {1.0, 10.0}) {
-      for (double kernel_ms : {0.5, 20.0}) {
-        for (double duty : {0.2, 0.6, 1.0}) {
-          for (double load : {0.1, 0.5, 0.9}) {
-            for (double service_ms : {0.5, 2.0, 10.0, 50.0}) {
-              if (index++ % std::max(1, stride) != 0) continue;
-              RequestLatencyCase c;
-              c.service_us = service_ms * 1000.0;
-              c.load = load;
-              c.other_duty = duty;
-              c.other_kernel_us = kernel_ms * 1000.0;
-              c.slice_us = slice_ms * 1000.0;
-              c.fixed_lengths = fixed;
-              grid.push_back(c);
-            }
-          }
-        }
-      }
-    }
-  }
+  // fixed lengths, slice (ms), co-runner kernel (ms), its duty, load, service (ms)
+  for_each_grid_point(
+      {{0, 1}, {1.0, 10.0}, {0.5, 20.0}, {0.2, 0.6, 1.0}, {0.1, 0.5, 0.9}, {0.5, 2.0, 10.0, 50.0}},
+      stride, [&](const std::vector<double>& p) {
+        RequestLatencyCase c;
+        c.fixed_lengths = p[0] != 0;
+        c.slice_us = p[1] * 1000.0;
+        c.other_kernel_us = p[2] * 1000.0;
+        c.other_duty = p[3];
+        c.load = p[4];
+        c.service_us = p[5] * 1000.0;
+        grid.push_back(c);
+      });
   return grid;
 }
 
@@ -65,11 +56,7 @@ RequestLatencyComparison compare_request_latency(const RequestLatencyCase& c, do
   const std::vector<TimeSliceJob> jobs = {{c.load, c.service_us},
                                           {c.other_duty, c.other_kernel_us}};
   // The fast side: the request-level replica on the slice schedule, as a cluster run drives it.
-  ServiceSpec spec;
-  spec.arrival = ArrivalKind::kPoisson;
-  spec.rate_per_s = rate_per_us * 1e6;
-  spec.service_ms = c.service_us / 1000.0;
-  spec.max_batch = 1;
+  const ServiceSpec spec = poisson_requests(rate_per_us, c.service_us);
   SliceContext slices;
   slices.slice_us = c.slice_us;
   slices.switch_us = c.switch_us;
