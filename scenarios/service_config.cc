@@ -104,6 +104,17 @@ ServiceFields parse_fields(JsonObject& o, const std::string& base_dir, std::vect
   f.spec = empty_service_row();
   f.spec->max_queue = -1;
   f.where = o.where();
+  if (o.has("class")) {
+    f.spec->service_class = o.required_string("class");
+    if (f.spec->service_class.empty() ||
+        f.spec->service_class.find_first_of(" \t") != std::string::npos) {
+      throw InputError(o.where("class"), "class",
+                       "a class is one word that `for class:NAME` selects, e.g. \"chat\"");
+    }
+    echo["class"] = f.spec->service_class;
+  } else {
+    o.allow("class");
+  }
   if (o.has("llm")) {
     JsonObject llm = o.object("llm");
     nlohmann::json llm_echo = nlohmann::json::object();
@@ -251,8 +262,14 @@ std::shared_ptr<const ServiceSpec> ServiceAssigningSource::resolve(
   // service times; the SLO, timeout and queue fields still apply.
   const ServiceSpec* llm_layer =
       id_layer && id_layer->llm ? id_layer : (!by_id && default_layer && default_layer->llm ? default_layer : nullptr);
+  // The class: by_id's, else the default's.
+  const std::string* service_class = id_layer && !id_layer->service_class.empty()
+                                         ? &id_layer->service_class
+                                     : default_layer ? &default_layer->service_class
+                                                     : nullptr;
   if (llm_layer) {
     s->llm = llm_layer->llm;
+    if (service_class) s->service_class = *service_class;
     s->service_ms = 0.0;
     const std::initializer_list<const ServiceSpec*> layers = {id_layer, default_layer};
     s->slo_ms = first_given(layers, &ServiceSpec::slo_ms, 0.0);
@@ -285,6 +302,7 @@ std::shared_ptr<const ServiceSpec> ServiceAssigningSource::resolve(
   s->gpu_busy_share = first_given({id_layer, default_layer}, &ServiceSpec::gpu_busy_share, 1.0);
   s->max_batch = first_given_int(layers, &ServiceSpec::max_batch, 0, 1);
   s->max_queue = first_given_int({id_layer, default_layer}, &ServiceSpec::max_queue, -1, 0);
+  if (service_class) s->service_class = *service_class;
   return s;
 }
 

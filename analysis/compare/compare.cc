@@ -145,11 +145,17 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
   };
   run_indexed(runs.size(), request.threads, run_one);
 
+  // Each endpoint's own rows after the pooled ones, as the first run names its services.
+  if (!summaries.empty()) {
+    for (CompareMetric& row : endpoint_rows(summaries.front())) {
+      result.metrics.push_back(std::move(row));
+    }
+  }
   for (std::size_t v = 0; v < result.variants.size(); ++v) {
     for (const auto& metric : result.metrics) {
       std::vector<std::optional<double>> values;
       for (std::size_t s = 0; s < seeds; ++s) {
-        values.push_back(read_metric(summaries[v * seeds + s], metric.name).value);
+        values.push_back(compare_value(summaries[v * seeds + s], metric.name));
       }
       result.variants[v].cells.push_back(cell_of(std::move(values)));
     }

@@ -1,6 +1,10 @@
 #include "analysis/compare/compare_metrics.h"
 
+#include <nlohmann/json.hpp>
+
+#include "analysis/metrics/endpoint_selector.h"
 #include "analysis/metrics/metric_catalogue.h"
+#include "analysis/metrics/summary_metrics.h"
 #include "scenarios/scenario.h"
 #include "sim/placement/registry.h"
 
@@ -44,6 +48,33 @@ std::vector<CompareMetric> compare_metrics(bool services, bool shares, bool llm)
     metrics.push_back({name, m->label, m->digits, m->count});
   }
   return metrics;
+}
+
+std::vector<CompareMetric> endpoint_rows(const nlohmann::json& summary) {
+  std::vector<CompareMetric> rows;
+  const auto at = nlohmann::json::json_pointer("/metrics/requests/services");
+  if (!summary.contains(at) || !summary.at(at).is_array()) return rows;
+  const nlohmann::json& services = summary.at(at);
+  if (services.size() < 2 || services.size() > kMaxEndpointRows) return rows;
+  for (const nlohmann::json& row : services) {
+    if (!row.is_object() || !row.contains("id") || !row["id"].is_string()) continue;
+    const std::string id = row["id"].get<std::string>();
+    const bool llm = row.contains("llm");
+    for (const char* name : llm ? std::vector<const char*>{"requests.ttft_ms.p99",
+                                                           "requests.tpot_ms.p99"}
+                                : std::vector<const char*>{"requests.latency_ms.p99"}) {
+      const MetricInfo* m = metric_catalogue().find(name);
+      rows.push_back({std::string(name) + " for " + id, m->label + " " + id, m->digits, false});
+    }
+  }
+  return rows;
+}
+
+std::optional<double> compare_value(const nlohmann::json& summary, const std::string& name) {
+  const BoundSubject subject = parse_bound_subject(name, "compare", name);
+  if (!subject.endpoints) return read_metric(summary, name).value;
+  const auto values = endpoint_values(summary, subject.metric, *subject.endpoints);
+  return values.empty() ? std::nullopt : values.front().value.value;
 }
 
 bool reports_shares(const Scenario& scenario) {

@@ -3,6 +3,9 @@
 // names of `expect` (summary_metrics.h: dotted paths under `metrics` in summary.json).
 #pragma once
 
+#include <cstddef>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +27,18 @@ struct CompareMetric {
 // `compare` and `sweep` both take their rows from here, so that compare.csv and sweep.csv hold
 // the same metrics for the same runs.
 std::vector<CompareMetric> compare_metrics(bool services, bool shares = false, bool llm = false);
+
+// The per-endpoint rows of a comparison, from one of its runs' summaries: when it has 2 to
+// kMaxEndpointRows services, for each in order its TTFT p99 and TPOT p99 (an LLM endpoint) or
+// its latency p99 (another service), named "METRIC for ID" (the per-endpoint grammar,
+// analysis/metrics/endpoint_selector.h) and labelled "TTFT p99 (ms) ID". None otherwise: one
+// service is the pooled rows, and a fleet of many would bury the table.
+inline constexpr std::size_t kMaxEndpointRows = 16;
+std::vector<CompareMetric> endpoint_rows(const nlohmann::json& summary);
+
+// A row's value in a run's summary: a pooled metric (read_metric), or for a "METRIC for ID"
+// row that endpoint's own value (n/a when the run lacks the endpoint).
+std::optional<double> compare_value(const nlohmann::json& summary, const std::string& name);
 
 // Whether a run of `scenario` reports the GPU-share metrics (`shares.*`): its model limits
 // compute shares or its placement is share-aware. A comparison or a sweep's scenario shows the

@@ -1,18 +1,81 @@
 #include "analysis/metrics/expectations.h"
 
 #include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
 
-#include "sim/base/closest_names.h"
+#include "analysis/metrics/endpoint_selector.h"
 #include "analysis/output/number_text.h"
+#include "sim/base/closest_names.h"
 #include "sim/base/input_error.h"
 
 namespace gpumux {
 
+namespace {
+
+bool within(const ExpectBound& b, double v) {
+  return (!b.min || v >= *b.min) && (!b.max || v <= *b.max);
+}
+
+// How far inside its bound a value lies (larger: nearer to failing), for the endpoint a passing
+// bound reports.
+double closeness(const ExpectBound& b, double v) {
+  double c = -INFINITY;
+  if (b.max) c = std::max(c, v - *b.max);
+  if (b.min) c = std::max(c, *b.min - v);
+  return c;
+}
+
+// The service ids of a run, for a selector that picks none.
+std::string service_ids(const nlohmann::json& summary) {
+  std::string ids;
+  const auto at = nlohmann::json::json_pointer("/metrics/requests/services");
+  if (!summary.contains(at) || !summary.at(at).is_array()) return "none";
+  for (const auto& row : summary.at(at)) {
+    if (!row.is_object() || !row.contains("id") || !row["id"].is_string()) continue;
+    ids += (ids.empty() ? "" : ", ") + row["id"].get<std::string>();
+    if (ids.size() > 200) return ids + ", ...";
+  }
+  return ids.empty() ? "none" : ids;
+}
+
+BoundResult check_per_endpoint(const ExpectBound& b, const BoundSubject& subject,
+                               const nlohmann::json& summary) {
+  BoundResult r{b, {}, false, ""};
+  const std::vector<EndpointValue> values =
+      endpoint_values(summary, subject.metric, *subject.endpoints);
+  if (values.empty()) {
+    r.value.why_na = "'for " + subject.endpoints->text() +
+                     "' picks no endpoint of this run (its services: " + service_ids(summary) + ")";
+    return r;
+  }
+  r.pass = true;
+  const EndpointValue* shown = nullptr;
+  for (const EndpointValue& v : values) {
+    const bool ok = v.value.value && within(b, *v.value.value);
+    if (!ok) {
+      r.pass = false;
+      shown = &v;
+      break;
+    }
+    if (!shown || closeness(b, *v.value.value) > closeness(b, *shown->value.value)) shown = &v;
+  }
+  r.value = shown->value;
+  r.endpoint = shown->id;
+  return r;
+}
+
+}  // namespace
+
 void validate_expect_names(const Scenario& scenario) {
   for (const auto& b : scenario.expect) {
-    if (is_known_metric(b.metric)) continue;
+    const BoundSubject subject = parse_bound_subject(b.metric, b.where, b.metric);
+    if (is_known_metric(subject.metric)) {
+      if (subject.endpoints) require_per_endpoint_metric(subject.metric, b.where);
+      continue;
+    }
     std::string hint;
-    for (const auto& c : closest_names(b.metric, metric_names())) {
+    for (const auto& c : closest_names(subject.metric, metric_names())) {
       hint += (hint.empty() ? "" : ", ") + c;
     }
     throw InputError(b.where, b.metric,
@@ -27,11 +90,13 @@ std::vector<BoundResult> check_expect(const std::vector<ExpectBound>& bounds,
                                       const nlohmann::json& summary) {
   std::vector<BoundResult> out;
   for (const auto& b : bounds) {
-    BoundResult r{b, read_metric(summary, b.metric), false};
-    if (r.value.value) {
-      const double v = *r.value.value;
-      r.pass = (!b.min || v >= *b.min) && (!b.max || v <= *b.max);
+    const BoundSubject subject = parse_bound_subject(b.metric, b.where, b.metric);
+    if (subject.endpoints) {
+      out.push_back(check_per_endpoint(b, subject, summary));
+      continue;
     }
+    BoundResult r{b, read_metric(summary, b.metric), false, ""};
+    if (r.value.value) r.pass = within(b, *r.value.value);
     out.push_back(std::move(r));
   }
   return out;
@@ -51,6 +116,7 @@ nlohmann::json expect_results_json(const std::vector<BoundResult>& results) {
         {"max", r.bound.max ? nlohmann::json(*r.bound.max) : nlohmann::json(nullptr)},
         {"pass", r.pass}};
     if (!r.value.value) j["not_available"] = r.value.why_na;
+    if (!r.endpoint.empty()) j["endpoint"] = r.endpoint;
     out.push_back(std::move(j));
   }
   return out;
@@ -68,6 +134,7 @@ void print_expect_table(const std::vector<BoundResult>& results, std::ostream& o
   for (const auto& r : results) {
     const std::string value = r.value.value ? number_text(*r.value.value) : "n/a";
     std::string result = r.pass ? "pass" : "FAIL";
+    if (!r.endpoint.empty()) result += "  (endpoint " + r.endpoint + ")";
     if (!r.value.value) result += "  (n/a: " + r.value.why_na + ")";
     // A failure says why the bound is what it is, when the scenario says so.
     if (!r.pass && !r.bound.note.empty()) result += "  (" + r.bound.note + ")";

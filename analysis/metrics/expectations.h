@@ -3,6 +3,11 @@
 // A bound holds when the metric has a value and min <= value <= max (each side only when
 // given). A metric that is n/a in the run (an empty set, or not produced by this run: see
 // analysis/metrics/summary_metrics.h) fails its bound, with the reason.
+//
+// A key "METRIC for SELECTOR" bounds each endpoint the selector picks on its own numbers
+// (analysis/metrics/endpoint_selector.h): it holds when every picked endpoint's value does; the
+// result reports the first endpoint that fails (else the one nearest its bound), and a
+// selector that picks no endpoint of the run fails the bound, naming the run's services.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -22,6 +27,7 @@ struct BoundResult {
   ExpectBound bound;
   MetricValue value;
   bool pass = false;
+  std::string endpoint;  // with a selector: whose value `value` is ("" when none was picked)
 };
 
 std::vector<BoundResult> check_expect(const std::vector<ExpectBound>& bounds,

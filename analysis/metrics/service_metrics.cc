@@ -208,6 +208,7 @@ void ServiceMetrics::record_unstarted(Time now, const ActiveJob& job) {
   Record r;
   r.ordinal = job.ordinal;
   r.id = job.spec.id;
+  r.service_class = job.spec.service->service_class;
   r.start_delay_s = (now - job.spec.submit).seconds();
   r.slo_ms = job.spec.service->slo_ms;
   records_.push_back(std::move(r));
@@ -222,6 +223,7 @@ void ServiceMetrics::close(std::uint64_t ordinal, Time now) {
   Record r;
   r.ordinal = ordinal;
   r.id = it->second.id;
+  r.service_class = it->second.spec->service_class;
   r.started = true;
   r.start_delay_s = it->second.start_delay_s;
   r.slo_ms = it->second.spec->slo_ms;
@@ -311,6 +313,7 @@ nlohmann::json ServiceMetrics::metrics() const {
   nlohmann::json services = nlohmann::json::array();
   for (const Record& r : records_) {
     nlohmann::json s = {{"id", r.id}, {"started", r.started}, {"start_delay_s", r.start_delay_s}};
+    if (!r.service_class.empty()) s["class"] = r.service_class;
     s.update(counts_json(r.counts));
     s["latency_ms"] = latency_json(r.counts.served, r.p50_us, r.p95_us, r.p99_us, r.mean_us);
     s["slo_ms"] = r.slo_ms > 0 ? nlohmann::json(r.slo_ms) : nullptr;

@@ -89,6 +89,7 @@ class ServiceMetrics : public EngineObserver {
   struct Record {  // a service whose requests are all accounted for
     std::uint64_t ordinal = 0;
     std::string id;
+    std::string service_class;  // ServiceSpec::service_class
     bool started = false;
     double start_delay_s = 0;  // arrival to first start; unstarted: arrival to now
     double slo_ms = 0;

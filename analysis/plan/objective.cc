@@ -50,15 +50,49 @@ double share_of_arrived(const nlohmann::json& jobs, std::uint64_t count) {
   return arrived > 0 ? static_cast<double>(count) / static_cast<double>(arrived) : 0.0;
 }
 
+// A per-endpoint objective's check: every endpoint the selector picks must have a value within
+// the bound. Throws InputError when the run has no services or the selector picks none.
+ObjectiveCheck check_endpoints(const Objective& o, const nlohmann::json& summary) {
+  const std::vector<EndpointValue> values = endpoint_values(summary, o.metric, *o.endpoints);
+  if (values.empty()) {
+    throw InputError("--objective " + o.text(), o.metric,
+                     "'for " + o.endpoints->text() + "' picks no endpoint of this run");
+  }
+  ObjectiveCheck c{std::nan(""), true, o.limit, ""};
+  const EndpointValue* shown = nullptr;
+  auto meets = [&](double v) { return o.bound == Bound::kAtMost ? v <= o.limit : v >= o.limit; };
+  // Larger: nearer to missing.
+  auto closeness = [&](double v) { return o.bound == Bound::kAtMost ? v - o.limit : o.limit - v; };
+  for (const EndpointValue& v : values) {
+    if (!v.value.value || !meets(*v.value.value)) {
+      c.met = false;
+      shown = &v;
+      break;
+    }
+    if (!shown || closeness(*v.value.value) > closeness(*shown->value.value)) shown = &v;
+  }
+  c.value = shown->value.value ? *shown->value.value : std::nan("");
+  c.endpoint = shown->id;
+  return c;
+}
+
 }  // namespace
 
 std::string Objective::text() const {
   return metric + (bound == Bound::kAtMost ? "<=" : ">=") + format_limit(limit) +
-         (relative_to_exclusive ? "x exclusive" : "");
+         (relative_to_exclusive ? "x exclusive" : "") +
+         (endpoints ? " for " + endpoints->text() : "");
 }
 
-Objective parse_objective(const std::string& text) {
-  const std::string where = "--objective " + text;
+std::string Objective::subject() const {
+  return metric + (endpoints ? " for " + endpoints->text() : "");
+}
+
+Objective parse_objective(const std::string& full_text) {
+  const std::string where = "--objective " + full_text;
+  // "METRIC<=X for SELECTOR": the selector after the bound.
+  const BoundSubject split = parse_bound_subject(full_text, where, "");
+  const std::string& text = split.metric;
   const auto op = text.find_first_of("<>=");
   if (op == std::string::npos || op + 1 >= text.size() || text[op + 1] != '=' || text[op] == '=') {
     throw InputError(where, "",
@@ -121,7 +155,16 @@ Objective parse_objective(const std::string& text) {
       throw InputError(where, o.metric,
                        "factor " + number + " out of range (0, " + format_limit(kMaxFactor) + "]");
     }
+    if (split.endpoints) {
+      throw InputError(
+          where, o.metric,
+          "a per-endpoint bound is absolute: give a number, not a factor of " + baseline);
+    }
     return o;
+  }
+  if (split.endpoints) {
+    require_per_endpoint_metric(o.metric, where);
+    o.endpoints = split.endpoints;
   }
   if (o.limit < 0 || o.limit > max_limit(*info)) {
     throw InputError(
@@ -137,8 +180,11 @@ std::vector<Objective> plan_objectives(const std::vector<std::string>& texts, bo
   for (const auto& t : texts) {
     Objective o = parse_objective(t);
     for (const auto& prior : out) {
-      if (prior.metric == o.metric) {
-        throw InputError("--objective " + t, o.metric, "given twice (keep one bound per metric)");
+      if (prior.subject() == o.subject()) {
+        throw InputError("--objective " + t, o.metric,
+                         o.endpoints ? "given twice for " + o.endpoints->text() +
+                                           " (keep one bound per metric and selector)"
+                                     : "given twice (keep one bound per metric)");
       }
     }
     failed_given = failed_given || o.metric == "failed_share";
@@ -180,6 +226,13 @@ double objective_value(const Objective& objective, const nlohmann::json& summary
     value = share_of_arrived(jobs, jobs.at("failed").get<std::uint64_t>());
   } else if (name == "oom_kill_share") {
     value = share_of_arrived(jobs, m.at("failures").at("jobs_killed").get<std::uint64_t>());
+  } else if (objective.endpoints) {
+    if (!(m.contains("requests") && m["requests"].is_object())) {
+      throw InputError("--objective " + objective.text(), name,
+                       "the scenario has no inference services (its summary has no "
+                       "metrics.requests): per-endpoint objectives need services");
+    }
+    return check_endpoints(objective, summary).value;
   } else {
     if (needs_services(objective) && !(m.contains("requests") && m["requests"].is_object())) {
       throw InputError("--objective " + objective.text(), name,
@@ -205,12 +258,16 @@ double objective_value(const Objective& objective, const nlohmann::json& summary
 
 ObjectiveCheck check_objective(const Objective& objective, const nlohmann::json& summary,
                                double baseline) {
+  if (objective.endpoints) {
+    objective_value(objective, summary);  // the checks of the summary's shape
+    return check_endpoints(objective, summary);
+  }
   const double value = objective_value(objective, summary);
   const double bound =
       objective.relative_to_exclusive ? objective.limit * baseline : objective.limit;
   // NaN (no value, or no baseline) meets nothing: every comparison with it is false.
   const bool met = objective.bound == Bound::kAtMost ? value <= bound : value >= bound;
-  return {value, met, bound};
+  return {value, met, bound, ""};
 }
 
 std::string objective_help() {
@@ -222,6 +279,10 @@ std::string objective_help() {
       "failed_share (shares of arrived jobs).\n"
       "Relative to the exclusive answer (exclusive among --models): METRIC<=FACTORx exclusive, "
       "e.g. jct_s.p99<=1.2x exclusive.\n"
+      "Per endpoint: METRIC<=NUMBER for SELECTOR, SELECTOR an endpoint's id, a glob (llm-*) or "
+      "class:NAME (services' `class`): every endpoint it picks must meet the bound on its own, "
+      "e.g. requests.ttft_ms.p99<=1000 for llm-*, requests.tpot_ms.p99<=50 for class:chat, "
+      "requests.latency_ms.p99<=50 for vision-*; a metric once per selector.\n"
       "Always applied: rejected_jobs<=0, unfinished_jobs<=0 (queued or running when the run "
       "stopped), and failed_share<=0 unless given; and the JCT guard jct_s.p95<=1.1x exclusive "
       "unless a jct_s.p95 objective is given or --no-jct-guard (dropped, with a note, when "

@@ -27,6 +27,12 @@
 // The availability guard (with a request objective, unless a requests.start_delay_s.max
 //   objective is given): requests.start_delay_s.max<=60 s, since a service's requests count
 //   only from its first start, so a service waiting hours for a GPU would meet a latency target.
+// Per endpoint: METRIC<=NUMBER for SELECTOR (analysis/metrics/endpoint_selector.h: an id, a
+// glob such as llm-*, or class:NAME) holds when every endpoint the selector picks meets the
+// bound on its own numbers; e.g. requests.ttft_ms.p99<=1000 for llm-*. Only the request metrics
+// an endpoint reports alone take a selector, never a bound relative to exclusive. A metric may
+// be given once per selector (and once without). A selector that picks no endpoint of a run is
+// an InputError naming the objective.
 // A relative objective needs exclusive among the plan's models (its answer is the baseline, and
 // exclusive itself does not check it); the planner drops the guard, saying so, when exclusive
 // is not asked.
@@ -34,8 +40,11 @@
 
 #include <cmath>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "analysis/metrics/endpoint_selector.h"
 
 namespace gpumux {
 
@@ -48,9 +57,14 @@ struct Objective {
   bool implicit = false;  // added by the planner, not by the user
   // `limit` is a factor of the metric's value in the exclusive answer (METRIC<=1.1x exclusive).
   bool relative_to_exclusive = false;
+  // Each endpoint it picks must meet the bound (none: the pooled metric).
+  std::optional<EndpointSelector> endpoints = std::nullopt;
 
-  // "queueing_delay_s.p95<=60", "jct_s.p95<=1.1x exclusive", normalised.
+  // "queueing_delay_s.p95<=60", "jct_s.p95<=1.1x exclusive",
+  // "requests.ttft_ms.p99<=1000 for llm-*", normalised.
   std::string text() const;
+  // What it bounds: the metric, and " for SELECTOR" when it has one.
+  std::string subject() const;
 };
 
 struct ObjectiveCheck {
@@ -59,6 +73,9 @@ struct ObjectiveCheck {
   // The bound the value was held to: the limit, or for a relative objective factor x the
   // baseline (NaN when there is no baseline: exclusive met the objectives at no size).
   double bound = 0.0;
+  // Per endpoint: whose value `value` is (the first picked endpoint that misses, else the one
+  // nearest its bound).
+  std::string endpoint;
 };
 
 // The guard every plan applies unless turned off: jct_s.p95<=1.1x exclusive.

@@ -102,7 +102,7 @@ PlanSeedRun run_seed(const PlanBase& base, const PlanModelResult& model,
     const Objective& o = objectives[i];
     if (o.relative_to_exclusive && capabilities_of(model.model).savings_baseline) {
       // The baseline itself: its value is reported, the bound is its own.
-      run.checks.push_back({objective_value(o, report.summary), true, std::nan("")});
+      run.checks.push_back({objective_value(o, report.summary), true, std::nan(""), ""});
     } else {
       run.checks.push_back(check_objective(o, report.summary, baselines[i][seed_index]));
     }

@@ -41,7 +41,9 @@ std::string check_text(const Objective& o, const ObjectiveCheck& c) {
   // The baseline's own check of an objective relative to it (bound NaN, met).
   if (o.relative_to_exclusive && c.met && std::isnan(c.bound))
     return o.metric + " " + value + " baseline";
-  return o.metric + " " + value + (c.met ? " ok" : " FAIL");
+  // Per endpoint: whose value it is.
+  const std::string whose = c.endpoint.empty() ? "" : " (" + c.endpoint + ")";
+  return o.subject() + " " + value + whose + (c.met ? " ok" : " FAIL");
 }
 
 // A relative objective's bound over the seeds: "X" or "X..Y" (NaN: no exclusive answer).
@@ -105,6 +107,8 @@ nlohmann::json objectives_json(const PlanResult& r, const std::vector<ObjectiveC
     if (r.objectives[i].relative_to_exclusive) {
       objectives[r.objectives[i].text()]["bound"] = number_or_null(checks[i].bound);
     }
+    if (!checks[i].endpoint.empty())
+      objectives[r.objectives[i].text()]["endpoint"] = checks[i].endpoint;
   }
   return objectives;
 }
@@ -256,6 +260,7 @@ nlohmann::json plan_to_json(const PlanResult& r) {
                           {"bound", o.bound == Bound::kAtMost ? "<=" : ">="},
                           {"limit", o.limit},
                           {"implicit", o.implicit}});
+    if (o.endpoints) objectives.back()["endpoints"] = o.endpoints->text();
     if (o.relative_to_exclusive) {
       // limit is a factor of the exclusive answer's value (null: exclusive has no answer).
       objectives.back()["relative_to"] = savings_baseline_model();

@@ -51,6 +51,9 @@ struct ServiceSpec {
   // An LLM endpoint (token-level engine, sim/llm/llm_replica.h); null for a plain service. Its
   // load replaces the arrival fields above, and service_ms and max_batch do not apply.
   std::shared_ptr<const LlmEndpointSpec> llm;
+  // The endpoint's class (services.by_id / services.default `class`), which per-endpoint bounds
+  // and objectives select by (`for class:NAME`); empty: none.
+  std::string service_class;
 
   // A request's GPU burst alone (what another context on a time-sliced or MPS GPU sees of it).
   double request_gpu_burst_us() const { return batch_work_us(1) * gpu_busy_share; }

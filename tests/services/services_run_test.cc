@@ -105,8 +105,7 @@ TEST(ServicesRun, MigNeighbourInAnotherInstanceChangesNothing) {
 // departure (mean 11.3 against 12.0 ms).
 TEST(ServicesRun, AnalyticModeAgreesWithRequestLevelThroughNeighbours) {
   const auto request = shared_run(R"({"model": "mps"})");
-  const auto analytic =
-      shared_run(R"({"model": "mps"})", R"(, "services": {"mode": "analytic"})");
+  const auto analytic = shared_run(R"({"model": "mps"})", R"(, "services": {"mode": "analytic"})");
   const auto& q = request["metrics"]["requests"];
   const auto& a = analytic["metrics"]["requests"];
   EXPECT_EQ(a["mode"], "analytic");
@@ -143,8 +142,8 @@ TEST(ServicesRun, FluidTimeSlicingStretchesRequestsByTheRate) {
   const std::string fluid = R"(, "services": {"time_slicing": "fluid"})";
   const auto slices = shared_run(R"({"model": "timeslice"})");
   const auto stretched = shared_run(R"({"model": "timeslice"})", fluid);
-  const auto analytic = shared_run(R"({"model": "timeslice"})",
-                                   R"(, "services": {"mode": "analytic"})");
+  const auto analytic =
+      shared_run(R"({"model": "timeslice"})", R"(, "services": {"mode": "analytic"})");
   const auto& f = stretched["metrics"]["requests"];
   EXPECT_NE(f["latency_ms"].dump(), slices["metrics"]["requests"]["latency_ms"].dump());
   EXPECT_NEAR(analytic["metrics"]["requests"]["latency_ms"]["mean"].get<double>() /
@@ -303,6 +302,55 @@ TEST(ServicesRun, UnfinishedAtTheTimeLimit) {
   EXPECT_GT(rq["unfinished"].get<double>(), 3000);
   EXPECT_EQ(rq["count"].get<std::int64_t>(),
             rq["served"].get<std::int64_t>() + rq["unfinished"].get<std::int64_t>());
+  testing::fs::remove_all(dir);
+}
+
+// A service's `class` (services.by_id, else services.default) is its row's in summary.json, and
+// `expect` bounds select endpoints by it: each endpoint held to the bound on its own numbers.
+TEST(ServicesRun, ClassesSelectEndpointsForPerEndpointBounds) {
+  const std::string trace = std::string(kHeader) +
+                            "chat-a,0,1,600,0.4,4000,inference,,20,10,\n"
+                            "chat-b,0,1,600,0.4,4000,inference,,20,10,\n"
+                            "vision,0,1,600,0.4,4000,inference,,200,2,\n";
+  const std::string services = R"(, "services": {"default": {"class": "chat"},
+      "by_id": {"vision": {"class": "vision"}}},
+    "expect": {"requests.latency_ms.p99 for class:chat": {"max": 100},
+               "requests.latency_ms.p99 for class:vision": {"max": 20},
+               "requests.latency_ms.p99 for chat-?": {"min": 10}})";
+  const auto dir = write_case(
+      "classes",
+      {{"trace.csv", trace},
+       {"scenario.json", scenario_json("A100-40GB", 3, R"({"model": "exclusive"})", services)}});
+  const auto summary = run_case(dir);
+  testing::fs::remove_all(dir);
+  const auto& rows = summary["metrics"]["requests"]["services"];
+  ASSERT_EQ(rows.size(), 3u);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row["class"], row["id"] == "vision" ? "vision" : "chat") << row["id"];
+  }
+  // Alone on its GPU, a 2 ms vision request at 200/s (rho 0.4) stays under 20 ms at p99,
+  // and a 10 ms chat request at 20/s stays under 100 ms; none of the chat ones goes below 10.
+  const auto& expect = summary["expect"];
+  ASSERT_EQ(expect.size(), 3u);
+  for (const auto& b : expect) {
+    EXPECT_TRUE(b["pass"].get<bool>()) << b.dump();
+    EXPECT_TRUE(b.contains("endpoint")) << b.dump();
+  }
+  EXPECT_EQ(summary["scenario"]["services"]["default"]["class"], "chat");
+}
+
+TEST(ServicesRun, AClassIsOneWord) {
+  const auto dir = write_case(
+      "bad-class",
+      {{"trace.csv", std::string(kHeader) + "svc,0,1,600,0.4,4000,inference,,20,10,\n"},
+       {"scenario.json", scenario_json("A100-40GB", 1, R"({"model": "exclusive"})",
+                                       R"(, "services": {"default": {"class": "a b"}})")}});
+  try {
+    run_case(dir);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/services/default/class"), std::string::npos) << e.what();
+  }
   testing::fs::remove_all(dir);
 }
 
