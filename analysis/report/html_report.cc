@@ -11,6 +11,7 @@
 #include "analysis/output/xml_text.h"
 #include "analysis/report/bar_chart.h"
 #include "analysis/report/plan_charts.h"
+#include "analysis/report/endpoint_section.h"
 #include "analysis/report/queue_reason_section.h"
 #include "analysis/report/report_charts.h"
 #include "analysis/report/report_inputs.h"
@@ -530,6 +531,7 @@ ReportPage build_report_page(const ReportInputs& inputs) {
       return metrics.contains("requests") && metrics["requests"].contains("ttft_ms");
     });
     if (any_llm) metric_table(page, variants, kLlmMetrics);
+    page << endpoint_section(variants);
   } else {
     page << "<p class=\"note\">No inference services in these runs.</p>\n";
   }

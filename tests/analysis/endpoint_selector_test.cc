@@ -13,6 +13,7 @@
 #include "analysis/compare/compare_metrics.h"
 #include "analysis/metrics/expectations.h"
 #include "analysis/plan/objective.h"
+#include "analysis/report/endpoint_section.h"
 #include "sim/base/input_error.h"
 
 namespace gpumux {
@@ -255,6 +256,28 @@ TEST(CompareEndpointRows, OneRowPerEndpointMetricNamedInTheSelectorGrammar) {
   one["metrics"]["requests"]["services"].erase(1);
   one["metrics"]["requests"]["services"].erase(1);
   EXPECT_TRUE(endpoint_rows(one).empty());
+}
+
+// The report lists each endpoint on its own numbers, per variant; a variant without an
+// endpoint shows "-", and a run of one service has no such table.
+TEST(EndpointSection, OneRowPerEndpointMetricAndVariant) {
+  ReportVariant a{"mps", {}};
+  a.runs.emplace_back();
+  a.runs.back().summary = summary();
+  ReportVariant b{"timeslice", {}};
+  b.runs.emplace_back();
+  b.runs.back().summary = summary();
+  b.runs.back().summary["metrics"]["requests"]["services"].erase(2);  // no vision-a
+  const std::string html = endpoint_section({a, b});
+  EXPECT_THAT(html, HasSubstr("<th>llm-chat-2</th><td>chat</td><td>TTFT p99 (ms)</td><td>1200</td>"
+                              "<td>1200</td>"));
+  EXPECT_THAT(html, HasSubstr("<th>vision-a</th><td></td><td>latency p99 (ms)</td><td>40</td>"
+                              "<td>-</td>"));
+  ReportVariant one{"exclusive", {}};
+  one.runs.emplace_back();
+  one.runs.back().summary = json::parse(
+      R"({"metrics": {"requests": {"services": [{"id": "svc", "latency_ms": {"p99": 3}}]}}})");
+  EXPECT_EQ(endpoint_section({one}), "");
 }
 
 }  // namespace
