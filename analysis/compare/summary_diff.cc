@@ -1,15 +1,18 @@
 #include "analysis/compare/summary_diff.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
 #include <set>
 
+#include "analysis/metrics/metric_catalogue.h"
 #include "analysis/metrics/summary_metrics.h"
 #include "analysis/output/number_text.h"
 #include "sim/base/closest_names.h"
+#include "sim/base/glob_match.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
 #include "sim/base/terminal_text.h"
@@ -97,15 +100,61 @@ DiffTolerances parse_diff_tolerances(const std::vector<std::string>& args) {
   return t;
 }
 
+const char* change_name(DiffChange change) {
+  switch (change) {
+    case DiffChange::kWorse:
+      return "worse";
+    case DiffChange::kBetter:
+      return "better";
+    case DiffChange::kUnjudged:
+      break;
+  }
+  return "unjudged";
+}
+
+const char* fail_on_name(FailOn fail_on) { return fail_on == FailOn::kWorse ? "worse" : "any"; }
+
+bool SummaryDiff::fails(const MetricDiff& m) const {
+  return m.differs && (fail_on == FailOn::kAny || m.change != DiffChange::kBetter);
+}
+
+std::size_t SummaryDiff::failing() const {
+  return static_cast<std::size_t>(std::count_if(
+      metrics.begin(), metrics.end(), [this](const MetricDiff& m) { return fails(m); }));
+}
+
+void check_ignore_patterns(const std::vector<std::string>& patterns) {
+  for (const std::string& p : patterns) {
+    const std::string where = "--ignore " + p;
+    if (p.empty()) throw InputError(where, "ignore", "an empty pattern ignores nothing");
+    const bool any = std::any_of(metric_names().begin(), metric_names().end(),
+                                 [&](const std::string& name) { return glob_match(p, name); });
+    if (!any) {
+      const auto close = closest_names(p, metric_names());
+      throw InputError(where, p,
+                       "matches no metric (gpumux metrics lists them; `*` any run, `?` one "
+                       "character)" +
+                           (close.empty() ? std::string() : "; closest: " + join_names(close)));
+    }
+  }
+}
+
 std::size_t SummaryDiff::differing() const {
   return static_cast<std::size_t>(
       std::count_if(metrics.begin(), metrics.end(), [](const MetricDiff& m) { return m.differs; }));
 }
 
 SummaryDiff diff_summaries(const nlohmann::json& a, const nlohmann::json& b,
-                           const DiffTolerances& tolerances) {
+                           const DiffTolerances& tolerances, const std::vector<std::string>& ignore,
+                           FailOn fail_on) {
   SummaryDiff diff;
+  diff.fail_on = fail_on;
   for (const auto& name : summary_metric_names(a, b)) {
+    if (std::any_of(ignore.begin(), ignore.end(),
+                    [&](const std::string& p) { return glob_match(p, name); })) {
+      if (read_metric(a, name).value || read_metric(b, name).value) ++diff.ignored;
+      continue;
+    }
     MetricDiff m;
     m.metric = name;
     m.a = read_metric(a, name).value;
@@ -116,6 +165,12 @@ SummaryDiff diff_summaries(const nlohmann::json& a, const nlohmann::json& b,
       const double scale = std::max(std::fabs(*m.a), std::fabs(*m.b));
       m.relative = scale == 0 ? 0.0 : std::fabs(*m.a - *m.b) / scale;
       m.differs = m.relative > m.tolerance;
+      const MetricInfo* info = metric_catalogue().find(name);
+      const Better better = info ? info->better : Better::kNeither;
+      if (m.differs && better != Better::kNeither) {
+        const bool higher = *m.b > *m.a;
+        m.change = higher == (better == Better::kHigher) ? DiffChange::kBetter : DiffChange::kWorse;
+      }
     } else {
       m.differs = true;  // a value against n/a: no tolerance covers it
     }
@@ -125,29 +180,36 @@ SummaryDiff diff_summaries(const nlohmann::json& a, const nlohmann::json& b,
 }
 
 void print_diff_table(const SummaryDiff& diff, std::ostream& out) {
-  std::vector<std::array<std::string, 5>> rows;
+  std::vector<std::array<std::string, 6>> rows;
   for (const auto& m : diff.metrics) {
     if (!m.differs) continue;
     rows.push_back({terminal_text(m.metric), value_text(m.a), value_text(m.b),
-                    m.a && m.b ? number_text(m.relative) : "n/a", number_text(m.tolerance)});
+                    m.a && m.b ? number_text(m.relative) : "n/a", number_text(m.tolerance),
+                    change_name(m.change)});
   }
   if (!rows.empty()) {
-    rows.insert(rows.begin(), {"metric", "A", "B", "rel. diff", "tolerance"});
-    std::array<std::size_t, 5> width{};
+    rows.insert(rows.begin(), {"metric", "A", "B", "rel. diff", "tolerance", "change"});
+    std::array<std::size_t, 6> width{};
     for (const auto& r : rows) {
-      for (std::size_t i = 0; i < 5; ++i) width[i] = std::max(width[i], r[i].size());
+      for (std::size_t i = 0; i < 6; ++i) width[i] = std::max(width[i], r[i].size());
     }
     for (const auto& r : rows) {
       out << "  " << std::left << std::setw(static_cast<int>(width[0])) << r[0] << std::right;
       for (std::size_t i = 1; i < 5; ++i) out << "  " << std::setw(static_cast<int>(width[i])) << r[i];
-      out << "\n";
+      out << "  " << r[5] << "\n";
     }
   }
   const std::size_t n = diff.metrics.size();
+  const std::string ignored =
+      diff.ignored > 0 ? " (" + std::to_string(diff.ignored) + " ignored)" : "";
   if (diff.differing() == 0) {
-    out << "diff: all " << n << " metrics within tolerance\n";
+    out << "diff: all " << n << " metrics within tolerance" << ignored << "\n";
   } else {
-    out << "diff: " << diff.differing() << " of " << n << " metrics differ beyond tolerance\n";
+    out << "diff: " << diff.differing() << " of " << n << " metrics differ beyond tolerance";
+    if (diff.fail_on == FailOn::kWorse) {
+      out << ", " << diff.failing() << " not better (--fail-on worse)";
+    }
+    out << ignored << "\n";
   }
 }
 
@@ -160,10 +222,14 @@ nlohmann::json diff_to_json(const SummaryDiff& diff) {
                            {"a", value(m.a)},
                            {"b", value(m.b)},
                            {"relative_difference", m.a && m.b ? nlohmann::json(m.relative) : nullptr},
-                           {"tolerance", m.tolerance}});
+                           {"tolerance", m.tolerance},
+                           {"change", change_name(m.change)}});
   }
   return {{"same", diff.differing() == 0},
           {"compared", diff.metrics.size()},
+          {"ignored", diff.ignored},
+          {"fail_on", fail_on_name(diff.fail_on)},
+          {"failing", diff.failing()},
           {"differences", std::move(differences)}};
 }
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/metrics/metric_catalogue.h"
+#include "sim/base/glob_match.h"
 #include "sim/base/input_error.h"
 
 namespace gpumux {
@@ -42,27 +43,6 @@ constexpr std::string_view kRowRoots[] = {"count",
                                           "peak_batch",
                                           "kv_cache_use"};
 
-// `*` any run of characters, `?` any one.
-bool glob_matches(std::string_view pattern, std::string_view text) {
-  std::size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p;
-      ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      resume = t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      t = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
-
 // The value at `path` (dotted) below `row`, or null when a step is missing.
 const nlohmann::json* at_path(const nlohmann::json& row, std::string_view path) {
   const nlohmann::json* node = &row;
@@ -87,7 +67,7 @@ bool EndpointSelector::selects(std::string_view id, std::string_view service_cla
     case Kind::kName:
       return id == pattern;
     case Kind::kGlob:
-      return glob_matches(pattern, id);
+      return glob_match(pattern, id);
     case Kind::kClass:
       return !service_class.empty() && service_class == pattern;
   }

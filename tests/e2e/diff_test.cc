@@ -13,8 +13,8 @@ using testing::run_cli;
 // A summary.json holding a few metrics (the others are n/a in both, hence not compared).
 std::string summary(double finished, double p95, const std::string& extra = "") {
   return R"({"scenario": {"name": "s"}, "metrics": {"jobs": {"finished": )" +
-         std::to_string(finished) + R"(, "rejected": 0}, "jct_s": {"p95": )" +
-         std::to_string(p95) + ", \"mean\": null}" + extra + "}}";
+         std::to_string(finished) + R"(, "rejected": 0}, "jct_s": {"p95": )" + std::to_string(p95) +
+         ", \"mean\": null}" + extra + "}}";
 }
 
 struct Pair {
@@ -67,8 +67,7 @@ TEST(Diff, TolerancesByMetricGroupAndDefault) {
             0);
   EXPECT_EQ(run_cli({"diff", p.a, p.b, "--tolerance", "*=0.01"}).code, 0);
   // A group (every jct_s.*) and the more specific name winning over the default.
-  EXPECT_EQ(run_cli({"diff", p.a, p.b, "--tolerance", "*=0.01", "--tolerance", "jct_s=0.001"})
-                .code,
+  EXPECT_EQ(run_cli({"diff", p.a, p.b, "--tolerance", "*=0.01", "--tolerance", "jct_s=0.001"}).code,
             3);
   EXPECT_EQ(run_cli({"diff", p.a, p.b, "--tolerance", "*=0.001", "--tolerance", "jct_s=0.01",
                      "--tolerance", "jobs=0.01"})
@@ -89,8 +88,7 @@ TEST(Diff, RealRunsOfTheSameScenarioAreTheSame) {
   const auto q = (testing::source_dir() / "scenarios/examples/quickstart.json").string();
   ASSERT_EQ(run_cli({"run", q, "--out", (dir / "a").string(), "--quiet"}).code, 0);
   ASSERT_EQ(run_cli({"run", q, "--out", (dir / "b").string(), "--quiet"}).code, 0);
-  ASSERT_EQ(
-      run_cli({"run", q, "--out", (dir / "c").string(), "--quiet", "--seed", "7"}).code, 0);
+  ASSERT_EQ(run_cli({"run", q, "--out", (dir / "c").string(), "--quiet", "--seed", "7"}).code, 0);
   EXPECT_EQ(run_cli({"diff", (dir / "a").string(), (dir / "b").string()}).code, 0);
   EXPECT_EQ(run_cli({"diff", (dir / "a").string(), (dir / "c").string()}).code, 3);
 }
@@ -123,6 +121,47 @@ TEST(Diff, IsListedAndItsHelpTeaches) {
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("--tolerance"), std::string::npos);
   EXPECT_NE(r.out.find("Exit codes"), std::string::npos);
+}
+
+// --fail-on worse judges each difference by the metric's direction: JCT p95 lower is better, so
+// 1000 -> 900 passes the gate and 1000 -> 1010 fails it; a count of jobs has no direction and
+// fails it either way.
+TEST(Diff, FailOnWorseLetsImprovementsThrough) {
+  const auto better = write_pair("better", summary(100, 1000), summary(100, 900));
+  const auto any = run_cli({"diff", better.a, better.b});
+  EXPECT_EQ(any.code, 3) << "the default fails on any difference";
+  EXPECT_NE(any.out.find("better"), std::string::npos) << any.out;
+  const auto gate = run_cli({"diff", better.a, better.b, "--fail-on", "worse"});
+  EXPECT_EQ(gate.code, 0) << gate.out;
+  EXPECT_NE(gate.out.find("1 of 3 metrics differ beyond tolerance, 0 not better (--fail-on worse)"),
+            std::string::npos)
+      << gate.out;
+  const auto worse = write_pair("worse", summary(100, 1000), summary(100, 1010));
+  const auto w = run_cli({"diff", worse.a, worse.b, "--fail-on", "worse", "--format", "json"});
+  EXPECT_EQ(w.code, 3);
+  const auto doc = nlohmann::json::parse(w.out);
+  EXPECT_EQ(doc["differences"][0]["change"], "worse");
+  EXPECT_EQ(doc["fail_on"], "worse");
+  EXPECT_EQ(doc["failing"], 1);
+  const auto count = write_pair("count", summary(100, 1000), summary(99, 1000));
+  const auto c = run_cli({"diff", count.a, count.b, "--fail-on", "worse"});
+  EXPECT_EQ(c.code, 3) << "a count has no direction: unjudged fails the gate";
+  EXPECT_NE(c.out.find("unjudged"), std::string::npos) << c.out;
+  EXPECT_EQ(run_cli({"diff", count.a, count.b, "--fail-on", "best"}).code, 2);
+}
+
+TEST(Diff, IgnoredMetricsAreNotComparedAndAPatternMustMatchSome) {
+  const auto p = write_pair("ignore", summary(100, 1000), summary(100, 1010));
+  const auto r = run_cli({"diff", p.a, p.b, "--ignore", "jct_s.*"});
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out, "diff: all 2 metrics within tolerance (1 ignored)\n");
+  EXPECT_EQ(run_cli({"diff", p.a, p.b, "--ignore", "jct_s.p9?"}).code, 0);
+  EXPECT_EQ(run_cli({"diff", p.a, p.b, "--ignore", "jobs.*"}).code, 3);
+  const auto bad = run_cli({"diff", p.a, p.b, "--ignore", "jct.p95"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_NE(bad.err.find("--ignore jct.p95"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("matches no metric"), std::string::npos) << bad.err;
 }
 
 }  // namespace
