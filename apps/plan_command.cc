@@ -260,7 +260,8 @@ void configure_plan_command(CLI::App& plan, CommandContext& ctx) {
                   "MIG layouts searched for mig and its hybrids: generated (default: the "
                   "scenario's, one per MIG profile filled, and half the GPUs whole), scenario "
                   "(its own only), or layouts separated by ';', profiles joined by '+' (e.g. "
-                  "'7g.80gb;3g.40gb+3g.40gb'; whole = MIG off)");
+                  "'7g.80gb;3g.40gb+3g.40gb'; whole = MIG off; as plan prints them too: "
+                  "'3x 2g.20gb + 1g.20gb')");
   plan.add_option("--placements", a->placements,
                   "placement policies to search, comma-separated (default: the scenario's and "
                   "spread); each model's answer is the smallest cluster over them, and the "

@@ -20,6 +20,9 @@ namespace {
 // candidate replaces them all and keeps every other parameter (strategy, sizing, inner, ...).
 constexpr const char* kLayoutKeys[] = {"layout", "mig_parted", "config", "layouts", "repartition"};
 
+// The most instances of one profile a GPU holds (7 on every MIG device so far), with room.
+constexpr std::size_t kMaxInstancesPerProfile = 8;
+
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t");
   if (b == std::string::npos) return "";
@@ -210,15 +213,32 @@ MigLayoutRequest parse_mig_layouts_option(const std::string& text) {
   for (const std::string& layout : split(t, ';')) {
     std::vector<std::string> names;
     if (layout != "whole") {
-      for (const std::string& name : split(layout, '+')) {
-        if (name.empty()) names.clear();
-        if (name.empty()) break;
-        names.push_back(name);
+      for (const std::string& part : split(layout, '+')) {
+        // "3x 2g.20gb": three instances, as plan prints a layout.
+        std::size_t copies = 1;
+        std::string name = part;
+        const std::size_t x = part.find('x');
+        if (x > 0 && x != std::string::npos &&
+            part.find_first_not_of("0123456789") == x) {
+          copies = std::stoul(part.substr(0, std::min<std::size_t>(x, 3)));
+          name = trim(part.substr(x + 1));
+          if (copies < 1 || copies > kMaxInstancesPerProfile || name.empty()) {
+            throw InputError("--mig-layouts " + text, "mig-layouts",
+                             "'" + part + "': a count of instances is 1 to " +
+                                 std::to_string(kMaxInstancesPerProfile) + ", then a profile name");
+          }
+        }
+        if (name.empty()) {
+          names.clear();
+          break;
+        }
+        names.insert(names.end(), copies, name);
       }
       if (names.empty()) {
         throw InputError("--mig-layouts " + text, "mig-layouts",
                          "expected scenario, generated, or layouts separated by ';', each MIG "
-                         "profile names joined by '+' (or whole), e.g. 7g.80gb;3g.40gb+3g.40gb");
+                         "profile names joined by '+' (NxNAME for N of one, as plan prints "
+                         "them; or whole), e.g. 7g.80gb;3g.40gb+3g.40gb;3x 2g.20gb + 1g.20gb");
       }
     }
     r.list.push_back(std::move(names));

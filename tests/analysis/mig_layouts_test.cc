@@ -59,5 +59,19 @@ TEST(MigLayouts, OtherModesAndModels) {
   }
 }
 
+// The notation plan prints a layout in ("3x 2g.20gb + 1g.20gb") is one --mig-layouts takes.
+TEST(MigLayouts, TheOptionTakesTheNotationPlanPrints) {
+  const MigLayoutRequest r = parse_mig_layouts_option("3x 2g.20gb + 1g.20gb; 2x3g.40gb; whole");
+  ASSERT_EQ(r.list.size(), 3u);
+  EXPECT_EQ(r.list[0], (std::vector<std::string>{"2g.20gb", "2g.20gb", "2g.20gb", "1g.20gb"}));
+  EXPECT_EQ(r.list[1], (std::vector<std::string>{"3g.40gb", "3g.40gb"}));
+  EXPECT_TRUE(r.list[2].empty());
+  const auto printed = mig_layout_candidates("mig", kExample, ".", a100_nodes(8), r);
+  EXPECT_EQ(printed[0].name, "3x 2g.20gb + 1g.20gb") << "read back as printed";
+  for (const char* bad : {"0x 1g.10gb", "9x 1g.10gb", "2x", "2x +1g.10gb"}) {
+    EXPECT_THROW(parse_mig_layouts_option(bad), InputError) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace gpumux
