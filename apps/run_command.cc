@@ -54,6 +54,9 @@ int run_run(const RunArgs& a, std::ostream& out, std::ostream& err) {
   if (const std::string warning = excluded_jobs_warning(report.summary); !warning.empty()) {
     err << warning << "\n";
   }
+  if (const std::string note = services_override_note(report.summary); !note.empty()) {
+    err << note << "\n";
+  }
   if (!a.quiet) {
     err << "[gpumux] " << report.engine.events << " events in " << report.wall_seconds
         << " s wall time\n";

@@ -381,6 +381,29 @@ void apply_llm_endpoint(JobSpec& job, const LlmEndpointSpec& llm) {
 
 }  // namespace
 
+void ServiceAssigningSource::count_overrides(const ServiceSpec& row, const ServiceFields* by_id) {
+  if (!config_.defaults) return;
+  const ServiceSpec& d = *config_.defaults->spec;
+  const ServiceSpec* id = by_id ? by_id->spec.get() : nullptr;
+  // A row's value counts where the default has one and by_id (which wins over both) has none.
+  auto count = [&](const char* field, double ServiceSpec::*f) {
+    if (!std::isnan(row.*f) && !std::isnan(d.*f) && !(id && !std::isnan(id->*f))) {
+      ++defaults_overridden_[field];
+    }
+  };
+  count("service_ms", &ServiceSpec::service_ms);
+  count("slo_ms", &ServiceSpec::slo_ms);
+  count("timeout_ms", &ServiceSpec::timeout_ms);
+  count("batch_cost", &ServiceSpec::batch_cost);
+  if (row.max_batch > 0 && d.max_batch > 0 && !(id && id->max_batch > 0)) {
+    ++defaults_overridden_["max_batch"];
+  }
+  if (!std::isnan(row.rate_per_s) && config_.defaults->arrival_given &&
+      !(by_id && by_id->arrival_given)) {
+    ++defaults_overridden_["request_rate_per_s"];
+  }
+}
+
 bool ServiceAssigningSource::next(JobSpec& job) {
   // Sources other than the native ones never touch `service`: clear what a recycled job slot
   // left there, so that a non-null value after next() is always this row's columns.
@@ -406,6 +429,7 @@ bool ServiceAssigningSource::next(JobSpec& job) {
     }
     return true;
   }
+  if (job.service) count_overrides(*job.service, by_id);
   job.service = resolve(job, job.service.get(), by_id);
   check_request_budget(job);
   if (job.service->llm) apply_llm_endpoint(job, *job.service->llm);

@@ -68,8 +68,17 @@ class ServiceAssigningSource : public JobSource {
   ServiceAssigningSource(JobSource& inner, const ServicesConfig& config, std::string trace_label);
   bool next(JobSpec& job) override;
   std::uint64_t skipped_rows() const override { return inner_.skipped_rows(); }
+  // Per field, the services whose trace column replaced a value services.default gives (the
+  // documented precedence: by_id, the row's columns, default), so that the run says so instead
+  // of letting the default lose in silence. Empty when none did.
+  const std::map<std::string, std::uint64_t>& defaults_overridden() const {
+    return defaults_overridden_;
+  }
 
  private:
+  // Counts the fields of `row` (the trace's columns) that replace a services.default value.
+  void count_overrides(const ServiceSpec& row, const ServiceFields* by_id);
+
   std::shared_ptr<const ServiceSpec> resolve(const JobSpec& job, const ServiceSpec* row,
                                              const ServiceFields* by_id) const;
   // An engine that simulates each request: refuses a service that expects more requests in its
@@ -80,6 +89,7 @@ class ServiceAssigningSource : public JobSource {
   const ServicesConfig& config_;
   std::string trace_label_;
   std::shared_ptr<const ServiceSpec> default_spec_;  // `default` completed, shared by many jobs
+  std::map<std::string, std::uint64_t> defaults_overridden_;
 };
 
 }  // namespace gpumux

@@ -87,6 +87,19 @@ std::string excluded_jobs_warning(const nlohmann::json& summary) {
          " unfinished (metrics.<distribution>.excluded in summary.json; jobs.csv has each)";
 }
 
+std::string services_override_note(const nlohmann::json& summary) {
+  const auto at = nlohmann::json::json_pointer("/trace/services_default_overridden");
+  if (!summary.contains(at) || !summary.at(at).is_object() || summary.at(at).empty()) return "";
+  std::string fields;
+  for (const auto& [field, n] : summary.at(at).items()) {
+    fields += (fields.empty() ? "" : ", ") + field + " (" + std::to_string(n.get<std::uint64_t>()) +
+              (n.get<std::uint64_t>() == 1 ? " service)" : " services)");
+  }
+  return "note: the trace's columns replaced services.default for " + fields +
+         ": a trace column wins over services.default (services.by_id wins over both; "
+         "summary.json trace.services_default_overridden)";
+}
+
 void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& out) {
   const auto& m = r.summary["metrics"];
   const auto& sc = r.summary["scenario"];

@@ -16,6 +16,9 @@ namespace gpumux {
 // `gpumux run` prints it on stderr, even with --quiet: a latency target met by the jobs that
 // finished says nothing about those that did not.
 std::string excluded_jobs_warning(const nlohmann::json& summary);
+// "note: ..." when trace columns replaced services.default values (summary.json
+// trace.services_default_overridden), naming each field and how many services; "" otherwise.
+std::string services_override_note(const nlohmann::json& summary);
 
 // The human-readable summary printed by `gpumux run` (`--format table`); null values (empty
 // sets) print as n/a. The `expect` bounds are not in it: print_expect_table prints them.

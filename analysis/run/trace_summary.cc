@@ -1,6 +1,7 @@
 #include "analysis/run/trace_summary.h"
 
 #include "analysis/run/workload_echo.h"
+#include "scenarios/service_config.h"
 #include "traces/transforms/filter_source.h"
 #include "traces/transforms/inflation_source.h"
 #include "traces/transforms/resample_source.h"
@@ -46,6 +47,11 @@ nlohmann::json trace_summary_json(const Scenario& scenario, const TracePipeline&
   }
   // Runs without a filter keep their summary exactly as before: no `filtered_out` key.
   if (filtered) trace_json["filtered_out"] = filtered->summary();
+  // Runs where no trace column replaced a services.default value keep their summary as before.
+  if (const auto* services = pipeline.stage<ServiceAssigningSource>();
+      services && !services->defaults_overridden().empty()) {
+    trace_json["services_default_overridden"] = services->defaults_overridden();
+  }
   if (const auto* resampled = pipeline.stage<ResamplingSource>()) {
     trace_json["resample"] = {
         {"method", std::string(resample_method_name(scenario.trace.resample))},

@@ -2,6 +2,7 @@
 // time-slicing interference, analytic vs request-level, determinism.
 #include <gtest/gtest.h>
 
+#include "analysis/run/summary_table.h"
 #include "sim/base/input_error.h"
 #include "tests/services/services_support.h"
 #include "tests/traces/test_files.h"
@@ -352,6 +353,34 @@ TEST(ServicesRun, AClassIsOneWord) {
     EXPECT_NE(std::string(e.what()).find("/services/default/class"), std::string::npos) << e.what();
   }
   testing::fs::remove_all(dir);
+}
+
+// A trace column wins over services.default (documented precedence), and the run says so: the
+// summary counts, per field, the services whose column replaced the default's value.
+TEST(ServicesRun, ATraceColumnReplacingADefaultIsCountedAndNoted) {
+  const std::string trace = std::string(kHeader) +
+                            "a,0,1,600,0.4,4000,inference,,20,10,\n"
+                            "b,0,1,600,0.4,4000,inference,,20,,\n"
+                            "c,0,1,600,0.4,4000,inference,,20,12,\n";
+  const std::string services =
+      R"(, "services": {"default": {"service_ms": 5, "slo_ms": 50},
+                        "by_id": {"c": {"service_ms": 8}}})";
+  const auto dir = write_case(
+      "override", {{"trace.csv", trace},
+                   {"scenario.json",
+                    scenario_json("A100-40GB", 3, R"({"model": "exclusive"})", services)}});
+  const auto summary = run_case(dir);
+  testing::fs::remove_all(dir);
+  // a's column replaced the default's 5 ms; b has no column; c's by_id wins over both. Every
+  // row's request rate is a column, but the default gives none.
+  const auto& over = summary["trace"]["services_default_overridden"];
+  EXPECT_EQ(over, nlohmann::json({{"service_ms", 1}})) << over.dump();
+  const std::string note = services_override_note(summary);
+  EXPECT_NE(note.find("service_ms (1 service)"), std::string::npos) << note;
+  // Without a default, nothing is noted and the summary has no such key.
+  const auto plain = shared_run(R"({"model": "exclusive"})", "", false);
+  EXPECT_FALSE(plain["trace"].contains("services_default_overridden"));
+  EXPECT_EQ(services_override_note(plain), "");
 }
 
 }  // namespace
