@@ -7,6 +7,7 @@
 
 #include "analysis/compare/compare_fairness.h"
 #include "sim/base/atomic_file.h"
+#include "analysis/metrics/metric_catalogue.h"
 #include "analysis/stats/mean_interval.h"
 #include "analysis/output/number_text.h"
 #include "sim/base/terminal_text.h"
@@ -47,6 +48,14 @@ std::string compare_cell_text(const CompareMetric& metric, const CompareCell& ce
     return fixed_text(*cell.mean, metric.digits) + " " + std::string(kSameInEverySeedMark);
   }
   const int digits = metric.count ? 1 : metric.digits;
+  // An interval that leaves the metric's domain (a time below 0) is cut to it and printed as
+  // its ends: "12.0 [0.0, 30.5]".
+  const MetricDomain domain = metric_domain(metric.name);
+  const ClippedInterval ci = clip_interval(*cell.mean, *cell.half_width, domain.low, domain.high);
+  if (ci.clipped) {
+    return fixed_text(*cell.mean, digits) + " [" + fixed_text(ci.low, digits) + ", " +
+           fixed_text(ci.high, digits) + "]";
+  }
   return fixed_text(*cell.mean, digits) + " ± " + fixed_text(*cell.half_width, digits);
 }
 
@@ -68,11 +77,13 @@ void print_compare_table(const CompareResult& result, std::ostream& out) {
   for (const auto& m : result.metrics) label_width = std::max(label_width, columns(m.label));
   std::vector<std::vector<std::string>> cells(result.variants.size());
   std::vector<std::size_t> widths;
+  bool clipped = false;  // some cell shows an interval cut to its metric's domain
   for (std::size_t v = 0; v < result.variants.size(); ++v) {
     std::size_t w = columns(result.variants[v].model);
     for (std::size_t m = 0; m < result.metrics.size(); ++m) {
       cells[v].push_back(
           compare_cell_text(result.metrics[m], result.variants[v].cells[m], seeds, same));
+      clipped = clipped || (!cells[v].back().empty() && cells[v].back().back() == ']');
       w = std::max(w, columns(cells[v].back()));
     }
     widths.push_back(w);
@@ -104,6 +115,10 @@ void print_compare_table(const CompareResult& result, std::ostream& out) {
         << " of freedom, t = " << fixed_text(student_t_975(seeds - 1), 3)
         << ").\nn/a: an empty set (e.g. no finished job) in some seed; n/a (k/" << seeds
         << "): only k of the " << seeds << " seeds had a value.\n";
+    if (clipped) {
+      out << "mean [low, high]: the interval cut to the values the metric can take (a time or "
+             "count not below 0, a share not above 1).\n";
+    }
   }
   print_paired_table(result, out);
   const std::vector<std::string> warnings = compare_warnings(result);

@@ -1,6 +1,7 @@
 #include "analysis/metrics/metric_catalogue.h"
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "analysis/output/number_text.h"
@@ -463,14 +464,23 @@ std::vector<MetricInfo> build() {
 
 }  // namespace
 
-bool MetricInfo::matches(std::string_view name) const {
-  const std::string& pattern = this->name;
+bool MetricInfo::matches(std::string_view candidate) const {
+  const std::string& pattern = name;
   const auto star = pattern.find('*');
-  if (star == std::string::npos) return pattern == name;
+  if (star == std::string::npos) return pattern == candidate;
   const std::string_view prefix(pattern.data(), star);
   const std::string_view suffix(pattern.data() + star + 1, pattern.size() - star - 1);
-  return name.size() > prefix.size() + suffix.size() && name.substr(0, prefix.size()) == prefix &&
-         name.substr(name.size() - suffix.size()) == suffix;
+  return candidate.size() > prefix.size() + suffix.size() &&
+         candidate.substr(0, prefix.size()) == prefix &&
+         candidate.substr(candidate.size() - suffix.size()) == suffix;
+}
+
+MetricDomain metric_domain(const std::string& name) {
+  const std::size_t selector = name.find(" for ");
+  const MetricInfo* m = metric_catalogue().find(
+      selector == std::string::npos ? std::string_view(name) : std::string_view(name).substr(0, selector));
+  if (!m) return {-INFINITY, INFINITY};
+  return {0.0, m->unit == "share" ? 1.0 : INFINITY};
 }
 
 const Registry<MetricInfo>& metric_catalogue() {

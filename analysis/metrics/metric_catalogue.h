@@ -63,13 +63,21 @@ struct MetricInfo {
 
   // Whether `name` is this entry's: its name, where a `*` segment matches any one segment
   // (dots allowed).
-  bool matches(std::string_view name) const;
+  bool matches(std::string_view candidate) const;
 
   // Copies with the fields above set, for the catalogue's entries.
   MetricInfo in_tables(std::string table_label, int table_digits, bool is_count = false) const;
   MetricInfo null_means(std::string meaning) const;
   MetricInfo in_summary(int place, std::string line_label, SummaryLineText text) const;
 };
+
+// The values a metric can take: [0, 1] for a share, [0, inf) for every other metric of the
+// catalogue (times, counts, rates, ratios), (-inf, inf) for a name it does not know. A "METRIC
+// for SELECTOR" name (a per-endpoint row) takes its metric's.
+struct MetricDomain {
+  double low, high;
+};
+MetricDomain metric_domain(const std::string& name);
 
 // The catalogue, in summary order; derived metrics last. find(name): the entry `name` denotes
 // (MetricInfo::matches), or nullptr.

@@ -17,6 +17,7 @@ struct Bar {
   std::optional<double> low, high;  // the interval; absent (one seed): no error bar
   std::size_t n = 0;                // seeds with a value
   std::size_t color = 0;            // series_color(color): the variant's line colour
+  bool clipped = false;             // the interval was cut to the metric's domain
 };
 
 struct BarChartSpec {

@@ -11,6 +11,8 @@
 #include "analysis/output/xml_text.h"
 #include "analysis/report/bar_chart.h"
 #include "analysis/report/plan_charts.h"
+#include "analysis/metrics/metric_catalogue.h"
+#include "analysis/stats/mean_interval.h"
 #include "analysis/report/endpoint_section.h"
 #include "analysis/report/queue_reason_section.h"
 #include "analysis/report/report_charts.h"
@@ -162,8 +164,12 @@ void bar_charts(std::ostringstream& page, std::vector<ReportFigure>& figures, co
       }
       Bar bar{t.columns[v], c.mean, std::nullopt, std::nullopt, c.n, color};
       if (c.mean && c.half_width) {
-        bar.low = *c.mean - *c.half_width;
-        bar.high = *c.mean + *c.half_width;
+        // Cut to the metric's domain: a JCT's interval does not reach below 0.
+        const MetricDomain domain = metric_domain(t.metric_names[m]);
+        const ClippedInterval ci = clip_interval(*c.mean, *c.half_width, domain.low, domain.high);
+        bar.low = ci.low;
+        bar.high = ci.high;
+        bar.clipped = ci.clipped;
       }
       nonzero = nonzero || (c.mean && *c.mean != 0) || (c.half_width && *c.half_width != 0);
       spec.bars.push_back(std::move(bar));
@@ -174,7 +180,8 @@ void bar_charts(std::ostringstream& page, std::vector<ReportFigure>& figures, co
     figures.push_back({std::nullopt, std::move(spec)});
   }
   page << "</div>\n<p class=\"note\">Bars: the mean over the seeds; error bars: the 95% "
-          "confidence interval of the mean (Student t), as in the table above; none with one "
+          "confidence interval of the mean (Student t), as in the table above, cut to the "
+          "values the metric can take (a time not below 0, a share not above 1); none with one "
           "seed. n/a: no mean (an empty set in some seed). Metrics that are n/a or 0 for every "
           "variant have no chart.</p>\n";
 }

@@ -44,10 +44,11 @@ std::string line_csv(const ChartSpec& spec) {
 
 std::string bar_csv(const BarChartSpec& spec) {
   std::ostringstream o;
-  o << "variant,metric,mean,ci95_low,ci95_high,n\n";
+  o << "variant,metric,mean,ci95_low,ci95_high,n,clipped\n";
   for (const auto& b : spec.bars) {
     o << csv_field(b.label) << "," << csv_field(spec.title) << "," << optional_number(b.mean) << ","
-      << optional_number(b.low) << "," << optional_number(b.high) << "," << b.n << "\n";
+      << optional_number(b.low) << "," << optional_number(b.high) << "," << b.n << ","
+      << (b.clipped ? 1 : 0) << "\n";
   }
   return o.str();
 }

@@ -39,4 +39,18 @@ MeanInterval mean_interval(const std::vector<double>& values) {
   return r;
 }
 
+ClippedInterval clip_interval(double mean, double half_width, double domain_low,
+                              double domain_high) {
+  ClippedInterval c{mean - half_width, mean + half_width, false};
+  if (c.low < domain_low) {
+    c.low = domain_low;
+    c.clipped = true;
+  }
+  if (c.high > domain_high) {
+    c.high = domain_high;
+    c.clipped = true;
+  }
+  return c;
+}
+
 }  // namespace gpumux

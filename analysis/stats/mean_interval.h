@@ -21,4 +21,14 @@ struct MeanInterval {
 
 MeanInterval mean_interval(const std::vector<double>& values);
 
+// A mean's 95% interval, mean +- half_width, cut to the values the metric can take ([low, high]
+// of its domain: a time or a count cannot be negative, a share not above 1). Deterministic;
+// `clipped` when either end was cut, so that tables print [low, high] instead of +- there.
+struct ClippedInterval {
+  double low = 0.0, high = 0.0;
+  bool clipped = false;
+};
+ClippedInterval clip_interval(double mean, double half_width, double domain_low,
+                              double domain_high);
+
 }  // namespace gpumux

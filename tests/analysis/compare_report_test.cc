@@ -42,7 +42,11 @@ TEST(CompareReport, CellText) {
   const CompareMetric count{"jobs.rejected", "jobs rejected", 0, true};
   EXPECT_EQ(compare_cell_text(seconds, cell({12.34}, 12.34, std::nullopt), 1), "12.3");
   EXPECT_EQ(compare_cell_text(count, cell({3.0}, 3.0, std::nullopt), 1), "3");
-  EXPECT_EQ(compare_cell_text(count, cell({1.0, 2.0}, 1.5, 6.353), 2), "1.5 ± 6.4");
+  // 1.5 ± 6.4 would reach below 0, which a count cannot: the interval is cut and its ends shown.
+  EXPECT_EQ(compare_cell_text(count, cell({1.0, 2.0}, 1.5, 6.353), 2), "1.5 [0.0, 7.9]");
+  EXPECT_EQ(compare_cell_text(count, cell({1.0, 2.0}, 1.5, 1.2), 2), "1.5 ± 1.2");
+  const CompareMetric share{"gpu_allocation_ratio", "allocation", 3, false};
+  EXPECT_EQ(compare_cell_text(share, cell({0.9, 1.0}, 0.95, 0.1), 2), "0.950 [0.850, 1.000]");
   EXPECT_EQ(compare_cell_text(seconds, cell({1.0, std::nullopt}, std::nullopt, std::nullopt), 2),
             "n/a (1/2)");
   EXPECT_EQ(compare_cell_text(seconds, cell({std::nullopt}, std::nullopt, std::nullopt), 1), "n/a");
@@ -52,11 +56,13 @@ TEST(CompareReport, TableIsAligned) {
   std::ostringstream out;
   print_compare_table(result(), out);
   const std::string t = out.str();
-  EXPECT_NE(t.find("metric                  a         bb\n"
-                   "JCT p95 (s)    12.0 ± 5.0  n/a (2/3)\n"
-                   "jobs rejected   1.0 ± 2.5        n/a\n"),
+  // 1.0 ± 2.5 rejected jobs would reach below 0: cut, and printed as its ends.
+  EXPECT_NE(t.find("metric                      a         bb\n"
+                   "JCT p95 (s)        12.0 ± 5.0  n/a (2/3)\n"
+                   "jobs rejected  1.0 [0.0, 3.5]        n/a\n"),
             std::string::npos)
       << t;
+  EXPECT_NE(t.find("mean [low, high]: the interval cut"), std::string::npos) << t;
   EXPECT_NE(t.find("2 variants x 3 seeds (seed 5..7)"), std::string::npos) << t;
 }
 

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "analysis/metrics/metric_catalogue.h"
+
 namespace gpumux {
 namespace {
 
@@ -37,6 +39,31 @@ TEST(MeanInterval, TooFewValues) {
   const MeanInterval one = mean_interval({3.5});
   EXPECT_DOUBLE_EQ(*one.mean, 3.5);
   EXPECT_FALSE(one.half_width);
+}
+
+TEST(MeanInterval, ClippedToTheDomain) {
+  const ClippedInterval inside = clip_interval(10.0, 3.0, 0.0, INFINITY);
+  EXPECT_DOUBLE_EQ(inside.low, 7.0);
+  EXPECT_DOUBLE_EQ(inside.high, 13.0);
+  EXPECT_FALSE(inside.clipped);
+  const ClippedInterval below = clip_interval(10.0, 364.0 + 10.0, 0.0, INFINITY);
+  EXPECT_DOUBLE_EQ(below.low, 0.0);
+  EXPECT_DOUBLE_EQ(below.high, 384.0);
+  EXPECT_TRUE(below.clipped);
+  const ClippedInterval share = clip_interval(0.95, 0.1, 0.0, 1.0);
+  EXPECT_DOUBLE_EQ(share.high, 1.0);
+  EXPECT_TRUE(share.clipped);
+  // No domain: a paired difference keeps its negative end.
+  EXPECT_FALSE(clip_interval(-1.0, 5.0, -INFINITY, INFINITY).clipped);
+}
+
+TEST(MetricDomain, SharesInZeroOneOtherMetricsNonNegativeUnknownUnbounded) {
+  EXPECT_EQ(metric_domain("gpu_allocation_ratio").high, 1.0);
+  EXPECT_EQ(metric_domain("gpu_allocation_ratio").low, 0.0);
+  EXPECT_EQ(metric_domain("jct_s.p95").low, 0.0);
+  EXPECT_TRUE(std::isinf(metric_domain("jct_s.p95").high));
+  EXPECT_EQ(metric_domain("requests.ttft_ms.p99 for llm-1").low, 0.0);
+  EXPECT_TRUE(std::isinf(metric_domain("no.such.metric").low));
 }
 
 }  // namespace

@@ -195,9 +195,9 @@ TEST(ReportData, FilesAreNamedAfterTheFigureAndHoldWhatIsDrawn) {
             "\"a,b\",mark,30,7,,\n"
             "plain,line,0,0.1,,\n");
   EXPECT_EQ(files[1].csv,
-            "variant,metric,mean,ci95_low,ci95_high,n\n"
-            "x,GPUs in use,2,1.5,2.5,2\n"
-            "y,GPUs in use,,,,0\n");
+            "variant,metric,mean,ci95_low,ci95_high,n,clipped\n"
+            "x,GPUs in use,2,1.5,2.5,2,0\n"
+            "y,GPUs in use,,,,0,0\n");
 }
 
 }  // namespace

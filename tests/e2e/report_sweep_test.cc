@@ -140,7 +140,8 @@ TEST(ReportSweep, VariantsByAxesSeedsAsRepetitionsAndTheTerminalsDigits) {
             std::string::npos);
   EXPECT_EQ(html.find("runs/000000:"), std::string::npos);  // no run labelled by its folder
   // JCT p95 of each variant: mean and Student t half-width (t(0.975, 1) = 12.706205) of its two
-  // seeds' summaries, one decimal as gpumux compare prints it.
+  // seeds' summaries, one decimal as gpumux compare prints it; an interval reaching below 0 (a
+  // time cannot) is cut there and printed as its ends.
   const auto cells = html_row(html, "JCT p95 (s)");
   ASSERT_EQ(cells.size(), 4u);
   for (std::size_t v = 0; v < 4; ++v) {
@@ -148,7 +149,10 @@ TEST(ReportSweep, VariantsByAxesSeedsAsRepetitionsAndTheTerminalsDigits) {
     const auto b = nlohmann::json::parse(read_file(run_dir(2 * v + 1) / "summary.json"));
     const double x = a["metrics"]["jct_s"]["p95"], y = b["metrics"]["jct_s"]["p95"];
     const double mean = (x + y) / 2, half = 12.706205 * std::abs(x - y) / 2;
-    EXPECT_EQ(cells[v], fixed(mean, 1) + " \u00b1 " + fixed(half, 1)) << v;
+    const std::string expected =
+        mean - half < 0 ? fixed(mean, 1) + " [" + fixed(0.0, 1) + ", " + fixed(mean + half, 1) + "]"
+                        : fixed(mean, 1) + " \u00b1 " + fixed(half, 1);
+    EXPECT_EQ(cells[v], expected) << v;
   }
   // The same cells as `gpumux merge` prints in the terminal.
   const auto merged = run_cli({"merge", sweep().dir.string()});
@@ -238,16 +242,19 @@ TEST(ReportSweep, DataFilesHoldWhatIsDrawnComputedFromTheRuns) {
   const auto bars = read_csv(out / "data" / "bars-jct-p95-s.csv");
   ASSERT_EQ(bars.size(), 5u);
   EXPECT_EQ(bars[0],
-            (std::vector<std::string>{"variant", "metric", "mean", "ci95_low", "ci95_high", "n"}));
+            (std::vector<std::string>{"variant", "metric", "mean", "ci95_low", "ci95_high", "n",
+                                      "clipped"}));
   for (std::size_t v = 0; v < 4; ++v) {
     const auto a = nlohmann::json::parse(read_file(run_dir(2 * v) / "summary.json"));
     const auto b = nlohmann::json::parse(read_file(run_dir(2 * v + 1) / "summary.json"));
     const double x = a["metrics"]["jct_s"]["p95"], y = b["metrics"]["jct_s"]["p95"];
     const double mean = (x + y) / 2, half = 12.706205 * std::abs(x - y) / 2;
     EXPECT_NEAR(std::stod(bars[v + 1][2]), mean, 1e-9);
-    EXPECT_NEAR(std::stod(bars[v + 1][3]), mean - half, 1e-4 * (1 + half));
+    // The low end cut at 0 where the interval reaches below it, and flagged.
+    EXPECT_NEAR(std::stod(bars[v + 1][3]), std::max(0.0, mean - half), 1e-4 * (1 + half));
     EXPECT_NEAR(std::stod(bars[v + 1][4]), mean + half, 1e-4 * (1 + half));
     EXPECT_EQ(bars[v + 1][5], "2");
+    EXPECT_EQ(bars[v + 1][6], mean - half < 0 ? "1" : "0");
   }
 
   // The same inputs give the same page and files.
