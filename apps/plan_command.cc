@@ -11,6 +11,7 @@
 #include "analysis/plan/deploy_config.h"
 #include "analysis/plan/objective.h"
 #include "analysis/plan/plan.h"
+#include "analysis/plan/plan_json.h"
 #include "analysis/plan/plan_report.h"
 #include "analysis/plan/sensitivity.h"
 #include "analysis/report/html_report.h"

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "analysis/plan/plan_json.h"
 #include "analysis/plan/plan_report.h"
 #include "analysis/run/run.h"
 #include "scenarios/scenario.h"
