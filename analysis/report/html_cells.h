@@ -1,0 +1,25 @@
+// The pieces every section of the HTML report writes with (analysis/report/html_report.cc and
+// its sections): a JSON value as a cell's text, escaped table cells, and a chart drawn into the
+// page and kept for the figure files (--data).
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analysis/report/report_data.h"
+#include "analysis/report/svg_chart.h"
+
+namespace gpumux::html {
+
+// "-" for a missing value, "n/a" for null, a number in short form, a string as it is, else its
+// JSON text.
+std::string value_text(const nlohmann::json* v);
+// A table cell of escaped text.
+std::string td(const std::string& text);
+std::string th(const std::string& text);
+// Draws the figure into `page` and keeps it in `figures`.
+void chart(std::ostringstream& page, std::vector<ReportFigure>& figures, ChartSpec spec);
+
+}  // namespace gpumux::html
