@@ -1,6 +1,7 @@
 #include "analysis/metrics/endpoint_selector.h"
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "analysis/metrics/metric_catalogue.h"
@@ -168,6 +169,24 @@ std::vector<EndpointValue> endpoint_values(const nlohmann::json& summary, const 
     out.push_back(std::move(v));
   }
   return out;
+}
+
+EndpointVerdict judge_endpoints(const std::vector<EndpointValue>& values, std::optional<double> low,
+                                std::optional<double> high) {
+  // How far past its nearest end a value lies (negative inside): larger is nearer to failing.
+  auto nearness = [&](double v) {
+    double n = -INFINITY;
+    if (high) n = std::max(n, v - *high);
+    if (low) n = std::max(n, *low - v);
+    return n;
+  };
+  EndpointVerdict verdict{nullptr, true};
+  for (const EndpointValue& e : values) {
+    const std::optional<double>& v = e.value.value;
+    if (!v || (low && *v < *low) || (high && *v > *high)) return {&e, false};
+    if (!verdict.shown || nearness(*v) > nearness(*verdict.shown->value.value)) verdict.shown = &e;
+  }
+  return verdict;
 }
 
 }  // namespace gpumux

@@ -60,4 +60,15 @@ struct EndpointValue {
 std::vector<EndpointValue> endpoint_values(const nlohmann::json& summary, const std::string& metric,
                                            const EndpointSelector& endpoints);
 
+// How a per-endpoint bound [low, high] (either end absent: open) fares, the one rule of `expect`
+// and `plan --objective`: it holds when every endpoint's value is within it, and the endpoint
+// it reports is the first (in order) whose value is n/a or outside, else the one nearest an end.
+// Precondition: `values` is not empty.
+struct EndpointVerdict {
+  const EndpointValue* shown = nullptr;  // into `values`
+  bool holds = false;
+};
+EndpointVerdict judge_endpoints(const std::vector<EndpointValue>& values, std::optional<double> low,
+                                std::optional<double> high);
+
 }  // namespace gpumux

@@ -17,15 +17,6 @@ bool within(const ExpectBound& b, double v) {
   return (!b.min || v >= *b.min) && (!b.max || v <= *b.max);
 }
 
-// How far inside its bound a value lies (larger: nearer to failing), for the endpoint a passing
-// bound reports.
-double closeness(const ExpectBound& b, double v) {
-  double c = -INFINITY;
-  if (b.max) c = std::max(c, v - *b.max);
-  if (b.min) c = std::max(c, *b.min - v);
-  return c;
-}
-
 // The service ids of a run, for a selector that picks none.
 std::string service_ids(const nlohmann::json& summary) {
   std::string ids;
@@ -49,19 +40,10 @@ BoundResult check_per_endpoint(const ExpectBound& b, const BoundSubject& subject
                      "' picks no endpoint of this run (its services: " + service_ids(summary) + ")";
     return r;
   }
-  r.pass = true;
-  const EndpointValue* shown = nullptr;
-  for (const EndpointValue& v : values) {
-    const bool ok = v.value.value && within(b, *v.value.value);
-    if (!ok) {
-      r.pass = false;
-      shown = &v;
-      break;
-    }
-    if (!shown || closeness(b, *v.value.value) > closeness(b, *shown->value.value)) shown = &v;
-  }
-  r.value = shown->value;
-  r.endpoint = shown->id;
+  const EndpointVerdict verdict = judge_endpoints(values, b.min, b.max);
+  r.pass = verdict.holds;
+  r.value = verdict.shown->value;
+  r.endpoint = verdict.shown->id;
   return r;
 }
 

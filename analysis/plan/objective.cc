@@ -58,22 +58,12 @@ ObjectiveCheck check_endpoints(const Objective& o, const nlohmann::json& summary
     throw InputError("--objective " + o.text(), o.metric,
                      "'for " + o.endpoints->text() + "' picks no endpoint of this run");
   }
-  ObjectiveCheck c{std::nan(""), true, o.limit, ""};
-  const EndpointValue* shown = nullptr;
-  auto meets = [&](double v) { return o.bound == Bound::kAtMost ? v <= o.limit : v >= o.limit; };
-  // Larger: nearer to missing.
-  auto closeness = [&](double v) { return o.bound == Bound::kAtMost ? v - o.limit : o.limit - v; };
-  for (const EndpointValue& v : values) {
-    if (!v.value.value || !meets(*v.value.value)) {
-      c.met = false;
-      shown = &v;
-      break;
-    }
-    if (!shown || closeness(*v.value.value) > closeness(*shown->value.value)) shown = &v;
-  }
-  c.value = shown->value.value ? *shown->value.value : std::nan("");
-  c.endpoint = shown->id;
-  return c;
+  const bool at_most = o.bound == Bound::kAtMost;
+  const EndpointVerdict verdict =
+      judge_endpoints(values, at_most ? std::nullopt : std::optional<double>(o.limit),
+                      at_most ? std::optional<double>(o.limit) : std::nullopt);
+  const std::optional<double>& value = verdict.shown->value.value;
+  return {value ? *value : std::nan(""), verdict.holds, o.limit, verdict.shown->id};
 }
 
 }  // namespace

@@ -505,11 +505,11 @@ bool Engine::refresh_touched(Time now) {
         const GpuState& gpu = cluster_.gpu(g);
         const auto pos = std::find(gpu.residents.begin(), gpu.residents.end(), s);
         const auto resident = static_cast<std::size_t>(pos - gpu.residents.begin());
-        if (!service_contexts_) {
-          // requests progress at the fluid rate
-        } else if (service_contexts_->slice_context(views.view(g), resident, service_slices_)) {
+        // Without the facet (or a schedule) its requests progress at the fluid rate.
+        const ServiceContexts* contexts = service_contexts_;
+        if (contexts && contexts->slice_context(views.view(g), resident, service_slices_)) {
           context.slices = &service_slices_;
-        } else if (service_contexts_->block_context(views.view(g), resident, service_blocks_)) {
+        } else if (contexts && contexts->block_context(views.view(g), resident, service_blocks_)) {
           context.blocks = &service_blocks_;
         }
       }
