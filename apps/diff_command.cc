@@ -1,6 +1,7 @@
 // `gpumux diff A B`: two runs' summaries compared metric by metric, exit 3 on a difference
 // beyond the tolerances (analysis/compare/summary_diff.h).
 #include "analysis/compare/summary_diff.h"
+#include "analysis/metrics/summary_metrics.h"
 #include "apps/command_options.h"
 #include "apps/exit_codes.h"
 
@@ -19,9 +20,9 @@ struct DiffArgs {
 int run_diff(const DiffArgs& args, std::ostream& out, std::ostream&) {
   // Everything is read and checked before anything is printed: bad input prints nothing.
   const DiffTolerances tolerances = parse_diff_tolerances(args.tolerances);
-  check_ignore_patterns(args.ignore);
   const nlohmann::json a = read_summary_input(args.a);
   const nlohmann::json b = read_summary_input(args.b);
+  check_ignore_patterns(args.ignore, summary_metric_names(a, b));
   const SummaryDiff diff = diff_summaries(a, b, tolerances, args.ignore,
                                           args.fail_on == "worse" ? FailOn::kWorse : FailOn::kAny);
   if (args.format == "json") {

@@ -123,12 +123,18 @@ std::size_t SummaryDiff::failing() const {
       metrics.begin(), metrics.end(), [this](const MetricDiff& m) { return fails(m); }));
 }
 
-void check_ignore_patterns(const std::vector<std::string>& patterns) {
+void check_ignore_patterns(const std::vector<std::string>& patterns,
+                           const std::vector<std::string>& summary_names) {
+  auto matches_one = [](const std::string& p, const std::vector<std::string>& names) {
+    return std::any_of(names.begin(), names.end(),
+                       [&](const std::string& name) { return glob_match(p, name); });
+  };
   for (const std::string& p : patterns) {
     const std::string where = "--ignore " + p;
     if (p.empty()) throw InputError(where, "ignore", "an empty pattern ignores nothing");
-    const bool any = std::any_of(metric_names().begin(), metric_names().end(),
-                                 [&](const std::string& name) { return glob_match(p, name); });
+    // A catalogue name (its `*` entries as written), or a name the summaries hold there
+    // (slots.profiles.1g.10gb.occupancy).
+    const bool any = matches_one(p, metric_names()) || matches_one(p, summary_names);
     if (!any) {
       const auto close = closest_names(p, metric_names());
       throw InputError(where, p,

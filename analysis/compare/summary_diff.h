@@ -70,8 +70,10 @@ SummaryDiff diff_summaries(const nlohmann::json& a, const nlohmann::json& b,
                            FailOn fail_on = FailOn::kAny);
 
 // --ignore GLOB arguments: each must be non-empty and match some catalogue metric name (a `*`
-// entry matching itself), else InputError naming the argument.
-void check_ignore_patterns(const std::vector<std::string>& patterns);
+// entry as written) or one of `summary_names` (summary_metric_names of the two summaries: the
+// names a `*` entry stands for there), else InputError naming the argument.
+void check_ignore_patterns(const std::vector<std::string>& patterns,
+                           const std::vector<std::string>& summary_names = {});
 
 // The differing metrics as an aligned table (metric, A, B, rel. diff, tolerance, change), then
 // one line: "diff: all N metrics within tolerance" or "diff: K of N metrics differ beyond

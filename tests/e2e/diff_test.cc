@@ -157,6 +157,14 @@ TEST(Diff, IgnoredMetricsAreNotComparedAndAPatternMustMatchSome) {
   EXPECT_EQ(r.out, "diff: all 2 metrics within tolerance (1 ignored)\n");
   EXPECT_EQ(run_cli({"diff", p.a, p.b, "--ignore", "jct_s.p9?"}).code, 0);
   EXPECT_EQ(run_cli({"diff", p.a, p.b, "--ignore", "jobs.*"}).code, 3);
+  // A name a catalogue pattern stands for in these summaries (one MIG profile's metrics).
+  const auto slots =
+      write_pair("ignore_profile",
+                 summary(100, 1000, R"(, "slots": {"profiles": {"1g.10gb": {"occupancy": 0.5}}})"),
+                 summary(100, 1000, R"(, "slots": {"profiles": {"1g.10gb": {"occupancy": 0.6}}})"));
+  EXPECT_EQ(run_cli({"diff", slots.a, slots.b}).code, 3);
+  const auto profile = run_cli({"diff", slots.a, slots.b, "--ignore", "slots.profiles.1g.10gb.*"});
+  EXPECT_EQ(profile.code, 0) << profile.err;
   const auto bad = run_cli({"diff", p.a, p.b, "--ignore", "jct.p95"});
   EXPECT_EQ(bad.code, 2);
   EXPECT_EQ(bad.out, "");
