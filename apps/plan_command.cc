@@ -7,6 +7,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "analysis/fleet/fleet_output.h"
+#include "analysis/fleet/fleet_plan.h"
 #include "analysis/output/output_folder.h"
 #include "analysis/plan/deploy_config.h"
 #include "analysis/plan/objective.h"
@@ -46,6 +48,7 @@ struct PlanArgs {
   double price = 0.0;
   std::vector<std::string> vary;  // FIELD=LO:HI
   bool no_sensitivity = false;
+  bool fleet = false;
 };
 
 // --curve FROM:TO (nodes, FROM <= TO).
@@ -126,7 +129,53 @@ void write_deploy_files(const std::vector<PlanResult>& results, const OutputFold
   out.commit();
 }
 
+// `plan --fleet`: where LLM endpoints go, per sharing model (analysis/fleet/fleet_plan.h).
+int run_fleet_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
+  if (a.report) throw InputError("--report", "", "not drawn for --fleet yet (fleet.txt holds the answer)");
+  for (const auto& [given, name] : {std::pair{!a.placements.empty(), "--placements"},
+                                    std::pair{a.seeds != 1, "--seeds"},
+                                    std::pair{!a.loads.empty(), "--load"},
+                                    std::pair{!a.vary.empty(), "--vary"},
+                                    std::pair{!a.curve.empty(), "--curve"},
+                                    std::pair{!a.model_params.empty(), "--model-params"}}) {
+    if (given) {
+      throw InputError(name, "", "does not apply to --fleet, which places endpoints GPU by GPU");
+    }
+  }
+  FleetRequest request;
+  request.scenario_file = a.scenario;
+  request.sets = a.sets;
+  request.seed = a.seed;
+  request.models = a.models;
+  request.objectives = a.objectives;
+  std::unique_ptr<OutputFolder> folder;
+  if (!a.out.empty()) folder = std::make_unique<OutputFolder>(a.out, OutputKind::kPlan);
+  const FleetResult result = run_fleet_plan(request, &err);
+  std::ostringstream table;
+  print_fleet_table(result, table);
+  const nlohmann::json doc = fleet_to_json(result);
+  if (a.format == "json") {
+    out << doc.dump(2) << "\n";
+  } else {
+    out << table.str();
+  }
+  if (folder) {
+    AtomicFile json_file(folder->file("fleet.json"),
+                         (std::filesystem::path(a.out) / "fleet.json").string());
+    json_file.stream() << doc.dump(2) << "\n";
+    json_file.commit();
+    AtomicFile table_file(folder->file("fleet.txt"),
+                          (std::filesystem::path(a.out) / "fleet.txt").string());
+    table_file.stream() << table.str();
+    table_file.commit();
+    write_fleet_scenarios(result, folder->temp_path(), a.out);
+    folder->commit();
+  }
+  return result.all_met() ? kExitOk : kExitCheckFailed;
+}
+
 int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
+  if (a.fleet) return run_fleet_command(a, out, err);
   PlanRequest request;
   request.scenario_file = a.scenario;
   request.sets = a.sets;
@@ -298,6 +347,11 @@ void configure_plan_command(CLI::App& plan, CommandContext& ctx) {
                   "at their ends without asking (docs/planning.md \"Sensitivity\")");
   plan.add_flag("--no-sensitivity", a->no_sensitivity,
                 "do not re-solve at the ends of the defaulted fields' distributions");
+  plan.add_flag("--fleet", a->fleet,
+                "LLM endpoints: search which endpoints share which GPU (MIG instance, MPS "
+                "share, memory share) per model, GPU by GPU, verified by simulation; objectives "
+                "per endpoint (docs/planning.md \"LLM fleets\"); with --out also "
+                "fleet/<model>/scenario.json for gpumux run");
   plan.add_flag("--no-jct-guard", a->no_jct_guard,
                 "do not apply the JCT guard jct_s.p95<=1.1x exclusive (a sharing model's "
                 "answer may then save GPUs by slowing jobs down)");

@@ -102,8 +102,36 @@ LlmLoad parse_load(JsonObject& l, const std::string& base_dir, nlohmann::json& e
     const LlmRequestTrace trace =
         read_llm_request_trace(input_path(files, input_role(l.where("trace")), file, base_dir));
     load.kind = LlmLoadKind::kTrace;
-    load.rows = std::make_shared<const std::vector<LlmRequestRow>>(trace.rows);
+    std::vector<LlmRequestRow> rows = trace.rows;
     echo["trace"] = {{"file", file}, {"format", trace.format}, {"requests", trace.rows.size()}};
+    // Time-scaling: the recorded arrivals stretched or compressed to a mean rate, the tokens as
+    // recorded (a planner's "this trace's shape at 3 requests/s"), then cut at a duration.
+    if (l.has("target_rate_per_s")) {
+      const double target = l.required_number("target_rate_per_s", 1e-6, 1e6);
+      const double span = rows.size() < 2 ? 0.0 : rows.back().arrival_s - rows.front().arrival_s;
+      if (span <= 0.0) {
+        throw InputError(l.where("target_rate_per_s"), "target_rate_per_s",
+                         "the trace's arrivals span no time, so it has no rate to scale (" +
+                             std::to_string(rows.size()) + " requests)");
+      }
+      const double recorded = static_cast<double>(rows.size() - 1) / span;
+      const double stretch = recorded / target;
+      const double first = rows.front().arrival_s;
+      for (LlmRequestRow& r : rows) r.arrival_s = first + (r.arrival_s - first) * stretch;
+      echo["trace"]["recorded_rate_per_s"] = recorded;
+      echo["trace"]["target_rate_per_s"] = target;
+    }
+    if (l.has("duration_s")) {
+      const double duration = l.required_number("duration_s", 1e-6, 1e9);
+      const double first = rows.front().arrival_s;
+      const auto end = std::find_if(rows.begin(), rows.end(), [&](const LlmRequestRow& r) {
+        return r.arrival_s - first >= duration;
+      });
+      rows.erase(end, rows.end());
+      echo["trace"]["duration_s"] = duration;
+      echo["trace"]["requests_kept"] = rows.size();
+    }
+    load.rows = std::make_shared<const std::vector<LlmRequestRow>>(std::move(rows));
     for (const char* key : {"rate_per_s", "arrival_cv", "clients", "warmup_requests", "requests",
                             "prompt_tokens", "output_tokens", "token_lengths"}) {
       if (l.has(key)) {
@@ -112,6 +140,9 @@ LlmLoad parse_load(JsonObject& l, const std::string& base_dir, nlohmann::json& e
       l.allow(key);
     }
   } else if (l.has("rate_per_s")) {
+    for (const char* key : {"target_rate_per_s", "duration_s"}) {
+      if (l.has(key)) throw InputError(l.where(key), key, "goes with a trace load");
+    }
     load.kind = LlmLoadKind::kGenerated;
     load.rate_per_s = l.required_number("rate_per_s", 1e-9, 1e6);
     load.arrival_cv = l.optional_number("arrival_cv", 1.0, 0.01, 100.0);

@@ -88,7 +88,7 @@ void check_replaceable(const std::string& dir, OutputKind kind) {
       known = known || (entry.is_regular_file() && one_of(name, kRunOutputNames));
     } else if (kind == OutputKind::kPlan) {
       known = known || (entry.is_regular_file() && one_of(name, kPlanOutputNames)) ||
-              (name == "deploy" && entry.is_directory() && !entry.is_symlink());
+              ((name == "deploy" || name == "fleet") && entry.is_directory() && !entry.is_symlink());
     } else {
       known = known || (entry.is_regular_file() && one_of(name, kCompareOutputNames)) ||
               (entry.is_directory() && !entry.is_symlink() && model_folder(entry.path()));

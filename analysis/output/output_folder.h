@@ -79,7 +79,8 @@ class OutputFolder {
 // The files a run folder (or a plan folder: plan.json, plan.txt) may hold; an existing folder
 // with anything else is not replaced.
 // The files `plan --out` writes at the top of its folder (beside the deploy/ folder).
-inline constexpr const char* kPlanOutputNames[] = {"plan.json", "plan.txt", "report.html"};
+inline constexpr const char* kPlanOutputNames[] = {"plan.json", "plan.txt", "report.html",
+                                                   "fleet.json", "fleet.txt"};
 inline constexpr const char* kRunOutputNames[] = {"summary.json",        "jobs.csv",
                                                   "timeseries.csv",      "slot_timeseries.csv",
                                                   "llm_timeseries.csv",  "plan.json",

@@ -1,0 +1,216 @@
+#include "analysis/fleet/fleet_output.h"
+
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <sstream>
+
+#include "analysis/output/number_text.h"
+#include "sim/base/atomic_file.h"
+
+namespace gpumux {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string ms(double x) { return std::isfinite(x) ? fixed_text(x, 1) : "n/a"; }
+
+const FleetAnswer* exclusive_answer(const FleetResult& r) {
+  for (const auto& a : r.answers) {
+    if (a.model == "exclusive" && a.met) return &a;
+  }
+  return nullptr;
+}
+
+// "chat-a (2g.20gb)", "chat-a (45 % memory, 50 % threads)".
+std::string placed_text(const FleetEndpoint& e, const std::string& model) {
+  std::ostringstream o;
+  o << e.id;
+  if (model == "mig") {
+    o << " (" << e.mig_profile << ")";
+  } else if (model != "exclusive") {
+    o << " (" << std::lround(e.gpu_memory_utilization * 100) << " % memory";
+    if (e.mps_thread_percentage > 0) o << ", " << e.mps_thread_percentage << " % threads";
+    o << ")";
+  }
+  return o.str();
+}
+
+nlohmann::json number_or_null(double x) {
+  return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
+}
+
+}  // namespace
+
+void print_fleet_table(const FleetResult& r, std::ostream& out) {
+  out << "gpumux plan --fleet  scenario '" << r.scenario_name << "' (" << r.scenario_file
+      << ")  seed " << r.seed << "\n";
+  out << "endpoints   " << r.endpoint_ids.size() << " LLM endpoints on " << r.device << ", "
+      << r.gpus_per_node << " GPUs per node\n";
+  out << "objectives ";
+  for (std::size_t i = 0; i < r.objectives.size(); ++i) {
+    out << (i == 0 ? " " : ", ") << r.objectives[i].text()
+        << (r.objectives[i].implicit ? " (always)" : "");
+  }
+  out << "\n\n";
+  const FleetAnswer* base = exclusive_answer(r);
+  out << "  model        GPUs  nodes  saving  search  verified  answer\n";
+  for (const FleetAnswer& a : r.answers) {
+    const int gpus = static_cast<int>(a.gpus.size());
+    std::string saving = "-";
+    if (base && a.met && &a != base && !base->gpus.empty()) {
+      saving = fixed_text(100.0 * (1.0 - static_cast<double>(gpus) / base->gpus.size()), 0) + " %";
+    }
+    out << "  " << std::left << std::setw(11) << a.model << std::right << std::setw(6) << gpus
+        << std::setw(7) << a.nodes(r.gpus_per_node) << std::setw(8) << saving << "  "
+        << std::left << std::setw(8) << (a.exact ? "exact" : "greedy") << std::setw(10)
+        << (a.verified ? "yes" : "NO") << std::right
+        << (a.met ? "met" : !a.alone_misses.empty() ? "NOT MET (an endpoint misses alone)"
+                                                    : "NOT MET (unverified)")
+        << "\n";
+  }
+  out << "  memory-only packing (weights + reserve + mean KV alone, first fit into 90 %): "
+      << r.naive_gpus << " GPUs";
+  if (r.naive_miss) {
+    out << "; time-sliced as packed it misses: " << r.naive_miss->text();
+  } else if (r.naive_gpus > 0) {
+    out << "; time-sliced as packed it meets every objective";
+  }
+  out << "\n";
+  for (const FleetAnswer& a : r.answers) {
+    out << "\n" << a.model << ": " << a.gpus.size() << " GPUs, " << a.nodes(r.gpus_per_node)
+        << " nodes (" << a.groups_simulated << " groups simulated)\n";
+    for (std::size_t g = 0; g < a.gpus.size(); ++g) {
+      out << "  GPU " << std::setw(2) << g << "  ";
+      for (std::size_t k = 0; k < a.gpus[g].endpoints.size(); ++k) {
+        out << (k ? ", " : "")
+            << placed_text(a.endpoints[static_cast<std::size_t>(a.gpus[g].endpoints[k])], a.model);
+      }
+      out << "  " << fixed_text(a.gpus[g].output_tokens_per_s, 0) << " output tokens/s\n";
+    }
+    out << "  endpoint            GPU  TTFT p50  TTFT p99  TPOT p50  TPOT p99  tokens/s\n";
+    for (const FleetEndpoint& e : a.endpoints) {
+      if (e.gpu < 0) continue;
+      out << "  " << std::left << std::setw(18) << e.id << std::right << std::setw(5) << e.gpu
+          << std::setw(10) << ms(e.ttft_p50_ms) << std::setw(10) << ms(e.ttft_p99_ms)
+          << std::setw(10) << ms(e.tpot_p50_ms) << std::setw(10) << ms(e.tpot_p99_ms)
+          << std::setw(10) << ms(e.output_tokens_per_s) << "\n";
+    }
+    for (const FleetMiss& m : a.alone_misses) out << "  misses alone: " << m.text() << "\n";
+    if (!a.one_fewer_note.empty()) {
+      out << "  one GPU fewer: " << a.one_fewer_note;
+      if (a.one_fewer_miss) out << ": " << a.one_fewer_miss->text();
+      out << "\n";
+    }
+    out << "  verified: " << a.verification << "\n";
+  }
+  out << "\n";
+  for (const std::string& n : r.notes) out << "note  " << n << "\n";
+}
+
+nlohmann::json fleet_to_json(const FleetResult& r) {
+  nlohmann::json j;
+  j["scenario"] = {{"name", r.scenario_name}, {"file", r.scenario_file}, {"seed", r.seed}};
+  j["device"] = r.device;
+  j["gpus_per_node"] = r.gpus_per_node;
+  j["objectives"] = nlohmann::json::array();
+  for (const Objective& o : r.objectives) {
+    j["objectives"].push_back({{"objective", o.text()}, {"implicit", o.implicit}});
+  }
+  j["answers"] = nlohmann::json::array();
+  const auto miss_json = [](const FleetMiss& m) {
+    return nlohmann::json{{"endpoint", m.endpoint},
+                          {"objective", m.objective},
+                          {"value", number_or_null(m.value)},
+                          {"bound", m.bound}};
+  };
+  for (const FleetAnswer& a : r.answers) {
+    nlohmann::json x;
+    x["model"] = a.model;
+    x["met"] = a.met;
+    x["gpus"] = a.gpus.size();
+    x["nodes"] = a.nodes(r.gpus_per_node);
+    x["exact"] = a.exact;
+    x["groups_simulated"] = a.groups_simulated;
+    x["verified"] = a.verified;
+    x["verification"] = a.verification;
+    x["map"] = nlohmann::json::array();
+    for (const FleetGpu& g : a.gpus) {
+      nlohmann::json gpu;
+      gpu["endpoints"] = nlohmann::json::array();
+      for (int i : g.endpoints) gpu["endpoints"].push_back(a.endpoints[static_cast<std::size_t>(i)].id);
+      if (!g.mig_layout.empty()) gpu["mig_layout"] = g.mig_layout;
+      gpu["output_tokens_per_s"] = g.output_tokens_per_s;
+      x["map"].push_back(gpu);
+    }
+    x["endpoints"] = nlohmann::json::array();
+    for (const FleetEndpoint& e : a.endpoints) {
+      nlohmann::json ej = {{"id", e.id},
+                           {"llm_model", e.llm_model},
+                           {"gpu", e.gpu},
+                           {"gpu_memory_utilization", e.gpu_memory_utilization},
+                           {"ttft_ms", {{"p50", number_or_null(e.ttft_p50_ms)},
+                                        {"p99", number_or_null(e.ttft_p99_ms)}}},
+                           {"tpot_ms", {{"p50", number_or_null(e.tpot_p50_ms)},
+                                        {"p99", number_or_null(e.tpot_p99_ms)}}},
+                           {"output_tokens_per_s", number_or_null(e.output_tokens_per_s)}};
+      if (!e.service_class.empty()) ej["class"] = e.service_class;
+      if (!e.mig_profile.empty()) ej["mig_profile"] = e.mig_profile;
+      if (e.mps_thread_percentage > 0) {
+        ej["mps_active_thread_percentage"] = e.mps_thread_percentage;
+        ej["mps_pinned_memory_limit_mib"] = e.mps_memory_limit_mib;
+      }
+      ej["checks"] = nlohmann::json::array();
+      for (const auto& c : e.checks) {
+        ej["checks"].push_back(
+            {{"objective", c.objective}, {"value", number_or_null(c.value)}, {"met", c.met}});
+      }
+      x["endpoints"].push_back(ej);
+    }
+    x["alone_misses"] = nlohmann::json::array();
+    for (const FleetMiss& m : a.alone_misses) x["alone_misses"].push_back(miss_json(m));
+    x["one_fewer"] = {{"note", a.one_fewer_note},
+                      {"miss", a.one_fewer_miss ? miss_json(*a.one_fewer_miss) : nullptr}};
+    j["answers"].push_back(x);
+  }
+  j["memory_only_packing"] = {{"gpus", r.naive_gpus},
+                              {"timeslice_miss", r.naive_miss ? miss_json(*r.naive_miss) : nullptr}};
+  j["notes"] = r.notes;
+  return j;
+}
+
+void write_fleet_scenarios(const FleetResult& r, const std::string& dir,
+                           const std::string& final_dir) {
+  const fs::path scenario_dir = fs::absolute(fs::path(r.scenario_file)).parent_path();
+  for (const FleetAnswer& a : r.answers) {
+    if (a.gpus.empty()) continue;
+    const fs::path where = fs::path(dir) / "fleet" / a.model;
+    const fs::path final_where = fs::absolute(fs::path(final_dir) / "fleet" / a.model);
+    fs::create_directories(where);
+    nlohmann::json doc = a.scenario;
+    // Request traces and token-length files: relative to the scenario's new folder.
+    for (auto& [id, fields] : doc["services"]["by_id"].items()) {
+      if (!fields.contains("llm") || !fields["llm"].contains("load")) continue;
+      for (const char* key : {"trace", "token_lengths"}) {
+        auto& load = fields["llm"]["load"];
+        if (!load.contains(key) || !load[key].is_string()) continue;
+        const fs::path p = load[key].get<std::string>();
+        const fs::path absolute = p.is_absolute() ? p : (scenario_dir / p).lexically_normal();
+        load[key] = absolute.lexically_relative(final_where).generic_string();
+      }
+    }
+    doc["trace"]["file"] = "trace.csv";
+    doc["description"] = "The " + a.model + " answer of gpumux plan --fleet for '" +
+                         r.scenario_name + "': " + std::to_string(a.gpus.size()) +
+                         " GPUs as one node (endpoints do not span GPUs)";
+    AtomicFile s((where / "scenario.json").string(), (final_where / "scenario.json").string());
+    s.stream() << doc.dump(2) << "\n";
+    s.commit();
+    AtomicFile t((where / "trace.csv").string(), (final_where / "trace.csv").string());
+    t.stream() << a.trace_csv;
+    t.commit();
+  }
+}
+
+}  // namespace gpumux

@@ -1,0 +1,22 @@
+// What `gpumux plan --fleet` prints and writes: the answers side by side, each answer's GPU map
+// and per-endpoint predictions, fleet.json, and per model a scenario `gpumux run` re-runs.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+#include "analysis/fleet/fleet_plan.h"
+
+namespace gpumux {
+
+void print_fleet_table(const FleetResult& r, std::ostream& out);
+nlohmann::json fleet_to_json(const FleetResult& r);
+
+// Writes DIR/fleet/<model>/scenario.json and trace.csv for every answer into `dir` (a folder
+// being built). The scenario's request-trace paths are rewritten relative to where it is
+// written (`final_dir`/fleet/<model>: the folder once committed), so `gpumux run` finds them.
+void write_fleet_scenarios(const FleetResult& r, const std::string& dir,
+                           const std::string& final_dir);
+
+}  // namespace gpumux

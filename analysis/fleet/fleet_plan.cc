@@ -1,0 +1,560 @@
+#include "analysis/fleet/fleet_plan.h"
+
+#include <algorithm>
+#include <bit>
+#include <tuple>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string_view>
+
+#include "analysis/fleet/endpoint_groups.h"
+#include "analysis/fleet/fleet_scenario.h"
+#include "analysis/output/number_text.h"
+#include "analysis/run/run.h"
+#include "models/mig/layout.h"
+#include "scenarios/scenario.h"
+#include "sim/base/input_error.h"
+#include "sim/base/json_fields.h"
+#include "traces/formats/trace_opening.h"
+
+namespace gpumux {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kDefaultModels = {"exclusive", "mig", "mps", "timeslice"};
+
+// The objectives of a fleet plan: the user's, each per endpoint (a request metric without a
+// selector applies to every endpoint), then the implicit ones.
+std::vector<Objective> fleet_objectives(const std::vector<std::string>& texts) {
+  std::vector<Objective> out;
+  for (const std::string& t : texts) {
+    Objective o = parse_objective(t);
+    if (o.relative_to_exclusive) {
+      throw InputError("--objective " + t, o.metric,
+                       "a fleet plan holds every endpoint to an absolute bound; a bound "
+                       "relative to exclusive has no per-endpoint meaning here");
+    }
+    if (!o.endpoints) {
+      require_per_endpoint_metric(o.metric, "--objective " + t);
+      o.endpoints = EndpointSelector{EndpointSelector::Kind::kGlob, "*"};
+    } else {
+      require_per_endpoint_metric(o.metric, "--objective " + t);
+    }
+    for (const Objective& prior : out) {
+      if (prior.subject() == o.subject()) {
+        throw InputError("--objective " + t, o.metric,
+                         "given twice for the same endpoints (" + prior.text() + ")");
+      }
+    }
+    out.push_back(std::move(o));
+  }
+  for (const char* metric : {"requests.refused", "requests.dropped"}) {
+    Objective o;
+    o.metric = metric;
+    o.bound = Bound::kAtMost;
+    o.limit = 0.0;
+    o.implicit = true;
+    o.endpoints = EndpointSelector{EndpointSelector::Kind::kGlob, "*"};
+    const bool given = std::any_of(out.begin(), out.end(),
+                                   [&](const Objective& u) { return u.subject() == o.subject(); });
+    if (!given) out.push_back(std::move(o));
+  }
+  return out;
+}
+
+// The value at a dotted path ("llm.ttft_ms.p99"), or null when a step is missing.
+const nlohmann::json* at_path(const nlohmann::json& j, std::string_view path) {
+  const nlohmann::json* at = &j;
+  while (!path.empty()) {
+    const auto dot = path.find('.');
+    const std::string key(path.substr(0, dot));
+    if (!at->is_object() || !at->contains(key)) return nullptr;
+    at = &(*at)[key];
+    path = dot == std::string_view::npos ? std::string_view() : path.substr(dot + 1);
+  }
+  return at;
+}
+
+double row_number(const nlohmann::json& row, const char* path) {
+  const nlohmann::json* v = at_path(row, path);
+  return v && v->is_number() ? v->get<double>() : std::nan("");
+}
+
+// One group's run: met or the first miss, and each endpoint's numbers and checks.
+struct GroupRun {
+  bool met = true;
+  std::optional<FleetMiss> miss;
+  std::map<std::string, FleetEndpoint> endpoints;  // by id: numbers and checks filled
+  std::map<std::string, std::vector<double>> values;  // by id: objective values, in order
+  std::map<std::string, double> kv_cache_use;         // by id: mean share of its cache in use
+};
+
+GroupRun judge(const nlohmann::json& summary, const std::vector<Objective>& objectives,
+               const std::vector<FleetEndpointInfo>& members) {
+  GroupRun g;
+  const nlohmann::json* rows = at_path(summary, "metrics.requests.services");
+  for (const FleetEndpointInfo& e : members) {
+    FleetEndpoint out;
+    out.id = e.id;
+    if (rows && rows->is_array()) {
+      for (const auto& row : *rows) {
+        if (row.value("id", "") != e.id) continue;
+        out.ttft_p50_ms = row_number(row, "llm.ttft_ms.p50");
+        out.ttft_p99_ms = row_number(row, "llm.ttft_ms.p99");
+        out.tpot_p50_ms = row_number(row, "llm.tpot_ms.p50");
+        out.tpot_p99_ms = row_number(row, "llm.tpot_ms.p99");
+        out.output_tokens_per_s = row_number(row, "llm.output_tokens_per_s");
+        g.kv_cache_use[e.id] = row_number(row, "llm.kv_cache_use");
+      }
+    }
+    for (const Objective& o : objectives) {
+      if (!o.endpoints->selects(e.id, e.service_class)) continue;
+      Objective one = o;
+      one.endpoints = EndpointSelector{EndpointSelector::Kind::kName, e.id};
+      const ObjectiveCheck c = check_objective(one, summary);
+      out.checks.push_back({o.text(), c.value, c.met});
+      g.values[e.id].push_back(c.value);
+      if (!c.met && !g.miss) g.miss = FleetMiss{e.id, o.text(), c.value, o.limit};
+      g.met = g.met && c.met;
+    }
+    g.endpoints.emplace(e.id, std::move(out));
+  }
+  return g;
+}
+
+class Planner {
+ public:
+  Planner(const FleetRequest& request, FleetResult& result, std::ostream* progress)
+      : base_(load_fleet_base(request)), result_(result), progress_(progress) {
+    if (request.scratch_dir.empty()) {
+      scratch_ = fs::temp_directory_path() /
+                 ("gpumux-fleet-" + std::to_string(std::hash<std::string>{}(
+                                        fs::absolute(request.scenario_file).string() +
+                                        std::to_string(reinterpret_cast<std::uintptr_t>(this)))));
+      owned_scratch_ = true;
+    } else {
+      scratch_ = request.scratch_dir;
+    }
+    fs::create_directories(scratch_);
+  }
+  ~Planner() {
+    if (owned_scratch_) {
+      std::error_code ignored;
+      fs::remove_all(scratch_, ignored);
+    }
+  }
+
+  const FleetBase& base() const { return base_; }
+
+  // Runs `layout` (GPUs, each its endpoints and their settings) and judges it.
+  GroupRun run(const std::string& model, const std::vector<FleetGpuSettings>& layout) {
+    const FleetDocument d = fleet_document(base_, model, layout);
+    const fs::path trace = scratch_ / ("trace-" + std::to_string(counter_++) + ".csv");
+    {
+      std::ofstream out(trace);
+      out << d.trace_csv;
+    }
+    nlohmann::json doc = d.scenario;
+    doc["trace"]["file"] = trace.string();
+    const Scenario s = parse_scenario(doc, base_.file, base_.base_dir);
+    RunOptions options;
+    options.write_outputs = false;
+    const RunReport report = run_scenario(s, options);
+    std::vector<FleetEndpointInfo> members;
+    for (const auto& gpu : layout) {
+      for (const auto& e : gpu.endpoints) members.push_back(base_.endpoints[e.index]);
+    }
+    return judge(report.summary, result_.objectives, members);
+  }
+
+  FleetAnswer plan(const std::string& model);
+  void naive();
+
+ private:
+  void say(const std::string& line) {
+    if (progress_) *progress_ << "[plan --fleet] " << line << "\n" << std::flush;
+  }
+  std::vector<FleetGpuSettings> shared_settings(const std::string& model,
+                                                const std::vector<EndpointMask>& groups) const;
+  bool mig_assignment(EndpointMask group, std::vector<std::string>& profiles) const;
+
+  FleetBase base_;
+  FleetResult& result_;
+  std::ostream* progress_;
+  fs::path scratch_;
+  bool owned_scratch_ = false;
+  int counter_ = 0;
+  // mig: per endpoint, the profiles it meets its objectives on alone (smallest first).
+  std::vector<std::vector<std::string>> mig_fits_;
+  std::vector<std::optional<FleetMiss>> mig_largest_miss_;
+};
+
+// The equal-share settings of a GPU with k endpoints under mps or timeslice (the device
+// plugin's shares: what can be deployed).
+FleetEndpointSettings equal_share(int index, int k, const std::string& model,
+                                  const DeviceProfile& device) {
+  FleetEndpointSettings s;
+  s.index = index;
+  s.gpu_memory_utilization = std::floor(90.0 / k) / 100.0;
+  if (model == "mps") {
+    s.mps_thread_percentage = 100 / k;
+    s.mps_memory_limit_mib = device.memory.mib() / k;
+  }
+  return s;
+}
+
+std::vector<FleetGpuSettings> Planner::shared_settings(
+    const std::string& model, const std::vector<EndpointMask>& groups) const {
+  std::vector<FleetGpuSettings> out;
+  for (const EndpointMask g : groups) {
+    FleetGpuSettings gpu;
+    const auto members = mask_members(g);
+    std::vector<std::string> profiles;
+    if (model == "mig") mig_assignment(g, profiles);
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (model == "mig") {
+        FleetEndpointSettings s;
+        s.index = members[i];
+        s.gpu_memory_utilization = 0.9;
+        s.mig_profile = profiles[i];
+        gpu.endpoints.push_back(s);
+      } else if (model == "exclusive") {
+        FleetEndpointSettings s;
+        s.index = members[i];
+        s.gpu_memory_utilization = 0.9;
+        gpu.endpoints.push_back(s);
+      } else {
+        gpu.endpoints.push_back(
+            equal_share(members[i], static_cast<int>(members.size()), model, base_.device));
+      }
+    }
+    out.push_back(std::move(gpu));
+  }
+  return out;
+}
+
+// A choice of each member's fitting profiles (smallest first, first valid choice in order)
+// that places validly on the device.
+bool Planner::mig_assignment(EndpointMask group, std::vector<std::string>& profiles) const {
+  const auto members = mask_members(group);
+  profiles.assign(members.size(), "");
+  std::function<bool(std::size_t)> choose = [&](std::size_t i) -> bool {
+    if (i == members.size()) return place_profiles(base_.device, profiles).ok;
+    for (const std::string& p : mig_fits_[static_cast<std::size_t>(members[i])]) {
+      profiles[i] = p;
+      // Prune: the profiles chosen so far must place on their own.
+      if (!place_profiles(base_.device, std::vector<std::string>(profiles.begin(),
+                                                                 profiles.begin() + i + 1))
+               .ok) {
+        continue;
+      }
+      if (choose(i + 1)) return true;
+    }
+    return false;
+  };
+  return choose(0);
+}
+
+FleetAnswer Planner::plan(const std::string& model) {
+  FleetAnswer a;
+  a.model = model;
+  const int n = static_cast<int>(base_.endpoints.size());
+  std::map<EndpointMask, GroupRun> runs;  // every group run, by mask
+  GroupOracle oracle([&](EndpointMask mask) -> bool {
+    if (model == "exclusive" && std::popcount(mask) > 1) return false;
+    if (model == "mig") {
+      std::vector<std::string> profiles;
+      return mig_assignment(mask, profiles);
+    }
+    if (model != "exclusive" && std::popcount(mask) > 1) {
+      // Memory first: the weights and runtime reserve of each must fit its equal share.
+      const int k = std::popcount(mask);
+      for (const int i : mask_members(mask)) {
+        const double share = std::floor(90.0 / k) / 100.0 * base_.device.memory.mib();
+        if (base_.endpoints[static_cast<std::size_t>(i)].fixed_mib >= share) return false;
+      }
+    }
+    GroupRun g;
+    try {
+      g = run(model, shared_settings(model, {mask}));
+    } catch (const InputError& e) {
+      // The equal share leaves no room for an engine (refused as vLLM would refuse to start).
+      g.met = false;
+      g.miss = FleetMiss{"", std::string("the engines do not start: ") + e.what(), 0, 0};
+    }
+    const bool met = g.met;
+    runs.emplace(mask, std::move(g));
+    return met;
+  });
+  if (model == "mig") {
+    // Each endpoint alone on each profile, smallest first (compute slices, then memory).
+    mig_fits_.assign(static_cast<std::size_t>(n), {});
+    mig_largest_miss_.assign(static_cast<std::size_t>(n), std::nullopt);
+    std::vector<MigProfile> order = base_.device.mig_profiles;
+    std::stable_sort(order.begin(), order.end(), [](const MigProfile& x, const MigProfile& y) {
+      return std::tie(x.compute_slices, x.memory_slices) < std::tie(y.compute_slices, y.memory_slices);
+    });
+    for (int i = 0; i < n; ++i) {
+      for (const MigProfile& p : order) {
+        FleetGpuSettings gpu;
+        FleetEndpointSettings s;
+        s.index = i;
+        s.gpu_memory_utilization = 0.9;
+        s.mig_profile = p.name;
+        gpu.endpoints.push_back(s);
+        GroupRun g;
+        try {
+          g = run("mig", {gpu});
+        } catch (const InputError& e) {
+          g.met = false;
+          g.miss = FleetMiss{base_.endpoints[static_cast<std::size_t>(i)].id,
+                             std::string("does not fit ") + p.name + ": " + e.what(), 0, 0};
+        }
+        ++a.groups_simulated;
+        if (g.met) {
+          mig_fits_[static_cast<std::size_t>(i)].push_back(p.name);
+          runs.emplace(EndpointMask{1} << i, g);  // the smallest fitting profile's run
+        } else {
+          mig_largest_miss_[static_cast<std::size_t>(i)] = g.miss;
+        }
+      }
+    }
+    say("mig: each endpoint alone on each of " + std::to_string(order.size()) + " profiles");
+  }
+  const GroupSearchResult found = fewest_groups(n, oracle);
+  a.exact = found.exact;
+  if (model != "mig") a.groups_simulated = oracle.asked();
+  for (const int i : mask_members(found.alone_failing)) {
+    if (model == "mig") {
+      if (mig_largest_miss_[static_cast<std::size_t>(i)]) {
+        a.alone_misses.push_back(*mig_largest_miss_[static_cast<std::size_t>(i)]);
+      }
+    } else if (const auto it = runs.find(EndpointMask{1} << i); it != runs.end() && it->second.miss) {
+      a.alone_misses.push_back(*it->second.miss);
+    }
+  }
+  // GPUs with fewer endpoints first: under memory admission each GPU's engines then fill it
+  // before the next GPU's start (the whole-fleet run places them in this order).
+  std::vector<EndpointMask> groups = found.groups;
+  std::stable_sort(groups.begin(), groups.end(), [](EndpointMask x, EndpointMask y) {
+    return std::popcount(x) < std::popcount(y);
+  });
+  const std::vector<FleetGpuSettings> layout = shared_settings(model, groups);
+  a.endpoints.resize(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const FleetEndpointInfo& info = base_.endpoints[static_cast<std::size_t>(i)];
+    a.endpoints[static_cast<std::size_t>(i)].id = info.id;
+    a.endpoints[static_cast<std::size_t>(i)].service_class = info.service_class;
+    a.endpoints[static_cast<std::size_t>(i)].llm_model = info.llm_model;
+  }
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    FleetGpu gpu;
+    // mig: the group's run is each member's alone run on its profile (isolated instances).
+    for (const FleetEndpointSettings& s : layout[g].endpoints) {
+      FleetEndpoint& e = a.endpoints[static_cast<std::size_t>(s.index)];
+      GroupRun* from = nullptr;
+      GroupRun alone;
+      if (model == "mig") {
+        FleetGpuSettings one;
+        one.endpoints.push_back(s);
+        alone = run("mig", {one});
+        from = &alone;
+      } else {
+        from = &runs.at(groups[g]);
+      }
+      const FleetEndpoint& numbers = from->endpoints.at(e.id);
+      e.gpu = static_cast<int>(g);
+      e.mig_profile = s.mig_profile;
+      e.gpu_memory_utilization = s.gpu_memory_utilization;
+      e.mps_thread_percentage = s.mps_thread_percentage;
+      e.mps_memory_limit_mib = s.mps_memory_limit_mib;
+      e.ttft_p50_ms = numbers.ttft_p50_ms;
+      e.ttft_p99_ms = numbers.ttft_p99_ms;
+      e.tpot_p50_ms = numbers.tpot_p50_ms;
+      e.tpot_p99_ms = numbers.tpot_p99_ms;
+      e.output_tokens_per_s = numbers.output_tokens_per_s;
+      e.checks = numbers.checks;
+      gpu.endpoints.push_back(s.index);
+      if (!s.mig_profile.empty()) gpu.mig_layout.push_back(s.mig_profile);
+      if (std::isfinite(e.output_tokens_per_s)) gpu.output_tokens_per_s += e.output_tokens_per_s;
+    }
+    a.gpus.push_back(std::move(gpu));
+  }
+  // The whole fleet, as one scenario.
+  const FleetDocument whole = fleet_document(base_, model, layout);
+  a.scenario = whole.scenario;
+  a.trace_csv = whole.trace_csv;
+  if (!layout.empty()) {
+    const GroupRun fleet = run(model, layout);
+    std::string differ;
+    for (const auto& [id, values] : fleet.values) {
+      std::vector<double> planned;
+      for (const auto& c : a.endpoints[static_cast<std::size_t>(base_.index_of(id))].checks) {
+        planned.push_back(c.value);
+      }
+      for (std::size_t k = 0; k < values.size() && k < planned.size(); ++k) {
+        const bool same = (std::isnan(values[k]) && std::isnan(planned[k])) ||
+                          std::abs(values[k] - planned[k]) <= 1e-9 * std::max(1.0, std::abs(planned[k]));
+        if (!same && differ.empty()) {
+          differ = id + " " + result_.objectives[k].metric + " " + number_text(values[k]) +
+                   " in the whole fleet, " + number_text(planned[k]) + " planned";
+        }
+      }
+    }
+    a.verified = differ.empty();
+    a.verification = a.verified
+                         ? "the whole fleet run as one scenario gives every endpoint its planned "
+                           "values"
+                         : "the whole fleet run as one scenario differs from the plan (" + differ +
+                               "): endpoints did not land as planned";
+  }
+  // One GPU fewer: the two GPUs of least output tokens/s merged.
+  if (groups.size() >= 2) {
+    std::vector<std::size_t> order(groups.size());
+    for (std::size_t g = 0; g < order.size(); ++g) order[g] = g;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+      return a.gpus[x].output_tokens_per_s < a.gpus[y].output_tokens_per_s;
+    });
+    const EndpointMask merged = groups[order[0]] | groups[order[1]];
+    std::string gpus_text = "GPUs " + std::to_string(std::min(order[0], order[1])) + " and " +
+                            std::to_string(std::max(order[0], order[1]));
+    if (a.exact) {
+      a.one_fewer_note = "no partition into " + std::to_string(groups.size() - 1) +
+                         " GPUs works (exact search); e.g. " + gpus_text + " merged";
+    } else {
+      a.one_fewer_note = gpus_text + " merged (first-fit search: other partitions not tried)";
+    }
+    if (model == "exclusive") {
+      a.one_fewer_note = "one endpoint per GPU: " + std::to_string(groups.size()) +
+                         " endpoints need " + std::to_string(groups.size()) + " GPUs";
+    } else if (model == "mig") {
+      std::vector<std::string> profiles;
+      if (!mig_assignment(merged, profiles)) {
+        a.one_fewer_note += ": their endpoints' instances do not fit one GPU";
+      }
+    } else if (const auto it = runs.find(merged); it != runs.end() && it->second.miss) {
+      a.one_fewer_miss = it->second.miss;
+    } else {
+      GroupRun g;
+      try {
+        g = run(model, shared_settings(model, {merged}));
+        if (g.miss) a.one_fewer_miss = g.miss;
+      } catch (const InputError& e) {
+        a.one_fewer_note += std::string(": the engines do not start (") + e.what() + ")";
+      }
+    }
+  }
+  a.met = found.complete && a.verified;
+  say(model + ": " + std::to_string(a.gpus.size()) + " GPUs, " +
+      std::to_string(a.groups_simulated) + " groups simulated" +
+      (a.met ? "" : found.complete ? " (not verified)" : " (some endpoint misses alone)"));
+  return a;
+}
+
+void Planner::naive() {
+  // Memory only: weights + runtime reserve + the KV cache held on average alone on a whole GPU,
+  // first fit into 90 % of the device in endpoint order.
+  std::vector<EndpointMask> groups;
+  std::vector<double> used;
+  const double budget = 0.9 * static_cast<double>(base_.device.memory.mib());
+  for (std::size_t i = 0; i < base_.endpoints.size(); ++i) {
+    const FleetEndpointInfo& e = base_.endpoints[i];
+    const GroupRun alone = run("exclusive", shared_settings("exclusive", {EndpointMask{1} << i}));
+    const auto use = alone.kv_cache_use.find(e.id);
+    const double kv = use != alone.kv_cache_use.end() && std::isfinite(use->second)
+                          ? use->second * e.kv_cache_mib
+                          : e.kv_cache_mib;
+    const double need = e.fixed_mib + kv;
+    bool placed = false;
+    for (std::size_t g = 0; g < groups.size() && !placed; ++g) {
+      if (used[g] + need <= budget) {
+        used[g] += need;
+        groups[g] |= EndpointMask{1} << i;
+        placed = true;
+      }
+    }
+    if (!placed) {
+      groups.push_back(EndpointMask{1} << i);
+      used.push_back(need);
+    }
+  }
+  result_.naive_gpus = static_cast<int>(groups.size());
+  for (const EndpointMask g : groups) {
+    if (std::popcount(g) < 2) continue;
+    try {
+      const GroupRun r = run("timeslice", shared_settings("timeslice", {g}));
+      if (r.miss) {
+        result_.naive_miss = r.miss;
+        break;
+      }
+    } catch (const InputError& e) {
+      result_.naive_miss = FleetMiss{"", std::string("the engines do not start: ") + e.what(), 0, 0};
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+std::string FleetMiss::text() const {
+  if (endpoint.empty()) return objective;
+  return endpoint + " " + objective + ": " + number_text(value) + " against " +
+         number_text(bound);
+}
+
+bool FleetResult::all_met() const {
+  return std::all_of(answers.begin(), answers.end(), [](const FleetAnswer& a) { return a.met; });
+}
+
+FleetResult run_fleet_plan(const FleetRequest& request, std::ostream* progress) {
+  FleetResult result;
+  result.objectives = fleet_objectives(request.objectives);
+  std::vector<std::string> models = request.models.empty() ? kDefaultModels : request.models;
+  for (const std::string& m : models) {
+    if (std::find(kDefaultModels.begin(), kDefaultModels.end(), m) == kDefaultModels.end()) {
+      throw InputError("--models", "models",
+                       "a fleet plan places endpoints under exclusive, mig, mps and timeslice; '" +
+                           m + "' is not one of them");
+    }
+  }
+  Planner planner(request, result, progress);
+  const FleetBase& base = planner.base();
+  result.scenario_name = base.name;
+  result.scenario_file = base.file;
+  result.seed = base.seed;
+  result.device = base.device.name;
+  result.gpus_per_node = base.gpus_per_node;
+  for (const auto& e : base.endpoints) result.endpoint_ids.push_back(e.id);
+  for (const Objective& o : result.objectives) {
+    bool picks = false;
+    for (const auto& e : base.endpoints) picks = picks || o.endpoints->selects(e.id, e.service_class);
+    if (!picks) {
+      throw InputError("--objective " + o.text(), o.metric,
+                       "its selector picks none of the scenario's endpoints");
+    }
+  }
+  for (const std::string& m : models) {
+    if (m == "mig" && base.device.mig_profiles.empty()) {
+      result.notes.push_back("mig left out: " + base.device.name + " has no MIG profiles");
+      continue;
+    }
+    result.answers.push_back(planner.plan(m));
+  }
+  planner.naive();
+  result.notes.push_back(
+      "every endpoint starts at 0 s; a GPU's endpoints share it with equal memory shares "
+      "(gpu_memory_utilization floor(90/k) % each) and, under mps, equal thread shares "
+      "(100/k %) and pinned memory limits (1/k of the device), as the device plugin deploys them");
+  result.notes.push_back(
+      "GPUs hold endpoints of one GPU each, which do not interact across GPUs: a group's run is "
+      "its GPU's share of the fleet; nodes are counted as GPUs / gpus_per_node rounded up");
+  return result;
+}
+
+}  // namespace gpumux

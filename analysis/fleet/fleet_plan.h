@@ -1,0 +1,127 @@
+// `gpumux plan --fleet`: for LLM endpoints, which endpoints share which GPU (and which MIG
+// instance, which MPS share, which memory share), per sharing model, searched one GPU at a time
+// and verified by simulation (docs/planning.md "LLM fleets").
+//
+// Per model:
+//   exclusive  one endpoint per GPU (the savings baseline);
+//   mig        each endpoint on the smallest-first MIG instance profiles it meets its objectives
+//              on alone (instances are isolated, so alone is how it runs beside others); a GPU
+//              takes a group when some choice of those profiles places validly on the device;
+//   mps        a GPU's k endpoints as MPS clients with the device plugin's equal shares:
+//              CUDA_MPS_ACTIVE_THREAD_PERCENTAGE floor(100/k), a pinned memory limit of 1/k of the
+//              device, gpu_memory_utilization floor(90/k) %;
+//   timeslice  a GPU's k endpoints time-sliced, gpu_memory_utilization floor(90/k) % each.
+// Under mps and timeslice a group works when its endpoints, simulated together on one GPU, all
+// meet their objectives. The fewest groups come from analysis/fleet/endpoint_groups.h (exact up
+// to kExactSearchLimit endpoints). GPUs do not interact for endpoints of one GPU each, so a
+// group's run is the fleet's for its GPU; the whole fleet is then run once more as one scenario
+// (the form `--out` writes for `gpumux run`) and every endpoint's objective values must equal
+// its group's, or the answer is marked unverified.
+//
+// Objectives: per endpoint only (`METRIC<=X for SELECTOR`; a request metric without a selector
+// applies to every endpoint). Always applied: requests.refused<=0 and requests.dropped<=0 for
+// every endpoint (a refused or dropped request misses every objective).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "analysis/plan/objective.h"
+
+namespace gpumux {
+
+struct FleetRequest {
+  std::string scenario_file;
+  std::vector<std::string> sets;  // --set overrides, applied first
+  std::optional<std::uint64_t> seed;
+  std::vector<std::string> models;       // empty: exclusive, mig, mps, timeslice
+  std::vector<std::string> objectives;   // as written; parsed by run_fleet_plan
+  std::string scratch_dir;               // where group traces go; "": a temporary folder
+};
+
+// One endpoint's place and predicted numbers in an answer.
+struct FleetEndpoint {
+  std::string id;
+  std::string service_class;
+  std::string llm_model;
+  int gpu = -1;                      // index in the answer's GPUs; -1: not placed
+  std::string mig_profile;           // mig: its instance
+  double gpu_memory_utilization = 0.0;
+  int mps_thread_percentage = 0;     // mps: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
+  std::int64_t mps_memory_limit_mib = 0;
+  // From its group's run: TTFT/TPOT p50/p99 (ms), output tokens/s (NaN: n/a).
+  double ttft_p50_ms = 0, ttft_p99_ms = 0, tpot_p50_ms = 0, tpot_p99_ms = 0;
+  double output_tokens_per_s = 0;
+  // Each objective that applies to it: its value and bound, met or not (group run).
+  struct Check {
+    std::string objective;  // as written, normalised
+    double value = 0.0;
+    bool met = false;
+  };
+  std::vector<Check> checks;
+};
+
+struct FleetGpu {
+  std::vector<int> endpoints;             // indices into FleetAnswer::endpoints
+  std::vector<std::string> mig_layout;    // mig: the instances, in the endpoints' order
+  double output_tokens_per_s = 0.0;
+};
+
+// A miss: which endpoint, which objective, its value against the bound.
+struct FleetMiss {
+  std::string endpoint;
+  std::string objective;
+  double value = 0.0;
+  double bound = 0.0;
+  std::string text() const;  // "llm-3 requests.ttft_ms.p99 1234.5 > 1000"
+};
+
+struct FleetAnswer {
+  std::string model;
+  bool met = false;  // every endpoint placed, every objective met, and verified
+  std::vector<FleetGpu> gpus;
+  std::vector<FleetEndpoint> endpoints;  // in the scenario's order
+  bool exact = false;                    // the fewest GPUs over every partition
+  int groups_simulated = 0;
+  // Endpoints that miss an objective alone (a whole GPU, or mig's largest profile): no GPU
+  // of this model carries them; replicas are not planned.
+  std::vector<FleetMiss> alone_misses;
+  // One GPU fewer: the answer's two GPUs of least output tokens/s merged, run, and the first
+  // miss (empty when the answer has one GPU, or the merge does not place).
+  std::optional<FleetMiss> one_fewer_miss;
+  std::string one_fewer_note;  // what was tried at one GPU fewer, in words
+  bool verified = false;
+  std::string verification;  // what the whole-fleet run showed, in words
+  nlohmann::json scenario;   // the whole fleet as a scenario document (what --out writes)
+  std::string trace_csv;     // its trace
+  int nodes(int gpus_per_node) const {
+    return gpus_per_node <= 0 ? 0 : (static_cast<int>(gpus.size()) + gpus_per_node - 1) / gpus_per_node;
+  }
+};
+
+struct FleetResult {
+  std::string scenario_name;
+  std::string scenario_file;
+  std::uint64_t seed = 0;
+  std::string device;
+  int gpus_per_node = 0;
+  std::vector<Objective> objectives;
+  std::vector<std::string> endpoint_ids;
+  std::vector<FleetAnswer> answers;  // in the order asked
+  // Memory-only packing: first fit by weights + runtime reserve + the KV cache the endpoint
+  // held at its peak alone on a whole GPU, into 90 % of the device; what simulating adds.
+  int naive_gpus = 0;
+  std::optional<FleetMiss> naive_miss;  // that packing, run under timeslice: the first miss
+  std::vector<std::string> notes;
+  bool all_met() const;
+};
+
+// Throws InputError for a bad scenario (not every service an LLM endpoint of one GPU, several
+// device types, a pool), an unknown model or a bad objective.
+FleetResult run_fleet_plan(const FleetRequest& request, std::ostream* progress);
+
+}  // namespace gpumux

@@ -1,0 +1,162 @@
+#include "analysis/fleet/fleet_scenario.h"
+
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "analysis/fleet/fleet_plan.h"
+#include "analysis/output/number_text.h"
+#include "scenarios/scenario.h"
+#include "sim/base/input_error.h"
+#include "sim/base/json_fields.h"
+#include "sim/llm/llm_endpoint.h"
+#include "traces/formats/trace_opening.h"
+
+namespace gpumux {
+
+namespace fs = std::filesystem;
+
+int FleetBase::index_of(const std::string& id) const {
+  for (std::size_t i = 0; i < endpoints.size(); ++i) {
+    if (endpoints[i].id == id) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+FleetBase load_fleet_base(const FleetRequest& request) {
+  FleetBase base;
+  base.file = request.scenario_file;
+  base.base_dir = fs::path(request.scenario_file).parent_path().string();
+  nlohmann::json doc = read_json_file(request.scenario_file);
+  if (!doc.is_object()) throw InputError(base.file, "", "a scenario is a JSON object");
+  for (const auto& a : request.sets) apply_override(doc, a);
+  if (request.seed) doc["seed"] = *request.seed;
+  // The scenario as written must be valid first.
+  const Scenario own = parse_scenario(doc, base.file, base.base_dir);
+  if (!doc["cluster"].contains("node_groups")) {
+    throw InputError(base.file + "#/cluster", "node_groups",
+                     "a fleet plan needs the cluster as node_groups (their device and "
+                     "gpus_per_node say what a GPU and a node are)");
+  }
+  if (own.devices.size() != 1) {
+    throw InputError(base.file + "#/cluster/node_groups", "device",
+                     "a fleet plan places endpoints on one device type; this cluster has " +
+                         std::to_string(own.devices.size()));
+  }
+  if (own.trace.generated) {
+    throw InputError(base.file + "#/trace", "file",
+                     "a fleet plan reads its endpoints from a trace file, not a generator");
+  }
+  base.name = own.name;
+  base.seed = own.seed;
+  base.device = own.devices.front();
+  base.gpus_per_node = own.resolved["cluster"]["node_groups"][0]["gpus_per_node"].get<int>();
+  base.sharing_model = own.resolved["sharing"]["model"].get<std::string>();
+  if (doc.contains("sharing") && doc["sharing"].contains("params")) {
+    base.sharing_params = doc["sharing"]["params"];
+  }
+  const auto& by_id = own.services.by_id;
+  auto source = open_scenario_trace(own.trace.path, own.trace.format, own.trace.defaults, own.seed);
+  JobSpec job;
+  while (source->next(job)) {
+    const auto it = by_id.find(job.id);
+    const auto* llm = it != by_id.end() && it->second.spec ? it->second.spec->llm.get() : nullptr;
+    if (llm == nullptr) {
+      throw InputError(own.trace.path, "id",
+                       "a fleet plan places LLM endpoints; job '" + job.id +
+                           "' is not one (name it under services.by_id with an `llm` object)");
+    }
+    if (llm->tensor_parallel != 1 || job.gpus != 1) {
+      throw InputError(base.file + "#/services/by_id/" + job.id + "/llm", "tensor_parallel",
+                       "a fleet plan places endpoints of one GPU each; '" + job.id +
+                           "' spans " + std::to_string(job.gpus) +
+                           " GPUs (tensor-parallel gangs are not planned yet)");
+    }
+    FleetEndpointInfo e;
+    e.id = job.id;
+    e.service_class = it->second.spec->service_class;
+    e.llm_model = own.resolved["services"]["by_id"][job.id]["llm"]["model"].get<std::string>();
+    e.lifetime_s = job.runtime.seconds();
+    constexpr double kMiB = 1024.0 * 1024.0;
+    e.kv_cache_mib = static_cast<double>(llm->engine.kv_blocks) * llm->engine.block_size *
+                     llm->model.kv_bytes_per_token() / kMiB;
+    e.fixed_mib = static_cast<double>(llm->engine_memory_mib) - e.kv_cache_mib;
+    if (base.index_of(e.id) >= 0) {
+      throw InputError(own.trace.path, "id", "endpoint '" + e.id + "' listed twice");
+    }
+    base.endpoints.push_back(std::move(e));
+  }
+  if (base.endpoints.empty()) throw InputError(own.trace.path, "", "no endpoints to plan");
+  if (base.endpoints.size() > 32) {
+    throw InputError(own.trace.path, "",
+                     "a fleet plan places at most 32 endpoints; this trace has " +
+                         std::to_string(base.endpoints.size()));
+  }
+  // The planner sets every endpoint's memory share and sharing settings.
+  for (auto& [id, fields] : doc["services"]["by_id"].items()) {
+    if (!fields.contains("llm")) continue;
+    fields["llm"].erase("sharing");
+    if (fields["llm"].contains("engine")) fields["llm"]["engine"].erase("gpu_memory_utilization");
+  }
+  doc.erase("expect");
+  base.document = std::move(doc);
+  return base;
+}
+
+FleetDocument fleet_document(const FleetBase& base, const std::string& model,
+                             const std::vector<FleetGpuSettings>& gpus) {
+  FleetDocument out;
+  nlohmann::json doc = base.document;
+  doc["cluster"] = {{"node_groups",
+                     nlohmann::json::array({{{"name", "fleet"},
+                                             {"nodes", 1},
+                                             {"gpus_per_node", static_cast<int>(gpus.size())},
+                                             {"device", base.device.name}}})}};
+  nlohmann::json sharing = {{"model", model}};
+  if (model == "mig") {
+    nlohmann::json entries = nlohmann::json::array();
+    for (std::size_t g = 0; g < gpus.size(); ++g) {
+      std::map<std::string, int> counts;
+      for (const auto& e : gpus[g].endpoints) ++counts[e.mig_profile];
+      entries.push_back({{"devices", nlohmann::json::array({static_cast<int>(g)})},
+                         {"mig-enabled", true},
+                         {"mig-devices", counts}});
+    }
+    sharing["params"] = {{"mig_parted", {{"version", "v1"}, {"mig-configs", {{"fleet", entries}}}}},
+                         {"config", "fleet"}};
+  } else if (model == base.sharing_model && !base.sharing_params.is_null()) {
+    sharing["params"] = base.sharing_params;
+  }
+  doc["sharing"] = sharing;
+  if (!doc.contains("scheduler")) doc["scheduler"] = nlohmann::json::object();
+  doc["scheduler"]["placement"] = "first-fit";
+  doc["scheduler"].erase("params");
+  doc["trace"] = {{"file", "trace.csv"}};
+  doc.erase("faults");
+  doc["outputs"] = {{"dir", "out/" + base.name + "-fleet-" + model}};
+  nlohmann::json by_id = nlohmann::json::object();
+  std::ostringstream trace;
+  trace << "id,submit_s,gpus,runtime_s,kind\n";
+  for (const auto& gpu : gpus) {
+    for (const auto& s : gpu.endpoints) {
+      const FleetEndpointInfo& e = base.endpoints[static_cast<std::size_t>(s.index)];
+      nlohmann::json fields = base.document["services"]["by_id"][e.id];
+      fields["llm"]["engine"]["gpu_memory_utilization"] = s.gpu_memory_utilization;
+      nlohmann::json share = nlohmann::json::object();
+      if (!s.mig_profile.empty()) share["mig_profile"] = s.mig_profile;
+      if (s.mps_thread_percentage > 0) {
+        share["mps_active_thread_percentage"] = s.mps_thread_percentage;
+        share["mps_pinned_memory_limit_mib"] = s.mps_memory_limit_mib;
+      }
+      if (!share.empty()) fields["llm"]["sharing"] = share;
+      by_id[e.id] = fields;
+      trace << csv_field(e.id) << ",0,1," << csv_number(e.lifetime_s) << ",inference\n";
+    }
+  }
+  doc["services"]["by_id"] = by_id;
+  out.scenario = std::move(doc);
+  out.trace_csv = trace.str();
+  return out;
+}
+
+}  // namespace gpumux

@@ -1,0 +1,71 @@
+// The scenarios a fleet plan runs (analysis/fleet/fleet_plan.h): the user's scenario read once
+// (its LLM endpoints, device and node size), and from it one scenario per GPU group or per whole
+// fleet, with the planner's cluster, sharing model, per-endpoint engine and sharing settings and
+// a trace of its own (every endpoint starting at 0 s, GPU by GPU).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "sim/core/device.h"
+
+namespace gpumux {
+
+struct FleetRequest;
+
+struct FleetEndpointInfo {
+  std::string id;
+  std::string service_class;
+  std::string llm_model;
+  double lifetime_s = 0.0;  // the trace row's runtime_s
+  // Memory the engine holds whatever its load, MiB: weights + the runtime reserve.
+  double fixed_mib = 0.0;
+  // Its KV cache on a whole GPU at the scenario's engine settings, MiB.
+  double kv_cache_mib = 0.0;
+};
+
+struct FleetBase {
+  std::string name;
+  std::string file;
+  std::string base_dir;
+  std::uint64_t seed = 0;
+  nlohmann::json document;  // --set applied; endpoints' own sharing and memory share removed
+  std::string sharing_model;  // the scenario's own, whose params a plan under it keeps
+  nlohmann::json sharing_params;
+  DeviceProfile device;
+  int gpus_per_node = 0;
+  std::vector<FleetEndpointInfo> endpoints;  // in trace order
+  int index_of(const std::string& id) const;
+};
+
+// Reads the scenario. Throws InputError unless it has node groups of one device type, a trace
+// file whose every row is an LLM endpoint named in services.by_id on one GPU (tensor_parallel 1).
+FleetBase load_fleet_base(const FleetRequest& request);
+
+// One endpoint's settings on its GPU.
+struct FleetEndpointSettings {
+  int index = 0;  // into FleetBase::endpoints
+  double gpu_memory_utilization = 0.9;
+  std::string mig_profile;            // mig
+  int mps_thread_percentage = 0;      // mps; 0: none
+  std::int64_t mps_memory_limit_mib = 0;
+};
+
+struct FleetGpuSettings {
+  std::vector<FleetEndpointSettings> endpoints;
+};
+
+struct FleetDocument {
+  nlohmann::json scenario;  // trace.file left as "trace.csv": the caller points it at trace_csv
+  std::string trace_csv;
+};
+
+// The scenario running `gpus` under `model` (exclusive, mig, mps or timeslice): one node of
+// gpus.size() GPUs, first-fit placement, the trace listing GPU 0's endpoints first; under mig an
+// inline mig-parted config gives GPU g exactly its endpoints' instances.
+FleetDocument fleet_document(const FleetBase& base, const std::string& model,
+                             const std::vector<FleetGpuSettings>& gpus);
+
+}  // namespace gpumux
