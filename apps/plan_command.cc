@@ -148,6 +148,7 @@ int run_fleet_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   request.seed = a.seed;
   request.models = a.models;
   request.objectives = a.objectives;
+  request.threads = threads_or_hardware(a.threads);
   std::unique_ptr<OutputFolder> folder;
   if (!a.out.empty()) folder = std::make_unique<OutputFolder>(a.out, OutputKind::kPlan);
   const FleetResult result = run_fleet_plan(request, &err);

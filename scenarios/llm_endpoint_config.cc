@@ -86,6 +86,45 @@ void parse_tokens(JsonObject& l, const std::string& base_dir, LlmLoad& load, nlo
   echo["output_tokens"] = load.tokens.output_tokens;
 }
 
+// `round_robin: {"replicas": r, "index": i}`: this endpoint is replica i of r behind a
+// round-robin router, so it receives every r-th request of the load starting with the i-th: a
+// trace's rows i, i + r, ...; a generated load's every r-th arrival, which for gamma gaps of
+// coefficient of variation c is again a gamma renewal at rate / r with c / sqrt(r). A closed
+// loop has no arrivals to split (its clients are the replicas' own): refused.
+void apply_round_robin(JsonObject& l, LlmLoad& load, nlohmann::json& echo) {
+  JsonObject rr = l.object("round_robin");
+  const int replicas = static_cast<int>(rr.required_int("replicas", 1, 1024));
+  const int index = static_cast<int>(rr.required_int("index", 0, replicas - 1));
+  rr.finish();
+  if (load.kind == LlmLoadKind::kClosed) {
+    throw InputError(l.where("round_robin"), "round_robin",
+                     "a closed loop has no arrivals to split between replicas (give each "
+                     "replica its own clients instead)");
+  }
+  if (load.kind == LlmLoadKind::kTrace) {
+    std::vector<LlmRequestRow> kept;
+    for (std::size_t k = static_cast<std::size_t>(index); k < load.rows->size();
+         k += static_cast<std::size_t>(replicas)) {
+      kept.push_back((*load.rows)[k]);
+    }
+    if (kept.empty()) {
+      throw InputError(l.where("round_robin"), "index",
+                       "replica " + std::to_string(index) + " of " + std::to_string(replicas) +
+                           " receives none of the load's " + std::to_string(load.rows->size()) +
+                           " requests");
+    }
+    echo["round_robin"] = {{"replicas", replicas}, {"index", index}, {"requests", kept.size()}};
+    load.rows = std::make_shared<const std::vector<LlmRequestRow>>(std::move(kept));
+  } else {
+    load.rate_per_s /= replicas;
+    load.arrival_cv /= std::sqrt(static_cast<double>(replicas));
+    echo["round_robin"] = {{"replicas", replicas},
+                           {"index", index},
+                           {"rate_per_s", load.rate_per_s},
+                           {"arrival_cv", load.arrival_cv}};
+  }
+}
+
 LlmLoad parse_load(JsonObject& l, const std::string& base_dir, nlohmann::json& echo,
                    std::vector<InputFile>& files) {
   LlmLoad load;
@@ -162,6 +201,7 @@ LlmLoad parse_load(JsonObject& l, const std::string& base_dir, nlohmann::json& e
     parse_tokens(l, base_dir, load, echo, files);
     l.allow("arrival_cv");
   }
+  if (l.has("round_robin")) apply_round_robin(l, load, echo);
   l.finish();
   return load;
 }

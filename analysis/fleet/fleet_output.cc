@@ -53,7 +53,15 @@ void print_fleet_table(const FleetResult& r, std::ostream& out) {
     out << (i == 0 ? " " : ", ") << r.objectives[i].text()
         << (r.objectives[i].implicit ? " (always)" : "");
   }
-  out << "\n\n";
+  out << "\n";
+  if (!r.replicas.empty()) {
+    out << "replicas   ";
+    for (std::size_t i = 0; i < r.replicas.size(); ++i) {
+      out << (i == 0 ? " " : ", ") << r.replicas[i].first << " x" << r.replicas[i].second;
+    }
+    out << " (round robin: one whole GPU misses an objective)\n";
+  }
+  out << "\n";
   const FleetAnswer* base = exclusive_answer(r);
   out << "  model        GPUs  nodes  saving  search  verified  answer\n";
   for (const FleetAnswer& a : r.answers) {
@@ -118,6 +126,8 @@ nlohmann::json fleet_to_json(const FleetResult& r) {
   for (const Objective& o : r.objectives) {
     j["objectives"].push_back({{"objective", o.text()}, {"implicit", o.implicit}});
   }
+  j["replicas"] = nlohmann::json::object();
+  for (const auto& [id, n] : r.replicas) j["replicas"][id] = n;
   j["answers"] = nlohmann::json::array();
   const auto miss_json = [](const FleetMiss& m) {
     return nlohmann::json{{"endpoint", m.endpoint},

@@ -1,6 +1,9 @@
 #include "analysis/fleet/fleet_plan.h"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
 #include <bit>
 #include <tuple>
 #include <cmath>
@@ -28,6 +31,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::vector<std::string> kDefaultModels = {"exclusive", "mig", "mps", "timeslice"};
+constexpr int kMaxReplicas = 16;
 
 // The objectives of a fleet plan: the user's, each per endpoint (a request metric without a
 // selector applies to every endpoint), then the implicit ones.
@@ -114,7 +118,7 @@ GroupRun judge(const nlohmann::json& summary, const std::vector<Objective>& obje
       }
     }
     for (const Objective& o : objectives) {
-      if (!o.endpoints->selects(e.id, e.service_class)) continue;
+      if (!o.endpoints->selects(e.parent, e.service_class)) continue;
       Objective one = o;
       one.endpoints = EndpointSelector{EndpointSelector::Kind::kName, e.id};
       const ObjectiveCheck c = check_objective(one, summary);
@@ -154,7 +158,11 @@ class Planner {
 
   // Runs `layout` (GPUs, each its endpoints and their settings) and judges it.
   GroupRun run(const std::string& model, const std::vector<FleetGpuSettings>& layout) {
-    const FleetDocument d = fleet_document(base_, model, layout);
+    return run_on(base_, model, layout);
+  }
+  GroupRun run_on(const FleetBase& base, const std::string& model,
+                  const std::vector<FleetGpuSettings>& layout) {
+    const FleetDocument d = fleet_document(base, model, layout);
     const fs::path trace = scratch_ / ("trace-" + std::to_string(counter_++) + ".csv");
     {
       std::ofstream out(trace);
@@ -162,22 +170,28 @@ class Planner {
     }
     nlohmann::json doc = d.scenario;
     doc["trace"]["file"] = trace.string();
-    const Scenario s = parse_scenario(doc, base_.file, base_.base_dir);
+    const Scenario s = parse_scenario(doc, base.file, base.base_dir);
     RunOptions options;
     options.write_outputs = false;
     const RunReport report = run_scenario(s, options);
     std::vector<FleetEndpointInfo> members;
     for (const auto& gpu : layout) {
-      for (const auto& e : gpu.endpoints) members.push_back(base_.endpoints[e.index]);
+      for (const auto& e : gpu.endpoints) {
+        members.push_back(base.endpoints[static_cast<std::size_t>(e.index)]);
+      }
     }
     return judge(report.summary, result_.objectives, members);
   }
 
   FleetAnswer plan(const std::string& model);
   void naive();
+  // Endpoints that miss an objective alone on a whole GPU become round-robin replicas: the
+  // fewest (up to kMaxReplicas) each of which meets every objective alone.
+  void replicate();
 
  private:
   void say(const std::string& line) {
+    const std::lock_guard<std::mutex> lock(say_mutex_);
     if (progress_) *progress_ << "[plan --fleet] " << line << "\n" << std::flush;
   }
   std::vector<FleetGpuSettings> shared_settings(const std::string& model,
@@ -189,7 +203,8 @@ class Planner {
   std::ostream* progress_;
   fs::path scratch_;
   bool owned_scratch_ = false;
-  int counter_ = 0;
+  std::atomic<int> counter_{0};
+  std::mutex say_mutex_;
   // mig: per endpoint, the profiles it meets its objectives on alone (smallest first).
   std::vector<std::vector<std::string>> mig_fits_;
   std::vector<std::optional<FleetMiss>> mig_largest_miss_;
@@ -264,6 +279,11 @@ bool Planner::mig_assignment(EndpointMask group, std::vector<std::string>& profi
 FleetAnswer Planner::plan(const std::string& model) {
   FleetAnswer a;
   a.model = model;
+  // Every simulation of this answer's search, counted.
+  const auto simulate = [&](const std::string& m, const std::vector<FleetGpuSettings>& layout) {
+    ++a.groups_simulated;
+    return run(m, layout);
+  };
   const int n = static_cast<int>(base_.endpoints.size());
   std::map<EndpointMask, GroupRun> runs;  // every group run, by mask
   GroupOracle oracle([&](EndpointMask mask) -> bool {
@@ -282,7 +302,7 @@ FleetAnswer Planner::plan(const std::string& model) {
     }
     GroupRun g;
     try {
-      g = run(model, shared_settings(model, {mask}));
+      g = simulate(model, shared_settings(model, {mask}));
     } catch (const InputError& e) {
       // The equal share leaves no room for an engine (refused as vLLM would refuse to start).
       g.met = false;
@@ -300,8 +320,19 @@ FleetAnswer Planner::plan(const std::string& model) {
     std::stable_sort(order.begin(), order.end(), [](const MigProfile& x, const MigProfile& y) {
       return std::tie(x.compute_slices, x.memory_slices) < std::tie(y.compute_slices, y.memory_slices);
     });
+    // More SMs and memory never make an endpoint worse (the assumption of endpoint_groups.h):
+    // a profile at least as large in both as one the endpoint fits adds nothing to the choice,
+    // and is neither run nor offered; the fitting profiles kept are the minimal ones.
+    const auto covers = [](const MigProfile& big, const MigProfile& small) {
+      return big.compute_slices >= small.compute_slices && big.memory_slices >= small.memory_slices;
+    };
     for (int i = 0; i < n; ++i) {
+      std::vector<const MigProfile*> fitting;
       for (const MigProfile& p : order) {
+        if (std::any_of(fitting.begin(), fitting.end(),
+                        [&](const MigProfile* f) { return covers(p, *f); })) {
+          continue;
+        }
         FleetGpuSettings gpu;
         FleetEndpointSettings s;
         s.index = i;
@@ -310,14 +341,14 @@ FleetAnswer Planner::plan(const std::string& model) {
         gpu.endpoints.push_back(s);
         GroupRun g;
         try {
-          g = run("mig", {gpu});
+          g = simulate("mig", {gpu});
         } catch (const InputError& e) {
           g.met = false;
           g.miss = FleetMiss{base_.endpoints[static_cast<std::size_t>(i)].id,
                              std::string("does not fit ") + p.name + ": " + e.what(), 0, 0};
         }
-        ++a.groups_simulated;
         if (g.met) {
+          fitting.push_back(&p);
           mig_fits_[static_cast<std::size_t>(i)].push_back(p.name);
           runs.emplace(EndpointMask{1} << i, g);  // the smallest fitting profile's run
         } else {
@@ -329,7 +360,6 @@ FleetAnswer Planner::plan(const std::string& model) {
   }
   const GroupSearchResult found = fewest_groups(n, oracle);
   a.exact = found.exact;
-  if (model != "mig") a.groups_simulated = oracle.asked();
   for (const int i : mask_members(found.alone_failing)) {
     if (model == "mig") {
       if (mig_largest_miss_[static_cast<std::size_t>(i)]) {
@@ -363,7 +393,7 @@ FleetAnswer Planner::plan(const std::string& model) {
       if (model == "mig") {
         FleetGpuSettings one;
         one.endpoints.push_back(s);
-        alone = run("mig", {one});
+        alone = simulate("mig", {one});
         from = &alone;
       } else {
         from = &runs.at(groups[g]);
@@ -391,7 +421,7 @@ FleetAnswer Planner::plan(const std::string& model) {
   a.scenario = whole.scenario;
   a.trace_csv = whole.trace_csv;
   if (!layout.empty()) {
-    const GroupRun fleet = run(model, layout);
+    const GroupRun fleet = simulate(model, layout);
     std::string differ;
     for (const auto& [id, values] : fleet.values) {
       std::vector<double> planned;
@@ -443,7 +473,7 @@ FleetAnswer Planner::plan(const std::string& model) {
     } else {
       GroupRun g;
       try {
-        g = run(model, shared_settings(model, {merged}));
+        g = simulate(model, shared_settings(model, {merged}));
         if (g.miss) a.one_fewer_miss = g.miss;
       } catch (const InputError& e) {
         a.one_fewer_note += std::string(": the engines do not start (") + e.what() + ")";
@@ -455,6 +485,41 @@ FleetAnswer Planner::plan(const std::string& model) {
       std::to_string(a.groups_simulated) + " groups simulated" +
       (a.met ? "" : found.complete ? " (not verified)" : " (some endpoint misses alone)"));
   return a;
+}
+
+void Planner::replicate() {
+  std::vector<FleetEndpointInfo> expanded;
+  for (const FleetEndpointInfo& e : base_.endpoints) {
+    int chosen = 1;
+    for (int r = 1; r <= kMaxReplicas; ++r) {
+      FleetBase trial = base_;
+      trial.endpoints = replicas_of(e, r);
+      bool all = true;
+      for (int i = 0; i < r && all; ++i) {
+        FleetGpuSettings gpu;
+        FleetEndpointSettings s;
+        s.index = i;
+        gpu.endpoints.push_back(s);
+        all = run_on(trial, "exclusive", {gpu}).met;
+      }
+      if (all) {
+        chosen = r;
+        break;
+      }
+    }
+    if (chosen > 1) {
+      result_.replicas.emplace_back(e.id, chosen);
+      say(e.id + ": " + std::to_string(chosen) + " round-robin replicas");
+    }
+    for (auto& rep : replicas_of(e, chosen)) expanded.push_back(std::move(rep));
+  }
+  if (expanded.size() > static_cast<std::size_t>(kMaxEndpoints)) {
+    throw InputError(base_.file, "",
+                     "with their replicas the endpoints number " +
+                         std::to_string(expanded.size()) + ", more than a fleet plan places (" +
+                         std::to_string(kMaxEndpoints) + ")");
+  }
+  base_.endpoints = std::move(expanded);
 }
 
 void Planner::naive() {
@@ -533,20 +598,51 @@ FleetResult run_fleet_plan(const FleetRequest& request, std::ostream* progress) 
   for (const auto& e : base.endpoints) result.endpoint_ids.push_back(e.id);
   for (const Objective& o : result.objectives) {
     bool picks = false;
-    for (const auto& e : base.endpoints) picks = picks || o.endpoints->selects(e.id, e.service_class);
+    for (const auto& e : base.endpoints) {
+      picks = picks || o.endpoints->selects(e.parent, e.service_class);
+    }
     if (!picks) {
       throw InputError("--objective " + o.text(), o.metric,
                        "its selector picks none of the scenario's endpoints");
     }
   }
+  planner.replicate();
+  std::vector<std::string> planned;
   for (const std::string& m : models) {
     if (m == "mig" && base.device.mig_profiles.empty()) {
       result.notes.push_back("mig left out: " + base.device.name + " has no MIG profiles");
       continue;
     }
-    result.answers.push_back(planner.plan(m));
+    planned.push_back(m);
   }
-  planner.naive();
+  // One task per model and one for the memory-only packing, on request.threads threads; each
+  // model's search is its own, so the answers do not depend on the threads.
+  const std::size_t tasks = planned.size() + 1;
+  std::vector<FleetAnswer> answers(planned.size());
+  std::vector<std::exception_ptr> errors(tasks);
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t t = next++; t < tasks; t = next++) {
+      try {
+        if (t < planned.size()) {
+          answers[t] = planner.plan(planned[t]);
+        } else {
+          planner.naive();
+        }
+      } catch (...) {
+        errors[t] = std::current_exception();
+      }
+    }
+  };
+  const int threads = std::max(1, std::min<int>(request.threads, static_cast<int>(tasks)));
+  std::vector<std::thread> pool;
+  for (int i = 1; i < threads; ++i) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+  result.answers = std::move(answers);
   result.notes.push_back(
       "every endpoint starts at 0 s; a GPU's endpoints share it with equal memory shares "
       "(gpu_memory_utilization floor(90/k) % each) and, under mps, equal thread shares "

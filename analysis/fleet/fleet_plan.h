@@ -18,6 +18,12 @@
 // (the form `--out` writes for `gpumux run`) and every endpoint's objective values must equal
 // its group's, or the answer is marked unverified.
 //
+// Replicas: an endpoint that misses an objective alone on a whole GPU is split into the fewest
+// round-robin replicas (llm.load.round_robin, up to 16) that each meet every objective alone on a
+// whole GPU; the replicas are then placed as endpoints of their own under every model, each held
+// to its endpoint's objectives on its own requests (so the endpoint's percentiles are within
+// them too).
+//
 // Objectives: per endpoint only (`METRIC<=X for SELECTOR`; a request metric without a selector
 // applies to every endpoint). Always applied: requests.refused<=0 and requests.dropped<=0 for
 // every endpoint (a refused or dropped request misses every objective).
@@ -28,6 +34,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/plan/objective.h"
@@ -41,6 +48,7 @@ struct FleetRequest {
   std::vector<std::string> models;       // empty: exclusive, mig, mps, timeslice
   std::vector<std::string> objectives;   // as written; parsed by run_fleet_plan
   std::string scratch_dir;               // where group traces go; "": a temporary folder
+  int threads = 1;                       // >= 1: models searched at once
 };
 
 // One endpoint's place and predicted numbers in an answer.
@@ -110,7 +118,10 @@ struct FleetResult {
   std::string device;
   int gpus_per_node = 0;
   std::vector<Objective> objectives;
-  std::vector<std::string> endpoint_ids;
+  std::vector<std::string> endpoint_ids;  // the scenario's endpoints
+  // Endpoints split into round-robin replicas (each meets every objective alone on a whole
+  // GPU; the fewest such, up to 16): id and replica count.
+  std::vector<std::pair<std::string, int>> replicas;
   std::vector<FleetAnswer> answers;  // in the order asked
   // Memory-only packing: first fit by weights + runtime reserve + the KV cache the endpoint
   // held at its peak alone on a whole GPU, into 90 % of the device; what simulating adds.

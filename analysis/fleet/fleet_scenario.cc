@@ -1,5 +1,6 @@
 #include "analysis/fleet/fleet_scenario.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -22,6 +23,39 @@ int FleetBase::index_of(const std::string& id) const {
   }
   return -1;
 }
+
+std::vector<FleetEndpointInfo> replicas_of(const FleetEndpointInfo& e, int replicas) {
+  std::vector<FleetEndpointInfo> out;
+  for (int i = 0; i < replicas; ++i) {
+    FleetEndpointInfo r = e;
+    r.replica = i;
+    r.replicas = replicas;
+    r.id = replicas == 1 ? e.parent
+                         : e.parent + "-r" + std::to_string(i + 1) + "of" + std::to_string(replicas);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+namespace {
+
+std::int64_t longest_request(const LlmLoad& load) {
+  std::int64_t longest = 0;
+  if (load.rows) {
+    for (const LlmRequestRow& r : *load.rows) {
+      longest = std::max<std::int64_t>(longest, std::int64_t{r.prompt_tokens} + r.output_tokens);
+    }
+  }
+  if (load.tokens.pairs) {
+    for (const auto& [prompt, output] : *load.tokens.pairs) {
+      longest = std::max<std::int64_t>(longest, std::int64_t{prompt} + output);
+    }
+  }
+  return std::max<std::int64_t>(longest, std::int64_t{load.tokens.prompt_tokens} +
+                                             load.tokens.output_tokens);
+}
+
+}  // namespace
 
 FleetBase load_fleet_base(const FleetRequest& request) {
   FleetBase base;
@@ -74,6 +108,13 @@ FleetBase load_fleet_base(const FleetRequest& request) {
     }
     FleetEndpointInfo e;
     e.id = job.id;
+    e.parent = job.id;
+    e.longest_request_tokens = longest_request(llm->load);
+    e.block_size = llm->engine.block_size;
+    {
+      const auto& fields = doc["services"]["by_id"][job.id]["llm"];
+      e.max_model_len_given = fields.contains("engine") && fields["engine"].contains("max_model_len");
+    }
     e.service_class = it->second.spec->service_class;
     e.llm_model = own.resolved["services"]["by_id"][job.id]["llm"]["model"].get<std::string>();
     e.lifetime_s = job.runtime.seconds();
@@ -140,8 +181,16 @@ FleetDocument fleet_document(const FleetBase& base, const std::string& model,
   for (const auto& gpu : gpus) {
     for (const auto& s : gpu.endpoints) {
       const FleetEndpointInfo& e = base.endpoints[static_cast<std::size_t>(s.index)];
-      nlohmann::json fields = base.document["services"]["by_id"][e.id];
+      nlohmann::json fields = base.document["services"]["by_id"][e.parent];
       fields["llm"]["engine"]["gpu_memory_utilization"] = s.gpu_memory_utilization;
+      if (!e.max_model_len_given) {
+        const std::int64_t block = e.block_size;
+        fields["llm"]["engine"]["max_model_len"] =
+            (e.longest_request_tokens + block - 1) / block * block;
+      }
+      if (e.replicas > 1) {
+        fields["llm"]["load"]["round_robin"] = {{"replicas", e.replicas}, {"index", e.replica}};
+      }
       nlohmann::json share = nlohmann::json::object();
       if (!s.mig_profile.empty()) share["mig_profile"] = s.mig_profile;
       if (s.mps_thread_percentage > 0) {

@@ -16,7 +16,15 @@ namespace gpumux {
 struct FleetRequest;
 
 struct FleetEndpointInfo {
-  std::string id;
+  std::string id;      // the endpoint's, or a replica's: "<parent>-r<index+1>of<replicas>"
+  std::string parent;  // the scenario's endpoint (== id without replicas)
+  int replica = 0;     // round-robin replica index, [0, replicas)
+  int replicas = 1;
+  // The longest request of its load (prompt + output tokens): the planner's max_model_len
+  // unless the scenario sets one.
+  std::int64_t longest_request_tokens = 0;
+  bool max_model_len_given = false;
+  int block_size = 16;  // its engine's KV block, tokens
   std::string service_class;
   std::string llm_model;
   double lifetime_s = 0.0;  // the trace row's runtime_s
@@ -39,6 +47,9 @@ struct FleetBase {
   std::vector<FleetEndpointInfo> endpoints;  // in trace order
   int index_of(const std::string& id) const;
 };
+
+// `e` as `replicas` round-robin replicas (llm.load.round_robin), in replica order.
+std::vector<FleetEndpointInfo> replicas_of(const FleetEndpointInfo& e, int replicas);
 
 // Reads the scenario. Throws InputError unless it has node groups of one device type, a trace
 // file whose every row is an LLM endpoint named in services.by_id on one GPU (tensor_parallel 1).

@@ -1,0 +1,202 @@
+// `gpumux plan --fleet` (analysis/fleet/fleet_plan.h): a MIG answer known by hand, every
+// answer re-run from the scenario it emits and holding its objectives, bad input refused; and
+// the load options the planner relies on (round-robin replicas, time-scaled traces).
+#include "analysis/fleet/fleet_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "analysis/fleet/fleet_output.h"
+#include "sim/base/input_error.h"
+#include "tests/services/services_support.h"
+
+namespace gpumux {
+namespace {
+
+using testing::fs::path;
+using testing::write_case;
+
+// `n` phi-2 endpoints (phi-0 ...), each 0.5 requests/s of 200 prompt / 50 output tokens for
+// 120 s, on one node of 8 H100s.
+path phi_fleet(const std::string& name, int n, const std::string& extra_row = "") {
+  std::string trace = "id,submit_s,gpus,runtime_s,kind\n";
+  std::string by_id;
+  for (int i = 0; i < n; ++i) {
+    const std::string id = "phi-" + std::to_string(i);
+    trace += id + ",0,1,120,inference\n";
+    by_id += std::string(i ? ", " : "") + "\"" + id +
+             R"(": {"class": "small", "llm": {"model": "phi-2", "load": {"rate_per_s": 0.5,
+             "prompt_tokens": 200, "output_tokens": 50}}})";
+  }
+  trace += extra_row;
+  return write_case(name, {{"trace.csv", trace},
+                           {"scenario.json",
+                            testing::scenario_json("H100-80GB", 8, R"({"model": "exclusive"})",
+                                                   R"(, "seed": 3, "services": {"by_id": {)" +
+                                                       by_id + "}}")}});
+}
+
+FleetRequest request_for(const path& dir, std::vector<std::string> models) {
+  FleetRequest r;
+  r.scenario_file = (dir / "scenario.json").string();
+  r.models = std::move(models);
+  r.objectives = {"requests.ttft_ms.p99<=2000 for phi-*", "requests.tpot_ms.p99<=200 for class:small"};
+  r.threads = 2;
+  return r;
+}
+
+const FleetAnswer& answer(const FleetResult& r, const std::string& model) {
+  for (const auto& a : r.answers) {
+    if (a.model == model) return a;
+  }
+  throw std::logic_error("no answer for " + model);
+}
+
+TEST(FleetPlan, EightSmallEndpointsTakeTwoMigGpusAndEightExclusiveOnes) {
+  const path dir = phi_fleet("fleet_mig", 8);
+  const FleetResult r = run_fleet_plan(request_for(dir, {"exclusive", "mig"}), nullptr);
+  const FleetAnswer& exclusive = answer(r, "exclusive");
+  EXPECT_TRUE(exclusive.met);
+  EXPECT_EQ(exclusive.gpus.size(), 8u);
+  // By hand: phi-2 (5.2 GiB of weights) meets these loose bounds on the smallest instance,
+  // 1g.10gb, and an H100 holds at most seven of those: eight endpoints need two GPUs.
+  const FleetAnswer& mig = answer(r, "mig");
+  EXPECT_TRUE(mig.met) << mig.verification;
+  EXPECT_TRUE(mig.exact);
+  ASSERT_EQ(mig.gpus.size(), 2u);
+  EXPECT_EQ(mig.gpus[0].endpoints.size() + mig.gpus[1].endpoints.size(), 8u);
+  for (const FleetEndpoint& e : mig.endpoints) {
+    EXPECT_EQ(e.mig_profile, "1g.10gb") << e.id;
+    EXPECT_GE(e.gpu, 0);
+    for (const auto& c : e.checks) EXPECT_TRUE(c.met) << e.id << " " << c.objective;
+  }
+  // At one GPU fewer the eight instances do not fit one GPU.
+  EXPECT_NE(mig.one_fewer_note.find("do not fit one GPU"), std::string::npos) << mig.one_fewer_note;
+  EXPECT_TRUE(r.replicas.empty());
+  testing::fs::remove_all(dir);
+}
+
+TEST(FleetPlan, EveryAnswerReRunFromItsEmittedScenarioMeetsItsObjectives) {
+  const path dir = phi_fleet("fleet_rerun", 4);
+  const FleetResult r =
+      run_fleet_plan(request_for(dir, {"exclusive", "mig", "mps", "timeslice"}), nullptr);
+  ASSERT_EQ(r.answers.size(), 4u);
+  const path out = dir / "out";
+  write_fleet_scenarios(r, out.string(), out.string());
+  for (const FleetAnswer& a : r.answers) {
+    EXPECT_TRUE(a.met) << a.model << ": " << a.verification;
+    EXPECT_LE(a.gpus.size(), answer(r, "exclusive").gpus.size()) << a.model;
+    const Scenario s = load_scenario((out / "fleet" / a.model / "scenario.json").string());
+    RunOptions options;
+    options.write_outputs = false;
+    const nlohmann::json summary = run_scenario(s, options).summary;
+    EXPECT_EQ(summary.at("metrics").at("gpus").get<int>(), static_cast<int>(a.gpus.size())) << a.model;
+    for (const Objective& o : r.objectives) {
+      const ObjectiveCheck c = check_objective(o, summary);
+      EXPECT_TRUE(c.met) << a.model << " " << o.text() << " " << c.endpoint << " " << c.value;
+    }
+  }
+  // The text names every model and the memory-only packing.
+  std::ostringstream table;
+  print_fleet_table(r, table);
+  for (const char* word : {"exclusive", "mig", "mps", "timeslice", "memory-only packing"}) {
+    EXPECT_NE(table.str().find(word), std::string::npos) << word;
+  }
+  const nlohmann::json j = fleet_to_json(r);
+  EXPECT_EQ(j["answers"].size(), 4u);
+  testing::fs::remove_all(dir);
+}
+
+TEST(FleetPlan, TheSameRequestGivesTheSameAnswer) {
+  const path dir = phi_fleet("fleet_same", 3);
+  const auto once = fleet_to_json(run_fleet_plan(request_for(dir, {"timeslice"}), nullptr));
+  FleetRequest one_thread = request_for(dir, {"timeslice"});
+  one_thread.threads = 1;
+  const auto again = fleet_to_json(run_fleet_plan(one_thread, nullptr));
+  EXPECT_EQ(once.dump(), again.dump());
+  testing::fs::remove_all(dir);
+}
+
+void expect_refused(const FleetRequest& r, const std::string& words) {
+  try {
+    run_fleet_plan(r, nullptr);
+    ADD_FAILURE() << "accepted; expected: " << words;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+TEST(FleetPlan, BadInputIsRefusedWithWhatIsWrong) {
+  const path dir = phi_fleet("fleet_bad", 2);
+  FleetRequest r = request_for(dir, {"exclusive"});
+  r.objectives = {"jct_s.p95<=100"};
+  expect_refused(r, "not reported per endpoint");
+  r.objectives = {"requests.ttft_ms.p99<=100 for nobody-*"};
+  expect_refused(r, "picks none of the scenario's endpoints");
+  r.objectives = {"requests.ttft_ms.p99<=1.1x exclusive"};
+  expect_refused(r, "absolute bound");
+  r.objectives = {"requests.ttft_ms.p99<=100 for phi-*", "requests.ttft_ms.p99<=200 for phi-*"};
+  expect_refused(r, "given twice");
+  r = request_for(dir, {"fractional"});
+  expect_refused(r, "'fractional' is not one of them");
+  testing::fs::remove_all(dir);
+  // A trace job that is not an LLM endpoint.
+  const path mixed = phi_fleet("fleet_mixed", 2, "train,0,1,60,training\n");
+  expect_refused(request_for(mixed, {"exclusive"}), "job 'train' is not one");
+  testing::fs::remove_all(mixed);
+}
+
+// The load options: replicas behind a round-robin router and time-scaled traces.
+nlohmann::json endpoint_echo(const std::string& name, const std::string& load) {
+  std::string requests = "arrival_s,prompt_tokens,output_tokens\n";
+  for (int i = 0; i < 10; ++i) requests += std::to_string(i) + ",100,10\n";
+  const path dir = write_case(
+      name, {{"trace.csv", "id,submit_s,gpus,runtime_s,kind\nchat,0,1,60,inference\n"},
+             {"requests.csv", requests},
+             {"scenario.json",
+              testing::scenario_json("H100-80GB", 1, R"({"model": "exclusive"})",
+                                     R"(, "services": {"by_id": {"chat": {"llm": {"model": "phi-2", "load": )" +
+                                         load + "}}}}")}});
+  const nlohmann::json summary = testing::run_case(dir);
+  testing::fs::remove_all(dir);
+  nlohmann::json out = summary["scenario"]["services"]["by_id"]["chat"]["llm"]["load"];
+  out["count"] = summary["metrics"]["requests"]["count"];
+  return out;
+}
+
+TEST(LlmLoadOptions, RoundRobinKeepsEveryRthRequestFromTheIndex) {
+  const auto e = endpoint_echo(
+      "rr_trace", R"({"trace": "requests.csv", "round_robin": {"replicas": 3, "index": 1}})");
+  EXPECT_EQ(e["round_robin"]["requests"], 3);  // rows 1, 4, 7
+  EXPECT_EQ(e["count"], 3);
+  const auto g = endpoint_echo(
+      "rr_gen", R"({"rate_per_s": 4, "prompt_tokens": 10, "output_tokens": 5,
+                    "round_robin": {"replicas": 4, "index": 0}})");
+  EXPECT_DOUBLE_EQ(g["round_robin"]["rate_per_s"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(g["round_robin"]["arrival_cv"].get<double>(), 0.5);  // Erlang-4 gaps
+}
+
+TEST(LlmLoadOptions, TargetRateStretchesTheTraceAndDurationCutsIt) {
+  // Ten requests 1 s apart (1 request/s) at 2 requests/s come 0.5 s apart; the first 2 s keep 4.
+  const auto e = endpoint_echo(
+      "target_rate", R"({"trace": "requests.csv", "target_rate_per_s": 2, "duration_s": 2})");
+  EXPECT_DOUBLE_EQ(e["trace"]["recorded_rate_per_s"].get<double>(), 1.0);
+  EXPECT_EQ(e["trace"]["requests_kept"], 4);
+  EXPECT_EQ(e["count"], 4);
+}
+
+TEST(LlmLoadOptions, BadLoadOptionsAreRefused) {
+  EXPECT_THROW(endpoint_echo("rr_closed", R"({"clients": 2, "prompt_tokens": 10, "output_tokens": 5,
+                                              "round_robin": {"replicas": 2, "index": 0}})"),
+               InputError);
+  EXPECT_THROW(endpoint_echo("rr_index", R"({"trace": "requests.csv",
+                                             "round_robin": {"replicas": 2, "index": 2}})"),
+               InputError);
+  EXPECT_THROW(endpoint_echo("rate_gen", R"({"rate_per_s": 1, "prompt_tokens": 10,
+                                             "output_tokens": 5, "target_rate_per_s": 2})"),
+               InputError);
+}
+
+}  // namespace
+}  // namespace gpumux
