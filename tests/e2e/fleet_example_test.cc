@@ -1,0 +1,60 @@
+// The LLM fleet example (scenarios/examples/llm_fleet_h100.json, docs/planning.md "LLM fleets"):
+// `plan --fleet` answers for every model, and each answer's emitted scenario, re-run with
+// `gpumux run`, meets every per-endpoint objective; one GPU fewer is tried and misses.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/e2e/e2e_support.h"
+
+namespace gpumux {
+namespace {
+
+TEST(FleetExample, EveryAnswerReRunMeetsEveryEndpointsObjectives) {
+  const auto out = testing::temp_dir("fleet_example");
+  const auto plan = testing::run_cli(
+      {"plan", (testing::source_dir() / "scenarios/examples/llm_fleet_h100.json").string(),
+       "--fleet", "--models", "exclusive,mig,mps,timeslice", "--objective",
+       "requests.ttft_ms.p99<=1000 for llm-*", "--objective",
+       "requests.tpot_ms.p99<=50 for llm-*", "--threads", "2", "--out",
+       (out / "plan").string()});
+  ASSERT_EQ(plan.code, 0) << plan.err << plan.out;
+  const auto fleet = nlohmann::json::parse(testing::read_file(out / "plan" / "fleet.json"));
+  ASSERT_EQ(fleet["answers"].size(), 4u);
+  int exclusive_gpus = 0;
+  for (const auto& a : fleet["answers"]) {
+    const std::string model = a["model"];
+    EXPECT_TRUE(a["met"].get<bool>()) << model;
+    EXPECT_TRUE(a["verified"].get<bool>()) << model << ": " << a["verification"];
+    if (model == "exclusive") exclusive_gpus = a["gpus"].get<int>();
+    EXPECT_LE(a["gpus"].get<int>(), exclusive_gpus) << model;
+    // One GPU fewer was tried: a named miss, or instances that do not fit one GPU, or (one
+    // endpoint per GPU) nothing to merge.
+    const auto& fewer = a["one_fewer"];
+    EXPECT_TRUE(fewer["miss"].is_object() ||
+                fewer["note"].get<std::string>().find("do not fit") != std::string::npos ||
+                model == "exclusive")
+        << model << ": " << fewer.dump();
+    if (fewer["miss"].is_object()) {
+      EXPECT_FALSE(fewer["miss"]["endpoint"].get<std::string>().empty()) << model;
+    }
+    const auto run = testing::run_cli({"run",
+                                       (out / "plan" / "fleet" / model / "scenario.json").string(),
+                                       "--no-outputs", "--format", "json"});
+    ASSERT_EQ(run.code, 0) << model << ": " << run.err;
+    const auto summary = nlohmann::json::parse(run.out);
+    EXPECT_EQ(summary["metrics"]["gpus"].get<int>(), a["gpus"].get<int>()) << model;
+    for (const auto& s : summary["metrics"]["requests"]["services"]) {
+      const std::string id = s["id"];
+      EXPECT_LE(s["llm"]["ttft_ms"]["p99"].get<double>(), 1000.0) << model << " " << id;
+      EXPECT_LE(s["llm"]["tpot_ms"]["p99"].get<double>(), 50.0) << model << " " << id;
+      EXPECT_EQ(s["llm"]["refused"].get<int>(), 0) << model << " " << id;
+      EXPECT_EQ(s["dropped"].get<int>(), 0) << model << " " << id;
+    }
+  }
+  EXPECT_GT(exclusive_gpus, 0);
+  testing::fs::remove_all(out);
+}
+
+}  // namespace
+}  // namespace gpumux
