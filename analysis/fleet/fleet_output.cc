@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "analysis/fleet/fleet_deploy.h"
 #include "analysis/output/number_text.h"
 #include "sim/base/atomic_file.h"
 
@@ -220,6 +221,11 @@ void write_fleet_scenarios(const FleetResult& r, const std::string& dir,
     AtomicFile t((where / "trace.csv").string(), (final_where / "trace.csv").string());
     t.stream() << a.trace_csv;
     t.commit();
+    for (const FleetDeployFile& f : fleet_deploy_files(r, a)) {
+      AtomicFile file((where / f.name).string(), (final_where / f.name).string());
+      file.stream() << f.text;
+      file.commit();
+    }
   }
 }
 

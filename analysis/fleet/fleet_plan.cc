@@ -19,6 +19,7 @@
 #include "analysis/output/number_text.h"
 #include "analysis/run/run.h"
 #include "models/mig/layout.h"
+#include "models/mig/mig_parted.h"
 #include "scenarios/scenario.h"
 #include "sim/base/input_error.h"
 #include "sim/base/json_fields.h"
@@ -97,6 +98,7 @@ struct GroupRun {
   std::map<std::string, FleetEndpoint> endpoints;  // by id: numbers and checks filled
   std::map<std::string, std::vector<double>> values;  // by id: objective values, in order
   std::map<std::string, double> kv_cache_use;         // by id: mean share of its cache in use
+  std::map<std::string, nlohmann::json> engines;      // by id: the engine settings as resolved
 };
 
 GroupRun judge(const nlohmann::json& summary, const std::vector<Objective>& objectives,
@@ -180,7 +182,11 @@ class Planner {
         members.push_back(base.endpoints[static_cast<std::size_t>(e.index)]);
       }
     }
-    return judge(report.summary, result_.objectives, members);
+    GroupRun g = judge(report.summary, result_.objectives, members);
+    for (const auto& e : members) {
+      g.engines[e.id] = s.resolved["services"]["by_id"][e.id]["llm"]["engine"];
+    }
+    return g;
   }
 
   FleetAnswer plan(const std::string& model);
@@ -382,6 +388,9 @@ FleetAnswer Planner::plan(const std::string& model) {
     a.endpoints[static_cast<std::size_t>(i)].id = info.id;
     a.endpoints[static_cast<std::size_t>(i)].service_class = info.service_class;
     a.endpoints[static_cast<std::size_t>(i)].llm_model = info.llm_model;
+    a.endpoints[static_cast<std::size_t>(i)].parent = info.parent;
+    a.endpoints[static_cast<std::size_t>(i)].replica = info.replica;
+    a.endpoints[static_cast<std::size_t>(i)].replicas = info.replicas;
   }
   for (std::size_t g = 0; g < groups.size(); ++g) {
     FleetGpu gpu;
@@ -422,6 +431,9 @@ FleetAnswer Planner::plan(const std::string& model) {
   a.trace_csv = whole.trace_csv;
   if (!layout.empty()) {
     const GroupRun fleet = simulate(model, layout);
+    for (const auto& [id, engine] : fleet.engines) {
+      a.endpoints[static_cast<std::size_t>(base_.index_of(id))].engine = engine;
+    }
     std::string differ;
     for (const auto& [id, values] : fleet.values) {
       std::vector<double> planned;
@@ -594,6 +606,8 @@ FleetResult run_fleet_plan(const FleetRequest& request, std::ostream* progress) 
   result.scenario_file = base.file;
   result.seed = base.seed;
   result.device = base.device.name;
+  result.device_pci_ids = pci_device_ids(base.device);
+  result.device_memory_mib = base.device.memory.mib();
   result.gpus_per_node = base.gpus_per_node;
   for (const auto& e : base.endpoints) result.endpoint_ids.push_back(e.id);
   for (const Objective& o : result.objectives) {

@@ -71,6 +71,11 @@ struct FleetEndpoint {
     bool met = false;
   };
   std::vector<Check> checks;
+  // Its engine's settings as the whole-fleet run resolved them (docs/llm-serving.md: the
+  // `llm.engine` echo: gpu_memory_utilization, max_model_len, max_num_seqs, ...).
+  nlohmann::json engine;
+  std::string parent;  // the scenario's endpoint this is a replica of (== id without replicas)
+  int replica = 0, replicas = 1;
 };
 
 struct FleetGpu {
@@ -116,6 +121,8 @@ struct FleetResult {
   std::string scenario_file;
   std::uint64_t seed = 0;
   std::string device;
+  std::vector<std::string> device_pci_ids;  // mig-parted's ids of the device (deploy filters)
+  std::int64_t device_memory_mib = 0;
   int gpus_per_node = 0;
   std::vector<Objective> objectives;
   std::vector<std::string> endpoint_ids;  // the scenario's endpoints

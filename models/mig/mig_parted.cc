@@ -252,6 +252,15 @@ constexpr PciId kPciIds[] = {
 
 }  // namespace
 
+std::vector<std::string> pci_device_ids(const DeviceProfile& device) {
+  std::vector<std::string> out;
+  const std::string name = lower(device.name);
+  for (const PciId& p : kPciIds) {
+    if (lower(p.device) == name) out.emplace_back(p.id);
+  }
+  return out;
+}
+
 bool device_filter_matches(const MigPartedEntry& entry, const DeviceProfile& device) {
   if (entry.device_filter.empty()) return true;
   const std::string name = lower(device.name);

@@ -60,6 +60,10 @@ MigPartedConfig read_mig_parted(const std::string& path, std::string_view config
 // device.
 bool device_filter_matches(const MigPartedEntry& entry, const DeviceProfile& device);
 
+// The PCI device ids mig-parted's stock config gives `device` (lower case, "0x233010de"), in
+// table order; empty for a device the table does not know.
+std::vector<std::string> pci_device_ids(const DeviceProfile& device);
+
 // The entry that configures GPU `index` of a node of `device` GPUs: the first in file order whose
 // devices include the index and whose filter matches; nullptr when none does.
 const MigPartedEntry* mig_parted_entry_for(const MigPartedConfig& config,

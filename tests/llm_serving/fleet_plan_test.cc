@@ -5,9 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
 #include <sstream>
 
+#include "analysis/fleet/fleet_deploy.h"
 #include "analysis/fleet/fleet_output.h"
+#include "analysis/plan/device_plugin_config.h"
+#include "models/device_registry.h"
+#include "models/mig/mig_parted.h"
 #include "sim/base/input_error.h"
 #include "tests/services/services_support.h"
 
@@ -105,6 +111,78 @@ TEST(FleetPlan, EveryAnswerReRunFromItsEmittedScenarioMeetsItsObjectives) {
   }
   const nlohmann::json j = fleet_to_json(r);
   EXPECT_EQ(j["answers"].size(), 4u);
+  testing::fs::remove_all(dir);
+}
+
+std::string file_text(const std::vector<FleetDeployFile>& files, const std::string& name) {
+  for (const auto& f : files) {
+    if (f.name == name) return f.text;
+  }
+  ADD_FAILURE() << "no " << name;
+  return "";
+}
+
+// The device plugin file holds one config per `---`; each parses with gpumux's reader.
+std::vector<DevicePluginConfig> plugin_configs(const std::string& text) {
+  std::vector<DevicePluginConfig> out;
+  std::size_t at = text.find("---\n");
+  while (at != std::string::npos) {
+    const std::size_t next = text.find("---\n", at + 4);
+    out.push_back(parse_device_plugin_config(
+        text.substr(at + 4, next == std::string::npos ? std::string::npos : next - at - 4),
+        "device-plugin.yaml"));
+    at = next;
+  }
+  return out;
+}
+
+TEST(FleetDeploy, TheEmittedConfigsReadBackAsPlanned) {
+  const path dir = phi_fleet("fleet_deploy", 8);
+  const FleetResult r = run_fleet_plan(request_for(dir, {"mig", "mps", "timeslice"}), nullptr);
+  const DeviceProfile h100 = DeviceRegistry::with_builtins().get("H100-80GB", "test");
+  // mig: re-reading mig-parted.yaml with gpumux's reader gives every GPU its planned instances.
+  const FleetAnswer& mig = answer(r, "mig");
+  const auto mig_files = fleet_deploy_files(r, mig);
+  const std::string yaml = file_text(mig_files, "mig-parted.yaml");
+  const MigPartedIndexLayouts layouts = mig_parted_index_layouts(
+      parse_mig_parted(yaml, "mig-parted.yaml", fleet_mig_config_name(0)), h100);
+  ASSERT_EQ(layouts.by_index.size(), 8u);
+  for (std::size_t g = 0; g < 8; ++g) {
+    const MigDeviceLayout& l = layouts.distinct[static_cast<std::size_t>(layouts.by_index[g])];
+    std::vector<std::string> read;
+    for (const auto& inst : l.instances) read.push_back(inst.profile);
+    std::vector<std::string> planned = g < mig.gpus.size() ? mig.gpus[g].mig_layout
+                                                           : std::vector<std::string>{};
+    std::sort(read.begin(), read.end());
+    std::sort(planned.begin(), planned.end());
+    EXPECT_EQ(read, planned) << "GPU " << g;
+    EXPECT_EQ(l.mig_enabled, g < mig.gpus.size()) << "GPU " << g;
+  }
+  const auto mig_plugin = plugin_configs(file_text(mig_files, "device-plugin.yaml"));
+  ASSERT_EQ(mig_plugin.size(), 1u);
+  EXPECT_EQ(mig_plugin[0].mig_strategy, "mixed");
+  // mps and timeslice: one config per replica count, each GPU's endpoints as its replicas.
+  for (const char* model : {"mps", "timeslice"}) {
+    const FleetAnswer& a = answer(r, model);
+    const auto files = fleet_deploy_files(r, a);
+    const auto configs = plugin_configs(file_text(files, "device-plugin.yaml"));
+    ASSERT_FALSE(configs.empty()) << model;
+    std::set<int> planned, written;
+    for (const auto& g : a.gpus) planned.insert(static_cast<int>(g.endpoints.size()));
+    for (const auto& c : configs) {
+      EXPECT_EQ(c.sharing, std::string(model) == "mps" ? PluginSharing::kMps
+                                                       : PluginSharing::kTimeSlicing);
+      ASSERT_EQ(c.resources.size(), 1u);
+      written.insert(c.resources[0].replicas);
+    }
+    EXPECT_EQ(written, planned) << model;
+    // Every endpoint has its launch line with the simulated engine flags.
+    const std::string engines = file_text(files, "engines.txt");
+    for (const FleetEndpoint& e : a.endpoints) {
+      EXPECT_NE(engines.find("# " + e.id + "\n"), std::string::npos) << model << " " << e.id;
+      EXPECT_NE(engines.find("--max-model-len"), std::string::npos);
+    }
+  }
   testing::fs::remove_all(dir);
 }
 
