@@ -5,6 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
 
 #include "models/device_registry.h"
 #include "models/llm/llm_catalog.h"
@@ -123,6 +126,49 @@ void apply_round_robin(JsonObject& l, LlmLoad& load, nlohmann::json& echo) {
                            {"rate_per_s", load.rate_per_s},
                            {"arrival_cv", load.arrival_cv}};
   }
+}
+
+// The roofline model of these inputs, tabulated for the engine's budgets. Tabulating evaluates
+// every operator at every token count (about 130,000 pow() for an 8,192-token budget), which
+// dominated parsing a scenario; commands that parse one scenario many times (plan, compare,
+// sweep) share the tables through this process-wide cache, keyed by every input exactly
+// (hexadecimal floats), so a model from the cache is the model that would be built.
+std::shared_ptr<const IterationTimeModel> tabulated_time_model(const LlmShape& shape,
+                                                               const LlmDevicePeaks& peaks,
+                                                               const LlmEfficiency& efficiency,
+                                                               int tp, const LlmEngineConfig& e,
+                                                               const LlmInterconnect& link) {
+  std::string key;
+  char buf[64];
+  const auto add = [&](double x) {
+    std::snprintf(buf, sizeof buf, "%a,", x);
+    key += buf;
+  };
+  key += shape.name + "|";
+  for (double x : {double(shape.layers), double(shape.hidden), double(shape.q_heads),
+                   double(shape.kv_heads), double(shape.head_dim), double(shape.ffn),
+                   double(shape.gated_mlp), double(shape.vocab), double(shape.tied_embeddings),
+                   double(shape.dtype_bytes), peaks.tflops_16bit, peaks.bandwidth_gbps, double(tp),
+                   double(e.cuda_graphs), link.bandwidth_gbps, link.efficiency, link.latency_us,
+                   double(e.max_num_batched_tokens), double(e.max_num_seqs)}) {
+    add(x);
+  }
+  for (const LlmEfficiencyField& f : llm_efficiency_fields()) add(efficiency.*(f.member));
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const RooflineTimeModel>> cache;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  auto model = std::make_shared<RooflineTimeModel>(shape, peaks, efficiency, tp, e.cuda_graphs, link);
+  // An iteration never holds more tokens than the budget nor samples more than max_num_seqs.
+  model->tabulate(e.max_num_batched_tokens, e.max_num_seqs);
+  const std::lock_guard<std::mutex> lock(mutex);
+  // Bounded: a sweep over many engine settings keeps at most this many tables (about 0.3 MB
+  // each at an 8,192-token budget).
+  constexpr std::size_t kMaxEntries = 64;
+  if (cache.size() >= kMaxEntries) cache.clear();
+  return cache.emplace(key, std::move(model)).first->second;
 }
 
 LlmLoad parse_load(JsonObject& l, const std::string& base_dir, nlohmann::json& echo,
@@ -517,17 +563,10 @@ std::shared_ptr<const LlmEndpointSpec> parse_llm_endpoint(JsonObject& o,
                             {"efficiency", link.efficiency}, {"latency_us", link.latency_us},
                             {"source", link.source}};
   }
-  auto time_model = std::make_shared<RooflineTimeModel>(spec->model, peaks, efficiency, tp,
-                                                        e.cuda_graphs, link);
-  // An iteration never holds more tokens than the budget nor samples more than max_num_seqs.
-  time_model->tabulate(e.max_num_batched_tokens, e.max_num_seqs);
-  spec->time_model = std::move(time_model);
+  spec->time_model = tabulated_time_model(spec->model, peaks, efficiency, tp, e, link);
   LlmDevicePeaks half = peaks;
   half.bandwidth_gbps *= 0.5;
-  auto half_model = std::make_shared<RooflineTimeModel>(spec->model, half, efficiency, tp,
-                                                       e.cuda_graphs, link);
-  half_model->tabulate(e.max_num_batched_tokens, e.max_num_seqs);
-  spec->half_bandwidth_model = std::move(half_model);
+  spec->half_bandwidth_model = tabulated_time_model(spec->model, half, efficiency, tp, e, link);
 
   JsonObject l = o.object("load");
   nlohmann::json load_echo = nlohmann::json::object();

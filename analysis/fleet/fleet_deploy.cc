@@ -13,10 +13,10 @@ namespace {
 
 int endpoints_on(const FleetGpu& gpu) { return static_cast<int>(gpu.endpoints.size()); }
 
-std::string plugin_config_for(const std::string& model, int k) {
-  if (model == "mig") return "gpumux-fleet-mig-mixed";
-  if (model == "exclusive") return "gpumux-fleet-whole";
-  return "gpumux-fleet-" + model + "-" + std::to_string(k);
+std::string plugin_config_for(const FleetAnswer& a, int k) {
+  if (a.form == FleetForm::kInstances) return "gpumux-fleet-mig-mixed";
+  if (a.form == FleetForm::kWhole) return "gpumux-fleet-whole";
+  return "gpumux-fleet-" + a.model + "-" + std::to_string(k);
 }
 
 // The replica count every GPU of node `node` carries, or 0 when they differ (or the node holds
@@ -53,7 +53,7 @@ std::string engines_text(const FleetResult& r, const FleetAnswer& a) {
     << a.gpus.size() << " " << r.device << " GPUs on " << a.nodes(per) << " nodes of " << per
     << ".\n# One line per engine, as simulated. CUDA_VISIBLE_DEVICES is the GPU's index on its "
        "node.\n";
-  if (a.model == "mps") {
+  if (a.form == FleetForm::kMpsClients) {
     o << "# Under MPS, start one control daemon per GPU (nvidia-cuda-mps-control -d) before its "
          "engines.\n";
   }
@@ -73,7 +73,7 @@ std::string engines_text(const FleetResult& r, const FleetAnswer& a) {
           << e.parent << " (a round-robin router sends it every " << e.replicas
           << "th request)\n";
       }
-      if (a.model == "mig") {
+      if (a.form == FleetForm::kInstances) {
         o << "CUDA_VISIBLE_DEVICES=<UUID of a " << e.mig_profile << " instance on GPU " << index
           << " (nvidia-smi -L)> ";
       } else {
@@ -128,18 +128,18 @@ std::string mig_parted_text(const FleetResult& r, const FleetAnswer& a) {
 std::string device_plugin_text(const FleetResult& r, const FleetAnswer& a) {
   std::set<int> counts;
   for (const FleetGpu& g : a.gpus) counts.insert(endpoints_on(g));
-  if (a.model == "mig" || a.model == "exclusive") counts = {1};
+  if (a.form == FleetForm::kInstances || a.form == FleetForm::kWhole) counts = {1};
   std::ostringstream o;
   o << "# gpumux plan --fleet, " << a.model << " answer for '" << r.scenario_name
     << "': the NVIDIA device plugin's configs by name (helm config.map.<name>); a node takes "
        "one with the label nvidia.com/device-plugin.config=<name> (README.txt lists them).\n";
   for (const int k : counts) {
-    o << "---\n# " << plugin_config_for(a.model, k) << "\nversion: v1\nflags:\n  migStrategy: "
-      << (a.model == "mig" ? "mixed" : "none") << "\n";
-    if (a.model == "timeslice" || a.model == "mps") {
-      o << "sharing:\n  " << (a.model == "mps" ? "mps" : "timeSlicing") << ":\n"
+    o << "---\n# " << plugin_config_for(a, k) << "\nversion: v1\nflags:\n  migStrategy: "
+      << (a.form == FleetForm::kInstances ? "mixed" : "none") << "\n";
+    if (a.form == FleetForm::kTimeSliced || a.form == FleetForm::kMpsClients) {
+      o << "sharing:\n  " << (a.form == FleetForm::kMpsClients ? "mps" : "timeSlicing") << ":\n"
         << "    renameByDefault: false\n";
-      if (a.model == "timeslice") o << "    failRequestsGreaterThanOne: false\n";
+      if (a.form == FleetForm::kTimeSliced) o << "    failRequestsGreaterThanOne: false\n";
       o << "    resources:\n    - name: nvidia.com/gpu\n      replicas: " << k << "\n";
     }
   }
@@ -157,16 +157,16 @@ std::string kubernetes_text(const FleetResult& r, const FleetAnswer& a) {
     for (const int i : a.gpus[g].endpoints) {
       const FleetEndpoint& e = a.endpoints[static_cast<std::size_t>(i)];
       o << e.id << ":\n  resources:\n    limits:\n      ";
-      if (a.model == "mig") {
+      if (a.form == FleetForm::kInstances) {
         o << "nvidia.com/mig-" << e.mig_profile << ": 1\n";
       } else {
         o << "nvidia.com/gpu: 1\n";
       }
       o << "  nodeSelector:\n    ";
-      if (a.model == "mig") {
+      if (a.form == FleetForm::kInstances) {
         o << "nvidia.com/mig.config: " << fleet_mig_config_name(node) << "\n";
       } else if (k > 0) {
-        o << "nvidia.com/device-plugin.config: " << plugin_config_for(a.model, k) << "\n";
+        o << "nvidia.com/device-plugin.config: " << plugin_config_for(a, k) << "\n";
       } else {
         o << "# node " << node << " mixes replica counts: no device plugin config fits it\n";
       }
@@ -184,15 +184,15 @@ std::string readme_text(const FleetResult& r, const FleetAnswer& a) {
     << "scenario.json, trace.csv  the fleet as simulated (gpumux run scenario.json); its GPUs "
        "form one simulated node: endpoints do not span GPUs, so nodes change no number\n"
     << "engines.txt               each engine's launch line, as simulated\n";
-  if (a.model == "mig") o << "mig-parted.yaml           the MIG layout of every node's GPUs\n";
+  if (a.form == FleetForm::kInstances) o << "mig-parted.yaml           the MIG layout of every node's GPUs\n";
   o << "device-plugin.yaml        the NVIDIA device plugin's configs\n"
     << "kubernetes.txt            each endpoint's resources and node selector\n\nNode labels:\n";
   for (int node = 0; node < a.nodes(per); ++node) {
     o << "  node " << node << ":";
-    if (a.model == "mig") o << " nvidia.com/mig.config=" << fleet_mig_config_name(node);
+    if (a.form == FleetForm::kInstances) o << " nvidia.com/mig.config=" << fleet_mig_config_name(node);
     const int k = node_replicas(a, node, per);
     if (k > 0) {
-      o << " nvidia.com/device-plugin.config=" << plugin_config_for(a.model, k);
+      o << " nvidia.com/device-plugin.config=" << plugin_config_for(a, k);
     } else {
       o << " (its GPUs carry different numbers of endpoints: the device plugin applies one "
            "replica count per node, so launch them from engines.txt)";
@@ -201,16 +201,16 @@ std::string readme_text(const FleetResult& r, const FleetAnswer& a) {
   }
   o << "\nWhat Kubernetes does not reproduce: a pod asking for nvidia.com/gpu gets whichever "
        "replica the kubelet hands out, so ";
-  if (a.model == "mig") {
+  if (a.form == FleetForm::kInstances) {
     o << "any free instance of its profile (isolated: every instance of a profile predicts the "
          "same numbers).\n";
-  } else if (a.model == "exclusive") {
+  } else if (a.form == FleetForm::kWhole) {
     o << "any whole GPU (one endpoint per GPU: the same numbers on any).\n";
   } else {
     o << "which endpoints share a GPU may differ from the plan, and with it every number; "
          "engines.txt pins the planned map with CUDA_VISIBLE_DEVICES.\n";
   }
-  if (a.model == "mps") {
+  if (a.form == FleetForm::kMpsClients) {
     o << "The device plugin's MPS gives each of a GPU's k replicas 100/k % of the threads and "
          "1/k of the memory, as planned.\n";
   }
@@ -226,7 +226,7 @@ std::vector<FleetDeployFile> fleet_deploy_files(const FleetResult& result,
   std::vector<FleetDeployFile> out;
   out.push_back({"README.txt", readme_text(result, answer)});
   out.push_back({"engines.txt", engines_text(result, answer)});
-  if (answer.model == "mig") out.push_back({"mig-parted.yaml", mig_parted_text(result, answer)});
+  if (answer.form == FleetForm::kInstances) out.push_back({"mig-parted.yaml", mig_parted_text(result, answer)});
   out.push_back({"device-plugin.yaml", device_plugin_text(result, answer)});
   out.push_back({"kubernetes.txt", kubernetes_text(result, answer)});
   return out;

@@ -19,18 +19,18 @@ std::string ms(double x) { return std::isfinite(x) ? fixed_text(x, 1) : "n/a"; }
 
 const FleetAnswer* exclusive_answer(const FleetResult& r) {
   for (const auto& a : r.answers) {
-    if (a.model == "exclusive" && a.met) return &a;
+    if (a.form == FleetForm::kWhole && a.met) return &a;
   }
   return nullptr;
 }
 
 // "chat-a (2g.20gb)", "chat-a (45 % memory, 50 % threads)".
-std::string placed_text(const FleetEndpoint& e, const std::string& model) {
+std::string placed_text(const FleetEndpoint& e, FleetForm form) {
   std::ostringstream o;
   o << e.id;
-  if (model == "mig") {
+  if (form == FleetForm::kInstances) {
     o << " (" << e.mig_profile << ")";
-  } else if (model != "exclusive") {
+  } else if (form != FleetForm::kWhole) {
     o << " (" << std::lround(e.gpu_memory_utilization * 100) << " % memory";
     if (e.mps_thread_percentage > 0) o << ", " << e.mps_thread_percentage << " % threads";
     o << ")";
@@ -94,7 +94,7 @@ void print_fleet_table(const FleetResult& r, std::ostream& out) {
       out << "  GPU " << std::setw(2) << g << "  ";
       for (std::size_t k = 0; k < a.gpus[g].endpoints.size(); ++k) {
         out << (k ? ", " : "")
-            << placed_text(a.endpoints[static_cast<std::size_t>(a.gpus[g].endpoints[k])], a.model);
+            << placed_text(a.endpoints[static_cast<std::size_t>(a.gpus[g].endpoints[k])], a.form);
       }
       out << "  " << fixed_text(a.gpus[g].output_tokens_per_s, 0) << " output tokens/s\n";
     }

@@ -31,7 +31,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kDefaultModels = {"exclusive", "mig", "mps", "timeslice"};
 constexpr int kMaxReplicas = 16;
 
 // The objectives of a fleet plan: the user's, each per endpoint (a request metric without a
@@ -218,12 +217,12 @@ class Planner {
 
 // The equal-share settings of a GPU with k endpoints under mps or timeslice (the device
 // plugin's shares: what can be deployed).
-FleetEndpointSettings equal_share(int index, int k, const std::string& model,
+FleetEndpointSettings equal_share(int index, int k, FleetForm form,
                                   const DeviceProfile& device) {
   FleetEndpointSettings s;
   s.index = index;
   s.gpu_memory_utilization = std::floor(90.0 / k) / 100.0;
-  if (model == "mps") {
+  if (form == FleetForm::kMpsClients) {
     s.mps_thread_percentage = 100 / k;
     s.mps_memory_limit_mib = device.memory.mib() / k;
   }
@@ -236,23 +235,24 @@ std::vector<FleetGpuSettings> Planner::shared_settings(
   for (const EndpointMask g : groups) {
     FleetGpuSettings gpu;
     const auto members = mask_members(g);
+    const FleetForm form = *fleet_form(model);
     std::vector<std::string> profiles;
-    if (model == "mig") mig_assignment(g, profiles);
+    if (form == FleetForm::kInstances) mig_assignment(g, profiles);
     for (std::size_t i = 0; i < members.size(); ++i) {
-      if (model == "mig") {
+      if (form == FleetForm::kInstances) {
         FleetEndpointSettings s;
         s.index = members[i];
         s.gpu_memory_utilization = 0.9;
         s.mig_profile = profiles[i];
         gpu.endpoints.push_back(s);
-      } else if (model == "exclusive") {
+      } else if (form == FleetForm::kWhole) {
         FleetEndpointSettings s;
         s.index = members[i];
         s.gpu_memory_utilization = 0.9;
         gpu.endpoints.push_back(s);
       } else {
         gpu.endpoints.push_back(
-            equal_share(members[i], static_cast<int>(members.size()), model, base_.device));
+            equal_share(members[i], static_cast<int>(members.size()), form, base_.device));
       }
     }
     out.push_back(std::move(gpu));
@@ -285,6 +285,8 @@ bool Planner::mig_assignment(EndpointMask group, std::vector<std::string>& profi
 FleetAnswer Planner::plan(const std::string& model) {
   FleetAnswer a;
   a.model = model;
+  const FleetForm form = *fleet_form(model);
+  a.form = form;
   // Every simulation of this answer's search, counted.
   const auto simulate = [&](const std::string& m, const std::vector<FleetGpuSettings>& layout) {
     ++a.groups_simulated;
@@ -293,12 +295,12 @@ FleetAnswer Planner::plan(const std::string& model) {
   const int n = static_cast<int>(base_.endpoints.size());
   std::map<EndpointMask, GroupRun> runs;  // every group run, by mask
   GroupOracle oracle([&](EndpointMask mask) -> bool {
-    if (model == "exclusive" && std::popcount(mask) > 1) return false;
-    if (model == "mig") {
+    if (form == FleetForm::kWhole && std::popcount(mask) > 1) return false;
+    if (form == FleetForm::kInstances) {
       std::vector<std::string> profiles;
       return mig_assignment(mask, profiles);
     }
-    if (model != "exclusive" && std::popcount(mask) > 1) {
+    if (form != FleetForm::kWhole && std::popcount(mask) > 1) {
       // Memory first: the weights and runtime reserve of each must fit its equal share.
       const int k = std::popcount(mask);
       for (const int i : mask_members(mask)) {
@@ -318,7 +320,7 @@ FleetAnswer Planner::plan(const std::string& model) {
     runs.emplace(mask, std::move(g));
     return met;
   });
-  if (model == "mig") {
+  if (form == FleetForm::kInstances) {
     // Each endpoint alone on each profile, smallest first (compute slices, then memory).
     mig_fits_.assign(static_cast<std::size_t>(n), {});
     mig_largest_miss_.assign(static_cast<std::size_t>(n), std::nullopt);
@@ -347,7 +349,7 @@ FleetAnswer Planner::plan(const std::string& model) {
         gpu.endpoints.push_back(s);
         GroupRun g;
         try {
-          g = simulate("mig", {gpu});
+          g = simulate(model, {gpu});
         } catch (const InputError& e) {
           g.met = false;
           g.miss = FleetMiss{base_.endpoints[static_cast<std::size_t>(i)].id,
@@ -362,12 +364,12 @@ FleetAnswer Planner::plan(const std::string& model) {
         }
       }
     }
-    say("mig: each endpoint alone on each of " + std::to_string(order.size()) + " profiles");
+    say(model + ": each endpoint alone on each of " + std::to_string(order.size()) + " profiles");
   }
   const GroupSearchResult found = fewest_groups(n, oracle);
   a.exact = found.exact;
   for (const int i : mask_members(found.alone_failing)) {
-    if (model == "mig") {
+    if (form == FleetForm::kInstances) {
       if (mig_largest_miss_[static_cast<std::size_t>(i)]) {
         a.alone_misses.push_back(*mig_largest_miss_[static_cast<std::size_t>(i)]);
       }
@@ -399,10 +401,10 @@ FleetAnswer Planner::plan(const std::string& model) {
       FleetEndpoint& e = a.endpoints[static_cast<std::size_t>(s.index)];
       GroupRun* from = nullptr;
       GroupRun alone;
-      if (model == "mig") {
+      if (form == FleetForm::kInstances) {
         FleetGpuSettings one;
         one.endpoints.push_back(s);
-        alone = simulate("mig", {one});
+        alone = simulate(model, {one});
         from = &alone;
       } else {
         from = &runs.at(groups[g]);
@@ -472,10 +474,10 @@ FleetAnswer Planner::plan(const std::string& model) {
     } else {
       a.one_fewer_note = gpus_text + " merged (first-fit search: other partitions not tried)";
     }
-    if (model == "exclusive") {
+    if (form == FleetForm::kWhole) {
       a.one_fewer_note = "one endpoint per GPU: " + std::to_string(groups.size()) +
                          " endpoints need " + std::to_string(groups.size()) + " GPUs";
-    } else if (model == "mig") {
+    } else if (form == FleetForm::kInstances) {
       std::vector<std::string> profiles;
       if (!mig_assignment(merged, profiles)) {
         a.one_fewer_note += ": their endpoints' instances do not fit one GPU";
@@ -512,7 +514,7 @@ void Planner::replicate() {
         FleetEndpointSettings s;
         s.index = i;
         gpu.endpoints.push_back(s);
-        all = run_on(trial, "exclusive", {gpu}).met;
+        all = run_on(trial, fleet_model_of(FleetForm::kWhole), {gpu}).met;
       }
       if (all) {
         chosen = r;
@@ -542,7 +544,8 @@ void Planner::naive() {
   const double budget = 0.9 * static_cast<double>(base_.device.memory.mib());
   for (std::size_t i = 0; i < base_.endpoints.size(); ++i) {
     const FleetEndpointInfo& e = base_.endpoints[i];
-    const GroupRun alone = run("exclusive", shared_settings("exclusive", {EndpointMask{1} << i}));
+    const std::string& whole = fleet_model_of(FleetForm::kWhole);
+    const GroupRun alone = run(whole, shared_settings(whole, {EndpointMask{1} << i}));
     const auto use = alone.kv_cache_use.find(e.id);
     const double kv = use != alone.kv_cache_use.end() && std::isfinite(use->second)
                           ? use->second * e.kv_cache_mib
@@ -565,7 +568,8 @@ void Planner::naive() {
   for (const EndpointMask g : groups) {
     if (std::popcount(g) < 2) continue;
     try {
-      const GroupRun r = run("timeslice", shared_settings("timeslice", {g}));
+      const std::string& sliced = fleet_model_of(FleetForm::kTimeSliced);
+      const GroupRun r = run(sliced, shared_settings(sliced, {g}));
       if (r.miss) {
         result_.naive_miss = r.miss;
         break;
@@ -592,12 +596,15 @@ bool FleetResult::all_met() const {
 FleetResult run_fleet_plan(const FleetRequest& request, std::ostream* progress) {
   FleetResult result;
   result.objectives = fleet_objectives(request.objectives);
-  std::vector<std::string> models = request.models.empty() ? kDefaultModels : request.models;
+  const std::vector<std::string> plannable = fleet_models();
+  std::vector<std::string> models = request.models.empty() ? plannable : request.models;
   for (const std::string& m : models) {
-    if (std::find(kDefaultModels.begin(), kDefaultModels.end(), m) == kDefaultModels.end()) {
+    if (!fleet_form(m)) {
+      std::string list;
+      for (const auto& p : plannable) list += (list.empty() ? "" : ", ") + p;
       throw InputError("--models", "models",
-                       "a fleet plan places endpoints under exclusive, mig, mps and timeslice; '" +
-                           m + "' is not one of them");
+                       "a fleet plan places endpoints under " + list + "; '" + m +
+                           "' is not one of them");
     }
   }
   Planner planner(request, result, progress);
@@ -623,8 +630,8 @@ FleetResult run_fleet_plan(const FleetRequest& request, std::ostream* progress) 
   planner.replicate();
   std::vector<std::string> planned;
   for (const std::string& m : models) {
-    if (m == "mig" && base.device.mig_profiles.empty()) {
-      result.notes.push_back("mig left out: " + base.device.name + " has no MIG profiles");
+    if (fleet_form(m) == FleetForm::kInstances && base.device.mig_profiles.empty()) {
+      result.notes.push_back(m + " left out: " + base.device.name + " has no MIG profiles");
       continue;
     }
     planned.push_back(m);

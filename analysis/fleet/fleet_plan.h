@@ -37,6 +37,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/fleet/fleet_form.h"
 #include "analysis/plan/objective.h"
 
 namespace gpumux {
@@ -95,6 +96,7 @@ struct FleetMiss {
 
 struct FleetAnswer {
   std::string model;
+  FleetForm form = FleetForm::kWhole;  // how the model runs a GPU's endpoints
   bool met = false;  // every endpoint placed, every objective met, and verified
   std::vector<FleetGpu> gpus;
   std::vector<FleetEndpoint> endpoints;  // in the scenario's order

@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "analysis/fleet/fleet_form.h"
 #include "analysis/fleet/fleet_plan.h"
 #include "analysis/output/number_text.h"
 #include "scenarios/scenario.h"
@@ -154,7 +155,7 @@ FleetDocument fleet_document(const FleetBase& base, const std::string& model,
                                              {"gpus_per_node", static_cast<int>(gpus.size())},
                                              {"device", base.device.name}}})}};
   nlohmann::json sharing = {{"model", model}};
-  if (model == "mig") {
+  if (fleet_form(model) == FleetForm::kInstances) {
     nlohmann::json entries = nlohmann::json::array();
     for (std::size_t g = 0; g < gpus.size(); ++g) {
       std::map<std::string, int> counts;
