@@ -171,6 +171,26 @@ std::shared_ptr<const IterationTimeModel> tabulated_time_model(const LlmShape& s
   return cache.emplace(key, std::move(model)).first->second;
 }
 
+// `rate_scale: k`: the load k times as fast, its tokens unchanged: a trace's arrivals compressed
+// towards its first (times / k), a generated load at k x its rate. A planner's "the same traffic,
+// k times more". A closed loop has no rate (its clients set it): refused.
+void apply_rate_scale(JsonObject& l, LlmLoad& load, nlohmann::json& echo) {
+  const double k = l.required_number("rate_scale", 1e-6, 1e6);
+  if (load.kind == LlmLoadKind::kClosed) {
+    throw InputError(l.where("rate_scale"), "rate_scale",
+                     "a closed loop's rate is set by its clients, not scaled");
+  }
+  echo["rate_scale"] = k;
+  if (load.kind == LlmLoadKind::kGenerated) {
+    load.rate_per_s *= k;
+    return;
+  }
+  std::vector<LlmRequestRow> rows = *load.rows;
+  const double first = rows.empty() ? 0.0 : rows.front().arrival_s;
+  for (LlmRequestRow& r : rows) r.arrival_s = first + (r.arrival_s - first) / k;
+  load.rows = std::make_shared<const std::vector<LlmRequestRow>>(std::move(rows));
+}
+
 LlmLoad parse_load(JsonObject& l, const std::string& base_dir, nlohmann::json& echo,
                    std::vector<InputFile>& files) {
   LlmLoad load;
@@ -248,6 +268,7 @@ LlmLoad parse_load(JsonObject& l, const std::string& base_dir, nlohmann::json& e
     l.allow("arrival_cv");
   }
   if (l.has("round_robin")) apply_round_robin(l, load, echo);
+  if (l.has("rate_scale")) apply_rate_scale(l, load, echo);
   l.finish();
   return load;
 }

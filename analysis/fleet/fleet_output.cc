@@ -38,6 +38,14 @@ std::string placed_text(const FleetEndpoint& e, FleetForm form) {
   return o.str();
 }
 
+// ">=x2" (met at every step), "x1.5" (met at 1.5, missed at the next), "<x1.25" (missed at the
+// first step).
+std::string headroom_text(const FleetEndpoint& e) {
+  if (e.headroom_open) return ">=x" + number_text(e.headroom);
+  if (e.headroom <= 1.0) return "<x" + number_text(kHeadroomSteps[0]);
+  return "x" + number_text(e.headroom);
+}
+
 nlohmann::json number_or_null(double x) {
   return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
 }
@@ -89,7 +97,7 @@ void print_fleet_table(const FleetResult& r, std::ostream& out) {
   out << "\n";
   for (const FleetAnswer& a : r.answers) {
     out << "\n" << a.model << ": " << a.gpus.size() << " GPUs, " << a.nodes(r.gpus_per_node)
-        << " nodes (" << a.groups_simulated << " groups simulated)\n";
+        << " nodes (" << a.groups_simulated << " simulations)\n";
     for (std::size_t g = 0; g < a.gpus.size(); ++g) {
       out << "  GPU " << std::setw(2) << g << "  ";
       for (std::size_t k = 0; k < a.gpus[g].endpoints.size(); ++k) {
@@ -98,13 +106,14 @@ void print_fleet_table(const FleetResult& r, std::ostream& out) {
       }
       out << "  " << fixed_text(a.gpus[g].output_tokens_per_s, 0) << " output tokens/s\n";
     }
-    out << "  endpoint            GPU  TTFT p50  TTFT p99  TPOT p50  TPOT p99  tokens/s\n";
+    out << "  endpoint            GPU  TTFT p50  TTFT p99  TPOT p50  TPOT p99  tokens/s  headroom\n";
     for (const FleetEndpoint& e : a.endpoints) {
       if (e.gpu < 0) continue;
       out << "  " << std::left << std::setw(18) << e.id << std::right << std::setw(5) << e.gpu
           << std::setw(10) << ms(e.ttft_p50_ms) << std::setw(10) << ms(e.ttft_p99_ms)
           << std::setw(10) << ms(e.tpot_p50_ms) << std::setw(10) << ms(e.tpot_p99_ms)
-          << std::setw(10) << ms(e.output_tokens_per_s) << "\n";
+          << std::setw(10) << ms(e.output_tokens_per_s) << std::setw(10)
+          << headroom_text(e) << "\n";
     }
     for (const FleetMiss& m : a.alone_misses) out << "  misses alone: " << m.text() << "\n";
     if (!a.one_fewer_note.empty()) {
@@ -165,7 +174,8 @@ nlohmann::json fleet_to_json(const FleetResult& r) {
                                         {"p99", number_or_null(e.ttft_p99_ms)}}},
                            {"tpot_ms", {{"p50", number_or_null(e.tpot_p50_ms)},
                                         {"p99", number_or_null(e.tpot_p99_ms)}}},
-                           {"output_tokens_per_s", number_or_null(e.output_tokens_per_s)}};
+                           {"output_tokens_per_s", number_or_null(e.output_tokens_per_s)},
+                           {"headroom", {{"load_multiplier", e.headroom}, {"at_least", e.headroom_open}}}};
       if (!e.service_class.empty()) ej["class"] = e.service_class;
       if (!e.mig_profile.empty()) ej["mig_profile"] = e.mig_profile;
       if (e.mps_thread_percentage > 0) {

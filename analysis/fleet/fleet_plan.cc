@@ -458,6 +458,35 @@ FleetAnswer Planner::plan(const std::string& model) {
                          : "the whole fleet run as one scenario differs from the plan (" + differ +
                                "): endpoints did not land as planned";
   }
+  // Headroom: each GPU's endpoints at 1.25, 1.5 and 2 times their load, together, until each
+  // has missed once.
+  for (std::size_t g = 0; g < groups.size() && a.verified; ++g) {
+    std::vector<int> open(a.gpus[g].endpoints);
+    for (const double step : kHeadroomSteps) {
+      if (open.empty()) break;
+      FleetGpuSettings scaled = layout[g];
+      for (auto& s : scaled.endpoints) s.load_scale = step;
+      GroupRun r;
+      try {
+        r = simulate(model, {scaled});
+      } catch (const InputError&) {
+        break;  // the scaled load cannot run; leave the headroom found so far
+      }
+      for (auto it = open.begin(); it != open.end();) {
+        FleetEndpoint& e = a.endpoints[static_cast<std::size_t>(*it)];
+        const auto& checks = r.endpoints.at(e.id).checks;
+        const bool met = std::all_of(checks.begin(), checks.end(),
+                                     [](const FleetEndpoint::Check& c) { return c.met; });
+        if (met) {
+          e.headroom = step;
+          ++it;
+        } else {
+          it = open.erase(it);
+        }
+      }
+    }
+    for (const int i : open) a.endpoints[static_cast<std::size_t>(i)].headroom_open = true;
+  }
   // One GPU fewer: the two GPUs of least output tokens/s merged.
   if (groups.size() >= 2) {
     std::vector<std::size_t> order(groups.size());

@@ -75,9 +75,17 @@ struct FleetEndpoint {
   // Its engine's settings as the whole-fleet run resolved them (docs/llm-serving.md: the
   // `llm.engine` echo: gpu_memory_utilization, max_model_len, max_num_seqs, ...).
   nlohmann::json engine;
+  // Headroom: the largest load multiplier of kHeadroomSteps at which it still meets every
+  // objective, its GPU's endpoints all scaled together (1: it misses at the first step);
+  // headroom_open: it met at every step, so its headroom is at least that.
+  double headroom = 1.0;
+  bool headroom_open = false;
   std::string parent;  // the scenario's endpoint this is a replica of (== id without replicas)
   int replica = 0, replicas = 1;
 };
+
+// The load multipliers headroom is probed at, in order.
+inline constexpr double kHeadroomSteps[] = {1.25, 1.5, 2.0};
 
 struct FleetGpu {
   std::vector<int> endpoints;             // indices into FleetAnswer::endpoints
@@ -101,7 +109,7 @@ struct FleetAnswer {
   std::vector<FleetGpu> gpus;
   std::vector<FleetEndpoint> endpoints;  // in the scenario's order
   bool exact = false;                    // the fewest GPUs over every partition
-  int groups_simulated = 0;
+  int groups_simulated = 0;  // simulations run for this answer (search, check, headroom)
   // Endpoints that miss an objective alone (a whole GPU, or mig's largest profile): no GPU
   // of this model carries them; replicas are not planned.
   std::vector<FleetMiss> alone_misses;

@@ -189,6 +189,7 @@ FleetDocument fleet_document(const FleetBase& base, const std::string& model,
         fields["llm"]["engine"]["max_model_len"] =
             (e.longest_request_tokens + block - 1) / block * block;
       }
+      if (s.load_scale != 1.0) fields["llm"]["load"]["rate_scale"] = s.load_scale;
       if (e.replicas > 1) {
         fields["llm"]["load"]["round_robin"] = {{"replicas", e.replicas}, {"index", e.replica}};
       }

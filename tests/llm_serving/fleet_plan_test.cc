@@ -80,6 +80,11 @@ TEST(FleetPlan, EightSmallEndpointsTakeTwoMigGpusAndEightExclusiveOnes) {
   // At one GPU fewer the eight instances do not fit one GPU.
   EXPECT_NE(mig.one_fewer_note.find("do not fit one GPU"), std::string::npos) << mig.one_fewer_note;
   EXPECT_TRUE(r.replicas.empty());
+  // Alone on a whole GPU at a tenth of its capacity, every endpoint holds twice its load.
+  for (const FleetEndpoint& e : exclusive.endpoints) {
+    EXPECT_TRUE(e.headroom_open) << e.id;
+    EXPECT_DOUBLE_EQ(e.headroom, 2.0) << e.id;
+  }
   testing::fs::remove_all(dir);
 }
 
@@ -240,6 +245,7 @@ nlohmann::json endpoint_echo(const std::string& name, const std::string& load) {
   testing::fs::remove_all(dir);
   nlohmann::json out = summary["scenario"]["services"]["by_id"]["chat"]["llm"]["load"];
   out["count"] = summary["metrics"]["requests"]["count"];
+  out["requests_per_s"] = summary["metrics"]["requests"]["services"][0]["llm"]["requests_per_s"];
   return out;
 }
 
@@ -262,6 +268,21 @@ TEST(LlmLoadOptions, TargetRateStretchesTheTraceAndDurationCutsIt) {
   EXPECT_DOUBLE_EQ(e["trace"]["recorded_rate_per_s"].get<double>(), 1.0);
   EXPECT_EQ(e["trace"]["requests_kept"], 4);
   EXPECT_EQ(e["count"], 4);
+}
+
+TEST(LlmLoadOptions, RateScaleCompressesATraceAndSpeedsAGeneratedLoad) {
+  // Ten requests 1 s apart, at twice the rate 0.5 s apart: all ten, served twice as fast.
+  const auto once = endpoint_echo("rate_scale_1", R"({"trace": "requests.csv"})");
+  const auto e = endpoint_echo("rate_scale", R"({"trace": "requests.csv", "rate_scale": 2})");
+  EXPECT_DOUBLE_EQ(e["rate_scale"].get<double>(), 2.0);
+  EXPECT_EQ(e["count"], 10);
+  EXPECT_NEAR(e["requests_per_s"].get<double>() / once["requests_per_s"].get<double>(), 2.0, 0.1);
+  const auto g = endpoint_echo("rate_scale_gen", R"({"rate_per_s": 2, "prompt_tokens": 10,
+                                                     "output_tokens": 5, "rate_scale": 1.5})");
+  EXPECT_DOUBLE_EQ(g["rate_scale"].get<double>(), 1.5);
+  EXPECT_THROW(endpoint_echo("rate_scale_closed", R"({"clients": 2, "prompt_tokens": 10,
+                                                      "output_tokens": 5, "rate_scale": 2})"),
+               InputError);
 }
 
 TEST(LlmLoadOptions, BadLoadOptionsAreRefused) {
