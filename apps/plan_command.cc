@@ -133,7 +133,6 @@ void write_deploy_files(const std::vector<PlanResult>& results, const OutputFold
 int run_fleet_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   if (a.report) throw InputError("--report", "", "not drawn for --fleet yet (fleet.txt holds the answer)");
   for (const auto& [given, name] : {std::pair{!a.placements.empty(), "--placements"},
-                                    std::pair{a.seeds != 1, "--seeds"},
                                     std::pair{!a.loads.empty(), "--load"},
                                     std::pair{!a.vary.empty(), "--vary"},
                                     std::pair{!a.curve.empty(), "--curve"},
@@ -149,6 +148,7 @@ int run_fleet_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   request.models = a.models;
   request.objectives = a.objectives;
   request.threads = threads_or_hardware(a.threads);
+  request.seeds = a.seeds;
   std::unique_ptr<OutputFolder> folder;
   if (!a.out.empty()) folder = std::make_unique<OutputFolder>(a.out, OutputKind::kPlan);
   const FleetResult result = run_fleet_plan(request, &err);

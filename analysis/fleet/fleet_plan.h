@@ -50,6 +50,7 @@ struct FleetRequest {
   std::vector<std::string> objectives;   // as written; parsed by run_fleet_plan
   std::string scratch_dir;               // where group traces go; "": a temporary folder
   int threads = 1;                       // >= 1: models searched at once
+  int seeds = 1;  // >= 1: every group must meet under seeds seed, seed + 1, ... (generated loads)
 };
 
 // One endpoint's place and predicted numbers in an answer.
