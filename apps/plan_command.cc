@@ -131,12 +131,12 @@ void write_deploy_files(const std::vector<PlanResult>& results, const OutputFold
 
 // `plan --fleet`: where LLM endpoints go, per sharing model (analysis/fleet/fleet_plan.h).
 int run_fleet_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
-  if (a.report) throw InputError("--report", "", "not drawn for --fleet yet (fleet.txt holds the answer)");
-  for (const auto& [given, name] : {std::pair{!a.placements.empty(), "--placements"},
-                                    std::pair{!a.loads.empty(), "--load"},
-                                    std::pair{!a.vary.empty(), "--vary"},
-                                    std::pair{!a.curve.empty(), "--curve"},
-                                    std::pair{!a.model_params.empty(), "--model-params"}}) {
+  if (a.report)
+    throw InputError("--report", "", "not drawn for --fleet yet (fleet.txt holds the answer)");
+  for (const auto& [given, name] :
+       {std::pair{!a.placements.empty(), "--placements"}, std::pair{!a.loads.empty(), "--load"},
+        std::pair{!a.vary.empty(), "--vary"}, std::pair{!a.curve.empty(), "--curve"},
+        std::pair{!a.model_params.empty(), "--model-params"}}) {
     if (given) {
       throw InputError(name, "", "does not apply to --fleet, which places endpoints GPU by GPU");
     }

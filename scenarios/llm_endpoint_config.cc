@@ -160,7 +160,8 @@ std::shared_ptr<const IterationTimeModel> tabulated_time_model(const LlmShape& s
     const std::lock_guard<std::mutex> lock(mutex);
     if (const auto it = cache.find(key); it != cache.end()) return it->second;
   }
-  auto model = std::make_shared<RooflineTimeModel>(shape, peaks, efficiency, tp, e.cuda_graphs, link);
+  auto model =
+      std::make_shared<RooflineTimeModel>(shape, peaks, efficiency, tp, e.cuda_graphs, link);
   // An iteration never holds more tokens than the budget nor samples more than max_num_seqs.
   model->tabulate(e.max_num_batched_tokens, e.max_num_seqs);
   const std::lock_guard<std::mutex> lock(mutex);

@@ -23,7 +23,8 @@ std::string plugin_config_for(const FleetAnswer& a, int k) {
 // none of the answer's GPUs).
 int node_replicas(const FleetAnswer& a, int node, int per_node) {
   int k = 0;
-  for (int g = node * per_node; g < std::min<int>((node + 1) * per_node, static_cast<int>(a.gpus.size())); ++g) {
+  for (int g = node * per_node;
+       g < std::min<int>((node + 1) * per_node, static_cast<int>(a.gpus.size())); ++g) {
     const int here = endpoints_on(a.gpus[static_cast<std::size_t>(g)]);
     if (k != 0 && here != k) return 0;
     k = here;
@@ -49,8 +50,9 @@ std::string engine_flags(const FleetEndpoint& e) {
 std::string engines_text(const FleetResult& r, const FleetAnswer& a) {
   std::ostringstream o;
   const int per = r.gpus_per_node;
-  o << "# gpumux plan --fleet, " << a.model << " answer for '" << r.scenario_name << "': "
-    << a.gpus.size() << " " << r.device << " GPUs on " << a.nodes(per) << " nodes of " << per
+  o << "# gpumux plan --fleet, " << a.model << " answer for '" << r.scenario_name
+    << "': " << a.gpus.size() << " " << r.device << " GPUs on " << a.nodes(per) << " nodes of "
+    << per
     << ".\n# One line per engine, as simulated. CUDA_VISIBLE_DEVICES is the GPU's index on its "
        "node.\n";
   if (a.form == FleetForm::kMpsClients) {
@@ -70,8 +72,7 @@ std::string engines_text(const FleetResult& r, const FleetAnswer& a) {
       const FleetEndpoint& e = a.endpoints[static_cast<std::size_t>(i)];
       if (e.replicas > 1) {
         o << "# " << e.id << ": replica " << e.replica + 1 << " of " << e.replicas << " of "
-          << e.parent << " (a round-robin router sends it every " << e.replicas
-          << "th request)\n";
+          << e.parent << " (a round-robin router sends it every " << e.replicas << "th request)\n";
       }
       if (a.form == FleetForm::kInstances) {
         o << "CUDA_VISIBLE_DEVICES=<UUID of a " << e.mig_profile << " instance on GPU " << index
@@ -184,12 +185,14 @@ std::string readme_text(const FleetResult& r, const FleetAnswer& a) {
     << "scenario.json, trace.csv  the fleet as simulated (gpumux run scenario.json); its GPUs "
        "form one simulated node: endpoints do not span GPUs, so nodes change no number\n"
     << "engines.txt               each engine's launch line, as simulated\n";
-  if (a.form == FleetForm::kInstances) o << "mig-parted.yaml           the MIG layout of every node's GPUs\n";
+  if (a.form == FleetForm::kInstances)
+    o << "mig-parted.yaml           the MIG layout of every node's GPUs\n";
   o << "device-plugin.yaml        the NVIDIA device plugin's configs\n"
     << "kubernetes.txt            each endpoint's resources and node selector\n\nNode labels:\n";
   for (int node = 0; node < a.nodes(per); ++node) {
     o << "  node " << node << ":";
-    if (a.form == FleetForm::kInstances) o << " nvidia.com/mig.config=" << fleet_mig_config_name(node);
+    if (a.form == FleetForm::kInstances)
+      o << " nvidia.com/mig.config=" << fleet_mig_config_name(node);
     const int k = node_replicas(a, node, per);
     if (k > 0) {
       o << " nvidia.com/device-plugin.config=" << plugin_config_for(a, k);
@@ -226,7 +229,8 @@ std::vector<FleetDeployFile> fleet_deploy_files(const FleetResult& result,
   std::vector<FleetDeployFile> out;
   out.push_back({"README.txt", readme_text(result, answer)});
   out.push_back({"engines.txt", engines_text(result, answer)});
-  if (answer.form == FleetForm::kInstances) out.push_back({"mig-parted.yaml", mig_parted_text(result, answer)});
+  if (answer.form == FleetForm::kInstances)
+    out.push_back({"mig-parted.yaml", mig_parted_text(result, answer)});
   out.push_back({"device-plugin.yaml", device_plugin_text(result, answer)});
   out.push_back({"kubernetes.txt", kubernetes_text(result, answer)});
   return out;

@@ -80,11 +80,12 @@ void print_fleet_table(const FleetResult& r, std::ostream& out) {
       saving = fixed_text(100.0 * (1.0 - static_cast<double>(gpus) / base->gpus.size()), 0) + " %";
     }
     out << "  " << std::left << std::setw(11) << a.model << std::right << std::setw(6) << gpus
-        << std::setw(7) << a.nodes(r.gpus_per_node) << std::setw(8) << saving << "  "
-        << std::left << std::setw(8) << (a.exact ? "exact" : "greedy") << std::setw(10)
+        << std::setw(7) << a.nodes(r.gpus_per_node) << std::setw(8) << saving << "  " << std::left
+        << std::setw(8) << (a.exact ? "exact" : "greedy") << std::setw(10)
         << (a.verified ? "yes" : "NO") << std::right
-        << (a.met ? "met" : !a.alone_misses.empty() ? "NOT MET (an endpoint misses alone)"
-                                                    : "NOT MET (unverified)")
+        << (a.met                     ? "met"
+            : !a.alone_misses.empty() ? "NOT MET (an endpoint misses alone)"
+                                      : "NOT MET (unverified)")
         << "\n";
   }
   out << "  memory-only packing (weights + reserve + mean KV alone, first fit into 90 %): "
@@ -96,8 +97,9 @@ void print_fleet_table(const FleetResult& r, std::ostream& out) {
   }
   out << "\n";
   for (const FleetAnswer& a : r.answers) {
-    out << "\n" << a.model << ": " << a.gpus.size() << " GPUs, " << a.nodes(r.gpus_per_node)
-        << " nodes (" << a.groups_simulated << " simulations)\n";
+    out << "\n"
+        << a.model << ": " << a.gpus.size() << " GPUs, " << a.nodes(r.gpus_per_node) << " nodes ("
+        << a.groups_simulated << " simulations)\n";
     for (std::size_t g = 0; g < a.gpus.size(); ++g) {
       out << "  GPU " << std::setw(2) << g << "  ";
       for (std::size_t k = 0; k < a.gpus[g].endpoints.size(); ++k) {
@@ -106,14 +108,15 @@ void print_fleet_table(const FleetResult& r, std::ostream& out) {
       }
       out << "  " << fixed_text(a.gpus[g].output_tokens_per_s, 0) << " output tokens/s\n";
     }
-    out << "  endpoint            GPU  TTFT p50  TTFT p99  TPOT p50  TPOT p99  tokens/s  headroom\n";
+    out << "  endpoint            GPU  TTFT p50  TTFT p99  TPOT p50  TPOT p99  tokens/s  "
+           "headroom\n";
     for (const FleetEndpoint& e : a.endpoints) {
       if (e.gpu < 0) continue;
       out << "  " << std::left << std::setw(18) << e.id << std::right << std::setw(5) << e.gpu
           << std::setw(10) << ms(e.ttft_p50_ms) << std::setw(10) << ms(e.ttft_p99_ms)
           << std::setw(10) << ms(e.tpot_p50_ms) << std::setw(10) << ms(e.tpot_p99_ms)
-          << std::setw(10) << ms(e.output_tokens_per_s) << std::setw(10)
-          << headroom_text(e) << "\n";
+          << std::setw(10) << ms(e.output_tokens_per_s) << std::setw(10) << headroom_text(e)
+          << "\n";
     }
     for (const FleetMiss& m : a.alone_misses) out << "  misses alone: " << m.text() << "\n";
     if (!a.one_fewer_note.empty()) {
@@ -159,23 +162,25 @@ nlohmann::json fleet_to_json(const FleetResult& r) {
     for (const FleetGpu& g : a.gpus) {
       nlohmann::json gpu;
       gpu["endpoints"] = nlohmann::json::array();
-      for (int i : g.endpoints) gpu["endpoints"].push_back(a.endpoints[static_cast<std::size_t>(i)].id);
+      for (int i : g.endpoints)
+        gpu["endpoints"].push_back(a.endpoints[static_cast<std::size_t>(i)].id);
       if (!g.mig_layout.empty()) gpu["mig_layout"] = g.mig_layout;
       gpu["output_tokens_per_s"] = g.output_tokens_per_s;
       x["map"].push_back(gpu);
     }
     x["endpoints"] = nlohmann::json::array();
     for (const FleetEndpoint& e : a.endpoints) {
-      nlohmann::json ej = {{"id", e.id},
-                           {"llm_model", e.llm_model},
-                           {"gpu", e.gpu},
-                           {"gpu_memory_utilization", e.gpu_memory_utilization},
-                           {"ttft_ms", {{"p50", number_or_null(e.ttft_p50_ms)},
-                                        {"p99", number_or_null(e.ttft_p99_ms)}}},
-                           {"tpot_ms", {{"p50", number_or_null(e.tpot_p50_ms)},
-                                        {"p99", number_or_null(e.tpot_p99_ms)}}},
-                           {"output_tokens_per_s", number_or_null(e.output_tokens_per_s)},
-                           {"headroom", {{"load_multiplier", e.headroom}, {"at_least", e.headroom_open}}}};
+      nlohmann::json ej = {
+          {"id", e.id},
+          {"llm_model", e.llm_model},
+          {"gpu", e.gpu},
+          {"gpu_memory_utilization", e.gpu_memory_utilization},
+          {"ttft_ms",
+           {{"p50", number_or_null(e.ttft_p50_ms)}, {"p99", number_or_null(e.ttft_p99_ms)}}},
+          {"tpot_ms",
+           {{"p50", number_or_null(e.tpot_p50_ms)}, {"p99", number_or_null(e.tpot_p99_ms)}}},
+          {"output_tokens_per_s", number_or_null(e.output_tokens_per_s)},
+          {"headroom", {{"load_multiplier", e.headroom}, {"at_least", e.headroom_open}}}};
       if (!e.service_class.empty()) ej["class"] = e.service_class;
       if (!e.mig_profile.empty()) ej["mig_profile"] = e.mig_profile;
       if (e.mps_thread_percentage > 0) {
@@ -195,8 +200,9 @@ nlohmann::json fleet_to_json(const FleetResult& r) {
                       {"miss", a.one_fewer_miss ? miss_json(*a.one_fewer_miss) : nullptr}};
     j["answers"].push_back(x);
   }
-  j["memory_only_packing"] = {{"gpus", r.naive_gpus},
-                              {"timeslice_miss", r.naive_miss ? miss_json(*r.naive_miss) : nullptr}};
+  j["memory_only_packing"] = {
+      {"gpus", r.naive_gpus},
+      {"timeslice_miss", r.naive_miss ? miss_json(*r.naive_miss) : nullptr}};
   j["notes"] = r.notes;
   return j;
 }

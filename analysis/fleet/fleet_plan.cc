@@ -4,17 +4,17 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
-#include <thread>
 #include <bit>
-#include <tuple>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <string_view>
+#include <thread>
+#include <tuple>
 
 #include "analysis/fleet/endpoint_groups.h"
 #include "analysis/fleet/fleet_scenario.h"
@@ -96,7 +96,7 @@ double row_number(const nlohmann::json& row, const char* path) {
 struct GroupRun {
   bool met = true;
   std::optional<FleetMiss> miss;
-  std::map<std::string, FleetEndpoint> endpoints;  // by id: numbers and checks filled
+  std::map<std::string, FleetEndpoint> endpoints;     // by id: numbers and checks filled
   std::map<std::string, std::vector<double>> values;  // by id: objective values, in order
   std::map<std::string, double> kv_cache_use;         // by id: mean share of its cache in use
   std::map<std::string, nlohmann::json> engines;      // by id: the engine settings as resolved
@@ -141,10 +141,10 @@ class Planner {
       : base_(load_fleet_base(request)), result_(result), progress_(progress) {
     if (request.scratch_dir.empty()) {
       scratch_ = fs::temp_directory_path() /
-                 ("gpumux-fleet-" + std::to_string(std::hash<std::string>{}(
-                                        fs::absolute(request.scenario_file).string() +
-                                        std::to_string(::getpid()) +
-                                        std::to_string(reinterpret_cast<std::uintptr_t>(this)))));
+                 ("gpumux-fleet-" +
+                  std::to_string(std::hash<std::string>{}(
+                      fs::absolute(request.scenario_file).string() + std::to_string(::getpid()) +
+                      std::to_string(reinterpret_cast<std::uintptr_t>(this)))));
       owned_scratch_ = true;
     } else {
       scratch_ = request.scratch_dir;
@@ -245,8 +245,7 @@ class Planner {
 
 // The equal-share settings of a GPU with k endpoints under mps or timeslice (the device
 // plugin's shares: what can be deployed).
-FleetEndpointSettings equal_share(int index, int k, FleetForm form,
-                                  const DeviceProfile& device) {
+FleetEndpointSettings equal_share(int index, int k, FleetForm form, const DeviceProfile& device) {
   FleetEndpointSettings s;
   s.index = index;
   s.gpu_memory_utilization = std::floor(90.0 / k) / 100.0;
@@ -298,8 +297,8 @@ bool Planner::mig_assignment(EndpointMask group, std::vector<std::string>& profi
     for (const std::string& p : mig_fits_[static_cast<std::size_t>(members[i])]) {
       profiles[i] = p;
       // Prune: the profiles chosen so far must place on their own.
-      if (!place_profiles(base_.device, std::vector<std::string>(profiles.begin(),
-                                                                 profiles.begin() + i + 1))
+      if (!place_profiles(base_.device,
+                          std::vector<std::string>(profiles.begin(), profiles.begin() + i + 1))
                .ok) {
         continue;
       }
@@ -354,7 +353,8 @@ FleetAnswer Planner::plan(const std::string& model) {
     mig_largest_miss_.assign(static_cast<std::size_t>(n), std::nullopt);
     std::vector<MigProfile> order = base_.device.mig_profiles;
     std::stable_sort(order.begin(), order.end(), [](const MigProfile& x, const MigProfile& y) {
-      return std::tie(x.compute_slices, x.memory_slices) < std::tie(y.compute_slices, y.memory_slices);
+      return std::tie(x.compute_slices, x.memory_slices) <
+             std::tie(y.compute_slices, y.memory_slices);
     });
     // More SMs and memory never make an endpoint worse (the assumption of endpoint_groups.h):
     // a profile at least as large in both as one the endpoint fits adds nothing to the choice,
@@ -401,7 +401,8 @@ FleetAnswer Planner::plan(const std::string& model) {
       if (mig_largest_miss_[static_cast<std::size_t>(i)]) {
         a.alone_misses.push_back(*mig_largest_miss_[static_cast<std::size_t>(i)]);
       }
-    } else if (const auto it = runs.find(EndpointMask{1} << i); it != runs.end() && it->second.miss) {
+    } else if (const auto it = runs.find(EndpointMask{1} << i);
+               it != runs.end() && it->second.miss) {
       a.alone_misses.push_back(*it->second.miss);
     }
   }
@@ -477,8 +478,9 @@ FleetAnswer Planner::plan(const std::string& model) {
                  std::to_string(planned.size()) + " planned";
       }
       for (std::size_t k = 0; k < values.size() && k < planned.size(); ++k) {
-        const bool same = (std::isnan(values[k]) && std::isnan(planned[k])) ||
-                          std::abs(values[k] - planned[k]) <= 1e-9 * std::max(1.0, std::abs(planned[k]));
+        const bool same =
+            (std::isnan(values[k]) && std::isnan(planned[k])) ||
+            std::abs(values[k] - planned[k]) <= 1e-9 * std::max(1.0, std::abs(planned[k]));
         if (!same && differ.empty()) {
           // Values run objective by objective, then seed by seed.
           const std::string what = checks.empty() ? "" : " " + checks[k % checks.size()].objective;
@@ -562,7 +564,9 @@ FleetAnswer Planner::plan(const std::string& model) {
   a.met = found.complete && a.verified;
   say(model + ": " + std::to_string(a.gpus.size()) + " GPUs, " +
       std::to_string(a.groups_simulated) + " groups simulated" +
-      (a.met ? "" : found.complete ? " (not verified)" : " (some endpoint misses alone)"));
+      (a.met            ? ""
+       : found.complete ? " (not verified)"
+                        : " (some endpoint misses alone)"));
   return a;
 }
 
@@ -594,9 +598,8 @@ void Planner::replicate() {
   }
   if (expanded.size() > static_cast<std::size_t>(kMaxEndpoints)) {
     throw InputError(base_.file, "",
-                     "with their replicas the endpoints number " +
-                         std::to_string(expanded.size()) + ", more than a fleet plan places (" +
-                         std::to_string(kMaxEndpoints) + ")");
+                     "with their replicas the endpoints number " + std::to_string(expanded.size()) +
+                         ", more than a fleet plan places (" + std::to_string(kMaxEndpoints) + ")");
   }
   base_.endpoints = std::move(expanded);
 }
@@ -640,7 +643,8 @@ void Planner::naive() {
         break;
       }
     } catch (const InputError& e) {
-      result_.naive_miss = FleetMiss{"", std::string("the engines do not start: ") + e.what(), 0, 0};
+      result_.naive_miss =
+          FleetMiss{"", std::string("the engines do not start: ") + e.what(), 0, 0};
       break;
     }
   }
@@ -650,8 +654,7 @@ void Planner::naive() {
 
 std::string FleetMiss::text() const {
   if (endpoint.empty()) return objective;
-  return endpoint + " " + objective + ": " + number_text(value) + " against " +
-         number_text(bound);
+  return endpoint + " " + objective + ": " + number_text(value) + " against " + number_text(bound);
 }
 
 bool FleetResult::all_met() const {
@@ -667,9 +670,9 @@ FleetResult run_fleet_plan(const FleetRequest& request, std::ostream* progress) 
     if (!fleet_form(m)) {
       std::string list;
       for (const auto& p : plannable) list += (list.empty() ? "" : ", ") + p;
-      throw InputError("--models", "models",
-                       "a fleet plan places endpoints under " + list + "; '" + m +
-                           "' is not one of them");
+      throw InputError(
+          "--models", "models",
+          "a fleet plan places endpoints under " + list + "; '" + m + "' is not one of them");
     }
   }
   Planner planner(request, result, progress);

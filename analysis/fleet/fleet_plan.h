@@ -46,10 +46,10 @@ struct FleetRequest {
   std::string scenario_file;
   std::vector<std::string> sets;  // --set overrides, applied first
   std::optional<std::uint64_t> seed;
-  std::vector<std::string> models;       // empty: exclusive, mig, mps, timeslice
-  std::vector<std::string> objectives;   // as written; parsed by run_fleet_plan
-  std::string scratch_dir;               // where group traces go; "": a temporary folder
-  int threads = 1;                       // >= 1: models searched at once
+  std::vector<std::string> models;      // empty: exclusive, mig, mps, timeslice
+  std::vector<std::string> objectives;  // as written; parsed by run_fleet_plan
+  std::string scratch_dir;              // where group traces go; "": a temporary folder
+  int threads = 1;                      // >= 1: models searched at once
   int seeds = 1;  // >= 1: every group must meet under seeds seed, seed + 1, ... (generated loads)
 };
 
@@ -58,10 +58,10 @@ struct FleetEndpoint {
   std::string id;
   std::string service_class;
   std::string llm_model;
-  int gpu = -1;                      // index in the answer's GPUs; -1: not placed
-  std::string mig_profile;           // mig: its instance
+  int gpu = -1;             // index in the answer's GPUs; -1: not placed
+  std::string mig_profile;  // mig: its instance
   double gpu_memory_utilization = 0.0;
-  int mps_thread_percentage = 0;     // mps: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
+  int mps_thread_percentage = 0;  // mps: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
   std::int64_t mps_memory_limit_mib = 0;
   // From its group's run: TTFT/TPOT p50/p99 (ms), output tokens/s (NaN: n/a).
   double ttft_p50_ms = 0, ttft_p99_ms = 0, tpot_p50_ms = 0, tpot_p99_ms = 0;
@@ -89,8 +89,8 @@ struct FleetEndpoint {
 inline constexpr double kHeadroomSteps[] = {1.25, 1.5, 2.0};
 
 struct FleetGpu {
-  std::vector<int> endpoints;             // indices into FleetAnswer::endpoints
-  std::vector<std::string> mig_layout;    // mig: the instances, in the endpoints' order
+  std::vector<int> endpoints;           // indices into FleetAnswer::endpoints
+  std::vector<std::string> mig_layout;  // mig: the instances, in the endpoints' order
   double output_tokens_per_s = 0.0;
 };
 
@@ -106,7 +106,7 @@ struct FleetMiss {
 struct FleetAnswer {
   std::string model;
   FleetForm form = FleetForm::kWhole;  // how the model runs a GPU's endpoints
-  bool met = false;  // every endpoint placed, every objective met, and verified
+  bool met = false;                    // every endpoint placed, every objective met, and verified
   std::vector<FleetGpu> gpus;
   std::vector<FleetEndpoint> endpoints;  // in the scenario's order
   bool exact = false;                    // the fewest GPUs over every partition
@@ -123,7 +123,8 @@ struct FleetAnswer {
   nlohmann::json scenario;   // the whole fleet as a scenario document (what --out writes)
   std::string trace_csv;     // its trace
   int nodes(int gpus_per_node) const {
-    return gpus_per_node <= 0 ? 0 : (static_cast<int>(gpus.size()) + gpus_per_node - 1) / gpus_per_node;
+    return gpus_per_node <= 0 ? 0
+                              : (static_cast<int>(gpus.size()) + gpus_per_node - 1) / gpus_per_node;
   }
 };
 

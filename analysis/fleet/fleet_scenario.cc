@@ -31,8 +31,9 @@ std::vector<FleetEndpointInfo> replicas_of(const FleetEndpointInfo& e, int repli
     FleetEndpointInfo r = e;
     r.replica = i;
     r.replicas = replicas;
-    r.id = replicas == 1 ? e.parent
-                         : e.parent + "-r" + std::to_string(i + 1) + "of" + std::to_string(replicas);
+    r.id = replicas == 1
+               ? e.parent
+               : e.parent + "-r" + std::to_string(i + 1) + "of" + std::to_string(replicas);
     out.push_back(std::move(r));
   }
   return out;
@@ -52,8 +53,8 @@ std::int64_t longest_request(const LlmLoad& load) {
       longest = std::max<std::int64_t>(longest, std::int64_t{prompt} + output);
     }
   }
-  return std::max<std::int64_t>(longest, std::int64_t{load.tokens.prompt_tokens} +
-                                             load.tokens.output_tokens);
+  return std::max<std::int64_t>(
+      longest, std::int64_t{load.tokens.prompt_tokens} + load.tokens.output_tokens);
 }
 
 }  // namespace
@@ -103,8 +104,8 @@ FleetBase load_fleet_base(const FleetRequest& request) {
     }
     if (llm->tensor_parallel != 1 || job.gpus != 1) {
       throw InputError(base.file + "#/services/by_id/" + job.id + "/llm", "tensor_parallel",
-                       "a fleet plan places endpoints of one GPU each; '" + job.id +
-                           "' spans " + std::to_string(job.gpus) +
+                       "a fleet plan places endpoints of one GPU each; '" + job.id + "' spans " +
+                           std::to_string(job.gpus) +
                            " GPUs (tensor-parallel gangs are not planned yet)");
     }
     FleetEndpointInfo e;
@@ -114,7 +115,8 @@ FleetBase load_fleet_base(const FleetRequest& request) {
     e.block_size = llm->engine.block_size;
     {
       const auto& fields = doc["services"]["by_id"][job.id]["llm"];
-      e.max_model_len_given = fields.contains("engine") && fields["engine"].contains("max_model_len");
+      e.max_model_len_given =
+          fields.contains("engine") && fields["engine"].contains("max_model_len");
     }
     e.service_class = it->second.spec->service_class;
     e.llm_model = own.resolved["services"]["by_id"][job.id]["llm"]["model"].get<std::string>();
@@ -149,11 +151,11 @@ FleetDocument fleet_document(const FleetBase& base, const std::string& model,
                              const std::vector<FleetGpuSettings>& gpus) {
   FleetDocument out;
   nlohmann::json doc = base.document;
-  doc["cluster"] = {{"node_groups",
-                     nlohmann::json::array({{{"name", "fleet"},
-                                             {"nodes", 1},
-                                             {"gpus_per_node", static_cast<int>(gpus.size())},
-                                             {"device", base.device.name}}})}};
+  doc["cluster"] = {
+      {"node_groups", nlohmann::json::array({{{"name", "fleet"},
+                                              {"nodes", 1},
+                                              {"gpus_per_node", static_cast<int>(gpus.size())},
+                                              {"device", base.device.name}}})}};
   nlohmann::json sharing = {{"model", model}};
   if (fleet_form(model) == FleetForm::kInstances) {
     nlohmann::json entries = nlohmann::json::array();

@@ -39,7 +39,7 @@ struct FleetBase {
   std::string file;
   std::string base_dir;
   std::uint64_t seed = 0;
-  nlohmann::json document;  // --set applied; endpoints' own sharing and memory share removed
+  nlohmann::json document;    // --set applied; endpoints' own sharing and memory share removed
   std::string sharing_model;  // the scenario's own, whose params a plan under it keeps
   nlohmann::json sharing_params;
   DeviceProfile device;
@@ -59,8 +59,8 @@ FleetBase load_fleet_base(const FleetRequest& request);
 struct FleetEndpointSettings {
   int index = 0;  // into FleetBase::endpoints
   double gpu_memory_utilization = 0.9;
-  std::string mig_profile;            // mig
-  int mps_thread_percentage = 0;      // mps; 0: none
+  std::string mig_profile;        // mig
+  int mps_thread_percentage = 0;  // mps; 0: none
   std::int64_t mps_memory_limit_mib = 0;
   double load_scale = 1.0;  // its load this many times as fast (llm.load.rate_scale); headroom
 };

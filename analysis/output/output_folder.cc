@@ -87,8 +87,9 @@ void check_replaceable(const std::string& dir, OutputKind kind) {
     if (kind == OutputKind::kRun) {
       known = known || (entry.is_regular_file() && one_of(name, kRunOutputNames));
     } else if (kind == OutputKind::kPlan) {
-      known = known || (entry.is_regular_file() && one_of(name, kPlanOutputNames)) ||
-              ((name == "deploy" || name == "fleet") && entry.is_directory() && !entry.is_symlink());
+      known =
+          known || (entry.is_regular_file() && one_of(name, kPlanOutputNames)) ||
+          ((name == "deploy" || name == "fleet") && entry.is_directory() && !entry.is_symlink());
     } else {
       known = known || (entry.is_regular_file() && one_of(name, kCompareOutputNames)) ||
               (entry.is_directory() && !entry.is_symlink() && model_folder(entry.path()));

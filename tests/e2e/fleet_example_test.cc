@@ -15,9 +15,8 @@ TEST(FleetExample, EveryAnswerReRunMeetsEveryEndpointsObjectives) {
   const auto plan = testing::run_cli(
       {"plan", (testing::source_dir() / "scenarios/examples/llm_fleet_h100.json").string(),
        "--fleet", "--models", "exclusive,mig,mps,timeslice", "--objective",
-       "requests.ttft_ms.p99<=1000 for llm-*", "--objective",
-       "requests.tpot_ms.p99<=50 for llm-*", "--threads", "2", "--out",
-       (out / "plan").string()});
+       "requests.ttft_ms.p99<=1000 for llm-*", "--objective", "requests.tpot_ms.p99<=50 for llm-*",
+       "--threads", "2", "--out", (out / "plan").string()});
   ASSERT_EQ(plan.code, 0) << plan.err << plan.out;
   const auto fleet = nlohmann::json::parse(testing::read_file(out / "plan" / "fleet.json"));
   ASSERT_EQ(fleet["answers"].size(), 4u);
@@ -38,9 +37,9 @@ TEST(FleetExample, EveryAnswerReRunMeetsEveryEndpointsObjectives) {
     if (fewer["miss"].is_object()) {
       EXPECT_FALSE(fewer["miss"]["endpoint"].get<std::string>().empty()) << model;
     }
-    const auto run = testing::run_cli({"run",
-                                       (out / "plan" / "fleet" / model / "scenario.json").string(),
-                                       "--no-outputs", "--format", "json"});
+    const auto run =
+        testing::run_cli({"run", (out / "plan" / "fleet" / model / "scenario.json").string(),
+                          "--no-outputs", "--format", "json"});
     ASSERT_EQ(run.code, 0) << model << ": " << run.err;
     const auto summary = nlohmann::json::parse(run.out);
     EXPECT_EQ(summary["metrics"]["gpus"].get<int>(), a["gpus"].get<int>()) << model;

@@ -20,8 +20,8 @@
 namespace gpumux {
 namespace {
 
-using testing::fs::path;
 using testing::write_case;
+using testing::fs::path;
 
 // `n` phi-2 endpoints (phi-0 ...), each 0.5 requests/s of 200 prompt / 50 output tokens for
 // 120 s, on one node of 8 H100s.
@@ -36,18 +36,19 @@ path phi_fleet(const std::string& name, int n, const std::string& extra_row = ""
              "prompt_tokens": 200, "output_tokens": 50}}})";
   }
   trace += extra_row;
-  return write_case(name, {{"trace.csv", trace},
-                           {"scenario.json",
-                            testing::scenario_json("H100-80GB", 8, R"({"model": "exclusive"})",
-                                                   R"(, "seed": 3, "services": {"by_id": {)" +
-                                                       by_id + "}}")}});
+  return write_case(
+      name, {{"trace.csv", trace},
+             {"scenario.json",
+              testing::scenario_json("H100-80GB", 8, R"({"model": "exclusive"})",
+                                     R"(, "seed": 3, "services": {"by_id": {)" + by_id + "}}")}});
 }
 
 FleetRequest request_for(const path& dir, std::vector<std::string> models) {
   FleetRequest r;
   r.scenario_file = (dir / "scenario.json").string();
   r.models = std::move(models);
-  r.objectives = {"requests.ttft_ms.p99<=2000 for phi-*", "requests.tpot_ms.p99<=200 for class:small"};
+  r.objectives = {"requests.ttft_ms.p99<=2000 for phi-*",
+                  "requests.tpot_ms.p99<=200 for class:small"};
   r.threads = 2;
   return r;
 }
@@ -102,7 +103,8 @@ TEST(FleetPlan, EveryAnswerReRunFromItsEmittedScenarioMeetsItsObjectives) {
     RunOptions options;
     options.write_outputs = false;
     const nlohmann::json summary = run_scenario(s, options).summary;
-    EXPECT_EQ(summary.at("metrics").at("gpus").get<int>(), static_cast<int>(a.gpus.size())) << a.model;
+    EXPECT_EQ(summary.at("metrics").at("gpus").get<int>(), static_cast<int>(a.gpus.size()))
+        << a.model;
     for (const Objective& o : r.objectives) {
       const ObjectiveCheck c = check_objective(o, summary);
       EXPECT_TRUE(c.met) << a.model << " " << o.text() << " " << c.endpoint << " " << c.value;
@@ -156,8 +158,8 @@ TEST(FleetDeploy, TheEmittedConfigsReadBackAsPlanned) {
     const MigDeviceLayout& l = layouts.distinct[static_cast<std::size_t>(layouts.by_index[g])];
     std::vector<std::string> read;
     for (const auto& inst : l.instances) read.push_back(inst.profile);
-    std::vector<std::string> planned = g < mig.gpus.size() ? mig.gpus[g].mig_layout
-                                                           : std::vector<std::string>{};
+    std::vector<std::string> planned =
+        g < mig.gpus.size() ? mig.gpus[g].mig_layout : std::vector<std::string>{};
     std::sort(read.begin(), read.end());
     std::sort(planned.begin(), planned.end());
     EXPECT_EQ(read, planned) << "GPU " << g;
@@ -175,8 +177,8 @@ TEST(FleetDeploy, TheEmittedConfigsReadBackAsPlanned) {
     std::set<int> planned, written;
     for (const auto& g : a.gpus) planned.insert(static_cast<int>(g.endpoints.size()));
     for (const auto& c : configs) {
-      EXPECT_EQ(c.sharing, std::string(model) == "mps" ? PluginSharing::kMps
-                                                       : PluginSharing::kTimeSlicing);
+      EXPECT_EQ(c.sharing,
+                std::string(model) == "mps" ? PluginSharing::kMps : PluginSharing::kTimeSlicing);
       ASSERT_EQ(c.resources.size(), 1u);
       written.insert(c.resources[0].replicas);
     }
@@ -267,9 +269,10 @@ nlohmann::json endpoint_echo(const std::string& name, const std::string& load) {
       name, {{"trace.csv", "id,submit_s,gpus,runtime_s,kind\nchat,0,1,60,inference\n"},
              {"requests.csv", requests},
              {"scenario.json",
-              testing::scenario_json("H100-80GB", 1, R"({"model": "exclusive"})",
-                                     R"(, "services": {"by_id": {"chat": {"llm": {"model": "phi-2", "load": )" +
-                                         load + "}}}}")}});
+              testing::scenario_json(
+                  "H100-80GB", 1, R"({"model": "exclusive"})",
+                  R"(, "services": {"by_id": {"chat": {"llm": {"model": "phi-2", "load": )" + load +
+                      "}}}}")}});
   const nlohmann::json summary = testing::run_case(dir);
   testing::fs::remove_all(dir);
   nlohmann::json out = summary["scenario"]["services"]["by_id"]["chat"]["llm"]["load"];
@@ -283,8 +286,8 @@ TEST(LlmLoadOptions, RoundRobinKeepsEveryRthRequestFromTheIndex) {
       "rr_trace", R"({"trace": "requests.csv", "round_robin": {"replicas": 3, "index": 1}})");
   EXPECT_EQ(e["round_robin"]["requests"], 3);  // rows 1, 4, 7
   EXPECT_EQ(e["count"], 3);
-  const auto g = endpoint_echo(
-      "rr_gen", R"({"rate_per_s": 4, "prompt_tokens": 10, "output_tokens": 5,
+  const auto g =
+      endpoint_echo("rr_gen", R"({"rate_per_s": 4, "prompt_tokens": 10, "output_tokens": 5,
                     "round_robin": {"replicas": 4, "index": 0}})");
   EXPECT_DOUBLE_EQ(g["round_robin"]["rate_per_s"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(g["round_robin"]["arrival_cv"].get<double>(), 0.5);  // Erlang-4 gaps
