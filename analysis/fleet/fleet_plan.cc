@@ -392,7 +392,8 @@ FleetAnswer Planner::plan(const std::string& model) {
         }
       }
     }
-    say(model + ": each endpoint alone on each of " + std::to_string(order.size()) + " profiles");
+    say(model + ": each endpoint alone on its smallest fitting profiles (of " +
+        std::to_string(order.size()) + ")");
   }
   const GroupSearchResult found = fewest_groups(n, oracle);
   a.exact = found.exact;
