@@ -13,6 +13,15 @@ namespace {
 
 int endpoints_on(const FleetGpu& gpu) { return static_cast<int>(gpu.endpoints.size()); }
 
+// The group of each of the answer's GPUs, by GPU index (a gang's GPUs all name it).
+std::vector<const FleetGpu*> group_of_gpu(const FleetAnswer& a) {
+  std::vector<const FleetGpu*> out(static_cast<std::size_t>(a.gpu_count()), nullptr);
+  for (const FleetGpu& g : a.gpus) {
+    for (int k = 0; k < g.width; ++k) out[static_cast<std::size_t>(g.first + k)] = &g;
+  }
+  return out;
+}
+
 std::string plugin_config_for(const FleetAnswer& a, int k) {
   if (a.form == FleetForm::kInstances) return "gpumux-fleet-mig-mixed";
   if (a.form == FleetForm::kWhole) return "gpumux-fleet-whole";
@@ -22,10 +31,11 @@ std::string plugin_config_for(const FleetAnswer& a, int k) {
 // The replica count every GPU of node `node` carries, or 0 when they differ (or the node holds
 // none of the answer's GPUs).
 int node_replicas(const FleetAnswer& a, int node, int per_node) {
+  const auto groups = group_of_gpu(a);
   int k = 0;
   for (int g = node * per_node;
-       g < std::min<int>((node + 1) * per_node, static_cast<int>(a.gpus.size())); ++g) {
-    const int here = endpoints_on(a.gpus[static_cast<std::size_t>(g)]);
+       g < std::min<int>((node + 1) * per_node, static_cast<int>(groups.size())); ++g) {
+    const int here = endpoints_on(*groups[static_cast<std::size_t>(g)]);
     if (k != 0 && here != k) return 0;
     k = here;
   }
@@ -40,6 +50,7 @@ std::string engine_flags(const FleetEndpoint& e) {
     }
   };
   o << "vllm serve " << e.llm_model;
+  if (e.tensor_parallel > 1) o << " --tensor-parallel-size " << e.tensor_parallel;
   flag("gpu-memory-utilization", "gpu_memory_utilization");
   flag("max-model-len", "max_model_len");
   flag("max-num-seqs", "max_num_seqs");
@@ -51,7 +62,7 @@ std::string engines_text(const FleetResult& r, const FleetAnswer& a) {
   std::ostringstream o;
   const int per = r.gpus_per_node;
   o << "# gpumux plan --fleet, " << a.model << " answer for '" << r.scenario_name
-    << "': " << a.gpus.size() << " " << r.device << " GPUs on " << a.nodes(per) << " nodes of "
+    << "': " << a.gpu_count() << " " << r.device << " GPUs on " << a.nodes(per) << " nodes of "
     << per
     << ".\n# One line per engine, as simulated. CUDA_VISIBLE_DEVICES is the GPU's index on its "
        "node.\n";
@@ -59,26 +70,36 @@ std::string engines_text(const FleetResult& r, const FleetAnswer& a) {
     o << "# Under MPS, start one control daemon per GPU (nvidia-cuda-mps-control -d) before its "
          "engines.\n";
   }
-  for (std::size_t g = 0; g < a.gpus.size(); ++g) {
-    const int node = static_cast<int>(g) / per, index = static_cast<int>(g) % per;
-    if (index == 0) o << "\n# node " << node << "\n";
-    o << "# GPU " << index << " (plan GPU " << g << ")";
-    if (!a.gpus[g].mig_layout.empty()) {
+  int last_node = -1;
+  for (const FleetGpu& gpu : a.gpus) {
+    // Gangs come first and are no wider than a node's power-of-two share: one node each.
+    const int node = gpu.first / per, index = gpu.first % per;
+    if (node != last_node) o << "\n# node " << node << "\n";
+    last_node = node;
+    std::string devices = std::to_string(index);
+    for (int k = 1; k < gpu.width; ++k) devices += "," + std::to_string(index + k);
+    if (gpu.width == 1) {
+      o << "# GPU " << index << " (plan GPU " << gpu.first << ")";
+    } else {
+      o << "# GPUs " << devices << " (plan GPUs " << gpu.first << "-"
+        << gpu.first + gpu.width - 1 << "), whole";
+    }
+    if (!gpu.mig_layout.empty()) {
       o << ": MIG instances";
-      for (const auto& p : a.gpus[g].mig_layout) o << " " << p;
+      for (const auto& p : gpu.mig_layout) o << " " << p;
     }
     o << "\n";
-    for (const int i : a.gpus[g].endpoints) {
+    for (const int i : gpu.endpoints) {
       const FleetEndpoint& e = a.endpoints[static_cast<std::size_t>(i)];
       if (e.replicas > 1) {
         o << "# " << e.id << ": replica " << e.replica + 1 << " of " << e.replicas << " of "
           << e.parent << " (a round-robin router sends it every " << e.replicas << "th request)\n";
       }
-      if (a.form == FleetForm::kInstances) {
+      if (a.form == FleetForm::kInstances && gpu.width == 1) {
         o << "CUDA_VISIBLE_DEVICES=<UUID of a " << e.mig_profile << " instance on GPU " << index
           << " (nvidia-smi -L)> ";
       } else {
-        o << "CUDA_VISIBLE_DEVICES=" << index << " ";
+        o << "CUDA_VISIBLE_DEVICES=" << devices << " ";
       }
       if (e.mps_thread_percentage > 0) {
         o << "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=" << e.mps_thread_percentage
@@ -106,17 +127,19 @@ std::string mig_parted_text(const FleetResult& r, const FleetAnswer& a) {
     }
     filter += "]\n";
   }
+  const auto groups = group_of_gpu(a);
   for (int node = 0; node < a.nodes(per); ++node) {
     o << "  " << fleet_mig_config_name(node) << ":\n";
     for (int index = 0; index < per; ++index) {
       const std::size_t g = static_cast<std::size_t>(node * per + index);
       o << "  - devices: [" << index << "]\n" << filter;
-      if (g >= a.gpus.size()) {
+      // Unused GPUs and a tensor-parallel gang's stay whole.
+      if (g >= groups.size() || groups[g]->width > 1) {
         o << "    mig-enabled: false\n    mig-devices: {}\n";
         continue;
       }
       std::map<std::string, int> counts;
-      for (const auto& p : a.gpus[g].mig_layout) ++counts[p];
+      for (const auto& p : groups[g]->mig_layout) ++counts[p];
       o << "    mig-enabled: true\n    mig-devices:\n";
       for (const auto& [profile, count] : counts) {
         o << "      \"" << profile << "\": " << count << "\n";
@@ -128,7 +151,7 @@ std::string mig_parted_text(const FleetResult& r, const FleetAnswer& a) {
 
 std::string device_plugin_text(const FleetResult& r, const FleetAnswer& a) {
   std::set<int> counts;
-  for (const FleetGpu& g : a.gpus) counts.insert(endpoints_on(g));
+  for (const FleetGpu& g : a.gpus) counts.insert(endpoints_on(g));  // a gang: 1
   if (a.form == FleetForm::kInstances || a.form == FleetForm::kWhole) counts = {1};
   std::ostringstream o;
   o << "# gpumux plan --fleet, " << a.model << " answer for '" << r.scenario_name
@@ -152,16 +175,16 @@ std::string kubernetes_text(const FleetResult& r, const FleetAnswer& a) {
   const int per = r.gpus_per_node;
   o << "# gpumux plan --fleet, " << a.model << " answer for '" << r.scenario_name
     << "': each endpoint's container resources and node selector.\n";
-  for (std::size_t g = 0; g < a.gpus.size(); ++g) {
-    const int node = static_cast<int>(g) / per;
+  for (const FleetGpu& gpu : a.gpus) {
+    const int node = gpu.first / per;
     const int k = node_replicas(a, node, per);
-    for (const int i : a.gpus[g].endpoints) {
+    for (const int i : gpu.endpoints) {
       const FleetEndpoint& e = a.endpoints[static_cast<std::size_t>(i)];
       o << e.id << ":\n  resources:\n    limits:\n      ";
-      if (a.form == FleetForm::kInstances) {
+      if (a.form == FleetForm::kInstances && gpu.width == 1) {
         o << "nvidia.com/mig-" << e.mig_profile << ": 1\n";
       } else {
-        o << "nvidia.com/gpu: 1\n";
+        o << "nvidia.com/gpu: " << gpu.width << "\n";
       }
       o << "  nodeSelector:\n    ";
       if (a.form == FleetForm::kInstances) {
@@ -181,7 +204,7 @@ std::string readme_text(const FleetResult& r, const FleetAnswer& a) {
   std::ostringstream o;
   const int per = r.gpus_per_node;
   o << "gpumux plan --fleet: the " << a.model << " answer for '" << r.scenario_name << "', "
-    << a.gpus.size() << " GPUs on " << a.nodes(per) << " nodes.\n\n"
+    << a.gpu_count() << " GPUs on " << a.nodes(per) << " nodes.\n\n"
     << "scenario.json, trace.csv  the fleet as simulated (gpumux run scenario.json); its GPUs "
        "form one simulated node: endpoints do not span GPUs, so nodes change no number\n"
     << "engines.txt               each engine's launch line, as simulated\n";

@@ -28,7 +28,9 @@ const FleetAnswer* exclusive_answer(const FleetResult& r) {
 std::string placed_text(const FleetEndpoint& e, FleetForm form) {
   std::ostringstream o;
   o << e.id;
-  if (form == FleetForm::kInstances) {
+  if (e.tensor_parallel > 1) {
+    o << " (tensor parallel " << e.tensor_parallel << ", whole GPUs)";
+  } else if (form == FleetForm::kInstances) {
     o << " (" << e.mig_profile << ")";
   } else if (form != FleetForm::kWhole) {
     o << " (" << std::lround(e.gpu_memory_utilization * 100) << " % memory";
@@ -74,10 +76,10 @@ void print_fleet_table(const FleetResult& r, std::ostream& out) {
   const FleetAnswer* base = exclusive_answer(r);
   out << "  model        GPUs  nodes  saving  search  verified  answer\n";
   for (const FleetAnswer& a : r.answers) {
-    const int gpus = static_cast<int>(a.gpus.size());
+    const int gpus = a.gpu_count();
     std::string saving = "-";
     if (base && a.met && &a != base && !base->gpus.empty()) {
-      saving = fixed_text(100.0 * (1.0 - static_cast<double>(gpus) / base->gpus.size()), 0) + " %";
+      saving = fixed_text(100.0 * (1.0 - static_cast<double>(gpus) / base->gpu_count()), 0) + " %";
     }
     out << "  " << std::left << std::setw(11) << a.model << std::right << std::setw(6) << gpus
         << std::setw(7) << a.nodes(r.gpus_per_node) << std::setw(8) << saving << "  " << std::left
@@ -98,10 +100,15 @@ void print_fleet_table(const FleetResult& r, std::ostream& out) {
   out << "\n";
   for (const FleetAnswer& a : r.answers) {
     out << "\n"
-        << a.model << ": " << a.gpus.size() << " GPUs, " << a.nodes(r.gpus_per_node) << " nodes ("
+        << a.model << ": " << a.gpu_count() << " GPUs, " << a.nodes(r.gpus_per_node) << " nodes ("
         << a.groups_simulated << " simulations)\n";
     for (std::size_t g = 0; g < a.gpus.size(); ++g) {
-      out << "  GPU " << std::setw(2) << g << "  ";
+      const FleetGpu& gpu = a.gpus[g];
+      if (gpu.width == 1) {
+        out << "  GPU " << std::setw(2) << gpu.first << "  ";
+      } else {
+        out << "  GPUs " << gpu.first << "-" << gpu.first + gpu.width - 1 << "  ";
+      }
       for (std::size_t k = 0; k < a.gpus[g].endpoints.size(); ++k) {
         out << (k ? ", " : "")
             << placed_text(a.endpoints[static_cast<std::size_t>(a.gpus[g].endpoints[k])], a.form);
@@ -152,7 +159,7 @@ nlohmann::json fleet_to_json(const FleetResult& r) {
     nlohmann::json x;
     x["model"] = a.model;
     x["met"] = a.met;
-    x["gpus"] = a.gpus.size();
+    x["gpus"] = a.gpu_count();
     x["nodes"] = a.nodes(r.gpus_per_node);
     x["exact"] = a.exact;
     x["groups_simulated"] = a.groups_simulated;
@@ -161,6 +168,8 @@ nlohmann::json fleet_to_json(const FleetResult& r) {
     x["map"] = nlohmann::json::array();
     for (const FleetGpu& g : a.gpus) {
       nlohmann::json gpu;
+      gpu["first_gpu"] = g.first;
+      gpu["gpus"] = g.width;
       gpu["endpoints"] = nlohmann::json::array();
       for (int i : g.endpoints)
         gpu["endpoints"].push_back(a.endpoints[static_cast<std::size_t>(i)].id);
@@ -174,6 +183,7 @@ nlohmann::json fleet_to_json(const FleetResult& r) {
           {"id", e.id},
           {"llm_model", e.llm_model},
           {"gpu", e.gpu},
+          {"tensor_parallel", e.tensor_parallel},
           {"gpu_memory_utilization", e.gpu_memory_utilization},
           {"ttft_ms",
            {{"p50", number_or_null(e.ttft_p50_ms)}, {"p99", number_or_null(e.ttft_p99_ms)}}},
@@ -229,7 +239,7 @@ void write_fleet_scenarios(const FleetResult& r, const std::string& dir,
     }
     doc["trace"]["file"] = "trace.csv";
     doc["description"] = "The " + a.model + " answer of gpumux plan --fleet for '" +
-                         r.scenario_name + "': " + std::to_string(a.gpus.size()) +
+                         r.scenario_name + "': " + std::to_string(a.gpu_count()) +
                          " GPUs as one node (endpoints do not span GPUs)";
     AtomicFile s((where / "scenario.json").string(), (final_where / "scenario.json").string());
     s.stream() << doc.dump(2) << "\n";

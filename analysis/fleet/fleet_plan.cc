@@ -229,6 +229,14 @@ class Planner {
   std::vector<FleetGpuSettings> shared_settings(const std::string& model,
                                                 const std::vector<EndpointMask>& groups) const;
   bool mig_assignment(EndpointMask group, std::vector<std::string>& profiles) const;
+  // The widest tensor_parallel among the group's endpoints (1: none spans several GPUs).
+  int gang_width(EndpointMask group) const {
+    int w = 1;
+    for (const int i : mask_members(group)) {
+      w = std::max(w, base_.endpoints[static_cast<std::size_t>(i)].tensor_parallel);
+    }
+    return w;
+  }
 
   FleetBase base_;
   FleetResult& result_;
@@ -263,6 +271,16 @@ std::vector<FleetGpuSettings> Planner::shared_settings(
     FleetGpuSettings gpu;
     const auto members = mask_members(g);
     const FleetForm form = *fleet_form(model);
+    if (const int tp = gang_width(g); tp > 1) {
+      // A gang alone on its whole GPUs, under every model.
+      FleetEndpointSettings s;
+      s.index = members.front();
+      s.gpu_memory_utilization = 0.9;
+      gpu.width = tp;
+      gpu.endpoints.push_back(s);
+      out.push_back(std::move(gpu));
+      continue;
+    }
     std::vector<std::string> profiles;
     if (form == FleetForm::kInstances) mig_assignment(g, profiles);
     for (std::size_t i = 0; i < members.size(); ++i) {
@@ -322,8 +340,11 @@ FleetAnswer Planner::plan(const std::string& model) {
   const int n = static_cast<int>(base_.endpoints.size());
   std::map<EndpointMask, GroupRun> runs;  // every group run, by mask
   GroupOracle oracle([&](EndpointMask mask) -> bool {
+    const bool gang = gang_width(mask) > 1;
+    // A tensor-parallel endpoint has its GPUs to itself, whole, under every model.
+    if (gang && std::popcount(mask) > 1) return false;
     if (form == FleetForm::kWhole && std::popcount(mask) > 1) return false;
-    if (form == FleetForm::kInstances) {
+    if (form == FleetForm::kInstances && !gang) {
       std::vector<std::string> profiles;
       return mig_assignment(mask, profiles);
     }
@@ -363,6 +384,7 @@ FleetAnswer Planner::plan(const std::string& model) {
       return big.compute_slices >= small.compute_slices && big.memory_slices >= small.memory_slices;
     };
     for (int i = 0; i < n; ++i) {
+      if (base_.endpoints[static_cast<std::size_t>(i)].tensor_parallel > 1) continue;
       std::vector<const MigProfile*> fitting;
       for (const MigProfile& p : order) {
         if (std::any_of(fitting.begin(), fitting.end(),
@@ -398,7 +420,7 @@ FleetAnswer Planner::plan(const std::string& model) {
   const GroupSearchResult found = fewest_groups(n, oracle);
   a.exact = found.exact;
   for (const int i : mask_members(found.alone_failing)) {
-    if (form == FleetForm::kInstances) {
+    if (form == FleetForm::kInstances && base_.endpoints[static_cast<std::size_t>(i)].tensor_parallel == 1) {
       if (mig_largest_miss_[static_cast<std::size_t>(i)]) {
         a.alone_misses.push_back(*mig_largest_miss_[static_cast<std::size_t>(i)]);
       }
@@ -410,7 +432,11 @@ FleetAnswer Planner::plan(const std::string& model) {
   // GPUs with fewer endpoints first: under memory admission each GPU's engines then fill it
   // before the next GPU's start (the whole-fleet run places them in this order).
   std::vector<EndpointMask> groups = found.groups;
-  std::stable_sort(groups.begin(), groups.end(), [](EndpointMask x, EndpointMask y) {
+  // Gangs go first, widest first, so that none straddles a node (widths are powers of two that
+  // divide the node).
+  std::stable_sort(groups.begin(), groups.end(), [&](EndpointMask x, EndpointMask y) {
+    const int wx = gang_width(x), wy = gang_width(y);
+    if (wx != wy) return wx > wy;
     return std::popcount(x) < std::popcount(y);
   });
   const std::vector<FleetGpuSettings> layout = shared_settings(model, groups);
@@ -425,8 +451,12 @@ FleetAnswer Planner::plan(const std::string& model) {
     a.endpoints[static_cast<std::size_t>(i)].replicas = info.replicas;
   }
   std::map<std::string, std::vector<double>> planned_values;  // by id, from its group's run
+  int next_gpu = 0;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     FleetGpu gpu;
+    gpu.first = next_gpu;
+    gpu.width = layout[g].width;
+    next_gpu += gpu.width;
     // mig: the group's run is each member's alone run on its profile (isolated instances).
     for (const FleetEndpointSettings& s : layout[g].endpoints) {
       FleetEndpoint& e = a.endpoints[static_cast<std::size_t>(s.index)];
@@ -434,6 +464,7 @@ FleetAnswer Planner::plan(const std::string& model) {
       GroupRun alone;
       if (form == FleetForm::kInstances) {
         FleetGpuSettings one;
+        one.width = layout[g].width;
         one.endpoints.push_back(s);
         alone = simulate(model, {one});
         from = &alone;
@@ -444,7 +475,8 @@ FleetAnswer Planner::plan(const std::string& model) {
       if (const auto v = from->values.find(e.id); v != from->values.end()) {
         planned_values[e.id] = v->second;
       }
-      e.gpu = static_cast<int>(g);
+      e.gpu = gpu.first;
+      e.tensor_parallel = gpu.width;
       e.mig_profile = s.mig_profile;
       e.gpu_memory_utilization = s.gpu_memory_utilization;
       e.mps_thread_percentage = s.mps_thread_percentage;
@@ -527,25 +559,33 @@ FleetAnswer Planner::plan(const std::string& model) {
     for (const int i : open) a.endpoints[static_cast<std::size_t>(i)].headroom_open = true;
   }
   // One GPU fewer: the two GPUs of least output tokens/s merged.
-  if (groups.size() >= 2) {
-    std::vector<std::size_t> order(groups.size());
-    for (std::size_t g = 0; g < order.size(); ++g) order[g] = g;
+  // Gangs keep their GPUs whole: only single GPUs merge.
+  std::vector<std::size_t> order;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    if (a.gpus[g].width == 1) order.push_back(g);
+  }
+  if (form == FleetForm::kWhole && a.gpu_count() >= 2) {
+    a.one_fewer_note = "one endpoint per GPU: " + std::to_string(groups.size()) +
+                       " endpoints need " + std::to_string(a.gpu_count()) + " GPUs";
+  } else if (order.size() < 2 && a.gpu_count() >= 2) {
+    a.one_fewer_note = "no two single GPUs to merge (tensor-parallel gangs keep their GPUs)";
+  }
+  if (order.size() >= 2 && form != FleetForm::kWhole) {
     std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
       return a.gpus[x].output_tokens_per_s < a.gpus[y].output_tokens_per_s;
     });
     const EndpointMask merged = groups[order[0]] | groups[order[1]];
-    std::string gpus_text = "GPUs " + std::to_string(std::min(order[0], order[1])) + " and " +
-                            std::to_string(std::max(order[0], order[1]));
+    const int first = std::min(a.gpus[order[0]].first, a.gpus[order[1]].first);
+    const int second = std::max(a.gpus[order[0]].first, a.gpus[order[1]].first);
+    const std::string gpus_text =
+        "GPUs " + std::to_string(first) + " and " + std::to_string(second);
     if (a.exact) {
-      a.one_fewer_note = "no partition into " + std::to_string(groups.size() - 1) +
+      a.one_fewer_note = "no partition into " + std::to_string(a.gpu_count() - 1) +
                          " GPUs works (exact search); e.g. " + gpus_text + " merged";
     } else {
       a.one_fewer_note = gpus_text + " merged (first-fit search: other partitions not tried)";
     }
-    if (form == FleetForm::kWhole) {
-      a.one_fewer_note = "one endpoint per GPU: " + std::to_string(groups.size()) +
-                         " endpoints need " + std::to_string(groups.size()) + " GPUs";
-    } else if (form == FleetForm::kInstances) {
+    if (form == FleetForm::kInstances) {
       std::vector<std::string> profiles;
       if (!mig_assignment(merged, profiles)) {
         a.one_fewer_note += ": their endpoints' instances do not fit one GPU";
@@ -563,8 +603,8 @@ FleetAnswer Planner::plan(const std::string& model) {
     }
   }
   a.met = found.complete && a.verified;
-  say(model + ": " + std::to_string(a.gpus.size()) + " GPUs, " +
-      std::to_string(a.groups_simulated) + " groups simulated" +
+  say(model + ": " + std::to_string(a.gpu_count()) + " GPUs, " +
+      std::to_string(a.groups_simulated) + " simulations" +
       (a.met            ? ""
        : found.complete ? " (not verified)"
                         : " (some endpoint misses alone)"));
@@ -583,6 +623,7 @@ void Planner::replicate() {
         FleetGpuSettings gpu;
         FleetEndpointSettings s;
         s.index = i;
+        gpu.width = e.tensor_parallel;
         gpu.endpoints.push_back(s);
         all = run_on(trial, fleet_model_of(FleetForm::kWhole), {gpu}).met;
       }
@@ -611,8 +652,13 @@ void Planner::naive() {
   std::vector<EndpointMask> groups;
   std::vector<double> used;
   const double budget = 0.9 * static_cast<double>(base_.device.memory.mib());
+  int gang_gpus = 0;  // tensor-parallel endpoints keep their whole GPUs here too
   for (std::size_t i = 0; i < base_.endpoints.size(); ++i) {
     const FleetEndpointInfo& e = base_.endpoints[i];
+    if (e.tensor_parallel > 1) {
+      gang_gpus += e.tensor_parallel;
+      continue;
+    }
     const std::string& whole = fleet_model_of(FleetForm::kWhole);
     const GroupRun alone = run(whole, shared_settings(whole, {EndpointMask{1} << i}));
     const auto use = alone.kv_cache_use.find(e.id);
@@ -633,7 +679,7 @@ void Planner::naive() {
       used.push_back(need);
     }
   }
-  result_.naive_gpus = static_cast<int>(groups.size());
+  result_.naive_gpus = gang_gpus + static_cast<int>(groups.size());
   for (const EndpointMask g : groups) {
     if (std::popcount(g) < 2) continue;
     try {

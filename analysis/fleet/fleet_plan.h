@@ -18,6 +18,10 @@
 // (the form `--out` writes for `gpumux run`) and every endpoint's objective values must equal
 // its group's, or the answer is marked unverified.
 //
+// Tensor parallelism: an endpoint over N GPUs (llm.tensor_parallel) is a gang of N whole GPUs
+// of one node that it has to itself under every model (MIG leaves them whole); gangs are placed
+// first, widest first, so none straddles a node.
+//
 // Replicas: an endpoint that misses an objective alone on a whole GPU is split into the fewest
 // round-robin replicas (llm.load.round_robin, up to 16) that each meet every objective alone on a
 // whole GPU; the replicas are then placed as endpoints of their own under every model, each held
@@ -58,7 +62,8 @@ struct FleetEndpoint {
   std::string id;
   std::string service_class;
   std::string llm_model;
-  int gpu = -1;             // index in the answer's GPUs; -1: not placed
+  int tensor_parallel = 1;  // GPUs it spans from `gpu`
+  int gpu = -1;             // its (first) GPU among the answer's GPUs; -1: not placed
   std::string mig_profile;  // mig: its instance
   double gpu_memory_utilization = 0.0;
   int mps_thread_percentage = 0;  // mps: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
@@ -88,7 +93,10 @@ struct FleetEndpoint {
 // The load multipliers headroom is probed at, in order.
 inline constexpr double kHeadroomSteps[] = {1.25, 1.5, 2.0};
 
+// One group of the answer: one GPU, or a tensor-parallel endpoint's gang of whole GPUs.
 struct FleetGpu {
+  int first = 0;  // the index of its (first) GPU among the answer's GPUs
+  int width = 1;  // GPUs it spans
   std::vector<int> endpoints;           // indices into FleetAnswer::endpoints
   std::vector<std::string> mig_layout;  // mig: the instances, in the endpoints' order
   double output_tokens_per_s = 0.0;
@@ -122,9 +130,14 @@ struct FleetAnswer {
   std::string verification;  // what the whole-fleet run showed, in words
   nlohmann::json scenario;   // the whole fleet as a scenario document (what --out writes)
   std::string trace_csv;     // its trace
+  // GPUs in all (a gang counts its width).
+  int gpu_count() const {
+    int n = 0;
+    for (const auto& g : gpus) n += g.width;
+    return n;
+  }
   int nodes(int gpus_per_node) const {
-    return gpus_per_node <= 0 ? 0
-                              : (static_cast<int>(gpus.size()) + gpus_per_node - 1) / gpus_per_node;
+    return gpus_per_node <= 0 ? 0 : (gpu_count() + gpus_per_node - 1) / gpus_per_node;
   }
 };
 

@@ -102,13 +102,14 @@ FleetBase load_fleet_base(const FleetRequest& request) {
                        "a fleet plan places LLM endpoints; job '" + job.id +
                            "' is not one (name it under services.by_id with an `llm` object)");
     }
-    if (llm->tensor_parallel != 1 || job.gpus != 1) {
+    if (llm->tensor_parallel > base.gpus_per_node) {
       throw InputError(base.file + "#/services/by_id/" + job.id + "/llm", "tensor_parallel",
-                       "a fleet plan places endpoints of one GPU each; '" + job.id + "' spans " +
-                           std::to_string(job.gpus) +
-                           " GPUs (tensor-parallel gangs are not planned yet)");
+                       "'" + job.id + "' spans " + std::to_string(llm->tensor_parallel) +
+                           " GPUs of one node, and a node here has " +
+                           std::to_string(base.gpus_per_node));
     }
     FleetEndpointInfo e;
+    e.tensor_parallel = llm->tensor_parallel;
     e.id = job.id;
     e.parent = job.id;
     e.longest_request_tokens = longest_request(llm->load);
@@ -151,18 +152,29 @@ FleetDocument fleet_document(const FleetBase& base, const std::string& model,
                              const std::vector<FleetGpuSettings>& gpus) {
   FleetDocument out;
   nlohmann::json doc = base.document;
-  doc["cluster"] = {
-      {"node_groups", nlohmann::json::array({{{"name", "fleet"},
-                                              {"nodes", 1},
-                                              {"gpus_per_node", static_cast<int>(gpus.size())},
-                                              {"device", base.device.name}}})}};
+  int total = 0;
+  for (const auto& g : gpus) total += g.width;
+  doc["cluster"] = {{"node_groups", nlohmann::json::array({{{"name", "fleet"},
+                                                            {"nodes", 1},
+                                                            {"gpus_per_node", total},
+                                                            {"device", base.device.name}}})}};
   nlohmann::json sharing = {{"model", model}};
   if (fleet_form(model) == FleetForm::kInstances) {
     nlohmann::json entries = nlohmann::json::array();
-    for (std::size_t g = 0; g < gpus.size(); ++g) {
+    int index = 0;
+    for (const auto& g : gpus) {
+      if (g.width > 1) {
+        // A gang: its GPUs stay whole.
+        for (int k = 0; k < g.width; ++k, ++index) {
+          entries.push_back({{"devices", nlohmann::json::array({index})},
+                             {"mig-enabled", false},
+                             {"mig-devices", nlohmann::json::object()}});
+        }
+        continue;
+      }
       std::map<std::string, int> counts;
-      for (const auto& e : gpus[g].endpoints) ++counts[e.mig_profile];
-      entries.push_back({{"devices", nlohmann::json::array({static_cast<int>(g)})},
+      for (const auto& e : g.endpoints) ++counts[e.mig_profile];
+      entries.push_back({{"devices", nlohmann::json::array({index++})},
                          {"mig-enabled", true},
                          {"mig-devices", counts}});
     }
@@ -203,7 +215,8 @@ FleetDocument fleet_document(const FleetBase& base, const std::string& model,
       }
       if (!share.empty()) fields["llm"]["sharing"] = share;
       by_id[e.id] = fields;
-      trace << csv_field(e.id) << ",0,1," << csv_number(e.lifetime_s) << ",inference\n";
+      trace << csv_field(e.id) << ",0," << e.tensor_parallel << "," << csv_number(e.lifetime_s)
+            << ",inference\n";
     }
   }
   doc["services"]["by_id"] = by_id;

@@ -25,6 +25,9 @@ struct FleetEndpointInfo {
   std::int64_t longest_request_tokens = 0;
   bool max_model_len_given = false;
   int block_size = 16;  // its engine's KV block, tokens
+  // GPUs of one node it spans (llm.tensor_parallel): a gang of whole GPUs that no other endpoint
+  // shares and that MIG leaves whole.
+  int tensor_parallel = 1;
   std::string service_class;
   std::string llm_model;
   double lifetime_s = 0.0;  // the trace row's runtime_s
@@ -51,8 +54,9 @@ struct FleetBase {
 // `e` as `replicas` round-robin replicas (llm.load.round_robin), in replica order.
 std::vector<FleetEndpointInfo> replicas_of(const FleetEndpointInfo& e, int replicas);
 
-// Reads the scenario. Throws InputError unless it has node groups of one device type, a trace
-// file whose every row is an LLM endpoint named in services.by_id on one GPU (tensor_parallel 1).
+// Reads the scenario. Throws InputError unless it has node groups of one device type and a trace
+// file whose every row is an LLM endpoint named in services.by_id, asking for its
+// tensor_parallel GPUs (at most a node's).
 FleetBase load_fleet_base(const FleetRequest& request);
 
 // One endpoint's settings on its GPU.
@@ -65,8 +69,10 @@ struct FleetEndpointSettings {
   double load_scale = 1.0;  // its load this many times as fast (llm.load.rate_scale); headroom
 };
 
+// One group's GPUs: one GPU, or a tensor-parallel endpoint's gang of `width` whole GPUs.
 struct FleetGpuSettings {
   std::vector<FleetEndpointSettings> endpoints;
+  int width = 1;  // GPUs: 1, or the gang's endpoint's tensor_parallel
 };
 
 struct FleetDocument {
@@ -75,8 +81,9 @@ struct FleetDocument {
 };
 
 // The scenario running `gpus` under `model` (exclusive, mig, mps or timeslice): one node of
-// gpus.size() GPUs, first-fit placement, the trace listing GPU 0's endpoints first; under mig an
-// inline mig-parted config gives GPU g exactly its endpoints' instances.
+// all the groups' GPUs, first-fit placement, the trace listing the first group's endpoints
+// first; under mig an inline mig-parted config gives each GPU exactly its endpoints' instances
+// and leaves a gang's GPUs whole.
 FleetDocument fleet_document(const FleetBase& base, const std::string& model,
                              const std::vector<FleetGpuSettings>& gpus);
 

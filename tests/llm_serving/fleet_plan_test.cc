@@ -25,7 +25,8 @@ using testing::fs::path;
 
 // `n` phi-2 endpoints (phi-0 ...), each 0.5 requests/s of 200 prompt / 50 output tokens for
 // 120 s, on one node of 8 H100s.
-path phi_fleet(const std::string& name, int n, const std::string& extra_row = "") {
+path phi_fleet(const std::string& name, int n, const std::string& extra_row = "",
+               const std::string& extra_service = "") {
   std::string trace = "id,submit_s,gpus,runtime_s,kind\n";
   std::string by_id;
   for (int i = 0; i < n; ++i) {
@@ -36,6 +37,7 @@ path phi_fleet(const std::string& name, int n, const std::string& extra_row = ""
              "prompt_tokens": 200, "output_tokens": 50}}})";
   }
   trace += extra_row;
+  by_id += extra_service;
   return write_case(
       name, {{"trace.csv", trace},
              {"scenario.json",
@@ -98,7 +100,7 @@ TEST(FleetPlan, EveryAnswerReRunFromItsEmittedScenarioMeetsItsObjectives) {
   write_fleet_scenarios(r, out.string(), out.string());
   for (const FleetAnswer& a : r.answers) {
     EXPECT_TRUE(a.met) << a.model << ": " << a.verification;
-    EXPECT_LE(a.gpus.size(), answer(r, "exclusive").gpus.size()) << a.model;
+    EXPECT_LE(a.gpu_count(), answer(r, "exclusive").gpu_count()) << a.model;
     const Scenario s = load_scenario((out / "fleet" / a.model / "scenario.json").string());
     RunOptions options;
     options.write_outputs = false;
@@ -188,6 +190,61 @@ TEST(FleetDeploy, TheEmittedConfigsReadBackAsPlanned) {
     for (const FleetEndpoint& e : a.endpoints) {
       EXPECT_NE(engines.find("# " + e.id + "\n"), std::string::npos) << model << " " << e.id;
       EXPECT_NE(engines.find("--max-model-len"), std::string::npos);
+    }
+  }
+  testing::fs::remove_all(dir);
+}
+
+TEST(FleetPlan, ATensorParallelEndpointKeepsItsGangOfWholeGpus) {
+  // Two phi-2 endpoints and one Llama-3.1-8B over two GPUs.
+  const path dir = phi_fleet(
+      "fleet_tp", 2, "big,0,2,120,inference\n",
+      R"(, "big": {"class": "large", "llm": {"model": "Llama-3.1-8B", "tensor_parallel": 2,
+         "load": {"rate_per_s": 0.5, "prompt_tokens": 200, "output_tokens": 50}}})");
+  const FleetResult r =
+      run_fleet_plan(request_for(dir, {"exclusive", "mig", "timeslice"}), nullptr);
+  for (const FleetAnswer& a : r.answers) {
+    EXPECT_TRUE(a.met) << a.model << ": " << a.verification;
+    ASSERT_FALSE(a.gpus.empty()) << a.model;
+    // The gang comes first, on GPUs 0 and 1, alone.
+    EXPECT_EQ(a.gpus[0].first, 0) << a.model;
+    EXPECT_EQ(a.gpus[0].width, 2) << a.model;
+    ASSERT_EQ(a.gpus[0].endpoints.size(), 1u) << a.model;
+    const FleetEndpoint& big = a.endpoints[static_cast<std::size_t>(a.gpus[0].endpoints[0])];
+    EXPECT_EQ(big.id, "big");
+    EXPECT_EQ(big.tensor_parallel, 2);
+    EXPECT_TRUE(big.mig_profile.empty()) << a.model;
+  }
+  EXPECT_EQ(answer(r, "exclusive").gpu_count(), 4);
+  // The two small endpoints share one GPU (two 1g.10gb instances, or time-sliced).
+  EXPECT_EQ(answer(r, "mig").gpu_count(), 3);
+  EXPECT_EQ(answer(r, "timeslice").gpu_count(), 3);
+  // MIG leaves the gang's GPUs whole; the launch line spans both GPUs.
+  const auto files = fleet_deploy_files(r, answer(r, "mig"));
+  const DeviceProfile h100 = DeviceRegistry::with_builtins().get("H100-80GB", "test");
+  const MigPartedIndexLayouts layouts = mig_parted_index_layouts(
+      parse_mig_parted(file_text(files, "mig-parted.yaml"), "mig-parted.yaml",
+                       fleet_mig_config_name(0)),
+      h100);
+  EXPECT_FALSE(layouts.distinct[static_cast<std::size_t>(layouts.by_index[0])].mig_enabled);
+  EXPECT_FALSE(layouts.distinct[static_cast<std::size_t>(layouts.by_index[1])].mig_enabled);
+  EXPECT_TRUE(layouts.distinct[static_cast<std::size_t>(layouts.by_index[2])].mig_enabled);
+  const std::string engines = file_text(fleet_deploy_files(r, answer(r, "timeslice")), "engines.txt");
+  EXPECT_NE(engines.find("CUDA_VISIBLE_DEVICES=0,1 vllm serve meta-llama/Llama-3.1-8B "
+                         "--tensor-parallel-size 2"),
+            std::string::npos)
+      << engines;
+  // Re-run from the emitted scenarios.
+  const path out = dir / "out";
+  write_fleet_scenarios(r, out.string(), out.string());
+  for (const FleetAnswer& a : r.answers) {
+    const Scenario s = load_scenario((out / "fleet" / a.model / "scenario.json").string());
+    RunOptions options;
+    options.write_outputs = false;
+    const nlohmann::json summary = run_scenario(s, options).summary;
+    EXPECT_EQ(summary.at("metrics").at("gpus").get<int>(), a.gpu_count()) << a.model;
+    for (const Objective& o : r.objectives) {
+      EXPECT_TRUE(check_objective(o, summary).met) << a.model << " " << o.text();
     }
   }
   testing::fs::remove_all(dir);
