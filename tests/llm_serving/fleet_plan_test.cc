@@ -146,7 +146,7 @@ std::vector<DevicePluginConfig> plugin_configs(const std::string& text) {
 }
 
 TEST(FleetDeploy, TheEmittedConfigsReadBackAsPlanned) {
-  const path dir = phi_fleet("fleet_deploy", 8);
+  const path dir = phi_fleet("fleet_deploy", 4);
   const FleetResult r = run_fleet_plan(request_for(dir, {"mig", "mps", "timeslice"}), nullptr);
   const DeviceProfile h100 = DeviceRegistry::with_builtins().get("H100-80GB", "test");
   // mig: re-reading mig-parted.yaml with gpumux's reader gives every GPU its planned instances.
