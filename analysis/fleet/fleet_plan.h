@@ -2,10 +2,11 @@
 // instance, which MPS share, which memory share), per sharing model, searched one GPU at a time
 // and verified by simulation (docs/planning.md "LLM fleets").
 //
-// Per model:
+// Per model, by its form (analysis/fleet/fleet_form.h, read from its capabilities), as
+// exclusive, mig, mps and timeslice run today:
 //   exclusive  one endpoint per GPU (the savings baseline);
-//   mig        each endpoint on the smallest-first MIG instance profiles it meets its objectives
-//              on alone (instances are isolated, so alone is how it runs beside others); a GPU
+//   mig        each endpoint on the minimal MIG instance profiles it meets its objectives on
+//              alone (instances are isolated, so alone is how it runs beside others); a GPU
 //              takes a group when some choice of those profiles places validly on the device;
 //   mps        a GPU's k endpoints as MPS clients with the device plugin's equal shares:
 //              CUDA_MPS_ACTIVE_THREAD_PERCENTAGE floor(100/k), a pinned memory limit of 1/k of the
@@ -27,6 +28,10 @@
 // whole GPU; the replicas are then placed as endpoints of their own under every model, each held
 // to its endpoint's objectives on its own requests (so the endpoint's percentiles are within
 // them too).
+//
+// Also per answer: one GPU fewer (its two least-loaded single GPUs merged and run), each
+// endpoint's headroom (its GPU's loads at kHeadroomSteps times), and with `seeds` every group
+// held under every seed.
 //
 // Objectives: per endpoint only (`METRIC<=X for SELECTOR`; a request metric without a selector
 // applies to every endpoint). Always applied: requests.refused<=0 and requests.dropped<=0 for
