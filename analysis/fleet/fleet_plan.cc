@@ -18,6 +18,7 @@
 
 #include "analysis/fleet/endpoint_groups.h"
 #include "analysis/fleet/fleet_scenario.h"
+#include "analysis/metrics/json_path.h"
 #include "analysis/output/number_text.h"
 #include "analysis/run/run.h"
 #include "models/mig/layout.h"
@@ -74,21 +75,8 @@ std::vector<Objective> fleet_objectives(const std::vector<std::string>& texts) {
   return out;
 }
 
-// The value at a dotted path ("llm.ttft_ms.p99"), or null when a step is missing.
-const nlohmann::json* at_path(const nlohmann::json& j, std::string_view path) {
-  const nlohmann::json* at = &j;
-  while (!path.empty()) {
-    const auto dot = path.find('.');
-    const std::string key(path.substr(0, dot));
-    if (!at->is_object() || !at->contains(key)) return nullptr;
-    at = &(*at)[key];
-    path = dot == std::string_view::npos ? std::string_view() : path.substr(dot + 1);
-  }
-  return at;
-}
-
 double row_number(const nlohmann::json& row, const char* path) {
-  const nlohmann::json* v = at_path(row, path);
+  const nlohmann::json* v = json_at_path(row, path);
   return v && v->is_number() ? v->get<double>() : std::nan("");
 }
 
@@ -105,7 +93,7 @@ struct GroupRun {
 GroupRun judge(const nlohmann::json& summary, const std::vector<Objective>& objectives,
                const std::vector<FleetEndpointInfo>& members) {
   GroupRun g;
-  const nlohmann::json* rows = at_path(summary, "metrics.requests.services");
+  const nlohmann::json* rows = json_at_path(summary, "metrics.requests.services");
   for (const FleetEndpointInfo& e : members) {
     FleetEndpoint out;
     out.id = e.id;

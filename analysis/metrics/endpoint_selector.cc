@@ -4,6 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "analysis/metrics/json_path.h"
 #include "analysis/metrics/metric_catalogue.h"
 #include "sim/base/glob_match.h"
 #include "sim/base/input_error.h"
@@ -43,19 +44,6 @@ constexpr std::string_view kRowRoots[] = {"count",
                                           "mean_batch",
                                           "peak_batch",
                                           "kv_cache_use"};
-
-// The value at `path` (dotted) below `row`, or null when a step is missing.
-const nlohmann::json* at_path(const nlohmann::json& row, std::string_view path) {
-  const nlohmann::json* node = &row;
-  while (!path.empty()) {
-    const std::size_t dot = path.find('.');
-    const std::string key(path.substr(0, dot));
-    if (!node->is_object() || !node->contains(key)) return nullptr;
-    node = &(*node)[key];
-    path = dot == std::string_view::npos ? std::string_view() : path.substr(dot + 1);
-  }
-  return node;
-}
 
 }  // namespace
 
@@ -139,21 +127,21 @@ void require_per_endpoint_metric(const std::string& metric, const std::string& w
 std::vector<EndpointValue> endpoint_values(const nlohmann::json& summary, const std::string& metric,
                                            const EndpointSelector& endpoints) {
   std::vector<EndpointValue> out;
-  const nlohmann::json* services = at_path(summary, "metrics.requests.services");
+  const nlohmann::json* services = json_at_path(summary, "metrics.requests.services");
   if (!services || !services->is_array()) return out;
   const std::string_view rest = std::string_view(metric).substr(kRequests.size());
   for (const nlohmann::json& row : *services) {
     if (!row.is_object()) continue;
-    const nlohmann::json* id = at_path(row, "id");
-    const nlohmann::json* cls = at_path(row, "class");
+    const nlohmann::json* id = json_at_path(row, "id");
+    const nlohmann::json* cls = json_at_path(row, "class");
     const std::string id_text = id && id->is_string() ? id->get<std::string>() : "";
     const std::string class_text = cls && cls->is_string() ? cls->get<std::string>() : "";
     if (!endpoints.selects(id_text, class_text)) continue;
     EndpointValue v{id_text, {}};
-    const nlohmann::json* at = at_path(row, rest);
+    const nlohmann::json* at = json_at_path(row, rest);
     if (!at) {
-      const nlohmann::json* llm = at_path(row, "llm");
-      at = llm ? at_path(*llm, rest) : nullptr;
+      const nlohmann::json* llm = json_at_path(row, "llm");
+      at = llm ? json_at_path(*llm, rest) : nullptr;
     }
     if (at && at->is_number()) {
       v.value.value = at->get<double>();
