@@ -9,6 +9,8 @@
 
 #include "analysis/fleet/fleet_output.h"
 #include "analysis/fleet/fleet_plan.h"
+#include "analysis/fleet/fleet_report.h"
+#include "analysis/fleet/fleet_vary.h"
 #include "analysis/output/output_folder.h"
 #include "analysis/plan/deploy_config.h"
 #include "analysis/plan/objective.h"
@@ -49,6 +51,9 @@ struct PlanArgs {
   std::vector<std::string> vary;  // FIELD=LO:HI
   bool no_sensitivity = false;
   bool fleet = false;
+  // Options given on the command line that only the cluster-size search reads (--fleet refuses
+  // them rather than ignore them).
+  std::vector<std::string> sizing_options_given;
 };
 
 // --curve FROM:TO (nodes, FROM <= TO).
@@ -131,15 +136,22 @@ void write_deploy_files(const std::vector<PlanResult>& results, const OutputFold
 
 // `plan --fleet`: where LLM endpoints go, per sharing model (analysis/fleet/fleet_plan.h).
 int run_fleet_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
-  if (a.report)
-    throw InputError("--report", "", "not drawn for --fleet yet (fleet.txt holds the answer)");
+  if (a.report && a.out.empty()) {
+    throw InputError("--report", "", "needs --out DIR: the report goes to DIR/report.html");
+  }
   for (const auto& [given, name] :
        {std::pair{!a.placements.empty(), "--placements"}, std::pair{!a.loads.empty(), "--load"},
-        std::pair{!a.vary.empty(), "--vary"}, std::pair{!a.curve.empty(), "--curve"},
-        std::pair{!a.model_params.empty(), "--model-params"}}) {
+        std::pair{!a.curve.empty(), "--curve"},
+        std::pair{!a.model_params.empty(), "--model-params"},
+        std::pair{a.no_sensitivity, "--no-sensitivity"},
+        std::pair{a.no_jct_guard, "--no-jct-guard"}}) {
     if (given) {
       throw InputError(name, "", "does not apply to --fleet, which places endpoints GPU by GPU");
     }
+  }
+  if (!a.sizing_options_given.empty()) {
+    throw InputError(a.sizing_options_given.front(), "",
+                     "does not apply to --fleet, which places endpoints GPU by GPU");
   }
   FleetRequest request;
   request.scenario_file = a.scenario;
@@ -149,12 +161,16 @@ int run_fleet_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   request.objectives = a.objectives;
   request.threads = threads_or_hardware(a.threads);
   request.seeds = a.seeds;
+  const std::vector<FleetVary> vary = parse_fleet_vary(a.vary);
   std::unique_ptr<OutputFolder> folder;
   if (!a.out.empty()) folder = std::make_unique<OutputFolder>(a.out, OutputKind::kPlan);
   const FleetResult result = run_fleet_plan(request, &err);
+  const std::vector<FleetVaryResult> varied = run_fleet_vary(request, result, vary, &err);
   std::ostringstream table;
   print_fleet_table(result, table);
-  const nlohmann::json doc = fleet_to_json(result);
+  print_fleet_vary(varied, result, table);
+  nlohmann::json doc = fleet_to_json(result);
+  if (!varied.empty()) doc["vary"] = fleet_vary_json(varied, result);
   if (a.format == "json") {
     out << doc.dump(2) << "\n";
   } else {
@@ -170,6 +186,12 @@ int run_fleet_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     table_file.stream() << table.str();
     table_file.commit();
     write_fleet_scenarios(result, folder->temp_path(), a.out);
+    if (a.report) {
+      AtomicFile report_file(folder->file("report.html"),
+                             (std::filesystem::path(a.out) / "report.html").string());
+      report_file.stream() << fleet_report_html(result);
+      report_file.commit();
+    }
     folder->commit();
   }
   return result.all_met() ? kExitOk : kExitCheckFailed;
@@ -270,6 +292,11 @@ int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
 
 void configure_plan_command(CLI::App& plan, CommandContext& ctx) {
   auto a = std::make_shared<PlanArgs>();
+  // Records that a sizing-only option was given, whatever its value (a default given
+  // explicitly included).
+  const auto sizing_only = [a](const char* name) {
+    return [a, name](const std::string&) { a->sizing_options_given.emplace_back(name); };
+  };
   plan.add_option("scenario", a->scenario, "scenario JSON file with cluster.node_groups")
       ->required();
   plan.add_option("--models", a->models,
@@ -294,7 +321,8 @@ void configure_plan_command(CLI::App& plan, CommandContext& ctx) {
       ->check(CLI::Range(1, 1024));
   plan.add_option("--max-nodes", a->max_nodes,
                   "largest cluster tried, in nodes over all groups (default 256)")
-      ->check(CLI::Range(1, 1'000'000));
+      ->check(CLI::Range(1, 1'000'000))
+      ->each(sizing_only("--max-nodes"));
   plan.add_option("--set", a->sets,
                   "override a scenario value before planning, as path=value (as for run); "
                   "e.g. scheduler.placement=spread. Repeatable.");
@@ -306,13 +334,16 @@ void configure_plan_command(CLI::App& plan, CommandContext& ctx) {
                   "mig-parted configs an operator applies; docs/deploying.md); `gpumux report "
                   "DIR` draws it")
       ->check(non_empty());
-  plan.add_flag("--report", a->report, "with --out: also write DIR/report.html");
+  plan.add_flag("--report", a->report,
+                "with --out: also write DIR/report.html (with --fleet: GPUs per model, each "
+                "GPU's busy share and memory, TTFT and TPOT CDFs per endpoint)");
   plan.add_option("--mig-layouts", a->mig_layouts,
                   "MIG layouts searched for mig and its hybrids: generated (default: the "
                   "scenario's, one per MIG profile filled, and half the GPUs whole), scenario "
                   "(its own only), or layouts separated by ';', profiles joined by '+' (e.g. "
                   "'7g.80gb;3g.40gb+3g.40gb'; whole = MIG off; as plan prints them too: "
-                  "'3x 2g.20gb + 1g.20gb')");
+                  "'3x 2g.20gb + 1g.20gb')")
+      ->each(sizing_only("--mig-layouts"));
   plan.add_option("--placements", a->placements,
                   "placement policies to search, comma-separated (default: the scenario's and "
                   "spread); each model's answer is the smallest cluster over them, and the "
@@ -325,7 +356,8 @@ void configure_plan_command(CLI::App& plan, CommandContext& ctx) {
   plan.add_option("--seed-share", a->seed_share,
                   "share of the seeds that must meet the objectives (default 1: every seed)")
       ->check(finite_number())
-      ->check(CLI::Range(1e-9, 1.0));
+      ->check(CLI::Range(1e-9, 1.0))
+      ->each(sizing_only("--seed-share"));
   plan.add_option("--curve", a->curve,
                   "FROM:TO: also run every size with FROM..TO nodes, for every model and "
                   "placement (plan.json keeps every size's values; the report draws them)");
@@ -340,12 +372,15 @@ void configure_plan_command(CLI::App& plan, CommandContext& ctx) {
                   "price of one GPU-hour: adds each answer's cost (its GPUs x makespan) and "
                   "saving in money")
       ->check(finite_number())
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::NonNegativeNumber)
+      ->each(sizing_only("--price-per-gpu-hour"));
   plan.add_option("--vary", a->vary,
                   "FIELD=LO:HI: also solve the plan with the trace field's default held at LO "
                   "and at HI (rows that lack the field), e.g. sm_util=0.05:1, and show each "
                   "model's answer range. Repeatable. Defaults that are distributions are varied "
-                  "at their ends without asking (docs/planning.md \"Sensitivity\")");
+                  "at their ends without asking (docs/planning.md \"Sensitivity\"). With "
+                  "--fleet: 'KEY=LO:HI [for SELECTOR]', an endpoint setting under "
+                  "services.by_id.<id>, e.g. 'llm.load.rate_scale=0.8:1.25 for llm-code-*'");
   plan.add_flag("--no-sensitivity", a->no_sensitivity,
                 "do not re-solve at the ends of the defaulted fields' distributions");
   plan.add_flag("--fleet", a->fleet,

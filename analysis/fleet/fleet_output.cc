@@ -24,8 +24,13 @@ const FleetAnswer* exclusive_answer(const FleetResult& r) {
   return nullptr;
 }
 
-// "chat-a (2g.20gb)", "chat-a (45 % memory, 50 % threads)".
-std::string placed_text(const FleetEndpoint& e, FleetForm form) {
+nlohmann::json number_or_null(double x) {
+  return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
+}
+
+}  // namespace
+
+std::string fleet_placed_text(const FleetEndpoint& e, FleetForm form) {
   std::ostringstream o;
   o << e.id;
   if (e.tensor_parallel > 1) {
@@ -40,19 +45,11 @@ std::string placed_text(const FleetEndpoint& e, FleetForm form) {
   return o.str();
 }
 
-// ">=x2" (met at every step), "x1.5" (met at 1.5, missed at the next), "<x1.25" (missed at the
-// first step).
-std::string headroom_text(const FleetEndpoint& e) {
+std::string fleet_headroom_text(const FleetEndpoint& e) {
   if (e.headroom_open) return ">=x" + number_text(e.headroom);
   if (e.headroom <= 1.0) return "<x" + number_text(kHeadroomSteps[0]);
   return "x" + number_text(e.headroom);
 }
-
-nlohmann::json number_or_null(double x) {
-  return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
-}
-
-}  // namespace
 
 void print_fleet_table(const FleetResult& r, std::ostream& out) {
   out << "gpumux plan --fleet  scenario '" << r.scenario_name << "' (" << r.scenario_file
@@ -111,7 +108,8 @@ void print_fleet_table(const FleetResult& r, std::ostream& out) {
       }
       for (std::size_t k = 0; k < a.gpus[g].endpoints.size(); ++k) {
         out << (k ? ", " : "")
-            << placed_text(a.endpoints[static_cast<std::size_t>(a.gpus[g].endpoints[k])], a.form);
+            << fleet_placed_text(a.endpoints[static_cast<std::size_t>(a.gpus[g].endpoints[k])],
+                                 a.form);
       }
       out << "  " << fixed_text(a.gpus[g].output_tokens_per_s, 0) << " output tokens/s\n";
     }
@@ -122,7 +120,7 @@ void print_fleet_table(const FleetResult& r, std::ostream& out) {
       out << "  " << std::left << std::setw(18) << e.id << std::right << std::setw(5) << e.gpu
           << std::setw(10) << ms(e.ttft_p50_ms) << std::setw(10) << ms(e.ttft_p99_ms)
           << std::setw(10) << ms(e.tpot_p50_ms) << std::setw(10) << ms(e.tpot_p99_ms)
-          << std::setw(10) << ms(e.output_tokens_per_s) << std::setw(10) << headroom_text(e)
+          << std::setw(10) << ms(e.output_tokens_per_s) << std::setw(10) << fleet_headroom_text(e)
           << "\n";
     }
     for (const FleetMiss& m : a.alone_misses) out << "  misses alone: " << m.text() << "\n";
@@ -175,6 +173,9 @@ nlohmann::json fleet_to_json(const FleetResult& r) {
         gpu["endpoints"].push_back(a.endpoints[static_cast<std::size_t>(i)].id);
       if (!g.mig_layout.empty()) gpu["mig_layout"] = g.mig_layout;
       gpu["output_tokens_per_s"] = g.output_tokens_per_s;
+      gpu["busy"] = {{"gpu", number_or_null(g.gpu_busy)},
+                     {"sm", number_or_null(g.sm_busy)},
+                     {"bandwidth", number_or_null(g.bandwidth_busy)}};
       x["map"].push_back(gpu);
     }
     x["endpoints"] = nlohmann::json::array();
@@ -190,7 +191,10 @@ nlohmann::json fleet_to_json(const FleetResult& r) {
           {"tpot_ms",
            {{"p50", number_or_null(e.tpot_p50_ms)}, {"p99", number_or_null(e.tpot_p99_ms)}}},
           {"output_tokens_per_s", number_or_null(e.output_tokens_per_s)},
-          {"headroom", {{"load_multiplier", e.headroom}, {"at_least", e.headroom_open}}}};
+          {"headroom", {{"load_multiplier", e.headroom}, {"at_least", e.headroom_open}}},
+          {"busy_share", number_or_null(e.busy_share)},
+          {"kv_cache_use", number_or_null(e.kv_cache_use)},
+          {"memory_mib", {{"weights_and_reserve", e.fixed_mib}, {"engine", e.engine_memory_mib}}}};
       if (!e.service_class.empty()) ej["class"] = e.service_class;
       if (!e.mig_profile.empty()) ej["mig_profile"] = e.mig_profile;
       if (e.mps_thread_percentage > 0) {

@@ -10,6 +10,12 @@
 
 namespace gpumux {
 
+// An endpoint with where it runs: "chat-a (2g.20gb)", "chat-a (45 % memory, 50 % threads)".
+std::string fleet_placed_text(const FleetEndpoint& e, FleetForm form);
+// Its headroom: ">=x2" (met at every step), "x1.5" (met at 1.5, missed at the next), "<x1.25"
+// (missed at the first step).
+std::string fleet_headroom_text(const FleetEndpoint& e);
+
 void print_fleet_table(const FleetResult& r, std::ostream& out);
 nlohmann::json fleet_to_json(const FleetResult& r);
 

@@ -88,6 +88,10 @@ struct GroupRun {
   std::map<std::string, std::vector<double>> values;  // by id: objective values, in order
   std::map<std::string, double> kv_cache_use;         // by id: mean share of its cache in use
   std::map<std::string, nlohmann::json> engines;      // by id: the engine settings as resolved
+  std::map<std::string, double> busy_share;           // by id: engine busy / the run's span
+  std::map<std::string, double> served;               // by id: requests served
+  std::map<std::string, LlmEndpointCdfs> cdfs;        // by id: TTFT and TPOT CDFs
+  nlohmann::json shared_gpus;                         // metrics.requests.llm_shared_gpus, or null
 };
 
 GroupRun judge(const nlohmann::json& summary, const std::vector<Objective>& objectives,
@@ -106,6 +110,9 @@ GroupRun judge(const nlohmann::json& summary, const std::vector<Objective>& obje
         out.tpot_p99_ms = row_number(row, "llm.tpot_ms.p99");
         out.output_tokens_per_s = row_number(row, "llm.output_tokens_per_s");
         g.kv_cache_use[e.id] = row_number(row, "llm.kv_cache_use");
+        const double end_s = row_number(summary, "engine.end_time_s");
+        g.busy_share[e.id] = end_s > 0 ? row_number(row, "llm.busy_s") / end_s : std::nan("");
+        g.served[e.id] = row_number(row, "served");
       }
     }
     for (const Objective& o : objectives) {
@@ -184,6 +191,10 @@ class Planner {
         for (const auto& e : members) {
           g.engines[e.id] = s.resolved["services"]["by_id"][e.id]["llm"]["engine"];
         }
+        for (const LlmEndpointCdfs& c : report.llm_cdfs) g.cdfs[c.id] = c;
+        if (const auto* shared = json_at_path(report.summary, "metrics.requests.llm_shared_gpus")) {
+          g.shared_gpus = *shared;
+        }
         continue;
       }
       if (!one.met && g.met) g.miss = one.miss;
@@ -217,6 +228,9 @@ class Planner {
   std::vector<FleetGpuSettings> shared_settings(const std::string& model,
                                                 const std::vector<EndpointMask>& groups) const;
   bool mig_assignment(EndpointMask group, std::vector<std::string>& profiles) const;
+  // What the whole-fleet run showed of each endpoint and GPU beyond its objectives (CDFs, busy
+  // shares, memory), into the answer.
+  void record_fleet_run(const GroupRun& fleet, FleetAnswer& a) const;
   // The widest tensor_parallel among the group's endpoints (1: none spans several GPUs).
   int gang_width(EndpointMask group) const {
     int w = 1;
@@ -313,6 +327,41 @@ bool Planner::mig_assignment(EndpointMask group, std::vector<std::string>& profi
     return false;
   };
   return choose(0);
+}
+
+void Planner::record_fleet_run(const GroupRun& fleet, FleetAnswer& a) const {
+  for (std::size_t i = 0; i < a.endpoints.size(); ++i) {
+    FleetEndpoint& e = a.endpoints[i];
+    if (const auto c = fleet.cdfs.find(e.id); c != fleet.cdfs.end()) {
+      e.ttft_cdf_ms = c->second.ttft_ms;
+      e.tpot_cdf_ms = c->second.tpot_ms;
+    }
+    if (const auto b = fleet.busy_share.find(e.id); b != fleet.busy_share.end()) {
+      e.busy_share = b->second;
+    }
+    if (const auto n = fleet.served.find(e.id);
+        n != fleet.served.end() && std::isfinite(n->second)) {
+      e.served_requests = n->second;
+    }
+    if (const auto k = fleet.kv_cache_use.find(e.id); k != fleet.kv_cache_use.end()) {
+      e.kv_cache_use = k->second;
+    }
+    e.fixed_mib = base_.endpoints[i].fixed_mib;
+    if (const auto* m = json_at_path(e.engine, "engine_memory_mib"); m && m->is_number()) {
+      e.engine_memory_mib = m->get<double>();
+    }
+  }
+  // The whole-fleet run places GPU by GPU in the answer's order (first fit), so its GPU index is
+  // the answer's.
+  if (!fleet.shared_gpus.is_array()) return;
+  for (FleetGpu& gpu : a.gpus) {
+    for (const auto& row : fleet.shared_gpus) {
+      if (row.value("gpu", -1) != gpu.first) continue;
+      gpu.gpu_busy = row_number(row, "gpu_busy");
+      gpu.sm_busy = row_number(row, "sm_busy");
+      gpu.bandwidth_busy = row_number(row, "bandwidth_busy");
+    }
+  }
 }
 
 FleetAnswer Planner::plan(const std::string& model) {
@@ -490,6 +539,7 @@ FleetAnswer Planner::plan(const std::string& model) {
     for (const auto& [id, engine] : fleet.engines) {
       a.endpoints[static_cast<std::size_t>(base_.index_of(id))].engine = engine;
     }
+    record_fleet_run(fleet, a);
     std::string differ;
     for (const auto& [id, values] : fleet.values) {
       const std::vector<double>& planned = planned_values[id];

@@ -39,6 +39,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -93,6 +94,17 @@ struct FleetEndpoint {
   bool headroom_open = false;
   std::string parent;  // the scenario's endpoint this is a replica of (== id without replicas)
   int replica = 0, replicas = 1;
+  // From the whole-fleet run (fleet.json and the report): its TTFT and TPOT CDFs, (ms, share of
+  // its served requests at or below); the share of the run its engine was busy; the mean share
+  // of its KV cache in use while busy (NaN: n/a).
+  std::vector<std::pair<double, double>> ttft_cdf_ms, tpot_cdf_ms;
+  double served_requests = 0.0;  // what its CDFs are over
+  double busy_share = std::numeric_limits<double>::quiet_NaN();
+  double kv_cache_use = std::numeric_limits<double>::quiet_NaN();
+  // Memory, MiB: its weights + runtime reserve, and all its engine claims
+  // (gpu_memory_utilization x its GPU's or instance's memory; the KV cache is the rest).
+  double fixed_mib = 0.0;
+  double engine_memory_mib = 0.0;
 };
 
 // The load multipliers headroom is probed at, in order.
@@ -105,6 +117,12 @@ struct FleetGpu {
   std::vector<int> endpoints;           // indices into FleetAnswer::endpoints
   std::vector<std::string> mig_layout;  // mig: the instances, in the endpoints' order
   double output_tokens_per_s = 0.0;
+  // From the whole-fleet run: the share of the run the GPU was busy, its SMs busy and its memory
+  // bandwidth busy, where its endpoints were simulated together (mps, timeslice; NaN
+  // otherwise: then each endpoint's busy_share says it).
+  double gpu_busy = std::numeric_limits<double>::quiet_NaN();
+  double sm_busy = std::numeric_limits<double>::quiet_NaN();
+  double bandwidth_busy = std::numeric_limits<double>::quiet_NaN();
 };
 
 // A miss: which endpoint, which objective, its value against the bound.

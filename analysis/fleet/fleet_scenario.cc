@@ -203,7 +203,13 @@ FleetDocument fleet_document(const FleetBase& base, const std::string& model,
         fields["llm"]["engine"]["max_model_len"] =
             (e.longest_request_tokens + block - 1) / block * block;
       }
-      if (s.load_scale != 1.0) fields["llm"]["load"]["rate_scale"] = s.load_scale;
+      // Headroom scales the load as the scenario gives it (its own rate_scale included).
+      if (s.load_scale != 1.0) {
+        nlohmann::json& load = fields["llm"]["load"];
+        const auto given = load.find("rate_scale");
+        const double own = given != load.end() && given->is_number() ? given->get<double>() : 1.0;
+        load["rate_scale"] = own * s.load_scale;
+      }
       if (e.replicas > 1) {
         fields["llm"]["load"]["round_robin"] = {{"replicas", e.replicas}, {"index", e.replica}};
       }

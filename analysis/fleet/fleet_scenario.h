@@ -66,7 +66,8 @@ struct FleetEndpointSettings {
   std::string mig_profile;        // mig
   int mps_thread_percentage = 0;  // mps; 0: none
   std::int64_t mps_memory_limit_mib = 0;
-  double load_scale = 1.0;  // its load this many times as fast (llm.load.rate_scale); headroom
+  double load_scale = 1.0;  // its load this many times as fast as the scenario gives it (times its
+                            // own llm.load.rate_scale); headroom
 };
 
 // One group's GPUs: one GPU, or a tensor-parallel endpoint's gang of `width` whole GPUs.

@@ -238,6 +238,13 @@ void ServiceMetrics::close(std::uint64_t ordinal, Time now) {
     llm["model"] = it->second.spec->llm ? nlohmann::json(it->second.spec->llm->model.name) : nullptr;
     llm["device"] = it->second.spec->llm ? nlohmann::json(it->second.spec->llm->device) : nullptr;
     r.llm = std::make_shared<const nlohmann::json>(std::move(llm));
+    auto cdfs = std::make_shared<LlmEndpointCdfs>();
+    cdfs->id = r.id;
+    st->ttft.for_each_cdf_point(
+        [&](double us, double share) { cdfs->ttft_ms.emplace_back(us / 1000.0, share); });
+    st->tpot.for_each_cdf_point(
+        [&](double us, double share) { cdfs->tpot_ms.emplace_back(us / 1000.0, share); });
+    r.cdfs = std::move(cdfs);
     if (const LlmSeries* series = replica.llm_series()) {
       r.series = std::make_shared<const LlmSeries>(*series);
       r.kv_blocks = st->kv_blocks;
@@ -274,6 +281,14 @@ void ServiceMetrics::write_llm_timeseries(std::ostream& out) const {
       out << line;
     }
   }
+}
+
+std::vector<LlmEndpointCdfs> ServiceMetrics::llm_cdfs() const {
+  std::vector<LlmEndpointCdfs> out;
+  for (const Record& r : records_) {
+    if (r.cdfs) out.push_back(*r.cdfs);
+  }
+  return out;
 }
 
 nlohmann::json ServiceMetrics::metrics() const {

@@ -25,20 +25,21 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
-#include <ostream>
 #include <nlohmann/json_fwd.hpp>
+#include <ostream>
 #include <span>
 #include <string>
-#include <map>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "analysis/metrics/llm_cdfs.h"
 #include "scenarios/service_config.h"
+#include "sim/llm/llm_gpu_group.h"
 #include "sim/llm/llm_stats.h"
 #include "sim/services/service_engine.h"
-#include "sim/llm/llm_gpu_group.h"
 #include "sim/services/service_replica.h"
 #include "sim/state/observer.h"
 
@@ -76,6 +77,10 @@ class ServiceMetrics : public EngineObserver {
   // and the series were asked for.
   void write_llm_timeseries(std::ostream& out) const;
 
+  // Every LLM endpoint's TTFT and TPOT CDFs, in job order (a restarted endpoint once per
+  // start). Precondition: the run has ended.
+  std::vector<LlmEndpointCdfs> llm_cdfs() const;
+
   // The seed of a replica's stream: the scenario seed mixed with its job id (FNV-1a).
   static std::uint64_t replica_seed(std::uint64_t seed, const std::string& id);
 
@@ -97,6 +102,7 @@ class ServiceMetrics : public EngineObserver {
     double p50_us = 0, p95_us = 0, p99_us = 0, mean_us = 0;
     std::shared_ptr<const nlohmann::json> llm;  // an LLM endpoint's `llm` object; null: none
     std::shared_ptr<const LlmSeries> series;    // its engine over time, when recorded
+    std::shared_ptr<const LlmEndpointCdfs> cdfs;  // an LLM endpoint's TTFT and TPOT CDFs
     std::int64_t kv_blocks = 0;
   };
 

@@ -8,6 +8,16 @@ namespace gpumux::html {
 
 using nlohmann::json;
 
+const char* const kPageStyle =
+    "body{font-family:sans-serif;margin:24px;color:#222;max-width:1200px}"
+    "h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;padding-bottom:4px;"
+    "margin-top:32px}h3{font-size:15px}"
+    "table{border-collapse:collapse;margin:8px 0 16px}"
+    "th,td{border:1px solid #ddd;padding:3px 8px;font-size:13px;text-align:left}"
+    "td{font-variant-numeric:tabular-nums}"
+    ".charts{display:flex;flex-wrap:wrap;gap:12px}.note{color:#555;font-size:13px}"
+    "nav a{margin-right:12px}";
+
 std::string value_text(const json* v) {
   if (v == nullptr) return "-";
   if (v->is_null()) return "n/a";

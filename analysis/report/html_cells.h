@@ -13,6 +13,9 @@
 
 namespace gpumux::html {
 
+// The CSS of every report page (inline: a page references nothing outside itself).
+extern const char* const kPageStyle;
+
 // "-" for a missing value, "n/a" for null, a number in short form, a string as it is, else its
 // JSON text.
 std::string value_text(const nlohmann::json* v);

@@ -252,16 +252,6 @@ void scenario_block(std::ostringstream& page, const std::string& label, const Ru
   }
 }
 
-constexpr const char* kStyle =
-    "body{font-family:sans-serif;margin:24px;color:#222;max-width:1200px}"
-    "h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;padding-bottom:4px;"
-    "margin-top:32px}h3{font-size:15px}"
-    "table{border-collapse:collapse;margin:8px 0 16px}"
-    "th,td{border:1px solid #ddd;padding:3px 8px;font-size:13px;text-align:left}"
-    "td{font-variant-numeric:tabular-nums}"
-    ".charts{display:flex;flex-wrap:wrap;gap:12px}.note{color:#555;font-size:13px}"
-    "nav a{margin-right:12px}";
-
 }  // namespace
 
 ReportPage build_report_page(const ReportInputs& inputs) {
@@ -282,7 +272,8 @@ ReportPage build_report_page(const ReportInputs& inputs) {
   }
   page << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
        << "<title>" << xml_text(title) << "</title>\n"
-       << "<link rel=\"icon\" href=\"data:,\">\n<style>" << kStyle << "</style>\n</head>\n<body>\n"
+       << "<link rel=\"icon\" href=\"data:,\">\n<style>" << html::kPageStyle
+       << "</style>\n</head>\n<body>\n"
        << "<h1>" << xml_text(title) << "</h1>\n<p>Inputs:";
   for (const auto& d : inputs.shown) page << " <code>" << xml_text(display_dir(d)) << "</code>";
   page << ". " << variants.size() << (variants.size() == 1 ? " variant" : " variants")

@@ -9,6 +9,7 @@
 
 #include "analysis/metrics/expectations.h"
 #include "analysis/metrics/output_collectors.h"
+#include "analysis/metrics/service_metrics.h"
 #include "analysis/output/output_folder.h"
 #include "analysis/report/html_report.h"
 #include "analysis/run/colocation_tally.h"
@@ -119,6 +120,9 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
                      e.what());
   }
   report.rejected_by_reason = collectors.observer<RejectionTally>()->counts();
+  if (const auto* services = collectors.observer<ServiceMetrics>()) {
+    report.llm_cdfs = services->llm_cdfs();
+  }
   require_injected_faults_fired(scenario, engine);
   // A trace that gave no job measures nothing: bad input, and no output folder is written.
   require_jobs(pipeline, scenario);

@@ -4,16 +4,16 @@
 // as it was, and a second run into a folder in use fails at once.
 #pragma once
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "analysis/metrics/expectations.h"
+#include "analysis/metrics/llm_cdfs.h"
 #include "analysis/run/rejection_tally.h"
 #include "scenarios/scenario.h"
-#include <memory>
-
 #include "sim/engine/engine.h"
 
 namespace gpumux {
@@ -51,6 +51,8 @@ struct RunReport {
   EngineStats engine;
   // The rejected jobs by reason (not in the summary, which counts them as jobs.rejected).
   std::vector<RejectionCount> rejected_by_reason;
+  // Every LLM endpoint's TTFT and TPOT CDFs (not in the summary, which keeps percentiles).
+  std::vector<LlmEndpointCdfs> llm_cdfs;
   double wall_seconds = 0.0;  // not in the summary: outputs must be byte-identical across runs
   std::string out_dir;
   // With RunOptions::defer_commit: the written, uncommitted output folder (null otherwise).

@@ -15,10 +15,20 @@ namespace {
 TEST(FleetExample, EveryAnswerReRunMeetsEveryEndpointsObjectives) {
   const auto out = testing::temp_dir("fleet_example");
   std::vector<std::string> args = {
-      "plan", (testing::source_dir() / "scenarios/examples/llm_fleet_h100.json").string(),
-      "--fleet", "--models", "exclusive,mig,mps,timeslice", "--objective",
-      "requests.ttft_ms.p99<=1000 for llm-*", "--objective",
-      "requests.tpot_ms.p99<=50 for llm-*", "--threads", "2", "--out", (out / "plan").string()};
+      "plan",
+      (testing::source_dir() / "scenarios/examples/llm_fleet_h100.json").string(),
+      "--fleet",
+      "--models",
+      "exclusive,mig,mps,timeslice",
+      "--objective",
+      "requests.ttft_ms.p99<=1000 for llm-*",
+      "--objective",
+      "requests.tpot_ms.p99<=50 for llm-*",
+      "--threads",
+      "2",
+      "--out",
+      (out / "plan").string(),
+      "--report"};
 #ifdef GPUMUX_SANITIZED
   // Sanitized builds run about twenty times slower (six minutes for the whole hour): the
   // example's first 20 minutes, which hold the code hour's largest burst, under the same checks.
@@ -66,7 +76,43 @@ TEST(FleetExample, EveryAnswerReRunMeetsEveryEndpointsObjectives) {
     }
   }
   EXPECT_GT(exclusive_gpus, 0);
+  // The report names every endpoint of the scenario (replicas pooled under it).
+  const std::string page = testing::read_file(out / "plan" / "report.html");
+  for (const char* kind : {"chat", "code"}) {
+    for (int rate = 2; rate <= 5; ++rate) {
+      const std::string id = "llm-" + std::string(kind) + "-" + std::to_string(rate) + "rps";
+      EXPECT_NE(page.find(id), std::string::npos) << id;
+    }
+  }
   testing::fs::remove_all(out);
+}
+
+// Options of the cluster-size search are refused with --fleet, not ignored, even when given
+// their default value; --report needs --out.
+TEST(FleetExample, OptionsThatDoNotApplyAreRefused) {
+  const std::string scenario =
+      (testing::source_dir() / "scenarios/examples/llm_fleet_h100.json").string();
+  const std::vector<std::vector<std::string>> extras = {{"--max-nodes", "256"},
+                                                        {"--mig-layouts", "generated"},
+                                                        {"--seed-share", "1"},
+                                                        {"--price-per-gpu-hour", "2"},
+                                                        {"--no-jct-guard"},
+                                                        {"--no-sensitivity"},
+                                                        {"--report"}};
+  for (const auto& extra : extras) {
+    std::vector<std::string> args = {"plan",
+                                     scenario,
+                                     "--fleet",
+                                     "--models",
+                                     "exclusive",
+                                     "--objective",
+                                     "requests.ttft_ms.p99<=1000"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = testing::run_cli(args);
+    EXPECT_EQ(r.code, 2) << extra.front() << ": " << r.err;
+    EXPECT_NE(r.err.find(extra.front()), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
 }
 
 }  // namespace

@@ -11,6 +11,9 @@
 
 #include "analysis/fleet/fleet_deploy.h"
 #include "analysis/fleet/fleet_output.h"
+#include "analysis/fleet/fleet_report.h"
+#include "analysis/fleet/fleet_scenario.h"
+#include "analysis/fleet/fleet_vary.h"
 #include "analysis/plan/device_plugin_config.h"
 #include "models/device_registry.h"
 #include "models/mig/mig_parted.h"
@@ -120,6 +123,64 @@ TEST(FleetPlan, EveryAnswerReRunFromItsEmittedScenarioMeetsItsObjectives) {
   }
   const nlohmann::json j = fleet_to_json(r);
   EXPECT_EQ(j["answers"].size(), 4u);
+  testing::fs::remove_all(dir);
+}
+
+// What the report draws, from the whole-fleet run: each endpoint's CDFs are distributions that
+// agree with its percentiles, busy shares are shares, engines claim no more than their GPU.
+TEST(FleetPlan, TheWholeFleetRunsNumbersAreConsistent) {
+  const path dir = phi_fleet("fleet_report", 4);
+  const FleetResult r =
+      run_fleet_plan(request_for(dir, {"exclusive", "mig", "mps", "timeslice"}), nullptr);
+  for (const FleetAnswer& a : r.answers) {
+    for (const FleetEndpoint& e : a.endpoints) {
+      const std::string what = a.model + " " + e.id;
+      EXPECT_GT(e.served_requests, 0) << what;
+      for (const auto* cdf : {&e.ttft_cdf_ms, &e.tpot_cdf_ms}) {
+        ASSERT_FALSE(cdf->empty()) << what;
+        for (std::size_t i = 1; i < cdf->size(); ++i) {
+          EXPECT_GT((*cdf)[i].first, (*cdf)[i - 1].first) << what;
+          EXPECT_GE((*cdf)[i].second, (*cdf)[i - 1].second) << what;
+        }
+        EXPECT_NEAR(cdf->back().second, 1.0, 1e-9) << what;
+      }
+      // The p99 the table prints (a bin's middle) lies within one 1% bin of where the CDF
+      // (bin upper edges) first reaches 0.99.
+      const auto at99 = std::find_if(e.ttft_cdf_ms.begin(), e.ttft_cdf_ms.end(),
+                                     [](const auto& p) { return p.second >= 0.99 - 1e-12; });
+      ASSERT_NE(at99, e.ttft_cdf_ms.end()) << what;
+      EXPECT_NEAR(at99->first, e.ttft_p99_ms, 0.011 * e.ttft_p99_ms) << what;
+      EXPECT_GT(e.busy_share, 0.0) << what;
+      EXPECT_LE(e.busy_share, 1.0) << what;
+      EXPECT_GT(e.fixed_mib, 0.0) << what;
+      EXPECT_GT(e.engine_memory_mib, e.fixed_mib) << what;
+    }
+    for (const FleetGpu& g : a.gpus) {
+      double claimed = 0.0;
+      for (const int i : g.endpoints) {
+        claimed += a.endpoints[static_cast<std::size_t>(i)].engine_memory_mib;
+      }
+      EXPECT_LE(claimed, static_cast<double>(r.device_memory_mib) * g.width) << a.model;
+      const bool together = g.endpoints.size() > 1 &&
+                            (a.form == FleetForm::kMpsClients || a.form == FleetForm::kTimeSliced);
+      EXPECT_EQ(std::isfinite(g.gpu_busy), together) << a.model << " GPU " << g.first;
+      if (together) {
+        EXPECT_GT(g.gpu_busy, 0.0) << a.model;
+        EXPECT_LE(g.gpu_busy, 1.0) << a.model;
+      }
+    }
+  }
+  const std::string page = fleet_report_html(r);
+  EXPECT_EQ(page, fleet_report_html(r));  // deterministic
+  for (const char* word : {"<!DOCTYPE html>", "GPUs per sharing model", "answer-exclusive",
+                           "answer-mig", "answer-mps", "answer-timeslice", "TTFT CDF per endpoint",
+                           "TPOT CDF per endpoint", "phi-0", "phi-3", "memory-only packing"}) {
+    EXPECT_NE(page.find(word), std::string::npos) << word;
+  }
+  EXPECT_EQ(page.find("no data"), std::string::npos);  // every chart has its lines
+  EXPECT_EQ(page.find(">nan"), std::string::npos);
+  EXPECT_EQ(page.find("nan %"), std::string::npos);
+  EXPECT_EQ(page.find("<script"), std::string::npos);
   testing::fs::remove_all(dir);
 }
 
@@ -287,6 +348,95 @@ TEST(FleetPlan, SeedsMustAllMeetAndEachSeedIsVerified) {
   }
   EXPECT_EQ(answer(more, "exclusive").met, every_seed_meets);
   testing::fs::remove_all(dir);
+}
+
+// Headroom multiplies the load the scenario gives, its own rate_scale included.
+TEST(FleetPlan, HeadroomScalesTheScenariosOwnRateScale) {
+  const path dir = phi_fleet("fleet_rate_scale", 2);
+  FleetRequest r = request_for(dir, {"timeslice"});
+  r.sets = {"services.by_id.phi-0.llm.load.rate_scale=2"};
+  const FleetBase base = load_fleet_base(r);
+  FleetGpuSettings gpu;
+  for (int i = 0; i < 2; ++i) {
+    FleetEndpointSettings s;
+    s.index = i;
+    s.load_scale = 1.25;
+    gpu.endpoints.push_back(s);
+  }
+  const nlohmann::json doc = fleet_document(base, "timeslice", {gpu}).scenario;
+  EXPECT_DOUBLE_EQ(doc["services"]["by_id"]["phi-0"]["llm"]["load"]["rate_scale"].get<double>(),
+                   2.5);
+  EXPECT_DOUBLE_EQ(doc["services"]["by_id"]["phi-1"]["llm"]["load"]["rate_scale"].get<double>(),
+                   1.25);
+  testing::fs::remove_all(dir);
+}
+
+TEST(FleetVary, AnEndAtThePlannedValueGivesThePlanAndMoreLoadNeverFewerGpus) {
+  const path dir = phi_fleet("fleet_vary", 4);
+  const FleetRequest r = request_for(dir, {"exclusive", "timeslice"});
+  const FleetResult plan = run_fleet_plan(r, nullptr);
+  // 0.5 requests/s is what the scenario gives; 200 is 400 times more.
+  const auto vary = parse_fleet_vary({"llm.load.rate_per_s=0.5:200 for phi-*"});
+  const auto results = run_fleet_vary(r, plan, vary, nullptr);
+  ASSERT_EQ(results.size(), 1u);
+  const FleetVaryResult& v = results.front();
+  EXPECT_EQ(v.endpoints.size(), 4u);
+  ASSERT_EQ(v.low.gpus.size(), plan.answers.size());
+  ASSERT_EQ(v.high.gpus.size(), plan.answers.size());
+  bool moved = false;
+  for (std::size_t i = 0; i < plan.answers.size(); ++i) {
+    EXPECT_EQ(v.low.gpus[i], plan.answers[i].gpu_count()) << plan.answers[i].model;
+    EXPECT_EQ(v.low.met[i], plan.answers[i].met) << plan.answers[i].model;
+    EXPECT_GE(v.high.gpus[i], v.low.gpus[i]) << plan.answers[i].model;
+    moved = moved || v.high.gpus[i] != v.low.gpus[i];
+  }
+  // Timeslice packs four light endpoints on one GPU; 400 times the load does not fit there.
+  EXPECT_TRUE(moved);
+  std::ostringstream table;
+  print_fleet_vary(results, plan, table);
+  EXPECT_NE(table.str().find("vary llm.load.rate_per_s 0.5 .. 200"), std::string::npos)
+      << table.str();
+  const nlohmann::json j = fleet_vary_json(results, plan);
+  EXPECT_EQ(j[0]["answers"].size(), plan.answers.size());
+  // A selector that picks nothing, and an end the scenario refuses, name the --vary.
+  for (const std::string& bad : {std::string("llm.load.rate_per_s=0.5:1 for nothing-*"),
+                                 std::string("llm.engine.max_num_seqs=0:4")}) {
+    try {
+      run_fleet_vary(r, plan, parse_fleet_vary({bad}), nullptr);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("--vary " + bad), std::string::npos) << e.what();
+    }
+  }
+  testing::fs::remove_all(dir);
+}
+
+TEST(FleetVary, MalformedRangesAndThePlannersOwnSettingsAreRefused) {
+  for (const auto& [texts, words] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"llm.load.rate_scale"}, "KEY=LO:HI"},
+           {{"llm.load.rate_scale=1"}, "KEY=LO:HI"},
+           {{"llm.load.rate_scale=2:1"}, "LO must not exceed HI"},
+           {{"llm.load.rate_scale=a:1"}, "not a finite number"},
+           {{"llm.load.rate_scale=1:inf"}, "not a finite number"},
+           {{"llm..x=1:2"}, "dotted path"},
+           {{"llm.sharing.mig_profile=1:2"}, "sets llm.sharing itself"},
+           {{"llm.engine.gpu_memory_utilization=0.5:0.9"}, "itself"},
+           {{"llm.load.round_robin.replicas=1:2"}, "itself"},
+           {{"llm.load.rate_scale=1:2", "llm.load.rate_scale=1:3"}, "given twice"},
+       }) {
+    try {
+      parse_fleet_vary(texts);
+      ADD_FAILURE() << texts.back() << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("--vary " + texts.back()), std::string::npos)
+          << e.what();
+    }
+  }
+  // The same key for different endpoints is two ranges.
+  EXPECT_EQ(
+      parse_fleet_vary({"llm.load.rate_scale=1:2 for a", "llm.load.rate_scale=1:2 for b"}).size(),
+      2u);
 }
 
 void expect_refused(const FleetRequest& r, const std::string& words) {
