@@ -1,7 +1,5 @@
 #include "analysis/check/check.h"
 
-#include "analysis/output/output_folder.h"
-
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -11,7 +9,9 @@
 #include <set>
 #include <thread>
 
+#include "analysis/metrics/summary_metrics.h"
 #include "analysis/output/number_text.h"
+#include "analysis/output/output_folder.h"
 #include "analysis/run/run.h"
 #include "sim/base/input_error.h"
 #include "sim/base/terminal_text.h"
@@ -29,14 +29,22 @@ CheckResult run_check(const CheckRequest& request, std::ostream* progress) {
   overrides.seed = request.seed;
   std::vector<Scenario> loaded;
   std::set<std::string> names;
+  const bool with_baseline = !request.baseline_dir.empty();
+  std::vector<std::string> baseline_files;
+  std::vector<nlohmann::json> baselines;
   for (const auto& file : request.scenarios) {
     Scenario s = load_scenario(file, overrides);
-    if (s.expect.empty()) {
+    if (with_baseline) {
+      baseline_files.push_back(
+          (std::filesystem::path(request.baseline_dir) / s.name / "summary.json").string());
+      baselines.push_back(read_summary_input(baseline_files.back()));
+    }
+    if (s.expect.empty() && !with_baseline) {
       throw InputError(file + "#/expect", "expect",
                        "no bounds to check: add an expect block, e.g. \"expect\": "
                        "{\"jobs.rejected\": {\"max\": 0}} (docs/checks.md \"Checks\")");
     }
-    validate_expect_names(s);
+    if (!s.expect.empty()) validate_expect_names(s);
     if (!request.out_dir.empty()) {
       if (!names.insert(s.name).second) {
         throw InputError(file + "#/name", "name",
@@ -46,6 +54,13 @@ CheckResult run_check(const CheckRequest& request, std::ostream* progress) {
       s.outputs.dir = (std::filesystem::path(request.out_dir) / s.name).string();
     }
     loaded.push_back(std::move(s));
+  }
+  if (with_baseline) {
+    std::vector<std::string> names_there;
+    for (const auto& b : baselines) {
+      for (auto& n : summary_metric_names(b, b)) names_there.push_back(std::move(n));
+    }
+    check_ignore_patterns(request.ignore, names_there);
   }
   // Each scenario's run on the next free thread; results land in their scenario's slot, so the
   // order of the result is the files' order whatever finished first.
@@ -69,7 +84,12 @@ CheckResult run_check(const CheckRequest& request, std::ostream* progress) {
         options.defer_commit = true;  // committed below, once every scenario has run
         RunReport report = run_scenario(s, options);
         pending[i] = std::move(report.pending);
-        ScenarioCheck c{s.file, s.name, s.seed, report.expect, report.wall_seconds};
+        ScenarioCheck c{s.file, s.name, s.seed, report.expect, report.wall_seconds, "", {}};
+        if (with_baseline) {
+          c.baseline_file = baseline_files[i];
+          c.baseline = diff_summaries(baselines[i], report.summary, request.tolerances,
+                                      request.ignore, request.fail_on);
+        }
         if (progress) {
           const std::lock_guard<std::mutex> lock(progress_mutex);
           *progress << "[gpumux] " << (c.pass() ? "pass " : "FAIL ") << terminal_text(s.file)
@@ -105,29 +125,41 @@ CheckResult run_check(const CheckRequest& request, std::ostream* progress) {
 }
 
 void print_check_table(const CheckResult& result, std::ostream& out) {
-  std::size_t bounds = 0, failed_bounds = 0;
+  std::size_t bounds = 0, failed_bounds = 0, failed_metrics = 0;
+  bool with_baseline = false;
   std::vector<std::string> failed_files;
   for (const auto& s : result.scenarios) {
     std::size_t failed = 0;
     for (const auto& b : s.bounds) failed += b.pass ? 0 : 1;
     bounds += s.bounds.size();
     failed_bounds += failed;
-    if (failed > 0) failed_files.push_back(s.file);
-    out << (failed == 0 ? "PASS  " : "FAIL  ") << terminal_text(s.file) << "  (scenario '"
-        << terminal_text(s.name) << "', seed "
-        << s.seed << "; " << (s.bounds.size() - failed) << " of " << s.bounds.size()
-        << " bounds hold)\n";
-    print_expect_table(s.bounds, out);
+    if (!s.pass()) failed_files.push_back(s.file);
+    out << (s.pass() ? "PASS  " : "FAIL  ") << terminal_text(s.file) << "  (scenario '"
+        << terminal_text(s.name) << "', seed " << s.seed << "; " << (s.bounds.size() - failed)
+        << " of " << s.bounds.size() << " bounds hold";
+    if (s.baseline) {
+      with_baseline = true;
+      failed_metrics += s.baseline->failing();
+      out << "; against " << terminal_text(s.baseline_file) << " " << s.baseline->failing()
+          << " of " << s.baseline->metrics.size() << " metrics fail the gate (--fail-on "
+          << fail_on_name(s.baseline->fail_on) << ")";
+    }
+    out << ")\n";
+    if (!s.bounds.empty()) print_expect_table(s.bounds, out);
+    if (s.baseline) print_diff_table(*s.baseline, out);
     out << "\n";
   }
   const std::size_t n = result.scenarios.size();
   const std::string scenarios = std::to_string(n) + (n == 1 ? " scenario" : " scenarios");
-  if (failed_bounds == 0) {
-    out << "check: all " << bounds << " bounds hold in " << scenarios << "\n";
+  if (failed_files.empty()) {
+    out << "check: all " << bounds << " bounds hold in " << scenarios;
+    if (with_baseline) out << ", and no metric fails the baseline gate";
+    out << "\n";
     return;
   }
-  out << "check: FAILED: " << failed_bounds << " of " << bounds << " bounds in "
-      << failed_files.size() << " of " << scenarios << " (";
+  out << "check: FAILED: " << failed_bounds << " of " << bounds << " bounds";
+  if (with_baseline) out << " and " << failed_metrics << " baseline metrics";
+  out << " in " << failed_files.size() << " of " << scenarios << " (";
   for (std::size_t i = 0; i < failed_files.size(); ++i) out << (i ? ", " : "") << failed_files[i];
   out << ")\n";
 }
@@ -141,11 +173,16 @@ nlohmann::json check_to_json(const CheckResult& result) {
     for (std::size_t i = 0; i < s.bounds.size(); ++i) {
       if (!s.bounds[i].bound.note.empty()) bounds[i]["note"] = s.bounds[i].bound.note;
     }
-    scenarios.push_back({{"file", s.file},
-                         {"name", s.name},
-                         {"seed", s.seed},
-                         {"pass", s.pass()},
-                         {"bounds", std::move(bounds)}});
+    nlohmann::json one = {{"file", s.file},
+                          {"name", s.name},
+                          {"seed", s.seed},
+                          {"pass", s.pass()},
+                          {"bounds", std::move(bounds)}};
+    if (s.baseline) {
+      one["baseline"] = diff_to_json(*s.baseline);
+      one["baseline"]["file"] = s.baseline_file;
+    }
+    scenarios.push_back(std::move(one));
   }
   return {{"pass", result.pass()}, {"scenarios", scenarios}};
 }

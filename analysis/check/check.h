@@ -2,7 +2,14 @@
 //
 // Every scenario is loaded and its bound names validated before the first run, so bad input
 // (exit 2) writes nothing and runs nothing. A scenario without bounds is bad input: a check
-// that checks nothing would pass whatever the run did.
+// that checks nothing would pass whatever the run did; with a baseline (--baseline DIR) it is
+// checked against the baseline alone.
+//
+// Baseline: each scenario's summary is compared with DIR/<scenario name>/summary.json (the
+// layout `check --out DIR` writes) metric by metric, as `gpumux diff` compares
+// (analysis/compare/summary_diff.h: tolerances, ignore patterns, --fail-on any|worse by the
+// catalogue's directions); a scenario passes when its bounds hold and no difference fails the
+// gate. Every baseline is read before the first run: a missing one is bad input.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/compare/summary_diff.h"
 #include "analysis/metrics/expectations.h"
 
 namespace gpumux {
@@ -26,6 +34,11 @@ struct CheckRequest {
   // not depend on it: results are kept in scenario order, and a bad-input error is the one of
   // the first failing scenario in that order (as with 1).
   int threads = 1;
+  // "": no baseline; else DIR as above, with how its differences are judged.
+  std::string baseline_dir;
+  DiffTolerances tolerances;
+  std::vector<std::string> ignore;
+  FailOn fail_on = FailOn::kAny;
 };
 
 struct ScenarioCheck {
@@ -34,8 +47,10 @@ struct ScenarioCheck {
   std::uint64_t seed = 0;
   std::vector<BoundResult> bounds;
   double wall_seconds = 0.0;  // not printed on standard output: it must not vary between runs
+  std::string baseline_file;  // with a baseline: the summary compared against
+  std::optional<SummaryDiff> baseline;  // with a baseline: this run (B) against it (A)
 
-  bool pass() const { return all_pass(bounds); }
+  bool pass() const { return all_pass(bounds) && (!baseline || baseline->failing() == 0); }
 };
 
 struct CheckResult {
