@@ -3,10 +3,16 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 
+#include "analysis/output/output_folder.h"
+#include "analysis/report/html_report.h"
 #include "packing/openb_csv.h"
+#include "packing/pack_study.h"
 #include "packing/packing_sim.h"
+#include "sim/base/atomic_file.h"
 #include "sim/base/input_error.h"
 #include "sim/base/integer_text.h"
 #include "sim/placement/fgd/policy.h"
@@ -32,6 +38,98 @@ void report_load(std::ostream& err, const std::string& what, const std::string& 
   err << "\n";
 }
 
+// --policy "FGD,BestFit": each name once, in the order given.
+std::vector<Policy> parse_policies(const std::string& text) {
+  std::vector<Policy> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string name =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const auto policy = parse_policy(name);
+    if (!policy) {
+      throw InputError("command line", "--policy",
+                       "unknown policy '" + name + "'; valid: " + policy_name_list() +
+                           " (several separated by commas)");
+    }
+    if (std::find(out.begin(), out.end(), *policy) != out.end()) {
+      throw InputError("command line", "--policy",
+                       "policy '" + std::string(policy_name(*policy)) + "' given twice");
+    }
+    out.push_back(*policy);
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+nlohmann::ordered_json skipped_json(const LoadReport& rep) {
+  nlohmann::ordered_json s = nlohmann::ordered_json::array();
+  for (const auto& k : rep.skipped) s.push_back({{"reason", k.reason}, {"rows", k.rows}});
+  return s;
+}
+
+// Several policies or seeds, or a folder: the aggregate (pack_study.h).
+int run_pack_study_command(const PackCommand& cmd, const std::vector<Policy>& policies,
+                           const NodeList& nodes, const PodList& pods, std::ostream& out,
+                           std::ostream& err) {
+  std::unique_ptr<OutputFolder> folder;
+  if (!cmd.out_dir.empty()) folder = std::make_unique<OutputFolder>(cmd.out_dir, OutputKind::kPack);
+  PackStudyRequest request;
+  request.policies = policies;
+  request.seed = cmd.seed;
+  request.seeds = cmd.seeds;
+  request.arrive_to = cmd.arrive_to;
+  request.tie_break = cmd.tie_break == "uniform" ? TieBreak::kUniform : TieBreak::kNodeOrder;
+  request.threads = cmd.threads;
+  const PackStudy study = run_pack_study(nodes.nodes, pods.pods, request);
+  if (study.policies.front().runs.front().total_gpus == 0) {
+    throw InputError(cmd.nodes_csv, "gpu", "the cluster has no GPUs");
+  }
+  for (const PackStudyPolicy& p : study.policies) {
+    err << "pack: policy " << policy_name(p.policy) << ", " << study.seeds.size() << " seeds from "
+        << cmd.seed << ": allocation at " << cmd.arrive_to << "% arrived ";
+    const PackStat& last = p.curve.back().alloc_pct;
+    if (last.mean) {
+      err << fixed2(*last.mean) << "% [" << fixed2(last.low) << ", " << fixed2(last.high) << "]\n";
+    } else {
+      err << "n/a\n";
+    }
+  }
+  nlohmann::ordered_json j;
+  j["nodes_csv"] = cmd.nodes_csv;
+  j["pods_csv"] = cmd.pods_csv;
+  j["arrive_to_pct"] = cmd.arrive_to;
+  j["tie_break"] = cmd.tie_break;
+  j["total_gpus"] = study.policies.front().runs.front().total_gpus;
+  j["skipped_node_rows"] = skipped_json(nodes.report);
+  j["skipped_pod_rows"] = skipped_json(pods.report);
+  const nlohmann::ordered_json aggregate = pack_study_json(study);
+  for (const auto& [key, value] : aggregate.items()) j[key] = value;
+  const std::string csv = pack_study_csv(study);
+  if (folder) {
+    const auto shown = [&](const char* name) {
+      return (std::filesystem::path(cmd.out_dir) / name).string();
+    };
+    AtomicFile json_file(folder->file("pack.json"), shown("pack.json"));
+    json_file.stream() << j.dump(2) << '\n';
+    json_file.commit();
+    AtomicFile csv_file(folder->file("pack.csv"), shown("pack.csv"));
+    csv_file.stream() << csv;
+    csv_file.commit();
+    if (cmd.report) {
+      write_html_report(read_run_and_plan_folders({folder->temp_path()}, {cmd.out_dir}),
+                        folder->file("report.html"));
+    }
+    folder->commit();
+  }
+  if (cmd.format == "csv") {
+    out << csv;
+  } else {
+    out << j.dump(2) << '\n';
+  }
+  return 0;
+}
+
 }  // namespace
 
 void configure_pack_command(CLI::App& sub, PackCommand& cmd) {
@@ -51,9 +149,24 @@ void configure_pack_command(CLI::App& sub, PackCommand& cmd) {
                  "acceptable GPU models separated by '|'")
       ->required();
   sub.add_option("--policy", cmd.policy,
-                 "placement policy: " + policy_name_list() +
+                 "placement policy, or several separated by commas: " + policy_name_list() +
                      " (FGD minimises fragmentation growth; see sim/placement/fgd/policy.h)")
       ->required();
+  sub.add_option("--seeds", cmd.seeds,
+                 "runs per policy, seeds --seed, --seed + 1, ... (default 1); with several "
+                 "seeds or policies the output is each policy's mean and 95% interval per "
+                 "arrived %")
+      ->check(CLI::Range(1, 1000));
+  sub.add_option("--threads", cmd.threads,
+                 "runs at once (default 1); the output does not depend on it")
+      ->check(CLI::Range(1, 1024));
+  sub.add_option("--out", cmd.out_dir,
+                 "also write DIR/pack.json and DIR/pack.csv (the aggregate), whole or not at "
+                 "all; `gpumux report DIR` draws the allocation curves")
+      ->check(CLI::Validator(
+          [](std::string& text) { return text.empty() ? std::string("must not be empty") : ""; },
+          "DIR"));
+  sub.add_flag("--report", cmd.report, "with --out: also DIR/report.html");
   // CLI11 would read "-1" as 2^64 - 1, "" as 0, and clamp a number past 2^64 - 1.
   sub.add_option("--seed", cmd.seed, "seed of the pod sampling and tie-breaking (default 42)")
       ->check(
@@ -73,10 +186,14 @@ void configure_pack_command(CLI::App& sub, PackCommand& cmd) {
 }
 
 int run_pack_command(const PackCommand& cmd, std::ostream& out, std::ostream& err) {
-  const auto policy = parse_policy(cmd.policy);
-  if (!policy) {
-    throw InputError("command line", "--policy",
-                     "unknown policy '" + cmd.policy + "'; valid: " + policy_name_list());
+  const std::vector<Policy> policies = parse_policies(cmd.policy);
+  const auto policy = std::optional<Policy>(policies.front());
+  if (cmd.seeds < 1 || cmd.seeds > 1000) {
+    throw InputError("command line", "--seeds",
+                     "expected 1..1000, got " + std::to_string(cmd.seeds));
+  }
+  if (cmd.report && cmd.out_dir.empty()) {
+    throw InputError("command line", "--report", "needs --out DIR: the report is drawn from it");
   }
   if (cmd.arrive_to < 1 || cmd.arrive_to > 200) {
     throw InputError("command line", "--arrive-to",
@@ -104,6 +221,9 @@ int run_pack_command(const PackCommand& cmd, std::ostream& out, std::ostream& er
                          std::to_string(cmd.arrive_to) + " % of the cluster's GPUs");
   }
 
+  if (policies.size() > 1 || cmd.seeds > 1 || !cmd.out_dir.empty()) {
+    return run_pack_study_command(cmd, policies, nodes, pods, out, err);
+  }
   PackOptions opt;
   opt.policy = *policy;
   opt.seed = cmd.seed;

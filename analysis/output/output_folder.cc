@@ -86,6 +86,8 @@ void check_replaceable(const std::string& dir, OutputKind kind) {
     bool known = leftover_temporary(name);
     if (kind == OutputKind::kRun) {
       known = known || (entry.is_regular_file() && one_of(name, kRunOutputNames));
+    } else if (kind == OutputKind::kPack) {
+      known = known || (entry.is_regular_file() && one_of(name, kPackOutputNames));
     } else if (kind == OutputKind::kPlan) {
       known =
           known || (entry.is_regular_file() && one_of(name, kPlanOutputNames)) ||
@@ -99,6 +101,7 @@ void check_replaceable(const std::string& dir, OutputKind kind) {
                        "holds '" + name + "', which no " +
                            (kind == OutputKind::kRun          ? "run"
                             : kind == OutputKind::kComparison ? "comparison"
+                            : kind == OutputKind::kPack       ? "pack"
                                                               : "plan") +
                            " wrote: its outputs replace the folder as a whole, so they go only "
                            "into a new folder or one holding such outputs");

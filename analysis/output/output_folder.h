@@ -47,6 +47,7 @@ enum class OutputKind {
   kRun,         // a run's files (kRunOutputNames)
   kComparison,  // `compare --out`: kCompareOutputNames and <model>/seed-<n>/ run folders
   kPlan,        // `plan --out`: kPlanOutputNames and the deploy/ folder
+  kPack,        // `pack --out`: kPackOutputNames
 };
 
 class OutputFolder {
@@ -85,6 +86,9 @@ inline constexpr const char* kRunOutputNames[] = {"summary.json",        "jobs.c
                                                   "timeseries.csv",      "slot_timeseries.csv",
                                                   "llm_timeseries.csv",  "plan.json",
                                                   "plan.txt",            "report.html"};
+
+// The files `pack --out` writes.
+inline constexpr const char* kPackOutputNames[] = {"pack.json", "pack.csv", "report.html"};
 
 // The files a comparison folder may hold besides its run folders <model>/seed-<n>/.
 inline constexpr const char* kCompareOutputNames[] = {"compare.csv", "compare.json",

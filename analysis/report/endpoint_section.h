@@ -1,6 +1,6 @@
 // The report's per-endpoint table: each inference service (endpoint) of the runs on its own
 // numbers, as per-endpoint bounds and objectives read them (analysis/metrics/endpoint_selector.h):
-// its class, and per variant (its first seed's run, as the key metrics) its latency p99, or an
+// its class, and per variant (its first seed's run) its latency p99, or an
 // LLM endpoint's TTFT p99 / TPOT p99.
 #pragma once
 

@@ -30,8 +30,24 @@ std::string td(const std::string& text) { return "<td>" + xml_text(text) + "</td
 std::string th(const std::string& text) { return "<th>" + xml_text(text) + "</th>"; }
 
 void chart(std::ostringstream& page, std::vector<ReportFigure>& figures, ChartSpec spec) {
-  page << svg_chart(spec);
-  figures.push_back({std::move(spec), std::nullopt});
+  const bool drawn = chart_has_data(spec);
+  if (drawn) page << svg_chart(spec);
+  ReportFigure figure{std::move(spec), std::nullopt};
+  figure.drawn = drawn;
+  figures.push_back(std::move(figure));
+}
+
+std::string left_out_section(const std::vector<ReportFigure>& figures) {
+  std::string items;
+  for (const auto& f : figures) {
+    if (f.drawn || !f.chart) continue;
+    items +=
+        "<li>" + xml_text(f.chart->title) + ": " + xml_text(f.chart->no_data_reason) + "</li>\n";
+  }
+  if (items.empty()) return "";
+  return "<section id=\"left-out\">\n<h2>Charts left out</h2>\n<p class=\"note\">Nothing to "
+         "draw in these charts, so they are not on the page:</p>\n<ul class=\"note\">\n" +
+         items + "</ul>\n</section>\n";
 }
 
 }  // namespace gpumux::html

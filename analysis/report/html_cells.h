@@ -22,7 +22,11 @@ std::string value_text(const nlohmann::json* v);
 // A table cell of escaped text.
 std::string td(const std::string& text);
 std::string th(const std::string& text);
-// Draws the figure into `page` and keeps it in `figures`.
+// Draws the figure into `page` and keeps it in `figures`; a chart with no data is not drawn
+// (ReportFigure::drawn), left for left_out_section to list.
 void chart(std::ostringstream& page, std::vector<ReportFigure>& figures, ChartSpec spec);
+// The charts of `figures` left out for want of data, each with its reason, as one section; ""
+// when every chart was drawn.
+std::string left_out_section(const std::vector<ReportFigure>& figures);
 
 }  // namespace gpumux::html

@@ -7,20 +7,21 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "analysis/metrics/metric_catalogue.h"
 #include "analysis/metrics/metric_format.h"
 #include "analysis/output/xml_text.h"
 #include "analysis/report/bar_chart.h"
-#include "analysis/report/plan_charts.h"
-#include "analysis/metrics/metric_catalogue.h"
-#include "analysis/stats/mean_interval.h"
 #include "analysis/report/endpoint_section.h"
 #include "analysis/report/html_cells.h"
+#include "analysis/report/pack_section.h"
+#include "analysis/report/plan_charts.h"
 #include "analysis/report/plan_section.h"
 #include "analysis/report/queue_reason_section.h"
 #include "analysis/report/report_charts.h"
 #include "analysis/report/report_inputs.h"
 #include "analysis/report/seed_series.h"
 #include "analysis/report/svg_chart.h"
+#include "analysis/stats/mean_interval.h"
 #include "sim/base/atomic_file.h"
 #include "sim/base/input_error.h"
 
@@ -30,6 +31,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using html::chart;
+using html::left_out_section;
 using html::td;
 using html::th;
 using html::value_text;
@@ -114,7 +116,24 @@ std::string metric_text(const json* v, const char* pointer) {
   return metric_value_text(name, v->get<double>(), short_number);
 }
 
-// Rows = metrics, columns = variants, values from each variant's first run.
+// A variant's value of a metric: the mean over the seeds that have a number for it; with none,
+// the first seed's value as it is (n/a, or missing).
+json seed_mean(const ReportVariant& v, const char* pointer) {
+  double sum = 0.0;
+  std::size_t n = 0;
+  for (const auto& run : v.runs) {
+    const json* x = json_find(run.summary["metrics"], pointer);
+    if (x != nullptr && x->is_number()) {
+      sum += x->get<double>();
+      ++n;
+    }
+  }
+  if (n > 0) return json(sum / static_cast<double>(n));
+  const json* first = json_find(v.runs.front().summary["metrics"], pointer);
+  return first != nullptr ? *first : json();
+}
+
+// Rows = metrics, columns = variants, each value the mean over the variant's seeds.
 template <std::size_t N>
 void metric_table(std::ostringstream& page, const std::vector<ReportVariant>& variants,
                   const MetricRow (&rows)[N]) {
@@ -124,8 +143,9 @@ void metric_table(std::ostringstream& page, const std::vector<ReportVariant>& va
   for (const auto& row : rows) {
     page << "<tr>" << th(row.label);
     for (const auto& v : variants) {
-      page << td(
-          metric_text(json_find(v.runs.front().summary["metrics"], row.pointer), row.pointer));
+      const json* first = json_find(v.runs.front().summary["metrics"], row.pointer);
+      const json mean = seed_mean(v, row.pointer);
+      page << td(metric_text(first == nullptr && mean.is_null() ? nullptr : &mean, row.pointer));
     }
     page << "</tr>\n";
   }
@@ -260,11 +280,13 @@ ReportPage build_report_page(const ReportInputs& inputs) {
   std::vector<ReportFigure> figures;
   std::ostringstream page;
   std::string title = "gpumux report";
-  if (!variants.empty()) {
+  if (!inputs.title.empty()) {
+    title += ": " + inputs.title;
+  } else if (!variants.empty()) {
     if (const json* name = json_find(variants.front().runs.front().summary, "/scenario/name"); name)
       title += ": " + value_text(name);
   } else if (plans.empty()) {
-    // A sweep with no run ended yet: the table of n/a and the note say so.
+    // A sweep with no run ended yet (the table of n/a and the note say so), or packs alone.
   } else if (const json* name = json_find(plans.front().doc, "/scenario"); name) {
     title += ": " + value_text(name);
   } else if (const json* by_load = json_find(plans.front().doc, "/plans/0/scenario"); by_load) {
@@ -276,26 +298,42 @@ ReportPage build_report_page(const ReportInputs& inputs) {
        << "</style>\n</head>\n<body>\n"
        << "<h1>" << xml_text(title) << "</h1>\n<p>Inputs:";
   for (const auto& d : inputs.shown) page << " <code>" << xml_text(display_dir(d)) << "</code>";
-  page << ". " << variants.size() << (variants.size() == 1 ? " variant" : " variants")
-       << ". Charts with several seeds: time series as the mean over the seeds with a band from "
-          "the lowest to the highest seed, CDFs over every seed's jobs.</p>\n";
+  const bool packs_alone =
+      variants.empty() && plans.empty() && inputs.tables.empty() && !inputs.packs.empty();
+  if (packs_alone) {
+    page << ".</p>\n";
+  } else {
+    page << ". " << variants.size() << (variants.size() == 1 ? " variant" : " variants")
+         << ". Charts with several seeds: time series as the mean over the seeds with a band "
+            "from the lowest to the highest seed, CDFs over every seed's jobs.</p>\n";
+  }
   for (const auto& note : inputs.notes)
     page << "<p class=\"note\">" << xml_text(note) << "</p>\n";
   page << "<nav>";
   if (!plans.empty()) page << "<a href=\"#plan\">capacity plan</a>";
+  if (!inputs.packs.empty()) page << "<a href=\"#pack\">packing</a>";
   if (!inputs.tables.empty()) page << "<a href=\"#compare\">comparison</a>";
   if (std::any_of(inputs.tables.begin(), inputs.tables.end(),
                   [](const SeedTable& t) { return t.columns.size() > 1; })) {
     page << "<a href=\"#bars\">metrics across variants</a>";
   }
-  page << "<a href=\"#over-time\">over time</a><a href=\"#cdfs\">JCT and queueing</a>"
-          "<a href=\"#metrics\">key metrics</a><a href=\"#requests\">requests</a>"
-          "<a href=\"#faults\">faults</a><a href=\"#mig\">MIG slots</a>"
-          "<a href=\"#scenario\">scenario</a></nav>\n";
+  if (!inputs.axis_charts.empty()) page << "<a href=\"#axes\">metrics against sweep axes</a>";
+  if (!variants.empty()) {
+    page << "<a href=\"#over-time\">over time</a><a href=\"#cdfs\">JCT and queueing</a>"
+            "<a href=\"#metrics\">key metrics</a><a href=\"#requests\">requests</a>"
+            "<a href=\"#faults\">faults</a><a href=\"#mig\">MIG slots</a>"
+            "<a href=\"#scenario\">scenario</a>";
+  }
+  page << "</nav>\n";
 
   if (!plans.empty()) {
     page << "<section id=\"plan\">\n<h2>Capacity plan</h2>\n";
     for (const auto& p : plans) plan_section(page, figures, p);
+    page << "</section>\n";
+  }
+  if (!inputs.packs.empty()) {
+    page << "<section id=\"pack\">\n<h2>Packing (GPU allocation against arrived request)</h2>\n";
+    for (const auto& p : inputs.packs) pack_section(page, figures, p);
     page << "</section>\n";
   }
   if (!inputs.tables.empty()) {
@@ -309,10 +347,20 @@ ReportPage build_report_page(const ReportInputs& inputs) {
     for (const auto& t : inputs.tables) bar_charts(page, figures, t, variants);
     page << "</section>\n";
   }
+  if (!inputs.axis_charts.empty()) {
+    page << "<section id=\"axes\">\n<h2>Metrics against sweep axes</h2>\n<div class=\"charts\">\n";
+    for (const auto& spec : inputs.axis_charts) chart(page, figures, spec);
+    page << "</div>\n<p class=\"note\">Per numeric axis of a sweep, each metric of its table: one "
+            "line per model and value of the other axes, each point the mean over the seeds that "
+            "ended, the band its 95% interval (Student t, cut to the values the metric can take; "
+            "none "
+            "with one seed).</p>\n"
+            "</section>\n";
+  }
   if (variants.empty()) {
     // A plan alone (its runs are not kept), or a sweep with no run ended: nothing to chart.
-    page << "<p class=\"note\">No run ended in these folders: no charts.</p>\n</body>\n"
-            "</html>\n";
+    if (!packs_alone) page << "<p class=\"note\">No run ended in these folders: no charts.</p>\n";
+    page << left_out_section(figures) << "</body>\n</html>\n";
     return {page.str(), std::move(figures)};
   }
 
@@ -359,8 +407,9 @@ ReportPage build_report_page(const ReportInputs& inputs) {
   metric_table(page, variants, kKeyMetrics);
   if (std::any_of(variants.begin(), variants.end(),
                   [](const ReportVariant& v) { return v.runs.size() > 1; })) {
-    page << "<p class=\"note\">Variants with several seeds: the run of the first seed (the "
-            "comparison above has every seed).</p>\n";
+    page << "<p class=\"note\">Variants with several seeds: each value is the mean over the "
+            "seeds that have it (the comparison above gives the 95% intervals); the time series, "
+            "CDFs and the scenario blocks are drawn as their captions say.</p>\n";
   }
   page << "</section>\n";
   page << queue_reason_section(variants);
@@ -451,7 +500,7 @@ ReportPage build_report_page(const ReportInputs& inputs) {
 
   page << "<section id=\"scenario\">\n<h2>Scenario, parameters and their sources</h2>\n";
   for (const auto& v : variants) scenario_block(page, v.label, v.runs.front());
-  page << "</section>\n</body>\n</html>\n";
+  page << "</section>\n" << left_out_section(figures) << "</body>\n</html>\n";
   return {page.str(), std::move(figures)};
 }
 

@@ -18,8 +18,11 @@
 // axes), key metrics per variant, the request-latency summary (runs with inference services),
 // failed jobs, out-of-memory events, fatal faults and kills over time, MIG slot occupancy over
 // time and overall (models with slots), and each scenario with its sharing parameters and trace
-// defaults and their sources. With several seeds, the time series are the mean over the seeds
-// with a band from the lowest to the highest (seed_series.h) and the CDFs pool every seed's jobs.
+// defaults and their sources. Tables of metrics give each variant's mean over its seeds. A chart
+// with nothing to draw is left off the page and listed once at its end, with why. The title
+// names the first run's scenario, or the sweep when the first input is a sweep folder. With several
+// seeds, the time series are the mean over the seeds with a band from the lowest to the highest
+// (seed_series.h) and the CDFs pool every seed's jobs.
 //
 // Size: each line is downsampled to at most kMaxChartPoints points (svg_chart.h), so a run of a
 // million jobs still gives a page of a few hundred kB. Determinism: the same folders (given

@@ -26,6 +26,9 @@ namespace gpumux {
 struct ReportFigure {
   std::optional<ChartSpec> chart;
   std::optional<BarChartSpec> bars;
+  // False for a line chart with no data: left off the page and listed at its end (its data
+  // file is still written, a header alone).
+  bool drawn = true;
   const std::string& title() const { return chart ? chart->title : bars->title; }
 };
 

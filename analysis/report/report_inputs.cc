@@ -242,6 +242,50 @@ std::vector<ReportVariant> read_compare(const fs::path& dir, const std::string& 
   return variants;
 }
 
+PackFolder read_pack(const fs::path& dir) {
+  PackFolder data;
+  data.dir = display_dir(path_text(dir));
+  const std::string file = path_text(dir / "pack.json");
+  data.doc = read_json_file(file);
+  const json& doc = data.doc;
+  const auto fail = [&](const std::string& pointer, const std::string& field,
+                        const std::string& what) {
+    throw InputError(file + "#" + pointer, field,
+                     what +
+                         " (a pack.json written by gpumux pack "
+                         "--out)");
+  };
+  if (!doc.is_object() || !doc.contains("policies") || !doc["policies"].is_array() ||
+      doc["policies"].empty()) {
+    fail("/policies", "policies", "expected a non-empty array");
+  }
+  for (std::size_t i = 0; i < doc["policies"].size(); ++i) {
+    const json& p = doc["policies"][i];
+    const std::string at = "/policies/" + std::to_string(i);
+    if (!p.is_object() || !p.contains("policy") || !p["policy"].is_string()) {
+      fail(at, "policy", "expected an object with a policy name");
+    }
+    if (!p.contains("curve") || !p["curve"].is_array())
+      fail(at + "/curve", "curve", "expected an array");
+    for (std::size_t k = 0; k < p["curve"].size(); ++k) {
+      const json& c = p["curve"][k];
+      const std::string point = at + "/curve/" + std::to_string(k);
+      if (!c.is_object() || !c.contains("arrived_pct") || !c["arrived_pct"].is_number()) {
+        fail(point, "arrived_pct", "expected a number");
+      }
+      for (const char* key : {"alloc_pct", "frag_pct"}) {
+        if (!c.contains(key) || c[key].is_null()) continue;
+        for (const char* stat : {"mean", "ci95_low", "ci95_high"}) {
+          if (!c[key].is_object() || !c[key].contains(stat) || !c[key][stat].is_number()) {
+            fail(point + "/" + key, stat, "expected a number");
+          }
+        }
+      }
+    }
+  }
+  return data;
+}
+
 void read_report_folder(const fs::path& dir, const std::string& shown_as, ReportInputs& inputs) {
   const std::string shown = display_dir(shown_as);
   if (!fs::is_directory(dir)) throw InputError(shown, "", "no such folder");
@@ -253,12 +297,20 @@ void read_report_folder(const fs::path& dir, const std::string& shown_as, Report
     PlanFolder plan = read_plan(dir);
     plan.dir = shown;
     inputs.plans.push_back(std::move(plan));
+  } else if (fs::exists(dir / "pack.json")) {
+    PackFolder pack = read_pack(dir);
+    pack.dir = shown;
+    const bool first = inputs.variants.empty() && inputs.plans.empty() && inputs.tables.empty() &&
+                       inputs.packs.empty();
+    if (first && inputs.title.empty()) inputs.title = "pack study";
+    inputs.packs.push_back(std::move(pack));
   } else {
     throw InputError(shown, "",
                      "neither a run folder (summary.json, from gpumux run), a compare folder "
                      "(compare.json, from gpumux compare --out), a sweep folder "
-                     "(sweep-plan.json, from gpumux sweep --out) nor a plan folder (plan.json, "
-                     "from gpumux plan --out)");
+                     "(sweep-plan.json, from gpumux sweep --out), a plan folder (plan.json, "
+                     "from gpumux plan --out) nor a pack folder (pack.json, from gpumux pack "
+                     "--out)");
   }
 }
 

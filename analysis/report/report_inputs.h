@@ -69,13 +69,26 @@ struct PlanFolder {
   nlohmann::json doc;  // plan.json
 };
 
+// A pack folder (gpumux pack --out): pack.json, its policies' curves checked on reading.
+struct PackFolder {
+  std::string dir;
+  nlohmann::json doc;  // pack.json
+};
+
 // Everything a page is drawn from, in the order the folders were given.
 struct ReportInputs {
   std::vector<std::string> shown;  // the folders as the page names them
   std::vector<ReportVariant> variants;
   std::vector<SeedTable> tables;
   std::vector<PlanFolder> plans;
+  std::vector<PackFolder> packs;
   std::vector<std::string> notes;  // said under the inputs (e.g. a sweep's unfinished runs)
+  // Line charts of a sweep's metrics against its numeric axes (sweep_report_input.h), drawn in
+  // their own section.
+  std::vector<ChartSpec> axis_charts;
+  // What the page's title names after "gpumux report: " (a sweep's name, when the first input
+  // is a sweep); "": the first run's scenario, else the first plan's.
+  std::string title;
 };
 
 // Paths as the page prints them: '/'-separated on every platform.
@@ -87,6 +100,10 @@ RunFolder read_run(const std::filesystem::path& dir);
 // A plan folder (plan.json, from gpumux plan --out): its models must be an array of objects
 // with a name; everything else is read where drawn, a missing value shown as "-".
 PlanFolder read_plan(const std::filesystem::path& dir);
+// A pack folder (pack.json, from gpumux pack --out): its policies must be a non-empty array of
+// objects with a policy name and a curve of {arrived_pct, alloc_pct, frag_pct}, each percentage
+// null or {mean, ci95_low, ci95_high}; else InputError naming the file and JSON pointer.
+PackFolder read_pack(const std::filesystem::path& dir);
 // The variants of a compare folder, in compare.json's order, one run per seed, each labelled
 // `prefix` + its model; fills `data` with compare.json. `shown`: the folder as the page names it
 // (a compare writes its report from a temporary folder that is renamed afterwards).

@@ -156,6 +156,18 @@ std::vector<ChartPoint> cdf_points(std::vector<double> values, std::size_t max_p
   return out;
 }
 
+bool chart_has_data(const ChartSpec& spec) {
+  for (const auto& s : spec.series) {
+    for (const auto& p : s.points) {
+      if (std::isfinite(p.x) && std::isfinite(p.y)) return true;
+    }
+    for (const auto& b : s.band) {
+      if (std::isfinite(b.x) && std::isfinite(b.low) && std::isfinite(b.high)) return true;
+    }
+  }
+  return false;
+}
+
 std::string svg_chart(const ChartSpec& spec) {
   const double w = spec.width, h = spec.height;
   // The legend wraps into more rows when its items do not fit one; the plot starts below it.

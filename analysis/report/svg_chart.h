@@ -80,6 +80,10 @@ std::vector<ChartPoint> downsample(const std::vector<ChartPoint>& points, std::s
 // the values at evenly spaced ranks (the last included).
 std::vector<ChartPoint> cdf_points(std::vector<double> values, std::size_t max_points);
 
+// Whether any series has a finite point or band point to draw (else svg_chart draws the
+// "no data" panel).
+bool chart_has_data(const ChartSpec& spec);
+
 // The chart as one <svg> element (width x height px, with a viewBox).
 std::string svg_chart(const ChartSpec& spec);
 

@@ -28,10 +28,18 @@ bool is_sweep_folder(const std::filesystem::path& dir);
 
 // The label of a run's variant by the rule above; `runs` are the plan's runs (for the
 // scenarios' count and the axes' keys).
-std::string sweep_variant_label(const SweepRun& run, const std::vector<SweepRun>& runs);
+// `except_axis`: an axis path left out of the label (the line of a chart against that axis).
+std::string sweep_variant_label(const SweepRun& run, const std::vector<SweepRun>& runs,
+                                const std::string& except_axis = "");
 
-// Adds the sweep's variants (the runs that ended, read as run folders), its table and a note
-// naming the runs not finished to `inputs`. Throws InputError as merge_sweep does (a summary
+// The key an axis is labelled by (the rule above), among the axes of `run`.
+std::string sweep_axis_key(const std::string& path, const SweepRun& run);
+
+// Adds the sweep's variants (the runs that ended, read as run folders), its table, a note
+// naming the runs not finished, and per numeric axis (a number in every run, two values or
+// more) one line chart per metric of the table against that axis (ReportInputs::axis_charts:
+// one line per variant of the other axes and the model, each point the mean over the seeds
+// with its 95% interval as a band) to `inputs`. Throws InputError as merge_sweep does (a summary
 // or error.json that cannot be read), naming the file.
 void read_sweep_folder(const std::filesystem::path& dir, const std::string& shown,
                        const std::string& prefix, ReportInputs& inputs);
