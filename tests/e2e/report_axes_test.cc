@@ -35,13 +35,14 @@ std::size_t occurrences(const std::string& text, const std::string& what) {
 fs::path load_axis_sweep(const fs::path& base) {
   const fs::path file = base / "sweep.json";
   testing::write_file(
-      file, nlohmann::json{{"name", "load-axis"},
-                           {"scenarios",
-                            {(testing::source_dir() / "scenarios/examples/quickstart.json").string()}},
-                           {"models", {"exclusive", "timeslice"}},
-                           {"axes", {{{"set", "trace.load_factor"}, {"values", {0.5, 1, 2}}}}},
-                           {"seeds", 2}}
-                .dump());
+      file,
+      nlohmann::json{
+          {"name", "load-axis"},
+          {"scenarios", {(testing::source_dir() / "scenarios/examples/quickstart.json").string()}},
+          {"models", {"exclusive", "timeslice"}},
+          {"axes", {{{"set", "trace.load_factor"}, {"values", {0.5, 1, 2}}}}},
+          {"seeds", 2}}
+          .dump());
   const auto r = testing::run_cli({"sweep", file.string(), "--out", (base / "s").string()});
   EXPECT_EQ(r.code, 0) << r.err;
   return base / "s";
@@ -102,8 +103,7 @@ TEST(ReportAxes, KeyMetricsAreTheMeanOverTheSeeds) {
   double sum = 0, first = -1;
   int runs = 0;
   for (const auto& seed : fs::directory_iterator(out / "exclusive")) {
-    const auto summary =
-        nlohmann::json::parse(testing::read_file(seed.path() / "summary.json"));
+    const auto summary = nlohmann::json::parse(testing::read_file(seed.path() / "summary.json"));
     const double v = summary["metrics"]["sm_busy_utilization"].get<double>();
     if (first < 0) first = v;
     sum += v;
