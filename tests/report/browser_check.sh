@@ -61,4 +61,26 @@ done
 python3 "$source_dir/tests/report/png_check.py" "$work/report.png" '#0072B2' '#D55E00' '#009E73' \
   '#4095C5' '#DF8640' '#40B696' '#F7DFCC/6'
 [ -n "$copy" ] && cp "$work/report.png" "$copy"
+
+# The FGD figure: a pack study of two policies over 10 seeds, on the openb default pod list
+# where the shared data is there, else on a small list written here; its page must log nothing
+# and show both policies' lines.
+openb="$source_dir/../shared/data/alibaba-gpu-v2023"
+if [ -f "$openb/openb_pod_list_default.csv" ]; then
+  nodes="$openb/openb_node_list_gpu_node.csv" pods="$openb/openb_pod_list_default.csv"
+else
+  nodes="$work/nodes.csv" pods="$work/pods.csv"
+  printf 'sn,cpu_milli,memory_mib,gpu,model\nn0,96000,393216,8,G2\nn1,96000,393216,8,G2\nn2,32000,131072,2,T4\n' > "$nodes"
+  printf 'name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,4000,8192,1,500\np1,6000,12288,1,250\np2,8000,16384,1,1000\np3,16000,32768,2,1000\n' > "$pods"
+fi
+"$gpumux" pack --nodes "$nodes" --pods "$pods" --policy FGD,BestFit --seeds 10 --threads 2 \
+  --out "$work/pack" --report > /dev/null 2>&1
+shoot "$work/pack/report.html" "$work/pack.png" "$work/pack.log" 1200
+if grep 'CONSOLE' "$work/pack.log"; then
+  echo "browser_check: FAIL: the pack report logs to the browser console (above)" >&2
+  exit 1
+fi
+# Two charts: the second policy's lines (orange) are drawn over the first's (blue), which
+# covers less: 450 pixels are more than its two legend swatches alone.
+python3 "$source_dir/tests/report/png_check.py" "$work/pack.png" '#0072B2/48/450' '#D55E00'
 echo "browser_check: PASS"

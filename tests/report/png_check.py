@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that a screenshot of a gpumux report shows drawn charts, not a blank page.
 
-Usage: png_check.py SCREENSHOT.png COLOR[/TOLERANCE] [COLOR[/TOLERANCE]...]
+Usage: png_check.py SCREENSHOT.png COLOR[/TOLERANCE[/MIN]] [COLOR[/TOLERANCE[/MIN]]...]
 Decodes the PNG with the standard library (8-bit RGB or RGBA, non-interlaced: what Chromium
 writes), then requires that
   - the page is not uniform (at least 1% of pixels differ from the background, the most common
@@ -9,8 +9,9 @@ writes), then requires that
   - every COLOR (#rrggbb, a series colour of the charts) covers at least 1000 pixels, counting
     pixels within 48 of it per channel (line anti-aliasing blends edges with white), or within
     TOLERANCE when given (a light tint, e.g. a shaded band, needs a small one: the page's greys
-    are within 48 of it). The legend swatches of the charts in view cover about 450 such pixels:
-    the rest must be drawn lines (or bars, or bands).
+    are within 48 of it), or at least MIN pixels when given (a page of two charts, whose first
+    line is partly drawn over). The legend swatches of the charts in view cover about 450 such
+    pixels on a page of many charts: the rest must be drawn lines (or bars, or bands).
 Exit 0 when all hold, 1 with a message naming what is missing.
 """
 import collections
@@ -81,14 +82,16 @@ def main(argv):
         problems.append(f"only {drawn} of {len(pixels)} pixels differ from the background "
                         f"{background}: the page is blank")
     for text in argv[2:]:
-        color_text, _, tolerance_text = text.partition("/")
+        color_text, _, rest = text.partition("/")
+        tolerance_text, _, minimum_text = rest.partition("/")
         tolerance = int(tolerance_text) if tolerance_text else 48
+        minimum = int(minimum_text) if minimum_text else 1000
         target = tuple(int(color_text.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4))
         near = sum(n for color, n in counts.items()
                    if all(abs(a - b) <= tolerance for a, b in zip(color, target)))
-        if near < 1000:
-            problems.append(f"series colour {text} covers {near} pixels (< 1000): its chart "
-                            f"lines are not drawn")
+        if near < minimum:
+            problems.append(f"series colour {text} covers {near} pixels (< {minimum}): its "
+                            f"chart lines are not drawn")
         else:
             print(f"png_check: {text} covers {near} pixels")
     print(f"png_check: {argv[1]}: {width}x{height}, {len(counts)} colours, {drawn} pixels "
