@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "analysis/output/number_text.h"
 #include "analysis/output/output_folder.h"
 #include "analysis/report/html_report.h"
 #include "packing/openb_csv.h"
@@ -20,11 +21,8 @@
 namespace gpumux::packing {
 namespace {
 
-std::string fixed2(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", x);
-  return buf;
-}
+// Percentages as the study's tables print them: two decimals.
+std::string fixed2(double x) { return fixed_text(x, 2); }
 
 void report_load(std::ostream& err, const std::string& what, const std::string& path,
                  const LoadReport& r) {

@@ -7,17 +7,15 @@
 #include <sstream>
 #include <thread>
 
+#include "analysis/output/number_text.h"
 #include "analysis/stats/mean_interval.h"
 
 namespace gpumux::packing {
 
 namespace {
 
-std::string fixed2(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", x);
-  return buf;
-}
+// Percentages as the study's tables print them: two decimals.
+std::string fixed2(double x) { return fixed_text(x, 2); }
 
 PackStat stat_of(const std::vector<double>& values) {
   PackStat s;

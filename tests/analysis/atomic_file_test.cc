@@ -14,7 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path fresh_dir(const char* name) {
+fs::path fresh_atomic_dir(const char* name) {
   const fs::path d = fs::temp_directory_path() /
                      ("gpumux_atomic_" + std::string(name) + "_" + std::to_string(::getpid()));
   fs::remove_all(d);
@@ -22,7 +22,7 @@ fs::path fresh_dir(const char* name) {
 }
 
 TEST(AtomicFile, AppearsOnlyOnCommit) {
-  const fs::path dir = fresh_dir("commit");
+  const fs::path dir = fresh_atomic_dir("commit");
   const fs::path target = dir / "sub" / "result.txt";
   {
     AtomicFile f(target.string());
@@ -41,7 +41,7 @@ TEST(AtomicFile, AppearsOnlyOnCommit) {
 }
 
 TEST(AtomicFile, UncommittedLeavesNothingBehind) {
-  const fs::path dir = fresh_dir("abandon");
+  const fs::path dir = fresh_atomic_dir("abandon");
   fs::create_directories(dir);
   {
     AtomicFile f((dir / "result.txt").string());
@@ -66,7 +66,7 @@ TEST(AtomicFile, UncommittedLeavesNothingBehind) {
 }
 
 TEST(AtomicFile, UnwritableLocationIsAnInputError) {
-  const fs::path dir = fresh_dir("blocked");
+  const fs::path dir = fresh_atomic_dir("blocked");
   fs::create_directories(dir);
   std::ofstream(dir / "file") << "x";
   // A folder path that runs through a regular file cannot be created.
@@ -75,7 +75,7 @@ TEST(AtomicFile, UnwritableLocationIsAnInputError) {
 }
 
 TEST(AtomicFile, StaleTemporaryOfAnEndedProcessIsRemoved) {
-  const fs::path dir = fresh_dir("stale");
+  const fs::path dir = fresh_atomic_dir("stale");
   fs::create_directories(dir);
   const pid_t ended = ::fork();
   if (ended == 0) ::_exit(0);

@@ -52,7 +52,9 @@ TEST(EndpointGroups, AsksEveryGroupAtMostOnceAndNeverAGroupWithAFailingPart) {
   for (const auto& [mask, times] : asked) {
     EXPECT_EQ(times, 1) << mask;
     // {0, 1} fails (1.3), so no group holding both is ever asked.
-    if (std::popcount(mask) > 2) EXPECT_NE(mask & 0b11u, 0b11u) << mask;
+    if (std::popcount(mask) > 2) {
+      EXPECT_NE(mask & 0b11u, 0b11u) << mask;
+    }
   }
   EXPECT_EQ(oracle.asked(), static_cast<int>(asked.size()));
 }

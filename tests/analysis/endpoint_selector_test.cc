@@ -23,7 +23,7 @@ using ::testing::HasSubstr;
 using json = nlohmann::json;
 
 // Three endpoints: two LLM chat endpoints (classes chat) and a vision service without a class.
-json summary() {
+json endpoint_summary() {
   return json::parse(R"({"metrics": {
     "jobs": {"arrived": 3, "finished": 3, "rejected": 0, "failed": 0,
              "unfinished_queued": 0, "unfinished_running": 0},
@@ -51,7 +51,7 @@ EndpointSelector selector(const std::string& text) {
   return *parse_bound_subject("m for " + text, "w", "f").endpoints;
 }
 
-std::string error_of(const std::string& text) {
+std::string selector_error_of(const std::string& text) {
   try {
     parse_objective(text);
   } catch (const InputError& e) {
@@ -116,7 +116,7 @@ TEST(EndpointSelector, OnlyTheMetricsOfAServiceRowTakeASelector) {
 }
 
 TEST(EndpointSelector, PicksEachEndpointsOwnValueInOrder) {
-  const json s = summary();
+  const json s = endpoint_summary();
   const auto chat = endpoint_values(s, "requests.ttft_ms.p99", selector("class:chat"));
   ASSERT_EQ(chat.size(), 2u);
   EXPECT_EQ(chat[0].id, "llm-chat-1");
@@ -147,9 +147,12 @@ TEST(PerEndpointObjective, ParsesWithItsSelectorAndRefusesWhatCannotHold) {
   EXPECT_EQ(o.subject(), "requests.ttft_ms.p99 for llm-*");
   EXPECT_EQ(parse_objective("requests.slo_attainment>=0.99 for class:chat").text(),
             "requests.slo_attainment>=0.99 for class:chat");
-  EXPECT_THAT(error_of("jct_s.p95<=100 for llm-*"), HasSubstr("not reported per endpoint"));
-  EXPECT_THAT(error_of("requests.latency_ms.p99<=1.2x exclusive for llm-*"), HasSubstr("absolute"));
-  EXPECT_THAT(error_of("requests.ttft_ms.p99<=1000 for "), HasSubstr("no endpoint selector"));
+  EXPECT_THAT(selector_error_of("jct_s.p95<=100 for llm-*"),
+              HasSubstr("not reported per endpoint"));
+  EXPECT_THAT(selector_error_of("requests.latency_ms.p99<=1.2x exclusive for llm-*"),
+              HasSubstr("absolute"));
+  EXPECT_THAT(selector_error_of("requests.ttft_ms.p99<=1000 for "),
+              HasSubstr("no endpoint selector"));
 }
 
 TEST(PerEndpointObjective, AMetricOncePerSelector) {
@@ -168,7 +171,7 @@ TEST(PerEndpointObjective, AMetricOncePerSelector) {
 }
 
 TEST(PerEndpointObjective, EveryPickedEndpointMustMeetItAndTheMissIsNamed) {
-  const json s = summary();
+  const json s = endpoint_summary();
   // The pool's p99 (1200) misses 1000, and so does llm-chat-2 on its own.
   const ObjectiveCheck miss =
       check_objective(parse_objective("requests.ttft_ms.p99<=1000 for llm-*"), s);
@@ -194,8 +197,9 @@ TEST(PerEndpointObjective, EveryPickedEndpointMustMeetItAndTheMissIsNamed) {
 }
 
 TEST(PerEndpointObjective, ASelectorThatPicksNobodyOrARunWithoutServicesIsAnError) {
-  EXPECT_THROW(check_objective(parse_objective("requests.ttft_ms.p99<=1000 for llm-x*"), summary()),
-               InputError);
+  EXPECT_THROW(
+      check_objective(parse_objective("requests.ttft_ms.p99<=1000 for llm-x*"), endpoint_summary()),
+      InputError);
   const json no_services = json::parse(
       R"({"metrics": {"jobs": {"arrived": 1, "rejected": 0, "failed": 0,
           "unfinished_queued": 0, "unfinished_running": 0}}})");
@@ -218,7 +222,7 @@ TEST(PerEndpointExpect, EachPickedEndpointIsHeldToTheBound) {
                     bound("requests.latency_ms.p99 for vision-a", std::nullopt, 50.0),
                     bound("requests.ttft_ms.p99 for llm-*", std::nullopt, 2000.0),
                     bound("requests.ttft_ms.p99 for db-*", std::nullopt, 2000.0)},
-                   summary());
+                   endpoint_summary());
   ASSERT_EQ(results.size(), 4u);
   EXPECT_FALSE(results[0].pass);
   EXPECT_EQ(results[0].endpoint, "llm-chat-2");
@@ -240,7 +244,7 @@ TEST(PerEndpointExpect, EachPickedEndpointIsHeldToTheBound) {
 // `compare` sets each endpoint's own rows after the pooled ones: TTFT and TPOT p99 of an LLM
 // endpoint, latency p99 of another service.
 TEST(CompareEndpointRows, OneRowPerEndpointMetricNamedInTheSelectorGrammar) {
-  const json s = summary();
+  const json s = endpoint_summary();
   const auto rows = endpoint_rows(s);
   ASSERT_EQ(rows.size(), 5u);
   EXPECT_EQ(rows[0].name, "requests.ttft_ms.p99 for llm-chat-1");
@@ -263,10 +267,10 @@ TEST(CompareEndpointRows, OneRowPerEndpointMetricNamedInTheSelectorGrammar) {
 TEST(EndpointSection, OneRowPerEndpointMetricAndVariant) {
   ReportVariant a{"mps", {}};
   a.runs.emplace_back();
-  a.runs.back().summary = summary();
+  a.runs.back().summary = endpoint_summary();
   ReportVariant b{"timeslice", {}};
   b.runs.emplace_back();
-  b.runs.back().summary = summary();
+  b.runs.back().summary = endpoint_summary();
   b.runs.back().summary["metrics"]["requests"]["services"].erase(2);  // no vision-a
   const std::string html = endpoint_section({a, b});
   EXPECT_THAT(html, HasSubstr("<th>llm-chat-2</th><td>chat</td><td>TTFT p99 (ms)</td><td>1200</td>"

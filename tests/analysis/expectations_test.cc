@@ -21,7 +21,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using json = nlohmann::json;
 
-json summary() {
+json expectations_summary() {
   return json::parse(R"({"metrics": {
     "jobs": {"arrived": 10, "finished": 8, "rejected": 2},
     "sm_busy_utilization": 0.4,
@@ -73,7 +73,7 @@ TEST(SummaryMetrics, CatalogueAndPointers) {
 }
 
 TEST(SummaryMetrics, ReadsValuesAndSaysWhyNotAvailable) {
-  const json s = summary();
+  const json s = expectations_summary();
   EXPECT_DOUBLE_EQ(*read_metric(s, "jct_s.p95").value, 250.5);
   EXPECT_DOUBLE_EQ(*read_metric(s, "slots.profiles.1g.10gb.occupancy").value, 0.75);
   auto na = read_metric(s, "queueing_delay_s.p95");
@@ -184,7 +184,7 @@ TEST(Expectations, ChecksBoundsAndFailsWhatIsNotAvailable) {
                                       {"jobs.rejected", {{"max", 0}}},
                                       {"sm_busy_utilization", {{"min", 0.4}, {"max", 0.5}}},
                                       {"queueing_delay_s.p95", {{"max", 1e9}}}}),
-                              summary());
+                              expectations_summary());
   ASSERT_EQ(r.size(), 4u);
   EXPECT_TRUE(r[0].pass);   // 250.5 <= 300
   EXPECT_FALSE(r[1].pass);  // 2 rejected
@@ -205,7 +205,7 @@ TEST(Expectations, TableAlignsValueBoundAndResult) {
   const auto r = check_expect(bounds({{"jct_s.p95", {{"max", 300}}},
                                       {"queueing_delay_s.p95", {{"max", 60}}},
                                       {"sm_busy_utilization", {{"min", 0.1}, {"max", 0.9}}}}),
-                              summary());
+                              expectations_summary());
   std::ostringstream out;
   print_expect_table(r, out);
   EXPECT_EQ(out.str(),

@@ -159,12 +159,12 @@ TEST_F(PlanTest, OutputDoesNotDependOnThreadCount) {
         request(s, {"exclusive", "timeslice", "mps"}, {"queue_p90_s<=30"}, threads), nullptr);
     std::ostringstream table;
     print_plan_table(r, table);
-    const std::string json = plan_to_json(r).dump();
+    const std::string plan_json = plan_to_json(r).dump();
     if (reference_json.empty()) {
-      reference_json = json;
+      reference_json = plan_json;
       reference_table = table.str();
     }
-    EXPECT_EQ(json, reference_json);
+    EXPECT_EQ(plan_json, reference_json);
     EXPECT_EQ(table.str(), reference_table);
   }
 }

@@ -20,7 +20,7 @@ ChartSeries line(std::string name, std::vector<ChartPoint> points) {
   return s;
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
+std::size_t count_occurrences(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
@@ -150,8 +150,8 @@ TEST(SvgChart, EmptySeriesGiveANoDataPanel) {
   EXPECT_NE(svg.find("class=\"no-data\">no data: no finished job</text>"), std::string::npos);
   EXPECT_NE(svg.find("JCT CDF"), std::string::npos);
   EXPECT_EQ(svg.find("<polyline"), std::string::npos);
-  EXPECT_EQ(count(svg, "<svg"), 1u);
-  EXPECT_EQ(count(svg, "</svg>"), 1u);
+  EXPECT_EQ(count_occurrences(svg, "<svg"), 1u);
+  EXPECT_EQ(count_occurrences(svg, "</svg>"), 1u);
   spec.series.clear();
   EXPECT_NE(svg_chart(spec).find("no-data"), std::string::npos);
   // One point still gets visible axes (the range is widened around it).
@@ -171,7 +171,7 @@ TEST(SvgChart, SameChartSameBytes) {
   spec.title = "t";
   spec.series = {line("a", {{0, 0.1}, {1, 0.3}}), line("b", {{0, 0.2}, {2, 0.4}})};
   EXPECT_EQ(svg_chart(spec), svg_chart(spec));
-  EXPECT_EQ(count(svg_chart(spec), "<polyline"), 2u);
+  EXPECT_EQ(count_occurrences(svg_chart(spec), "<polyline"), 2u);
 }
 
 }  // namespace

@@ -22,14 +22,14 @@
 namespace gpumux::calibration {
 namespace {
 
-std::string data_dir() {
+std::string colocation_data_dir() {
   const char* root = std::getenv("GPUMUX_SOURCE_DIR");
   return std::string(root ? root : ".") + "/../shared/data/colocation";
 }
-std::string singles_csv() { return data_dir() + "/lucid_single_data.csv"; }
-std::string pairs_csv() { return data_dir() + "/lucid_pairs_train.csv"; }
+std::string lucid_singles_csv() { return colocation_data_dir() + "/lucid_single_data.csv"; }
+std::string lucid_pairs_csv() { return colocation_data_dir() + "/lucid_pairs_train.csv"; }
 bool have_shared_data() {
-  return std::filesystem::exists(singles_csv()) && std::filesystem::exists(pairs_csv());
+  return std::filesystem::exists(lucid_singles_csv()) && std::filesystem::exists(lucid_pairs_csv());
 }
 
 const ConfigKey kA{"A", "d", 32, 0}, kB{"B", "d", 64, 1}, kNew{"N", "d", 32, 0};
@@ -143,8 +143,8 @@ TEST(ConfigFactors, JsonRoundTripAndBadInputNamesThePointer) {
 }
 
 // The header and first `rows` pairs of the Lucid pairs file, as a temp file.
-std::string first_pairs_csv(const std::string& name, int rows) {
-  std::ifstream all_pairs(pairs_csv());
+std::string first_lucid_pairs_csv(const std::string& name, int rows) {
+  std::ifstream all_pairs(lucid_pairs_csv());
   std::string line, text;
   for (int row = 0; row <= rows && std::getline(all_pairs, line); ++row) text += line + "\n";
   const auto path = std::filesystem::temp_directory_path() / ("gpumux_colocation_" + name);
@@ -155,12 +155,13 @@ std::string first_pairs_csv(const std::string& name, int rows) {
 // fit --config-factors writes the factors beside the params (the sharing models still read the
 // file), and predict applies them unless --no-config-factors.
 TEST(ConfigFactors, FitWritesThemAndPredictAppliesThem) {
-  if (!have_shared_data()) GTEST_SKIP() << "shared Lucid data not found at " << data_dir();
+  if (!have_shared_data())
+    GTEST_SKIP() << "shared Lucid data not found at " << colocation_data_dir();
   const std::string params =
       (std::filesystem::temp_directory_path() / "gpumux_colocation_factors.json").string();
   FitCommand fit;
-  fit.single_csv = singles_csv();
-  fit.pairs_csv = first_pairs_csv("factors_pairs.csv", 120);
+  fit.single_csv = lucid_singles_csv();
+  fit.pairs_csv = first_lucid_pairs_csv("factors_pairs.csv", 120);
   fit.out_json = params;
   fit.config_factors = true;
   std::ostringstream out, err;
@@ -205,9 +206,10 @@ TEST(ConfigFactors, FitWritesThemAndPredictAppliesThem) {
 // seed 42); folds by config, where a tested config has no factor of its own, do not reach it
 // but still beat the model alone.
 TEST(ConfigFactors, HeldOutLucidPairsMeetTheGoal) {
-  if (!have_shared_data()) GTEST_SKIP() << "shared Lucid data not found at " << data_dir();
-  const auto singles = load_singles(singles_csv());
-  const auto pairs = load_pairs(pairs_csv(), singles);
+  if (!have_shared_data())
+    GTEST_SKIP() << "shared Lucid data not found at " << colocation_data_dir();
+  const auto singles = load_singles(lucid_singles_csv());
+  const auto pairs = load_pairs(lucid_pairs_csv(), singles);
   std::vector<const Pair*> all;
   for (const Pair& p : pairs) all.push_back(&p);
   const CrossValidation by_pair = cross_validate(all, 5, 42, FoldGroups::kPairs, true);

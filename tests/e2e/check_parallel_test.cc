@@ -13,8 +13,8 @@ namespace {
 using testing::run_cli;
 
 // A scenario named `name` whose bound holds or fails; `bad_row` puts a bad row in its trace.
-std::string scenario(const testing::fs::path& dir, const std::string& name, bool holds,
-                     bool bad_row = false) {
+std::string parallel_check_scenario(const testing::fs::path& dir, const std::string& name,
+                                    bool holds, bool bad_row = false) {
   std::string csv = "id,submit_s,gpus,runtime_s\n";
   for (int i = 0; i < 20; ++i) {
     csv += "j" + std::to_string(i) + "," + std::to_string(i) + "," +
@@ -38,7 +38,7 @@ TEST(CheckParallel, SameBytesAndExitCodeAsOneThread) {
   const auto dir = testing::temp_dir("check_parallel");
   std::vector<std::string> files;
   for (int i = 0; i < 8; ++i) {
-    files.push_back(scenario(dir, "s" + std::to_string(i), i != 5));
+    files.push_back(parallel_check_scenario(dir, "s" + std::to_string(i), i != 5));
   }
   std::vector<std::string> args = {"check"};
   args.insert(args.end(), files.begin(), files.end());
@@ -59,7 +59,7 @@ TEST(CheckParallel, BadInputIsTheFirstFailingFilesError) {
   const auto dir = testing::temp_dir("check_parallel_bad");
   std::vector<std::string> args = {"check"};
   for (int i = 0; i < 6; ++i) {
-    args.push_back(scenario(dir, "s" + std::to_string(i), true, i == 2 || i == 4));
+    args.push_back(parallel_check_scenario(dir, "s" + std::to_string(i), true, i == 2 || i == 4));
   }
   const auto one = run_cli(with(args, {"-j", "1"}));
   EXPECT_EQ(one.code, 2);
@@ -72,7 +72,7 @@ TEST(CheckParallel, BadInputIsTheFirstFailingFilesError) {
 
 TEST(CheckParallel, ThreadsMustBePositiveAndHelpSaysSo) {
   const auto dir = testing::temp_dir("check_parallel_opt");
-  EXPECT_EQ(run_cli({"check", scenario(dir, "s", true), "-j", "0"}).code, 2);
+  EXPECT_EQ(run_cli({"check", parallel_check_scenario(dir, "s", true), "-j", "0"}).code, 2);
   const auto help = run_cli({"check", "--help"});
   EXPECT_NE(help.out.find("--threads"), std::string::npos);
 }

@@ -13,8 +13,8 @@ using testing::run_cli;
 namespace fs = std::filesystem;
 
 // Two T4s and three 1-GPU jobs of 10 s, one per second: all finish; `expect` is spliced in.
-std::string scenario(const fs::path& dir, const std::string& name, const std::string& expect,
-                     const std::string& extra = "") {
+std::string check_scenario(const fs::path& dir, const std::string& name, const std::string& expect,
+                           const std::string& extra = "") {
   testing::write_file(dir / "trace.csv",
                       "id,submit_s,gpus,runtime_s\na,0,1,10\nb,1,1,10\nc,2,1,10\n");
   const fs::path file = dir / (name + ".json");
@@ -27,8 +27,8 @@ std::string scenario(const fs::path& dir, const std::string& name, const std::st
 
 TEST(Check, AllBoundsHoldExitsZeroWithATable) {
   const auto dir = testing::temp_dir("check_pass");
-  const auto s = scenario(dir, "pass",
-                          R"({"jobs.finished": {"min": 3, "max": 3}, "jct_s.max": {"max": 30},
+  const auto s = check_scenario(dir, "pass",
+                                R"({"jobs.finished": {"min": 3, "max": 3}, "jct_s.max": {"max": 30},
                               "jobs.rejected": {"max": 0}})");
   const auto r = run_cli({"check", s});
   EXPECT_EQ(r.code, 0) << r.err;
@@ -45,8 +45,8 @@ TEST(Check, AllBoundsHoldExitsZeroWithATable) {
 
 TEST(Check, AFailedBoundExitsThreeAndNamesIt) {
   const auto dir = testing::temp_dir("check_fail");
-  const auto good = scenario(dir, "good", R"({"jobs.finished": {"min": 3}})");
-  const auto bad = scenario(dir, "bad", R"({"queueing_delay_s.max": {"max": 5}})");
+  const auto good = check_scenario(dir, "good", R"({"jobs.finished": {"min": 3}})");
+  const auto bad = check_scenario(dir, "bad", R"({"queueing_delay_s.max": {"max": 5}})");
   const auto r = run_cli({"check", good, bad});
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.out.find("FAIL  " + bad), std::string::npos) << r.out;
@@ -69,9 +69,9 @@ TEST(Check, AFailedBoundExitsThreeAndNamesIt) {
 TEST(Check, NotesAndJunitNameEachFailure) {
   const auto dir = testing::temp_dir("check_junit");
   const auto good =
-      scenario(dir, "good", R"({"jobs.finished": {"min": 3, "note": "all of them"}})");
-  const auto bad = scenario(dir, "bad",
-                            R"({"queueing_delay_s.max": {"max": 5, "note": "c waits < 5 s"},
+      check_scenario(dir, "good", R"({"jobs.finished": {"min": 3, "note": "all of them"}})");
+  const auto bad = check_scenario(dir, "bad",
+                                  R"({"queueing_delay_s.max": {"max": 5, "note": "c waits < 5 s"},
                                 "jobs.rejected": {"max": 0}})");
   const fs::path junit = dir / "reports" / "check.xml";
   const auto r = run_cli({"check", good, bad, "--junit", junit.string()});
@@ -100,7 +100,7 @@ TEST(Check, NotesAndJunitNameEachFailure) {
 
   // Bad input runs nothing and writes no JUnit file.
   fs::remove(junit);
-  const auto none = scenario(dir, "none", "");
+  const auto none = check_scenario(dir, "none", "");
   EXPECT_EQ(run_cli({"check", good, none, "--junit", junit.string()}).code, 2);
   EXPECT_FALSE(fs::exists(junit));
   fs::remove_all(dir);
@@ -143,7 +143,7 @@ TEST(Check, EmptySetsAreNotAvailableNeverZero) {
 
 TEST(Check, BadInputExitsTwoAndRunsNothing) {
   const auto dir = testing::temp_dir("check_bad");
-  const auto typo = scenario(dir, "typo", R"({"jct.p95_s": {"max": 3600}})");
+  const auto typo = check_scenario(dir, "typo", R"({"jct.p95_s": {"max": 3600}})");
   const auto r = run_cli({"check", typo, "--out", (dir / "out").string()});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find(typo + "#/expect/jct.p95_s: field 'jct.p95_s': unknown metric"),
@@ -158,8 +158,8 @@ TEST(Check, BadInputExitsTwoAndRunsNothing) {
   EXPECT_EQ(run.code, 2);
   EXPECT_FALSE(fs::exists(dir / "run"));
   // A scenario without bounds checks nothing: bad input, even after a good one.
-  const auto good = scenario(dir, "good", R"({"jobs.finished": {"min": 3}})");
-  const auto none = scenario(dir, "none", "");
+  const auto good = check_scenario(dir, "good", R"({"jobs.finished": {"min": 3}})");
+  const auto none = check_scenario(dir, "none", "");
   const auto empty = run_cli({"check", good, none});
   EXPECT_EQ(empty.code, 2);
   EXPECT_NE(empty.err.find(none + "#/expect: field 'expect': no bounds to check"),
@@ -172,7 +172,7 @@ TEST(Check, BadInputExitsTwoAndRunsNothing) {
 
 TEST(Check, OutWritesEachRunToItsOwnFolder) {
   const auto dir = testing::temp_dir("check_out");
-  const auto s = scenario(dir, "written", R"({"jobs.finished": {"min": 3}})");
+  const auto s = check_scenario(dir, "written", R"({"jobs.finished": {"min": 3}})");
   const auto r = run_cli({"check", s, "--out", (dir / "out").string()});
   EXPECT_EQ(r.code, 0) << r.err;
   const auto summary = nlohmann::json::parse(testing::read_file(dir / "out/written/summary.json"));
@@ -186,7 +186,7 @@ TEST(Check, ALaterInputErrorLeavesNoEarlierRunFolder) {
   // a runs and passes; b's trace has a bad row, found only when b runs: exit 2, and out/ holds
   // nothing of a, on one thread and on two.
   const auto dir = testing::temp_dir("check_later_error");
-  const auto a = scenario(dir, "a", R"({"jobs.finished": {"min": 3}})");
+  const auto a = check_scenario(dir, "a", R"({"jobs.finished": {"min": 3}})");
   testing::write_file(dir / "bad.csv", "id,submit_s,gpus,runtime_s\nx,0,1,10\ny,1,1,ten\n");
   const fs::path b = dir / "b.json";
   testing::write_file(b, R"({"name": "b",
@@ -209,7 +209,7 @@ TEST(Check, ALaterInputErrorLeavesNoEarlierRunFolder) {
 
 TEST(Run, FormatJsonPrintsWhatSummaryJsonHolds) {
   const auto dir = testing::temp_dir("run_format");
-  const auto s = scenario(dir, "fmt", "");
+  const auto s = check_scenario(dir, "fmt", "");
   const auto r = run_cli({"run", s, "--out", (dir / "out").string(), "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, testing::read_file(dir / "out/summary.json"));

@@ -49,12 +49,12 @@ TEST_F(CompareOutputs, AFailedComparisonLeavesTheFolderAsItWas) {
   ASSERT_EQ(compare("good.json", "exclusive,mps").code, 0);
   const auto before = tree(out_);
   EXPECT_TRUE(before.count("compare.json") && before.count("mps/seed-2/summary.json"));
-  const std::string json = testing::read_file(fs::path(out_) / "compare.json");
+  const std::string compare_json = testing::read_file(fs::path(out_) / "compare.json");
   const auto r = compare("bad.json", "exclusive,timeslice");
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("bad.csv:3: field 'gpus'"), std::string::npos) << r.err;
   EXPECT_EQ(tree(out_), before);
-  EXPECT_EQ(testing::read_file(fs::path(out_) / "compare.json"), json);
+  EXPECT_EQ(testing::read_file(fs::path(out_) / "compare.json"), compare_json);
   // No temporary or lock is left beside it.
   EXPECT_EQ(tree(dir_).count("out.lock"), 0u);
   for (const auto& e : fs::directory_iterator(dir_)) {

@@ -368,9 +368,9 @@ TEST(Compare, LatencyRowsOverDifferentJobSetsAreWarnedAbout) {
                        "finished fewer jobs may look faster"),
             std::string::npos)
       << r.out;
-  const auto json = run_cli(
+  const auto as_json = run_cli(
       {"compare", (dir / "s.json").string(), "--models", "exclusive,timeslice", "--format", "json"});
-  EXPECT_EQ(nlohmann::json::parse(json.out)["warnings"].size(), 1u);
+  EXPECT_EQ(nlohmann::json::parse(as_json.out)["warnings"].size(), 1u);
   // The same jobs finished under both: no warning.
   const auto same = run_cli({"compare", (dir / "s.json").string(), "--models",
                              "exclusive,timeslice", "--set", "limits.max_time_s=10000"});

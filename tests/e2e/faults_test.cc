@@ -18,7 +18,7 @@ namespace {
 using ::testing::HasSubstr;
 using json = nlohmann::json;
 
-json scenario() {
+json faults_scenario() {
   return json::parse(R"({
     "name": "faults", "seed": 5,
     "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 4, "device": "A100-80GB"}]},
@@ -36,7 +36,7 @@ struct Outputs {
   std::string printed, summary, jobs, series;
 };
 
-Outputs run(const json& doc, const testing::fs::path& dir, const std::string& name) {
+Outputs run_faults(const json& doc, const testing::fs::path& dir, const std::string& name) {
   testing::write_file(dir / (name + ".json"), doc.dump());
   const auto out = dir / name;
   const auto r =
@@ -68,10 +68,10 @@ std::vector<std::string> drawn_jobs(const std::string& csv) {
 
 TEST(Faults, RateZeroIsByteIdenticalToNoFaults) {
   const auto dir = testing::temp_dir("faults_zero");
-  const Outputs without = run(scenario(), dir, "without");
-  json zero = scenario();
+  const Outputs without = run_faults(faults_scenario(), dir, "without");
+  json zero = faults_scenario();
   zero["faults"] = {{"fatal_per_gpu_hour", 0.0}};
-  const Outputs with_zero = run(zero, dir, "zero");
+  const Outputs with_zero = run_faults(zero, dir, "zero");
   ASSERT_GT(without.jobs.size(), 1000u);
   EXPECT_EQ(without.summary, with_zero.summary);
   EXPECT_EQ(without.jobs, with_zero.jobs);
@@ -85,10 +85,10 @@ TEST(Faults, RateZeroIsByteIdenticalToNoFaults) {
 
 TEST(Faults, FaultsOnAreDeterministicCountedApartAndDrawNothingElse) {
   const auto dir = testing::temp_dir("faults_on");
-  json doc = scenario();
+  json doc = faults_scenario();
   doc["faults"] = {{"fatal_per_gpu_hour", 0.5}};
-  const Outputs a = run(doc, dir, "a");
-  const Outputs b = run(doc, dir, "b");
+  const Outputs a = run_faults(doc, dir, "a");
+  const Outputs b = run_faults(doc, dir, "b");
   EXPECT_EQ(a.summary, b.summary);
   EXPECT_EQ(a.jobs, b.jobs);
   EXPECT_EQ(a.series, b.series);
@@ -107,7 +107,7 @@ TEST(Faults, FaultsOnAreDeterministicCountedApartAndDrawNothingElse) {
   EXPECT_THAT(a.printed, ::testing::Not(HasSubstr("out-of-memory events")));
 
   // The trace is the same job for job: fault times come from a stream of their own.
-  const Outputs off = run(scenario(), dir, "off");
+  const Outputs off = run_faults(faults_scenario(), dir, "off");
   EXPECT_EQ(drawn_jobs(a.jobs), drawn_jobs(off.jobs));
   EXPECT_NE(a.jobs, off.jobs);
   testing::fs::remove_all(dir);
@@ -117,7 +117,7 @@ TEST(Faults, BadFaultsInputExitsWithCode2) {
   const auto dir = testing::temp_dir("faults_bad");
   for (const json& faults : {json{{"fatal_per_gpu_hour", -1}}, json{{"fatal_per_hour", 1}},
                              json{{"fatal_per_gpu_hour", "often"}}, json(3)}) {
-    json doc = scenario();
+    json doc = faults_scenario();
     doc["faults"] = faults;
     testing::write_file(dir / "bad.json", doc.dump());
     const auto r = testing::run_cli(
@@ -163,7 +163,7 @@ std::map<std::string, std::pair<std::string, double>> states(const std::string& 
 
 TEST(Faults, InjectedFaultUnderMpsTearsDownEveryClientAtItsInstant) {
   const auto dir = testing::temp_dir("faults_inject_mps");
-  const Outputs o = run(injected_scenario("mps", dir), dir, "mps");
+  const Outputs o = run_faults(injected_scenario("mps", dir), dir, "mps");
   const auto st = states(o.jobs);
   // All die at the fault (its instant is checked in tests/replay/replay_check_test.cc).
   for (const char* id : {"a", "b", "c"}) EXPECT_EQ(st.at(id).first, "failed") << id;
@@ -177,7 +177,7 @@ TEST(Faults, InjectedFaultUnderMpsTearsDownEveryClientAtItsInstant) {
 
 TEST(Faults, InjectedFaultUnderTimeSlicingKillsOnlyTheFaultingJob) {
   const auto dir = testing::temp_dir("faults_inject_ts");
-  const Outputs o = run(injected_scenario("timeslice", dir), dir, "ts");
+  const Outputs o = run_faults(injected_scenario("timeslice", dir), dir, "ts");
   const auto st = states(o.jobs);
   EXPECT_EQ(st.at("b").first, "failed");
   EXPECT_EQ(st.at("a").first, "finished");

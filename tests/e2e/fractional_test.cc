@@ -17,7 +17,8 @@ namespace {
 namespace fs = testing::fs;
 
 // Two nodes of four T4s; jobs of 300-1000 milli.
-std::string scenario(const fs::path& dir, const std::string& model, const std::string& placement) {
+std::string fractional_scenario(const fs::path& dir, const std::string& model,
+                                const std::string& placement) {
   testing::write_file(dir / "trace.csv",
                       "id,submit_s,gpus,runtime_s,sm_util,gpu_milli\n"
                       "a,0,1,100,0.5,300\n"
@@ -42,7 +43,8 @@ std::string scenario(const fs::path& dir, const std::string& model, const std::s
 
 TEST(Fractional, SharePlacementRunsAndReportsAllocationAndFragmentation) {
   const fs::path dir = testing::temp_dir("frac_fgd");
-  const auto r = testing::run_cli({"run", scenario(dir, "fractional", "fgd"), "--quiet"});
+  const auto r =
+      testing::run_cli({"run", fractional_scenario(dir, "fractional", "fgd"), "--quiet"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto summary = nlohmann::json::parse(testing::read_file(dir / "out" / "summary.json"));
   EXPECT_EQ(summary["metrics"]["jobs"]["finished"], 8);
@@ -63,7 +65,8 @@ TEST(Fractional, EveryPolicyRunsUnderEveryModelThatAdmitsFractionalJobs) {
                                         "best-fit", "fgd", "spread", "first-fit"}) {
       SCOPED_TRACE(model + " " + placement);
       const fs::path dir = testing::temp_dir("frac_all");
-      const auto r = testing::run_cli({"run", scenario(dir, model, placement), "--no-outputs"});
+      const auto r =
+          testing::run_cli({"run", fractional_scenario(dir, model, placement), "--no-outputs"});
       EXPECT_EQ(r.code, 0) << r.err;
       fs::remove_all(dir);
     }
@@ -147,20 +150,22 @@ TEST(Fractional, SharePlacementPutsCpuOnlyJobsOnTheTightestNode) {
 
 TEST(Fractional, SharePlacementUnderExclusiveIsAnInputError) {
   const fs::path dir = testing::temp_dir("frac_excl");
-  const auto r = testing::run_cli({"validate", scenario(dir, "exclusive", "fgd")});
+  const auto r = testing::run_cli({"validate", fractional_scenario(dir, "exclusive", "fgd")});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("admits fractional jobs"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("#/scheduler/placement"), std::string::npos) << r.err;
   // best-fit stays the topology best-fit there.
-  const auto ok = testing::run_cli({"validate", scenario(dir, "exclusive", "best-fit")});
+  const auto ok = testing::run_cli({"validate", fractional_scenario(dir, "exclusive", "best-fit")});
   EXPECT_EQ(ok.code, 0) << ok.err;
   fs::remove_all(dir);
 }
 
 TEST(Fractional, SameSeedSameOutputs) {
   const fs::path a = testing::temp_dir("frac_det_a"), b = testing::temp_dir("frac_det_b");
-  ASSERT_EQ(testing::run_cli({"run", scenario(a, "fractional", "random"), "--quiet"}).code, 0);
-  ASSERT_EQ(testing::run_cli({"run", scenario(b, "fractional", "random"), "--quiet"}).code, 0);
+  ASSERT_EQ(
+      testing::run_cli({"run", fractional_scenario(a, "fractional", "random"), "--quiet"}).code, 0);
+  ASSERT_EQ(
+      testing::run_cli({"run", fractional_scenario(b, "fractional", "random"), "--quiet"}).code, 0);
   for (const char* f : {"jobs.csv", "timeseries.csv"}) {
     EXPECT_EQ(testing::read_file(a / "out" / f), testing::read_file(b / "out" / f)) << f;
   }

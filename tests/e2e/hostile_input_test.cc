@@ -27,7 +27,7 @@ bool has(const std::string& text, const std::string& part) {
 }
 
 // A valid scenario on one 16-GPU node reading trace.csv, with `extra` keys appended.
-std::string scenario(const std::string& extra = "") {
+std::string hostile_scenario(const std::string& extra = "") {
   return R"({"name": "hostile",
     "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 16, "device": "A100-40GB"}]},
     "trace": {"file": "trace.csv"})" +
@@ -55,7 +55,7 @@ TEST_F(Hostile, DeeplyNestedScenarioIsBadInputNotACrash) {
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_TRUE(has(r.err, "deep.json:1:")) << r.err;
   EXPECT_TRUE(has(r.err, "nested deeper than 128 levels")) << r.err;
-  const auto set = run_cli({"validate", write("t.json", scenario()), "--set",
+  const auto set = run_cli({"validate", write("t.json", hostile_scenario()), "--set",
                             "description=" + std::string(100000, '[') + std::string(100000, ']')});
   EXPECT_EQ(set.code, 2) << set.err;
   EXPECT_TRUE(has(set.err, "--set description:1:129: ")) << set.err.substr(0, 200);
@@ -65,7 +65,7 @@ TEST_F(Hostile, DeeplyNestedScenarioIsBadInputNotACrash) {
 // Inputs that once grew without bound or blamed the program: an endless line, a symlink loop,
 // a memory profile whose period asks for ~10^8 events.
 TEST_F(Hostile, EndlessLineSymlinkLoopAndTinyPeriodAreBadInput) {
-  const auto s = write("t.json", scenario());
+  const auto s = write("t.json", hostile_scenario());
   if (fs::exists("/dev/zero")) {
     const auto zero = run_cli({"run", s, "--no-outputs", "--set", "trace.file=/dev/zero"});
     EXPECT_EQ(zero.code, 2) << zero.err;
@@ -87,14 +87,15 @@ TEST_F(Hostile, EndlessLineSymlinkLoopAndTinyPeriodAreBadInput) {
 }
 
 TEST_F(Hostile, NumberBeyondDoubleIsBadInput) {
-  const auto s = write("s.json", scenario(R"(, "seed": 1e400)"));
+  const auto s = write("s.json", hostile_scenario(R"(, "seed": 1e400)"));
   const auto r = run_cli({"validate", s});
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_TRUE(has(r.err, "s.json:")) << r.err;
   EXPECT_TRUE(has(r.err, "field 'seed'")) << r.err;
   EXPECT_TRUE(has(r.err, "number out of range")) << r.err;
 
-  const auto set = run_cli({"validate", write("t.json", scenario()), "--set", "seed=1e400"});
+  const auto set =
+      run_cli({"validate", write("t.json", hostile_scenario()), "--set", "seed=1e400"});
   EXPECT_EQ(set.code, 2) << set.err;
   EXPECT_TRUE(has(set.err, "--set seed=1e400")) << set.err;
   EXPECT_TRUE(has(set.err, "number out of range")) << set.err;
@@ -106,7 +107,7 @@ TEST_F(Hostile, TopLevelArrayWithSeedIsBadInput) {
   EXPECT_EQ(v.code, 2) << v.err;
   EXPECT_TRUE(has(v.err, "a.json#: expected an object, got array")) << v.err;
   // An --set that makes outputs a number, before --out sets outputs.dir.
-  const auto t = write("t.json", scenario());
+  const auto t = write("t.json", hostile_scenario());
   const auto outputs = run_cli({"run", t, "--set", "outputs=5", "--out", "o"});
   EXPECT_EQ(outputs.code, 2) << outputs.err;
   EXPECT_TRUE(has(outputs.err, "t.json#/outputs")) << outputs.err;
@@ -126,7 +127,7 @@ TEST_F(Hostile, DuplicateKeyIsBadInputWithItsPointer) {
 }
 
 TEST_F(Hostile, NegativeSeedOrJobCountIsBadInput) {
-  const auto s = write("s.json", scenario());
+  const auto s = write("s.json", hostile_scenario());
   const auto seed = run_cli({"validate", s, "--seed", "-1"});
   EXPECT_EQ(seed.code, 2);
   EXPECT_TRUE(has(seed.err, "non-negative")) << seed.err;
@@ -144,7 +145,7 @@ TEST_F(Hostile, SimulatedTimeOverflowIsBadInputNamingTheTrace) {
   std::string rows = "id,submit_s,gpus,runtime_s\n";
   for (int i = 0; i < 10; ++i) rows += "j" + std::to_string(i) + ",0,16,1e12\n";
   write("trace.csv", rows);
-  const auto s = write("s.json", scenario(R"(, "outputs": {"timeseries_csv": false})"));
+  const auto s = write("s.json", hostile_scenario(R"(, "outputs": {"timeseries_csv": false})"));
   const auto r = run_cli({"run", s, "--quiet"});
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_TRUE(has(r.err, "trace.csv")) << r.err;
@@ -176,7 +177,7 @@ TEST_F(Hostile, EndlessTimeseriesIsBadInputBeforeWritingIt) {
   write("trace.csv", "id,submit_s,gpus,runtime_s\na,0,1,1e12\n");
   // Outputs into this test's folder (a relative dir would be the working directory's).
   const std::string out = (dir_ / "out").string();
-  const auto s = write("s.json", scenario(R"(, "outputs": {"dir": ")" + out + R"("})"));
+  const auto s = write("s.json", hostile_scenario(R"(, "outputs": {"dir": ")" + out + R"("})"));
   const auto r = run_cli({"run", s, "--quiet"});
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_TRUE(has(r.err, "s.json#/outputs/timeseries_interval_s")) << r.err;
@@ -185,8 +186,8 @@ TEST_F(Hostile, EndlessTimeseriesIsBadInputBeforeWritingIt) {
   EXPECT_FALSE(fs::exists(dir_ / "out" / "jobs.csv"));
 
   write("trace.csv", "id,submit_s,gpus,runtime_s\na,0,1,3600\n");
-  const auto fine = write("f.json", scenario(R"(, "outputs": {"dir": ")" + out +
-                                             R"(", "timeseries_interval_s": 0.001})"));
+  const auto fine = write("f.json", hostile_scenario(R"(, "outputs": {"dir": ")" + out +
+                                                     R"(", "timeseries_interval_s": 0.001})"));
   const auto f = run_cli({"run", fine, "--quiet"});
   EXPECT_EQ(f.code, 2) << f.err;  // 3.6 million rows
   EXPECT_TRUE(has(f.err, "raise timeseries_interval_s")) << f.err;
@@ -239,7 +240,7 @@ mig-configs:
 // An --set index past the end of an array once filled it with nulls up to that index (3 GB and
 // bad_alloc for 10^8), or reported the first filler ("node_groups/1 ... got null").
 TEST_F(Hostile, SetIndexPastTheEndIsBadInputNamingTheIndex) {
-  const auto s = write("s.json", scenario());
+  const auto s = write("s.json", hostile_scenario());
   for (const std::string index : {"100000000", "10000000000", "99999999999999999999999", "2"}) {
     const std::string set = "/cluster/node_groups/" + index + "/nodes=1";
     const auto r = run_cli({"validate", s, "--set", set});
@@ -318,7 +319,7 @@ TEST_F(Hostile, DuplicateOrEmptyDeviceNameIsBadInput) {
 // An empty --seed or --jobs was taken as not given; pack read --seed -1 as 2^64 - 1; a seed
 // past 2^64 - 1 was clamped and blamed on the scenario's /seed.
 TEST_F(Hostile, EmptyNegativeOrHugeSeedIsBadInputNamingTheOption) {
-  const auto s = write("s.json", scenario());
+  const auto s = write("s.json", hostile_scenario());
   const auto out = (dir_ / "g.csv").string();
   const std::vector<std::vector<std::string>> cases = {
       {"validate", s, "--seed", ""},
@@ -381,8 +382,8 @@ TEST_F(Hostile, TimeseriesWritesZeroNotFloatNoise) {
         "id,submit_s,gpus,runtime_s,sm_util\na,0,1,10,0.1\nb,0,1,20,0.2\n"
         "c,0,1,30,0.3\n");
   const std::string out = (dir_ / "out").string();
-  const auto s = write(
-      "s.json", scenario(R"(, "outputs": {"dir": ")" + out + R"(", "timeseries_interval_s": 5})"));
+  const auto s = write("s.json", hostile_scenario(R"(, "outputs": {"dir": ")" + out +
+                                                  R"(", "timeseries_interval_s": 5})"));
   const auto r = run_cli({"run", s, "--quiet"});
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string series = testing::read_file(dir_ / "out" / "timeseries.csv");
@@ -417,13 +418,13 @@ TEST_F(Hostile, RequestLevelServiceBeyondTheRequestBudgetIsBadInput) {
   write("trace.csv",
         "id,submit_s,gpus,runtime_s,kind,request_rate_per_s,service_ms\n"
         "svc,0,1,3600,inference,1e9,10\n");
-  const auto s = write("s.json", scenario());
+  const auto s = write("s.json", hostile_scenario());
   const auto r = run_cli({"run", s, "--no-outputs"});
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "job 'svc'")) << r.err;
   EXPECT_TRUE(has(r.err, "request_rate_per_s")) << r.err;
   EXPECT_TRUE(has(r.err, "analytic")) << r.err;
-  const auto analytic = write("a.json", scenario(R"(, "services": {"mode": "analytic"})"));
+  const auto analytic = write("a.json", hostile_scenario(R"(, "services": {"mode": "analytic"})"));
   EXPECT_EQ(run_cli({"run", analytic, "--no-outputs"}).code, 0);
   // 2e5/s over 3,600 s (7.2e8 requests) is within the 1e9 allowed with a queue limit, but
   // beyond the 1e8 without one: the error says so.
@@ -439,7 +440,7 @@ TEST_F(Hostile, RequestLevelServiceBeyondTheRequestBudgetIsBadInput) {
 // summary echoed the 0: an explicit 0 is now bad input pointing to the rule (leave the key out),
 // and a key left out is not echoed as 0.
 TEST_F(Hostile, InflationZeroJobsOrClipIsBadInputAndNotEchoed) {
-  const auto s = write("t.json", scenario());
+  const auto s = write("t.json", hostile_scenario());
   for (const std::string key : {"jobs", "max_runtime_s"}) {
     const auto r = run_cli({"validate", s, "--set",
                             R"(trace.inflation={"load": 0.5, ")" + key + R"(": 0})"});
@@ -467,7 +468,7 @@ TEST_F(Hostile, CalibrationFromAnotherDeviceWarnsNamingBoth) {
                                "fixed": []}}})");
   };
   calibration(R"("device": "T4",)");
-  const auto s = write("t.json", scenario(R"(,
+  const auto s = write("t.json", hostile_scenario(R"(,
     "sharing": {"model": "timeslice", "params": {"calibration": "cal.json"}})"));
   const auto other = run_cli({"validate", s});
   EXPECT_EQ(other.code, 0) << other.err;
@@ -556,7 +557,7 @@ TEST_F(Hostile, StoppedCompareOrCheckLeavesNothing) {
 // cleanly but left out/.
 TEST_F(Hostile, FailedRunLeavesNoFolderItCreated) {
   write("trace.csv", "id,submit_s,gpus,runtime_s\na,0,1,10\nb,5,two,10\n");
-  const auto s = write("t.json", scenario(R"(, "expect": {"jobs.rejected": {"max": 0}})"));
+  const auto s = write("t.json", hostile_scenario(R"(, "expect": {"jobs.rejected": {"max": 0}})"));
   const auto check = run_cli({"check", s, "--out", (dir_ / "chk").string()});
   EXPECT_EQ(check.code, 2) << check.err;
   EXPECT_TRUE(has(check.err, "trace.csv:3")) << check.err;
@@ -588,7 +589,7 @@ TEST_F(Hostile, FailedRunLeavesNoFolderItCreated) {
 // ends (named, without the raw '\r'), a folder as the mig-parted file, `outputs.dir: ""` (blamed
 // on the key, not on --out).
 TEST_F(Hostile, BomCrLineEndsFolderAndEmptyOutputDirAreNamed) {
-  const auto s = write("t.json", scenario());
+  const auto s = write("t.json", hostile_scenario());
   write("trace.csv", "\xEF\xBB\xBFid,submit_s,gpus,runtime_s\na,0,1,10\n");
   const auto bom = run_cli({"run", s, "--no-outputs", "--quiet"});
   EXPECT_EQ(bom.code, 0) << bom.err;
@@ -613,7 +614,7 @@ TEST_F(Hostile, BomCrLineEndsFolderAndEmptyOutputDirAreNamed) {
   EXPECT_EQ(empty.code, 2) << empty.err;
   EXPECT_TRUE(has(empty.err, "#/outputs/dir")) << empty.err;
   const auto empty_file =
-      run_cli({"validate", write("e.json", scenario(R"(, "outputs": {"dir": ""})"))});
+      run_cli({"validate", write("e.json", hostile_scenario(R"(, "outputs": {"dir": ""})"))});
   EXPECT_EQ(empty_file.code, 2) << empty_file.err;
   EXPECT_TRUE(has(empty_file.err, "e.json#/outputs/dir: field 'dir'")) << empty_file.err;
   EXPECT_FALSE(has(empty_file.err, "--out")) << empty_file.err;
@@ -695,7 +696,8 @@ TEST_F(Hostile, EndlessJsonInputIsRefusedBeforeReading) {
     EXPECT_EQ(r.code, 2) << args[0] << ": " << r.err;
     EXPECT_TRUE(has(r.err, "/dev/zero: is not a regular file")) << args[0] << ": " << r.err;
   }
-  const auto parted = run_cli({"validate", write("m.json", scenario(R"(, "sharing": {"model": "mig",
+  const auto parted =
+      run_cli({"validate", write("m.json", hostile_scenario(R"(, "sharing": {"model": "mig",
     "params": {"mig_parted": "/dev/zero", "config": "all-1g.5gb"}})"))});
   EXPECT_EQ(parted.code, 2) << parted.err;
   EXPECT_TRUE(has(parted.err, "/dev/zero: is not a regular file")) << parted.err;
@@ -722,7 +724,7 @@ TEST_F(Hostile, TerminalEscapesInInputAreNotPrintedRaw) {
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_FALSE(has(r.out, "\x1b")) << r.out;
   EXPECT_TRUE(has(r.out, "\\x1b[31mred\\x1b[0m")) << r.out;
-  const auto named = run_cli({"validate", write("s.json", scenario(R"(, "sharing": {
+  const auto named = run_cli({"validate", write("s.json", hostile_scenario(R"(, "sharing": {
     "model": "ex\u001b]0;x\u0007clusive"})"))});
   EXPECT_EQ(named.code, 2) << named.err;
   EXPECT_FALSE(has(named.err, "\x1b")) << named.err;
@@ -751,7 +753,7 @@ TEST_F(Hostile, DiffToleranceGivenTwiceIsBadInput) {
 
 // Class 5: an empty output path was taken as "not given" (exit 0, nothing written).
 TEST_F(Hostile, EmptyOutputPathsAreRefusedNamingTheOption) {
-  const auto s = write("t.json", scenario());
+  const auto s = write("t.json", hostile_scenario());
   const auto run = [&](std::vector<std::string> args, const std::string& option) {
     const auto r = run_cli(args);
     EXPECT_EQ(r.code, 2) << option << ": " << r.out << r.err;
@@ -770,7 +772,7 @@ TEST_F(Hostile, EmptyOutputPathsAreRefusedNamingTheOption) {
 // Class 9: a bad --placements value was reported against the scenario's #/scheduler/placement.
 // Class 10: NaN passed every floating option's range check.
 TEST_F(Hostile, PlanPlacementsAndNanOptionsBlameTheOption) {
-  const auto s = write("p.json", scenario());
+  const auto s = write("p.json", hostile_scenario());
   const auto plan = [&](std::vector<std::string> extra) {
     std::vector<std::string> args{"plan", s, "--models", "exclusive", "--objective",
                                   "queueing_delay_s.p95<=60", "--max-nodes", "2"};
@@ -798,7 +800,7 @@ TEST_F(Hostile, PlanPlacementsAndNanOptionsBlameTheOption) {
 
 // Class 13: a misspelled device in a MIG layout map was ignored (the GPUs ran whole).
 TEST_F(Hostile, MigLayoutMapUnknownDeviceIsBadInput) {
-  const auto s = write("m.json", scenario(R"(, "sharing": {"model": "mig",
+  const auto s = write("m.json", hostile_scenario(R"(, "sharing": {"model": "mig",
     "params": {"layout": {"A100-40G": ["7g.40gb"]}}})"));
   for (const auto& args : std::vector<std::vector<std::string>>{{"validate", s},
                                                                  {"run", s, "--no-outputs"}}) {
@@ -808,14 +810,14 @@ TEST_F(Hostile, MigLayoutMapUnknownDeviceIsBadInput) {
         << r.err;
     EXPECT_TRUE(has(r.err, "closest: A100-40GB")) << r.err;
   }
-  const auto ok = write("ok.json", scenario(R"(, "sharing": {"model": "mig",
+  const auto ok = write("ok.json", hostile_scenario(R"(, "sharing": {"model": "mig",
     "params": {"layout": {"A100-40GB": ["7g.40gb"]}}})"));
   EXPECT_EQ(run_cli({"validate", ok}).code, 0);
 }
 
 // Class 6: an output file and an output folder on the same path failed only after writing one.
 TEST_F(Hostile, ClashingOutputPathsAreRefusedBeforeWriting) {
-  const auto s = write("t.json", scenario());
+  const auto s = write("t.json", hostile_scenario());
   const auto x = (dir_ / "x").string();
   const auto check = run_cli({"check", s, "--out", x, "--junit", x});
   EXPECT_EQ(check.code, 2) << check.err;
@@ -839,7 +841,7 @@ TEST_F(Hostile, ClashingOutputPathsAreRefusedBeforeWriting) {
 // injected into a job the trace lacks, a trace of a header alone.
 TEST_F(Hostile, ValidateFullRefusesWhatRunRefuses) {
   const auto fault =
-      write("f.json", scenario(R"(, "faults": {"inject": [{"job": "zz", "after_s": 1}]})"));
+      write("f.json", hostile_scenario(R"(, "faults": {"inject": [{"job": "zz", "after_s": 1}]})"));
   const auto full = run_cli({"validate", "--full", fault});
   EXPECT_EQ(full.code, 2) << full.out << full.err;
   EXPECT_TRUE(
@@ -854,13 +856,13 @@ TEST_F(Hostile, ValidateFullRefusesWhatRunRefuses) {
   EXPECT_EQ(header.code, 2) << header.out << header.err;
   EXPECT_TRUE(has(header.err, "the trace has no jobs (no data rows)")) << header.err;
   EXPECT_EQ(run_cli({"run", empty, "--no-outputs"}).code, 2);
-  EXPECT_EQ(run_cli({"validate", "--full", write("ok.json", scenario())}).code, 0);
+  EXPECT_EQ(run_cli({"validate", "--full", write("ok.json", hostile_scenario())}).code, 0);
 }
 
 // Class 11: a second `plan --out po` refused the folder its first one wrote ("holds 'deploy',
 // which no run wrote"); docs/planning.md says the folder is replaced whole.
 TEST_F(Hostile, PlanOutReplacesItsOwnPlan) {
-  const auto s = write("p.json", scenario());
+  const auto s = write("p.json", hostile_scenario());
   const auto po = (dir_ / "po").string();
   const std::vector<std::string> args{"plan", s, "--models", "exclusive", "--objective",
                                       "queueing_delay_s.p95<=60", "--max-nodes", "2", "--out",

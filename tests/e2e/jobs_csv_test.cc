@@ -14,7 +14,7 @@ namespace {
 using testing::run_cli;
 namespace fs = std::filesystem;
 
-std::vector<std::string> split(const std::string& line) {
+std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> cells;
   std::string cell;
   for (char c : line + ",") {
@@ -33,10 +33,10 @@ std::vector<std::map<std::string, std::string>> rows(const fs::path& file) {
   std::istringstream in(testing::read_file(file));
   std::string line;
   std::getline(in, line);
-  const auto header = split(line);
+  const auto header = split_csv_line(line);
   std::vector<std::map<std::string, std::string>> out;
   while (std::getline(in, line)) {
-    const auto cells = split(line);
+    const auto cells = split_csv_line(line);
     EXPECT_EQ(cells.size(), header.size()) << line;
     std::map<std::string, std::string> row;
     for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];

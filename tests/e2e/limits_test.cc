@@ -13,7 +13,7 @@ namespace {
 using testing::run_cli;
 namespace fs = std::filesystem;
 
-bool has(const std::string& text, const std::string& part) {
+bool limits_text_has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
@@ -38,19 +38,19 @@ TEST_F(Limits, ClusterOfMoreThanAMillionGpusIsBadInput) {
   const auto r = run_cli({"validate", scenario(R"({"node_groups": [
       {"nodes": 1000000, "gpus_per_node": 64, "device": "A100-40GB"}]})")});
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_TRUE(has(r.err, "s.json#/cluster/node_groups/0/nodes")) << r.err;
-  EXPECT_TRUE(has(r.err, "more than 1000000 GPUs (64000000 up to here)")) << r.err;
+  EXPECT_TRUE(limits_text_has(r.err, "s.json#/cluster/node_groups/0/nodes")) << r.err;
+  EXPECT_TRUE(limits_text_has(r.err, "more than 1000000 GPUs (64000000 up to here)")) << r.err;
   // The sum over groups counts, and the group that passes the limit is named.
   const auto two = run_cli({"validate", scenario(R"({"node_groups": [
       {"nodes": 600000, "gpus_per_node": 1, "device": "A100-40GB"},
       {"nodes": 400001, "gpus_per_node": 1, "device": "A100-40GB"}]})")});
   EXPECT_EQ(two.code, 2) << two.err;
-  EXPECT_TRUE(has(two.err, "#/cluster/node_groups/1/nodes")) << two.err;
+  EXPECT_TRUE(limits_text_has(two.err, "#/cluster/node_groups/1/nodes")) << two.err;
   // Exactly the limit is fine.
   const auto at_limit = run_cli({"validate", scenario(R"({"node_groups": [
       {"nodes": 15625, "gpus_per_node": 64, "device": "A100-40GB"}]})")});
   EXPECT_EQ(at_limit.code, 0) << at_limit.err;
-  EXPECT_TRUE(has(at_limit.out, "1000000 GPUs")) << at_limit.out;
+  EXPECT_TRUE(limits_text_has(at_limit.out, "1000000 GPUs")) << at_limit.out;
 }
 
 TEST_F(Limits, NodesCsvOfMoreThanAMillionGpusIsBadInputAtItsRow) {
@@ -59,8 +59,8 @@ TEST_F(Limits, NodesCsvOfMoreThanAMillionGpusIsBadInputAtItsRow) {
   testing::write_file(dir_ / "nodes.csv", csv);
   const auto r = run_cli({"validate", scenario(R"({"nodes_csv": "nodes.csv"})")});
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_TRUE(has(r.err, "nodes.csv:15627")) << r.err;
-  EXPECT_TRUE(has(r.err, "more than 1000000 GPUs")) << r.err;
+  EXPECT_TRUE(limits_text_has(r.err, "nodes.csv:15627")) << r.err;
+  EXPECT_TRUE(limits_text_has(r.err, "more than 1000000 GPUs")) << r.err;
 }
 
 TEST_F(Limits, CheckInvariantsIsAnOptionOfRunCompareAndCheck) {
@@ -77,7 +77,7 @@ TEST_F(Limits, CheckInvariantsIsAnOptionOfRunCompareAndCheck) {
       run_cli({"compare", s, "--models", "exclusive,timeslice", "--check-invariants"});
   EXPECT_EQ(compare.code, 0) << compare.err;
   const auto help = run_cli({"run", "--help"});
-  EXPECT_TRUE(has(help.out, "--check-invariants")) << help.out;
+  EXPECT_TRUE(limits_text_has(help.out, "--check-invariants")) << help.out;
 }
 
 }  // namespace

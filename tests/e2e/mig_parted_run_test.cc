@@ -15,7 +15,7 @@ using testing::read_file;
 using testing::run_cli;
 using testing::write_file;
 
-bool has(const std::string& text, const std::string& part) {
+bool parted_text_has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
@@ -66,16 +66,16 @@ mig-configs:
     "trace": {"file": "trace.csv"}})");
   const auto r = run_cli({"validate", (dir / "s.json").string()});
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_TRUE(has(r.err, "parted.yaml:4:")) << r.err;
-  EXPECT_TRUE(has(r.err, "config 'h200-only'")) << r.err;
-  EXPECT_TRUE(has(r.err, "device-filter 0x233510DE")) << r.err;
-  EXPECT_TRUE(has(r.err, "matches no GPU of the cluster (H100-80GB)")) << r.err;
+  EXPECT_TRUE(parted_text_has(r.err, "parted.yaml:4:")) << r.err;
+  EXPECT_TRUE(parted_text_has(r.err, "config 'h200-only'")) << r.err;
+  EXPECT_TRUE(parted_text_has(r.err, "device-filter 0x233510DE")) << r.err;
+  EXPECT_TRUE(parted_text_has(r.err, "matches no GPU of the cluster (H100-80GB)")) << r.err;
 
   // The same file on H200 nodes: the entry applies (1g.10gb is no H200 profile: that error).
   const auto h200 = run_cli({"validate", (dir / "s.json").string(), "--set",
                              "/cluster/node_groups/0/device=\"H200-141GB\""});
   EXPECT_EQ(h200.code, 2) << h200.err;
-  EXPECT_FALSE(has(h200.err, "matches no GPU")) << h200.err;
+  EXPECT_FALSE(parted_text_has(h200.err, "matches no GPU")) << h200.err;
   fs::remove_all(dir);
 }
 
@@ -102,9 +102,10 @@ TEST(MigPartedRun, AGangLargerThanTheWholeGpusIsRejectedNotLeftQueued) {
   EXPECT_EQ(metrics["jobs"]["finished"], 2) << metrics["jobs"].dump();
   EXPECT_EQ(metrics["slots"]["rejected_by_reason"],
             nlohmann::json({{"gang larger than the number of GPUs that admit it", 1}}));
-  EXPECT_TRUE(has(read_file(dir / "out" / "jobs.csv"),
-                  "\nbig,rejected,0,9,100,,,,,,,,0,gang larger than the number of GPUs that admit "
-                  "it,"));
+  EXPECT_TRUE(parted_text_has(
+      read_file(dir / "out" / "jobs.csv"),
+      "\nbig,rejected,0,9,100,,,,,,,,0,gang larger than the number of GPUs that admit "
+      "it,"));
   fs::remove_all(dir);
 }
 

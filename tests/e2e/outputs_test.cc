@@ -41,14 +41,14 @@ std::string trace_rows(int good_rows, bool bad_last_row) {
   return text;
 }
 
-const char* kScenario = R"({"name": "outputs",
+const char* kOutputsScenario = R"({"name": "outputs",
   "cluster": {"node_groups": [{"nodes": 1, "gpus_per_node": 4, "device": "T4"}]},
   "trace": {"file": "trace.csv", "defaults": {"memory_mib": 4096, "sm_util": 0.5}},
   "outputs": {"timeseries_interval_s": 60}})";
 
 TEST(Outputs, ARunFailingMidWayLeavesThePreviousFolderByteIdentical) {
   const auto dir = testing::temp_dir("outputs_midway");
-  testing::write_file(dir / "s.json", kScenario);
+  testing::write_file(dir / "s.json", kOutputsScenario);
   testing::write_file(dir / "trace.csv", trace_rows(3000, false));
   const auto first = run_cli(
       {"run", (dir / "s.json").string(), "--out", (dir / "out").string(), "--quiet", "--report"});
@@ -78,7 +78,7 @@ TEST(Outputs, ARunFailingMidWayLeavesThePreviousFolderByteIdentical) {
 
 TEST(Outputs, ATimeseriesCapErrorLeavesThePreviousFolderByteIdentical) {
   const auto dir = testing::temp_dir("outputs_cap");
-  testing::write_file(dir / "s.json", kScenario);
+  testing::write_file(dir / "s.json", kOutputsScenario);
   testing::write_file(dir / "trace.csv", trace_rows(10, false));
   ASSERT_EQ(
       run_cli({"run", (dir / "s.json").string(), "--out", (dir / "out").string(), "--quiet"}).code,
@@ -96,7 +96,7 @@ TEST(Outputs, ATimeseriesCapErrorLeavesThePreviousFolderByteIdentical) {
 
 TEST(Outputs, ASuccessfulRunReplacesThePreviousFolderWhole) {
   const auto dir = testing::temp_dir("outputs_replace");
-  testing::write_file(dir / "s.json", kScenario);
+  testing::write_file(dir / "s.json", kOutputsScenario);
   testing::write_file(dir / "trace.csv", trace_rows(10, false));
   ASSERT_EQ(run_cli({"run", (dir / "s.json").string(), "--out", (dir / "out").string(), "--quiet",
                      "--report"})
@@ -115,7 +115,7 @@ TEST(Outputs, ASuccessfulRunReplacesThePreviousFolderWhole) {
 
 TEST(Outputs, AFolderInUseByAnotherRunFailsAtOnce) {
   const auto dir = testing::temp_dir("outputs_lock");
-  testing::write_file(dir / "s.json", kScenario);
+  testing::write_file(dir / "s.json", kOutputsScenario);
   testing::write_file(dir / "trace.csv", trace_rows(10, false));
   // A child process holds the lock as a run would, until told to go.
   int to_child[2], from_child[2];
@@ -154,7 +154,7 @@ TEST(Outputs, AFolderInUseByAnotherRunFailsAtOnce) {
 
 TEST(Outputs, AStaleTemporaryFolderOfAnEndedRunIsRemoved) {
   const auto dir = testing::temp_dir("outputs_stale");
-  testing::write_file(dir / "s.json", kScenario);
+  testing::write_file(dir / "s.json", kOutputsScenario);
   testing::write_file(dir / "trace.csv", trace_rows(10, false));
   const pid_t ended = ::fork();
   if (ended == 0) ::_exit(0);
@@ -170,7 +170,7 @@ TEST(Outputs, AStaleTemporaryFolderOfAnEndedRunIsRemoved) {
 
 TEST(Outputs, AFullDiskLeavesThePreviousFolderByteIdentical) {
   const auto dir = testing::temp_dir("outputs_full");
-  testing::write_file(dir / "s.json", kScenario);
+  testing::write_file(dir / "s.json", kOutputsScenario);
   testing::write_file(dir / "trace.csv", trace_rows(3000, false));
   const std::string scenario = (dir / "s.json").string();
   const std::string out = (dir / "out").string();

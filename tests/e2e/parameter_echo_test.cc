@@ -15,7 +15,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 // Two T4s under mps with a switch (one_user_per_server) and a choice (oom) set.
-std::string scenario(const fs::path& dir) {
+std::string echo_scenario(const fs::path& dir) {
   testing::write_file(dir / "trace.csv",
                       "id,submit_s,gpus,runtime_s,memory_mib\n"
                       "a,0,1,100,1000\n"
@@ -42,7 +42,7 @@ const nlohmann::json& parameter(const nlohmann::json& summary, const std::string
 
 TEST(ParameterEcho, SwitchesAndChoicesInWordsInTableJsonAndReport) {
   const fs::path dir = testing::temp_dir("param_echo");
-  const auto r = testing::run_cli({"run", scenario(dir), "--report"});
+  const auto r = testing::run_cli({"run", echo_scenario(dir), "--report"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("  one_user_per_server = true  (scenario)\n"));
   EXPECT_THAT(r.out, HasSubstr("  oom = all  (scenario)\n"));
@@ -65,7 +65,7 @@ TEST(ParameterEcho, SwitchesAndChoicesInWordsInTableJsonAndReport) {
 
 TEST(ParameterEcho, CompareRunsAndPlanTableInWords) {
   const fs::path dir = testing::temp_dir("param_echo_cp");
-  const std::string s = scenario(dir);
+  const std::string s = echo_scenario(dir);
   const auto c = testing::run_cli(
       {"compare", s, "--models", "mps", "--seeds", "1", "--out", (dir / "cmp").string()});
   ASSERT_EQ(c.code, 0) << c.err;

@@ -21,7 +21,7 @@ using testing::read_file;
 using testing::run_cli;
 namespace fs = std::filesystem;
 
-std::string quickstart() {
+std::string queue_reason_quickstart() {
   return (testing::source_dir() / "scenarios/examples/quickstart.json").string();
 }
 
@@ -65,7 +65,7 @@ void expect_reasons_sum_to_total(const nlohmann::json& family) {
 
 TEST(QueuedByReason, TotalIsTheJobsQueueingDelays) {
   const auto dir = testing::temp_dir("queued_by_reason");
-  const auto r = run_cli({"run", quickstart(), "--out", dir.string()});
+  const auto r = run_cli({"run", queue_reason_quickstart(), "--out", dir.string()});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto summary = nlohmann::json::parse(read_file(dir / "summary.json"));
   const auto& family = summary["metrics"]["queued_by_reason"];
@@ -85,8 +85,8 @@ TEST(QueuedByReason, TotalIsTheJobsQueueingDelays) {
 
 TEST(QueuedByReason, JobsStillQueuedAtTheTimeLimitCountToTheEnd) {
   const auto dir = testing::temp_dir("queued_by_reason_limit");
-  const auto r = run_cli(
-      {"run", quickstart(), "--out", dir.string(), "--quiet", "--set", "limits.max_time_s=1800"});
+  const auto r = run_cli({"run", queue_reason_quickstart(), "--out", dir.string(), "--quiet",
+                          "--set", "limits.max_time_s=1800"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto summary = nlohmann::json::parse(read_file(dir / "summary.json"));
   ASSERT_GT(summary["metrics"]["jobs"]["unfinished_queued"].get<int>(), 0);
@@ -97,7 +97,7 @@ TEST(QueuedByReason, JobsStillQueuedAtTheTimeLimitCountToTheEnd) {
 
 TEST(QueuedByReason, NothingQueuedGivesNullSharesAndNoLine) {
   const auto dir = testing::temp_dir("queued_by_reason_none");
-  auto scenario = nlohmann::json::parse(read_file(quickstart()));
+  auto scenario = nlohmann::json::parse(read_file(queue_reason_quickstart()));
   scenario["cluster"]["node_groups"][0]["nodes"] = 40;
   scenario["trace"]["file"] =
       (testing::source_dir() / "traces/samples/tiresias_60_job.csv").string();
@@ -116,7 +116,8 @@ TEST(QueuedByReason, NothingQueuedGivesNullSharesAndNoLine) {
 
 TEST(QueuedByReason, ReportHasTheSectionAndSaysWhenASummaryPredatesIt) {
   const auto base = testing::temp_dir("queued_by_reason_report");
-  const auto r = run_cli({"run", quickstart(), "--out", (base / "new").string(), "--quiet"});
+  const auto r =
+      run_cli({"run", queue_reason_quickstart(), "--out", (base / "new").string(), "--quiet"});
   ASSERT_EQ(r.code, 0) << r.err;
   // An older run: the same folder without the key.
   fs::copy(base / "new", base / "old", fs::copy_options::recursive);

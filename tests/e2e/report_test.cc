@@ -20,7 +20,7 @@ using testing::run_cli;
 using testing::write_file;
 namespace fs = std::filesystem;
 
-std::string scenario(const std::string& relative) {
+std::string source_scenario(const std::string& relative) {
   return (testing::source_dir() / relative).string();
 }
 
@@ -51,7 +51,7 @@ void expect_self_contained(const std::string& html) {
 const fs::path& quickstart_run() {
   static const fs::path dir = [] {
     const fs::path d = testing::temp_dir("report_run") / "run";
-    const auto r = run_cli({"run", scenario("scenarios/examples/quickstart.json"), "--out",
+    const auto r = run_cli({"run", source_scenario("scenarios/examples/quickstart.json"), "--out",
                             d.string(), "--quiet", "--report"});
     EXPECT_EQ(r.code, 0) << r.err;
     return d;
@@ -117,7 +117,7 @@ TEST(Report, SameFoldersGiveTheSameBytes) {
 TEST(Report, CompareFolderGetsTheTableAndOneLinePerVariant) {
   const fs::path dir = testing::temp_dir("report_compare") / "cmp";
   const auto r =
-      run_cli({"compare", scenario("scenarios/examples/quickstart.json"), "--models",
+      run_cli({"compare", source_scenario("scenarios/examples/quickstart.json"), "--models",
                "exclusive,timeslice", "--seeds", "2", "--out", dir.string(), "--report"});
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string html = read_file(dir / "report.html");
@@ -158,8 +158,8 @@ TEST(Report, CompareFolderGetsTheTableAndOneLinePerVariant) {
 
 TEST(Report, ShowsFaultsRequestsAndMigSlotsWhenTheRunHasThem) {
   const fs::path base = testing::temp_dir("report_features");
-  ASSERT_EQ(run_cli({"run", scenario("scenarios/regression/mps_optimistic_oom.json"), "--out",
-                     (base / "oom").string(), "--quiet", "--report"})
+  ASSERT_EQ(run_cli({"run", source_scenario("scenarios/regression/mps_optimistic_oom.json"),
+                     "--out", (base / "oom").string(), "--quiet", "--report"})
                 .code,
             0);
   const std::string oom = read_file(base / "oom" / "report.html");
@@ -179,7 +179,7 @@ TEST(Report, ShowsFaultsRequestsAndMigSlotsWhenTheRunHasThem) {
   EXPECT_GT(ys.front(), ys.back());
   EXPECT_NE(oom.find("<tr><th>out-of-memory events</th><td>2</td></tr>"), std::string::npos);
 
-  ASSERT_EQ(run_cli({"run", scenario("scenarios/regression/inference_mig.json"), "--out",
+  ASSERT_EQ(run_cli({"run", source_scenario("scenarios/regression/inference_mig.json"), "--out",
                      (base / "inference").string(), "--quiet", "--report"})
                 .code,
             0);
@@ -214,8 +214,8 @@ TEST(Report, PlanFolderHoldsThePlanAndTheReportDrawsItsTable) {
   const fs::path base = testing::temp_dir("report_plan");
   const fs::path dir = base / "plan";
   const auto r =
-      run_cli({"plan", scenario("scenarios/examples/quickstart.json"), "--models", "exclusive,mps",
-               "--objective", "queue_p95_s<=60", "--threads", "2", "--set",
+      run_cli({"plan", source_scenario("scenarios/examples/quickstart.json"), "--models",
+               "exclusive,mps", "--objective", "queue_p95_s<=60", "--threads", "2", "--set",
                "scheduler.placement=spread", "--out", dir.string(), "--report"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(read_file(dir / "plan.txt"), r.out);
@@ -242,8 +242,9 @@ TEST(Report, PlanFolderHoldsThePlanAndTheReportDrawsItsTable) {
   EXPECT_EQ(read_file(base / "again.html"), html);
 
   // --report needs --out; a plan.json without models is bad input naming the pointer.
-  const auto no_out = run_cli({"plan", scenario("scenarios/examples/quickstart.json"), "--models",
-                               "exclusive", "--objective", "queue_p95_s<=60", "--report"});
+  const auto no_out =
+      run_cli({"plan", source_scenario("scenarios/examples/quickstart.json"), "--models",
+               "exclusive", "--objective", "queue_p95_s<=60", "--report"});
   EXPECT_EQ(no_out.code, 2);
   EXPECT_NE(no_out.err.find("--report"), std::string::npos) << no_out.err;
   fs::create_directories(base / "broken");
@@ -290,9 +291,10 @@ TEST(Report, LargeRunsAreDownsampledToASmallPage) {
     ++lines;
   }
   EXPECT_EQ(lines, 6u);
-  // Without the fault columns (an older timeseries.csv) the fault charts say so.
-  EXPECT_EQ(count(html, "class=\"no-data\">no data: the timeseries.csv files have no such column"),
-            4u);
+  // Without the fault columns (an older timeseries.csv) the fault charts are left out, each
+  // listed once at the end with why.
+  EXPECT_EQ(count(html, "class=\"no-data\""), 0u);
+  EXPECT_EQ(count(html, ": no data: the timeseries.csv files have no such column</li>"), 4u);
 }
 
 TEST(Report, OddValuesInASummaryShowAsDashesNotACrash) {
@@ -308,7 +310,10 @@ TEST(Report, OddValuesInASummaryShowAsDashesNotACrash) {
   expect_self_contained(html);
   EXPECT_NE(html.find("<tr><th>jobs arrived</th><td>-</td></tr>"), std::string::npos);
   EXPECT_NE(html.find("<tr><th>JCT p95 (s)</th><td>n/a</td></tr>"), std::string::npos);
-  EXPECT_EQ(count(html, "class=\"no-data\""), 10u);  // no CSVs: every chart says so
+  // No CSVs: no chart is drawn, and each of the ten is listed once at the end.
+  EXPECT_EQ(count(html, "class=\"no-data\""), 0u);
+  EXPECT_EQ(count(html, "<li>"), 10u);
+  EXPECT_NE(html.find("<section id=\"left-out\">"), std::string::npos);
 }
 
 TEST(Report, BadInputExitsTwoNamingTheFileAndWritesNothing) {
@@ -371,11 +376,11 @@ TEST(Report, BadInputExitsTwoNamingTheFileAndWritesNothing) {
                                        (compare / "compare.json").string() + " is missing");
 
   // --report needs the outputs it draws from.
-  const auto no_out = run_cli({"compare", scenario("scenarios/examples/quickstart.json"),
+  const auto no_out = run_cli({"compare", source_scenario("scenarios/examples/quickstart.json"),
                                "--models", "exclusive", "--report"});
   EXPECT_EQ(no_out.code, 2);
   EXPECT_NE(no_out.err.find("--report: needs --out DIR"), std::string::npos) << no_out.err;
-  const auto no_outputs = run_cli({"run", scenario("scenarios/examples/quickstart.json"),
+  const auto no_outputs = run_cli({"run", source_scenario("scenarios/examples/quickstart.json"),
                                    "--no-outputs", "--report", "--quiet"});
   EXPECT_EQ(no_outputs.code, 2);
   EXPECT_NE(no_outputs.err.find("drop --no-outputs"), std::string::npos) << no_outputs.err;

@@ -19,7 +19,7 @@ using testing::run_cli;
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-std::string quickstart() {
+std::string resample_quickstart() {
   return (testing::source_dir() / "scenarios/examples/quickstart.json").string();
 }
 
@@ -56,8 +56,8 @@ std::string trace_fields(const std::map<std::string, std::string>& row) {
 // `out`, with `sets` applied; returns its summary.json.
 json run_quickstart(const fs::path& out, const std::string& seed,
                     const std::vector<std::string>& sets) {
-  std::vector<std::string> args = {"run",     quickstart(), "--out", out.string(),
-                                   "--quiet", "--seed",     seed};
+  std::vector<std::string> args = {
+      "run", resample_quickstart(), "--out", out.string(), "--quiet", "--seed", seed};
   for (const auto& s : sets) {
     args.push_back("--set");
     args.push_back(s);
@@ -176,7 +176,7 @@ TEST(Resample, ServicesAndGangJobsAreCopiedWhole) {
 
 TEST(Resample, ABadMethodExitsTwoNamingThePointerAndWritesNothing) {
   const auto dir = testing::temp_dir("resample_bad");
-  const auto r = run_cli({"run", quickstart(), "--out", (dir / "out").string(), "--set",
+  const auto r = run_cli({"run", resample_quickstart(), "--out", (dir / "out").string(), "--set",
                           "trace.resample.method=shuffle"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("quickstart.json#/trace/resample/method (from --set "

@@ -173,7 +173,7 @@ PairRun run_pairs(const std::string& model) {
   return out;
 }
 
-const json* parameter(const json& summary, const std::string& name) {
+const json* find_parameter(const json& summary, const std::string& name) {
   for (const json& p : summary["scenario"]["sharing"]["parameters"]) {
     if (p["name"] == name) return &p;
   }
@@ -191,14 +191,14 @@ TEST(WorkloadCatalogueRun, PairSpeedsAreMeasuredWhereTheCatalogueHasThemAndCount
     EXPECT_EQ(w["colocation_speeds"],
               (json{{"measured", 2}, {"model", 3}, {"unrunnable", 2}}))
         << model;
-    const json* p = parameter(r.summary, "measured_colocation_speeds");
+    const json* p = find_parameter(r.summary, "measured_colocation_speeds");
     ASSERT_NE(p, nullptr) << model;
     EXPECT_EQ((*p)["value"], 2);
     EXPECT_EQ((*p)["unit"], "jobs");
     EXPECT_THAT((*p)["source"].get<std::string>(),
                 HasSubstr("the other 3 jobs that ran use the model's rates; 2 met a partner "
                           "measured as unable to run beside them"));
-    EXPECT_EQ(parameter(r.summary, "measured_mig_speeds"), nullptr);
+    EXPECT_EQ(find_parameter(r.summary, "measured_mig_speeds"), nullptr);
     EXPECT_THAT(r.table, HasSubstr("measured_colocation_speeds = 2"));
     EXPECT_THAT(r.table, HasSubstr("; pair speeds measured for 2 jobs, modelled for 3 (2 beside a "
                                    "partner measured as unable to run)"));
@@ -209,7 +209,7 @@ TEST(WorkloadCatalogueRun, ModelsThatShareNoWholeGpuInPairsUseNoPairSpeeds) {
   const PairRun r = run_pairs("exclusive");
   ASSERT_FALSE(r.summary.is_null());
   EXPECT_EQ(r.summary["trace"]["workloads"]["colocation_speeds"], "not used");
-  EXPECT_EQ(parameter(r.summary, "measured_colocation_speeds"), nullptr);
+  EXPECT_EQ(find_parameter(r.summary, "measured_colocation_speeds"), nullptr);
   EXPECT_THAT(r.table, ::testing::Not(HasSubstr("pair speeds")));
 }
 

@@ -26,12 +26,13 @@ class LinearTime final : public IterationTimeModel {
   double base_, per_token_;
 };
 
-struct Endpoint {
+struct LinearEndpoint {
   std::shared_ptr<LinearTime> time;
   std::shared_ptr<LlmEndpointSpec> llm = std::make_shared<LlmEndpointSpec>();
   ServiceSpec spec;
 
-  Endpoint(double base_us, double per_token_us) : time(std::make_shared<LinearTime>(base_us, per_token_us)) {
+  LinearEndpoint(double base_us, double per_token_us)
+      : time(std::make_shared<LinearTime>(base_us, per_token_us)) {
     llm->time_model = time;
     llm->engine.max_model_len = 100000;
     llm->engine.kv_blocks = 1000;
@@ -47,7 +48,7 @@ TEST(LlmReplica, HandComputedScheduleOfTwoRequests) {
   // Budget 8 tokens: A's 10-token prompt takes two chunks (8, then 2 beside B's 4); both sample
   // their first token at the end of iteration 1, decode together in iteration 2 (B ends), and A
   // alone in iteration 3. Times: 100 us + 10 us per token.
-  Endpoint e(100.0, 10.0);
+  LinearEndpoint e(100.0, 10.0);
   e.llm->engine.max_num_batched_tokens = 8;
   e.trace({{0.0, 10, 3}, {0.0, 4, 2}});
   LlmReplica r(e.spec, 0.0, 1);
@@ -89,7 +90,7 @@ TEST(LlmReplica, KvExhaustionPreemptsTheNewestAndRecomputesIt) {
   // takes a second block at step 1; at step 5 both need a third and none is free: B, the
   // newest, is preempted. A ends after step 7 and frees 3 blocks; B prefills its 4 prompt and 5
   // generated tokens again in step 8 and ends after step 10. 100 us per iteration.
-  Endpoint e(100.0, 0.0);
+  LinearEndpoint e(100.0, 0.0);
   e.llm->engine.block_size = 4;
   e.llm->engine.kv_blocks = 5;
   e.trace({{0.0, 4, 8}, {0.0, 4, 8}});
@@ -119,7 +120,7 @@ TEST(LlmReplica, KvExhaustionPreemptsTheNewestAndRecomputesIt) {
 }
 
 TEST(LlmReplica, RefusesRequestsLongerThanTheContextOrTheCache) {
-  Endpoint e(100.0, 1.0);
+  LinearEndpoint e(100.0, 1.0);
   e.llm->engine.max_model_len = 100;
   e.llm->engine.block_size = 16;
   e.llm->engine.kv_blocks = 5;  // 4 usable blocks: 64 tokens
@@ -134,7 +135,7 @@ TEST(LlmReplica, RefusesRequestsLongerThanTheContextOrTheCache) {
 }
 
 TEST(LlmReplica, ClosedLoopNeverHasMoreThanItsClientsInFlight) {
-  Endpoint e(200.0, 2.0);
+  LinearEndpoint e(200.0, 2.0);
   e.llm->engine.max_num_seqs = 64;
   e.llm->load.kind = LlmLoadKind::kClosed;
   e.llm->load.clients = 3;
@@ -153,7 +154,7 @@ TEST(LlmReplica, ClosedLoopNeverHasMoreThanItsClientsInFlight) {
 }
 
 TEST(LlmReplica, SlowerRateStretchesEveryIteration) {
-  Endpoint full(100.0, 10.0), half(100.0, 10.0);
+  LinearEndpoint full(100.0, 10.0), half(100.0, 10.0);
   full.trace({{0.0, 10, 3}, {0.0, 4, 2}});
   half.trace({{0.0, 10, 3}, {0.0, 4, 2}});
   LlmReplica a(full.spec, 0.0, 1), b(half.spec, 0.0, 1);
@@ -165,7 +166,7 @@ TEST(LlmReplica, SlowerRateStretchesEveryIteration) {
 }
 
 TEST(LlmReplica, KilledReplicaDropsWhatItHolds) {
-  Endpoint e(1000.0, 0.0);
+  LinearEndpoint e(1000.0, 0.0);
   e.trace({{0.0, 10, 50}, {0.001, 10, 50}, {10.0, 10, 2}});
   LlmReplica r(e.spec, 0.0, 1);
   r.set_rate(0.0, 1.0);

@@ -21,7 +21,8 @@ namespace {
 using mig_test::device;
 using json = nlohmann::json;
 
-std::unique_ptr<SharingModel> make(const std::string& name, const json& params) {
+std::unique_ptr<SharingModel> make_colocation_hybrid_model(const std::string& name,
+                                                           const json& params) {
   JsonObject o(params, "s.json", "/sharing/params");
   return make_sharing_model(name, o, "s.json#/sharing/model");
 }
@@ -80,7 +81,7 @@ std::vector<JobSpec> without_workloads(std::vector<JobSpec> jobs) {
 TEST(ColocationHybrid, WithMigOffTheHybridUsesThePairSpeeds) {
   const DeviceProfile& v100 = device("V100M16");  // no MIG: the inner model on the whole GPU
   for (const char* name : {"mig+timeslice", "mig+mps"}) {
-    const auto m = make(name, {{"layout", {"3g.20gb", "3g.20gb"}}});
+    const auto m = make_colocation_hybrid_model(name, {{"layout", {"3g.20gb", "3g.20gb"}}});
     EXPECT_TRUE(m->uses_colocation_speeds()) << name;
     const Computed c = offer_and_rate(*m, v100, measured_pair("V100M16"));
     EXPECT_DOUBLE_EQ(c.rates[0], 0.5) << name;
@@ -94,7 +95,8 @@ TEST(ColocationHybrid, InsideAnInstanceThePairSpeedsDoNotApply) {
   // whole A100-40GB: the hybrid's rates, exactly as without the catalogue.
   const DeviceProfile& a100 = device("A100-40GB");
   for (const char* name : {"mig+timeslice", "mig+mps"}) {
-    const auto m = make(name, {{"layout", {"3g.20gb", "3g.20gb"}}, {"instance_choice", "pack"}});
+    const auto m = make_colocation_hybrid_model(
+        name, {{"layout", {"3g.20gb", "3g.20gb"}}, {"instance_choice", "pack"}});
     m->check_device(a100);
     const std::vector<JobSpec> jobs = measured_pair("A100-40GB");
     const Computed c = offer_and_rate(*m, a100, jobs);
@@ -106,9 +108,11 @@ TEST(ColocationHybrid, InsideAnInstanceThePairSpeedsDoNotApply) {
 }
 
 TEST(ColocationHybrid, ModelsWithoutWholeGpuPairsNeverUseThem) {
-  EXPECT_FALSE(make("exclusive", json::object())->uses_colocation_speeds());
-  EXPECT_FALSE(make("mig", {{"layout", {"3g.20gb", "3g.20gb"}}})->uses_colocation_speeds());
-  EXPECT_FALSE(make("fractional", json::object())->uses_colocation_speeds());
+  EXPECT_FALSE(make_colocation_hybrid_model("exclusive", json::object())->uses_colocation_speeds());
+  EXPECT_FALSE(make_colocation_hybrid_model("mig", {{"layout", {"3g.20gb", "3g.20gb"}}})
+                   ->uses_colocation_speeds());
+  EXPECT_FALSE(
+      make_colocation_hybrid_model("fractional", json::object())->uses_colocation_speeds());
 }
 
 TEST(ColocationHybrid, MeasuredPairRatesDoNotAllocate) {
@@ -123,7 +127,7 @@ TEST(ColocationHybrid, MeasuredPairRatesDoNotAllocate) {
   const std::vector<std::pair<const char*, const json*>> models = {
       {"timeslice", &none}, {"mps", &none}, {"mig+timeslice", &halves}, {"mig+mps", &halves}};
   for (const auto& [name, params] : models) {
-    const auto m = make(name, *params);
+    const auto m = make_colocation_hybrid_model(name, *params);
     std::vector<double> rates(2, 0.0);
     GpuLoad load;
     m->compute_rates(v, rates, load);  // warm

@@ -31,8 +31,8 @@ struct Recorder : EngineObserver {
   }
 };
 
-JobSpec job(std::string id, int gpus, double runtime_s, std::int64_t memory_mib, double sm_util,
-            double sm_share) {
+JobSpec engine_job(std::string id, int gpus, double runtime_s, std::int64_t memory_mib,
+                   double sm_util, double sm_share) {
   JobSpec j = mig_test::job(memory_mib, sm_util, sm_share, "", gpus);
   j.id = std::move(id);
   j.runtime = Time::from_seconds(runtime_s);
@@ -47,13 +47,14 @@ TEST(MigEngine, StaticBalancedLayoutOnTwoA100_80GB) {
   Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
   std::vector<JobSpec> jobs = {
       // 30 GB: only a 3g.40gb holds it; it wants every SM, the instance has 42 of 108.
-      job("big", 1, 42, 30000, 0.5, 1.0),
+      engine_job("big", 1, 42, 30000, 0.5, 1.0),
       // Small enough for any instance at full speed.
-      job("small", 1, 50, 5000, 1.0, 0.1),
-      job("gang", 2, 10, 1000, 1.0, 0.1),   // gangs cannot span MIG instances
-      job("huge", 1, 10, 50000, 1.0, 0.1),  // larger than every instance
+      engine_job("small", 1, 50, 5000, 1.0, 0.1),
+      engine_job("gang", 2, 10, 1000, 1.0, 0.1),   // gangs cannot span MIG instances
+      engine_job("huge", 1, 10, 50000, 1.0, 0.1),  // larger than every instance
   };
-  for (int i = 0; i < 8; ++i) jobs.push_back(job("s" + std::to_string(i), 1, 10, 9000, 1.0, 0.1));
+  for (int i = 0; i < 8; ++i)
+    jobs.push_back(engine_job("s" + std::to_string(i), 1, 10, 9000, 1.0, 0.1));
   mig_test::ListSource source(std::move(jobs));
   testing::CheckedEngine engine(cluster, model, scheduler, source);
   Recorder r;

@@ -31,7 +31,7 @@ using mig_test::job;
 using ::testing::HasSubstr;
 using json = nlohmann::json;
 
-std::unique_ptr<SharingModel> make(const std::string& name, const json& params) {
+std::unique_ptr<SharingModel> make_hybrid_model(const std::string& name, const json& params) {
   JsonObject o(params, "s.json", "/sharing/params");
   return make_sharing_model(name, o, "s.json#/sharing/model");
 }
@@ -40,8 +40,8 @@ const MigHybridModel& hybrid(const std::unique_ptr<SharingModel>& m) {
   return dynamic_cast<const MigHybridModel&>(*m);
 }
 
-std::string error_of(const std::string& name, const json& params) {
-  return input_error_message([&] { make(name, params); });
+std::string hybrid_error_of(const std::string& name, const json& params) {
+  return input_error_message([&] { make_hybrid_model(name, params); });
 }
 
 // A100-40GB, two 3g.20gb instances (indices 0 and 1).
@@ -55,7 +55,7 @@ json with(json params, const std::string& key, json value) {
 }
 
 // A GPU as the engine shows it: residents with their instance and memory in use.
-struct Gpu {
+struct HybridGpu {
   const DeviceProfile& device;
   std::vector<const JobSpec*> residents;
   std::vector<int> slots;
@@ -126,7 +126,8 @@ std::vector<double> inner_rates(const SharingModel& inner, const DeviceProfile& 
 }
 
 TEST(MigHybrid, RegistryNamesParametersAndErrors) {
-  const auto mps = make("mig+mps", with(kBalanced, "inner", {{"admission", "average"}}));
+  const auto mps =
+      make_hybrid_model("mig+mps", with(kBalanced, "inner", {{"admission", "average"}}));
   EXPECT_EQ(mps->name(), "mig+mps");
   EXPECT_EQ(hybrid(mps).inner().name(), "mps");
   EXPECT_EQ(hybrid(mps).instance_choice(), InstanceChoice::kSpread);
@@ -146,7 +147,7 @@ TEST(MigHybrid, RegistryNamesParametersAndErrors) {
     EXPECT_FALSE(q.description.empty()) << name;
   }
 
-  const auto ts = make("mig+timeslice", with(kBalanced, "instance_choice", "pack"));
+  const auto ts = make_hybrid_model("mig+timeslice", with(kBalanced, "instance_choice", "pack"));
   EXPECT_EQ(ts->name(), "mig+timeslice");
   EXPECT_EQ(hybrid(ts).inner().name(), "timeslice");
   EXPECT_EQ(hybrid(ts).instance_choice(), InstanceChoice::kPack);
@@ -160,26 +161,26 @@ TEST(MigHybrid, RegistryNamesParametersAndErrors) {
   }
   EXPECT_TRUE(found);
 
-  EXPECT_THAT(error_of("mig+mps", with(kBalanced, "bogus", 1)),
+  EXPECT_THAT(hybrid_error_of("mig+mps", with(kBalanced, "bogus", 1)),
               HasSubstr("s.json#/sharing/params/bogus: field 'bogus': unknown key"));
-  EXPECT_THAT(error_of("mig+mps", with(kBalanced, "inner", {{"admision", "peak"}})),
+  EXPECT_THAT(hybrid_error_of("mig+mps", with(kBalanced, "inner", {{"admision", "peak"}})),
               HasSubstr("s.json#/sharing/params/inner/admision: field 'admision': unknown key"));
-  EXPECT_THAT(error_of("mig+timeslice", with(kBalanced, "inner", {{"admission", "peak"}})),
+  EXPECT_THAT(hybrid_error_of("mig+timeslice", with(kBalanced, "inner", {{"admission", "peak"}})),
               HasSubstr("s.json#/sharing/params/inner/admission: field 'admission'"));
-  EXPECT_THAT(error_of("mig+mps", with(kBalanced, "inner", 3)),
+  EXPECT_THAT(hybrid_error_of("mig+mps", with(kBalanced, "inner", 3)),
               HasSubstr("s.json#/sharing/params/inner"));
-  EXPECT_THAT(error_of("mig+mps", with(kBalanced, "instance_choice", "random")),
+  EXPECT_THAT(hybrid_error_of("mig+mps", with(kBalanced, "instance_choice", "random")),
               HasSubstr("s.json#/sharing/params/instance_choice: field 'instance_choice': "
                         "expected 'spread' or 'pack', got 'random'"));
-  EXPECT_THAT(error_of("mig+timeslice", json::object()), HasSubstr("give exactly one of"));
+  EXPECT_THAT(hybrid_error_of("mig+timeslice", json::object()), HasSubstr("give exactly one of"));
   // Layouts are still checked per device, at the mig parameter.
-  const auto wrong = make("mig+mps", {{"layout", {"3g.40gb"}}});
+  const auto wrong = make_hybrid_model("mig+mps", {{"layout", {"3g.40gb"}}});
   EXPECT_THAT(input_error_message([&] { wrong->check_device(device("A100-40GB")); }),
               HasSubstr("s.json#/sharing/params/layout: field 'layout'"));
 }
 
 TEST(MigHybrid, SubDevicesAndRescaledJobs) {
-  const auto m = make("mig+mps", kBalanced);
+  const auto m = make_hybrid_model("mig+mps", kBalanced);
   const DeviceProfile& d = device("A100-40GB");
   m->check_device(d);
   const DeviceProfile& small = hybrid(m).sub_device(d, 0, 2);
@@ -228,8 +229,8 @@ TEST(MigHybrid, SharedInstanceRateIsInstanceRateTimesInnerRate) {
   for (const std::string name : {"mig+mps", "mig+timeslice"}) {
     SCOPED_TRACE(name);
     const json inner = name == "mig+mps" ? json{{"interference", 0.3}} : json::object();
-    const auto m = make(name, with(kTwoHalves, "inner", inner));
-    Gpu g{d, {&a, &b}, {0, 0}, {a.memory, b.memory}};
+    const auto m = make_hybrid_model(name, with(kTwoHalves, "inner", inner));
+    HybridGpu g{d, {&a, &b}, {0, 0}, {a.memory, b.memory}};
     GpuLoad load;
     const std::vector<double> r = g.rates(*m, load);
 
@@ -253,7 +254,7 @@ TEST(MigHybrid, SharedInstanceRateIsInstanceRateTimesInnerRate) {
     EXPECT_LE(load.useful_busy + load.overhead, s + 1e-12) << "one instance of 42/108 SMs busy";
 
     // Alone in its instance a job runs exactly as under `mig`.
-    Gpu lone{d, {&a}, {0}, {a.memory}};
+    HybridGpu lone{d, {&a}, {0}, {a.memory}};
     EXPECT_NEAR(lone.rates(*m, load)[0], mig_instance_rate(a, d, half), 1e-12);
   }
 }
@@ -264,11 +265,11 @@ TEST(MigHybrid, NoisyNeighbourInAnotherInstanceChangesNothing) {
   const JobSpec noisy = spec(15000, 1.0, 1.0, 50), noisy2 = spec(3000, 1.0, 1.0, 50);
   for (const std::string name : {"mig+mps", "mig+timeslice"}) {
     SCOPED_TRACE(name);
-    const auto m = make(name, kTwoHalves);
+    const auto m = make_hybrid_model(name, kTwoHalves);
     GpuLoad quiet_load, loud_load;
     const std::vector<double> quiet =
-        Gpu{d, {&a, &b}, {0, 0}, {a.memory, b.memory}}.rates(*m, quiet_load);
-    const std::vector<double> loud = Gpu{
+        HybridGpu{d, {&a, &b}, {0, 0}, {a.memory, b.memory}}.rates(*m, quiet_load);
+    const std::vector<double> loud = HybridGpu{
         d,
         {&noisy, &a, &noisy2, &b},
         {1, 0, 1, 0},
@@ -283,8 +284,8 @@ TEST(MigHybrid, NoisyNeighbourInAnotherInstanceChangesNothing) {
 
 TEST(MigHybrid, AdmissionPerInstanceAndWholeGpus) {
   const DeviceProfile& d = device("A100-40GB");
-  const auto m = make("mig+mps", with(kTwoHalves, "instance_choice", "pack"));
-  Gpu g{d, {}, {}, {}};
+  const auto m = make_hybrid_model("mig+mps", with(kTwoHalves, "instance_choice", "pack"));
+  HybridGpu g{d, {}, {}, {}};
   const JobSpec gang = job(1000, 1.0, 0.1, "", 2);
   EXPECT_FALSE(m->admits(g.view(), gang)) << "no gang across MIG instances";
   const JobSpec too_big = job(25000);
@@ -298,20 +299,20 @@ TEST(MigHybrid, AdmissionPerInstanceAndWholeGpus) {
   EXPECT_EQ(g.offer(*m, c), -1) << "both instances full although the GPU has 2960 MiB left";
   const JobSpec requested = job(1000, 1.0, 0.1, "3g.20gb");
   EXPECT_FALSE(m->admits(g.view(), requested));
-  Gpu empty{d, {}, {}, {}};
+  HybridGpu empty{d, {}, {}, {}};
   EXPECT_EQ(empty.offer(*m, requested), 0);
   EXPECT_EQ(empty.offer(*m, requested), 0);
   EXPECT_EQ(m->admits(empty.view(), job(1000, 1.0, 0.1, "1g.5gb")), false)
       << "no 1g.5gb in this layout";
 
   // One MPS server per instance: with one_user_per_server, tenants split across instances.
-  const auto per_user = make(
+  const auto per_user = make_hybrid_model(
       "mig+mps",
       with(with(kTwoHalves, "inner", {{"one_user_per_server", true}}), "instance_choice", "pack"));
   JobSpec alice = job(1000), bob = job(1000);
   alice.tenant = "alice";
   bob.tenant = "bob";
-  Gpu u{d, {}, {}, {}};
+  HybridGpu u{d, {}, {}, {}};
   EXPECT_EQ(u.offer(*per_user, alice), 0);
   EXPECT_EQ(u.offer(*per_user, bob), 1);
   EXPECT_EQ(u.offer(*per_user, alice), 0);
@@ -322,12 +323,12 @@ TEST(MigHybrid, AdmissionPerInstanceAndWholeGpus) {
 
   // MIG off (V100, no MIG support): the inner model on the whole GPU, gangs included.
   const DeviceProfile& v100 = device("V100M32");
-  Gpu w{v100, {}, {}, {}};
+  HybridGpu w{v100, {}, {}, {}};
   const JobSpec twenty = job(20000, 0.5, 0.3);
   EXPECT_EQ(w.offer(*m, gang), 0);
   EXPECT_EQ(w.offer(*m, twenty), 0);
   EXPECT_EQ(w.offer(*m, twenty), -1) << "the inner model's peak memory check";
-  EXPECT_FALSE(m->admits(Gpu{v100, {}, {}, {}}.view(), requested))
+  EXPECT_FALSE(m->admits(HybridGpu{v100, {}, {}, {}}.view(), requested))
       << "a MIG request never lands on a whole GPU";
   GpuLoad load;
   const std::vector<double> r = w.rates(*m, load);
@@ -348,8 +349,8 @@ TEST(MigHybrid, SpreadAndPackChooseInstances) {
   const DeviceProfile& d = device("A100-40GB");
   auto names = [&](const SharingModel& m, int jobs, std::int64_t memory_mib) {
     std::vector<std::string> out;
-    Gpu g{d, {}, {}, {}};
-    static std::deque<JobSpec> keep;  // residents must outlive the Gpu's pointers
+    HybridGpu g{d, {}, {}, {}};
+    static std::deque<JobSpec> keep;  // residents must outlive the HybridGpu's pointers
     for (int i = 0; i < jobs; ++i) {
       keep.push_back(job(memory_mib, 0.5, 0.05));
       const int s = g.offer(m, keep.back());
@@ -357,23 +358,23 @@ TEST(MigHybrid, SpreadAndPackChooseInstances) {
     }
     return out;
   };
-  const auto spread = make("mig+mps", kBalanced);
+  const auto spread = make_hybrid_model("mig+mps", kBalanced);
   EXPECT_EQ(names(*spread, 6, 2000), (std::vector<std::string>{"1g.5gb", "1g.5gb", "2g.10gb",
                                                                "3g.20gb", "1g.5gb", "1g.5gb"}));
-  const auto pack = make("mig+mps", with(kBalanced, "instance_choice", "pack"));
+  const auto pack = make_hybrid_model("mig+mps", with(kBalanced, "instance_choice", "pack"));
   // 2 GB jobs: two fit a 1g.5gb (4864 MiB), then the other 1g.5gb, then 2g.10gb (4), ...
   EXPECT_EQ(names(*pack, 9, 2000),
             (std::vector<std::string>{"1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb", "2g.10gb", "2g.10gb",
                                       "2g.10gb", "2g.10gb", "3g.20gb"}));
   // The two 1g.5gb of the spread run are distinct instances; pack fills one before the other.
-  Gpu g{d, {}, {}, {}};
+  HybridGpu g{d, {}, {}, {}};
   const JobSpec small = job(2000, 0.5, 0.05);
   std::vector<int> slots;
   for (int i = 0; i < 3; ++i) slots.push_back(g.offer(*pack, small));
   EXPECT_EQ(slots[0], slots[1]);
   EXPECT_NE(slots[1], slots[2]);
   // A view without slots: the model replays its own choices and gets the same rates.
-  Gpu hand = g;
+  HybridGpu hand = g;
   hand.slots.clear();
   GpuLoad l1, l2;
   EXPECT_EQ(g.rates(*pack, l1), hand.rates(*pack, l2));
@@ -383,13 +384,13 @@ TEST(MigHybrid, SpreadAndPackChooseInstances) {
 
 TEST(MigHybrid, MemoryFaultStaysInItsInstance) {
   const DeviceProfile& d = device("A100-40GB");
-  const auto all = make("mig+mps", with(kTwoHalves, "inner", {{"oom", "all"}}));
+  const auto all = make_hybrid_model("mig+mps", with(kTwoHalves, "inner", {{"oom", "all"}}));
   const JobSpec a = job(8000), b = job(8000), c = job(8000), e = job(8000);
   // a, b in instance 0 grow to 11 + 10 GB (over 19968 MiB); c, e in instance 1 stay at 8 GB.
-  Gpu g{d,
-        {&a, &c, &b, &e},
-        {0, 1, 0, 1},
-        {MemoryMiB(11000), MemoryMiB(8000), MemoryMiB(10000), MemoryMiB(8000)}};
+  HybridGpu g{d,
+              {&a, &c, &b, &e},
+              {0, 1, 0, 1},
+              {MemoryMiB(11000), MemoryMiB(8000), MemoryMiB(10000), MemoryMiB(8000)}};
   std::vector<std::uint8_t> killed(4, 7);
   Time recovery = Time::from_seconds(99);
   ASSERT_TRUE(all->memory_fault(g.view(), killed, recovery));
@@ -405,7 +406,7 @@ TEST(MigHybrid, MemoryFaultStaysInItsInstance) {
   EXPECT_EQ(recovery, Time::from_seconds(kDefaultMpsFaultRecoveryS));
 
   // allocator (timeslice's default): the later allocation in the instance fails alone.
-  const auto ts = make("mig+timeslice", kTwoHalves);
+  const auto ts = make_hybrid_model("mig+timeslice", kTwoHalves);
   g.memory = {MemoryMiB(11000), MemoryMiB(8000), MemoryMiB(10000), MemoryMiB(8000)};
   ASSERT_TRUE(ts->memory_fault(g.view(), killed, recovery));
   EXPECT_EQ(killed, (std::vector<std::uint8_t>{0, 0, 1, 0}));
@@ -422,12 +423,12 @@ TEST(MigHybrid, OutOfMemoryInAnInstanceKillsItsAskerNotItsNeighbour) {
   const JobSpec a = job(8000), b = job(8000), c = job(8000);
   // a (placed first in instance 0) grew to 12000 MiB next to b (8000, unchanged): 20000 MiB is
   // over the 3g.20gb instance. Under the default (allocator) a dies in both hybrids.
-  Gpu g{d, {&a, &c, &b}, {0, 1, 0}, {MemoryMiB(12000), MemoryMiB(8000), MemoryMiB(8000)}};
+  HybridGpu g{d, {&a, &c, &b}, {0, 1, 0}, {MemoryMiB(12000), MemoryMiB(8000), MemoryMiB(8000)}};
   const std::vector<std::uint8_t> asked{1, 0, 0};
   GpuView v = g.view();
   v.resident_asked = asked;
   for (const char* name : {"mig+mps", "mig+timeslice"}) {
-    const auto m = make(name, kTwoHalves);
+    const auto m = make_hybrid_model(name, kTwoHalves);
     std::vector<std::uint8_t> killed(3, 7);
     Time recovery = Time::from_seconds(99);
     ASSERT_TRUE(m->memory_fault(v, killed, recovery)) << name;
@@ -439,26 +440,26 @@ TEST(MigHybrid, OutOfMemoryInAnInstanceKillsItsAskerNotItsNeighbour) {
 TEST(MigHybrid, AFatalFaultStaysInItsInstance) {
   const DeviceProfile& d = device("A100-40GB");
   const JobSpec a = job(4000), b = job(4000), c = job(4000), e = job(4000);
-  Gpu g{d, {&a, &c, &b, &e}, {0, 1, 0, 1}, {}};
+  HybridGpu g{d, {&a, &c, &b, &e}, {0, 1, 0, 1}, {}};
   g.memory.assign(4, MemoryMiB(4000));
   // mig+mps: the faulting client's server (instance 0) tears down a and b; c and e run on, so
   // the GPU takes no per-GPU recovery.
-  const auto mps = make("mig+mps", kTwoHalves);
+  const auto mps = make_hybrid_model("mig+mps", kTwoHalves);
   std::vector<std::uint8_t> killed(4, 0);
   Time recovery = Time::from_seconds(99);
   mps->fatal_fault(g.view(), 2, killed, recovery);
   EXPECT_EQ(killed, (std::vector<std::uint8_t>{1, 0, 1, 0}));
   EXPECT_EQ(recovery, Time::zero());
   // Alone on the GPU, the instance's clients are everyone: the server's recovery applies.
-  Gpu lone{d, {&a, &b}, {0, 0}, {MemoryMiB(4000), MemoryMiB(4000)}};
+  HybridGpu lone{d, {&a, &b}, {0, 0}, {MemoryMiB(4000), MemoryMiB(4000)}};
   std::vector<std::uint8_t> both(2, 0);
   mps->fatal_fault(lone.view(), 0, both, recovery);
   EXPECT_EQ(both, (std::vector<std::uint8_t>{1, 1}));
   EXPECT_EQ(recovery, Time::from_seconds(kDefaultMpsFaultTeardownS + kDefaultMpsServerRestartS));
   // mig+timeslice and mig: the faulting job alone.
   for (const char* name : {"mig+timeslice", "mig"}) {
-    const auto m = make(name, kTwoHalves);
-    Gpu solo{d, {&a, &c}, {0, 1}, {MemoryMiB(4000), MemoryMiB(4000)}};
+    const auto m = make_hybrid_model(name, kTwoHalves);
+    HybridGpu solo{d, {&a, &c}, {0, 1}, {MemoryMiB(4000), MemoryMiB(4000)}};
     const bool shared = std::string(name) != "mig";
     std::vector<std::uint8_t> k(shared ? 4 : 2, 0);
     m->fatal_fault(shared ? g.view() : solo.view(), shared ? 2 : 1, k, recovery);
@@ -473,10 +474,10 @@ TEST(MigHybrid, ComputeRatesDoesNotAllocate) {
   const DeviceProfile& d = device("A100-40GB");
   for (const std::string name : {"mig+mps", "mig+timeslice"}) {
     SCOPED_TRACE(name);
-    const auto m = make(name, kBalanced);
+    const auto m = make_hybrid_model(name, kBalanced);
     m->check_device(d);
     std::deque<JobSpec> jobs;
-    Gpu g{d, {}, {}, {}};
+    HybridGpu g{d, {}, {}, {}};
     for (int i = 0; i < 12; ++i) {
       jobs.push_back(spec(1500, 0.3 + 0.05 * i, 0.05 + 0.04 * i, 100 + 300 * i));
       jobs.back().tenant = "tenant-with-a-name-longer-than-sso-" + std::to_string(i);
@@ -503,11 +504,11 @@ TEST(MigHybrid, PropertyRandomTraffic) {
     for (const std::string name : {"mig+mps", "mig+timeslice"}) {
       for (const std::string choice : {"spread", "pack"}) {
         SCOPED_TRACE(dev + " " + name + " " + choice);
-        const auto m =
-            make(name, {{"layout", {smallest, smallest, smallest}}, {"instance_choice", choice}});
+        const auto m = make_hybrid_model(
+            name, {{"layout", {smallest, smallest, smallest}}, {"instance_choice", choice}});
         m->check_device(d);
         std::deque<JobSpec> pool;
-        Gpu g{d, {}, {}, {}};
+        HybridGpu g{d, {}, {}, {}};
         for (int step = 0; step < 300; ++step) {
           std::uniform_real_distribution<double> u(0.05, 1.0);
           if (!g.residents.empty() && rng() % 3 == 0) {
@@ -546,7 +547,7 @@ TEST(MigHybrid, PropertyRandomTraffic) {
   }
 }
 
-struct Recorder : EngineObserver {
+struct FinishRecorder : EngineObserver {
   std::map<std::string, double> finished;
   void on_job_finished(Time now, const ActiveJob& j) override {
     finished[j.spec.id] = now.seconds();
@@ -556,8 +557,8 @@ struct Recorder : EngineObserver {
 // Two never-idle jobs time-sliced in one 3g.20gb instance: each gets half of the instance (less
 // the switches), and the instance's roofline caps a job wider than it.
 TEST(MigHybrid, EngineRunTimesliceSharesOneInstance) {
-  const auto m =
-      make("mig+timeslice", {{"layout", {"3g.20gb"}}, {"inner", {{"switch_cost_us", 0}}}});
+  const auto m = make_hybrid_model("mig+timeslice",
+                                   {{"layout", {"3g.20gb"}}, {"inner", {{"switch_cost_us", 0}}}});
   Cluster cluster({device("A100-40GB")}, {NodeSpec{"n0", 0, 1, 0, true}});
   Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
   std::vector<JobSpec> jobs;
@@ -569,7 +570,7 @@ TEST(MigHybrid, EngineRunTimesliceSharesOneInstance) {
   }
   mig_test::ListSource source(std::move(jobs));
   testing::CheckedEngine engine(cluster, *m, scheduler, source);
-  Recorder r;
+  FinishRecorder r;
   engine.add_observer(&r);
   engine.run();
   // sm_share 0.2 < s = 42/108: instance rate 1; two u = 1 jobs without switch cost: 1/2 each.

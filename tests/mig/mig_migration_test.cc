@@ -35,7 +35,7 @@ MigModel migrating_model(const nlohmann::json& migration) {
   return MigModel(o);
 }
 
-Cluster a100_cluster(int gpus) {
+Cluster migration_a100_cluster(int gpus) {
   return Cluster({device("A100-40GB")}, {NodeSpec{"n0", 0, gpus, 0, true}});
 }
 
@@ -102,7 +102,7 @@ struct HandRun {
 // arrives at 100 s and fits no 1g.5gb, so the GPU is repartitioned to 4g.20gb + 3g.20gb.
 HandRun run_hand_case(const nlohmann::json& migration, double interval_s = 0) {
   const MigModel m = migrating_model(migration);
-  Cluster c = a100_cluster(1);
+  Cluster c = migration_a100_cluster(1);
   Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
   JobSpec small = unit_rate_job("small", 0, 1000, 3000);
   small.checkpoint_interval = Time::from_seconds(interval_s);
@@ -175,7 +175,7 @@ TEST(MigMigration, AResidentAboutToFinishIsNotMoved) {
 
 TEST(MigMigration, TheNewLayoutMustHoldTheResidentsAndTheHead) {
   const MigModel m = migrating_model({{"checkpoint_s", 5}, {"restart_s", 7}});
-  Cluster c = a100_cluster(2);
+  Cluster c = migration_a100_cluster(2);
   JobTable jobs;
   GpuViewBuilder views(c, jobs);
   // GPU 0 (seven 1g.5gb) holds five 3 GB jobs: 4g.20gb + 3g.20gb cannot hold them and a 15 GB
@@ -202,7 +202,7 @@ TEST(MigMigration, AGpuWhoseLayoutFitsTheHeadOnceEmptyMayBeRepartitioned) {
   // moving the resident lets 4g.20gb + 3g.20gb hold both now.
   const MigModel drain = migrating_model(nullptr);
   const MigModel move = migrating_model({{"checkpoint_s", 5}});
-  Cluster c = a100_cluster(1);
+  Cluster c = migration_a100_cluster(1);
   c.gpu(0).layout = 2;
   JobTable jobs;
   GpuViewBuilder views(c, jobs);
@@ -220,7 +220,7 @@ TEST(MigMigration, AGpuWhoseLayoutFitsTheHeadOnceEmptyMayBeRepartitioned) {
 // plus the work it lost, and no migration loses more than the work since its last checkpoint.
 void check_conservation(const nlohmann::json& migration, double interval_s) {
   const MigModel m = migrating_model(migration);
-  Cluster c = a100_cluster(4);
+  Cluster c = migration_a100_cluster(4);
   Scheduler scheduler("fifo-backfill", make_placement_policy("best-fit"), 64);
   std::mt19937_64 rng(7);
   const std::int64_t memories[] = {3000, 3000, 9000, 15000};

@@ -21,13 +21,13 @@ using mig_test::device;
 using mig_test::job;
 using ::testing::HasSubstr;
 
-MigModel make(const nlohmann::json& params) {
+MigModel make_mig_model(const nlohmann::json& params) {
   JsonObject o(params, "s.json", "/sharing/params");
   return MigModel(o);
 }
 
 std::string error_of(const nlohmann::json& params) {
-  return input_error_message([&] { make(params); });
+  return input_error_message([&] { make_mig_model(params); });
 }
 
 const nlohmann::json kBalanced80 = {{"layout", {"3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"}}};
@@ -55,7 +55,7 @@ struct Gpu {
 };
 
 TEST(MigModel, Parameters) {
-  const MigModel m = make(kBalanced80);
+  const MigModel m = make_mig_model(kBalanced80);
   EXPECT_EQ(m.name(), "mig");
   const std::vector<ModelParameter> p = m.parameters();
   ASSERT_GE(p.size(), 2u);
@@ -75,7 +75,7 @@ TEST(MigModel, Parameters) {
     EXPECT_FALSE(q.source.empty()) << q.name;
     EXPECT_FALSE(q.description.empty()) << q.name;
   }
-  const MigModel aware = make({{"layout", {"7g.80gb"}}, {"compute_aware", true}});
+  const MigModel aware = make_mig_model({{"layout", {"7g.80gb"}}, {"compute_aware", true}});
   EXPECT_EQ(aware.parameters()[1].value, 1.0);
   EXPECT_EQ(aware.parameters()[1].source, "scenario");
 }
@@ -103,7 +103,7 @@ TEST(MigModel, ParameterErrors) {
 }
 
 TEST(MigModel, LayoutIsCheckedPerDevice) {
-  const MigModel m = make(kBalanced80);
+  const MigModel m = make_mig_model(kBalanced80);
   const MigDeviceLayout& l = m.layout_for(device("A100-80GB"));
   EXPECT_TRUE(l.mig_enabled);
   EXPECT_EQ(l.instances, (std::vector<MigInstanceSpec>{
@@ -114,14 +114,14 @@ TEST(MigModel, LayoutIsCheckedPerDevice) {
               HasSubstr("s.json#/sharing/params/layout: field 'layout': 3g.40gb + 2g.20gb + "
                         "1g.10gb + 1g.10gb is not a valid MIG layout on A100-40GB: unknown MIG "
                         "profile '3g.40gb'"));
-  const MigModel too_many = make({{"layout", {"7g.80gb", "1g.10gb"}}});
+  const MigModel too_many = make_mig_model({{"layout", {"7g.80gb", "1g.10gb"}}});
   EXPECT_THAT(input_error_message([&] { too_many.layout_for(device("H100-80GB")); }),
               HasSubstr("8 compute slices"));
 }
 
 TEST(MigModel, PerDeviceLayouts) {
-  const MigModel m =
-      make({{"layout", {{"A100-40GB", {"4g.20gb", "3g.20gb"}}, {"A30-24GB", {"1g.6gb"}}}}});
+  const MigModel m = make_mig_model(
+      {{"layout", {{"A100-40GB", {"4g.20gb", "3g.20gb"}}, {"A30-24GB", {"1g.6gb"}}}}});
   EXPECT_EQ(m.layout_for(device("A100-40GB")).instances.size(), 2u);
   EXPECT_EQ(m.layout_for(device("A30-24GB")).instances.size(), 1u);
   EXPECT_FALSE(m.layout_for(device("A100-80GB")).mig_enabled) << "not named: MIG off";
@@ -130,11 +130,11 @@ TEST(MigModel, PerDeviceLayouts) {
 
 TEST(MigModel, MigPartedFile) {
   const std::string file = source_path("scenarios/mig-parted/a100-40gb.yaml");
-  const MigModel m = make({{"mig_parted", file}, {"config", "balanced"}});
+  const MigModel m = make_mig_model({{"mig_parted", file}, {"config", "balanced"}});
   EXPECT_EQ(m.layout_for(device("A100-40GB")).instances.size(), 4u);
   EXPECT_EQ(m.parameters()[0].source, "mig-parted " + file + " config balanced");
   // Per-GPU-index configs: GPUs 0-3 balanced, 4-7 whole.
-  const MigModel split = make({{"mig_parted", file}, {"config", "half-mig"}});
+  const MigModel split = make_mig_model({{"mig_parted", file}, {"config", "half-mig"}});
   const DeviceProfile& a100 = device("A100-40GB");
   ASSERT_EQ(split.layout_count(a100), 2);
   EXPECT_EQ(split.layout_at(a100, split.initial_layout(a100, 3)).instances.size(), 4u);
@@ -144,16 +144,16 @@ TEST(MigModel, MigPartedFile) {
 }
 
 TEST(MigModel, ClusterWideConfigLeavesNonMigGpusWhole) {
-  const MigModel parted = make(
+  const MigModel parted = make_mig_model(
       {{"mig_parted", source_path("scenarios/mig-parted/a100-40gb.yaml")}, {"config", "all-1g"}});
   EXPECT_FALSE(parted.layout_for(device("V100M32")).mig_enabled);
   EXPECT_TRUE(parted.layout_for(device("A100-40GB")).mig_enabled);
-  const MigModel listed = make(kBalanced80);
+  const MigModel listed = make_mig_model(kBalanced80);
   EXPECT_FALSE(listed.layout_for(device("T4")).mig_enabled);
 }
 
 TEST(MigModel, WholeGpuWithoutMig) {
-  const MigModel m = make(kBalanced80);
+  const MigModel m = make_mig_model(kBalanced80);
   Gpu g{device("V100M32"), {}};
   const JobSpec gang = job(30000, 0.7, 1.0, "", 4);
   const JobSpec second = job(100);
@@ -168,15 +168,15 @@ TEST(MigModel, WholeGpuWithoutMig) {
 }
 
 TEST(MigModel, GangJobsNeverGetInstances) {
-  const MigModel m = make({{"layout", {"7g.80gb"}}});
+  const MigModel m = make_mig_model({{"layout", {"7g.80gb"}}});
   Gpu g{device("A100-80GB"), {}};
   EXPECT_FALSE(m.admits(g.view(), job(1000, 1, 1, "", 2)));
   EXPECT_TRUE(m.admits(g.view(), job(1000)));
 }
 
 TEST(MigModel, OneJobPerInstanceAndMemoryIsAHardLimit) {
-  const MigModel m =
-      make({{"layout", {"1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb"}}});
+  const MigModel m = make_mig_model(
+      {{"layout", {"1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb"}}});
   Gpu g{device("A100-40GB"), {}};
   std::vector<JobSpec> jobs(8, job(4000, 0.5, 0.1));
   for (int i = 0; i < 7; ++i) EXPECT_TRUE(g.offer(m, jobs[static_cast<std::size_t>(i)])) << i;
@@ -187,7 +187,7 @@ TEST(MigModel, OneJobPerInstanceAndMemoryIsAHardLimit) {
 }
 
 TEST(MigModel, BalancedLayoutTakesJobsBySize) {
-  const MigModel m = make(kBalanced80);
+  const MigModel m = make_mig_model(kBalanced80);
   Gpu g{device("A100-80GB"), {}};
   const JobSpec big = job(30000), mid = job(15000), small1 = job(5000), small2 = job(9000),
                 small3 = job(100);
@@ -216,7 +216,7 @@ TEST(MigModel, BalancedLayoutTakesJobsBySize) {
 }
 
 TEST(MigModel, RequestedProfiles) {
-  const MigModel m = make(kBalanced80);
+  const MigModel m = make_mig_model(kBalanced80);
   Gpu g{device("A100-80GB"), {}};
   EXPECT_FALSE(m.admits(g.view(), job(100, 1, 1, "4g.40gb"))) << "not in the layout";
   EXPECT_FALSE(m.admits(g.view(), job(100, 1, 1, "1g.5gb"))) << "not on this device";
@@ -229,7 +229,7 @@ TEST(MigModel, RequestedProfiles) {
 TEST(MigModel, MatchingFindsAssignmentsGreedyMisses) {
   // A (no request, exactly 1g.10gb's memory) sorts before B (asks for 1g.10gb, same needed
   // memory, later resident) and greedily takes the 1g.10gb; augmenting moves A to the 2g.20gb.
-  const MigModel m = make({{"layout", {"1g.10gb", "2g.20gb"}}});
+  const MigModel m = make_mig_model({{"layout", {"1g.10gb", "2g.20gb"}}});
   Gpu g{device("A100-80GB"), {}};
   const JobSpec a = job(9728), b = job(100, 1, 1, "1g.10gb");
   EXPECT_TRUE(g.offer(m, a));
@@ -242,8 +242,9 @@ TEST(MigModel, MatchingFindsAssignmentsGreedyMisses) {
 }
 
 TEST(MigModel, ComputeAwareAdmission) {
-  const MigModel plain = make({{"layout", {"1g.10gb", "3g.40gb"}}});
-  const MigModel aware = make({{"layout", {"1g.10gb", "3g.40gb"}}, {"compute_aware", true}});
+  const MigModel plain = make_mig_model({{"layout", {"1g.10gb", "3g.40gb"}}});
+  const MigModel aware =
+      make_mig_model({{"layout", {"1g.10gb", "3g.40gb"}}, {"compute_aware", true}});
   const JobSpec wide = job(1000, 1.0, 0.35), narrow = job(1000, 1.0, 0.1),
                 wide2 = job(1000, 1, 0.35);
   Gpu p{device("A100-80GB"), {}}, a{device("A100-80GB"), {}};
@@ -257,7 +258,7 @@ TEST(MigModel, ComputeAwareAdmission) {
 TEST(MigModel, RatesAreTheInstanceRooflineUnderTheRooflineOption) {
   nlohmann::json params = kBalanced80;
   params["speed_model"] = "roofline";
-  const MigModel m = make(params);
+  const MigModel m = make_mig_model(params);
   const DeviceProfile& d = device("A100-80GB");
   Gpu g{d, {}};
   const JobSpec small = job(5000, 0.5, 0.5), big = job(30000, 0.8, 1.0);
@@ -275,7 +276,7 @@ TEST(MigModel, RatesAreTheInstanceRooflineUnderTheRooflineOption) {
 
 // The default (fitted) form slows only the kernels: the same two jobs as above.
 TEST(MigModel, RatesAreTheFittedFormByDefault) {
-  const MigModel m = make(kBalanced80);
+  const MigModel m = make_mig_model(kBalanced80);
   const DeviceProfile& d = device("A100-80GB");
   Gpu g{d, {}};
   const JobSpec small = job(5000, 0.5, 0.5), big = job(30000, 0.8, 1.0);
@@ -300,7 +301,7 @@ TEST(MigModel, RatesAreTheFittedFormByDefault) {
 }
 
 TEST(MigModel, NoisyNeighbourInAnotherInstanceChangesNothing) {
-  const MigModel m = make(kBalanced80);
+  const MigModel m = make_mig_model(kBalanced80);
   const DeviceProfile& d = device("H100-80GB");
   const JobSpec quiet = job(5000, 0.3, 0.1), noisy = job(35000, 1.0, 1.0),
                 noisy2 = job(15000, 1, 1);
@@ -320,7 +321,7 @@ TEST(MigModel, NoisyNeighbourInAnotherInstanceChangesNothing) {
 }
 
 TEST(MigModel, ComputeRatesDoesNotAllocate) {
-  const MigModel m = make(kBalanced80);
+  const MigModel m = make_mig_model(kBalanced80);
   Gpu g{device("A100-80GB"), {}};
   const JobSpec a = job(9728), b = job(100, 1, 1, "1g.10gb"), c = job(30000), d = job(15000);
   for (const JobSpec* j : {&a, &b, &c, &d}) ASSERT_TRUE(g.offer(m, *j));
@@ -354,7 +355,7 @@ TEST(MigModel, PropertyRandomTraffic) {
   std::uniform_real_distribution<double> u(0.05, 1.0);
   for (const auto& [name, layout] : setups) {
     for (bool aware : {false, true}) {
-      const MigModel m = make({{"layout", layout}, {"compute_aware", aware}});
+      const MigModel m = make_mig_model({{"layout", layout}, {"compute_aware", aware}});
       const DeviceProfile& d = device(name);
       const auto& inst = m.layout_for(d).instances;
       std::vector<JobSpec> pool;

@@ -24,7 +24,7 @@ MigModel model_with(nlohmann::json params) {
   return MigModel(o);
 }
 
-std::string error_of(nlohmann::json params) {
+std::string slots_error_of(nlohmann::json params) {
   try {
     model_with(std::move(params));
   } catch (const InputError& e) {
@@ -169,7 +169,7 @@ TEST(MigPartedIndices, EachGpuIndexStartsInItsOwnLayout) {
   EXPECT_FALSE(m.layout_at(d, whole).mig_enabled);
 }
 
-struct Recorder : EngineObserver {
+struct SlotRecorder : EngineObserver {
   std::map<std::string, std::vector<GpuIndex>> gpus;
   std::map<std::string, double> finished;
   std::map<std::string, int> kills;
@@ -182,21 +182,21 @@ struct Recorder : EngineObserver {
   void on_job_failed(Time, const ActiveJob& j) override { failed.push_back(j.spec.id); }
 };
 
-JobSpec job(std::string id, int gpus, std::int64_t memory_mib, std::string profile = "") {
+JobSpec slot_job(std::string id, int gpus, std::int64_t memory_mib, std::string profile = "") {
   JobSpec j = mig_test::job(memory_mib, 1.0, 0.1, std::move(profile), gpus);
   j.id = std::move(id);
   j.runtime = Time::from_seconds(100);
   return j;
 }
 
-Recorder run(const MigModel& model, std::vector<JobSpec> jobs, int gpus = 4) {
+SlotRecorder run(const MigModel& model, std::vector<JobSpec> jobs, int gpus = 4) {
   Cluster cluster({device("A100-40GB")}, {NodeSpec{"n0", 0, gpus, 0, true}});
   Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
   mig_test::ListSource source(std::move(jobs));
   EngineOptions options;
   options.retry_limit = 1;
   testing::CheckedEngine engine(cluster, model, scheduler, source, options);
-  Recorder r;
+  SlotRecorder r;
   engine.add_observer(&r);
   engine.run();
   return r;
@@ -204,7 +204,8 @@ Recorder run(const MigModel& model, std::vector<JobSpec> jobs, int gpus = 4) {
 
 TEST(MigPartedIndices, GangsRunOnTheWholeGpusOfAHalfMigNode) {
   const MigModel m = model_with({{"mig_parted", write_half_mig()}, {"config", "half-mig"}});
-  Recorder r = run(m, {job("gang", 2, 1000), job("s0", 1, 1000), job("s1", 1, 1000)});
+  SlotRecorder r =
+      run(m, {slot_job("gang", 2, 1000), slot_job("s0", 1, 1000), slot_job("s1", 1, 1000)});
   EXPECT_EQ(r.gpus["gang"], (std::vector<GpuIndex>{2, 3}));
   EXPECT_EQ(r.gpus["s0"], std::vector<GpuIndex>{0});
   EXPECT_EQ(r.gpus["s1"], std::vector<GpuIndex>{0}) << "a second 1g.5gb of GPU 0";
@@ -212,11 +213,11 @@ TEST(MigPartedIndices, GangsRunOnTheWholeGpusOfAHalfMigNode) {
 }
 
 TEST(MigStrategy, UnknownStrategyAndSingleWithRepartitioningAreErrors) {
-  const std::string unknown = error_of({{"layout", {"1g.5gb"}}, {"strategy", "spread"}});
+  const std::string unknown = slots_error_of({{"layout", {"1g.5gb"}}, {"strategy", "spread"}});
   EXPECT_NE(unknown.find("/sharing/params/strategy"), std::string::npos) << unknown;
   EXPECT_NE(unknown.find("expected 'auto', 'mixed' or 'single', got 'spread'"), std::string::npos)
       << unknown;
-  EXPECT_NE(error_of({{"layouts", {{"1g.5gb"}}}, {"strategy", "single"}}).find("'single'"),
+  EXPECT_NE(slots_error_of({{"layouts", {{"1g.5gb"}}}, {"strategy", "single"}}).find("'single'"),
             std::string::npos);
 }
 
@@ -259,7 +260,8 @@ TEST(MigStrategy, MixedPlacementBlindToMemoryEndsInOutOfMemoryForThatJobAlone) {
       model_with({{"layout", {"3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"}}, {"strategy", "mixed"}});
   // "liar" asks for a 1g.5gb but peaks at 8 GB: placed (Kubernetes does not see memory), dies
   // at start, retries once and fails. Its neighbour in the other 1g.5gb runs undisturbed.
-  Recorder r = run(m, {job("liar", 1, 8000, "1g.5gb"), job("honest", 1, 4000, "1g.5gb")}, 1);
+  SlotRecorder r =
+      run(m, {slot_job("liar", 1, 8000, "1g.5gb"), slot_job("honest", 1, 4000, "1g.5gb")}, 1);
   EXPECT_EQ(r.kills["liar"], 2);
   EXPECT_EQ(r.failed, std::vector<std::string>{"liar"});
   EXPECT_EQ(r.kills.count("honest"), 0u);

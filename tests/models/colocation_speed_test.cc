@@ -26,12 +26,13 @@ namespace {
 
 using json = nlohmann::json;
 
-const DeviceProfile& device(const std::string& name) {
+const DeviceProfile& builtin_device(const std::string& name) {
   static const DeviceRegistry registry = DeviceRegistry::with_builtins();
   return registry.get(name, "test");
 }
 
-std::unique_ptr<SharingModel> make(const std::string& name, const json& params = json::object()) {
+std::unique_ptr<SharingModel> make_speed_model(const std::string& name,
+                                               const json& params = json::object()) {
   JsonObject o(params, "s.json", "/sharing/params");
   return make_sharing_model(name, o, "s.json#/sharing/model");
 }
@@ -49,8 +50,8 @@ std::shared_ptr<const WorkloadFacts> workload(const std::string& name, const std
 }
 
 // A 100 s single-GPU job of `facts` (null: no workload), 4 GiB, duty cycle 0.6.
-JobSpec job(const std::string& id, std::shared_ptr<const WorkloadFacts> facts,
-            double submit_s = 0.0) {
+JobSpec speed_job(const std::string& id, std::shared_ptr<const WorkloadFacts> facts,
+                  double submit_s = 0.0) {
   JobSpec j = testing::job(id, submit_s, 1, 100.0);
   j.memory = MemoryMiB(4096);
   j.sm_util = 0.6;
@@ -99,11 +100,11 @@ const char* const kModels[] = {"timeslice", "mps"};
 
 TEST(ColocationSpeed, AMeasuredPairRunsAtItsSpeedsInEitherOrder) {
   const Pair p;
-  const DeviceProfile& v100 = device("V100M16");
+  const DeviceProfile& v100 = builtin_device("V100M16");
   for (const char* name : kModels) {
-    const auto m = make(name);
+    const auto m = make_speed_model(name);
     EXPECT_TRUE(m->uses_colocation_speeds());
-    const std::vector<JobSpec> ab = {job("1", p.a), job("2", p.b)};
+    const std::vector<JobSpec> ab = {speed_job("1", p.a), speed_job("2", p.b)};
     const Rates measured = rates_of(*m, v100, ab);
     EXPECT_DOUBLE_EQ(measured.rates[0], 0.5) << name;
     EXPECT_DOUBLE_EQ(measured.rates[1], 0.8) << name;
@@ -118,7 +119,7 @@ TEST(ColocationSpeed, AMeasuredPairRunsAtItsSpeedsInEitherOrder) {
     EXPECT_EQ(measured.load.useful_busy, model.load.useful_busy) << name;
     EXPECT_EQ(measured.load.overhead, model.load.overhead) << name;
     // Placed the other way round: each job keeps its own direction's speed.
-    const Rates ba = rates_of(*m, v100, {job("2", p.b), job("1", p.a)});
+    const Rates ba = rates_of(*m, v100, {speed_job("2", p.b), speed_job("1", p.a)});
     EXPECT_DOUBLE_EQ(ba.rates[0], 0.8) << name;
     EXPECT_DOUBLE_EQ(ba.rates[1], 0.5) << name;
   }
@@ -128,17 +129,17 @@ TEST(ColocationSpeed, AMissingDirectionKeepsTheModelsRate) {
   // "b" has no speed measured beside "a": only "a" runs at its measurement.
   const auto a = workload("a", "V100M16", {{"b", 0.5}});
   const auto b = workload("b", "V100M16", {});
-  const DeviceProfile& v100 = device("V100M16");
+  const DeviceProfile& v100 = builtin_device("V100M16");
   for (const char* name : kModels) {
-    const auto m = make(name);
-    const std::vector<JobSpec> jobs = {job("1", a), job("2", b)};
+    const auto m = make_speed_model(name);
+    const std::vector<JobSpec> jobs = {speed_job("1", a), speed_job("2", b)};
     const Rates r = rates_of(*m, v100, jobs);
     const Rates model = rates_of(*m, v100, without_workloads(jobs));
     EXPECT_DOUBLE_EQ(r.rates[0], 0.5) << name;
     EXPECT_EQ(r.rates[1], model.rates[1]) << name;
     EXPECT_EQ(r.load.measured_pair, 1) << name;
     // A partner without a workload: nothing is measured.
-    const std::vector<JobSpec> unnamed = {job("1", a), job("2", nullptr)};
+    const std::vector<JobSpec> unnamed = {speed_job("1", a), speed_job("2", nullptr)};
     const Rates u = rates_of(*m, v100, unnamed);
     EXPECT_EQ(u.rates, rates_of(*m, v100, without_workloads(unnamed)).rates) << name;
     EXPECT_EQ(u.load.measured_pair, 0) << name;
@@ -148,14 +149,14 @@ TEST(ColocationSpeed, AMissingDirectionKeepsTheModelsRate) {
 TEST(ColocationSpeed, ThreeOrMoreJobsAndAJobAloneRunAtTheModelsRates) {
   const auto a = workload("a", "V100M16", {{"a", 0.5}, {"b", 0.5}});
   const auto b = workload("b", "V100M16", {{"a", 0.8}, {"b", 0.8}});
-  const DeviceProfile& v100 = device("V100M16");
+  const DeviceProfile& v100 = builtin_device("V100M16");
   for (const char* name : kModels) {
-    const auto m = make(name);
-    const std::vector<JobSpec> three = {job("1", a), job("2", b), job("3", a)};
+    const auto m = make_speed_model(name);
+    const std::vector<JobSpec> three = {speed_job("1", a), speed_job("2", b), speed_job("3", a)};
     const Rates r = rates_of(*m, v100, three);
     EXPECT_EQ(r.rates, rates_of(*m, v100, without_workloads(three)).rates) << name;
     EXPECT_EQ(r.load.measured_pair, 0) << name;
-    const Rates alone = rates_of(*m, v100, {job("1", a)});
+    const Rates alone = rates_of(*m, v100, {speed_job("1", a)});
     EXPECT_EQ(alone.rates[0], 1.0) << name;
     EXPECT_EQ(alone.load.measured_pair, 0) << name;
   }
@@ -164,16 +165,16 @@ TEST(ColocationSpeed, ThreeOrMoreJobsAndAJobAloneRunAtTheModelsRates) {
 TEST(ColocationSpeed, OnlyOnTheDeviceTypeItWasMeasuredOn) {
   const Pair p;
   for (const char* name : kModels) {
-    const auto m = make(name);
-    const std::vector<JobSpec> jobs = {job("1", p.a), job("2", p.b)};
+    const auto m = make_speed_model(name);
+    const std::vector<JobSpec> jobs = {speed_job("1", p.a), speed_job("2", p.b)};
     for (const char* other : {"A100-40GB", "V100M32"}) {
-      const DeviceProfile& d = device(other);
+      const DeviceProfile& d = builtin_device(other);
       const Rates r = rates_of(*m, d, jobs);
       EXPECT_EQ(r.rates, rates_of(*m, d, without_workloads(jobs)).rates) << name << " " << other;
       EXPECT_EQ(r.load.measured_pair, 0) << name << " " << other;
     }
-    EXPECT_EQ(measured_colocation_speed(jobs[0], jobs[1], device("A100-40GB")), nullptr);
-    ASSERT_NE(measured_colocation_speed(jobs[0], jobs[1], device("V100M16")), nullptr);
+    EXPECT_EQ(measured_colocation_speed(jobs[0], jobs[1], builtin_device("A100-40GB")), nullptr);
+    ASSERT_NE(measured_colocation_speed(jobs[0], jobs[1], builtin_device("V100M16")), nullptr);
   }
 }
 
@@ -181,10 +182,10 @@ TEST(ColocationSpeed, ZeroMeansThePairCouldNotRunAndKeepsTheModelsRate) {
   // Gavel's [0, 0]: the pair could not run together. Above 1 (noise): used as 1.
   const auto a = workload("a", "V100M16", {{"b", 0.0}});
   const auto b = workload("b", "V100M16", {{"a", 1.04}});
-  const DeviceProfile& v100 = device("V100M16");
+  const DeviceProfile& v100 = builtin_device("V100M16");
   for (const char* name : kModels) {
-    const auto m = make(name);
-    const std::vector<JobSpec> jobs = {job("1", a), job("2", b)};
+    const auto m = make_speed_model(name);
+    const std::vector<JobSpec> jobs = {speed_job("1", a), speed_job("2", b)};
     const Rates r = rates_of(*m, v100, jobs);
     const Rates model = rates_of(*m, v100, without_workloads(jobs));
     EXPECT_EQ(r.rates[0], model.rates[0]) << name;
@@ -199,10 +200,10 @@ TEST(ColocationSpeed, TheMemoNeverHandsAMeasuredRateToAnUnmeasuredPair) {
   // Equal rate inputs (duty cycle, kernel, SM share): the memo's key is the same; the workloads
   // decide after it.
   const Pair p;
-  const DeviceProfile& v100 = device("V100M16");
+  const DeviceProfile& v100 = builtin_device("V100M16");
   for (const char* name : kModels) {
-    const auto m = make(name);
-    const std::vector<JobSpec> named = {job("1", p.a), job("2", p.b)};
+    const auto m = make_speed_model(name);
+    const std::vector<JobSpec> named = {speed_job("1", p.a), speed_job("2", p.b)};
     const std::vector<JobSpec> plain = without_workloads(named);
     const Rates first = rates_of(*m, v100, plain);
     const Rates measured = rates_of(*m, v100, named);
@@ -220,8 +221,8 @@ struct Finishes : EngineObserver {
 };
 
 Finishes run(const SharingModel& model, const std::vector<JobSpec>& jobs) {
-  Cluster cluster({device("V100M16")}, {NodeSpec{"n0", 0, 1, 0, true}});
-  model.check_device(device("V100M16"));
+  Cluster cluster({builtin_device("V100M16")}, {NodeSpec{"n0", 0, 1, 0, true}});
+  model.check_device(builtin_device("V100M16"));
   Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
   testing::ListSource source(jobs);
   testing::CheckedEngine engine(cluster, model, scheduler, source);
@@ -236,12 +237,13 @@ TEST(ColocationSpeed, TwoJobsFinishWhenTheirMeasuredSpeedsSay) {
   // done 62.5 s by then and runs its last 37.5 s alone at 1: 162.5 s.
   const Pair p;
   for (const char* name : kModels) {
-    const auto m = make(name);
-    const Finishes f = run(*m, {job("a1", p.a), job("b1", p.b)});
+    const auto m = make_speed_model(name);
+    const Finishes f = run(*m, {speed_job("a1", p.a), speed_job("b1", p.b)});
     EXPECT_DOUBLE_EQ(f.at.at("b1"), 125.0) << name;
     EXPECT_DOUBLE_EQ(f.at.at("a1"), 162.5) << name;
     // A third job arriving at 50 s makes three: the model's rates for all until one leaves.
-    const Finishes three = run(*m, {job("a1", p.a), job("b1", p.b), job("c", p.a, 50.0)});
+    const Finishes three =
+        run(*m, {speed_job("a1", p.a), speed_job("b1", p.b), speed_job("c", p.a, 50.0)});
     EXPECT_GT(three.at.at("b1"), 125.0) << name;
   }
 }

@@ -28,7 +28,7 @@ const DeviceProfile& a100() {
   return registry.get("A100-40GB", "test");
 }
 
-std::unique_ptr<SharingModel> make(const std::string& name, const json& params) {
+std::unique_ptr<SharingModel> make_faults_model(const std::string& name, const json& params) {
   JsonObject o(params, "s.json", "/sharing/params");
   return make_sharing_model(name, o, "s.json#/sharing/model");
 }
@@ -65,7 +65,8 @@ struct Recorder : EngineObserver {
   }
 };
 
-Recorder run(const SharingModel& model, std::vector<JobSpec> jobs, EngineOptions options) {
+Recorder run_with_faults(const SharingModel& model, std::vector<JobSpec> jobs,
+                         EngineOptions options) {
   Cluster cluster({a100()}, {NodeSpec{"n0", 0, 1, 0, true}});
   model.check_device(a100());
   Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
@@ -87,14 +88,14 @@ JobSpec spec(const std::string& id, std::int64_t memory_mib, double runtime_s) {
 
 TEST(FaultsAcrossModels, OutOfMemoryKillsTheJobWhoseMemoryGrewNotItsNeighbour) {
   for (const Case& c : shared_memory_models()) {
-    const auto model = make(c.model, c.params);
+    const auto model = make_faults_model(c.model, c.params);
     // a (placed first) uses 15000 MiB until 10 s of work, then 30000; b holds 20000. Together
     // they fit the GPU and its 7g instance (35000 MiB) until a grows (50000).
     JobSpec a = spec("a", 30000, 100);
     a.memory_profile = std::make_shared<const MemoryProfile>(
         "step", std::vector<MemoryProfile::Step>{{0, 0.5}, {10e6, 1.0}});
-    const Recorder r = run(*model, {a, spec("b", 20000, 100)},
-                           EngineOptions{Time::infinity(), 0, Time::from_seconds(10)});
+    const Recorder r = run_with_faults(*model, {a, spec("b", 20000, 100)},
+                                       EngineOptions{Time::infinity(), 0, Time::from_seconds(10)});
     EXPECT_EQ(r.kills.count("a") ? r.kills.at("a").size() : 0u, 1u) << c.model;
     EXPECT_FALSE(r.kills.count("b")) << c.model << ": b's memory never changed";
     EXPECT_TRUE(r.finish.count("b")) << c.model;
@@ -102,12 +103,12 @@ TEST(FaultsAcrossModels, OutOfMemoryKillsTheJobWhoseMemoryGrewNotItsNeighbour) {
 }
 
 TEST(FaultsAcrossModels, OomAllStillKillsEveryClient) {
-  const auto model = make("mps", {{"admission", "replicas"}, {"oom", "all"}});
+  const auto model = make_faults_model("mps", {{"admission", "replicas"}, {"oom", "all"}});
   JobSpec a = spec("a", 30000, 100);
   a.memory_profile = std::make_shared<const MemoryProfile>(
       "step", std::vector<MemoryProfile::Step>{{0, 0.5}, {10e6, 1.0}});
-  const Recorder r = run(*model, {a, spec("b", 20000, 100)},
-                         EngineOptions{Time::infinity(), 0, Time::from_seconds(10)});
+  const Recorder r = run_with_faults(*model, {a, spec("b", 20000, 100)},
+                                     EngineOptions{Time::infinity(), 0, Time::from_seconds(10)});
   ASSERT_TRUE(r.kills.count("a") && r.kills.count("b"));
   EXPECT_EQ(r.kills.at("a"), r.kills.at("b"));
 }
@@ -117,13 +118,13 @@ TEST(FaultsAcrossModels, AFatalFaultKillsTheModelsBlastRadius) {
   cases.push_back({"exclusive", json::object(), false});
   cases.push_back({"mig", {{"layout", {"3g.20gb", "3g.20gb"}}}, false});
   for (const Case& c : cases) {
-    const auto model = make(c.model, c.params);
+    const auto model = make_faults_model(c.model, c.params);
     EngineOptions o{Time::infinity(), 1000, Time::from_seconds(1)};
     o.fatal_faults_per_gpu_hour = 3.0;
     o.fault_seed = 17;
     std::vector<JobSpec> jobs{spec("a", 4000, 3600), spec("b", 4000, 3600)};
     for (JobSpec& j : jobs) j.checkpoint_interval = Time::from_seconds(60);
-    const Recorder r = run(*model, jobs, o);
+    const Recorder r = run_with_faults(*model, jobs, o);
     ASSERT_FALSE(r.fatal.empty()) << c.model;
     const auto [first, killed] = r.fatal.front();
     // Under exclusive the two jobs run one after the other: a fault meets one job.

@@ -24,8 +24,8 @@ DeviceProfile gpu16() {
   return d;
 }
 
-JobSpec job(int milli, double sm_util = 1.0, std::int64_t memory_mib = 1000,
-            std::int64_t kernel_us = 1000) {
+JobSpec fractional_job(int milli, double sm_util = 1.0, std::int64_t memory_mib = 1000,
+                       std::int64_t kernel_us = 1000) {
   JobSpec j;
   j.gpu_milli = milli;
   j.sm_util = sm_util;
@@ -34,14 +34,15 @@ JobSpec job(int milli, double sm_util = 1.0, std::int64_t memory_mib = 1000,
   return j;
 }
 
-FractionalModel make(nlohmann::json params) {
+FractionalModel make_fractional_model(nlohmann::json params) {
   JsonObject o(params, "s.json", "/sharing/params");
   return FractionalModel(o);
 }
 
 // Rates of `residents` on one 16 GiB GPU.
-std::vector<double> rates_of(const FractionalModel& m, std::vector<const JobSpec*> residents,
-                             GpuLoad* load_out = nullptr) {
+std::vector<double> fractional_rates_of(const FractionalModel& m,
+                                        std::vector<const JobSpec*> residents,
+                                        GpuLoad* load_out = nullptr) {
   const DeviceProfile d = gpu16();
   std::vector<double> rates(residents.size());
   GpuLoad load;
@@ -51,16 +52,16 @@ std::vector<double> rates_of(const FractionalModel& m, std::vector<const JobSpec
 }
 
 TEST(FractionalModel, AdmitsWhileSharesAndQuotasFit) {
-  const FractionalModel m = make(nlohmann::json::object());
+  const FractionalModel m = make_fractional_model(nlohmann::json::object());
   const DeviceProfile d = gpu16();
-  const JobSpec a = job(600, 1.0, 8000);
+  const JobSpec a = fractional_job(600, 1.0, 8000);
   const JobSpec* on_gpu[] = {&a};
   const GpuView view{d, on_gpu, a.memory};
-  EXPECT_TRUE(m.admits(view, job(400, 1.0, 8000)));   // 1000 milli, 16000 MiB
-  EXPECT_FALSE(m.admits(view, job(401, 1.0, 1000)));  // 1001 milli
-  EXPECT_FALSE(m.admits(view, job(100, 1.0, 9000)));  // 17000 MiB of quotas
+  EXPECT_TRUE(m.admits(view, fractional_job(400, 1.0, 8000)));   // 1000 milli, 16000 MiB
+  EXPECT_FALSE(m.admits(view, fractional_job(401, 1.0, 1000)));  // 1001 milli
+  EXPECT_FALSE(m.admits(view, fractional_job(100, 1.0, 9000)));  // 17000 MiB of quotas
   // A quota below the peak is what admission counts.
-  JobSpec limited = job(100, 1.0, 12000);
+  JobSpec limited = fractional_job(100, 1.0, 12000);
   limited.memory_limit = MemoryMiB(4000);
   EXPECT_TRUE(m.admits(view, limited));
   EXPECT_DOUBLE_EQ(m.gpu_room(view), 400.0);
@@ -68,20 +69,20 @@ TEST(FractionalModel, AdmitsWhileSharesAndQuotasFit) {
 }
 
 TEST(FractionalModel, MaxJobsPerGpuBoundsAdmission) {
-  const FractionalModel m = make({{"max_jobs_per_gpu", 2}});
+  const FractionalModel m = make_fractional_model({{"max_jobs_per_gpu", 2}});
   const DeviceProfile d = gpu16();
-  const JobSpec a = job(100), b = job(100);
+  const JobSpec a = fractional_job(100), b = fractional_job(100);
   const JobSpec* on_gpu[] = {&a, &b};
-  EXPECT_FALSE(m.admits(GpuView{d, on_gpu, MemoryMiB(2000)}, job(100)));
+  EXPECT_FALSE(m.admits(GpuView{d, on_gpu, MemoryMiB(2000)}, fractional_job(100)));
   EXPECT_DOUBLE_EQ(m.gpu_room(GpuView{d, on_gpu, MemoryMiB(2000)}), -1.0);
 }
 
 TEST(FractionalModel, OutOfMemoryOnlyForTheJobPastItsOwnQuota) {
-  const FractionalModel m = make(nlohmann::json::object());
+  const FractionalModel m = make_fractional_model(nlohmann::json::object());
   const DeviceProfile d = gpu16();
-  JobSpec over = job(300, 1.0, 6000);
+  JobSpec over = fractional_job(300, 1.0, 6000);
   over.memory_limit = MemoryMiB(4000);
-  const JobSpec within = job(300, 1.0, 6000);  // no limit: its quota is its peak
+  const JobSpec within = fractional_job(300, 1.0, 6000);  // no limit: its quota is its peak
   const JobSpec* residents[] = {&within, &over};
   const MemoryMiB in_use[] = {MemoryMiB(6000), MemoryMiB(6000)};
   std::uint8_t killed[2] = {0, 0};
@@ -99,29 +100,31 @@ TEST(FractionalModel, OutOfMemoryOnlyForTheJobPastItsOwnQuota) {
 
 // Alone, strict: a job of duty cycle u with share f runs at min(1, f / u).
 TEST(FractionalModel, StrictLimiterAloneRunsAtShareOverDutyCycle) {
-  const FractionalModel m = make({{"launch_gap_us", 0}});
-  const JobSpec busy = job(250, 1.0), light = job(500, 0.2), mid = job(400, 0.8);
+  const FractionalModel m = make_fractional_model({{"launch_gap_us", 0}});
+  const JobSpec busy = fractional_job(250, 1.0), light = fractional_job(500, 0.2),
+                mid = fractional_job(400, 0.8);
   GpuLoad load;
-  EXPECT_NEAR(rates_of(m, {&busy}, &load)[0], 0.25, 1e-9);
+  EXPECT_NEAR(fractional_rates_of(m, {&busy}, &load)[0], 0.25, 1e-9);
   EXPECT_NEAR(load.useful_busy, 0.25, 1e-9);  // the rest of the GPU idles
-  EXPECT_NEAR(rates_of(m, {&light})[0], 1.0, 1e-9);
-  EXPECT_NEAR(rates_of(m, {&mid})[0], 0.5, 1e-9);
+  EXPECT_NEAR(fractional_rates_of(m, {&light})[0], 1.0, 1e-9);
+  EXPECT_NEAR(fractional_rates_of(m, {&mid})[0], 0.5, 1e-9);
 }
 
 TEST(FractionalModel, WorkConservingLimiterLendsIdleTime) {
-  const FractionalModel m = make({{"launch_gap_us", 0}, {"work_conserving", true}});
-  const JobSpec busy = job(250, 1.0);
-  EXPECT_NEAR(rates_of(m, {&busy})[0], 1.0, 1e-9);
+  const FractionalModel m =
+      make_fractional_model({{"launch_gap_us", 0}, {"work_conserving", true}});
+  const JobSpec busy = fractional_job(250, 1.0);
+  EXPECT_NEAR(fractional_rates_of(m, {&busy})[0], 1.0, 1e-9);
 }
 
 // Two never-idle jobs with fixed 1 ms kernels, each held to half the GPU: their kernels
 // alternate with a switch between, so each runs k per 2 (k + s): k / (2 (k + s)) = 1000 / 2200.
 TEST(FractionalModel, HalfSharesAlternateAndPayTheSwitch) {
-  const FractionalModel m =
-      make({{"launch_gap_us", 0}, {"switch_cost_us", 100}, {"time_slice_us", 2000}});
-  JobSpec a = job(500, 1.0), b = job(500, 1.0);
+  const FractionalModel m = make_fractional_model(
+      {{"launch_gap_us", 0}, {"switch_cost_us", 100}, {"time_slice_us", 2000}});
+  JobSpec a = fractional_job(500, 1.0), b = fractional_job(500, 1.0);
   a.fixed_kernel_lengths = b.fixed_kernel_lengths = true;
-  const auto r = rates_of(m, {&a, &b});
+  const auto r = fractional_rates_of(m, {&a, &b});
   EXPECT_NEAR(r[0], 1000.0 / 2200.0, 1e-6);
   EXPECT_NEAR(r[1], 1000.0 / 2200.0, 1e-6);
 }
@@ -152,7 +155,7 @@ TEST(Limiter, WorkConservingHandsUnusedTimeToHungryJobs) {
 }
 
 TEST(FractionalModel, DeclaresItsParametersAndRejectsUnknownOnes) {
-  const FractionalModel m = make({{"switch_cost_us", 80}});
+  const FractionalModel m = make_fractional_model({{"switch_cost_us", 80}});
   bool saw_switch = false, saw_conserving = false;
   for (const auto& p : m.parameters()) {
     if (p.name == "switch_cost_us") {
@@ -168,7 +171,7 @@ TEST(FractionalModel, DeclaresItsParametersAndRejectsUnknownOnes) {
   EXPECT_TRUE(saw_switch);
   EXPECT_TRUE(saw_conserving);
   try {
-    make({{"replicas", 4}});
+    make_fractional_model({{"replicas", 4}});
     ADD_FAILURE() << "an unknown parameter was accepted";
   } catch (const InputError& e) {
     EXPECT_THAT(e.what(), HasSubstr("replicas"));

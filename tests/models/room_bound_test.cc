@@ -94,15 +94,15 @@ std::vector<JobSpec> random_jobs(int n, std::uint32_t seed) {
   return jobs;
 }
 
-struct Case {
+struct PruningCase {
   std::string model;
   nlohmann::json params;
   bool prunes = true;  // false: the bound is loose here (optimistic MPS: only the client cap)
 };
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.model << " " << c.params.dump(); }
+void PrintTo(const PruningCase& c, std::ostream* os) { *os << c.model << " " << c.params.dump(); }
 
-class RoomBoundPruning : public ::testing::TestWithParam<Case> {};
+class RoomBoundPruning : public ::testing::TestWithParam<PruningCase> {};
 
 TEST_P(RoomBoundPruning, SameRunWithAndWithoutTheBoundAndFewerAdmissionQuestions) {
   const DeviceRegistry registry = DeviceRegistry::with_builtins();
@@ -174,16 +174,18 @@ TEST_P(RoomBoundPruning, RoomDecidesAdmissionOnlyWhereItIsExact) {
 INSTANTIATE_TEST_SUITE_P(
     Models, RoomBoundPruning,
     ::testing::Values(
-        Case{"timeslice", nlohmann::json::object()},
-        Case{"timeslice", {{"admission", "replicas"}, {"replicas", 2}}},
-        Case{"mps", nlohmann::json::object()}, Case{"mps", {{"admission", "average"}}, false},
-        Case{"mig", {{"layout", {"3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"}}}},
-        Case{"mig", {{"layout", {"1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb"}}, {"strategy", "single"}}},
-        Case{"mig+mps", {{"layout", {"3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"}}}},
-        Case{
+        PruningCase{"timeslice", nlohmann::json::object()},
+        PruningCase{"timeslice", {{"admission", "replicas"}, {"replicas", 2}}},
+        PruningCase{"mps", nlohmann::json::object()},
+        PruningCase{"mps", {{"admission", "average"}}, false},
+        PruningCase{"mig", {{"layout", {"3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"}}}},
+        PruningCase{"mig",
+                    {{"layout", {"1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb"}}, {"strategy", "single"}}},
+        PruningCase{"mig+mps", {{"layout", {"3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"}}}},
+        PruningCase{
             "mig+timeslice",
             {{"layout", {"3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"}}, {"instance_choice", "pack"}}}),
-    [](const ::testing::TestParamInfo<Case>& param_info) {
+    [](const ::testing::TestParamInfo<PruningCase>& param_info) {
       std::string name = param_info.param.model + "_" + std::to_string(param_info.index);
       std::replace(name.begin(), name.end(), '+', '_');  // test names allow [A-Za-z0-9_] only
       return name;

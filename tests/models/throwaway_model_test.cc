@@ -51,7 +51,7 @@ const SharingModelInfo kHalves{"halves", "two jobs per GPU at a declared rate", 
                                  return std::make_unique<HalvesModel>(params);
                                }};
 
-struct Finishes : EngineObserver {
+struct ThrowawayFinishes : EngineObserver {
   std::map<std::string, double> at_s;
   void on_job_finished(Time now, const ActiveJob& j) override {
     at_s[j.spec.id] = now.seconds();
@@ -69,7 +69,7 @@ TEST(ThrowawayModel, ARowAndAClassRunThroughTheEngine) {
   testing::ListSource source({testing::job("a", 0, 1, 100), testing::job("b", 0, 1, 100),
                               testing::job("c", 0, 1, 100)});
   testing::CheckedEngine engine(cluster, *model, scheduler, source);
-  Finishes finishes;
+  ThrowawayFinishes finishes;
   engine.add_observer(&finishes);
   engine.run();
   // a and b share at 0.4 (100 s of work in 250 s); c waits for a place, then runs alone.

@@ -14,7 +14,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-DeviceProfile gpu16() {
+DeviceProfile timeslice_gpu16() {
   DeviceProfile d;
   d.name = "G";
   d.memory = MemoryMiB(16384);
@@ -22,7 +22,7 @@ DeviceProfile gpu16() {
   return d;
 }
 
-JobSpec job(double sm_util, std::int64_t kernel_us, std::int64_t memory_mib = 1000) {
+JobSpec timeslice_job(double sm_util, std::int64_t kernel_us, std::int64_t memory_mib = 1000) {
   JobSpec j;
   j.sm_util = sm_util;
   j.kernel_length = Time::from_us(kernel_us);
@@ -30,14 +30,14 @@ JobSpec job(double sm_util, std::int64_t kernel_us, std::int64_t memory_mib = 10
   return j;
 }
 
-TimeSliceModel make(const nlohmann::json& params) {
+TimeSliceModel make_timeslice_model(const nlohmann::json& params) {
   JsonObject o(params, "s.json", "/sharing/params");
   return TimeSliceModel(o);
 }
 
 std::string error_of(const nlohmann::json& params) {
   try {
-    make(params);
+    make_timeslice_model(params);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -45,9 +45,9 @@ std::string error_of(const nlohmann::json& params) {
 }
 
 TEST(TimeSliceModel, SingleJobRunsAsAlone) {
-  const TimeSliceModel m = make(nlohmann::json::object());
-  const DeviceProfile d = gpu16();
-  const JobSpec a = job(0.4, 100);
+  const TimeSliceModel m = make_timeslice_model(nlohmann::json::object());
+  const DeviceProfile d = timeslice_gpu16();
+  const JobSpec a = timeslice_job(0.4, 100);
   const JobSpec* residents[] = {&a};
   double rate = 0;
   GpuLoad load;
@@ -58,9 +58,9 @@ TEST(TimeSliceModel, SingleJobRunsAsAlone) {
 }
 
 TEST(TimeSliceModel, TwoSaturatingJobsSplitTheGpuMinusSwitches) {
-  const TimeSliceModel m = make({{"switch_cost_us", 50}});
-  const DeviceProfile d = gpu16();
-  const JobSpec a = job(1.0, 1000), b = job(1.0, 1000);
+  const TimeSliceModel m = make_timeslice_model({{"switch_cost_us", 50}});
+  const DeviceProfile d = timeslice_gpu16();
+  const JobSpec a = timeslice_job(1.0, 1000), b = timeslice_job(1.0, 1000);
   const JobSpec* residents[] = {&a, &b};
   double rates[2];
   GpuLoad load;
@@ -75,19 +75,19 @@ TEST(TimeSliceModel, TwoSaturatingJobsSplitTheGpuMinusSwitches) {
 }
 
 TEST(TimeSliceModel, H200GpusTakeTheMeasuredDefaults) {
-  const TimeSliceModel m = make(nlohmann::json::object());
-  DeviceProfile h200 = gpu16();
+  const TimeSliceModel m = make_timeslice_model(nlohmann::json::object());
+  DeviceProfile h200 = timeslice_gpu16();
   h200.name = "H200-141GB";
   // Two busy processes of fixed 200 us kernels at the measured alone duty (launch gap
   // included): the H200 measured 0.31 each; the assumed 50 us switch would give 0.61.
-  JobSpec a = job(0.9551, 200), b = job(0.9551, 200);
+  JobSpec a = timeslice_job(0.9551, 200), b = timeslice_job(0.9551, 200);
   a.fixed_kernel_lengths = b.fixed_kernel_lengths = true;
   const JobSpec* residents[] = {&a, &b};
   double rates[2];
   GpuLoad load;
   m.compute_rates(GpuView{h200, residents, MemoryMiB(2000)}, rates, load);
   EXPECT_NEAR(rates[0], 0.310, 0.01);
-  m.compute_rates(GpuView{gpu16(), residents, MemoryMiB(2000)}, rates, load);
+  m.compute_rates(GpuView{timeslice_gpu16(), residents, MemoryMiB(2000)}, rates, load);
   EXPECT_NEAR(rates[0], (200.0 / 0.9551) / (2.0 * 250.0), 0.01);
   bool declared = false;
   for (const ModelParameter& p : m.parameters()) {
@@ -99,30 +99,30 @@ TEST(TimeSliceModel, H200GpusTakeTheMeasuredDefaults) {
   }
   EXPECT_TRUE(declared);
   // A scenario value applies to every device, H200 included.
-  const TimeSliceModel set = make({{"switch_cost_us", 50}});
+  const TimeSliceModel set = make_timeslice_model({{"switch_cost_us", 50}});
   set.compute_rates(GpuView{h200, residents, MemoryMiB(2000)}, rates, load);
   EXPECT_NEAR(rates[0], (200.0 / 0.9551) / (2.0 * 250.0), 0.01);
 }
 
 TEST(TimeSliceModel, FixedLengthsLockIntoAlternation) {
-  const TimeSliceModel m = make({{"switch_cost_us", 137}, {"time_slice_us", 2000}});
-  JobSpec a = job(0.5, 2000), b = job(0.5, 2000);
+  const TimeSliceModel m = make_timeslice_model({{"switch_cost_us", 137}, {"time_slice_us", 2000}});
+  JobSpec a = timeslice_job(0.5, 2000), b = timeslice_job(0.5, 2000);
   const JobSpec* residents[] = {&a, &b};
   double rates[2];
   GpuLoad load;
-  m.compute_rates(GpuView{gpu16(), residents, MemoryMiB(2000)}, rates, load);
+  m.compute_rates(GpuView{timeslice_gpu16(), residents, MemoryMiB(2000)}, rates, load);
   const double variable = rates[0];
   a.fixed_kernel_lengths = b.fixed_kernel_lengths = true;
-  m.compute_rates(GpuView{gpu16(), residents, MemoryMiB(2000)}, rates, load);
+  m.compute_rates(GpuView{timeslice_gpu16(), residents, MemoryMiB(2000)}, rates, load);
   EXPECT_NEAR(rates[0], 4000.0 / (2.0 * 2137.0), 0.005);  // measured 0.94 on an H200
   EXPECT_GT(rates[0], variable + 0.1);
 }
 
 TEST(TimeSliceModel, ShortKernelsLoseMoreToSwitchesThanLongOnes) {
-  const TimeSliceModel m = make({{"switch_cost_us", 50}});
-  const DeviceProfile d = gpu16();
+  const TimeSliceModel m = make_timeslice_model({{"switch_cost_us", 50}});
+  const DeviceProfile d = timeslice_gpu16();
   auto overhead = [&](std::int64_t kernel_us) {
-    const JobSpec a = job(0.3, kernel_us), b = job(0.3, kernel_us);
+    const JobSpec a = timeslice_job(0.3, kernel_us), b = timeslice_job(0.3, kernel_us);
     const JobSpec* residents[] = {&a, &b};
     double rates[2];
     GpuLoad load;
@@ -133,37 +133,37 @@ TEST(TimeSliceModel, ShortKernelsLoseMoreToSwitchesThanLongOnes) {
 }
 
 TEST(TimeSliceModel, MemoryAdmissionChecksTheSum) {
-  const TimeSliceModel m = make({{"admission", "memory"}, {"max_jobs_per_gpu", 3}});
-  const DeviceProfile d = gpu16();
-  const JobSpec a = job(0.5, 100, 10000);
+  const TimeSliceModel m = make_timeslice_model({{"admission", "memory"}, {"max_jobs_per_gpu", 3}});
+  const DeviceProfile d = timeslice_gpu16();
+  const JobSpec a = timeslice_job(0.5, 100, 10000);
   const JobSpec* one[] = {&a};
-  EXPECT_TRUE(m.admits(GpuView{d, one, a.memory}, job(0.5, 100, 6000)));
-  EXPECT_FALSE(m.admits(GpuView{d, one, a.memory}, job(0.5, 100, 7000)));
+  EXPECT_TRUE(m.admits(GpuView{d, one, a.memory}, timeslice_job(0.5, 100, 6000)));
+  EXPECT_FALSE(m.admits(GpuView{d, one, a.memory}, timeslice_job(0.5, 100, 7000)));
   const JobSpec* three[] = {&a, &a, &a};
-  EXPECT_FALSE(m.admits(GpuView{d, three, MemoryMiB(3000)}, job(0.5, 100, 0)));
+  EXPECT_FALSE(m.admits(GpuView{d, three, MemoryMiB(3000)}, timeslice_job(0.5, 100, 0)));
 }
 
 // A resident that uses less than its peak right now (a memory profile in a low phase) still
 // counts with its peak: admission promises room for the whole of its life.
 TEST(TimeSliceModel, MemoryAdmissionCountsPeaksNotCurrentUse) {
-  const TimeSliceModel m = make({{"admission", "memory"}});
-  const DeviceProfile d = gpu16();
-  const JobSpec a = job(0.5, 100, 10000);
+  const TimeSliceModel m = make_timeslice_model({{"admission", "memory"}});
+  const DeviceProfile d = timeslice_gpu16();
+  const JobSpec a = timeslice_job(0.5, 100, 10000);
   const JobSpec* one[] = {&a};
   const GpuView low_phase{d, one, MemoryMiB(2000)};
-  EXPECT_FALSE(m.admits(low_phase, job(0.5, 100, 7000)));
-  EXPECT_TRUE(m.admits(low_phase, job(0.5, 100, 6000)));
+  EXPECT_FALSE(m.admits(low_phase, timeslice_job(0.5, 100, 7000)));
+  EXPECT_TRUE(m.admits(low_phase, timeslice_job(0.5, 100, 6000)));
   EXPECT_DOUBLE_EQ(m.gpu_room(low_phase), 16384.0 - 10000.0);
 }
 
 TEST(TimeSliceModel, ReplicasAdmitWithoutMemoryCheckAndOverflowKillsTheAllocator) {
-  const TimeSliceModel m = make({{"admission", "replicas"}, {"replicas", 2}});
-  const DeviceProfile d = gpu16();
-  const JobSpec a = job(0.5, 100, 10000), b = job(0.5, 100, 10000);
+  const TimeSliceModel m = make_timeslice_model({{"admission", "replicas"}, {"replicas", 2}});
+  const DeviceProfile d = timeslice_gpu16();
+  const JobSpec a = timeslice_job(0.5, 100, 10000), b = timeslice_job(0.5, 100, 10000);
   const JobSpec* one[] = {&a};
   EXPECT_TRUE(m.admits(GpuView{d, one, a.memory}, b));  // 20000 MiB on a 16384 MiB GPU
   const JobSpec* two[] = {&a, &b};
-  EXPECT_FALSE(m.admits(GpuView{d, two, MemoryMiB(20000)}, job(0.1, 100, 0)));
+  EXPECT_FALSE(m.admits(GpuView{d, two, MemoryMiB(20000)}, timeslice_job(0.1, 100, 0)));
   std::uint8_t killed[2] = {9, 9};
   Time recovery = Time::from_seconds(99);
   ASSERT_TRUE(m.memory_fault(GpuView{d, two, MemoryMiB(20000)}, killed, recovery));
@@ -173,9 +173,9 @@ TEST(TimeSliceModel, ReplicasAdmitWithoutMemoryCheckAndOverflowKillsTheAllocator
 }
 
 TEST(TimeSliceModel, OutOfMemoryKillsTheAskerNotTheNeighbourWhoseMemoryDidNotChange) {
-  const TimeSliceModel m = make({{"admission", "replicas"}, {"replicas", 2}});
-  const DeviceProfile d = gpu16();
-  const JobSpec a = job(0.5, 100, 10000), b = job(0.5, 100, 10000);
+  const TimeSliceModel m = make_timeslice_model({{"admission", "replicas"}, {"replicas", 2}});
+  const DeviceProfile d = timeslice_gpu16();
+  const JobSpec a = timeslice_job(0.5, 100, 10000), b = timeslice_job(0.5, 100, 10000);
   const JobSpec* two[] = {&a, &b};
   const MemoryMiB memory[] = {MemoryMiB(10000), MemoryMiB(10000)};
   // a, placed first, just grew; b did not change: a's allocation is the one that fails.
@@ -189,7 +189,7 @@ TEST(TimeSliceModel, OutOfMemoryKillsTheAskerNotTheNeighbourWhoseMemoryDidNotCha
   EXPECT_EQ(recovery, Time::zero());
   // `all` still takes down both, with its recovery delay.
   const TimeSliceModel all =
-      make({{"admission", "replicas"}, {"oom", "all"}, {"fault_recovery_s", 2}});
+      make_timeslice_model({{"admission", "replicas"}, {"oom", "all"}, {"fault_recovery_s", 2}});
   ASSERT_TRUE(
       all.memory_fault(GpuView{d, two, MemoryMiB(20000), memory, 0, {}, asked}, killed, recovery));
   EXPECT_EQ(killed[0], 1);
@@ -198,9 +198,10 @@ TEST(TimeSliceModel, OutOfMemoryKillsTheAskerNotTheNeighbourWhoseMemoryDidNotCha
 }
 
 TEST(TimeSliceModel, AFatalFaultKillsTheFaultingJobAlone) {
-  const TimeSliceModel m = make(nlohmann::json::object());
-  const DeviceProfile d = gpu16();
-  const JobSpec a = job(0.5, 100, 1000), b = job(0.5, 100, 1000), c = job(0.5, 100, 1000);
+  const TimeSliceModel m = make_timeslice_model(nlohmann::json::object());
+  const DeviceProfile d = timeslice_gpu16();
+  const JobSpec a = timeslice_job(0.5, 100, 1000), b = timeslice_job(0.5, 100, 1000),
+                c = timeslice_job(0.5, 100, 1000);
   const JobSpec* three[] = {&a, &b, &c};
   std::uint8_t killed[3] = {0, 0, 0};
   Time recovery = Time::from_seconds(99);
@@ -212,7 +213,7 @@ TEST(TimeSliceModel, AFatalFaultKillsTheFaultingJobAlone) {
 }
 
 TEST(TimeSliceModel, DeclaresParametersWithSources) {
-  const TimeSliceModel m = make({{"time_slice", "long"}});
+  const TimeSliceModel m = make_timeslice_model({{"time_slice", "long"}});
   bool saw_slice = false, saw_switch = false;
   for (const auto& p : m.parameters()) {
     if (p.name == "time_slice_us") {
@@ -233,7 +234,7 @@ TEST(TimeSliceModel, CalibrationFileSuppliesFittedParameters) {
   testing::TempFile cal("params.json", R"({"model": "timeslice", "source": "fit",
       "params": {"interference": 0.9, "switch_cost_us": 12, "kernel_us": 100,
                  "time_slice_us": 1024, "util_exponent": 1.6, "util_scale": 0.47}})");
-  const TimeSliceModel m = make({{"calibration", cal.path()}});
+  const TimeSliceModel m = make_timeslice_model({{"calibration", cal.path()}});
   for (const auto& p : m.parameters()) {
     if (p.name == "interference") {
       EXPECT_DOUBLE_EQ(p.value, 0.9);

@@ -14,7 +14,7 @@ namespace {
 
 constexpr int kSms = 132;
 
-MpsJob job(double share, double kernel_us, double duty, double atf = 1.0) {
+MpsJob block_job(double share, double kernel_us, double duty, double atf = 1.0) {
   MpsJob j;
   j.sm_share = share;
   j.mean_kernel_us = kernel_us;
@@ -41,11 +41,13 @@ MpsParams blocks(MpsBursts bursts = MpsBursts::kFixed) {
 
 TEST(MpsBlocks, FullGpuKernelsTakeTurns) {
   // Two busy full-GPU kernels: one waits for the other's blocks (measured 0.50 at 2 ms).
-  const MpsReferenceResult r = simulate_mps_blocks({job(1, 2000, 1), job(1, 2000, 1)}, fixed(), kSms);
+  const MpsReferenceResult r =
+      simulate_mps_blocks({block_job(1, 2000, 1), block_job(1, 2000, 1)}, fixed(), kSms);
   EXPECT_NEAR(r.rates[0], 2009.0 / 4000.0, 0.01);
   EXPECT_NEAR(r.rates[1], r.rates[0], 0.01);
   // Quarter-GPU kernels fit side by side: no one waits.
-  const MpsReferenceResult q = simulate_mps_blocks({job(0.25, 200, 1), job(0.25, 200, 1)}, fixed(), kSms);
+  const MpsReferenceResult q =
+      simulate_mps_blocks({block_job(0.25, 200, 1), block_job(0.25, 200, 1)}, fixed(), kSms);
   EXPECT_NEAR(q.rates[0], 1.0, 0.01);
 }
 
@@ -54,10 +56,11 @@ TEST(MpsBlocks, BlocksAreNotPreempted) {
   // launch gaps, once per 2 ms (measured 0.015-0.025), and the big one keeps ~1.00. Sharing SMs
   // in proportion would give the small one about half the GPU.
   const MpsReferenceResult r =
-      simulate_mps_blocks({job(1, 2000, 1), job(1, 20, 1)}, fixed(), kSms);
+      simulate_mps_blocks({block_job(1, 2000, 1), block_job(1, 20, 1)}, fixed(), kSms);
   EXPECT_NEAR(r.rates[1], 29.0 / 2020.0, 0.004);
   EXPECT_GT(r.rates[0], 0.98);
-  const MpsRates fluid = mps_rates(std::vector<MpsJob>{job(1, 2000, 1), job(1, 20, 1)}, MpsParams{});
+  const MpsRates fluid =
+      mps_rates(std::vector<MpsJob>{block_job(1, 2000, 1), block_job(1, 20, 1)}, MpsParams{});
   EXPECT_GT(fluid.rates[1], 0.3);
 }
 
@@ -65,10 +68,11 @@ TEST(MpsBlocks, ThreadCapsRunKernelsInWaves) {
   // A full-GPU kernel capped at half the SMs runs two waves even alone (rate 0.5 against the
   // uncapped GPU); two such clients fit side by side and keep their capped speed (measured
   // 0.96-0.99).
-  const MpsReferenceResult alone = simulate_mps_blocks({job(1, 200, 1, 0.5)}, fixed(0.0), kSms);
+  const MpsReferenceResult alone =
+      simulate_mps_blocks({block_job(1, 200, 1, 0.5)}, fixed(0.0), kSms);
   EXPECT_NEAR(alone.rates[0], 0.5, 0.01);
   const MpsReferenceResult pair =
-      simulate_mps_blocks({job(1, 200, 1, 0.5), job(1, 200, 1, 0.5)}, fixed(0.0), kSms);
+      simulate_mps_blocks({block_job(1, 200, 1, 0.5), block_job(1, 200, 1, 0.5)}, fixed(0.0), kSms);
   EXPECT_NEAR(pair.rates[0], 0.5, 0.01);
 }
 
@@ -77,7 +81,8 @@ TEST(MpsBlocks, AKernelThatDoesNotFitRunsASecondWave) {
   // and runs the other 33 in a second wave.
   MpsReferenceConfig c = fixed(0.0);
   c.horizon_us = 0.0;
-  const MpsReferenceResult r = simulate_mps_blocks({job(0.25, 1000, 1), job(1, 1000, 1)}, c, kSms);
+  const MpsReferenceResult r =
+      simulate_mps_blocks({block_job(0.25, 1000, 1), block_job(1, 1000, 1)}, c, kSms);
   EXPECT_LT(r.rates[1], 0.7);
   EXPECT_GT(r.busy_fraction, 0.99);
 }
@@ -85,12 +90,12 @@ TEST(MpsBlocks, AKernelThatDoesNotFitRunsASecondWave) {
 TEST(MpsBlocks, FastBlockFormFollowsTheMeasuredCases) {
   const MpsParams p = blocks();
   auto rates = [&](std::vector<MpsJob> jobs) { return mps_rates(jobs, p).rates; };
-  EXPECT_NEAR(rates({job(1, 2000, 0.9955), job(1, 2000, 0.9955)})[0], 0.504, 0.01);
-  EXPECT_NEAR(rates({job(1, 200, 0.957), job(1, 200, 0.957)})[0], 0.5226, 0.01);
-  EXPECT_NEAR(rates({job(1, 20, 0.678), job(1, 20, 0.678)})[0], 0.718, 0.03);
-  EXPECT_NEAR(rates({job(1, 2000, 0.4985), job(1, 2000, 0.4985)})[0], 0.998, 0.01);
-  EXPECT_NEAR(rates({job(0.25, 20, 0.678), job(0.25, 20, 0.678)})[0], 1.0, 1e-9);
-  const std::vector<double> mixed = rates({job(1, 2000, 1), job(1, 20, 1)});
+  EXPECT_NEAR(rates({block_job(1, 2000, 0.9955), block_job(1, 2000, 0.9955)})[0], 0.504, 0.01);
+  EXPECT_NEAR(rates({block_job(1, 200, 0.957), block_job(1, 200, 0.957)})[0], 0.5226, 0.01);
+  EXPECT_NEAR(rates({block_job(1, 20, 0.678), block_job(1, 20, 0.678)})[0], 0.718, 0.03);
+  EXPECT_NEAR(rates({block_job(1, 2000, 0.4985), block_job(1, 2000, 0.4985)})[0], 0.998, 0.01);
+  EXPECT_NEAR(rates({block_job(0.25, 20, 0.678), block_job(0.25, 20, 0.678)})[0], 1.0, 1e-9);
+  const std::vector<double> mixed = rates({block_job(1, 2000, 1), block_job(1, 20, 1)});
   EXPECT_NEAR(mixed[1], 29.0 / 2020.0, 0.004);
   EXPECT_GT(mixed[0], 0.98);
 }
@@ -110,7 +115,7 @@ TEST(MpsBlocks, FastBlockFormMatchesTheReferenceOnAGrid) {
       for (int i = 0; i < 2 + c % 2; ++i) {
         const double k = kernels[rng() % 3], d = duties[rng() % 3];
         const double gap = std::max(9.0, k * (1 - d) / d);
-        jobs.push_back(job(shares[rng() % 4], k, k / (k + gap)));
+        jobs.push_back(block_job(shares[rng() % 4], k, k / (k + gap)));
       }
       MpsReferenceConfig ref = fixed();
       ref.params.bursts = bursts;
@@ -130,8 +135,8 @@ TEST(MpsBlocks, FastBlockFormMatchesTheReferenceOnAGrid) {
 
 TEST(MpsBlocks, RejectsBadInput) {
   EXPECT_THROW(simulate_mps_blocks({}, fixed(), kSms), std::invalid_argument);
-  EXPECT_THROW(simulate_mps_blocks({job(1, 20, 1)}, fixed(), 0), std::invalid_argument);
-  EXPECT_THROW(simulate_mps_blocks({job(1, 0, 1)}, fixed(), kSms), std::invalid_argument);
+  EXPECT_THROW(simulate_mps_blocks({block_job(1, 20, 1)}, fixed(), 0), std::invalid_argument);
+  EXPECT_THROW(simulate_mps_blocks({block_job(1, 0, 1)}, fixed(), kSms), std::invalid_argument);
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ const DeviceProfile& a100() {
   return registry.get("A100-40GB", "test");
 }
 
-std::string last_line(const std::string& text) {
+std::string last_output_line(const std::string& text) {
   const std::size_t end = text.find_last_not_of('\n');
   const std::size_t start = text.rfind('\n', end);
   return text.substr(start == std::string::npos ? 0 : start + 1, end - start);
@@ -120,7 +120,7 @@ TEST(MigSpeed, FitRecoversKnownParametersAndTheCheckRoundTrips) {
   std::ostringstream check_out, check_err;
   ASSERT_EQ(run_calibrate_check(check, check_out, check_err), 0) << check_err.str();
   EXPECT_EQ(check_out.str().rfind("calibration: " + cal, 0), 0u);
-  const std::string last = last_line(check_out.str());
+  const std::string last = last_output_line(check_out.str());
   ASSERT_EQ(last.rfind("MAE ", 0), 0u) << last;
   EXPECT_EQ(last, "MAE 0.0000");
   // Without --calibration: the built-in defaults, which these speeds were not made with.
@@ -128,12 +128,12 @@ TEST(MigSpeed, FitRecoversKnownParametersAndTheCheckRoundTrips) {
   std::ostringstream d_out, d_err;
   ASSERT_EQ(run_calibrate_check(check, d_out, d_err), 0) << d_err.str();
   EXPECT_NE(d_out.str().find("calibration: none"), std::string::npos);
-  EXPECT_GT(std::stod(last_line(d_out.str()).substr(4)), 0.01);
+  EXPECT_GT(std::stod(last_output_line(d_out.str()).substr(4)), 0.01);
   check.format = "csv";
   std::ostringstream c_out, c_err;
   ASSERT_EQ(run_calibrate_check(check, c_out, c_err), 0) << c_err.str();
   EXPECT_NE(c_out.str().find("line,workload,batch,profile"), std::string::npos);
-  EXPECT_EQ(last_line(c_out.str()).rfind("MAE ", 0), 0u);
+  EXPECT_EQ(last_output_line(c_out.str()).rfind("MAE ", 0), 0u);
 }
 
 // The shared MISO half (resnet, bert, gnn, deepspeech2): the built-in defaults are its fit, and
@@ -154,7 +154,7 @@ TEST(MigSpeed, SharedMisoHalf) {
   const CalibrateCheckCommand check = testing::check_command(s, "", "mig", "table", w);
   std::ostringstream out, err;
   ASSERT_EQ(run_calibrate_check(check, out, err), 0) << err.str();
-  EXPECT_EQ(last_line(out.str()), "MAE 0.0757");
+  EXPECT_EQ(last_output_line(out.str()), "MAE 0.0757");
 }
 
 TEST(MigSpeed, BadInputExitsTwoNamesTheLineAndFieldAndWritesNothing) {

@@ -22,20 +22,20 @@ json with_resample(const json& resample) {
           {"trace", {{"generator", {{"jobs", 10}}}, {"resample", resample}}}};
 }
 
-Scenario parse(const json& doc) {
+Scenario parse_resample_scenario(const json& doc) {
   const std::string file = (std::filesystem::path(::testing::TempDir()) / "r.json").string();
   return parse_scenario(doc, file, ::testing::TempDir());
 }
 
-std::string error_of(const json& doc) {
-  return input_error_message([&] { parse(doc); });
+std::string resample_error_of(const json& doc) {
+  return input_error_message([&] { parse_resample_scenario(doc); });
 }
 
 TEST(TraceResampleScenario, ReadsEachMethodAndEchoesIt) {
-  const Scenario b = parse(with_resample({{"method", "bootstrap"}}));
+  const Scenario b = parse_resample_scenario(with_resample({{"method", "bootstrap"}}));
   EXPECT_EQ(b.trace.resample, ResampleMethod::kBootstrap);
   EXPECT_EQ(b.resolved["trace"]["resample"], (json{{"method", "bootstrap"}}));
-  const Scenario a = parse(with_resample({{"method", "arrival-order"}}));
+  const Scenario a = parse_resample_scenario(with_resample({{"method", "arrival-order"}}));
   EXPECT_EQ(a.trace.resample, ResampleMethod::kArrivalOrder);
   EXPECT_EQ(a.resolved["trace"]["resample"], (json{{"method", "arrival-order"}}));
 }
@@ -43,26 +43,26 @@ TEST(TraceResampleScenario, ReadsEachMethodAndEchoesIt) {
 TEST(TraceResampleScenario, AbsentMeansNoResamplingAndNoEcho) {
   json doc = with_resample(json::object());
   doc["trace"].erase("resample");
-  const Scenario s = parse(doc);
+  const Scenario s = parse_resample_scenario(doc);
   EXPECT_EQ(s.trace.resample, ResampleMethod::kNone);
   EXPECT_FALSE(s.resolved["trace"].contains("resample"));
 }
 
 TEST(TraceResampleScenario, BadValuesNameTheirPointerAndField) {
-  EXPECT_THAT(error_of(with_resample({{"method", "bootstap"}})),
+  EXPECT_THAT(resample_error_of(with_resample({{"method", "bootstap"}})),
               HasSubstr("#/trace/resample/method: field 'method': unknown resampling method "
                         "'bootstap' (did you mean 'bootstrap'?); valid: bootstrap, "
                         "arrival-order"));
-  EXPECT_THAT(error_of(with_resample({{"method", "arrival_order"}})),
+  EXPECT_THAT(resample_error_of(with_resample({{"method", "arrival_order"}})),
               HasSubstr("(did you mean 'arrival-order'?)"));
-  EXPECT_THAT(error_of(with_resample({{"method", 3}})),
+  EXPECT_THAT(resample_error_of(with_resample({{"method", 3}})),
               HasSubstr("#/trace/resample/method: field 'method'"));
-  EXPECT_THAT(error_of(with_resample(json::object())),
+  EXPECT_THAT(resample_error_of(with_resample(json::object())),
               HasSubstr("#/trace/resample: field 'method': required key is missing"));
-  EXPECT_THAT(error_of(with_resample({{"method", "bootstrap"}, {"jobs", 5}})),
+  EXPECT_THAT(resample_error_of(with_resample({{"method", "bootstrap"}, {"jobs", 5}})),
               HasSubstr("#/trace/resample/jobs: field 'jobs': unknown key (valid keys here: "
                         "method)"));
-  EXPECT_THAT(error_of(with_resample("bootstrap")), HasSubstr("#/trace/resample"));
+  EXPECT_THAT(resample_error_of(with_resample("bootstrap")), HasSubstr("#/trace/resample"));
 }
 
 // Inflation already draws jobs with replacement at new arrival times: the two are refused
@@ -70,8 +70,9 @@ TEST(TraceResampleScenario, BadValuesNameTheirPointerAndField) {
 TEST(TraceResampleScenario, IsRefusedWithInflation) {
   json doc = with_resample({{"method", "bootstrap"}});
   doc["trace"]["inflation"] = {{"load", 0.5}};
-  EXPECT_THAT(error_of(doc), HasSubstr("#/trace/resample: field 'resample': cannot be combined "
-                                       "with trace.inflation"));
+  EXPECT_THAT(resample_error_of(doc),
+              HasSubstr("#/trace/resample: field 'resample': cannot be combined "
+                        "with trace.inflation"));
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ ServiceSpec at_times(std::vector<double> times_s, double service_ms) {
   return s;
 }
 
-constexpr double kMs = 1000.0;  // us
+constexpr double kReplicaMs = 1000.0;  // us
 
 TEST(RequestLevelReplica, ServesSpacedRequestsInTheirServiceTime) {
   const ServiceSpec s = at_times({0.0, 1.0, 2.0}, 10.0);
@@ -28,7 +28,7 @@ TEST(RequestLevelReplica, ServesSpacedRequestsInTheirServiceTime) {
   r.end(10e6);
   EXPECT_EQ(r.counts().arrived, 3);
   EXPECT_EQ(r.counts().served, 3);
-  EXPECT_NEAR(r.latencies().mean_us(), 10 * kMs, 1e-6);
+  EXPECT_NEAR(r.latencies().mean_us(), 10 * kReplicaMs, 1e-6);
 }
 
 TEST(RequestLevelReplica, ArrivalTimesAreRelativeToTheOrigin) {
@@ -46,23 +46,24 @@ TEST(RequestLevelReplica, QueuesFifoAndBatchesWhatWaited) {
     RequestLevelReplica r(s, 0.0, 1);
     r.set_rate(0.0, 1.0);
     r.end(1e6);
-    EXPECT_NEAR(r.latencies().mean_us(), (10 + 19 + 28) * kMs / 3, 1e-6);  // 10, 20-1, 30-2
+    EXPECT_NEAR(r.latencies().mean_us(), (10 + 19 + 28) * kReplicaMs / 3, 1e-6);  // 10, 20-1, 30-2
   }
   s.max_batch = 2;
   s.batch_cost = 0.2;
   RequestLevelReplica r(s, 0.0, 1);
   r.set_rate(0.0, 1.0);
   r.end(1e6);
-  EXPECT_NEAR(r.latencies().mean_us(), (10 + 21 + 20) * kMs / 3, 1e-6);  // batch ends at 22 ms
+  EXPECT_NEAR(r.latencies().mean_us(), (10 + 21 + 20) * kReplicaMs / 3,
+              1e-6);  // batch ends at 22 ms
 }
 
 TEST(RequestLevelReplica, ProgressesAtTheRateOfEachInterval) {
   const ServiceSpec s = at_times({0.0}, 10.0);
   RequestLevelReplica r(s, 0.0, 1);
   r.set_rate(0.0, 1.0);
-  r.set_rate(5 * kMs, 0.5);  // 5 ms of work left at half speed: 10 ms more
+  r.set_rate(5 * kReplicaMs, 0.5);  // 5 ms of work left at half speed: 10 ms more
   r.end(1e6);
-  EXPECT_NEAR(r.latencies().mean_us(), 15 * kMs, 1e-6);
+  EXPECT_NEAR(r.latencies().mean_us(), 15 * kReplicaMs, 1e-6);
 }
 
 TEST(RequestLevelReplica, TimesOutRequestsThatWaitTooLong) {
@@ -89,7 +90,7 @@ TEST(RequestLevelReplica, KillDropsHeldRequestsAndArrivalsWhileDown) {
   const ServiceSpec s = at_times({0.0, 0.0, 1.0, 3.0}, 10.0);
   RequestLevelReplica r(s, 0.0, 1);
   r.set_rate(0.0, 1.0);
-  r.kill(5 * kMs);       // one in service, one waiting
+  r.kill(5 * kReplicaMs);  // one in service, one waiting
   r.set_rate(2e6, 1.0);  // back at 2 s: the request at 1 s found nobody
   r.end(10e6);
   EXPECT_EQ(r.counts().arrived, 4);
@@ -101,7 +102,7 @@ TEST(RequestLevelReplica, RequestsHeldAtTheEndAreUnfinished) {
   const ServiceSpec s = at_times({0.0, 0.0}, 10.0);
   RequestLevelReplica r(s, 0.0, 1);
   r.set_rate(0.0, 1.0);
-  r.end(5 * kMs);
+  r.end(5 * kReplicaMs);
   EXPECT_EQ(r.counts().unfinished, 2);
   EXPECT_EQ(r.counts().served, 0);
 }

@@ -13,13 +13,13 @@
 namespace gpumux {
 namespace {
 
-constexpr double kMs = 1000.0;  // us
+constexpr double kSliceWaitMs = 1000.0;  // us
 
 // A co-runner that never leaves the GPU (duty 1, one kernel of 10 s) under 10 ms slices and
 // 50 us switches, kernel lengths fixed.
 SliceContext busy_corunner() {
   SliceContext c;
-  c.slice_us = 10 * kMs;
+  c.slice_us = 10 * kSliceWaitMs;
   c.switch_us = 50;
   c.fixed_lengths = true;
   c.others = {SliceContender{1.0, 10e6}};
@@ -33,23 +33,23 @@ TEST(SliceSchedule, ARequestMidSliceWaitsForTheSliceEndAndTheSwitch) {
   // its slice while nobody waits: the first request waits for an unknown boundary, at most a
   // slice, then the switch, then runs 1 ms.
   const double t1 = 10.5e6;
-  const double end1 = s.serve(t1, 1 * kMs);
-  const double wait1 = end1 - t1 - 1 * kMs - 50;
+  const double end1 = s.serve(t1, 1 * kSliceWaitMs);
+  const double wait1 = end1 - t1 - 1 * kSliceWaitMs - 50;
   EXPECT_GT(wait1, 0.0);
-  EXPECT_LE(wait1, 10 * kMs + 1e-6);
+  EXPECT_LE(wait1, 10 * kSliceWaitMs + 1e-6);
   // At end1 the co-runner (waiting) switches back in: its slice starts at end1 + 50 us, so its
   // boundaries are end1 + 50 us + k * 10 ms. A request ready 35 ms later waits for the boundary
   // at end1 + 40.05 ms, switches (50 us) and runs 1 ms: it ends at end1 + 41.1 ms.
-  const double t2 = end1 + 35 * kMs;
-  const double end2 = s.serve(t2, 1 * kMs);
-  EXPECT_NEAR(end2, end1 + 41.1 * kMs, 1e-6);
-  EXPECT_NEAR(end2 - t2, 6.1 * kMs, 1e-6);  // 5.05 wait + 0.05 switch + 1 ms work
+  const double t2 = end1 + 35 * kSliceWaitMs;
+  const double end2 = s.serve(t2, 1 * kSliceWaitMs);
+  EXPECT_NEAR(end2, end1 + 41.1 * kSliceWaitMs, 1e-6);
+  EXPECT_NEAR(end2 - t2, 6.1 * kSliceWaitMs, 1e-6);  // 5.05 wait + 0.05 switch + 1 ms work
   // A 25 ms request under 10 ms slices: boundary at end2 + 40.05 ms, then switch, 10 ms of its
   // work, switch, 10 ms of the co-runner, switch, 10 ms, switch, 10 ms co-runner, switch, 5 ms:
   // 45.25 ms after the boundary.
-  const double t3 = end2 + 35 * kMs;
-  const double end3 = s.serve(t3, 25 * kMs);
-  EXPECT_NEAR(end3, end2 + (40.05 + 45.25) * kMs, 1e-6);
+  const double t3 = end2 + 35 * kSliceWaitMs;
+  const double end3 = s.serve(t3, 25 * kSliceWaitMs);
+  EXPECT_NEAR(end3, end2 + (40.05 + 45.25) * kSliceWaitMs, 1e-6);
 }
 
 TEST(SliceSchedule, ARequestWhileTheCorunnerIsIdleRunsAtOnceAtFullSpeed) {
@@ -61,9 +61,9 @@ TEST(SliceSchedule, ARequestWhileTheCorunnerIsIdleRunsAtOnceAtFullSpeed) {
   SliceSchedule s(7);
   s.reset(0.0, c);
   const double t = 1e6;
-  EXPECT_DOUBLE_EQ(s.serve(t, 4 * kMs), t + 4 * kMs);
+  EXPECT_DOUBLE_EQ(s.serve(t, 4 * kSliceWaitMs), t + 4 * kSliceWaitMs);
   // The service stays resident: its next burst after the launch gap (0) resumes for free too.
-  EXPECT_DOUBLE_EQ(s.serve(t + 10 * kMs, 4 * kMs), t + 14 * kMs);
+  EXPECT_DOUBLE_EQ(s.serve(t + 10 * kSliceWaitMs, 4 * kSliceWaitMs), t + 14 * kSliceWaitMs);
 }
 
 TEST(RequestLevelReplica, OnASlicedGpuLatencyIsSliceWaitNotAStretchByTheRate) {
@@ -81,13 +81,13 @@ TEST(RequestLevelReplica, OnASlicedGpuLatencyIsSliceWaitNotAStretchByTheRate) {
   r.end(30e6);
   ASSERT_EQ(r.counts().served, 1);
   const double latency = r.latencies().mean_us();
-  EXPECT_GT(latency, 4 * kMs + 50);
-  EXPECT_LE(latency, 14 * kMs + 50 + 1e-6);
+  EXPECT_GT(latency, 4 * kSliceWaitMs + 50);
+  EXPECT_LE(latency, 14 * kSliceWaitMs + 50 + 1e-6);
   // Without the slice context the same request is stretched by the rate.
   RequestLevelReplica fluid(spec, 0.0, 3);
   fluid.set_rate(0.0, 0.5);
   fluid.end(30e6);
-  EXPECT_NEAR(fluid.latencies().mean_us(), 8 * kMs, 1e-6);
+  EXPECT_NEAR(fluid.latencies().mean_us(), 8 * kSliceWaitMs, 1e-6);
 }
 
 TEST(RequestLevelReplica, OnlyTheGpuBusyShareOfARequestWaitsForSlices) {
@@ -110,9 +110,9 @@ TEST(RequestLevelReplica, OnlyTheGpuBusyShareOfARequestWaitsForSlices) {
     EXPECT_EQ(r.counts().served, 1);
     return r.latencies().mean_us();
   };
-  EXPECT_GE(latency(1.0), 50.25 * kMs - 1e-6);
-  EXPECT_LE(latency(0.5), 50.15 * kMs + 1e-6);
-  EXPECT_GE(latency(0.5), 30 * kMs + 100);  // two switches at least
+  EXPECT_GE(latency(1.0), 50.25 * kSliceWaitMs - 1e-6);
+  EXPECT_LE(latency(0.5), 50.15 * kSliceWaitMs + 1e-6);
+  EXPECT_GE(latency(0.5), 30 * kSliceWaitMs + 100);  // two switches at least
 }
 
 TEST(RequestLevelReplica, LeavingTheSlicedGpuMidRequestFinishesItAtTheFluidRate) {
@@ -130,7 +130,7 @@ TEST(RequestLevelReplica, LeavingTheSlicedGpuMidRequestFinishesItAtTheFluidRate)
   r.set_rate(1.04e6, 1.0);
   r.end(5e6);
   ASSERT_EQ(r.counts().served, 1);
-  EXPECT_NEAR(r.latencies().mean_us(), 100 * kMs, 1e-6);
+  EXPECT_NEAR(r.latencies().mean_us(), 100 * kSliceWaitMs, 1e-6);
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ using testing::with_cpus;
 
 using Span = std::pair<double, double>;
 
-struct Record : EngineObserver {
+struct CpuOnlyRecord : EngineObserver {
   const Cluster* cluster = nullptr;
   std::map<std::string, Span> at;             // id -> (start, finish)
   std::map<std::string, NodeIndex> cpu_node;  // CPU-only jobs: where their cores were
@@ -55,13 +55,15 @@ Cluster cpu_cluster(int gpus, std::vector<std::optional<double>> cores) {
   return Cluster({testing::test_device()}, specs);
 }
 
-Record run(Cluster& cluster, std::vector<JobSpec> jobs, std::string_view policy = "fifo",
-           const std::string& placement = "first-fit", const SharingModel* model = nullptr) {
+CpuOnlyRecord run_cpu_only(Cluster& cluster, std::vector<JobSpec> jobs,
+                           std::string_view policy = "fifo",
+                           const std::string& placement = "first-fit",
+                           const SharingModel* model = nullptr) {
   static const ExclusiveModel exclusive;
   Scheduler scheduler(policy, make_placement_policy(placement), 64);
   testing::ListSource source(std::move(jobs));
   testing::CheckedEngine engine(cluster, model ? *model : exclusive, scheduler, source);
-  Record r;
+  CpuOnlyRecord r;
   r.cluster = &cluster;
   engine.add_observer(&r);
   const EngineStats stats = engine.run();
@@ -86,10 +88,11 @@ TEST(CpuOnlyJobs, EachPolicyPicksTheNodeItsRuleSays) {
   for (const auto& [placement, nodes] : want) {
     SCOPED_TRACE(placement);
     Cluster cluster = cpu_cluster(2, {8.0, 8.0});
-    const Record r = run(cluster,
-                         {with_cpus("G", 0, 1, 6, 100), with_cpus("P", 0, 0, 3, 50),
-                          with_cpus("Q", 0, 0, 4, 50), with_cpus("R", 10, 0, 1, 20)},
-                         "fifo", placement);
+    const CpuOnlyRecord r =
+        run_cpu_only(cluster,
+                     {with_cpus("G", 0, 1, 6, 100), with_cpus("P", 0, 0, 3, 50),
+                      with_cpus("Q", 0, 0, 4, 50), with_cpus("R", 10, 0, 1, 20)},
+                     "fifo", placement);
     EXPECT_EQ(r.first_gpu.at("G"), 0u);
     EXPECT_EQ(r.cpu_node.at("P"), nodes[0]);
     EXPECT_EQ(r.cpu_node.at("Q"), nodes[1]);
@@ -110,12 +113,12 @@ TEST(CpuOnlyJobs, HoldCoresUntilTheyEndAndQueueByThePolicy) {
     const std::vector<JobSpec> jobs = {with_cpus("C", 0, 0, 6, 100), with_cpus("G", 0, 1, 4, 10),
                                        with_cpus("D", 0, 0, 2, 10)};
     Cluster fifo_cluster = cpu_cluster(2, {8.0});
-    const Record fifo = run(fifo_cluster, jobs, "fifo", placement);
+    const CpuOnlyRecord fifo = run_cpu_only(fifo_cluster, jobs, "fifo", placement);
     EXPECT_EQ(fifo.at.at("C"), Span(0, 100));
     EXPECT_EQ(fifo.at.at("G"), Span(100, 110));
     EXPECT_EQ(fifo.at.at("D"), Span(100, 110));
     Cluster greedy_cluster = cpu_cluster(2, {8.0});
-    const Record greedy = run(greedy_cluster, jobs, "greedy", placement);
+    const CpuOnlyRecord greedy = run_cpu_only(greedy_cluster, jobs, "greedy", placement);
     EXPECT_EQ(greedy.at.at("G"), Span(100, 110));
     EXPECT_EQ(greedy.at.at("D"), Span(0, 10));
   }
@@ -130,11 +133,11 @@ TEST(CpuOnlyJobs, StartWithEveryGpuBusy) {
   for (const std::string policy : {"fifo", "fifo-backfill", "greedy"}) {
     SCOPED_TRACE(policy);
     Cluster alone = cpu_cluster(1, {8.0});
-    const Record r =
-        run(alone, {with_cpus("A", 0, 1, 1, 100), with_cpus("C", 5, 0, 2, 20)}, policy);
+    const CpuOnlyRecord r =
+        run_cpu_only(alone, {with_cpus("A", 0, 1, 1, 100), with_cpus("C", 5, 0, 2, 20)}, policy);
     EXPECT_EQ(r.at.at("C"), Span(5, 25));
     Cluster behind = cpu_cluster(1, {8.0});
-    const Record h = run(
+    const CpuOnlyRecord h = run_cpu_only(
         behind,
         {with_cpus("A", 0, 1, 1, 100), with_cpus("H", 1, 1, 1, 10), with_cpus("C", 5, 0, 2, 20)},
         policy);
@@ -152,8 +155,8 @@ TEST(CpuOnlyJobs, OnlyNodesThatDeclareCpusTakeThem) {
     Cluster cluster = cpu_cluster(2, {std::nullopt, 4.0});
     EXPECT_FALSE(cluster.declares_cpus(0));
     EXPECT_TRUE(cluster.declares_cpus(1));
-    const Record r =
-        run(cluster, {with_cpus("P", 0, 0, 3, 50), with_cpus("Q", 0, 0, 3, 10)}, "fifo", placement);
+    const CpuOnlyRecord r = run_cpu_only(
+        cluster, {with_cpus("P", 0, 0, 3, 50), with_cpus("Q", 0, 0, 3, 10)}, "fifo", placement);
     EXPECT_EQ(r.cpu_node.at("P"), 1u);
     EXPECT_EQ(r.at.at("Q"), Span(50, 60));
   }
@@ -164,13 +167,15 @@ TEST(CpuOnlyJobs, OnlyNodesThatDeclareCpusTakeThem) {
 // for exactly the largest capacity runs.
 TEST(CpuOnlyJobs, RejectedAtArrivalWhereNoNodeCouldHoldThem) {
   Cluster plain = cpu_cluster(2, {std::nullopt});
-  const Record none = run(plain, {with_cpus("P", 0, 0, 1, 10), with_cpus("G", 0, 1, 1, 10)});
+  const CpuOnlyRecord none =
+      run_cpu_only(plain, {with_cpus("P", 0, 0, 1, 10), with_cpus("G", 0, 1, 1, 10)});
   EXPECT_NE(none.rejected.at("P").find("no node declares CPU cores"), std::string::npos);
   EXPECT_EQ(none.at.at("G"), Span(0, 10));
 
   Cluster mixed = cpu_cluster(2, {std::nullopt, 4.0});
-  const Record r = run(mixed, {with_cpus("big", 0, 0, 4.01, 10), with_cpus("zero", 0, 0, 0, 10),
-                               with_cpus("tiny", 0, 0, 0.004, 10), with_cpus("fits", 0, 0, 4, 10)});
+  const CpuOnlyRecord r =
+      run_cpu_only(mixed, {with_cpus("big", 0, 0, 4.01, 10), with_cpus("zero", 0, 0, 0, 10),
+                           with_cpus("tiny", 0, 0, 0.004, 10), with_cpus("fits", 0, 0, 4, 10)});
   EXPECT_EQ(r.rejected.at("big"),
             "CPU-only job (0 GPUs): more CPU cores than any node that declares CPUs has");
   EXPECT_EQ(r.rejected.at("zero"),
@@ -186,7 +191,7 @@ TEST(CpuOnlyJobs, RejectedAtArrivalWhereNoNodeCouldHoldThem) {
 TEST(CpuOnlyJobs, RunAtFullSpeedUnderSharingModels) {
   testing::PairModel model;
   Cluster cluster = cpu_cluster(1, {8.0});
-  const Record r = run(
+  const CpuOnlyRecord r = run_cpu_only(
       cluster,
       {with_cpus("A", 0, 1, 1, 100), with_cpus("B", 0, 1, 1, 100), with_cpus("C", 0, 0, 1, 100)},
       "fifo", "first-fit", &model);
@@ -241,10 +246,10 @@ TEST(CpuOnlyJobs, ClusterFindsNodesByFreeCores) {
 // (3 cores left, too few for B), ends at 110; B starts at 110.
 TEST(CoreReservation, AHeadBlockedByCoresKeepsThemFromBackfill) {
   Cluster cluster = cpu_cluster(4, {8.0});
-  const Record r = run(cluster,
-                       {with_cpus("A", 0, 1, 4, 100), with_cpus("H", 1, 1, 5, 10),
-                        with_cpus("B", 2, 1, 4, 500), with_cpus("D", 3, 1, 4, 50)},
-                       "fifo-backfill");
+  const CpuOnlyRecord r = run_cpu_only(cluster,
+                                       {with_cpus("A", 0, 1, 4, 100), with_cpus("H", 1, 1, 5, 10),
+                                        with_cpus("B", 2, 1, 4, 500), with_cpus("D", 3, 1, 4, 50)},
+                                       "fifo-backfill");
   EXPECT_EQ(r.at.at("D"), Span(3, 53));
   EXPECT_EQ(r.at.at("H"), Span(100, 110));
   EXPECT_EQ(r.at.at("B"), Span(110, 610));
@@ -262,12 +267,12 @@ TEST(CoreReservation, ACpuOnlyHeadKeepsItsCoresFromBackfill) {
   const std::vector<JobSpec> jobs = {with_cpus("A", 0, 1, 5, 100), with_cpus("H", 1, 0, 6, 10),
                                      with_cpus("B", 2, 1, 3, 500), with_cpus("E", 3, 1, 1, 500)};
   Cluster one = cpu_cluster(2, {8.0});
-  const Record r = run(one, jobs, "fifo-backfill");
+  const CpuOnlyRecord r = run_cpu_only(one, jobs, "fifo-backfill");
   EXPECT_EQ(r.at.at("H"), Span(100, 110));
   EXPECT_EQ(r.at.at("B"), Span(110, 610));
   EXPECT_EQ(r.at.at("E"), Span(100, 600));
   Cluster two = cpu_cluster(2, {8.0, 8.0});
-  const Record t = run(two, jobs, "fifo-backfill");
+  const CpuOnlyRecord t = run_cpu_only(two, jobs, "fifo-backfill");
   EXPECT_EQ(t.at.at("H"), Span(1, 11));
   EXPECT_EQ(t.cpu_node.at("H"), 1u);
 }
@@ -279,7 +284,7 @@ TEST(CoreReservation, ACpuOnlyHeadKeepsItsCoresFromBackfill) {
 // (6 >= 5, the lowest index) and ends at 110.
 TEST(CoreReservation, ACpuOnlyHeadLeavesANodeToSpare) {
   Cluster cluster = cpu_cluster(1, {8.0, 8.0});
-  const Record r = run(
+  const CpuOnlyRecord r = run_cpu_only(
       cluster,
       {with_cpus("A", 0, 2, 10, 100), with_cpus("H", 1, 0, 5, 10), with_cpus("B", 2, 0, 2, 500)},
       "fifo-backfill");
@@ -300,10 +305,10 @@ TEST(CoreReservation, ACpuOnlyHeadLeavesANodeToSpare) {
 // 3 - 2 = 1 core, node 0 0 until H ends at 110: it starts at 110 on node 0 (first-fit).
 TEST(CoreReservation, CountsAGangsCoresPerNode) {
   Cluster cluster = cpu_cluster(2, {4.0, 4.0});
-  const Record r = run(cluster,
-                       {with_cpus("A", 0, 2, 4, 100), with_cpus("H", 1, 3, 6, 10),
-                        with_cpus("B", 2, 1, 1, 500), with_cpus("C", 3, 0, 2, 500)},
-                       "fifo-backfill");
+  const CpuOnlyRecord r = run_cpu_only(cluster,
+                                       {with_cpus("A", 0, 2, 4, 100), with_cpus("H", 1, 3, 6, 10),
+                                        with_cpus("B", 2, 1, 1, 500), with_cpus("C", 3, 0, 2, 500)},
+                                       "fifo-backfill");
   EXPECT_EQ(r.at.at("B"), Span(2, 502));
   EXPECT_EQ(r.at.at("H"), Span(100, 110));
   EXPECT_EQ(r.at.at("C"), Span(110, 610));

@@ -18,7 +18,7 @@ namespace {
 
 using testing::with_cpus;
 
-struct Record : EngineObserver {
+struct CpuPoolRecord : EngineObserver {
   const Cluster* cluster = nullptr;
   std::map<std::string, std::pair<double, double>> at;  // id -> (start, finish)
   std::map<std::string, NodeIndex> node;                // CPU-only: its node; GPU: its GPUs'
@@ -49,13 +49,13 @@ Cluster pool_cluster(std::optional<double> gpu_cpus) {
   return Cluster({testing::test_device()}, specs);
 }
 
-Record run(Cluster& cluster, std::vector<JobSpec> jobs, std::string_view policy,
-           const std::string& placement) {
+CpuPoolRecord run_cpu_pool(Cluster& cluster, std::vector<JobSpec> jobs, std::string_view policy,
+                           const std::string& placement) {
   static const ExclusiveModel exclusive;
   Scheduler scheduler(policy, make_placement_policy(placement), 64);
   testing::ListSource source(std::move(jobs));
   testing::CheckedEngine engine(cluster, exclusive, scheduler, source);
-  Record r;
+  CpuPoolRecord r;
   r.cluster = &cluster;
   engine.add_observer(&r);
   const EngineStats stats = engine.run();
@@ -84,11 +84,12 @@ TEST(CpuPool, CpuJobsRunOnThePoolAndGpuJobsNeverDo) {
     for (const auto placement : {"first-fit", "best-fit", "spread"}) {
       SCOPED_TRACE(std::string(policy) + " " + placement);
       Cluster cluster = pool_cluster(std::nullopt);
-      const Record r = run(cluster,
-                           {with_cpus("G1", 0, 2, 0, 100), with_cpus("G3", 1, 2, 0, 50),
-                            with_cpus("G2", 2, 1, 0, 100), with_cpus("C1", 3, 0, 8, 40),
-                            with_cpus("C2", 4, 0, 8, 40), with_cpus("C3", 5, 0, 4, 10)},
-                           policy, placement);
+      const CpuPoolRecord r =
+          run_cpu_pool(cluster,
+                       {with_cpus("G1", 0, 2, 0, 100), with_cpus("G3", 1, 2, 0, 50),
+                        with_cpus("G2", 2, 1, 0, 100), with_cpus("C1", 3, 0, 8, 40),
+                        with_cpus("C2", 4, 0, 8, 40), with_cpus("C3", 5, 0, 4, 10)},
+                       policy, placement);
       EXPECT_TRUE(r.rejected.empty());
       for (const char* c : {"C1", "C2", "C3"}) EXPECT_EQ(r.node.at(c), 0u) << c;
       EXPECT_EQ(r.at.at("C1").second - r.at.at("C1").first, 40.0);
@@ -108,7 +109,7 @@ TEST(CpuPool, CpuJobsRunOnThePoolAndGpuJobsNeverDo) {
 // policy's rule over every node that declares CPUs); first-fit takes the pool, node 0.
 TEST(CpuPool, GpuNodesWithCoresAlsoTakeCpuJobs) {
   Cluster cluster = pool_cluster(8.0);
-  const Record r = run(
+  const CpuPoolRecord r = run_cpu_pool(
       cluster,
       {with_cpus("C1", 0, 0, 16, 10), with_cpus("C2", 0, 0, 8, 10), with_cpus("G", 0, 2, 4, 10)},
       "fifo", "first-fit");
@@ -123,8 +124,8 @@ TEST(CpuPool, GpuNodesWithCoresAlsoTakeCpuJobs) {
 TEST(CpuPool, WithoutGpusEveryGpuJobIsRejected) {
   Cluster cluster({}, {NodeSpec{"cpu-0", kNoDeviceIndex, 0, 0, true, 8.0}});
   EXPECT_EQ(cluster.gpu_count(), 0u);
-  const Record r =
-      run(cluster, {with_cpus("G", 0, 1, 0, 10), with_cpus("C", 0, 0, 4, 10)}, "fifo", "first-fit");
+  const CpuPoolRecord r = run_cpu_pool(
+      cluster, {with_cpus("G", 0, 1, 0, 10), with_cpus("C", 0, 0, 4, 10)}, "fifo", "first-fit");
   EXPECT_EQ(r.rejected.at("G"), "gang larger than the cluster");
   EXPECT_EQ(r.at.at("C"), std::make_pair(0.0, 10.0));
 }

@@ -16,7 +16,7 @@ namespace {
 
 using testing::job;
 
-struct Recorder : EngineObserver {
+struct FatalFaultRecorder : EngineObserver {
   std::map<std::string, std::vector<double>> kills;
   std::map<std::string, double> start, finish;
   std::vector<std::pair<double, std::size_t>> faults;  // (time, jobs killed)
@@ -73,13 +73,14 @@ EngineOptions with_faults(double per_gpu_hour, std::uint64_t seed = 7, int retry
   return o;
 }
 
-Recorder simulate(const SharingModel& model, std::vector<JobSpec> jobs, EngineOptions options,
-                  EngineStats* stats = nullptr, int gpus = 1) {
+FatalFaultRecorder simulate_fatal_faults(const SharingModel& model, std::vector<JobSpec> jobs,
+                                         EngineOptions options, EngineStats* stats = nullptr,
+                                         int gpus = 1) {
   Cluster cluster = testing::make_cluster(1, gpus);
   Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
   testing::ListSource source(std::move(jobs));
   testing::CheckedEngine engine(cluster, model, scheduler, source, options);
-  Recorder r;
+  FatalFaultRecorder r;
   engine.add_observer(&r);
   const EngineStats s = engine.run();
   if (stats) *stats = s;
@@ -97,7 +98,7 @@ TEST(FatalFault, ByDefaultOnlyTheFaultingJobDies) {
   BlastModel model(false, Time::zero());
   EngineStats stats;
   // About one fault per process every 20 minutes: several faults in the pair's two hours.
-  auto r = simulate(model, pair_of_long_jobs(), with_faults(3.0), &stats);
+  auto r = simulate_fatal_faults(model, pair_of_long_jobs(), with_faults(3.0), &stats);
   ASSERT_GE(r.faults.size(), 2u);
   for (const auto& [at, n] : r.faults) EXPECT_EQ(n, 1u) << "fault at " << at;
   EXPECT_EQ(stats.fatal_faults, r.faults.size());
@@ -118,8 +119,8 @@ TEST(FatalFault, ABlastRadiusModelKillsEveryCoResidentAndBlocksTheGpuForItsRecov
   // but only once the recovery after the first fault is over.
   EngineOptions o = with_faults(3.0, 11, 0);
   o.retry_delay = Time::from_seconds(1000);
-  auto r =
-      simulate(model, {job("a", 0, 1, 3600), job("b", 0, 1, 3600), job("c", 0, 1, 10)}, o, &stats);
+  auto r = simulate_fatal_faults(
+      model, {job("a", 0, 1, 3600), job("b", 0, 1, 3600), job("c", 0, 1, 10)}, o, &stats);
   ASSERT_FALSE(r.faults.empty());
   const double first = r.faults.front().first;
   ASSERT_LT(first, 3600.0 * 2) << "the seed should fault before the pair finishes";
@@ -135,8 +136,8 @@ TEST(FatalFault, ABlastRadiusModelKillsEveryCoResidentAndBlocksTheGpuForItsRecov
 TEST(FatalFault, RateZeroChangesNothing) {
   BlastModel model(true, Time::from_seconds(5));
   EngineStats off, zero;
-  const auto a = simulate(model, pair_of_long_jobs(), EngineOptions{}, &off);
-  const auto b = simulate(model, pair_of_long_jobs(), with_faults(0.0, 99, 3), &zero);
+  const auto a = simulate_fatal_faults(model, pair_of_long_jobs(), EngineOptions{}, &off);
+  const auto b = simulate_fatal_faults(model, pair_of_long_jobs(), with_faults(0.0, 99, 3), &zero);
   EXPECT_EQ(a.finish, b.finish);
   EXPECT_EQ(off.events, zero.events);
   EXPECT_EQ(zero.fatal_faults, 0u);
@@ -145,9 +146,9 @@ TEST(FatalFault, RateZeroChangesNothing) {
 
 TEST(FatalFault, SameSeedSameFaultsOtherSeedOtherFaults) {
   BlastModel model(false, Time::zero());
-  const auto a = simulate(model, pair_of_long_jobs(), with_faults(3.0, 5));
-  const auto b = simulate(model, pair_of_long_jobs(), with_faults(3.0, 5));
-  const auto c = simulate(model, pair_of_long_jobs(), with_faults(3.0, 6));
+  const auto a = simulate_fatal_faults(model, pair_of_long_jobs(), with_faults(3.0, 5));
+  const auto b = simulate_fatal_faults(model, pair_of_long_jobs(), with_faults(3.0, 5));
+  const auto c = simulate_fatal_faults(model, pair_of_long_jobs(), with_faults(3.0, 6));
   EXPECT_EQ(a.faults, b.faults);
   EXPECT_EQ(a.kills, b.kills);
   EXPECT_EQ(a.finish, b.finish);
@@ -169,8 +170,8 @@ TEST(FatalFault, CountFollowsTheRatePerGpuHour) {
     return jobs;
   };
   EngineStats single, gangs;
-  simulate(exclusive, long_jobs(16, 1), with_faults(rate, 3), &single, 16);
-  simulate(exclusive, long_jobs(8, 2), with_faults(rate, 3), &gangs, 16);
+  simulate_fatal_faults(exclusive, long_jobs(16, 1), with_faults(rate, 3), &single, 16);
+  simulate_fatal_faults(exclusive, long_jobs(8, 2), with_faults(rate, 3), &gangs, 16);
   const double expected = rate * 1600.0;  // 80, Poisson standard deviation ~9
   EXPECT_NEAR(static_cast<double>(single.fatal_faults), expected, 4 * std::sqrt(expected));
   EXPECT_NEAR(static_cast<double>(gangs.fatal_faults), expected, 4 * std::sqrt(expected));
@@ -180,7 +181,8 @@ TEST(FatalFault, CountFollowsTheRatePerGpuHour) {
 
 TEST(FatalFault, AModelThatSparesTheFaultingProcessIsAnError) {
   SparingModel model;
-  EXPECT_THROW(simulate(model, pair_of_long_jobs(), with_faults(3.0)), std::logic_error);
+  EXPECT_THROW(simulate_fatal_faults(model, pair_of_long_jobs(), with_faults(3.0)),
+               std::logic_error);
 }
 
 }  // namespace

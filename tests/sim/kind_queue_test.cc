@@ -97,8 +97,8 @@ struct Result {
   QueueReasonMetrics reasons;
 };
 
-void run(Result& out, const SharingModel& model, const std::vector<JobSpec>& jobs,
-         std::string_view queue, packing::Policy policy) {
+void run_kind_queue(Result& out, const SharingModel& model, const std::vector<JobSpec>& jobs,
+                    std::string_view queue, packing::Policy policy) {
   Cluster cluster = small_cluster();
   JobKindCounts kinds;
   for (const JobSpec& j : jobs) kinds.add(j);
@@ -126,8 +126,8 @@ TEST(KindQueue, SameStartsAsThePlainPassOnRandomWorkloads) {
         SCOPED_TRACE("seed " + std::to_string(seed) + " " + std::string(queue) + " " +
                      std::string(packing::policy_name(policy)));
         Result a, b;
-        run(a, *by_key, jobs, queue, policy);
-        run(b, *plain, jobs, queue, policy);
+        run_kind_queue(a, *by_key, jobs, queue, policy);
+        run_kind_queue(b, *plain, jobs, queue, policy);
         ASSERT_EQ(a.log.starts.size(), jobs.size());
         ASSERT_EQ(a.log.starts, b.log.starts);
         for (std::size_t r = 0; r < kQueueReasonCount; ++r) {
@@ -147,7 +147,7 @@ TEST(KindQueue, TheRandomWorkloadsQueueAndOvertake) {
   const auto by_key = fractional<FractionalModel>();
   const std::vector<JobSpec> jobs = workload(1, 250);
   Result a;
-  run(a, *by_key, jobs, "greedy", packing::Policy::kFgd);
+  run_kind_queue(a, *by_key, jobs, "greedy", packing::Policy::kFgd);
   EXPECT_GT(a.reasons.total_job_s(), 1000.0);
   bool overtaken = false;
   for (std::size_t i = 1; i < a.log.starts.size(); ++i) {

@@ -38,8 +38,8 @@ JobSpec with_memory(JobSpec j, std::int64_t mib, double checkpoint_s = 0) {
   return j;
 }
 
-FaultRecorder simulate(const SharingModel& model, std::vector<JobSpec> jobs, EngineOptions options,
-                       EngineStats* stats = nullptr) {
+FaultRecorder simulate_memory_faults(const SharingModel& model, std::vector<JobSpec> jobs,
+                                     EngineOptions options, EngineStats* stats = nullptr) {
   Cluster cluster = testing::make_cluster(1, 1);  // one 16 GiB GPU
   Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
   testing::ListSource source(std::move(jobs));
@@ -55,7 +55,7 @@ TEST(MemoryFault, AllPolicyKillsEveryCoLocatedJobAndLosesWorkSinceCheckpoint) {
   testing::NoMemoryCheckModel model(OomPolicy::kAll, Time::from_seconds(5));
   EngineStats stats;
   // a runs alone from 0 with checkpoints every 30 s; b joins at 50 and memory overflows.
-  auto r = simulate(
+  auto r = simulate_memory_faults(
       model, {with_memory(job("a", 0, 1, 100), 10000, 30), with_memory(job("b", 50, 1, 10), 10000)},
       EngineOptions{Time::infinity(), 1, Time::from_seconds(10)}, &stats);
   ASSERT_FALSE(r.kills["a"].empty());
@@ -75,7 +75,7 @@ TEST(MemoryFault, AllPolicyKillsEveryCoLocatedJobAndLosesWorkSinceCheckpoint) {
 TEST(MemoryFault, AllocatorPolicyKillsOnlyTheJobWhoseAllocationFailed) {
   testing::NoMemoryCheckModel model(OomPolicy::kAllocator, Time::zero());
   // b cannot fit next to a and dies at once; after the retry delay a is done and b runs alone.
-  auto r = simulate(
+  auto r = simulate_memory_faults(
       model, {with_memory(job("a", 0, 1, 20), 10000), with_memory(job("b", 5, 1, 10), 10000)},
       EngineOptions{Time::infinity(), 3, Time::from_seconds(30)});
   EXPECT_TRUE(r.kills["a"].empty());
@@ -94,8 +94,9 @@ TEST(MemoryFault, AllocatorKillsTheJobWhoseMemoryGrowsNotItsNeighbour) {
   a.memory_profile = std::make_shared<const MemoryProfile>(
       "step", std::vector<MemoryProfile::Step>{{0, 0.5}, {10e6, 1.0}});
   EngineStats stats;
-  auto r = simulate(model, {a, with_memory(job("b", 0, 1, 100), 8000)},
-                    EngineOptions{Time::infinity(), 0, Time::from_seconds(10)}, &stats);
+  auto r =
+      simulate_memory_faults(model, {a, with_memory(job("b", 0, 1, 100), 8000)},
+                             EngineOptions{Time::infinity(), 0, Time::from_seconds(10)}, &stats);
   ASSERT_EQ(r.kills["a"].size(), 1u);
   EXPECT_DOUBLE_EQ(r.kills["a"][0].at, 20);
   EXPECT_TRUE(r.kills["b"].empty()) << "b's memory did not change: its allocation never fails";
@@ -109,10 +110,11 @@ TEST(MemoryFault, AllocatorWithSeveralAskersAtOnceKillsTheLaterPlacedUntilTheRes
   testing::NoMemoryCheckModel model(OomPolicy::kAllocator, Time::zero(), 4);
   // a holds 10000 MiB; b, c, d arrive together at 5 asking 4000, 4000 and 2000: b fits
   // (14000), c does not (18000), d still does (16000 of 16384). Only c dies.
-  auto r = simulate(model,
-                    {with_memory(job("a", 0, 1, 100), 10000), with_memory(job("b", 5, 1, 10), 4000),
-                     with_memory(job("c", 5, 1, 10), 4000), with_memory(job("d", 5, 1, 10), 2000)},
-                    EngineOptions{Time::infinity(), 0, Time::from_seconds(10)});
+  auto r = simulate_memory_faults(
+      model,
+      {with_memory(job("a", 0, 1, 100), 10000), with_memory(job("b", 5, 1, 10), 4000),
+       with_memory(job("c", 5, 1, 10), 4000), with_memory(job("d", 5, 1, 10), 2000)},
+      EngineOptions{Time::infinity(), 0, Time::from_seconds(10)});
   EXPECT_TRUE(r.kills["a"].empty());
   EXPECT_TRUE(r.kills["b"].empty());
   EXPECT_TRUE(r.kills["d"].empty());
@@ -127,8 +129,9 @@ TEST(MemoryFault, AllStillKillsEveryJobWhenOneGrows) {
   a.memory_profile = std::make_shared<const MemoryProfile>(
       "step", std::vector<MemoryProfile::Step>{{0, 0.5}, {10e6, 1.0}});
   EngineStats stats;
-  auto r = simulate(model, {a, with_memory(job("b", 0, 1, 100), 8000)},
-                    EngineOptions{Time::infinity(), 0, Time::from_seconds(10)}, &stats);
+  auto r =
+      simulate_memory_faults(model, {a, with_memory(job("b", 0, 1, 100), 8000)},
+                             EngineOptions{Time::infinity(), 0, Time::from_seconds(10)}, &stats);
   ASSERT_EQ(r.kills["b"].size(), 1u);
   EXPECT_DOUBLE_EQ(r.kills["b"][0].at, 20);
   EXPECT_EQ(r.cascades, (std::vector<std::size_t>{2}));
@@ -139,11 +142,11 @@ TEST(MemoryFault, GpuInFaultRecoveryStartsNothing) {
   testing::NoMemoryCheckModel model(OomPolicy::kAll, Time::from_seconds(5));
   // a and b overflow at 50 and wait 100 s to retry; c arrives at 51 and must wait for the
   // recovery to end at 55.
-  auto r =
-      simulate(model,
-               {with_memory(job("a", 0, 1, 100), 10000), with_memory(job("b", 50, 1, 10), 10000),
-                with_memory(job("c", 51, 1, 10), 1000)},
-               EngineOptions{Time::infinity(), 0, Time::from_seconds(100)});
+  auto r = simulate_memory_faults(
+      model,
+      {with_memory(job("a", 0, 1, 100), 10000), with_memory(job("b", 50, 1, 10), 10000),
+       with_memory(job("c", 51, 1, 10), 1000)},
+      EngineOptions{Time::infinity(), 0, Time::from_seconds(100)});
   EXPECT_DOUBLE_EQ(r.start["c"], 55);
   EXPECT_DOUBLE_EQ(r.finish["c"], 65);
 }
@@ -156,8 +159,9 @@ TEST(MemoryFault, AMemorySpikeFaultsWhenTheProfileRisesNotAtAdmission) {
   a.memory_profile = std::make_shared<const MemoryProfile>(
       "step", std::vector<MemoryProfile::Step>{{0, 0.5}, {10e6, 1.0}});
   EngineStats stats;
-  auto r = simulate(model, {a, with_memory(job("b", 0, 1, 100), 9000)},
-                    EngineOptions{Time::infinity(), 0, Time::from_seconds(10)}, &stats);
+  auto r =
+      simulate_memory_faults(model, {a, with_memory(job("b", 0, 1, 100), 9000)},
+                             EngineOptions{Time::infinity(), 0, Time::from_seconds(10)}, &stats);
   EXPECT_EQ(stats.memory_faults, 1u);
   ASSERT_EQ(r.kills["a"].size(), 1u);
   EXPECT_DOUBLE_EQ(r.kills["a"][0].at, 20);
@@ -167,9 +171,9 @@ TEST(MemoryFault, AMemorySpikeFaultsWhenTheProfileRisesNotAtAdmission) {
 TEST(MemoryFault, FittingMemoryNeverFaults) {
   testing::NoMemoryCheckModel model(OomPolicy::kAll, Time::from_seconds(5));
   EngineStats stats;
-  auto r = simulate(model,
-                    {with_memory(job("a", 0, 1, 10), 8000), with_memory(job("b", 0, 1, 10), 8000)},
-                    EngineOptions{}, &stats);
+  auto r = simulate_memory_faults(
+      model, {with_memory(job("a", 0, 1, 10), 8000), with_memory(job("b", 0, 1, 10), 8000)},
+      EngineOptions{}, &stats);
   EXPECT_EQ(stats.memory_faults, 0u);
   EXPECT_DOUBLE_EQ(r.finish["a"], 20);
   EXPECT_DOUBLE_EQ(r.finish["b"], 20);
@@ -209,8 +213,8 @@ TEST(MemoryFault, AllKillsTheWholeGpuButOffenderOnlyTheJobOverItsLimit) {
   };
   PinnedLimitModel offender;
   EngineStats stats;
-  auto r = simulate(offender, jobs(), EngineOptions{Time::infinity(), 0, Time::from_seconds(10)},
-                    &stats);
+  auto r = simulate_memory_faults(
+      offender, jobs(), EngineOptions{Time::infinity(), 0, Time::from_seconds(10)}, &stats);
   ASSERT_EQ(r.kills["c"].size(), 1u);
   EXPECT_DOUBLE_EQ(r.kills["c"][0].at, 30);
   EXPECT_TRUE(r.kills["a"].empty());
@@ -222,7 +226,8 @@ TEST(MemoryFault, AllKillsTheWholeGpuButOffenderOnlyTheJobOverItsLimit) {
   auto overfull = jobs();
   overfull[2].memory = MemoryMiB(12000);
   overfull[2].memory_limit = MemoryMiB(0);
-  auto r2 = simulate(all, overfull, EngineOptions{Time::infinity(), 0, Time::from_seconds(10)});
+  auto r2 = simulate_memory_faults(all, overfull,
+                                   EngineOptions{Time::infinity(), 0, Time::from_seconds(10)});
   EXPECT_EQ(r2.cascades, (std::vector<std::size_t>{3}));
   EXPECT_EQ(r2.failed.size(), 3u);
 }

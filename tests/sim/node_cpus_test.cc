@@ -17,7 +17,7 @@ namespace {
 
 using testing::with_cpus;
 
-struct Record : EngineObserver {
+struct NodeCpusRecord : EngineObserver {
   std::map<std::string, std::pair<double, double>> at;  // id -> (start, finish)
   std::map<std::string, GpuIndex> first_gpu;
   std::map<std::string, std::string> rejected;
@@ -36,7 +36,7 @@ struct Record : EngineObserver {
 using Span = std::pair<double, double>;
 
 // Nodes of `gpus` GPUs with the given cores each (nullopt: not declared).
-Cluster cpu_cluster(int gpus, std::vector<std::optional<double>> cores) {
+Cluster node_cpus_cluster(int gpus, std::vector<std::optional<double>> cores) {
   std::vector<NodeSpec> specs;
   for (std::size_t n = 0; n < cores.size(); ++n) {
     specs.push_back(NodeSpec{"n" + std::to_string(n), 0, gpus, 0, true, cores[n]});
@@ -44,12 +44,13 @@ Cluster cpu_cluster(int gpus, std::vector<std::optional<double>> cores) {
   return Cluster({testing::test_device()}, specs);
 }
 
-Record run(Cluster& cluster, const SharingModel& model, std::vector<JobSpec> jobs,
-           std::string_view policy = "fifo", const std::string& placement = "first-fit") {
+NodeCpusRecord run_node_cpus(Cluster& cluster, const SharingModel& model, std::vector<JobSpec> jobs,
+                             std::string_view policy = "fifo",
+                             const std::string& placement = "first-fit") {
   Scheduler scheduler(policy, make_placement_policy(placement), 64);
   testing::ListSource source(std::move(jobs));
   Engine engine(cluster, model, scheduler, source);
-  Record r;
+  NodeCpusRecord r;
   engine.add_observer(&r);
   const EngineStats stats = engine.run();
   EXPECT_EQ(stats.finished + stats.rejected, stats.arrived);
@@ -75,16 +76,16 @@ TEST(NodeCpus, AJobWaitsForCoresThoughGpusAreFreeAndGetsThemAtTheFinish) {
   ExclusiveModel model;
   for (const auto& placement : {"first-fit", "best-fit", "spread"}) {
     SCOPED_TRACE(placement);
-    Cluster fifo_cluster = cpu_cluster(4, {8.0});
-    const Record fifo = run(
+    Cluster fifo_cluster = node_cpus_cluster(4, {8.0});
+    const NodeCpusRecord fifo = run_node_cpus(
         fifo_cluster, model,
         {with_cpus("A", 0, 1, 6, 100), with_cpus("B", 0, 1, 4, 10), with_cpus("C", 0, 1, 2, 10)},
         "fifo", placement);
     EXPECT_EQ(fifo.at.at("A"), Span(0, 100));
     EXPECT_EQ(fifo.at.at("B"), Span(100, 110));
     EXPECT_EQ(fifo.at.at("C"), Span(100, 110));
-    Cluster greedy_cluster = cpu_cluster(4, {8.0});
-    const Record greedy = run(
+    Cluster greedy_cluster = node_cpus_cluster(4, {8.0});
+    const NodeCpusRecord greedy = run_node_cpus(
         greedy_cluster, model,
         {with_cpus("A", 0, 1, 6, 100), with_cpus("B", 0, 1, 4, 10), with_cpus("C", 0, 1, 2, 10)},
         "greedy", placement);
@@ -100,10 +101,10 @@ TEST(NodeCpus, CoresBindUnderSharingModelsToo) {
   testing::PairModel model;
   for (const auto& placement : {"first-fit", "best-fit", "spread"}) {
     SCOPED_TRACE(placement);
-    Cluster cluster = cpu_cluster(2, {8.0});
-    const Record r =
-        run(cluster, model, {with_cpus("A", 0, 1, 6, 100), with_cpus("B", 0, 1, 4, 10)}, "fifo",
-            placement);
+    Cluster cluster = node_cpus_cluster(2, {8.0});
+    const NodeCpusRecord r =
+        run_node_cpus(cluster, model, {with_cpus("A", 0, 1, 6, 100), with_cpus("B", 0, 1, 4, 10)},
+                      "fifo", placement);
     EXPECT_EQ(r.at.at("A"), Span(0, 100));
     EXPECT_EQ(r.at.at("B"), Span(100, 110));
   }
@@ -115,8 +116,9 @@ TEST(NodeCpus, PlacementSkipsNodesWithoutTheCores) {
   ExclusiveModel model;
   for (const auto& placement : {"first-fit", "best-fit", "spread"}) {
     SCOPED_TRACE(placement);
-    Cluster cluster = cpu_cluster(2, {4.0, 8.0});
-    const Record r = run(cluster, model, {with_cpus("A", 0, 1, 6, 10)}, "fifo", placement);
+    Cluster cluster = node_cpus_cluster(2, {4.0, 8.0});
+    const NodeCpusRecord r =
+        run_node_cpus(cluster, model, {with_cpus("A", 0, 1, 6, 10)}, "fifo", placement);
     EXPECT_EQ(r.first_gpu.at("A"), 2u);
   }
 }
@@ -128,11 +130,11 @@ TEST(NodeCpus, PlacementSkipsNodesWithoutTheCores) {
 // free until G ends at 50.
 TEST(NodeCpus, GangsShareTheirCoresAmongTheirNodes) {
   ExclusiveModel model;
-  Cluster cluster = cpu_cluster(2, {3.0, 3.0});
-  const Record r =
-      run(cluster, model,
-          {with_cpus("G", 0, 4, 6, 50), with_cpus("H", 0, 4, 7, 10), with_cpus("J", 1, 1, 1, 5)},
-          "greedy");
+  Cluster cluster = node_cpus_cluster(2, {3.0, 3.0});
+  const NodeCpusRecord r = run_node_cpus(
+      cluster, model,
+      {with_cpus("G", 0, 4, 6, 50), with_cpus("H", 0, 4, 7, 10), with_cpus("J", 1, 1, 1, 5)},
+      "greedy");
   EXPECT_EQ(r.at.at("G"), Span(0, 50));
   EXPECT_EQ(r.rejected.at("H"), "CPU cores more than the nodes that could hold the gang have");
   EXPECT_EQ(r.at.at("J"), Span(50, 55));
@@ -142,9 +144,9 @@ TEST(NodeCpus, GangsShareTheirCoresAmongTheirNodes) {
 // node of 8 cores, 2 GPUs; K (1 GPU, 8.5 cores). A job asking for exactly 8 runs.
 TEST(NodeCpus, MoreCoresThanEveryNodeIsRejectedAtArrival) {
   ExclusiveModel model;
-  Cluster cluster = cpu_cluster(2, {8.0});
-  const Record r =
-      run(cluster, model, {with_cpus("K", 0, 1, 8.5, 10), with_cpus("L", 0, 1, 8, 10)});
+  Cluster cluster = node_cpus_cluster(2, {8.0});
+  const NodeCpusRecord r =
+      run_node_cpus(cluster, model, {with_cpus("K", 0, 1, 8.5, 10), with_cpus("L", 0, 1, 8, 10)});
   EXPECT_EQ(r.rejected.count("K"), 1u);
   EXPECT_EQ(r.at.at("L"), Span(0, 10));
 }
@@ -152,9 +154,9 @@ TEST(NodeCpus, MoreCoresThanEveryNodeIsRejectedAtArrival) {
 // Nodes that declare no CPUs never run out: the same jobs as the first case all start at once.
 TEST(NodeCpus, UndeclaredCpusAreUnlimited) {
   ExclusiveModel model;
-  Cluster cluster = cpu_cluster(4, {std::nullopt});
+  Cluster cluster = node_cpus_cluster(4, {std::nullopt});
   EXPECT_FALSE(cluster.tracks_cpus());
-  const Record r = run(
+  const NodeCpusRecord r = run_node_cpus(
       cluster, model,
       {with_cpus("A", 0, 1, 6, 100), with_cpus("B", 0, 1, 4000, 10), with_cpus("C", 0, 1, 2, 10)});
   EXPECT_EQ(r.at.at("B"), Span(0, 10));
@@ -165,15 +167,15 @@ TEST(NodeCpus, UndeclaredCpusAreUnlimited) {
 // node 0 (2 cores), node 1 (undeclared). A (1 GPU, 5 cores) goes to node 1 (GPU 2).
 TEST(NodeCpus, AnUndeclaredNodeBesideDeclaredOnesIsUnlimited) {
   ExclusiveModel model;
-  Cluster cluster = cpu_cluster(2, {2.0, std::nullopt});
+  Cluster cluster = node_cpus_cluster(2, {2.0, std::nullopt});
   EXPECT_TRUE(cluster.tracks_cpus());
-  const Record r = run(cluster, model, {with_cpus("A", 0, 1, 5, 10)});
+  const NodeCpusRecord r = run_node_cpus(cluster, model, {with_cpus("A", 0, 1, 5, 10)});
   EXPECT_EQ(r.first_gpu.at("A"), 2u);
 }
 
 // Taking beyond what is free is a broken precondition, not a silent overdraft.
 TEST(NodeCpus, TakingMoreThanFreeThrows) {
-  Cluster cluster = cpu_cluster(2, {1.0});
+  Cluster cluster = node_cpus_cluster(2, {1.0});
   const std::vector<GpuIndex> gpus{0};
   cluster.take_cpus(gpus, 100);
   EXPECT_EQ(cluster.cpu_free(0), 0);

@@ -31,7 +31,7 @@ namespace {
 using testing::job;
 using testing::with_cpus;
 
-const DeviceProfile& a100() {
+const DeviceProfile& builtin_a100() {
   static const DeviceRegistry registry = DeviceRegistry::with_builtins();
   return registry.get("A100-40GB", "test");
 }
@@ -48,10 +48,10 @@ Cluster a100_cluster(int nodes, int gpus, std::optional<double> cpus = std::null
   for (int n = 0; n < nodes; ++n) {
     specs.push_back(NodeSpec{"n" + std::to_string(n), 0, gpus, 0, true, cpus});
   }
-  return Cluster({a100()}, specs);
+  return Cluster({builtin_a100()}, specs);
 }
 
-JobSpec with_memory(JobSpec j, std::int64_t mib) {
+JobSpec with_memory_mib(JobSpec j, std::int64_t mib) {
   j.memory = MemoryMiB(mib);
   return j;
 }
@@ -67,9 +67,10 @@ struct Outcome {
 };
 
 // Runs `jobs` to the end on `cluster` under `model`; `placement` defaults to first-fit.
-void run(Outcome& out, Cluster& cluster, const SharingModel& model, std::vector<JobSpec> jobs,
-         std::string_view queue = "fifo", std::unique_ptr<PlacementPolicy> placement = nullptr,
-         std::vector<EngineObserver*> first = {}) {
+void run_queue_reason(Outcome& out, Cluster& cluster, const SharingModel& model,
+                      std::vector<JobSpec> jobs, std::string_view queue = "fifo",
+                      std::unique_ptr<PlacementPolicy> placement = nullptr,
+                      std::vector<EngineObserver*> first = {}) {
   if (!placement) placement = make_placement_policy("first-fit");
   Scheduler scheduler(queue, std::move(placement), 64);
   testing::ListSource source(std::move(jobs));
@@ -95,7 +96,8 @@ TEST(QueueReason, NotEnoughGpus) {
   Cluster cluster = testing::make_cluster(1, 4);
   ExclusiveModel model;
   Outcome out;
-  run(out, cluster, model, {job("A", 0, 3, 100), job("B", 10, 2, 10), job("C", 20, 1, 10)});
+  run_queue_reason(out, cluster, model,
+                   {job("A", 0, 3, 100), job("B", 10, 2, 10), job("C", 20, 1, 10)});
   ASSERT_DOUBLE_EQ(out.starts.at["B"], 100);
   ASSERT_DOUBLE_EQ(out.starts.at["C"], 100);
   expect_only(out.reasons, QueueReason::kGpus, 170);
@@ -106,8 +108,9 @@ TEST(QueueReason, GpuMemory) {
   Cluster cluster = a100_cluster(1, 1);
   const auto model = model_named("timeslice");
   Outcome out;
-  run(out, cluster, *model,
-      {with_memory(job("A", 0, 1, 100), 30000), with_memory(job("B", 10, 1, 10), 20000)});
+  run_queue_reason(
+      out, cluster, *model,
+      {with_memory_mib(job("A", 0, 1, 100), 30000), with_memory_mib(job("B", 10, 1, 10), 20000)});
   ASSERT_GT(out.starts.at["B"], 10);
   expect_only(out.reasons, QueueReason::kMemory, out.starts.at["B"] - 10);
 }
@@ -117,8 +120,9 @@ TEST(QueueReason, AdmissionRefusal) {
   Cluster cluster = a100_cluster(1, 1);
   const auto model = model_named("timeslice", {{"admission", "replicas"}, {"replicas", 1}});
   Outcome out;
-  run(out, cluster, *model,
-      {with_memory(job("A", 0, 1, 100), 1000), with_memory(job("B", 10, 1, 10), 1000)});
+  run_queue_reason(
+      out, cluster, *model,
+      {with_memory_mib(job("A", 0, 1, 100), 1000), with_memory_mib(job("B", 10, 1, 10), 1000)});
   ASSERT_DOUBLE_EQ(out.starts.at["B"], 100);
   expect_only(out.reasons, QueueReason::kAdmission, 90);
 }
@@ -129,7 +133,8 @@ TEST(QueueReason, CpuCores) {
   Cluster cluster({testing::test_device()}, specs);
   ExclusiveModel model;
   Outcome out;
-  run(out, cluster, model, {with_cpus("A", 0, 1, 8, 100), with_cpus("B", 10, 1, 2, 10)});
+  run_queue_reason(out, cluster, model,
+                   {with_cpus("A", 0, 1, 8, 100), with_cpus("B", 10, 1, 2, 10)});
   ASSERT_DOUBLE_EQ(out.starts.at["B"], 100);
   expect_only(out.reasons, QueueReason::kCpuCores, 90);
 }
@@ -140,15 +145,15 @@ TEST(QueueReason, CpuCores) {
 TEST(QueueReason, GangThatNoNodeHolds) {
   Cluster cluster = a100_cluster(2, 2, 4.0);
   const auto model = model_named("timeslice");
-  std::vector<JobSpec> jobs = {with_memory(with_cpus("A", 0, 1, 4, 100), 1000),
-                               with_memory(with_cpus("B", 0, 1, 4, 100), 1000),
-                               with_memory(job("C", 10, 2, 10), 1000)};
+  std::vector<JobSpec> jobs = {with_memory_mib(with_cpus("A", 0, 1, 4, 100), 1000),
+                               with_memory_mib(with_cpus("B", 0, 1, 4, 100), 1000),
+                               with_memory_mib(job("C", 10, 2, 10), 1000)};
   JobKindCounts kinds;
   for (const JobSpec& j : jobs) kinds.add(j);
   ShareView view(cluster, kinds, "s.json");
   auto placement = std::make_unique<SharePlacement>("fgd", packing::Policy::kFgd, view, 7);
   Outcome out;
-  run(out, cluster, *model, jobs, "fifo", std::move(placement), {&view});
+  run_queue_reason(out, cluster, *model, jobs, "fifo", std::move(placement), {&view});
   ASSERT_DOUBLE_EQ(out.starts.at["A"], 0);
   ASSERT_DOUBLE_EQ(out.starts.at["B"], 0);
   ASSERT_GT(out.starts.at["C"], 10);
@@ -160,9 +165,10 @@ TEST(QueueReason, MigProfileUnavailable) {
   Cluster cluster = a100_cluster(1, 1);
   const auto model = model_named("mig", {{"layout", {"3g.20gb", "3g.20gb"}}});
   Outcome out;
-  run(out, cluster, *model,
-      {with_memory(job("A", 0, 1, 100), 15000), with_memory(job("B", 0, 1, 200), 15000),
-       with_memory(job("C", 10, 1, 10), 15000)});
+  run_queue_reason(
+      out, cluster, *model,
+      {with_memory_mib(job("A", 0, 1, 100), 15000), with_memory_mib(job("B", 0, 1, 200), 15000),
+       with_memory_mib(job("C", 10, 1, 10), 15000)});
   ASSERT_GT(out.starts.at["C"], 10);
   expect_only(out.reasons, QueueReason::kMigFit, out.starts.at["C"] - 10);
 }
@@ -175,7 +181,7 @@ TEST(QueueReason, PolicyHoldsBackAJobThatFits) {
   JobSpec a = with_cpus("A", 0, 1, 1, 100);
   JobSpec b = with_cpus("B", 10, 0, 0, 10);
   Outcome out;
-  run(out, cluster, model, {a, b}, "greedy");
+  run_queue_reason(out, cluster, model, {a, b}, "greedy");
   ASSERT_DOUBLE_EQ(out.starts.at["B"], 100);
   expect_only(out.reasons, QueueReason::kPolicy, 90);
 }
@@ -188,9 +194,9 @@ TEST(QueueReason, PooledCoresThenGpus) {
   // A holds 1 GPU and 1 of 4 cores to 100 s, B 0 GPUs and 3 cores to 50 s. C (1 GPU, 1 core,
   // at 10 s) waits for cores to 50 s; D (2 GPUs, at 20 s) behind it, then for GPUs to 150 s
   // (A ends at 100 s, C at 150 s).
-  run(out, cluster, model,
-      {with_cpus("A", 0, 1, 1, 100), with_cpus("B", 0, 0, 3, 50), with_cpus("C", 10, 1, 1, 100),
-       with_cpus("D", 20, 2, 0, 10)});
+  run_queue_reason(out, cluster, model,
+                   {with_cpus("A", 0, 1, 1, 100), with_cpus("B", 0, 0, 3, 50),
+                    with_cpus("C", 10, 1, 1, 100), with_cpus("D", 20, 2, 0, 10)});
   ASSERT_DOUBLE_EQ(out.starts.at["C"], 50);
   ASSERT_DOUBLE_EQ(out.starts.at["D"], 150);
   // 10-20: C (cores); 20-50: C and D (cores); 50-150: D (GPUs).
@@ -281,7 +287,7 @@ TEST(BlockedTally, RoomIndexGivesTheReasonEveryGpuGives) {
         const int residents = static_cast<int>(rng() % 4);
         for (int k = 0; k < residents; ++k) {
           const JobSpec j =
-              with_memory(job("r", 0, 1, 1), 2000 + static_cast<std::int64_t>(rng() % 12000));
+              with_memory_mib(job("r", 0, 1, 1), 2000 + static_cast<std::int64_t>(rng() % 12000));
           if (!model->admits(views.view(g), j)) break;
           const JobSlot slot = jobs.acquire();
           jobs[slot].spec = j;
@@ -291,8 +297,8 @@ TEST(BlockedTally, RoomIndexGivesTheReasonEveryGpuGives) {
         if (rng() % 10 == 0) cluster.set_available(g, false);
       }
       for (int head = 0; head < 5; ++head) {
-        const JobSpec j = with_memory(job("h", 0, 1 + static_cast<int>(rng() % 8), 1),
-                                      1000 + static_cast<std::int64_t>(rng() % 39000));
+        const JobSpec j = with_memory_mib(job("h", 0, 1 + static_cast<int>(rng() % 8), 1),
+                                          1000 + static_cast<std::int64_t>(rng() % 39000));
         const QueueReason indexed = topology_blocked_reason(cluster, *model, views, j);
         EXPECT_EQ(indexed, topology_blocked_reason(cluster, by_gpu, views, j))
             << admission << " state " << state << " head " << head;

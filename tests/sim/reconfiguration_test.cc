@@ -48,7 +48,7 @@ class KindLayoutModel : public SharingModel, public SlotLayout, public LayoutCha
   static int layout_for(const JobSpec& j) { return j.kind == JobKind::kInference ? 1 : 0; }
 };
 
-struct Recorder : EngineObserver {
+struct ReconfigurationRecorder : EngineObserver {
   std::map<std::string, double> start, finish;
   std::vector<std::pair<double, double>> reconfigured;  // (time, drain seconds)
   void on_job_started(Time now, const ActiveJob& j) override { start[j.spec.id] = now.seconds(); }
@@ -73,7 +73,7 @@ TEST(Reconfiguration, DrainsThenPaysTheDelayThenServesTheNewLayout) {
   testing::ListSource source(
       {job("a", 0, 1, 10), inference(job("b", 1, 1, 10)), job("c", 2, 1, 10)});
   testing::CheckedEngine engine(cluster, model, scheduler, source);
-  Recorder r;
+  ReconfigurationRecorder r;
   engine.add_observer(&r);
   const EngineStats stats = engine.run();
   EXPECT_DOUBLE_EQ(r.start["b"], 15);  // drain until 10, then 5 s of reconfiguration
@@ -92,7 +92,7 @@ TEST(Reconfiguration, AJobNeedingAnotherLayoutIsNotRejected) {
   Scheduler scheduler("fifo", make_placement_policy("first-fit"), 64);
   testing::ListSource source({inference(job("b", 0, 1, 10))});
   testing::CheckedEngine engine(cluster, model, scheduler, source);
-  Recorder r;
+  ReconfigurationRecorder r;
   engine.add_observer(&r);
   const EngineStats stats = engine.run();
   EXPECT_EQ(stats.rejected, 0u);

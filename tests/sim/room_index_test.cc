@@ -57,7 +57,7 @@ std::optional<NodeIndex> plain_node(const Cluster& c, double need, int n, bool t
   return pick;
 }
 
-std::vector<NodeSpec> random_nodes(std::mt19937_64& rng, int max_nodes) {
+std::vector<NodeSpec> random_room_nodes(std::mt19937_64& rng, int max_nodes) {
   const int nodes = std::uniform_int_distribution<int>(1, max_nodes)(rng);
   const int per_rack = std::uniform_int_distribution<int>(1, 6)(rng);
   std::vector<NodeSpec> specs;
@@ -82,7 +82,7 @@ TEST(RoomIndex, AnswersLikeACountAcrossRoomChangesAndMoreNeedsThanItKeeps) {
   std::mt19937_64 rng(23);
   int found = 0, missing = 0;
   for (int round = 0; round < 60; ++round) {
-    Cluster cluster({testing::test_device()}, random_nodes(rng, 150));
+    Cluster cluster({testing::test_device()}, random_room_nodes(rng, 150));
     for (int step = 0; step < 400; ++step) {
       change_a_gpu(cluster, rng);
       // More distinct needs than the index keeps (kMaxClasses), so classes are replaced.
@@ -168,7 +168,7 @@ TEST(RoomIndex, PlacementThroughTheIndexChoosesAsCountingDoes) {
   const RoomOnlyModel indexed(true), counted(false);
   int placed_count = 0, single_node = 0;
   for (int round = 0; round < 200; ++round) {
-    Cluster cluster({testing::test_device()}, random_nodes(rng, 40));
+    Cluster cluster({testing::test_device()}, random_room_nodes(rng, 40));
     JobTable jobs;
     GpuViewBuilder views(cluster, jobs);
     for (const char* policy : {"first-fit", "best-fit"}) {

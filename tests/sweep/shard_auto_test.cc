@@ -13,7 +13,7 @@
 namespace gpumux {
 namespace {
 
-EnvironmentLookup environment(const std::map<std::string, std::string>& vars) {
+EnvironmentLookup lookup_environment(const std::map<std::string, std::string>& vars) {
   return [vars](const char* name) -> const char* {
     const auto it = vars.find(name);
     return it == vars.end() ? nullptr : it->second.c_str();
@@ -32,10 +32,10 @@ std::string error_of(F f) {
 }
 
 TEST(ShardAuto, SlurmArrayFromMinAndMax) {
-  const auto s = shard_from_environment(environment({{"SLURM_ARRAY_TASK_ID", "5"},
-                                                     {"SLURM_ARRAY_TASK_MIN", "4"},
-                                                     {"SLURM_ARRAY_TASK_MAX", "7"},
-                                                     {"SLURM_ARRAY_TASK_COUNT", "4"}}),
+  const auto s = shard_from_environment(lookup_environment({{"SLURM_ARRAY_TASK_ID", "5"},
+                                                            {"SLURM_ARRAY_TASK_MIN", "4"},
+                                                            {"SLURM_ARRAY_TASK_MAX", "7"},
+                                                            {"SLURM_ARRAY_TASK_COUNT", "4"}}),
                                         std::nullopt);
   EXPECT_EQ(s.index, 1u);
   EXPECT_EQ(s.count, 4u);
@@ -43,68 +43,74 @@ TEST(ShardAuto, SlurmArrayFromMinAndMax) {
 
 TEST(ShardAuto, SlurmArrayFromCountAlone) {
   const auto s = shard_from_environment(
-      environment({{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_COUNT", "3"}}), 3);
+      lookup_environment({{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_COUNT", "3"}}), 3);
   EXPECT_EQ(s.index, 2u);
   EXPECT_EQ(s.count, 3u);
 }
 
 TEST(ShardAuto, KubernetesIndexedJobWithACount) {
-  const auto by_option = shard_from_environment(environment({{"JOB_COMPLETION_INDEX", "3"}}), 8);
+  const auto by_option =
+      shard_from_environment(lookup_environment({{"JOB_COMPLETION_INDEX", "3"}}), 8);
   EXPECT_EQ(by_option.index, 3u);
   EXPECT_EQ(by_option.count, 8u);
   const auto by_variable = shard_from_environment(
-      environment({{"JOB_COMPLETION_INDEX", "0"}, {"GPUMUX_SHARD_COUNT", "2"}}), std::nullopt);
+      lookup_environment({{"JOB_COMPLETION_INDEX", "0"}, {"GPUMUX_SHARD_COUNT", "2"}}),
+      std::nullopt);
   EXPECT_EQ(by_variable.index, 0u);
   EXPECT_EQ(by_variable.count, 2u);
   // The option wins over the variable.
   EXPECT_EQ(shard_from_environment(
-                environment({{"JOB_COMPLETION_INDEX", "0"}, {"GPUMUX_SHARD_COUNT", "2"}}), 5)
+                lookup_environment({{"JOB_COMPLETION_INDEX", "0"}, {"GPUMUX_SHARD_COUNT", "2"}}), 5)
                 .count,
             5u);
 }
 
 TEST(ShardAuto, AbsentOrInconsistentEnvironmentsAreErrors) {
-  EXPECT_NE(error_of([] { shard_from_environment(environment({}), std::nullopt); })
-                .find("no array task found"),
-            std::string::npos);
   EXPECT_NE(error_of([] {
-              shard_from_environment(environment({{"JOB_COMPLETION_INDEX", "1"}}), std::nullopt);
-            }).find("--shard-count"),
+              shard_from_environment(lookup_environment({}), std::nullopt);
+            }).find("no array task found"),
             std::string::npos);
+  EXPECT_NE(
+      error_of([] {
+        shard_from_environment(lookup_environment({{"JOB_COMPLETION_INDEX", "1"}}), std::nullopt);
+      }).find("--shard-count"),
+      std::string::npos);
   EXPECT_NE(error_of([] {
-              shard_from_environment(environment({{"JOB_COMPLETION_INDEX", "4"}}), 4);
+              shard_from_environment(lookup_environment({{"JOB_COMPLETION_INDEX", "4"}}), 4);
             }).find("index 4 is not below the count 4"),
             std::string::npos);
   EXPECT_NE(error_of([] {
               shard_from_environment(
-                  environment({{"JOB_COMPLETION_INDEX", "1"}, {"SLURM_ARRAY_TASK_ID", "1"}}), 2);
+                  lookup_environment({{"JOB_COMPLETION_INDEX", "1"}, {"SLURM_ARRAY_TASK_ID", "1"}}),
+                  2);
             }).find("both"),
             std::string::npos);
   EXPECT_NE(error_of([] {
-              shard_from_environment(environment({{"SLURM_ARRAY_TASK_ID", "one"},
-                                                  {"SLURM_ARRAY_TASK_COUNT", "2"}}),
+              shard_from_environment(lookup_environment({{"SLURM_ARRAY_TASK_ID", "one"},
+                                                         {"SLURM_ARRAY_TASK_COUNT", "2"}}),
                                      std::nullopt);
             }).find("field 'SLURM_ARRAY_TASK_ID': expected a non-negative integer, got 'one'"),
             std::string::npos);
   // A stepped array: 0-10:2 has 6 tasks over MIN..MAX 0..10.
   EXPECT_NE(error_of([] {
-              shard_from_environment(environment({{"SLURM_ARRAY_TASK_ID", "2"},
-                                                  {"SLURM_ARRAY_TASK_MIN", "0"},
-                                                  {"SLURM_ARRAY_TASK_MAX", "10"},
-                                                  {"SLURM_ARRAY_TASK_COUNT", "6"}}),
+              shard_from_environment(lookup_environment({{"SLURM_ARRAY_TASK_ID", "2"},
+                                                         {"SLURM_ARRAY_TASK_MIN", "0"},
+                                                         {"SLURM_ARRAY_TASK_MAX", "10"},
+                                                         {"SLURM_ARRAY_TASK_COUNT", "6"}}),
                                      std::nullopt);
             }).find("stepped"),
             std::string::npos);
-  EXPECT_NE(error_of([] {
-              shard_from_environment(environment({{"SLURM_ARRAY_TASK_ID", "1"},
-                                                  {"SLURM_ARRAY_TASK_COUNT", "3"}}),
-                                     4);
-            }).find("--shard-count"),
-            std::string::npos);
-  EXPECT_NE(error_of([] {
-              shard_from_environment(environment({{"SLURM_ARRAY_TASK_ID", "1"}}), std::nullopt);
-            }).find("count of shards is unknown"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([] {
+        shard_from_environment(
+            lookup_environment({{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_COUNT", "3"}}), 4);
+      }).find("--shard-count"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of([] {
+        shard_from_environment(lookup_environment({{"SLURM_ARRAY_TASK_ID", "1"}}), std::nullopt);
+      }).find("count of shards is unknown"),
+      std::string::npos);
 }
 
 // The command reads this process's environment (set here with setenv, cleared after).

@@ -46,14 +46,14 @@ std::vector<double> gaps(const std::vector<JobSpec>& jobs) {
   return out;
 }
 
-double mean(const std::vector<double>& v) {
+double mean_of(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += x;
   return s / static_cast<double>(v.size());
 }
 
 double coefficient_of_variation(const std::vector<double>& v) {
-  const double m = mean(v);
+  const double m = mean_of(v);
   double ss = 0;
   for (double x : v) ss += (x - m) * (x - m);
   return std::sqrt(ss / static_cast<double>(v.size())) / m;
@@ -180,7 +180,7 @@ TEST(GeneratedJobs, PoissonMeanInterArrivalIs3600OverRate) {
         generate(spec_from({{"jobs", 40000}, {"arrival", {{"rate_per_hour", rate}}}}), 3);
     const auto g = gaps(jobs);
     // Standard error of the mean of 40k exponential gaps is 0.5% of the mean.
-    EXPECT_NEAR(mean(g), 3600.0 / rate, 0.025 * 3600.0 / rate) << rate;
+    EXPECT_NEAR(mean_of(g), 3600.0 / rate, 0.025 * 3600.0 / rate) << rate;
     EXPECT_NEAR(coefficient_of_variation(g), 1.0, 0.05) << rate;
   }
 }
@@ -196,7 +196,7 @@ TEST(GeneratedJobs, BurstyKeepsTheLongRunRateButIsBurstier) {
                                           {"mean_burst_s", 600}}}}),
                              9);
   const auto g = gaps(jobs);
-  EXPECT_NEAR(mean(g), 3600.0 / rate, 0.1 * 3600.0 / rate);  // seeds spread ~3%
+  EXPECT_NEAR(mean_of(g), 3600.0 / rate, 0.1 * 3600.0 / rate);  // seeds spread ~3%
   EXPECT_GT(coefficient_of_variation(g), 1.3);               // a Poisson process has 1.0
 }
 

@@ -19,7 +19,7 @@ struct Read {
   std::vector<double> runtimes;
 };
 
-Read read_all(const std::string& rows, double factor) {
+Read read_with_factor(const std::string& rows, double factor) {
   TempFile trace("t.csv", "id,submit_s,gpus,runtime_s\n" + rows);
   auto inner = open_trace(trace.path(), "csv", TraceDefaults{}, 1);
   LoadFactorSource compressed(*inner, factor);
@@ -40,8 +40,8 @@ const char* kRows =
     "e,190,1,90\n";
 
 TEST(LoadFactor, TwoHalvesEveryInterArrivalGapAndKeepsRuntimes) {
-  const Read as_read = read_all(kRows, 1.0);
-  const Read doubled = read_all(kRows, 2.0);
+  const Read as_read = read_with_factor(kRows, 1.0);
+  const Read doubled = read_with_factor(kRows, 2.0);
   ASSERT_EQ(doubled.submits.size(), 5u);
   // The first arrival stays where it is; gaps 10, 20, 0, 60 become 5, 10, 0, 30.
   EXPECT_EQ(doubled.submits, (std::vector<double>{100, 105, 115, 115, 145}));
@@ -53,12 +53,12 @@ TEST(LoadFactor, TwoHalvesEveryInterArrivalGapAndKeepsRuntimes) {
 }
 
 TEST(LoadFactor, BelowOneStretchesTheTrace) {
-  const Read halved = read_all(kRows, 0.5);
+  const Read halved = read_with_factor(kRows, 0.5);
   EXPECT_EQ(halved.submits, (std::vector<double>{100, 120, 160, 160, 280}));
 }
 
 TEST(LoadFactor, OneLeavesSubmitTimesAsRead) {
-  EXPECT_EQ(read_all(kRows, 1.0).submits, (std::vector<double>{100, 110, 130, 130, 190}));
+  EXPECT_EQ(read_with_factor(kRows, 1.0).submits, (std::vector<double>{100, 110, 130, 130, 190}));
 }
 
 }  // namespace

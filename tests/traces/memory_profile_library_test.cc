@@ -13,18 +13,18 @@ namespace {
 using ::testing::HasSubstr;
 using testing::input_error_message;
 
-MemoryProfileConfig parse(const nlohmann::json& j, const std::string& base = "") {
+MemoryProfileConfig parse_profile_config(const nlohmann::json& j, const std::string& base = "") {
   JsonObject o(j, "s.json", "/trace/memory_profiles");
   return parse_memory_profiles(o, base);
 }
 
 TEST(MemoryProfileLibrary, ParametricRampThenPeriodicSpikes) {
-  const auto c = parse({{"profiles",
-                         {{{"name", "p"},
-                           {"ramp_s", 40},
-                           {"steady_fraction", 0.5},
-                           {"spike_period_s", 100},
-                           {"spike_s", 10}}}}});
+  const auto c = parse_profile_config({{"profiles",
+                                        {{{"name", "p"},
+                                          {"ramp_s", 40},
+                                          {"steady_fraction", 0.5},
+                                          {"spike_period_s", 100},
+                                          {"spike_s", 10}}}}});
   ASSERT_EQ(c.profiles.size(), 1u);
   const MemoryProfile& p = *c.profiles[0];
   EXPECT_DOUBLE_EQ(p.fraction_at(0), 0.1);      // ramp: 1/5 of steady
@@ -40,9 +40,9 @@ TEST(MemoryProfileLibrary, ExplicitStepsAndLibraryFile) {
   testing::TempFile lib("lib.json", R"({"source": "test", "method": "by hand", "profiles": [
       {"name": "a", "steps": [[0, 0.3], [60, 1.0]], "repeat_from_s": 0, "period_s": 120,
        "stats": {"samples": 3}}]})");
-  const auto c = parse({{"library", lib.path()},
-                        {"profiles", {{{"name", "b"}, {"steady_fraction", 0.8}}}},
-                        {"fraction_of_jobs", 0.5}});
+  const auto c = parse_profile_config({{"library", lib.path()},
+                                       {"profiles", {{{"name", "b"}, {"steady_fraction", 0.8}}}},
+                                       {"fraction_of_jobs", 0.5}});
   ASSERT_EQ(c.profiles.size(), 2u);
   EXPECT_EQ(c.profiles[0]->name(), "a");
   EXPECT_DOUBLE_EQ(c.profiles[0]->fraction_at(130e6), 0.3);
@@ -51,25 +51,26 @@ TEST(MemoryProfileLibrary, ExplicitStepsAndLibraryFile) {
 }
 
 TEST(MemoryProfileLibrary, BadProfilesNameThePlace) {
-  EXPECT_THAT(input_error_message([] { parse(nlohmann::json::object()); }), HasSubstr("profiles"));
+  EXPECT_THAT(input_error_message([] { parse_profile_config(nlohmann::json::object()); }),
+              HasSubstr("profiles"));
   EXPECT_THAT(input_error_message([] {
-                parse({{"profiles", {{{"name", "x"}, {"steps", {{1, 0.5}}}}}}});
+                parse_profile_config({{"profiles", {{{"name", "x"}, {"steps", {{1, 0.5}}}}}}});
               }),
               HasSubstr("s.json#/trace/memory_profiles/profiles/0"));
   EXPECT_THAT(input_error_message([] {
-                parse({{"profiles", {{{"name", "x"}, {"steady_fraction", 1.5}}}}});
+                parse_profile_config({{"profiles", {{{"name", "x"}, {"steady_fraction", 1.5}}}}});
               }),
               HasSubstr("field 'steady_fraction'"));
   EXPECT_THAT(input_error_message([] {
-                parse({{"profiles",
-                        {{{"name", "x"},
-                          {"steady_fraction", 0.5},
-                          {"spike_period_s", 10},
-                          {"spike_s", 20}}}}});
+                parse_profile_config({{"profiles",
+                                       {{{"name", "x"},
+                                         {"steady_fraction", 0.5},
+                                         {"spike_period_s", 10},
+                                         {"spike_s", 20}}}}});
               }),
               HasSubstr("field 'spike_s'"));
   EXPECT_THAT(input_error_message([] {
-                parse({{"library", "/nonexistent/lib.json"}});
+                parse_profile_config({{"library", "/nonexistent/lib.json"}});
               }),
               HasSubstr("cannot open"));
 }
@@ -78,7 +79,9 @@ TEST(MemoryProfileLibrary, BadProfilesNameThePlace) {
 TEST(MemoryProfileLibrary, DeeplyNestedLibraryIsAnError) {
   testing::TempFile lib(
       "lib.json", "{\"profiles\": " + std::string(100000, '[') + std::string(100000, ']') + "}");
-  const std::string msg = input_error_message([&] { parse({{"library", lib.path()}}); });
+  const std::string msg = input_error_message([&] {
+    parse_profile_config({{"library", lib.path()}});
+  });
   EXPECT_THAT(msg, HasSubstr(lib.path() + ":1:"));
   EXPECT_THAT(msg, HasSubstr("nested deeper than 128 levels"));
 }
@@ -96,7 +99,7 @@ class Fixed : public JobSource {
 };
 
 TEST(MemoryProfileLibrary, AssignsProfilesToTheRequestedShareOfJobs) {
-  const auto c = parse(
+  const auto c = parse_profile_config(
       {{"profiles",
         {{{"name", "a"}, {"steady_fraction", 0.5}}, {{"name", "b"}, {"steady_fraction", 0.7}}}},
        {"fraction_of_jobs", 0.25}});

@@ -17,7 +17,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::input_error_message;
 
-const std::vector<std::string> kFullHeader = {
+const std::vector<std::string> kOpenbFullHeader = {
     "name", "cpu_milli", "memory_mib",    "num_gpu",       "gpu_milli",     "gpu_spec",
     "qos",  "pod_phase", "creation_time", "deletion_time", "scheduled_time"};
 
@@ -30,20 +30,20 @@ std::vector<std::string> cells(const std::string& line) {
   return c;
 }
 
-OpenbPod parse(const std::string& line, OpenbPodParts parts = kAllParts) {
-  const OpenbPodRow row(kFullHeader, "pods.csv:1", parts);
+OpenbPod parse_pod(const std::string& line, OpenbPodParts parts = kAllParts) {
+  const OpenbPodRow row(kOpenbFullHeader, "pods.csv:1", parts);
   OpenbPod pod;
   row.parse(cells(line), "pods.csv:7", pod);
   return pod;
 }
 
 std::string parse_error(const std::string& line, OpenbPodParts parts = kAllParts) {
-  return input_error_message([&] { parse(line, parts); });
+  return input_error_message([&] { parse_pod(line, parts); });
 }
 
 TEST(OpenbPodRow, GoodRowFillsEveryField) {
   const OpenbPod pod =
-      parse(" p1 ,6000,12288,1,460, V100M16|V100M32||,LS,Running,427061.5,427100,427062");
+      parse_pod(" p1 ,6000,12288,1,460, V100M16|V100M32||,LS,Running,427061.5,427100,427062");
   EXPECT_EQ(pod.name, "p1");
   EXPECT_EQ(pod.cpu_milli, 6000);
   EXPECT_EQ(pod.memory_mib, 12288);
@@ -56,7 +56,7 @@ TEST(OpenbPodRow, GoodRowFillsEveryField) {
 }
 
 TEST(OpenbPodRow, EmptyOptionalCellsAreNotGiven) {
-  const OpenbPod pending = parse("p,,1,1,1000,,LS,Pending,5,,", {.times = true});
+  const OpenbPod pending = parse_pod("p,,1,1,1000,,LS,Pending,5,,", {.times = true});
   EXPECT_FALSE(pending.cpu_milli.has_value());
   EXPECT_FALSE(pending.scheduled_s.has_value());
   EXPECT_FALSE(pending.deletion_s.has_value());
@@ -85,7 +85,7 @@ TEST(OpenbPodRow, EachBadCellNamesItsField) {
       {10, "-1", "pods.csv:7: field 'scheduled_time': value -1 is outside"},
   };
   {
-    const OpenbPodRow parser(kFullHeader, "pods.csv:1", kAllParts);
+    const OpenbPodRow parser(kOpenbFullHeader, "pods.csv:1", kAllParts);
     OpenbPod pod;
     EXPECT_NO_THROW(parser.parse(std::vector<std::string>(std::begin(good), std::end(good)),
                                  "pods.csv:7", pod));  // the row each case spoils one cell of
@@ -93,11 +93,11 @@ TEST(OpenbPodRow, EachBadCellNamesItsField) {
   for (const Bad& b : bad) {
     std::vector<std::string> row(std::begin(good), std::end(good));
     row[b.column] = b.cell;
-    const OpenbPodRow parser(kFullHeader, "pods.csv:1", kAllParts);
+    const OpenbPodRow parser(kOpenbFullHeader, "pods.csv:1", kAllParts);
     OpenbPod pod;
     EXPECT_THAT(input_error_message([&] { parser.parse(row, "pods.csv:7", pod); }),
                 HasSubstr(b.message))
-        << kFullHeader[b.column] << " = '" << b.cell << "'";
+        << kOpenbFullHeader[b.column] << " = '" << b.cell << "'";
   }
 }
 
@@ -110,12 +110,13 @@ TEST(OpenbPodRow, WrongCellCountNamesThePlace) {
 // Cells of parts a reader leaves out are never read: pack ignores the times, the run loader
 // memory_mib and gpu_spec.
 TEST(OpenbPodRow, PartsLeftOutAreNotRead) {
-  const OpenbPod pack = parse("p,1,2,1,500,T4,LS,Running,x,y,z",
-                              {.cpu_milli_required = true, .memory_mib = true, .gpu_spec = true});
+  const OpenbPod pack =
+      parse_pod("p,1,2,1,500,T4,LS,Running,x,y,z",
+                {.cpu_milli_required = true, .memory_mib = true, .gpu_spec = true});
   EXPECT_EQ(pack.memory_mib, 2);
   EXPECT_THAT(pack.gpu_spec, ElementsAre("T4"));
   EXPECT_FALSE(pack.scheduled_s.has_value());
-  const OpenbPod run = parse("p,1,lots,1,500,|||,LS,Running,3,4,3", {.times = true});
+  const OpenbPod run = parse_pod("p,1,lots,1,500,|||,LS,Running,3,4,3", {.times = true});
   EXPECT_EQ(run.memory_mib, 0);
   EXPECT_TRUE(run.gpu_spec.empty());
   EXPECT_EQ(run.cpu_milli, 1);

@@ -16,9 +16,9 @@ namespace gpumux {
 namespace {
 
 // A list held in memory, handed out in order.
-class ListSource : public JobSource {
+class SkippingListSource : public JobSource {
  public:
-  explicit ListSource(std::vector<JobSpec> jobs) : jobs_(std::move(jobs)) {}
+  explicit SkippingListSource(std::vector<JobSpec> jobs) : jobs_(std::move(jobs)) {}
   bool next(JobSpec& job) override {
     if (i_ >= jobs_.size()) return false;
     job = jobs_[i_++];
@@ -66,7 +66,7 @@ auto fields_of(const JobSpec& j) {
                          j.service.get(), j.memory_profile.get(), j.defaulted_fields);
 }
 
-std::vector<JobSpec> drain(JobSource& source) {
+std::vector<JobSpec> drain_jobs(JobSource& source) {
   std::vector<JobSpec> out;
   JobSpec j;
   while (source.next(j)) out.push_back(j);
@@ -75,9 +75,9 @@ std::vector<JobSpec> drain(JobSource& source) {
 
 std::vector<JobSpec> resample(const std::vector<JobSpec>& list, ResampleMethod method,
                               std::uint64_t seed) {
-  ListSource upstream(list);
+  SkippingListSource upstream(list);
   ResamplingSource source(upstream, method, seed, "s.json#/trace/resample");
-  return drain(source);
+  return drain_jobs(source);
 }
 
 // The list job a bootstrap copy comes from (its id up to the last '#') and its copy number.
@@ -145,9 +145,9 @@ TEST(ResamplingSource, BootstrapDrawsAboutOneMinusOneOverEOfTheJobs) {
   double sum = 0.0;
   std::map<std::string, int> drawn;  // copies per list job over every seed
   for (int s = 0; s < seeds; ++s) {
-    ListSource upstream(list);
+    SkippingListSource upstream(list);
     ResamplingSource source(upstream, ResampleMethod::kBootstrap, 1000 + s, "w");
-    const auto out = drain(source);
+    const auto out = drain_jobs(source);
     ASSERT_EQ(source.list_size(), static_cast<std::size_t>(n));
     std::set<std::string> distinct;
     for (const auto& j : out) {
@@ -175,9 +175,9 @@ TEST(ResamplingSource, ArrivalOrderKeepsTheInstantsAndShufflesTheJobsOverThem) {
   const auto list = varied_list(40);
   std::map<std::string, const JobSpec*> by_id;
   for (const auto& j : list) by_id[j.id] = &j;
-  ListSource upstream(list);
+  SkippingListSource upstream(list);
   ResamplingSource source(upstream, ResampleMethod::kArrivalOrder, 3, "w");
-  const auto out = drain(source);
+  const auto out = drain_jobs(source);
   ASSERT_EQ(out.size(), list.size());
   EXPECT_EQ(source.distinct_jobs(), list.size());
   std::set<std::string> ids;

@@ -52,17 +52,17 @@ const char* kGood = R"({
   }
 })";
 
-WorkloadCatalogue parse(const std::string& text) {
+WorkloadCatalogue parse_catalogue(const std::string& text) {
   const std::vector<DeviceProfile> d = devices();
   return parse_workload_catalogue(nlohmann::json::parse(text), "cat.json", d);
 }
 
 std::string error_of(const std::string& text) {
-  return input_error_message([&] { parse(text); });
+  return input_error_message([&] { parse_catalogue(text); });
 }
 
 TEST(WorkloadCatalogue, ReadsEveryFactOfAGoodFile) {
-  const WorkloadCatalogue c = parse(kGood);
+  const WorkloadCatalogue c = parse_catalogue(kGood);
   EXPECT_EQ(c.size(), 2u);
   EXPECT_EQ(c.names(), (std::vector<std::string>{"bert-bs4", "resnet-bs64"}));
   const auto resnet = c.find("resnet-bs64");

@@ -21,7 +21,7 @@ using ::testing::HasSubstr;
 using testing::input_error_message;
 using testing::TempFile;
 
-std::vector<DeviceProfile> devices() {
+std::vector<DeviceProfile> hand_made_devices() {
   DeviceProfile a100;
   a100.name = "A100-40GB";
   a100.memory = MemoryMiB(40960);
@@ -45,7 +45,7 @@ const char* kCatalogue = R"({"workloads": {
 }})";
 
 WorkloadConfig config(const std::vector<WorkloadWeight>& mix = {}) {
-  const std::vector<DeviceProfile> d = devices();
+  const std::vector<DeviceProfile> d = hand_made_devices();
   WorkloadConfig c;
   c.catalogue = std::make_shared<WorkloadCatalogue>(
       parse_workload_catalogue(nlohmann::json::parse(kCatalogue), "cat.json", d));
@@ -54,18 +54,18 @@ WorkloadConfig config(const std::vector<WorkloadWeight>& mix = {}) {
   return c;
 }
 
-struct Read {
+struct WorkloadRead {
   std::vector<JobSpec> jobs;
   WorkloadCounts counts;
 };
 
-Read read(const std::string& trace_text, const WorkloadConfig& c,
-          const std::vector<DeviceProfile>& cluster, std::uint64_t seed = 7,
-          const TraceDefaults& defaults = {}) {
+WorkloadRead read(const std::string& trace_text, const WorkloadConfig& c,
+                  const std::vector<DeviceProfile>& cluster, std::uint64_t seed = 7,
+                  const TraceDefaults& defaults = {}) {
   TempFile trace("t.csv", trace_text);
   auto inner = open_trace(trace.path(), "csv", defaults, 1);
   WorkloadSource source(*inner, c, cluster, seed, trace.path());
-  Read r;
+  WorkloadRead r;
   JobSpec job;
   while (source.next(job)) r.jobs.push_back(job);
   r.counts = source.counts();
@@ -75,13 +75,13 @@ Read read(const std::string& trace_text, const WorkloadConfig& c,
 TEST(WorkloadSource, TraceValuesBeatTheCatalogueWhichBeatsDefaults) {
   // a: the row gives sm_util and memory; b: the row gives nothing; c: bert lacks memory and
   // bandwidth in the catalogue; d: no workload.
-  const Read r = read(
+  const WorkloadRead r = read(
       "id,submit_s,gpus,runtime_s,sm_util,memory_mib,workload\n"
       "a,0,1,10,0.25,1000,resnet\n"
       "b,1,1,10,,,resnet\n"
       "c,2,1,10,,,bert\n"
       "d,3,1,10,,,\n",
-      config(), devices());
+      config(), hand_made_devices());
   ASSERT_EQ(r.jobs.size(), 4u);
   const JobSpec &a = r.jobs[0], &b = r.jobs[1], &c = r.jobs[2], &d = r.jobs[3];
   EXPECT_DOUBLE_EQ(a.sm_util, 0.25);      // trace
@@ -115,12 +115,14 @@ TEST(WorkloadSource, TraceValuesBeatTheCatalogueWhichBeatsDefaults) {
 }
 
 TEST(WorkloadSource, FactsComeFromTheClusterDevicesInClusterOrder) {
-  const std::vector<DeviceProfile> d = devices();
+  const std::vector<DeviceProfile> d = hand_made_devices();
   const std::vector<DeviceProfile> v100_first = {d[1], d[0]};
-  const Read r = read("id,submit_s,gpus,runtime_s,workload\nc,0,1,10,bert\n", config(), v100_first);
+  const WorkloadRead r =
+      read("id,submit_s,gpus,runtime_s,workload\nc,0,1,10,bert\n", config(), v100_first);
   EXPECT_DOUBLE_EQ(r.jobs[0].sm_util, 0.7);
   // A cluster of V100s only: resnet's A100 facts are not used, and no MIG speed is measured.
-  const Read v = read("id,submit_s,gpus,runtime_s,workload\nb,0,1,10,resnet\n", config(), {d[1]});
+  const WorkloadRead v =
+      read("id,submit_s,gpus,runtime_s,workload\nb,0,1,10,resnet\n", config(), {d[1]});
   EXPECT_DOUBLE_EQ(v.jobs[0].sm_util, 1.0);
   EXPECT_EQ(v.counts.mig_measured, 0u);
   EXPECT_EQ(v.counts.mig_model, 1u);
@@ -129,7 +131,7 @@ TEST(WorkloadSource, FactsComeFromTheClusterDevicesInClusterOrder) {
 TEST(WorkloadSource, AnUnknownWorkloadNamesTheJobAndTheClosestName) {
   const std::string m = input_error_message([] {
     read("id,submit_s,gpus,runtime_s,workload\nok,0,1,10,resnet\nbad,1,1,10,resnett\n", config(),
-         devices());
+         hand_made_devices());
   });
   EXPECT_THAT(m, HasSubstr("t.csv: field 'workload': job 'bad' names workload 'resnett'"));
   EXPECT_THAT(m, HasSubstr("cat.json does not hold (did you mean 'resnet'?)"));
@@ -141,7 +143,7 @@ TEST(WorkloadSource, TheJsonLinesWorkloadKeyIsAString) {
                  "\"bert\"}\n{\"id\": \"b\", \"submit_s\": 1, \"gpus\": 1, \"runtime_s\": 5}\n");
   auto inner = open_trace(trace.path(), "jsonl", TraceDefaults{}, 1);
   const WorkloadConfig c = config();
-  const std::vector<DeviceProfile> d = devices();
+  const std::vector<DeviceProfile> d = hand_made_devices();
   WorkloadSource source(*inner, c, d, 1, trace.path());
   JobSpec job;
   ASSERT_TRUE(source.next(job));
@@ -180,10 +182,11 @@ TraceDefaults drawn_defaults() {
 TEST(WorkloadSource, TheMixDrawsDeterministicallyAndMovesNoOtherDraw) {
   const std::vector<WorkloadWeight> mix = {{"resnet", 3.0}, {"bert", 1.0}};
   const std::string trace = mixed_trace();
-  const Read once = read(trace, config(mix), devices(), 7, drawn_defaults());
-  const Read again = read(trace, config(mix), devices(), 7, drawn_defaults());
-  const Read other_seed = read(trace, config(mix), devices(), 8, drawn_defaults());
-  const Read no_mix = read(trace, config(), devices(), 7, drawn_defaults());
+  const WorkloadRead once = read(trace, config(mix), hand_made_devices(), 7, drawn_defaults());
+  const WorkloadRead again = read(trace, config(mix), hand_made_devices(), 7, drawn_defaults());
+  const WorkloadRead other_seed =
+      read(trace, config(mix), hand_made_devices(), 8, drawn_defaults());
+  const WorkloadRead no_mix = read(trace, config(), hand_made_devices(), 7, drawn_defaults());
   ASSERT_EQ(once.jobs.size(), 200u);
   std::map<std::string, int> by_name;
   int differ = 0;
