@@ -1,14 +1,12 @@
 #include "packing/pack_study.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
-#include <exception>
 #include <sstream>
-#include <thread>
 
 #include "analysis/output/number_text.h"
 #include "analysis/stats/mean_interval.h"
+#include "sim/base/parallel_tasks.h"
 
 namespace gpumux::packing {
 
@@ -59,34 +57,14 @@ PackStudy run_pack_study(const std::vector<NodeSpec>& nodes, const std::vector<P
     study.seeds.push_back(request.seed + static_cast<std::uint64_t>(k));
   const std::size_t jobs = request.policies.size() * study.seeds.size();
   std::vector<PackResult> results(jobs);
-  std::vector<std::exception_ptr> errors(jobs);
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i = next++; i < jobs; i = next++) {
-      PackOptions opt;
-      opt.policy = request.policies[i / study.seeds.size()];
-      opt.seed = study.seeds[i % study.seeds.size()];
-      opt.arrive_to = request.arrive_to;
-      opt.tie_break = request.tie_break;
-      try {
-        results[i] = run_inflation(nodes, pods, opt);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  const std::size_t threads =
-      std::min<std::size_t>(static_cast<std::size_t>(std::max(1, request.threads)), jobs);
-  if (threads <= 1) {
-    work();
-  } else {
-    std::vector<std::thread> pool;
-    for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(work);
-    for (auto& t : pool) t.join();
-  }
-  for (const auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+  run_indexed(jobs, request.threads, [&](std::size_t i) {
+    PackOptions opt;
+    opt.policy = request.policies[i / study.seeds.size()];
+    opt.seed = study.seeds[i % study.seeds.size()];
+    opt.arrive_to = request.arrive_to;
+    opt.tie_break = request.tie_break;
+    results[i] = run_inflation(nodes, pods, opt);
+  });
   for (std::size_t p = 0; p < request.policies.size(); ++p) {
     PackStudyPolicy out;
     out.policy = request.policies[p];

@@ -1,13 +1,10 @@
 #include "analysis/fleet/fleet_plan.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -17,6 +14,7 @@
 #include <tuple>
 
 #include "analysis/fleet/endpoint_groups.h"
+#include "analysis/fleet/fleet_group_run.h"
 #include "analysis/fleet/fleet_scenario.h"
 #include "analysis/metrics/json_path.h"
 #include "analysis/output/number_text.h"
@@ -75,143 +73,23 @@ std::vector<Objective> fleet_objectives(const std::vector<std::string>& texts) {
   return out;
 }
 
-double row_number(const nlohmann::json& row, const char* path) {
-  const nlohmann::json* v = json_at_path(row, path);
-  return v && v->is_number() ? v->get<double>() : std::nan("");
-}
-
-// One group's run: met or the first miss, and each endpoint's numbers and checks.
-struct GroupRun {
-  bool met = true;
-  std::optional<FleetMiss> miss;
-  std::map<std::string, FleetEndpoint> endpoints;     // by id: numbers and checks filled
-  std::map<std::string, std::vector<double>> values;  // by id: objective values, in order
-  std::map<std::string, double> kv_cache_use;         // by id: mean share of its cache in use
-  std::map<std::string, nlohmann::json> engines;      // by id: the engine settings as resolved
-  std::map<std::string, double> busy_share;           // by id: engine busy / the run's span
-  std::map<std::string, double> served;               // by id: requests served
-  std::map<std::string, LlmEndpointCdfs> cdfs;        // by id: TTFT and TPOT CDFs
-  nlohmann::json shared_gpus;                         // metrics.requests.llm_shared_gpus, or null
-};
-
-GroupRun judge(const nlohmann::json& summary, const std::vector<Objective>& objectives,
-               const std::vector<FleetEndpointInfo>& members) {
-  GroupRun g;
-  const nlohmann::json* rows = json_at_path(summary, "metrics.requests.services");
-  for (const FleetEndpointInfo& e : members) {
-    FleetEndpoint out;
-    out.id = e.id;
-    if (rows && rows->is_array()) {
-      for (const auto& row : *rows) {
-        if (row.value("id", "") != e.id) continue;
-        out.ttft_p50_ms = row_number(row, "llm.ttft_ms.p50");
-        out.ttft_p99_ms = row_number(row, "llm.ttft_ms.p99");
-        out.tpot_p50_ms = row_number(row, "llm.tpot_ms.p50");
-        out.tpot_p99_ms = row_number(row, "llm.tpot_ms.p99");
-        out.output_tokens_per_s = row_number(row, "llm.output_tokens_per_s");
-        g.kv_cache_use[e.id] = row_number(row, "llm.kv_cache_use");
-        const double end_s = row_number(summary, "engine.end_time_s");
-        g.busy_share[e.id] = end_s > 0 ? row_number(row, "llm.busy_s") / end_s : std::nan("");
-        g.served[e.id] = row_number(row, "served");
-      }
-    }
-    for (const Objective& o : objectives) {
-      if (!o.endpoints->selects(e.parent, e.service_class)) continue;
-      Objective one = o;
-      one.endpoints = EndpointSelector{EndpointSelector::Kind::kName, e.id};
-      const ObjectiveCheck c = check_objective(one, summary);
-      out.checks.push_back({o.text(), c.value, c.met});
-      g.values[e.id].push_back(c.value);
-      if (!c.met && !g.miss) g.miss = FleetMiss{e.id, o.text(), c.value, o.limit};
-      g.met = g.met && c.met;
-    }
-    g.endpoints.emplace(e.id, std::move(out));
-  }
-  return g;
-}
-
 class Planner {
  public:
   Planner(const FleetRequest& request, FleetResult& result, std::ostream* progress)
-      : base_(load_fleet_base(request)), result_(result), progress_(progress) {
-    if (request.scratch_dir.empty()) {
-      scratch_ = fs::temp_directory_path() /
-                 ("gpumux-fleet-" +
-                  std::to_string(std::hash<std::string>{}(
-                      fs::absolute(request.scenario_file).string() + std::to_string(::getpid()) +
-                      std::to_string(reinterpret_cast<std::uintptr_t>(this)))));
-      owned_scratch_ = true;
-    } else {
-      scratch_ = request.scratch_dir;
-    }
-    fs::create_directories(scratch_);
-    seeds_ = std::max(1, request.seeds);
-  }
-  ~Planner() {
-    if (owned_scratch_) {
-      std::error_code ignored;
-      fs::remove_all(scratch_, ignored);
-    }
-  }
+      : base_(load_fleet_base(request)),
+        result_(result),
+        progress_(progress),
+        runner_(request.scratch_dir, request.scenario_file, request.seeds, result.objectives) {}
 
   const FleetBase& base() const { return base_; }
 
   // Runs `layout` (GPUs, each its endpoints and their settings) and judges it.
   GroupRun run(const std::string& model, const std::vector<FleetGpuSettings>& layout) {
-    return run_on(base_, model, layout);
+    return runner_.run(base_, model, layout);
   }
   GroupRun run_on(const FleetBase& base, const std::string& model,
                   const std::vector<FleetGpuSettings>& layout) {
-    const FleetDocument d = fleet_document(base, model, layout);
-    const fs::path trace = scratch_ / ("trace-" + std::to_string(counter_++) + ".csv");
-    {
-      std::ofstream out(trace);
-      out << d.trace_csv;
-    }
-    nlohmann::json doc = d.scenario;
-    doc["trace"]["file"] = trace.string();
-    std::vector<FleetEndpointInfo> members;
-    for (const auto& gpu : layout) {
-      for (const auto& e : gpu.endpoints) {
-        members.push_back(base.endpoints[static_cast<std::size_t>(e.index)]);
-      }
-    }
-    // Every seed must meet; the numbers shown are the first seed's, the values compared by the
-    // verification every seed's in order.
-    GroupRun g;
-    for (int k = 0; k < seeds_; ++k) {
-      doc["seed"] = base.seed + static_cast<std::uint64_t>(k);
-      const Scenario s = parse_scenario(doc, base.file, base.base_dir);
-      RunOptions options;
-      options.write_outputs = false;
-      const RunReport report = run_scenario(s, options);
-      GroupRun one = judge(report.summary, result_.objectives, members);
-      if (k == 0) {
-        g = std::move(one);
-        for (const auto& e : members) {
-          g.engines[e.id] = s.resolved["services"]["by_id"][e.id]["llm"]["engine"];
-        }
-        for (const LlmEndpointCdfs& c : report.llm_cdfs) g.cdfs[c.id] = c;
-        if (const auto* shared = json_at_path(report.summary, "metrics.requests.llm_shared_gpus")) {
-          g.shared_gpus = *shared;
-        }
-        continue;
-      }
-      if (!one.met && g.met) g.miss = one.miss;
-      g.met = g.met && one.met;
-      for (auto& [id, e] : g.endpoints) {
-        auto& checks = e.checks;
-        const auto& more = one.endpoints.at(id).checks;
-        for (std::size_t c = 0; c < checks.size() && c < more.size(); ++c) {
-          checks[c].met = checks[c].met && more[c].met;
-        }
-      }
-      for (auto& [id, values] : g.values) {
-        const auto& more = one.values.at(id);
-        values.insert(values.end(), more.begin(), more.end());
-      }
-    }
-    return g;
+    return runner_.run(base, model, layout);
   }
 
   FleetAnswer plan(const std::string& model);
@@ -243,10 +121,7 @@ class Planner {
   FleetBase base_;
   FleetResult& result_;
   std::ostream* progress_;
-  fs::path scratch_;
-  bool owned_scratch_ = false;
-  std::atomic<int> counter_{0};
-  int seeds_ = 1;
+  GroupRunner runner_;
   std::mutex say_mutex_;
   // mig: per endpoint, the profiles it meets its objectives on alone (smallest first).
   std::vector<std::vector<std::string>> mig_fits_;
@@ -357,9 +232,9 @@ void Planner::record_fleet_run(const GroupRun& fleet, FleetAnswer& a) const {
   for (FleetGpu& gpu : a.gpus) {
     for (const auto& row : fleet.shared_gpus) {
       if (row.value("gpu", -1) != gpu.first) continue;
-      gpu.gpu_busy = row_number(row, "gpu_busy");
-      gpu.sm_busy = row_number(row, "sm_busy");
-      gpu.bandwidth_busy = row_number(row, "bandwidth_busy");
+      gpu.gpu_busy = fleet_number_at(row, "gpu_busy");
+      gpu.sm_busy = fleet_number_at(row, "sm_busy");
+      gpu.bandwidth_busy = fleet_number_at(row, "bandwidth_busy");
     }
   }
 }
