@@ -297,6 +297,11 @@ void read_report_folder(const fs::path& dir, const std::string& shown_as, Report
     PlanFolder plan = read_plan(dir);
     plan.dir = shown;
     inputs.plans.push_back(std::move(plan));
+  } else if (fs::exists(dir / "fleet.json")) {
+    throw InputError(shown, "",
+                     "is a fleet plan folder (fleet.json, from gpumux plan --fleet): its page is "
+                     "drawn when the plan runs, with --report (DIR/report.html), from what the "
+                     "plan's runs measured; fleet.json alone does not hold the distributions");
   } else if (fs::exists(dir / "pack.json")) {
     PackFolder pack = read_pack(dir);
     pack.dir = shown;

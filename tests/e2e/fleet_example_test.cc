@@ -76,6 +76,11 @@ TEST(FleetExample, EveryAnswerReRunMeetsEveryEndpointsObjectives) {
     }
   }
   EXPECT_GT(exclusive_gpus, 0);
+  // `gpumux report` on the folder says where its page is rather than failing blindly.
+  const auto again = testing::run_cli(
+      {"report", (out / "plan").string(), "-o", (out / "again.html").string()});
+  EXPECT_EQ(again.code, 2);
+  EXPECT_NE(again.err.find("fleet plan folder"), std::string::npos) << again.err;
   // The report names every endpoint of the scenario (replicas pooled under it).
   const std::string page = testing::read_file(out / "plan" / "report.html");
   for (const char* kind : {"chat", "code"}) {
