@@ -1,16 +1,13 @@
 #include "analysis/fleet/fleet_plan.h"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cmath>
-#include <filesystem>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <sstream>
 #include <string_view>
-#include <thread>
 #include <tuple>
 
 #include "analysis/fleet/endpoint_groups.h"
@@ -23,12 +20,11 @@
 #include "models/mig/mig_parted.h"
 #include "scenarios/scenario.h"
 #include "sim/base/input_error.h"
+#include "sim/base/parallel_tasks.h"
 #include "sim/base/json_fields.h"
 #include "traces/formats/trace_opening.h"
 
 namespace gpumux {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -668,29 +664,13 @@ FleetResult run_fleet_plan(const FleetRequest& request, std::ostream* progress) 
   // model's search is its own, so the answers do not depend on the threads.
   const std::size_t tasks = planned.size() + 1;
   std::vector<FleetAnswer> answers(planned.size());
-  std::vector<std::exception_ptr> errors(tasks);
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t t = next++; t < tasks; t = next++) {
-      try {
-        if (t < planned.size()) {
-          answers[t] = planner.plan(planned[t]);
-        } else {
-          planner.naive();
-        }
-      } catch (...) {
-        errors[t] = std::current_exception();
-      }
+  run_indexed(tasks, request.threads, [&](std::size_t t) {
+    if (t < planned.size()) {
+      answers[t] = planner.plan(planned[t]);
+    } else {
+      planner.naive();
     }
-  };
-  const int threads = std::max(1, std::min<int>(request.threads, static_cast<int>(tasks)));
-  std::vector<std::thread> pool;
-  for (int i = 1; i < threads; ++i) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  for (const auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+  });
   result.answers = std::move(answers);
   result.notes.push_back(
       "every endpoint starts at 0 s; a GPU's endpoints share it with equal memory shares "
