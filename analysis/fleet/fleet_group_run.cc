@@ -108,6 +108,7 @@ GroupRun GroupRunner::run(const FleetBase& base, const std::string& model,
       g = std::move(one);
       for (const auto& e : members) {
         g.engines[e.id] = s.resolved["services"]["by_id"][e.id]["llm"]["engine"];
+        g.llm_echoes[e.id] = s.resolved["services"]["by_id"][e.id]["llm"];
       }
       for (const LlmEndpointCdfs& c : report.llm_cdfs) g.cdfs[c.id] = c;
       if (const auto* shared = json_at_path(report.summary, "metrics.requests.llm_shared_gpus")) {

@@ -29,6 +29,7 @@ struct GroupRun {
   std::map<std::string, std::vector<double>> values;  // by id: objective values, in order
   std::map<std::string, double> kv_cache_use;         // by id: mean share of its cache in use
   std::map<std::string, nlohmann::json> engines;      // by id: the engine settings as resolved
+  std::map<std::string, nlohmann::json> llm_echoes;   // by id: its whole `llm` echo
   std::map<std::string, double> busy_share;           // by id: engine busy / the run's span
   std::map<std::string, double> served;               // by id: requests served
   std::map<std::string, LlmEndpointCdfs> cdfs;        // by id: TTFT and TPOT CDFs

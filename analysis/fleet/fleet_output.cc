@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "analysis/fleet/fleet_deploy.h"
+#include "analysis/metrics/json_path.h"
 #include "analysis/output/number_text.h"
 #include "sim/base/atomic_file.h"
 
@@ -49,6 +50,107 @@ std::string fleet_headroom_text(const FleetEndpoint& e) {
   if (e.headroom_open) return ">=x" + number_text(e.headroom);
   if (e.headroom <= 1.0) return "<x" + number_text(kHeadroomSteps[0]);
   return "x" + number_text(e.headroom);
+}
+
+namespace {
+
+// A file as the assumptions name it: its name alone (paths differ between machines).
+std::string file_name(const nlohmann::json& path) {
+  return path.is_string() ? fs::path(path.get<std::string>()).filename().string() : "?";
+}
+
+std::string rate_text(const nlohmann::json& x) {
+  return x.is_number() ? number_text(x.get<double>()) + " req/s" : "?";
+}
+
+// "trace conv.csv.gz (azure-llm, recorded 1.2 req/s) at 2 req/s, 3600 s", "2 req/s (poisson),
+// prompt 200 and output 50 tokens", "8 clients, ...".
+std::string traffic_text(const nlohmann::json& load) {
+  std::ostringstream o;
+  if (load.contains("trace") && load["trace"].is_object()) {
+    const nlohmann::json& t = load["trace"];
+    o << "trace " << file_name(t.value("file", nlohmann::json())) << " (" << t.value("format", "?")
+      << ", recorded " << rate_text(t.value("recorded_rate_per_s", nlohmann::json())) << ")";
+    if (t.contains("target_rate_per_s")) o << " at " << rate_text(t["target_rate_per_s"]);
+    if (t.contains("duration_s") && t["duration_s"].is_number()) {
+      o << ", " << number_text(t["duration_s"].get<double>()) << " s";
+    }
+    o << ", token lengths as recorded";
+  } else {
+    if (load.contains("rate_per_s")) {
+      o << rate_text(load["rate_per_s"]) << " (" << load.value("arrivals", "poisson") << ")";
+    } else if (load.contains("clients")) {
+      o << load["clients"].dump() << " closed-loop clients";
+    }
+    if (load.contains("token_lengths") && load["token_lengths"].is_object()) {
+      o << ", token lengths from "
+        << file_name(load["token_lengths"].value("file", nlohmann::json()));
+    } else if (load.contains("prompt_tokens") && load.contains("output_tokens")) {
+      o << ", prompt " << load["prompt_tokens"].dump() << " and output "
+        << load["output_tokens"].dump() << " tokens";
+    }
+  }
+  if (load.contains("rate_scale") && load["rate_scale"].is_number()) {
+    o << ", rate scaled x" << number_text(load["rate_scale"].get<double>());
+  }
+  return o.str();
+}
+
+std::string engine_text(const nlohmann::json& e) {
+  std::ostringstream o;
+  const auto number = [&](const char* key) {
+    return e.contains(key) && e[key].is_number() ? number_text(e[key].get<double>()) : "?";
+  };
+  o << "max_num_seqs " << number("max_num_seqs") << ", max_num_batched_tokens "
+    << number("max_num_batched_tokens") << ", max_model_len " << number("max_model_len")
+    << ", block " << number("block_size") << ", chunked prefill "
+    << (e.value("chunked_prefill", false) ? "on" : "off") << ", CUDA graphs "
+    << (e.value("cuda_graphs", false) ? "on" : "off");
+  return o.str();
+}
+
+}  // namespace
+
+std::vector<FleetAssumption> fleet_assumptions(const FleetResult& r) {
+  std::vector<FleetAssumption> out;
+  for (const std::string& id : r.endpoint_ids) {
+    const FleetEndpoint* found = nullptr;
+    for (const FleetAnswer& a : r.answers) {
+      for (const FleetEndpoint& e : a.endpoints) {
+        if ((e.parent.empty() ? e.id : e.parent) == id && e.replica == 0 &&
+            e.llm_echo.is_object()) {
+          found = &e;
+          break;
+        }
+      }
+      if (found) break;
+    }
+    if (!found) continue;
+    const nlohmann::json& echo = found->llm_echo;
+    nlohmann::json load = echo.value("load", nlohmann::json::object());
+    load.erase("round_robin");  // the planner's split, said under replicas
+    const nlohmann::json engine = echo.value("engine", nlohmann::json::object());
+    nlohmann::json engine_kept = nlohmann::json::object();
+    for (const char* key : {"max_num_seqs", "max_num_batched_tokens", "max_model_len", "block_size",
+                            "chunked_prefill", "cuda_graphs"}) {
+      if (engine.contains(key)) engine_kept[key] = engine[key];
+    }
+    const nlohmann::json* from = json_at_path(echo, "performance_model.efficiencies_from");
+    const std::string efficiencies = from && from->is_string() ? from->get<std::string>() : "?";
+    const nlohmann::json calibration = echo.value("calibration", nlohmann::json());
+    FleetAssumption a;
+    a.id = id;
+    a.text = found->llm_model + "; traffic: " + traffic_text(load) +
+             "; engine: " + engine_text(engine_kept) + "; efficiencies: " + efficiencies +
+             (calibration.is_string() ? " (calibration " + file_name(calibration) + ")" : "");
+    a.detail = {{"llm_model", found->llm_model},
+                {"load", load},
+                {"engine", engine_kept},
+                {"efficiencies_from", efficiencies},
+                {"calibration", calibration}};
+    out.push_back(std::move(a));
+  }
+  return out;
 }
 
 void print_fleet_table(const FleetResult& r, std::ostream& out) {
@@ -132,6 +234,12 @@ void print_fleet_table(const FleetResult& r, std::ostream& out) {
     out << "  verified: " << a.verification << "\n";
   }
   out << "\n";
+  const std::vector<FleetAssumption> assumed = fleet_assumptions(r);
+  if (!assumed.empty()) {
+    out << "assumptions (each endpoint as simulated; --vary moves one):\n";
+    for (const FleetAssumption& a : assumed) out << "  " << a.id << "  " << a.text << "\n";
+    out << "\n";
+  }
   for (const std::string& n : r.notes) out << "note  " << n << "\n";
 }
 
@@ -217,6 +325,12 @@ nlohmann::json fleet_to_json(const FleetResult& r) {
   j["memory_only_packing"] = {
       {"gpus", r.naive_gpus},
       {"timeslice_miss", r.naive_miss ? miss_json(*r.naive_miss) : nullptr}};
+  j["assumptions"] = nlohmann::json::array();
+  for (const FleetAssumption& a : fleet_assumptions(r)) {
+    nlohmann::json x = a.detail;
+    x["endpoint"] = a.id;
+    j["assumptions"].push_back(std::move(x));
+  }
   j["notes"] = r.notes;
   return j;
 }

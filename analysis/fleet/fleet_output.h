@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "analysis/fleet/fleet_plan.h"
 
@@ -15,6 +16,15 @@ std::string fleet_placed_text(const FleetEndpoint& e, FleetForm form);
 // Its headroom: ">=x2" (met at every step), "x1.5" (met at 1.5, missed at the next), "<x1.25"
 // (missed at the first step).
 std::string fleet_headroom_text(const FleetEndpoint& e);
+
+// What a scenario endpoint's numbers assume, as its first replica ran in the first answer's
+// whole-fleet run: its traffic and token lengths, engine settings and performance model.
+struct FleetAssumption {
+  std::string id;         // the scenario's endpoint
+  std::string text;       // one line: "Llama-3.1-8B; traffic: ...; engine: ...; efficiencies: ..."
+  nlohmann::json detail;  // {llm_model, load, engine, efficiencies_from, calibration}
+};
+std::vector<FleetAssumption> fleet_assumptions(const FleetResult& r);
 
 void print_fleet_table(const FleetResult& r, std::ostream& out);
 nlohmann::json fleet_to_json(const FleetResult& r);

@@ -410,6 +410,9 @@ FleetAnswer Planner::plan(const std::string& model) {
     for (const auto& [id, engine] : fleet.engines) {
       a.endpoints[static_cast<std::size_t>(base_.index_of(id))].engine = engine;
     }
+    for (const auto& [id, echo] : fleet.llm_echoes) {
+      a.endpoints[static_cast<std::size_t>(base_.index_of(id))].llm_echo = echo;
+    }
     record_fleet_run(fleet, a);
     std::string differ;
     for (const auto& [id, values] : fleet.values) {

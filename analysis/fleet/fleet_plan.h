@@ -87,6 +87,9 @@ struct FleetEndpoint {
   // Its engine's settings as the whole-fleet run resolved them (docs/llm-serving.md: the
   // `llm.engine` echo: gpu_memory_utilization, max_model_len, max_num_seqs, ...).
   nlohmann::json engine;
+  // Its whole `llm` echo in that run (load as read, engine, performance model, calibration):
+  // what its numbers assume (fleet_assumptions, fleet_output.h).
+  nlohmann::json llm_echo;
   // Headroom: the largest load multiplier of kHeadroomSteps at which it still meets every
   // objective, its GPU's endpoints all scaled together (1: it misses at the first step);
   // headroom_open: it met at every step, so its headroom is at least that.

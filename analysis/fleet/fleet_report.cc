@@ -261,6 +261,15 @@ std::string fleet_report_html(const FleetResult& r) {
        << svg_bar_chart(gpus_chart(r)) << "\n";
   answers_table(page, r);
   page << "</section>\n";
+  const std::vector<FleetAssumption> assumed = fleet_assumptions(r);
+  if (!assumed.empty()) {
+    page << "<h3>What every answer assumes</h3>\n<table><tr><th>endpoint</th><th>model; "
+            "traffic; engine; efficiencies</th></tr>\n";
+    for (const FleetAssumption& a : assumed) page << "<tr>" << th(a.id) << td(a.text) << "</tr>\n";
+    page << "</table>\n<p class=\"note\">Each endpoint as its first replica ran in the first "
+            "answer's whole-fleet run; <code>plan --fleet --vary</code> shows how the answers "
+            "move with one of them.</p>\n";
+  }
   for (const FleetAnswer& a : r.answers) {
     page << "<section id=\"answer-" << xml_text(a.model) << "\">\n<h2>" << xml_text(a.model) << ": "
          << a.gpu_count() << " GPUs, " << a.nodes(r.gpus_per_node) << " nodes"

@@ -170,11 +170,23 @@ TEST(FleetPlan, TheWholeFleetRunsNumbersAreConsistent) {
       }
     }
   }
+  // What every answer assumes: one line per scenario endpoint, its load and engine as read.
+  const std::vector<FleetAssumption> assumed = fleet_assumptions(r);
+  ASSERT_EQ(assumed.size(), 4u);
+  for (const FleetAssumption& a : assumed) {
+    EXPECT_NE(a.text.find("traffic: 0.5 req/s (poisson), prompt 200 and output 50 tokens"),
+              std::string::npos)
+        << a.text;
+    EXPECT_NE(a.text.find("max_num_seqs"), std::string::npos) << a.text;
+    EXPECT_EQ(a.detail["load"]["rate_per_s"].get<double>(), 0.5) << a.id;
+  }
+  EXPECT_EQ(fleet_to_json(r)["assumptions"].size(), 4u);
   const std::string page = fleet_report_html(r);
   EXPECT_EQ(page, fleet_report_html(r));  // deterministic
-  for (const char* word : {"<!DOCTYPE html>", "GPUs per sharing model", "answer-exclusive",
-                           "answer-mig", "answer-mps", "answer-timeslice", "TTFT CDF per endpoint",
-                           "TPOT CDF per endpoint", "phi-0", "phi-3", "memory-only packing"}) {
+  for (const char* word :
+       {"<!DOCTYPE html>", "GPUs per sharing model", "answer-exclusive", "answer-mig", "answer-mps",
+        "answer-timeslice", "TTFT CDF per endpoint", "TPOT CDF per endpoint", "phi-0", "phi-3",
+        "memory-only packing", "What every answer assumes"}) {
     EXPECT_NE(page.find(word), std::string::npos) << word;
   }
   EXPECT_EQ(page.find("no data"), std::string::npos);  // every chart has its lines
