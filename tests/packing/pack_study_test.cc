@@ -22,21 +22,8 @@ namespace {
 using ::testing::HasSubstr;
 using testing::TempFile;
 
-const char* kStudyNodes =
-    "sn,cpu_milli,memory_mib,gpu,model\n"
-    "n0,96000,393216,8,G2\n"
-    "n1,96000,393216,8,G2\n"
-    "n2,32000,131072,2,T4\n"
-    "n3,32000,131072,2,T4\n";
-
-const char* kStudyPods =
-    "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
-    "deletion_time,scheduled_time\n"
-    "p0,4000,8192,1,500,,LS,Running,0,10,0\n"
-    "p1,6000,12288,1,250,,LS,Running,0,10,0\n"
-    "p2,8000,16384,1,1000,,BE,Running,0,10,0\n"
-    "p3,16000,32768,2,1000,T4,LS,Running,0,10,0\n"
-    "p4,12000,24576,0,0,,LS,Running,0,10,0\n";
+const char* const kStudyNodes = testing::kTinyOpenbNodes;
+const char* const kStudyPods = testing::kTinyOpenbPods;
 
 PackStudyRequest study_request(int seeds, int threads) {
   PackStudyRequest r;

@@ -13,6 +13,24 @@
 
 namespace gpumux::packing::testing {
 
+// A tiny openb cluster for the command's tests: two 8-GPU G2 nodes and two 2-GPU T4 nodes, and
+// five pods (shares of a GPU, whole GPUs, a T4-only pod and a CPU-only one), each list as its
+// CSV with a header.
+inline constexpr const char* kTinyOpenbNodes =
+    "sn,cpu_milli,memory_mib,gpu,model\n"
+    "n0,96000,393216,8,G2\n"
+    "n1,96000,393216,8,G2\n"
+    "n2,32000,131072,2,T4\n"
+    "n3,32000,131072,2,T4\n";
+inline constexpr const char* kTinyOpenbPods =
+    "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+    "deletion_time,scheduled_time\n"
+    "p0,4000,8192,1,500,,LS,Running,0,10,0\n"
+    "p1,6000,12288,1,250,,LS,Running,0,10,0\n"
+    "p2,8000,16384,1,1000,,BE,Running,0,10,0\n"
+    "p3,16000,32768,2,1000,T4,LS,Running,0,10,0\n"
+    "p4,12000,24576,0,0,,LS,Running,0,10,0\n";
+
 // A file under the test's temporary directory holding `text`; removed by the destructor.
 class TempFile {
  public:
