@@ -177,21 +177,10 @@ int run_fleet_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     out << table.str();
   }
   if (folder) {
-    AtomicFile json_file(folder->file("fleet.json"),
-                         (std::filesystem::path(a.out) / "fleet.json").string());
-    json_file.stream() << doc.dump(2) << "\n";
-    json_file.commit();
-    AtomicFile table_file(folder->file("fleet.txt"),
-                          (std::filesystem::path(a.out) / "fleet.txt").string());
-    table_file.stream() << table.str();
-    table_file.commit();
+    folder->write_text("fleet.json", doc.dump(2) + "\n");
+    folder->write_text("fleet.txt", table.str());
     write_fleet_scenarios(result, folder->temp_path(), a.out);
-    if (a.report) {
-      AtomicFile report_file(folder->file("report.html"),
-                             (std::filesystem::path(a.out) / "report.html").string());
-      report_file.stream() << fleet_report_html(result);
-      report_file.commit();
-    }
+    if (a.report) folder->write_text("report.html", fleet_report_html(result));
     folder->commit();
   }
   return result.all_met() ? kExitOk : kExitCheckFailed;
@@ -267,15 +256,8 @@ int run_plan_command(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     out << table.str();
   }
   if (folder) {
-    const auto shown = [&](const char* name) {
-      return (std::filesystem::path(a.out) / name).string();
-    };
-    AtomicFile json_file(folder->file("plan.json"), shown("plan.json"));
-    json_file.stream() << doc.dump(2) << "\n";
-    json_file.commit();
-    AtomicFile table_file(folder->file("plan.txt"), shown("plan.txt"));
-    table_file.stream() << table.str();
-    table_file.commit();
+    folder->write_text("plan.json", doc.dump(2) + "\n");
+    folder->write_text("plan.txt", table.str());
     write_deploy_files(results, *folder, a.out);
     if (a.report) {
       write_html_report(read_run_and_plan_folders({folder->temp_path()}, {a.out}),

@@ -13,7 +13,6 @@
 #include "packing/openb_csv.h"
 #include "packing/pack_study.h"
 #include "packing/packing_sim.h"
-#include "sim/base/atomic_file.h"
 #include "sim/base/input_error.h"
 #include "sim/base/integer_text.h"
 #include "sim/placement/fgd/policy.h"
@@ -105,15 +104,8 @@ int run_pack_study_command(const PackCommand& cmd, const std::vector<Policy>& po
   for (const auto& [key, value] : aggregate.items()) j[key] = value;
   const std::string csv = pack_study_csv(study);
   if (folder) {
-    const auto shown = [&](const char* name) {
-      return (std::filesystem::path(cmd.out_dir) / name).string();
-    };
-    AtomicFile json_file(folder->file("pack.json"), shown("pack.json"));
-    json_file.stream() << j.dump(2) << '\n';
-    json_file.commit();
-    AtomicFile csv_file(folder->file("pack.csv"), shown("pack.csv"));
-    csv_file.stream() << csv;
-    csv_file.commit();
+    folder->write_text("pack.json", j.dump(2) + "\n");
+    folder->write_text("pack.csv", csv);
     if (cmd.report) {
       write_html_report(read_run_and_plan_folders({folder->temp_path()}, {cmd.out_dir}),
                         folder->file("report.html"));

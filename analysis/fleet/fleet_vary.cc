@@ -7,6 +7,7 @@
 #include <map>
 
 #include "analysis/output/number_text.h"
+#include "sim/base/decimal_text.h"
 #include "sim/base/input_error.h"
 
 namespace gpumux {
@@ -28,17 +29,11 @@ bool dotted_names(const std::string& key) {
 }
 
 double bound_of(const std::string& text, const std::string& part, const std::string& where) {
-  std::size_t used = 0;
-  double x = 0.0;
-  try {
-    x = std::stod(part, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (part.empty() || used != part.size() || !std::isfinite(x)) {
+  const std::optional<double> x = finite_number_text(part);
+  if (!x) {
     throw InputError(where, text, "'" + part + "' is not a finite number (expected KEY=LO:HI)");
   }
-  return x;
+  return *x;
 }
 
 // A value as --set writes it: integers without a decimal point (engine settings are integers).

@@ -13,8 +13,9 @@
 #include <span>
 #include <system_error>
 
-#include "sim/base/signal_cleanup.h"
+#include "sim/base/atomic_file.h"
 #include "sim/base/input_error.h"
+#include "sim/base/signal_cleanup.h"
 
 namespace gpumux {
 
@@ -192,7 +193,10 @@ int remove_stale_temporaries(const std::string& dir) {
 }
 
 OutputFolder::OutputFolder(const std::string& dir, OutputKind kind)
-    : dir_(folder_path(dir)), temp_(dir_ + ".tmp-" + std::to_string(::getpid())), lock_(dir_) {
+    : shown_dir_(dir),
+      dir_(folder_path(dir)),
+      temp_(dir_ + ".tmp-" + std::to_string(::getpid())),
+      lock_(dir_) {
   remove_stale_temporaries(dir_);
   check_replaceable(dir_, kind);
   cleanup_ = register_signal_cleanup(temp_, true);
@@ -216,6 +220,12 @@ OutputFolder::~OutputFolder() {
 
 std::string OutputFolder::file(const std::string& name) const {
   return (fs::path(temp_) / name).string();
+}
+
+void OutputFolder::write_text(const std::string& name, const std::string& text) const {
+  AtomicFile out(file(name), (fs::path(shown_dir_) / name).string());
+  out.stream() << text;
+  out.commit();
 }
 
 void OutputFolder::commit() {

@@ -65,11 +65,15 @@ class OutputFolder {
 
   // The path to write `name` to before commit().
   std::string file(const std::string& name) const;
+  // Writes `text` as the file `name`, whole (sim/base/atomic_file.h), named DIR/name (DIR as
+  // given) in an error.
+  void write_text(const std::string& name, const std::string& text) const;
   const std::string& temp_path() const { return temp_; }
   // Replaces DIR by the temporary folder. Throws InputError if the rename fails.
   void commit();
 
  private:
+  std::string shown_dir_;  // as given
   std::string dir_;
   std::string temp_;
   FolderLock lock_;

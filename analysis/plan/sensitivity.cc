@@ -7,6 +7,7 @@
 
 #include "analysis/output/number_text.h"
 #include "scenarios/scenario.h"
+#include "sim/base/decimal_text.h"
 #include "sim/base/input_error.h"
 #include "traces/fields/job_fields.h"
 
@@ -23,15 +24,9 @@ bool is_text_field(JobField f) {
 }
 
 double parse_number(const std::string& text, bool& ok) {
-  std::size_t used = 0;
-  double x = 0.0;
-  try {
-    x = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  ok = used > 0 && used == text.size() && std::isfinite(x);
-  return x;
+  const std::optional<double> x = finite_number_text(text);
+  ok = x.has_value();
+  return x.value_or(0.0);
 }
 
 // The ends of a distribution's description (traces/fields/distribution.h), clamped by its
