@@ -43,11 +43,10 @@ std::string unknown_command_error(CLI::App& app, int argc, char** argv) {
 
 }  // namespace
 
-int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err) {
-  CLI::App app{
-      "gpumux: a discrete-event simulator of GPU clusters shared by many jobs.\n"
-      "Replays a job trace under a GPU-sharing model and reports utilization, latency and GPUs "
-      "used.\nStart with: gpumux run scenarios/examples/quickstart.json"};
+namespace {
+
+// The `gpumux` application with every command configured into `ctx`.
+void configure_app(CLI::App& app, CommandContext& ctx) {
   const std::string git(build_git_describe());
   app.set_version_flag("--version", std::string("gpumux ") + GPUMUX_VERSION +
                                         (git.empty() ? "" : " (git " + git + ")"));
@@ -57,11 +56,23 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
       "and field), 3 check (or run --check): a bound of a scenario's expect block fails; plan: "
       "some model meets the objectives at no size within --max-nodes; sweep/merge: some run "
       "failed, 1 internal error.");
-  CommandContext ctx{out, err, {}};
   for (const CommandInfo& command : commands()) {
     command.configure(*app.add_subcommand(std::string(command.name), std::string(command.summary)),
                       ctx);
   }
+}
+
+constexpr const char* kAppDescription =
+    "gpumux: a discrete-event simulator of GPU clusters shared by many jobs.\n"
+    "Replays a job trace under a GPU-sharing model and reports utilization, latency and GPUs "
+    "used.\nStart with: gpumux run scenarios/examples/quickstart.json";
+
+}  // namespace
+
+int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{kAppDescription};
+  CommandContext ctx{out, err, {}};
+  configure_app(app, ctx);
 
   if (const std::string unknown = unknown_command_error(app, argc, argv); !unknown.empty()) {
     err << "error: " << unknown << "\n";
@@ -87,6 +98,24 @@ int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err
     err << "internal error: " << terminal_text(e.what()) << "\n";
     return kExitInternal;
   }
+}
+
+int run_command_line_or_throw(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{kAppDescription};
+  CommandContext ctx{out, err, {}};
+  configure_app(app, ctx);
+  if (const std::string unknown = unknown_command_error(app, argc, argv); !unknown.empty()) {
+    throw InputError("command line", "", unknown);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    app.exit(e, out, err);  // --help, --version: their text, exit 0
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    throw InputError("command line", "", e.what());
+  }
+  return ctx.action ? ctx.action() : kExitOk;
 }
 
 }  // namespace gpumux

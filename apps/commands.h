@@ -9,4 +9,10 @@ namespace gpumux {
 
 int run_command_line(int argc, char** argv, std::ostream& out, std::ostream& err);
 
+// The same commands for a caller that handles errors itself (the Python package): a malformed
+// command line throws InputError (where "command line"), and InputError and every other
+// exception pass through instead of becoming an exit code. Returns 0, or 3 when a check fails
+// (see above); --help and --version print to `out` and return 0.
+int run_command_line_or_throw(int argc, char** argv, std::ostream& out, std::ostream& err);
+
 }  // namespace gpumux

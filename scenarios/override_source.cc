@@ -49,7 +49,8 @@ InputError with_override_source(const InputError& error, const std::string& file
     if (eq == std::string::npos || eq == 0) continue;
     const std::string set = override_pointer(it->substr(0, eq));
     if (at_or_inside(pointer, set) || (!field_pointer.empty() && field_pointer == set)) {
-      return InputError(prefix + pointer + " (from --set " + *it + ")", "", text.substr(end + 2));
+      return InputError(prefix + pointer + " (from --set " + *it + ")", error.field(),
+                        error.detail());
     }
   }
   return error;

@@ -145,14 +145,18 @@ void apply_override(nlohmann::json& document, const std::string& assignment) {
 }
 
 Scenario load_scenario(const std::string& path, const ScenarioOverrides& overrides) {
-  nlohmann::json document = read_json_file(path);
-  const std::string base = fs::path(path).parent_path().string();
+  return scenario_from_document(read_json_file(path), path, fs::path(path).parent_path().string(),
+                                overrides);
+}
+
+Scenario scenario_from_document(nlohmann::json document, const std::string& file,
+                                const std::string& base_dir, const ScenarioOverrides& overrides) {
   // Overrides address keys of objects; a document (or an --set result) of another shape is left
   // as it is, for parse_scenario to report.
   if (document.is_object()) {
     for (const auto& a : overrides.sets) apply_override(document, a);
   }
-  if (!document.is_object()) return parse_scenario(document, path, base);
+  if (!document.is_object()) return parse_scenario(document, file, base_dir);
   if (overrides.seed) document["seed"] = *overrides.seed;
   if (overrides.out_dir && overrides.out_dir->empty()) {
     throw InputError("--out", "", "expected a folder, got '' (give e.g. --out out/run1)");
@@ -163,9 +167,9 @@ Scenario load_scenario(const std::string& path, const ScenarioOverrides& overrid
     if (outputs.is_object()) outputs["dir"] = *overrides.out_dir;
   }
   try {
-    return parse_scenario(document, path, base);
+    return parse_scenario(document, file, base_dir);
   } catch (const InputError& e) {
-    throw with_override_source(e, path, overrides.sets);
+    throw with_override_source(e, file, overrides.sets);
   }
 }
 

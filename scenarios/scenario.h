@@ -130,6 +130,12 @@ struct ScenarioOverrides {
 // Reads, overrides and validates a scenario file. Throws InputError.
 Scenario load_scenario(const std::string& path, const ScenarioOverrides& overrides = {});
 
+// load_scenario for a document already in memory (the Python package's scenarios given as
+// dicts), named `file` in messages, its paths resolved against `base_dir`.
+Scenario scenario_from_document(nlohmann::json document, const std::string& file,
+                                const std::string& base_dir,
+                                const ScenarioOverrides& overrides = {});
+
 // Validates a scenario already parsed from `file` (paths resolved against `base_dir`).
 Scenario parse_scenario(const nlohmann::json& document, const std::string& file,
                         const std::string& base_dir);

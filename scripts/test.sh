@@ -17,8 +17,10 @@ mode="${GPUMUX_TEST_BUILD:-sanitize}"
 # chromium and python3: the browser check of the HTML report (tests/report/); Open MPI: the
 # MPI sweep check (tests/sweep/, `mpirun -np 3`, a few seconds). Only the tests need them, so
 # the quickstart does not install them. MPI is required here, so that the MPI sweep check is
-# never silently left out.
-test_packages=(chromium python3 libopenmpi-dev openmpi-bin)
+# never silently left out. pybind11, pandas: the Python package and its tests (tests/python/),
+# built in both trees so that they are never left out either.
+test_packages=(chromium python3 libopenmpi-dev openmpi-bin
+  pybind11-dev python3-dev python3-pandas)
 # Each step's wall time, so that a slow CI run says where the time went.
 step_started=$SECONDS
 step_done() {
@@ -32,7 +34,7 @@ case "$mode" in
     step_done "packages"
     build="$root/build-test"
     cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGPUMUX_BUILD_TESTS=ON \
-      -DGPUMUX_WITH_MPI=ON > /dev/null
+      -DGPUMUX_WITH_MPI=ON -DGPUMUX_WITH_PYTHON=ON > /dev/null
     cmake --build "$build" -j"$(nproc)"
     step_done "build"
     ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
@@ -46,7 +48,7 @@ case "$mode" in
     build="$root/build-sanitize"
     cmake -S "$root" -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" -DGPUMUX_BUILD_TESTS=ON \
-      -DGPUMUX_BUILD_FUZZERS=ON -DGPUMUX_WITH_MPI=ON > /dev/null
+      -DGPUMUX_BUILD_FUZZERS=ON -DGPUMUX_WITH_MPI=ON -DGPUMUX_WITH_PYTHON=ON > /dev/null
     cmake --build "$build" -j"$(nproc)"
     step_done "build"
     source "$root/scripts/sanitizer_env.sh"

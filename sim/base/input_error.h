@@ -15,7 +15,15 @@ class InputError : public std::runtime_error {
   // `where` is "file:line", "file:line:column" or "file#/json/pointer"; `field` may be empty
   // when the problem is not about one field (e.g. a missing file).
   InputError(const std::string& where, const std::string& field, const std::string& what)
-      : std::runtime_error(format(where, field, what)) {}
+      : std::runtime_error(format(where, field, what)),
+        where_(where),
+        field_(field),
+        detail_(what) {}
+
+  // The message's parts, for callers that show them apart (the Python package's InputError).
+  const std::string& where() const { return where_; }
+  const std::string& field() const { return field_; }
+  const std::string& detail() const { return detail_; }
 
  private:
   static std::string format(const std::string& where, const std::string& field,
@@ -25,6 +33,10 @@ class InputError : public std::runtime_error {
     m += ": " + what;
     return m;
   }
+
+  std::string where_;
+  std::string field_;
+  std::string detail_;
 };
 
 }  // namespace gpumux

@@ -9,6 +9,7 @@
 // const`, and is found by it.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,6 +26,23 @@ class Registry {
   // `family` names an entry in messages: "sharing model", "queue policy".
   Registry(std::string_view family, std::vector<Info> entries)
       : family_(family), entries_(std::move(entries)) {}
+
+  // Appends `info` (a table that grows at run time: the placement policies the Python package
+  // registers). Entries never move: the table must have been given room (reserve) for it, since
+  // callers keep pointers to entries. Throws std::invalid_argument for a name already taken and
+  // std::length_error when the room is used up.
+  void add(Info info) {
+    if (find(info.name) != nullptr) {
+      throw std::invalid_argument(family_ + " '" + std::string(info.name) + "' already exists");
+    }
+    if (entries_.size() == entries_.capacity()) {
+      throw std::length_error("no room for another " + family_ + " (at most " +
+                              std::to_string(entries_.capacity()) + ")");
+    }
+    entries_.push_back(std::move(info));
+  }
+  // Room for `extra` entries added later by add().
+  void reserve_extra(std::size_t extra) { entries_.reserve(entries_.size() + extra); }
 
   // The entries in listing order.
   auto begin() const { return entries_.begin(); }

@@ -1,6 +1,9 @@
 #include "sim/placement/registry.h"
 
+#include <deque>
+#include <functional>
 #include <stdexcept>
+#include <string>
 
 #include "sim/placement/share_placement.h"
 
@@ -36,10 +39,32 @@ const PlacementInfo kShareBestFit{
     kShares,          true,
     Policy::kBestFit, make_share};
 
-}  // namespace
+// Room for the policies register_placement_policy adds: entries never move, so the pointers
+// scenarios hold stay valid.
+constexpr std::size_t kMaxRegistered = 64;
 
-const Registry<PlacementInfo>& placement_policies() {
-  static const Registry<PlacementInfo> table(
+// What a registered policy's entry points into: its name, summary and factory, which never move.
+struct RegisteredPolicy {
+  std::string name;
+  std::string summary;
+  std::function<std::unique_ptr<PlacementPolicy>()> make;
+};
+
+std::deque<RegisteredPolicy>& registered_policies() {
+  static std::deque<RegisteredPolicy> policies;
+  return policies;
+}
+
+std::unique_ptr<PlacementPolicy> make_registered(const PlacementInfo& self, const PlacementContext&,
+                                                 const ParameterSet&) {
+  for (const RegisteredPolicy& p : registered_policies()) {
+    if (p.name == self.name) return p.make();
+  }
+  throw std::logic_error("placement '" + std::string(self.name) + "' has no factory");
+}
+
+Registry<PlacementInfo>& placement_table() {
+  static Registry<PlacementInfo> table(
       "placement policy",
       {
           {"first-fit",
@@ -62,7 +87,32 @@ const Registry<PlacementInfo>& placement_policies() {
           {"fgd", "fragmentation gradient descent: the least growth of GPU fragmentation", kShares,
            true, Policy::kFgd, make_share},
       });
+  static const bool reserved = (table.reserve_extra(kMaxRegistered), true);
+  (void)reserved;
   return table;
+}
+
+}  // namespace
+
+const Registry<PlacementInfo>& placement_policies() { return placement_table(); }
+
+void register_placement_policy(std::string name, std::string summary,
+                               std::function<std::unique_ptr<PlacementPolicy>()> make) {
+  if (name.empty()) throw std::invalid_argument("a placement policy needs a name");
+  if (!make) throw std::invalid_argument("placement policy '" + name + "' needs a factory");
+  Registry<PlacementInfo>& table = placement_table();
+  if (table.find(name) != nullptr) {
+    throw std::invalid_argument("placement policy '" + name + "' already exists");
+  }
+  std::deque<RegisteredPolicy>& policies = registered_policies();
+  policies.push_back({std::move(name), std::move(summary), std::move(make)});
+  const RegisteredPolicy& p = policies.back();
+  try {
+    table.add(PlacementInfo{p.name, p.summary, kAny, false, Policy::kFgd, make_registered});
+  } catch (...) {
+    policies.pop_back();
+    throw;
+  }
 }
 
 const PlacementInfo* resolve_placement(std::string_view name, bool model_limits_shares) {

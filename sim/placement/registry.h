@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -68,6 +69,15 @@ ParameterSet read_placement_params(const PlacementInfo& info, JsonObject& params
 std::unique_ptr<PlacementPolicy> make_placement(const PlacementInfo& info,
                                                 const PlacementContext& in,
                                                 const ParameterSet& params);
+
+// Adds a placement policy at run time under `name` (the Python package's policies,
+// callback_placement.h), after the built-in ones: scenarios name it in scheduler.placement,
+// under any sharing model, and `make` builds it once per run. Takes no parameters. Throws
+// std::invalid_argument for a name already in the table (a built-in one included) or an empty
+// one, std::length_error past 64 added policies. Not while a run goes on: runs read the table
+// without locks.
+void register_placement_policy(std::string name, std::string summary,
+                               std::function<std::unique_ptr<PlacementPolicy>()> make);
 
 // A topology policy by name with its default parameters (benchmarks, tests): the entry `name`
 // denotes without share limits. Throws std::invalid_argument for a name that is not a

@@ -23,8 +23,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kProductFolders = {"analysis", "apps",      "calibrate", "models",
-                                                  "packing",  "scenarios", "sim",       "traces"};
+const std::vector<std::string> kProductFolders = {
+    "analysis", "apps", "calibrate", "models", "packing", "python", "scenarios", "sim", "traces"};
 
 std::set<std::string> model_names() {
   const auto names = sharing_models().names();
