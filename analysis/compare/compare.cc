@@ -150,6 +150,10 @@ CompareResult run_compare(const CompareRequest& request, std::ostream* progress)
     for (CompareMetric& row : endpoint_rows(summaries.front())) {
       result.metrics.push_back(std::move(row));
     }
+    // Then each kind of job's rows, where the run has two kinds or more.
+    for (CompareMetric& row : kind_rows(summaries.front())) {
+      result.metrics.push_back(std::move(row));
+    }
   }
   for (std::size_t v = 0; v < result.variants.size(); ++v) {
     for (const auto& metric : result.metrics) {

@@ -70,6 +70,28 @@ std::vector<CompareMetric> endpoint_rows(const nlohmann::json& summary) {
   return rows;
 }
 
+std::vector<CompareMetric> kind_rows(const nlohmann::json& summary) {
+  std::vector<CompareMetric> rows;
+  const auto at = nlohmann::json::json_pointer("/metrics/by_kind");
+  if (!summary.contains(at) || !summary.at(at).is_object()) return rows;
+  for (const auto& [kind, values] : summary.at(at).items()) {
+    if (!values.is_object()) continue;
+    // A service's completion time is its lifetime, which the scenario sets: not a result.
+    const bool services = kind == "services";
+    const std::vector<std::pair<const char*, const char*>> shown =
+        services ? std::vector<std::pair<const char*, const char*>>{{"queueing_delay_s.p95",
+                                                                     "start delay p95 (s)"}}
+                 : std::vector<std::pair<const char*, const char*>>{
+                       {"jct_s.mean", "JCT mean (s)"},
+                       {"jct_s.p95", "JCT p95 (s)"},
+                       {"queueing_delay_s.p95", "queueing p95 (s)"}};
+    for (const auto& [metric, label] : shown) {
+      rows.push_back({"by_kind." + kind + "." + metric, kind + " " + label, 1, false});
+    }
+  }
+  return rows;
+}
+
 std::optional<double> compare_value(const nlohmann::json& summary, const std::string& name) {
   const BoundSubject subject = parse_bound_subject(name, "compare", name);
   if (!subject.endpoints) return read_metric(summary, name).value;

@@ -36,6 +36,12 @@ std::vector<CompareMetric> compare_metrics(bool services, bool shares = false, b
 inline constexpr std::size_t kMaxEndpointRows = 16;
 std::vector<CompareMetric> endpoint_rows(const nlohmann::json& summary);
 
+// Rows per kind of job for a run whose summary splits its jobs by kind (metrics.by_kind,
+// analysis/metrics/kind_metrics.h: two kinds or more): for training and batch inference jobs
+// JCT mean and p95 and queueing delay p95, for services their start delay p95, labelled
+// "training JCT p95 (s)". None for a run of one kind.
+std::vector<CompareMetric> kind_rows(const nlohmann::json& summary);
+
 // A row's value in a run's summary: a pooled metric (read_metric), or for a "METRIC for ID"
 // row that endpoint's own value (n/a when the run lacks the endpoint).
 std::optional<double> compare_value(const nlohmann::json& summary, const std::string& name);

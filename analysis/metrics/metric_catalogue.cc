@@ -293,6 +293,19 @@ std::vector<MetricInfo> build() {
                    {"", {}, 2, "slowdown (x)"});
   add_distribution(m, "sharing_slowdown", "ratio", lo, "running time / exclusive runtime",
                    no_runtime, {"", {}, 2, "sharing slowdown (x)"});
+  // The same per kind of job (kind_metrics.h), in runs where two kinds or more arrived.
+  const std::string no_kind = "no finished job of this kind, or the run has one kind of job";
+  add_group(m,
+            {{"by_kind.*.arrived", "jobs", no,
+              "jobs of one kind (training, inference, services) that arrived"},
+             {"by_kind.*.finished", "jobs", no, "jobs of one kind that finished"}},
+            no_kind);
+  add_distribution(m, "by_kind.*.jct_s", "s", lo,
+                   "completion time of one kind of job (training, inference, services)", no_kind);
+  add_distribution(m, "by_kind.*.queueing_delay_s", "s", lo,
+                   "queueing delay of one kind of job (services: before serving)", no_kind);
+  add_distribution(m, "by_kind.*.slowdown", "ratio", lo,
+                   "completion time / exclusive runtime of one kind of job", no_kind);
   add_group(
       m,
       {

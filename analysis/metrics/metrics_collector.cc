@@ -101,13 +101,14 @@ void MetricsCollector::advance_to(Time now) {
   last_time_ = now;
 }
 
-void MetricsCollector::on_job_arrived(Time now, const ActiveJob&) {
+void MetricsCollector::on_job_arrived(Time now, const ActiveJob& job) {
   if (!started_clock_) {
     started_clock_ = true;
     first_arrival_ = last_time_ = next_sample_ = now;
   }
   advance_to(now);
   ++arrived_;
+  by_kind_.arrived(job.spec);
 }
 
 void MetricsCollector::on_job_rejected(Time now, const ActiveJob& job, std::string_view reason) {
@@ -165,6 +166,7 @@ void MetricsCollector::on_job_finished(Time now, const ActiveJob& job) {
   const double jct = (now - job.spec.submit).seconds();
   jct_s_.add(jct);
   queue_s_.add((job.start - job.spec.submit).seconds());
+  by_kind_.finished(job.spec, jct, (job.start - job.spec.submit).seconds());
   if (job.spec.runtime > Time::zero()) {
     slowdown_.add(jct / job.spec.runtime.seconds());
     sharing_slowdown_.add((now - job.start).seconds() / job.spec.runtime.seconds());
@@ -363,7 +365,7 @@ nlohmann::json MetricsCollector::metrics() {
     j["excluded"]["zero_runtime"] = finished_ - values.count();
     return j;
   };
-  return {
+  nlohmann::json out = {
       {"jobs",
        {{"arrived", arrived_},
         {"finished", finished_},
@@ -407,6 +409,8 @@ nlohmann::json MetricsCollector::metrics() {
       {"slowdown", over_timed(slowdown_)},
       {"sharing_slowdown", over_timed(sharing_slowdown_)},
   };
+  if (nlohmann::json kinds = by_kind_.to_json(); !kinds.is_null()) out["by_kind"] = kinds;
+  return out;
 }
 
 }  // namespace gpumux

@@ -30,6 +30,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/metrics/kind_metrics.h"
 #include "analysis/stats/count_histogram.h"
 #include "analysis/stats/quantile_sketch.h"
 #include "sim/core/sharing_model.h"
@@ -102,6 +103,7 @@ class MetricsCollector : public EngineObserver {
     const std::size_t limit =
         exact ? QuantileSketch::kAlwaysExact : QuantileSketch::kDefaultExactLimit;
     jct_s_ = queue_s_ = slowdown_ = sharing_slowdown_ = QuantileSketch(limit);
+    by_kind_.set_exact_limit(limit);
   }
 
   // Every metric, for summary.json (valid after on_run_end).
@@ -171,6 +173,7 @@ class MetricsCollector : public EngineObserver {
   std::uint64_t migrations_ = 0;  // jobs moved off reconfigured GPUs
   double migration_lost_gpu_us_ = 0.0, checkpoint_gpu_us_ = 0.0;
   QuantileSketch jct_s_, queue_s_, slowdown_, sharing_slowdown_;
+  KindMetrics by_kind_;           // the same, per kind of job (metrics.by_kind)
   double work_done_gpu_s_ = 0.0;  // exclusive GPU-seconds of finished jobs
   Time last_finish_;
 };

@@ -92,6 +92,14 @@ MetricValue read_metric(const nlohmann::json& summary, const std::string& name) 
       if (i == 0 && keys[0] == "requests") {
         return {std::nullopt, "this run has no inference services"};
       }
+      if (i == 0 && keys[0] == "by_kind") {
+        return {std::nullopt,
+                "this run has one kind of job (metrics.by_kind needs two kinds or more: "
+                "training, inference, services)"};
+      }
+      if (i == 1 && keys[0] == "by_kind") {
+        return {std::nullopt, "no job of kind '" + keys[1] + "' arrived in this run"};
+      }
       if (i == 0 && keys[0] == "queued_by_reason") {
         return {std::nullopt, "this run's summary predates the queued_by_reason metrics"};
       }

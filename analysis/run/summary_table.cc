@@ -194,6 +194,19 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
         << " failed, " << excluded["unfinished"] << " unfinished";
   }
   out << ")\n";
+  // A run of several kinds of job: each kind's own JCT (a service's is its lifetime, so its
+  // start delay instead), since the pooled distributions above mix them.
+  if (m.contains("by_kind") && m["by_kind"].is_object()) {
+    std::string line;
+    for (const auto& [kind, k] : m["by_kind"].items()) {
+      const bool services = kind == "services";
+      const auto& dist = services ? k["queueing_delay_s"] : k["jct_s"];
+      line += (line.empty() ? "" : "; ") + kind + (services ? " start delay p95 " : " JCT p95 ") +
+              fixed_or_na(dist["p95"], 1) + " s over " + k["finished"].dump() + " of " +
+              k["arrived"].dump() + " finished";
+    }
+    out << "  by kind     " << line << "\n";
+  }
   // Only when something queued: why the head of the queue waited, by queued job-seconds.
   if (const std::string queued_by = queued_by_reason_text(m); !queued_by.empty()) {
     out << "  queued by   " << queued_by << "\n";

@@ -141,6 +141,10 @@ SweepMerge merge_sweep(const std::string& dir, bool partial) {
     const std::string summary_file =
         (fs::path(sweep_run_folder(dir, run.index)) / "summary.json").string();
     const nlohmann::json summary = read_json_file(summary_file);
+    // A variant whose runs split their jobs by kind gets those rows, as its first run has them.
+    if (v.runs.empty()) {
+      for (CompareMetric& row : kind_rows(summary)) v.metrics.push_back(std::move(row));
+    }
     check_summary(summary, summary_file, v.metrics);
     if (plan.inputs_recorded) {
       check_run_inputs(plan.inputs, run.scenario_name,

@@ -68,10 +68,30 @@ TEST(Catalogue, EveryMetricOfAPlainRunIsInItsSummary) {
   const auto summary = nlohmann::json::parse(testing::read_file(dir / "out" / "summary.json"));
   for (const auto& m : metric_catalogue()) {
     // The optional families (output_collectors.h) only some runs have: slots, shares, requests.
-    if (m.derived || optional_family(m.name)) continue;
+    // metrics.by_kind only in runs of two kinds of job or more: the next test.
+    if (m.derived || optional_family(m.name) || m.name.rfind("by_kind.", 0) == 0) continue;
     EXPECT_TRUE(summary.contains(nlohmann::json::json_pointer(metric_pointer(m.name))))
         << m.name << " is not in the quickstart's summary.json";
   }
+}
+
+TEST(Catalogue, EveryPerKindMetricIsInAMixedRunsSummary) {
+  const auto mixed = (testing::source_dir() / "scenarios/examples/plan_mixed.json").string();
+  const auto r = run_cli({"run", mixed, "--no-outputs", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto summary = nlohmann::json::parse(r.out);
+  int checked = 0;
+  for (const auto& m : metric_catalogue()) {
+    if (m.name.rfind("by_kind.*.", 0) != 0) continue;
+    for (const char* kind : {"training", "services"}) {
+      const std::string name = "by_kind." + std::string(kind) + m.name.substr(9);
+      EXPECT_TRUE(summary.contains(nlohmann::json::json_pointer(metric_pointer(name))))
+          << name << " is not in plan_mixed's summary.json";
+      EXPECT_EQ(metric_catalogue().find(name), &m) << name;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 2 * (2 + 3 * 7));  // arrived, finished, three distributions of 7
 }
 
 TEST(Catalogue, MetricsCommandPrintsEveryName) {

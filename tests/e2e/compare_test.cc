@@ -64,7 +64,9 @@ TEST(Compare, ServicesAddRequestRows) {
   const auto r = run_cli({"compare", scenario, "--models", "timeslice", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
-  ASSERT_EQ(doc["metrics"].size(), 20u);
+  // 20 rows, then the kinds' (training JCT mean, p95, queueing p95; services start delay p95).
+  ASSERT_EQ(doc["metrics"].size(), 24u);
+  EXPECT_EQ(doc["metrics"][20]["name"], "by_kind.services.queueing_delay_s.p95");
   EXPECT_EQ(doc["metrics"][9]["name"], "requests.latency_ms.p95");
   EXPECT_EQ(doc["metrics"][11]["name"], "requests.slo_attainment");
   const auto run = run_cli({"run", scenario, "--no-outputs", "--format", "json"});
