@@ -108,6 +108,7 @@ void MetricsCollector::on_job_arrived(Time now, const ActiveJob& job) {
   }
   advance_to(now);
   ++arrived_;
+  if (job.spec.service) ++services_arrived_;
   by_kind_.arrived(job.spec);
 }
 
@@ -164,12 +165,26 @@ void MetricsCollector::on_job_finished(Time now, const ActiveJob& job) {
   ++finished_;
   last_finish_ = std::max(last_finish_, now);
   const double jct = (now - job.spec.submit).seconds();
+  const double queued = (job.start - job.spec.submit).seconds();
+  const bool service = job.spec.service != nullptr;
   jct_s_.add(jct);
-  queue_s_.add((job.start - job.spec.submit).seconds());
-  by_kind_.finished(job.spec, jct, (job.start - job.spec.submit).seconds());
+  queue_s_.add(queued);
+  if (service) {
+    ++services_finished_;
+  } else {
+    batch_jct_s_.add(jct);
+    batch_queue_s_.add(queued);
+  }
+  by_kind_.finished(job.spec, jct, queued);
   if (job.spec.runtime > Time::zero()) {
-    slowdown_.add(jct / job.spec.runtime.seconds());
-    sharing_slowdown_.add((now - job.start).seconds() / job.spec.runtime.seconds());
+    const double slowdown = jct / job.spec.runtime.seconds();
+    const double sharing = (now - job.start).seconds() / job.spec.runtime.seconds();
+    slowdown_.add(slowdown);
+    sharing_slowdown_.add(sharing);
+    if (!service) {
+      batch_slowdown_.add(slowdown);
+      batch_sharing_slowdown_.add(sharing);
+    }
   }
   work_done_gpu_s_ += job.spec.runtime.seconds() * job.spec.gpus;
   write_job_row(job, "finished", now, "");
@@ -351,18 +366,23 @@ nlohmann::json MetricsCollector::metrics() {
   };
   // Every job percentile is over finished jobs only; `excluded` says how many arrived jobs are
   // not in it and why, so that a percentile is never read without the jobs it leaves out.
-  const nlohmann::json excluded = {{"rejected", rejected_},
-                                   {"failed", failed_},
-                                   {"unfinished", unfinished_queued_ + unfinished_running_}};
-  auto over_finished = [&](QuantileSketch& values) {
-    nlohmann::json j = values.to_json();
+  // When services run beside batch jobs, the distributions are over the batch jobs alone and
+  // the finished services are excluded too (metrics.by_kind has theirs).
+  const bool services_apart = services_arrived_ > 0 && services_arrived_ < arrived_;
+  nlohmann::json excluded = {{"rejected", rejected_},
+                             {"failed", failed_},
+                             {"unfinished", unfinished_queued_ + unfinished_running_}};
+  if (services_apart) excluded["services"] = services_finished_;
+  const std::uint64_t summarised = services_apart ? finished_ - services_finished_ : finished_;
+  auto over_finished = [&](QuantileSketch& pooled, QuantileSketch& batch) {
+    nlohmann::json j = (services_apart ? batch : pooled).to_json();
     j["excluded"] = excluded;
     return j;
   };
   // Slowdowns also leave out finished jobs with a zero exclusive runtime (no ratio).
-  auto over_timed = [&](QuantileSketch& values) {
-    nlohmann::json j = over_finished(values);
-    j["excluded"]["zero_runtime"] = finished_ - values.count();
+  auto over_timed = [&](QuantileSketch& pooled, QuantileSketch& batch) {
+    nlohmann::json j = over_finished(pooled, batch);
+    j["excluded"]["zero_runtime"] = summarised - (services_apart ? batch : pooled).count();
     return j;
   };
   nlohmann::json out = {
@@ -404,10 +424,10 @@ nlohmann::json MetricsCollector::metrics() {
         {"migrations", migrations_},
         {"migration_lost_work_gpu_hours", migration_lost_gpu_us_ / 3.6e9},
         {"checkpoint_gpu_hours", checkpoint_gpu_us_ / 3.6e9}}},
-      {"jct_s", over_finished(jct_s_)},
-      {"queueing_delay_s", over_finished(queue_s_)},
-      {"slowdown", over_timed(slowdown_)},
-      {"sharing_slowdown", over_timed(sharing_slowdown_)},
+      {"jct_s", over_finished(jct_s_, batch_jct_s_)},
+      {"queueing_delay_s", over_finished(queue_s_, batch_queue_s_)},
+      {"slowdown", over_timed(slowdown_, batch_slowdown_)},
+      {"sharing_slowdown", over_timed(sharing_slowdown_, batch_sharing_slowdown_)},
   };
   if (nlohmann::json kinds = by_kind_.to_json(); !kinds.is_null()) out["by_kind"] = kinds;
   return out;

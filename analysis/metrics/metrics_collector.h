@@ -103,6 +103,8 @@ class MetricsCollector : public EngineObserver {
     const std::size_t limit =
         exact ? QuantileSketch::kAlwaysExact : QuantileSketch::kDefaultExactLimit;
     jct_s_ = queue_s_ = slowdown_ = sharing_slowdown_ = QuantileSketch(limit);
+    batch_jct_s_ = batch_queue_s_ = batch_slowdown_ = batch_sharing_slowdown_ =
+        QuantileSketch(limit);
     by_kind_.set_exact_limit(limit);
   }
 
@@ -173,6 +175,11 @@ class MetricsCollector : public EngineObserver {
   std::uint64_t migrations_ = 0;  // jobs moved off reconfigured GPUs
   double migration_lost_gpu_us_ = 0.0, checkpoint_gpu_us_ = 0.0;
   QuantileSketch jct_s_, queue_s_, slowdown_, sharing_slowdown_;
+  // The same over the batch jobs (training and batch inference) alone: what the summary's
+  // distributions hold when services run beside them, whose completion time is their lifetime,
+  // set by the scenario (the services are then counted in `excluded.services`).
+  QuantileSketch batch_jct_s_, batch_queue_s_, batch_slowdown_, batch_sharing_slowdown_;
+  std::uint64_t services_arrived_ = 0, services_finished_ = 0;
   KindMetrics by_kind_;           // the same, per kind of job (metrics.by_kind)
   double work_done_gpu_s_ = 0.0;  // exclusive GPU-seconds of finished jobs
   Time last_finish_;

@@ -189,6 +189,10 @@ void print_summary_table(const Scenario& s, const RunReport& r, std::ostream& ou
                         excluded["failed"].get<std::uint64_t>() +
                         excluded["unfinished"].get<std::uint64_t>();
   out << "  (over " << m["jct_s"]["count"] << " finished jobs";
+  // Services beside batch jobs are summarised apart (their JCT is their lifetime).
+  if (excluded.contains("services")) {
+    out << " other than services; the " << excluded["services"] << " finished services: 'by kind'";
+  }
   if (left_out > 0) {
     out << "; LEFT OUT: " << excluded["rejected"] << " rejected, " << excluded["failed"]
         << " failed, " << excluded["unfinished"] << " unfinished";
