@@ -61,6 +61,21 @@ constexpr MetricRow kKeyMetrics[] = {
     {"makespan (s)", "/makespan_s"},
 };
 
+// Runs of several kinds of job (metrics.by_kind): each kind's own rows, since the key metrics'
+// JCT rows are then the batch jobs' alone.
+constexpr MetricRow kKindMetrics[] = {
+    {"training jobs finished", "/by_kind/training/finished"},
+    {"training JCT mean (s)", "/by_kind/training/jct_s/mean"},
+    {"training JCT p95 (s)", "/by_kind/training/jct_s/p95"},
+    {"training queueing p95 (s)", "/by_kind/training/queueing_delay_s/p95"},
+    {"batch inference jobs finished", "/by_kind/inference/finished"},
+    {"batch inference JCT p95 (s)", "/by_kind/inference/jct_s/p95"},
+    {"batch inference queueing p95 (s)", "/by_kind/inference/queueing_delay_s/p95"},
+    {"services finished", "/by_kind/services/finished"},
+    {"services start delay mean (s)", "/by_kind/services/queueing_delay_s/mean"},
+    {"services start delay p95 (s)", "/by_kind/services/queueing_delay_s/p95"},
+};
+
 constexpr MetricRow kFailureMetrics[] = {
     {"out-of-memory events", "/failures/memory_faults"},
     {"OOM kills", "/failures/memory_fault_kills"},
@@ -410,6 +425,16 @@ ReportPage build_report_page(const ReportInputs& inputs) {
     page << "<p class=\"note\">Variants with several seeds: each value is the mean over the "
             "seeds that have it (the comparison above gives the 95% intervals); the time series, "
             "CDFs and the scenario blocks are drawn as their captions say.</p>\n";
+  }
+  const bool any_kinds = std::any_of(variants.begin(), variants.end(), [](const ReportVariant& v) {
+    return v.runs.front().summary["metrics"].contains("by_kind");
+  });
+  if (any_kinds) {
+    page << "<h3>By kind of job</h3>\n<p class=\"note\">These runs have services beside batch "
+            "jobs: the JCT and queueing rows above are over the batch jobs (training and batch "
+            "inference) alone, since a service's completion time is its lifetime. Each kind's "
+            "own rows (-: no job of that kind):</p>\n";
+    metric_table(page, variants, kKindMetrics);
   }
   page << "</section>\n";
   page << queue_reason_section(variants);

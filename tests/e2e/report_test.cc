@@ -208,6 +208,22 @@ TEST(Report, ShowsFaultsRequestsAndMigSlotsWhenTheRunHasThem) {
   EXPECT_FALSE(fs::exists(base / "oom" / "slot_timeseries.csv"));
 }
 
+TEST(Report, ARunOfServicesBesideTrainingJobsShowsEachKind) {
+  const fs::path base = testing::temp_dir("report_kinds");
+  ASSERT_EQ(run_cli({"run", source_scenario("scenarios/examples/plan_mixed.json"), "--out",
+                     (base / "mixed").string(), "--quiet", "--report"})
+                .code,
+            0);
+  const std::string page = read_file(base / "mixed" / "report.html");
+  EXPECT_NE(page.find("<h3>By kind of job</h3>"), std::string::npos);
+  EXPECT_NE(page.find("<tr><th>training jobs finished</th><td>60</td></tr>"), std::string::npos);
+  EXPECT_NE(page.find("<tr><th>services finished</th><td>23</td></tr>"), std::string::npos);
+  EXPECT_NE(page.find("<tr><th>batch inference JCT p95 (s)</th><td>-</td></tr>"),
+            std::string::npos);
+  const std::string plain = read_file(quickstart_run() / "report.html");
+  EXPECT_EQ(plain.find("By kind of job"), std::string::npos);
+}
+
 // `gpumux plan --out DIR [--report]`: the folder holds plan.json (the JSON format), plan.txt
 // (the printed table) and the report's plan table; `gpumux report DIR` draws it alone.
 TEST(Report, PlanFolderHoldsThePlanAndTheReportDrawsItsTable) {
