@@ -49,16 +49,24 @@ bool ask_policy(const std::string& name, const SharedObject& policy, const JobSp
   const std::string where = "placement policy '" + name + "'";
   if (!py::isinstance<py::iterable>(picked)) {
     throw InputError(where, "",
-                     "place() returned " + std::string(py::str(picked)) + " for job '" + job.id +
+                     "place() returned " + std::string(py::repr(picked)) + " for job '" + job.id +
                          "': expected a list of GPU indices "
                          "or None");
   }
   for (const py::handle g : picked) {
-    const bool integer = py::isinstance<py::int_>(g) && !py::isinstance<py::bool_>(g);
-    const long long index = integer ? g.cast<long long>() : -1;
+    // Any integer type (numpy's too: they define __index__), but not a bool.
+    const bool integer = PyIndex_Check(g.ptr()) && !py::isinstance<py::bool_>(g);
+    long long index = -1;
+    if (integer) {
+      const py::object as_int = py::reinterpret_steal<py::object>(PyNumber_Index(g.ptr()));
+      if (!as_int) throw py::error_already_set();
+      int overflow = 0;
+      index = PyLong_AsLongLongAndOverflow(as_int.ptr(), &overflow);
+      if (overflow != 0) index = -1;  // far beyond any GPU index
+    }
     if (!integer || index < 0 || index > static_cast<long long>(UINT32_MAX)) {
       throw InputError(where, "",
-                       "place() returned " + std::string(py::str(g)) + " for job '" + job.id +
+                       "place() returned " + std::string(py::repr(g)) + " for job '" + job.id +
                            "': not a GPU index");
     }
     out.push_back(static_cast<GpuIndex>(index));

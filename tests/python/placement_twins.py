@@ -50,6 +50,19 @@ class PicksAnUnlistedGpu:
         return [max(listed) + 1000] + [c.gpu for c in candidates[: job.gpus - 1]]
 
 
+class PicksNotAnIndex:
+    def place(self, job, candidates):
+        return ["0"] * job.gpus
+
+
+class PicksNumpyIndices:
+    """The lowest-index GPUs, as numpy integers (they define __index__)."""
+
+    def place(self, job, candidates):
+        import numpy
+        return numpy.array([c.gpu for c in candidates[: job.gpus]], dtype=numpy.int64)
+
+
 class PicksTooFew:
     def place(self, job, candidates):
         return [] if job.gpus > 0 else None

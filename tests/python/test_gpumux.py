@@ -200,6 +200,20 @@ class PythonPlacementTest(unittest.TestCase):
         with self.assertRaises(gpumux.InputError) as caught:
             gpumux.run(QUICKSTART, set={"scheduler.placement": "py-too-few"})
         self.assertIn("picked 0 GPUs", str(caught.exception))
+        register_once("py-not-an-index", placement_twins.PicksNotAnIndex)
+        with self.assertRaises(gpumux.InputError) as caught:
+            gpumux.run(QUICKSTART, set={"scheduler.placement": "py-not-an-index"})
+        self.assertIn("place() returned '0' for job", str(caught.exception))
+        self.assertIn("not a GPU index", str(caught.exception))
+
+    def test_numpy_integers_are_gpu_indices(self):
+        try:
+            import numpy  # noqa: F401
+        except ImportError:
+            self.skipTest("numpy is not installed")
+        register_once("py-numpy", placement_twins.PicksNumpyIndices)
+        result = gpumux.run(QUICKSTART, set={"scheduler.placement": "py-numpy"})
+        self.assertEqual(result.metric("jobs.finished"), 60)
 
     def test_the_policy_s_own_exception_reaches_the_caller(self):
         register_once("py-raises", placement_twins.Raises)
