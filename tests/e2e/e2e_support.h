@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "apps/commands.h"
@@ -21,11 +22,32 @@ inline fs::path source_dir() {
   return d ? fs::path(d) : fs::current_path();
 }
 
+// The folders temp_dir made, removed when the test program ends: CTest runs each test as a
+// process of its own, so a run of the suite leaves the temporary folder as it found it.
+struct TempDirs {
+  std::vector<fs::path> made;
+  TempDirs() = default;
+  TempDirs(const TempDirs&) = delete;
+  TempDirs& operator=(const TempDirs&) = delete;
+  ~TempDirs() {
+    for (const fs::path& d : made) {
+      std::error_code ignored;
+      fs::remove_all(d, ignored);
+    }
+  }
+};
+
+inline TempDirs& temp_dirs() {
+  static TempDirs dirs;
+  return dirs;
+}
+
 inline fs::path temp_dir(const std::string& name) {
   const fs::path d =
       fs::temp_directory_path() / ("gpumux_e2e_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
+  temp_dirs().made.push_back(d);
   return d;
 }
 
