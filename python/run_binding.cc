@@ -91,18 +91,6 @@ py::list model_rows() {
   return rows;
 }
 
-const char* better_text(Better b) {
-  switch (b) {
-    case Better::kLower:
-      return "lower";
-    case Better::kHigher:
-      return "higher";
-    case Better::kNeither:
-      break;
-  }
-  return "neither";
-}
-
 // The metric catalogue, as `gpumux metrics` lists it.
 py::list metric_rows() {
   py::list rows;
@@ -110,7 +98,7 @@ py::list metric_rows() {
     py::dict row;
     row["name"] = m.name;
     row["unit"] = m.unit;
-    row["better"] = better_text(m.better);
+    row["better"] = better_name(m.better);
     row["summary"] = m.summary;
     rows.append(row);
   }

@@ -1,6 +1,7 @@
 #include "analysis/compare/compare_metrics.h"
 
 #include <nlohmann/json.hpp>
+#include <span>
 
 #include "analysis/metrics/endpoint_selector.h"
 #include "analysis/metrics/metric_catalogue.h"
@@ -74,19 +75,22 @@ std::vector<CompareMetric> kind_rows(const nlohmann::json& summary) {
   std::vector<CompareMetric> rows;
   const auto at = nlohmann::json::json_pointer("/metrics/by_kind");
   if (!summary.contains(at) || !summary.at(at).is_object()) return rows;
+  // A service's completion time is its lifetime, which the scenario sets: not a result.
+  struct KindRow {
+    const char* metric;
+    const char* label;
+  };
+  static constexpr KindRow kBatchRows[] = {{"jct_s.mean", "JCT mean (s)"},
+                                           {"jct_s.p95", "JCT p95 (s)"},
+                                           {"queueing_delay_s.p95", "queueing p95 (s)"}};
+  static constexpr KindRow kServiceRows[] = {{"queueing_delay_s.p95", "start delay p95 (s)"}};
   for (const auto& [kind, values] : summary.at(at).items()) {
     if (!values.is_object()) continue;
-    // A service's completion time is its lifetime, which the scenario sets: not a result.
-    const bool services = kind == "services";
-    const std::vector<std::pair<const char*, const char*>> shown =
-        services ? std::vector<std::pair<const char*, const char*>>{{"queueing_delay_s.p95",
-                                                                     "start delay p95 (s)"}}
-                 : std::vector<std::pair<const char*, const char*>>{
-                       {"jct_s.mean", "JCT mean (s)"},
-                       {"jct_s.p95", "JCT p95 (s)"},
-                       {"queueing_delay_s.p95", "queueing p95 (s)"}};
-    for (const auto& [metric, label] : shown) {
-      rows.push_back({"by_kind." + kind + "." + metric, kind + " " + label, 1, false});
+    const std::span<const KindRow> shown = kind == "services"
+                                               ? std::span<const KindRow>(kServiceRows)
+                                               : std::span<const KindRow>(kBatchRows);
+    for (const KindRow& row : shown) {
+      rows.push_back({"by_kind." + kind + "." + row.metric, kind + " " + row.label, 1, false});
     }
   }
   return rows;

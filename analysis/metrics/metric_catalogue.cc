@@ -526,17 +526,28 @@ std::string canonical_metric_name(const std::string& name) {
   return name;
 }
 
+const char* better_name(Better better) {
+  switch (better) {
+    case Better::kLower:
+      return "lower";
+    case Better::kHigher:
+      return "higher";
+    case Better::kNeither:
+      break;
+  }
+  return "neither";
+}
+
 std::string metric_catalogue_text() {
   std::string out =
       "metrics (dotted paths under `metrics` in summary.json; * is a name the scenario "
       "chooses):\n";
-  auto direction = [](Better b) {
-    return b == Better::kLower ? "lower is better" : b == Better::kHigher ? "higher is better" : "";
-  };
   for (const auto& m : metric_catalogue()) {
     if (m.derived) continue;
     std::string line = "  " + m.name + "  [" + m.unit + "]  " + m.summary;
-    if (m.better != Better::kNeither) line += std::string(" (") + direction(m.better) + ")";
+    if (m.better != Better::kNeither) {
+      line += std::string(" (") + better_name(m.better) + " is better)";
+    }
     out += line + "\n";
   }
   out += "derived, for plan --objective (computed from summary.json):\n";

@@ -96,4 +96,7 @@ std::string canonical_metric_name(const std::string& name);
 // One line per metric (name, unit, direction, description), then the aliases: `gpumux metrics`.
 std::string metric_catalogue_text();
 
+// "lower", "higher" or "neither": which way a metric is better, in words.
+const char* better_name(Better better);
+
 }  // namespace gpumux
