@@ -1,9 +1,12 @@
 #include "analysis/fleet/endpoint_groups.h"
 
+#include <algorithm>
 #include <bit>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace gpumux {
 
@@ -76,9 +79,125 @@ class ExactCover {
   std::unordered_map<EndpointMask, Best> best_;
 };
 
+// Every working group among `placeable`, size by size: a group one endpoint larger than a
+// working one (the new endpoint above its highest) is asked only when each of its parts one
+// endpoint smaller is listed as working. False when a budget ran out (`why` says which).
+bool list_working_groups(EndpointMask placeable, GroupOracle& oracle,
+                         const ExactSearchBudget& budget, std::vector<EndpointMask>& working,
+                         std::string& why) {
+  const int asked_before = oracle.asked();
+  std::vector<EndpointMask> level;
+  for (const int i : mask_members(placeable)) level.push_back(EndpointMask{1} << i);
+  working = level;
+  std::unordered_set<EndpointMask> listed(level.begin(), level.end());
+  while (!level.empty()) {
+    std::vector<EndpointMask> next;
+    for (const EndpointMask g : level) {
+      const int top = 31 - std::countl_zero(g);
+      for (EndpointMask rest = placeable & ~((EndpointMask{2} << top) - 1); rest != 0;
+           rest &= rest - 1) {
+        const EndpointMask candidate = g | (rest & -rest);
+        bool parts_work = true;
+        for (EndpointMask m = g; m != 0 && parts_work; m &= m - 1) {
+          parts_work = listed.count(candidate & ~(m & -m)) > 0;
+        }
+        if (!parts_work) continue;
+        if (oracle.asked() - asked_before >= budget.questions) {
+          why = "more than " + std::to_string(budget.questions) + " groups to ask";
+          return false;
+        }
+        if (!oracle.works(candidate)) continue;
+        next.push_back(candidate);
+        if (static_cast<int>(working.size() + next.size()) > budget.working_groups) {
+          why = "more than " + std::to_string(budget.working_groups) + " working groups";
+          return false;
+        }
+      }
+    }
+    listed.insert(next.begin(), next.end());
+    working.insert(working.end(), next.begin(), next.end());
+    level = std::move(next);
+  }
+  return true;
+}
+
+// Branch and bound over the working groups (a list closed under taking parts): a cover of
+// `all` with fewer groups than `best` holds, into `best`. The lowest endpoint left is placed in
+// each group that holds it, lies within what is left and is largest so (any smaller one does no
+// better: its other members' groups could give them up); a state already reached with no more
+// groups is not searched again.
+class CoverSearch {
+ public:
+  CoverSearch(const std::vector<EndpointMask>& working, int endpoints, long step_budget)
+      : step_budget_(step_budget), holding_(static_cast<std::size_t>(endpoints)) {
+    for (const EndpointMask g : working) {
+      largest_ = std::max(largest_, std::popcount(g));
+      for (const int i : mask_members(g)) holding_[static_cast<std::size_t>(i)].push_back(g);
+    }
+    // Larger groups first, then by mask: the order the branches are tried in.
+    for (auto& list : holding_) {
+      std::sort(list.begin(), list.end(), [](EndpointMask x, EndpointMask y) {
+        const int px = std::popcount(x), py = std::popcount(y);
+        return px != py ? px > py : x < y;
+      });
+    }
+  }
+
+  // False when the step budget ran out first (then `best` is the best found).
+  bool improve(EndpointMask all, std::vector<EndpointMask>& best) {
+    best_ = best;
+    current_.clear();
+    search(all);
+    best = best_;
+    return !out_of_steps_;
+  }
+
+ private:
+  void search(EndpointMask left) {
+    if (out_of_steps_) return;
+    if (++steps_ > step_budget_) {
+      out_of_steps_ = true;
+      return;
+    }
+    const int used = static_cast<int>(current_.size());
+    if (left == 0) {
+      if (used < static_cast<int>(best_.size())) best_ = current_;
+      return;
+    }
+    const int at_least = used + (std::popcount(left) + largest_ - 1) / largest_;
+    if (at_least >= static_cast<int>(best_.size())) return;
+    if (const auto it = reached_.find(left); it != reached_.end() && it->second <= used) return;
+    reached_[left] = used;
+    const int low = std::countr_zero(left);
+    std::vector<EndpointMask> inside;
+    for (const EndpointMask g : holding_[static_cast<std::size_t>(low)]) {
+      if ((g & ~left) != 0) continue;
+      // Largest first, so a strict superset already kept rules this one out.
+      const bool within_kept =
+          std::any_of(inside.begin(), inside.end(), [g](EndpointMask k) { return (g & ~k) == 0; });
+      if (!within_kept) inside.push_back(g);
+    }
+    for (const EndpointMask g : inside) {
+      current_.push_back(g);
+      search(left & ~g);
+      current_.pop_back();
+      if (out_of_steps_) return;
+    }
+  }
+
+  long step_budget_;
+  long steps_ = 0;
+  bool out_of_steps_ = false;
+  int largest_ = 1;
+  std::vector<std::vector<EndpointMask>> holding_;  // per endpoint, the groups holding it
+  std::unordered_map<EndpointMask, int> reached_;   // state -> fewest groups used to reach it
+  std::vector<EndpointMask> current_;
+  std::vector<EndpointMask> best_;
+};
+
 }  // namespace
 
-GroupSearchResult fewest_groups(int n, GroupOracle& oracle) {
+GroupSearchResult fewest_groups(int n, GroupOracle& oracle, const ExactSearchBudget& budget) {
   if (n < 1 || n > kMaxEndpoints) throw std::invalid_argument("fewest_groups: n out of range");
   GroupSearchResult r;
   EndpointMask placeable = 0;
@@ -110,6 +229,22 @@ GroupSearchResult fewest_groups(int n, GroupOracle& oracle) {
     }
     if (!joined) r.groups.push_back(one);
   }
+  r.first_fit_groups = static_cast<int>(r.groups.size());
+  if (r.groups.size() <= 1) {
+    r.exact = true;
+    return r;
+  }
+  std::vector<EndpointMask> working;
+  const bool listed = list_working_groups(placeable, oracle, budget, working, r.not_exact_because);
+  r.working_groups = static_cast<int>(working.size());
+  if (!listed) return r;
+  CoverSearch search(working, n, budget.cover_steps);
+  r.exact = search.improve(placeable, r.groups);
+  if (!r.exact) {
+    r.not_exact_because = "more than " + std::to_string(budget.cover_steps) + " search steps";
+  }
+  std::sort(r.groups.begin(), r.groups.end(),
+            [](EndpointMask x, EndpointMask y) { return (x & -x) < (y & -y); });
   return r;
 }
 

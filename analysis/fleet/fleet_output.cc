@@ -231,6 +231,7 @@ void print_fleet_table(const FleetResult& r, std::ostream& out) {
       if (a.one_fewer_miss) out << ": " << a.one_fewer_miss->text();
       out << "\n";
     }
+    if (!a.search_note.empty()) out << "  search: " << a.search_note << "\n";
     out << "  verified: " << a.verification << "\n";
   }
   out << "\n";
@@ -268,6 +269,7 @@ nlohmann::json fleet_to_json(const FleetResult& r) {
     x["gpus"] = a.gpu_count();
     x["nodes"] = a.nodes(r.gpus_per_node);
     x["exact"] = a.exact;
+    if (!a.search_note.empty()) x["search_note"] = a.search_note;
     x["groups_simulated"] = a.groups_simulated;
     x["verified"] = a.verified;
     x["verification"] = a.verification;

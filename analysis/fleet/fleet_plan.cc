@@ -327,6 +327,15 @@ FleetAnswer Planner::plan(const std::string& model) {
   }
   const GroupSearchResult found = fewest_groups(n, oracle);
   a.exact = found.exact;
+  if (n > kExactSearchLimit) {
+    const std::string first_fit = "first fit: " + std::to_string(found.first_fit_groups) + " GPUs";
+    a.search_note = found.exact
+                        ? "every working group listed (" + std::to_string(found.working_groups) +
+                              ") and every cover by them searched; " + first_fit
+                        : "not exact, " + found.not_exact_because + " (" +
+                              std::to_string(found.working_groups) + " working groups listed); " +
+                              first_fit;
+  }
   for (const int i : mask_members(found.alone_failing)) {
     if (form == FleetForm::kInstances && base_.endpoints[static_cast<std::size_t>(i)].tensor_parallel == 1) {
       if (mig_largest_miss_[static_cast<std::size_t>(i)]) {
@@ -495,7 +504,9 @@ FleetAnswer Planner::plan(const std::string& model) {
       a.one_fewer_note = "no partition into " + std::to_string(a.gpu_count() - 1) +
                          " GPUs works (exact search); e.g. " + gpus_text + " merged";
     } else {
-      a.one_fewer_note = gpus_text + " merged (first-fit search: other partitions not tried)";
+      a.one_fewer_note = gpus_text +
+                         " merged (the search was not exact: other partitions not "
+                         "all tried)";
     }
     if (form == FleetForm::kInstances) {
       std::vector<std::string> profiles;

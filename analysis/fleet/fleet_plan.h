@@ -13,8 +13,9 @@
 //              device, gpu_memory_utilization floor(90/k) %;
 //   timeslice  a GPU's k endpoints time-sliced, gpu_memory_utilization floor(90/k) % each.
 // Under mps and timeslice a group works when its endpoints, simulated together on one GPU, all
-// meet their objectives. The fewest groups come from analysis/fleet/endpoint_groups.h (exact up
-// to kExactSearchLimit endpoints). GPUs do not interact for endpoints of one GPU each, so a
+// meet their objectives. The fewest groups come from analysis/fleet/endpoint_groups.h (exact
+// within its budget: every partition up to kExactSearchLimit endpoints, beyond it every cover by
+// the working groups it lists). GPUs do not interact for endpoints of one GPU each, so a
 // group's run is the fleet's for its GPU; the whole fleet is then run once more as one scenario
 // (the form `--out` writes for `gpumux run`) and every endpoint's objective values must equal
 // its group's, or the answer is marked unverified.
@@ -144,6 +145,9 @@ struct FleetAnswer {
   std::vector<FleetGpu> gpus;
   std::vector<FleetEndpoint> endpoints;  // in the scenario's order
   bool exact = false;                    // the fewest GPUs over every partition
+  // Beyond the small exact search (analysis/fleet/endpoint_groups.h): how the answer was found
+  // (working groups listed, first fit's count, or the budget that ran out); empty otherwise.
+  std::string search_note;
   int groups_simulated = 0;  // simulations run for this answer (search, check, headroom)
   // Endpoints that miss an objective alone (a whole GPU, or mig's largest profile): no GPU
   // of this model carries them; replicas are not planned.

@@ -144,8 +144,9 @@ void answers_table(std::ostringstream& page, const FleetResult& r) {
     if (a.one_fewer_miss) fewer += ": " + a.one_fewer_miss->text();
     page << "<tr>" << th(a.model) << td(std::to_string(a.gpu_count()))
          << td(std::to_string(a.nodes(r.gpus_per_node))) << td(saving)
-         << td(a.exact ? "exact" : "greedy (first fit)") << td(a.verified ? "yes" : "no")
-         << td(a.met ? "met" : "NOT MET") << td(fewer.empty() ? "-" : fewer) << "</tr>\n";
+         << td(a.exact ? "exact" : "greedy (" + a.search_note + ")")
+         << td(a.verified ? "yes" : "no") << td(a.met ? "met" : "NOT MET")
+         << td(fewer.empty() ? "-" : fewer) << "</tr>\n";
   }
   page << "<tr>" << th("memory-only packing") << td(std::to_string(r.naive_gpus)) << td("-")
        << td("-") << td("first fit") << td("-")

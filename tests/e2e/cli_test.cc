@@ -295,7 +295,9 @@ TEST(Cli, PlanOutWritesTheChosenMigLayout) {
       read_device_plugin_config((out / "deploy" / "mig" / "device-plugin-A100-80GB.yaml").string());
   const DeployedModel back = model_from_deploy(plugin, &parted);
   EXPECT_EQ(back.model, "mig");
-  if (mig["params"].contains("layout")) EXPECT_EQ(back.params["layout"], mig["params"]["layout"]);
+  if (mig["params"].contains("layout")) {
+    EXPECT_EQ(back.params["layout"], mig["params"]["layout"]);
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -1,6 +1,7 @@
 // The LLM fleet example (scenarios/examples/llm_fleet_h100.json, docs/planning.md "LLM fleets"):
 // `plan --fleet` answers for every model, and each answer's emitted scenario, re-run with
-// `gpumux run`, meets every per-endpoint objective; one GPU fewer is tried and misses.
+// `gpumux run`, meets every per-endpoint objective; the search is exact, so no partition into one
+// GPU fewer works, and the merge of two GPUs it shows misses.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -60,6 +61,16 @@ TEST(FleetExample, EveryAnswerReRunMeetsEveryEndpointsObjectives) {
         << model << ": " << fewer.dump();
     if (fewer["miss"].is_object()) {
       EXPECT_FALSE(fewer["miss"]["endpoint"].get<std::string>().empty()) << model;
+    }
+    // The search is exact (every working group listed, every cover searched), so no partition
+    // into one GPU fewer works.
+    EXPECT_TRUE(a["exact"].get<bool>()) << model << ": " << a.value("search_note", "");
+    if (model != "exclusive") {
+      const std::string fewer_gpus = std::to_string(a["gpus"].get<int>() - 1);
+      EXPECT_NE(
+          fewer["note"].get<std::string>().find("no partition into " + fewer_gpus + " GPUs works"),
+          std::string::npos)
+          << model << ": " << fewer.dump();
     }
     const auto run =
         testing::run_cli({"run", (out / "plan" / "fleet" / model / "scenario.json").string(),
