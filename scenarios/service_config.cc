@@ -172,6 +172,18 @@ ServiceFields parse_fields(JsonObject& o, const std::string& base_dir, std::vect
   f.spec->gpu_busy_share = optional_or_nan(o, "gpu_busy_share", 1e-6, 1.0);
   f.spec->max_batch = static_cast<int>(o.optional_int("max_batch", 0, 1, 1000000));
   f.spec->max_queue = static_cast<int>(o.optional_int("max_queue", -1, 1, 1000000000));
+  if (o.has("mps_active_thread_percentage")) {
+    if (f.spec->llm) {
+      throw InputError(o.where("mps_active_thread_percentage"), "mps_active_thread_percentage",
+                       "an LLM endpoint's MPS share is llm.sharing.mps_active_thread_percentage");
+    }
+    const double percent = o.required_number("mps_active_thread_percentage", 1.0, 100.0);
+    f.spec->mps_thread_fraction = percent / 100.0;
+    echo["mps_active_thread_percentage"] = o.raw("mps_active_thread_percentage");
+  } else {
+    f.spec->mps_thread_fraction = std::nan("");
+    o.allow("mps_active_thread_percentage");
+  }
   for (const char* key : {"service_ms", "slo_ms", "timeout_ms", "batch_cost", "gpu_busy_share"}) {
     if (o.has(key)) echo[key] = o.raw(key);
   }
@@ -302,6 +314,8 @@ std::shared_ptr<const ServiceSpec> ServiceAssigningSource::resolve(
   s->gpu_busy_share = first_given({id_layer, default_layer}, &ServiceSpec::gpu_busy_share, 1.0);
   s->max_batch = first_given_int(layers, &ServiceSpec::max_batch, 0, 1);
   s->max_queue = first_given_int({id_layer, default_layer}, &ServiceSpec::max_queue, -1, 0);
+  s->mps_thread_fraction =
+      first_given({id_layer, default_layer}, &ServiceSpec::mps_thread_fraction, 0.0);
   if (service_class) s->service_class = *service_class;
   return s;
 }

@@ -16,10 +16,10 @@ namespace gpumux {
 namespace {
 
 constexpr std::size_t kScratchJobs = 64;
-// The rate memo: entries (about 2.7 MB) and the residents a key holds (MPS GPUs often hold more
+// The rate memo: entries (about 3.2 MB) and the residents a key holds (MPS GPUs often hold more
 // than 8 clients, and those computations cost the most: O(n^2) per iteration). A key's
 // header is which measured device's parameters apply (0: none); per resident: the bits of sm_util
-// and sm_share, the kernel length (us), whether its lengths are fixed.
+// and sm_share, the kernel length (us), whether its lengths are fixed, its thread share.
 constexpr std::size_t kMemoEntries = 4096;
 constexpr std::size_t kMemoResidents = 16;
 
@@ -134,7 +134,7 @@ const CalibrationKeys& mps_calibration_keys() {
   return keys;
 }
 
-MpsModel::MpsModel(JsonObject& p) : memo_(kMemoEntries, 1, 4, kMemoResidents) {
+MpsModel::MpsModel(JsonObject& p) : memo_(kMemoEntries, 1, 5, kMemoResidents) {
   // Calibration first (a fitted file, as for timeslice): its `interference` and launch gap; an
   // explicit key overrides it.
   const std::optional<Calibration> c = read_calibration_param(p, mps_calibration_keys());
@@ -283,6 +283,11 @@ double MpsModel::job_need(const JobSpec& job) const {
   return admission_ == MpsAdmission::kPeak ? static_cast<double>(job.memory.mib()) : 0.0;
 }
 
+double MpsModel::thread_fraction(const JobSpec& job) const {
+  const double own = job.service ? job.service->mps_thread_fraction : 0.0;
+  return own > 0.0 && own < active_thread_fraction_ ? own : active_thread_fraction_;
+}
+
 double MpsModel::expected_memory_mib(const JobSpec& job) const {
   const double fraction =
       job.memory_profile ? job.memory_profile->mean_fraction() : memory_admission_fraction_;
@@ -306,6 +311,7 @@ void MpsModel::model_rates(const GpuView& gpu, std::span<double> rates, GpuLoad&
       memo.word(r, 1) = RateMemo::bits(j.sm_share);
       memo.word(r, 2) = static_cast<std::uint64_t>(j.kernel_length.us());
       memo.word(r, 3) = j.fixed_kernel_lengths ? 1 : 0;
+      memo.word(r, 4) = RateMemo::bits(thread_fraction(j));
     }
   };
   memo_.answer(rates, load, key, [&] {
@@ -316,7 +322,7 @@ void MpsModel::model_rates(const GpuView& gpu, std::span<double> rates, GpuLoad&
       MpsJob m;
       m.sm_util = j->sm_util;
       m.sm_share = j->sm_share;
-      m.active_thread_fraction = active_thread_fraction_;
+      m.active_thread_fraction = thread_fraction(*j);
       m.mean_kernel_us = std::max<double>(1.0, static_cast<double>(j->kernel_length.us()));
       jobs_.push_back(m);
     }
@@ -339,7 +345,9 @@ bool MpsModel::block_context(const GpuView& gpu, std::size_t resident,
   auto blocks = [&](double sm_share) {
     return std::max(1, static_cast<int>(std::lround(sm_share * sms)));
   };
-  const int cap = std::max(1, static_cast<int>(std::floor(active_thread_fraction_ * sms + 1e-9)));
+  auto cap = [&](const JobSpec& j) {
+    return std::max(1, static_cast<int>(std::floor(thread_fraction(j) * sms + 1e-9)));
+  };
   out.sms = sms;
   out.interference = p.interference;
   out.launch_gap_us = p.launch_gap_us;
@@ -350,7 +358,7 @@ bool MpsModel::block_context(const GpuView& gpu, std::size_t resident,
     all_fixed = all_fixed && j.fixed_kernel_lengths;
     if (r == resident) {
       out.service_blocks = blocks(j.sm_share);
-      out.service_cap = cap;
+      out.service_cap = cap(j);
       continue;
     }
     // Another service launches one kernel per request (its service time), as its own schedule
@@ -358,7 +366,7 @@ bool MpsModel::block_context(const GpuView& gpu, std::size_t resident,
     const double kernel_us =
         j.service ? j.service->request_gpu_burst_us()
                   : std::max<double>(1.0, static_cast<double>(j.kernel_length.us()));
-    out.others.push_back(BlockContender{j.sm_util, kernel_us, blocks(j.sm_share), cap});
+    out.others.push_back(BlockContender{j.sm_util, kernel_us, blocks(j.sm_share), cap(j)});
   }
   out.fixed_lengths = all_fixed;
   return true;

@@ -94,6 +94,9 @@ class MpsModel : public SharingModel, public RoomBound, public ServiceContexts {
   MpsAdmission admission() const { return admission_; }
   const MpsParams& rate_params() const { return params_.base(); }
   double active_thread_fraction() const { return active_thread_fraction_; }
+  // A client's share of the SMs at once: its service's own mps_thread_fraction where given and
+  // lower (a client can only lower the server's limit), else active_thread_fraction().
+  double thread_fraction(const JobSpec& job) const;
 
  private:
   // The rates and load of the fast model (through the memo), before measured pair speeds.

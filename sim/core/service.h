@@ -47,6 +47,10 @@ struct ServiceSpec {
   // "GPU-busy share"); the fluid rate stretches the whole request.
   double gpu_busy_share = 1.0;
   double timeout_ms = 0.0;  // a request still waiting this long gives up; 0: never
+  // Its MPS client's CUDA_MPS_ACTIVE_THREAD_PERCENTAGE as a share, (0, 1]: it holds at most this
+  // share of the SMs at once. A client can only lower the server's limit, so under MPS it
+  // takes the smaller of this and the model's active_thread_percentage. 0: the model's.
+  double mps_thread_fraction = 0.0;
   int max_queue = 0;        // waiting requests beyond this are dropped on arrival; 0: no limit
   // An LLM endpoint (token-level engine, sim/llm/llm_replica.h); null for a plain service. Its
   // load replaces the arrival fields above, and service_ms and max_batch do not apply.

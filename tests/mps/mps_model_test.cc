@@ -5,8 +5,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <vector>
+
+#include "sim/core/service.h"
 
 namespace gpumux {
 namespace {
@@ -317,6 +320,48 @@ TEST(MpsModel, MemoryFaultUnderOffenderKillsOnlyTheJobOverItsPinnedLimit) {
   const Residents fine({job(0.5, 0.5, 3000), job(0.5, 0.5, 4000)});
   std::vector<std::uint8_t> none(2, 0);
   EXPECT_FALSE(m.memory_fault(fine.view(d), none, recovery));
+}
+
+// A service whose MPS client sets CUDA_MPS_ACTIVE_THREAD_PERCENTAGE (services.by_id
+// mps_active_thread_percentage): its share caps it as the model-wide one would, only lowers the
+// server's, and enters the rate memo's key.
+TEST(MpsModel, AServicesOwnThreadShareCapsItsClientAndOnlyLowers) {
+  const DeviceProfile d = gpu16();
+  auto capped = [](double fraction) {
+    JobSpec j = job(1.0, 0.8);
+    auto spec = std::make_shared<ServiceSpec>();
+    spec->service_ms = 5.0;
+    spec->mps_thread_fraction = fraction;
+    j.service = spec;
+    return j;
+  };
+  auto alone_rate = [&](const MpsModel& m, const JobSpec& j) {
+    const Residents one({j});
+    double rate = 0;
+    GpuLoad load;
+    m.compute_rates(one.view(d), std::span<double>(&rate, 1), load);
+    return rate;
+  };
+  const MpsModel open = make(nlohmann::json::object());
+  const MpsModel quarter = make({{"active_thread_percentage", 25}});
+  const double capped_rate = alone_rate(open, capped(0.25));
+  EXPECT_LT(capped_rate, 1.0);
+  EXPECT_DOUBLE_EQ(capped_rate, alone_rate(quarter, job(1.0, 0.8)));
+  // The same job without the cap, asked of the same model after it: not the memo's old answer.
+  EXPECT_DOUBLE_EQ(alone_rate(open, job(1.0, 0.8)), 1.0);
+  // A client cannot raise the server's limit.
+  EXPECT_DOUBLE_EQ(alone_rate(quarter, capped(0.5)), alone_rate(quarter, job(1.0, 0.8)));
+  EXPECT_DOUBLE_EQ(quarter.thread_fraction(capped(0.5)), 0.25);
+  EXPECT_DOUBLE_EQ(quarter.thread_fraction(capped(0.1)), 0.1);
+  EXPECT_DOUBLE_EQ(open.thread_fraction(capped(0.0)), 1.0);
+  // Under the block schedule the service holds at most its share of the SMs; the other client
+  // the server's.
+  const Residents pair({capped(0.25), job(0.5, 0.5)});
+  BlockContext context;
+  ASSERT_TRUE(open.block_context(pair.view(d), 0, context));
+  EXPECT_EQ(context.service_cap, 20);  // 25 % of 80 SMs
+  ASSERT_EQ(context.others.size(), 1u);
+  EXPECT_EQ(context.others[0].cap, 80);
 }
 
 }  // namespace

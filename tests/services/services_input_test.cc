@@ -118,5 +118,15 @@ TEST(ServicesInput, ZeroMaxBatch) {
       "", {"trace.csv:2", "max_batch"});
 }
 
+TEST(ServicesInput, MpsThreadPercentageOutOfRange) {
+  for (const char* bad : {"0", "101", "\"half\""}) {
+    expect_error(kInference,
+                 std::string(R"(, "services": {"by_id": {"inf": {"request_rate_per_s": 1, )"
+                             R"("service_ms": 1, "mps_active_thread_percentage": )") +
+                     bad + "}}}",
+                 {"#/services/by_id/inf", "mps_active_thread_percentage"});
+  }
+}
+
 }  // namespace
 }  // namespace gpumux
