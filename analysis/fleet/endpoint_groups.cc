@@ -93,7 +93,7 @@ bool list_working_groups(EndpointMask placeable, GroupOracle& oracle,
   while (!level.empty()) {
     std::vector<EndpointMask> next;
     for (const EndpointMask g : level) {
-      const int top = 31 - std::countl_zero(g);
+      const int top = static_cast<int>(std::bit_width(g)) - 1;
       for (EndpointMask rest = placeable & ~((EndpointMask{2} << top) - 1); rest != 0;
            rest &= rest - 1) {
         const EndpointMask candidate = g | (rest & -rest);

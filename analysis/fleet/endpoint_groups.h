@@ -29,10 +29,10 @@
 
 namespace gpumux {
 
-using EndpointMask = std::uint32_t;
+using EndpointMask = std::uint64_t;
 
 inline constexpr int kExactSearchLimit = 12;
-inline constexpr int kMaxEndpoints = 32;  // masks are 32 bits
+inline constexpr int kMaxEndpoints = 64;  // masks are 64 bits
 
 class GroupOracle {
  public:

@@ -43,6 +43,8 @@ int node_replicas(const FleetAnswer& a, int node, int per_node) {
 }
 
 std::string engine_flags(const FleetEndpoint& e) {
+  // A plain service's server is the user's own: the plan gives its GPU and MPS settings only.
+  if (e.plain) return "<" + e.id + "'s server>";
   std::ostringstream o;
   const auto flag = [&](const char* name, const char* key) {
     if (e.engine.is_object() && e.engine.contains(key) && e.engine[key].is_number()) {

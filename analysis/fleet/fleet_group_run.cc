@@ -6,6 +6,7 @@
 #include <fstream>
 #include <functional>
 
+#include "analysis/metrics/endpoint_selector.h"
 #include "analysis/metrics/json_path.h"
 #include "analysis/run/run.h"
 #include "scenarios/scenario.h"
@@ -26,6 +27,7 @@ GroupRun judge_group(const nlohmann::json& summary, const std::vector<Objective>
   for (const FleetEndpointInfo& e : members) {
     FleetEndpoint out;
     out.id = e.id;
+    out.plain = e.plain;
     if (rows && rows->is_array()) {
       for (const auto& row : *rows) {
         if (row.value("id", "") != e.id) continue;
@@ -34,6 +36,8 @@ GroupRun judge_group(const nlohmann::json& summary, const std::vector<Objective>
         out.tpot_p50_ms = fleet_number_at(row, "llm.tpot_ms.p50");
         out.tpot_p99_ms = fleet_number_at(row, "llm.tpot_ms.p99");
         out.output_tokens_per_s = fleet_number_at(row, "llm.output_tokens_per_s");
+        out.latency_p50_ms = fleet_number_at(row, "latency_ms.p50");
+        out.latency_p99_ms = fleet_number_at(row, "latency_ms.p99");
         g.kv_cache_use[e.id] = fleet_number_at(row, "llm.kv_cache_use");
         const double end_s = fleet_number_at(summary, "engine.end_time_s");
         g.busy_share[e.id] = end_s > 0 ? fleet_number_at(row, "llm.busy_s") / end_s : std::nan("");
@@ -42,6 +46,7 @@ GroupRun judge_group(const nlohmann::json& summary, const std::vector<Objective>
     }
     for (const Objective& o : objectives) {
       if (!o.endpoints->selects(e.parent, e.service_class)) continue;
+      if (e.plain && metric_of_llm_endpoints_only(o.metric)) continue;
       Objective one = o;
       one.endpoints = EndpointSelector{EndpointSelector::Kind::kName, e.id};
       const ObjectiveCheck c = check_objective(one, summary);
@@ -107,8 +112,17 @@ GroupRun GroupRunner::run(const FleetBase& base, const std::string& model,
     if (k == 0) {
       g = std::move(one);
       for (const auto& e : members) {
-        g.engines[e.id] = s.resolved["services"]["by_id"][e.id]["llm"]["engine"];
-        g.llm_echoes[e.id] = s.resolved["services"]["by_id"][e.id]["llm"];
+        const nlohmann::json& fields = s.resolved["services"]["by_id"][e.id];
+        if (e.plain) {
+          nlohmann::json echo = fields;
+          echo["row"] = {{"sm_util", e.row.sm_util},
+                         {"sm_share", e.row.sm_share},
+                         {"memory_mib", e.row.memory.mib()}};
+          g.llm_echoes[e.id] = std::move(echo);
+          continue;
+        }
+        g.engines[e.id] = fields["llm"]["engine"];
+        g.llm_echoes[e.id] = fields["llm"];
       }
       for (const LlmEndpointCdfs& c : report.llm_cdfs) g.cdfs[c.id] = c;
       if (const auto* shared = json_at_path(report.summary, "metrics.requests.llm_shared_gpus")) {

@@ -37,7 +37,8 @@ struct GroupRun {
 };
 
 // `summary` (one run's) judged for `members`: each one's numbers, and each objective that
-// selects it (by its parent endpoint's name or class) checked on its own requests.
+// selects it (by its parent endpoint's name or class) and whose metric it reports (a plain
+// service no token metric) checked on its own requests.
 GroupRun judge_group(const nlohmann::json& summary, const std::vector<Objective>& objectives,
                      const std::vector<FleetEndpointInfo>& members);
 

@@ -1,5 +1,6 @@
 #include "analysis/fleet/fleet_output.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
@@ -36,6 +37,9 @@ std::string fleet_placed_text(const FleetEndpoint& e, FleetForm form) {
   o << e.id;
   if (e.tensor_parallel > 1) {
     o << " (tensor parallel " << e.tensor_parallel << ", whole GPUs)";
+  } else if (e.plain && form != FleetForm::kInstances) {
+    // A plain service has no memory share to set; under mps its client's thread share.
+    if (e.mps_thread_percentage > 0) o << " (" << e.mps_thread_percentage << " % threads)";
   } else if (form == FleetForm::kInstances) {
     o << " (" << e.mig_profile << ")";
   } else if (form != FleetForm::kWhole) {
@@ -109,6 +113,39 @@ std::string engine_text(const nlohmann::json& e) {
   return o.str();
 }
 
+// A plain service as it ran: its services.by_id echo (arrivals, service time, batching) and its
+// trace row's GPU columns (`row`).
+FleetAssumption plain_assumption(const std::string& id, const nlohmann::json& echo) {
+  std::ostringstream o;
+  const auto number = [&](const nlohmann::json& x) {
+    return x.is_number() ? number_text(x.get<double>()) : std::string("?");
+  };
+  o << "plain service; traffic: ";
+  if (echo.contains("request_rate_per_s")) {
+    o << rate_text(echo["request_rate_per_s"]) << " (poisson)";
+  } else if (echo.contains("rate_series")) {
+    o << "a rate series";
+  } else if (echo.contains("request_times")) {
+    o << "request times from " << file_name(echo["request_times"].value("file", nlohmann::json()))
+      << " (" << number(echo["request_times"].value("requests", nlohmann::json())) << " requests)";
+  } else {
+    o << "services.default's";
+  }
+  o << "; " << (echo.contains("service_ms") ? number(echo["service_ms"]) : "default's")
+    << " ms per request alone";
+  if (echo.contains("max_batch")) o << ", batches up to " << number(echo["max_batch"]);
+  const nlohmann::json row = echo.value("row", nlohmann::json::object());
+  o << "; GPU: sm_util " << number(row.value("sm_util", nlohmann::json())) << ", sm_share "
+    << number(row.value("sm_share", nlohmann::json())) << ", memory "
+    << number(row.value("memory_mib", nlohmann::json())) << " MiB";
+  FleetAssumption a;
+  a.id = id;
+  a.text = o.str();
+  a.detail = echo;
+  a.detail["plain_service"] = true;
+  return a;
+}
+
 }  // namespace
 
 std::vector<FleetAssumption> fleet_assumptions(const FleetResult& r) {
@@ -126,6 +163,10 @@ std::vector<FleetAssumption> fleet_assumptions(const FleetResult& r) {
       if (found) break;
     }
     if (!found) continue;
+    if (found->plain) {
+      out.push_back(plain_assumption(id, found->llm_echo));
+      continue;
+    }
     const nlohmann::json& echo = found->llm_echo;
     nlohmann::json load = echo.value("load", nlohmann::json::object());
     load.erase("round_robin");  // the planner's split, said under replicas
@@ -156,8 +197,10 @@ std::vector<FleetAssumption> fleet_assumptions(const FleetResult& r) {
 void print_fleet_table(const FleetResult& r, std::ostream& out) {
   out << "gpumux plan --fleet  scenario '" << r.scenario_name << "' (" << r.scenario_file
       << ")  seed " << r.seed << "\n";
-  out << "endpoints   " << r.endpoint_ids.size() << " LLM endpoints on " << r.device << ", "
-      << r.gpus_per_node << " GPUs per node\n";
+  out << "endpoints   " << r.endpoint_ids.size() - static_cast<std::size_t>(r.plain_services)
+      << " LLM endpoints";
+  if (r.plain_services > 0) out << " and " << r.plain_services << " plain services";
+  out << " on " << r.device << ", " << r.gpus_per_node << " GPUs per node\n";
   out << "objectives ";
   for (std::size_t i = 0; i < r.objectives.size(); ++i) {
     out << (i == 0 ? " " : ", ") << r.objectives[i].text()
@@ -213,17 +256,28 @@ void print_fleet_table(const FleetResult& r, std::ostream& out) {
             << fleet_placed_text(a.endpoints[static_cast<std::size_t>(a.gpus[g].endpoints[k])],
                                  a.form);
       }
-      out << "  " << fixed_text(a.gpus[g].output_tokens_per_s, 0) << " output tokens/s\n";
+      const bool plain = std::all_of(gpu.endpoints.begin(), gpu.endpoints.end(), [&](int i) {
+        return a.endpoints[static_cast<std::size_t>(i)].plain;
+      });
+      if (plain) {
+        out << "  (plain services)\n";
+      } else {
+        out << "  " << fixed_text(a.gpus[g].output_tokens_per_s, 0) << " output tokens/s\n";
+      }
     }
+    // Request latency columns where plain services are planned (their only numbers).
+    const bool latency = r.plain_services > 0;
     out << "  endpoint            GPU  TTFT p50  TTFT p99  TPOT p50  TPOT p99  tokens/s  "
-           "headroom\n";
+        << (latency ? "lat p50  lat p99  " : "") << "headroom\n";
     for (const FleetEndpoint& e : a.endpoints) {
       if (e.gpu < 0) continue;
       out << "  " << std::left << std::setw(18) << e.id << std::right << std::setw(5) << e.gpu
           << std::setw(10) << ms(e.ttft_p50_ms) << std::setw(10) << ms(e.ttft_p99_ms)
           << std::setw(10) << ms(e.tpot_p50_ms) << std::setw(10) << ms(e.tpot_p99_ms)
-          << std::setw(10) << ms(e.output_tokens_per_s) << std::setw(10) << fleet_headroom_text(e)
-          << "\n";
+          << std::setw(10) << ms(e.output_tokens_per_s);
+      if (latency)
+        out << std::setw(9) << ms(e.latency_p50_ms) << std::setw(9) << ms(e.latency_p99_ms);
+      out << std::setw(10) << fleet_headroom_text(e) << "\n";
     }
     for (const FleetMiss& m : a.alone_misses) out << "  misses alone: " << m.text() << "\n";
     if (!a.one_fewer_note.empty()) {
@@ -306,6 +360,11 @@ nlohmann::json fleet_to_json(const FleetResult& r) {
           {"kv_cache_use", number_or_null(e.kv_cache_use)},
           {"memory_mib", {{"weights_and_reserve", e.fixed_mib}, {"engine", e.engine_memory_mib}}}};
       if (!e.service_class.empty()) ej["class"] = e.service_class;
+      if (e.plain) {
+        ej["plain_service"] = true;
+        ej["latency_ms"] = {{"p50", number_or_null(e.latency_p50_ms)},
+                            {"p99", number_or_null(e.latency_p99_ms)}};
+      }
       if (!e.mig_profile.empty()) ej["mig_profile"] = e.mig_profile;
       if (e.mps_thread_percentage > 0) {
         ej["mps_active_thread_percentage"] = e.mps_thread_percentage;
@@ -348,6 +407,11 @@ void write_fleet_scenarios(const FleetResult& r, const std::string& dir,
     nlohmann::json doc = a.scenario;
     // Request traces and token-length files: relative to the scenario's new folder.
     for (auto& [id, fields] : doc["services"]["by_id"].items()) {
+      if (fields.contains("request_times") && fields["request_times"].is_string()) {
+        const fs::path p = fields["request_times"].get<std::string>();
+        const fs::path absolute = p.is_absolute() ? p : (scenario_dir / p).lexically_normal();
+        fields["request_times"] = absolute.lexically_relative(final_where).generic_string();
+      }
       if (!fields.contains("llm") || !fields["llm"].contains("load")) continue;
       for (const char* key : {"trace", "token_lengths"}) {
         auto& load = fields["llm"]["load"];

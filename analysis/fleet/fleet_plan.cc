@@ -13,6 +13,7 @@
 #include "analysis/fleet/endpoint_groups.h"
 #include "analysis/fleet/fleet_group_run.h"
 #include "analysis/fleet/fleet_scenario.h"
+#include "analysis/metrics/endpoint_selector.h"
 #include "analysis/metrics/json_path.h"
 #include "analysis/output/number_text.h"
 #include "analysis/run/run.h"
@@ -20,8 +21,8 @@
 #include "models/mig/mig_parted.h"
 #include "scenarios/scenario.h"
 #include "sim/base/input_error.h"
-#include "sim/base/parallel_tasks.h"
 #include "sim/base/json_fields.h"
+#include "sim/base/parallel_tasks.h"
 #include "traces/formats/trace_opening.h"
 
 namespace gpumux {
@@ -105,6 +106,14 @@ class Planner {
   // What the whole-fleet run showed of each endpoint and GPU beyond its objectives (CDFs, busy
   // shares, memory), into the answer.
   void record_fleet_run(const GroupRun& fleet, FleetAnswer& a) const;
+  // Whether the group holds both plain services and LLM endpoints.
+  bool mixes_kinds(EndpointMask group) const {
+    bool plain = false, llm = false;
+    for (const int i : mask_members(group)) {
+      (base_.endpoints[static_cast<std::size_t>(i)].plain ? plain : llm) = true;
+    }
+    return plain && llm;
+  }
   // The widest tensor_parallel among the group's endpoints (1: none spans several GPUs).
   int gang_width(EndpointMask group) const {
     int w = 1;
@@ -248,6 +257,10 @@ FleetAnswer Planner::plan(const std::string& model) {
   const int n = static_cast<int>(base_.endpoints.size());
   std::map<EndpointMask, GroupRun> runs;  // every group run, by mask
   GroupOracle oracle([&](EndpointMask mask) -> bool {
+    // Plain services and LLM endpoints share a GPU only as isolated MIG instances (fleet_plan.h).
+    if (form != FleetForm::kInstances && std::popcount(mask) > 1 && mixes_kinds(mask)) {
+      return false;
+    }
     const bool gang = gang_width(mask) > 1;
     // A tensor-parallel endpoint has its GPUs to itself, whole, under every model.
     if (gang && std::popcount(mask) > 1) return false;
@@ -398,6 +411,9 @@ FleetAnswer Planner::plan(const std::string& model) {
       e.gpu_memory_utilization = s.gpu_memory_utilization;
       e.mps_thread_percentage = s.mps_thread_percentage;
       e.mps_memory_limit_mib = s.mps_memory_limit_mib;
+      e.plain = numbers.plain;
+      e.latency_p50_ms = numbers.latency_p50_ms;
+      e.latency_p99_ms = numbers.latency_p99_ms;
       e.ttft_p50_ms = numbers.ttft_p50_ms;
       e.ttft_p99_ms = numbers.ttft_p99_ms;
       e.tpot_p50_ms = numbers.tpot_p50_ms;
@@ -495,9 +511,21 @@ FleetAnswer Planner::plan(const std::string& model) {
     std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
       return a.gpus[x].output_tokens_per_s < a.gpus[y].output_tokens_per_s;
     });
-    const EndpointMask merged = groups[order[0]] | groups[order[1]];
-    const int first = std::min(a.gpus[order[0]].first, a.gpus[order[1]].first);
-    const int second = std::max(a.gpus[order[0]].first, a.gpus[order[1]].first);
+    // The least loaded pair that may share: plain services merge with plain services only.
+    std::size_t x = order[0], y = order[1];
+    bool paired = false;
+    for (std::size_t i = 0; i < order.size() && !paired; ++i) {
+      for (std::size_t j = i + 1; j < order.size() && !paired; ++j) {
+        if (form == FleetForm::kInstances || !mixes_kinds(groups[order[i]] | groups[order[j]])) {
+          x = order[i];
+          y = order[j];
+          paired = true;
+        }
+      }
+    }
+    const EndpointMask merged = groups[x] | groups[y];
+    const int first = std::min(a.gpus[x].first, a.gpus[y].first);
+    const int second = std::max(a.gpus[x].first, a.gpus[y].first);
     const std::string gpus_text =
         "GPUs " + std::to_string(first) + " and " + std::to_string(second);
     if (a.exact) {
@@ -508,7 +536,10 @@ FleetAnswer Planner::plan(const std::string& model) {
                          " merged (the search was not exact: other partitions not "
                          "all tried)";
     }
-    if (form == FleetForm::kInstances) {
+    if (!paired) {
+      a.one_fewer_note =
+          "no two GPUs may merge: plain services and LLM endpoints never share a GPU";
+    } else if (form == FleetForm::kInstances) {
       std::vector<std::string> profiles;
       if (!mig_assignment(merged, profiles)) {
         a.one_fewer_note += ": their endpoints' instances do not fit one GPU";
@@ -537,6 +568,10 @@ FleetAnswer Planner::plan(const std::string& model) {
 void Planner::replicate() {
   std::vector<FleetEndpointInfo> expanded;
   for (const FleetEndpointInfo& e : base_.endpoints) {
+    if (e.plain) {  // not replicated: one that misses alone is reported by the search
+      expanded.push_back(e);
+      continue;
+    }
     int chosen = 1;
     for (int r = 1; r <= kMaxReplicas; ++r) {
       FleetBase trial = base_;
@@ -591,7 +626,7 @@ void Planner::naive() {
     const double need = e.fixed_mib + kv;
     bool placed = false;
     for (std::size_t g = 0; g < groups.size() && !placed; ++g) {
-      if (used[g] + need <= budget) {
+      if (used[g] + need <= budget && !mixes_kinds(groups[g] | (EndpointMask{1} << i))) {
         used[g] += need;
         groups[g] |= EndpointMask{1} << i;
         placed = true;
@@ -654,15 +689,27 @@ FleetResult run_fleet_plan(const FleetRequest& request, std::ostream* progress) 
   result.device_pci_ids = pci_device_ids(base.device);
   result.device_memory_mib = base.device.memory.mib();
   result.gpus_per_node = base.gpus_per_node;
-  for (const auto& e : base.endpoints) result.endpoint_ids.push_back(e.id);
+  for (const auto& e : base.endpoints) {
+    result.endpoint_ids.push_back(e.id);
+    result.plain_services += e.plain ? 1 : 0;
+  }
   for (const Objective& o : result.objectives) {
-    bool picks = false;
+    bool picks = false, reports = false;
     for (const auto& e : base.endpoints) {
-      picks = picks || o.endpoints->selects(e.parent, e.service_class);
+      const bool picked = o.endpoints->selects(e.parent, e.service_class);
+      picks = picks || picked;
+      reports = reports || (picked && !(e.plain && metric_of_llm_endpoints_only(o.metric)));
     }
+    if (o.implicit) continue;
     if (!picks) {
       throw InputError("--objective " + o.text(), o.metric,
                        "its selector picks none of the scenario's endpoints");
+    }
+    if (!reports) {
+      throw InputError("--objective " + o.text(), o.metric,
+                       "it picks only plain services, and only LLM endpoints report this metric "
+                       "(plain services: requests.latency_ms.*, requests.dropped, "
+                       "requests.slo_attainment, ...)");
     }
   }
   planner.replicate();

@@ -34,9 +34,18 @@
 // endpoint's headroom (its GPU's loads at kHeadroomSteps times), and with `seeds` every group
 // held under every seed.
 //
+// Plain services (services.by_id without `llm`: a service time per request, the vision
+// models) are placed beside the LLM endpoints, never on one GPU with them: the engine model
+// simulates a GPU's LLM engines together, and an engine beside a plain service would fall back
+// to a fluid rate, planned with less faithful numbers. They are not replicated (one that misses
+// alone on a whole GPU is reported as such). Under mps a plain service's client gets
+// mps_active_thread_percentage 100/k and a pinned memory limit (memory_limit_mib) of 1/k of the
+// device, as the LLM engines do.
+//
 // Objectives: per endpoint only (`METRIC<=X for SELECTOR`; a request metric without a selector
-// applies to every endpoint). Always applied: requests.refused<=0 and requests.dropped<=0 for
-// every endpoint (a refused or dropped request misses every objective).
+// applies to every endpoint that reports it: token metrics to LLM endpoints only). Always
+// applied: requests.refused<=0 (LLM endpoints) and requests.dropped<=0 for every endpoint (a
+// refused or dropped request misses every objective).
 #pragma once
 
 #include <cstdint>
@@ -75,8 +84,11 @@ struct FleetEndpoint {
   double gpu_memory_utilization = 0.0;
   int mps_thread_percentage = 0;  // mps: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
   std::int64_t mps_memory_limit_mib = 0;
-  // From its group's run: TTFT/TPOT p50/p99 (ms), output tokens/s (NaN: n/a).
+  // From its group's run: TTFT/TPOT p50/p99 (ms), output tokens/s (NaN: n/a, e.g. for a plain
+  // service); request latency p50/p99 (ms, every service's).
   double ttft_p50_ms = 0, ttft_p99_ms = 0, tpot_p50_ms = 0, tpot_p99_ms = 0;
+  double latency_p50_ms = 0, latency_p99_ms = 0;
+  bool plain = false;  // a plain service (no engine), not an LLM endpoint
   double output_tokens_per_s = 0;
   // Each objective that applies to it: its value and bound, met or not (group run).
   struct Check {
@@ -88,8 +100,9 @@ struct FleetEndpoint {
   // Its engine's settings as the whole-fleet run resolved them (docs/llm-serving.md: the
   // `llm.engine` echo: gpu_memory_utilization, max_model_len, max_num_seqs, ...).
   nlohmann::json engine;
-  // Its whole `llm` echo in that run (load as read, engine, performance model, calibration):
-  // what its numbers assume (fleet_assumptions, fleet_output.h).
+  // Its whole `llm` echo in that run (load as read, engine, performance model, calibration), or
+  // a plain service's services.by_id echo with its trace row's GPU columns under `row`: what
+  // its numbers assume (fleet_assumptions, fleet_output.h).
   nlohmann::json llm_echo;
   // Headroom: the largest load multiplier of kHeadroomSteps at which it still meets every
   // objective, its GPU's endpoints all scaled together (1: it misses at the first step);
@@ -181,6 +194,7 @@ struct FleetResult {
   int gpus_per_node = 0;
   std::vector<Objective> objectives;
   std::vector<std::string> endpoint_ids;  // the scenario's endpoints
+  int plain_services = 0;                 // of them, plain services (no engine)
   // Endpoints split into round-robin replicas (each meets every objective alone on a whole
   // GPU; the fewest such, up to 16): id and replica count.
   std::vector<std::pair<std::string, int>> replicas;

@@ -1,10 +1,12 @@
 #include "analysis/fleet/fleet_scenario.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <sstream>
 
+#include "analysis/fleet/endpoint_groups.h"
 #include "analysis/fleet/fleet_form.h"
 #include "analysis/fleet/fleet_plan.h"
 #include "analysis/output/number_text.h"
@@ -57,6 +59,46 @@ std::int64_t longest_request(const LlmLoad& load) {
       longest, std::int64_t{load.tokens.prompt_tokens} + load.tokens.output_tokens);
 }
 
+// A plain service's endpoint: its trace row kept whole; its arrivals and service time must come
+// from services.by_id or services.default (the planner's traces repeat only the row's GPU
+// columns).
+FleetEndpointInfo plain_service(const Scenario& own, const JobSpec& job,
+                                const ServiceFields& fields) {
+  const std::string where = own.trace.path;
+  if (job.kind != JobKind::kInference) {
+    throw InputError(where, "kind",
+                     "'" + job.id + "' is named in services.by_id but is of kind " +
+                         std::string(job_kind_name(job.kind)));
+  }
+  if (job.gpus != 1) {
+    throw InputError(where, "gpus",
+                     "plain service '" + job.id + "' asks for " + std::to_string(job.gpus) +
+                         " GPUs; a fleet plan places plain services on one GPU each (an LLM "
+                         "endpoint spans GPUs with llm.tensor_parallel)");
+  }
+  const ServiceFields* defaults = own.services.defaults.get();
+  const bool arrivals = fields.arrival_given || (defaults && defaults->arrival_given);
+  const bool service_ms =
+      !std::isnan(fields.spec->service_ms) || (defaults && !std::isnan(defaults->spec->service_ms));
+  if (!arrivals || !service_ms) {
+    throw InputError(fields.where, arrivals ? "service_ms" : "request_rate_per_s",
+                     "a fleet plan takes plain service '" + job.id + "'s " +
+                         (arrivals ? "service_ms" : "arrivals") +
+                         " from services.by_id or services.default, not from trace columns");
+  }
+  FleetEndpointInfo e;
+  e.id = job.id;
+  e.parent = job.id;
+  e.plain = true;
+  e.row = job;
+  e.row.service.reset();
+  e.service_class = fields.spec->service_class;
+  if (e.service_class.empty() && defaults) e.service_class = defaults->spec->service_class;
+  e.lifetime_s = job.runtime.seconds();
+  e.fixed_mib = static_cast<double>(job.memory.mib());
+  return e;
+}
+
 }  // namespace
 
 FleetBase load_fleet_base(const FleetRequest& request) {
@@ -98,9 +140,17 @@ FleetBase load_fleet_base(const FleetRequest& request) {
     const auto it = by_id.find(job.id);
     const auto* llm = it != by_id.end() && it->second.spec ? it->second.spec->llm.get() : nullptr;
     if (llm == nullptr) {
-      throw InputError(own.trace.path, "id",
-                       "a fleet plan places LLM endpoints; job '" + job.id +
-                           "' is not one (name it under services.by_id with an `llm` object)");
+      if (it == by_id.end() || !it->second.spec) {
+        throw InputError(own.trace.path, "id",
+                         "a fleet plan places services named in services.by_id: LLM endpoints (an "
+                         "`llm` object) and plain services; job '" +
+                             job.id + "' is not named there");
+      }
+      if (base.index_of(job.id) >= 0) {
+        throw InputError(own.trace.path, "id", "endpoint '" + job.id + "' listed twice");
+      }
+      base.endpoints.push_back(plain_service(own, job, it->second));
+      continue;
     }
     if (llm->tensor_parallel > base.gpus_per_node) {
       throw InputError(base.file + "#/services/by_id/" + job.id + "/llm", "tensor_parallel",
@@ -132,13 +182,14 @@ FleetBase load_fleet_base(const FleetRequest& request) {
     base.endpoints.push_back(std::move(e));
   }
   if (base.endpoints.empty()) throw InputError(own.trace.path, "", "no endpoints to plan");
-  if (base.endpoints.size() > 32) {
+  if (base.endpoints.size() > static_cast<std::size_t>(kMaxEndpoints)) {
     throw InputError(own.trace.path, "",
-                     "a fleet plan places at most 32 endpoints; this trace has " +
-                         std::to_string(base.endpoints.size()));
+                     "a fleet plan places at most " + std::to_string(kMaxEndpoints) +
+                         " endpoints; this trace has " + std::to_string(base.endpoints.size()));
   }
   // The planner sets every endpoint's memory share and sharing settings.
   for (auto& [id, fields] : doc["services"]["by_id"].items()) {
+    fields.erase("mps_active_thread_percentage");
     if (!fields.contains("llm")) continue;
     fields["llm"].erase("sharing");
     if (fields["llm"].contains("engine")) fields["llm"]["engine"].erase("gpu_memory_utilization");
@@ -192,11 +243,49 @@ FleetDocument fleet_document(const FleetBase& base, const std::string& model,
   doc["outputs"] = {{"dir", "out/" + base.name + "-fleet-" + model}};
   nlohmann::json by_id = nlohmann::json::object();
   std::ostringstream trace;
-  trace << "id,submit_s,gpus,runtime_s,kind\n";
+  // Plain services need their GPU columns; LLM endpoints leave them empty (the defaults).
+  const bool plain_columns = std::any_of(base.endpoints.begin(), base.endpoints.end(),
+                                         [](const FleetEndpointInfo& e) { return e.plain; });
+  trace << "id,submit_s,gpus,runtime_s,kind"
+        << (plain_columns
+                ? ",sm_util,sm_share,memory_mib,mig_profile,kernel_us,memory_limit_mib,mem_bw_util"
+                : "")
+        << "\n";
   for (const auto& gpu : gpus) {
     for (const auto& s : gpu.endpoints) {
       const FleetEndpointInfo& e = base.endpoints[static_cast<std::size_t>(s.index)];
       nlohmann::json fields = base.document["services"]["by_id"][e.parent];
+      if (e.plain) {
+        if (s.mps_thread_percentage > 0) {
+          fields["mps_active_thread_percentage"] = s.mps_thread_percentage;
+        }
+        if (s.load_scale != 1.0) {
+          const auto rate = fields.find("request_rate_per_s");
+          if (rate == fields.end() || !rate->is_number()) {
+            throw InputError(base.file + "#/services/by_id/" + e.id, "request_rate_per_s",
+                             "a plain service's load scales by its request_rate_per_s; '" + e.id +
+                                 "' gives its arrivals otherwise");
+          }
+          fields["request_rate_per_s"] = rate->get<double>() * s.load_scale;
+        }
+        by_id[e.id] = fields;
+        const JobSpec& r = e.row;
+        const std::int64_t limit =
+            s.mps_memory_limit_mib > 0 ? s.mps_memory_limit_mib : r.memory_limit.mib();
+        // Outside MIG it holds its GPU share of memory, as an engine holds its
+        // gpu_memory_utilization: first fit then puts nothing else on its GPU.
+        std::int64_t memory = r.memory.mib();
+        if (s.mig_profile.empty()) {
+          memory = std::max(memory, static_cast<std::int64_t>(
+                                        std::floor(s.gpu_memory_utilization *
+                                                   static_cast<double>(base.device.memory.mib()))));
+        }
+        trace << csv_field(e.id) << ",0,1," << csv_number(e.lifetime_s) << ",inference,"
+              << csv_number(r.sm_util) << "," << csv_number(r.sm_share) << "," << memory << ","
+              << csv_field(s.mig_profile) << "," << r.kernel_length.us() << "," << limit << ","
+              << csv_number(r.mem_bw_util) << "\n";
+        continue;
+      }
       fields["llm"]["engine"]["gpu_memory_utilization"] = s.gpu_memory_utilization;
       if (!e.max_model_len_given) {
         const std::int64_t block = e.block_size;
@@ -222,7 +311,7 @@ FleetDocument fleet_document(const FleetBase& base, const std::string& model,
       if (!share.empty()) fields["llm"]["sharing"] = share;
       by_id[e.id] = fields;
       trace << csv_field(e.id) << ",0," << e.tensor_parallel << "," << csv_number(e.lifetime_s)
-            << ",inference\n";
+            << ",inference" << (plain_columns ? ",,,,,,," : "") << "\n";
     }
   }
   doc["services"]["by_id"] = by_id;

@@ -1,7 +1,7 @@
 // The scenarios a fleet plan runs (analysis/fleet/fleet_plan.h): the user's scenario read once
-// (its LLM endpoints, device and node size), and from it one scenario per GPU group or per whole
-// fleet, with the planner's cluster, sharing model, per-endpoint engine and sharing settings and
-// a trace of its own (every endpoint starting at 0 s, GPU by GPU).
+// (its LLM endpoints and plain services, device and node size), and from it one scenario per GPU
+// group or per whole fleet, with the planner's cluster, sharing model, per-endpoint engine and
+// sharing settings and a trace of its own (every endpoint starting at 0 s, GPU by GPU).
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/core/device.h"
+#include "sim/core/job.h"
 
 namespace gpumux {
 
@@ -35,6 +36,11 @@ struct FleetEndpointInfo {
   double fixed_mib = 0.0;
   // Its KV cache on a whole GPU at the scenario's engine settings, MiB.
   double kv_cache_mib = 0.0;
+  // A plain service (services.by_id without `llm`: one request's service time, no engine) rather
+  // than an LLM endpoint: `row` is its trace row as read (memory, sm_util, sm_share, kernel
+  // length, ...), which the planner's traces repeat; fixed_mib is its memory, kv_cache_mib 0.
+  bool plain = false;
+  JobSpec row;
 };
 
 struct FleetBase {
@@ -55,8 +61,8 @@ struct FleetBase {
 std::vector<FleetEndpointInfo> replicas_of(const FleetEndpointInfo& e, int replicas);
 
 // Reads the scenario. Throws InputError unless it has node groups of one device type and a trace
-// file whose every row is an LLM endpoint named in services.by_id, asking for its
-// tensor_parallel GPUs (at most a node's).
+// file whose every row is a service named in services.by_id: an LLM endpoint asking for its
+// tensor_parallel GPUs (at most a node's), or a plain service of one GPU.
 FleetBase load_fleet_base(const FleetRequest& request);
 
 // One endpoint's settings on its GPU.
@@ -84,7 +90,12 @@ struct FleetDocument {
 // The scenario running `gpus` under `model` (exclusive, mig, mps or timeslice): one node of
 // all the groups' GPUs, first-fit placement, the trace listing the first group's endpoints
 // first; under mig an inline mig-parted config gives each GPU exactly its endpoints' instances
-// and leaves a gang's GPUs whole.
+// and leaves a gang's GPUs whole. A plain service's settings go where a plain service takes
+// them: its trace row (mig_profile, memory_limit_mib; outside MIG its memory_mib raised to its
+// gpu_memory_utilization share of the device, so that first fit keeps GPUs as planned) and
+// services.by_id
+// (mps_active_thread_percentage; load_scale multiplies request_rate_per_s, the only arrival it
+// scales: InputError for the others).
 FleetDocument fleet_document(const FleetBase& base, const std::string& model,
                              const std::vector<FleetGpuSettings>& gpus);
 

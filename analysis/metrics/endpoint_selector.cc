@@ -17,9 +17,10 @@ constexpr std::string_view kRequests = "requests.";
 constexpr std::string_view kClass = "class:";
 
 // The request metrics a service's own row reports (metrics.requests.services[i]), at the same
-// path as the pooled metric: its counts, latency and SLO at the row's top level, an LLM
-// endpoint's token metrics under its `llm` object. The pooled-only ones (services_unstarted,
-// served_per_s, start_delay_s.*) are not listed.
+// path as the pooled metric: its counts, latency and SLO at the row's top level (the first
+// kEveryServiceRoots, every service's), an LLM endpoint's token metrics under its `llm` object.
+// The pooled-only ones (services_unstarted, served_per_s, start_delay_s.*) are not listed.
+constexpr std::size_t kEveryServiceRoots = 7;
 constexpr std::string_view kRowRoots[] = {"count",
                                           "served",
                                           "dropped",
@@ -96,6 +97,15 @@ BoundSubject parse_bound_subject(const std::string& text, const std::string& whe
   }
   out.endpoints = s;
   return out;
+}
+
+bool metric_of_llm_endpoints_only(std::string_view metric) {
+  if (metric.rfind(kRequests, 0) != 0) return false;
+  const std::string_view rest = metric.substr(kRequests.size());
+  const std::string_view root = rest.substr(0, rest.find('.'));
+  const auto* end = std::begin(kRowRoots) + kEveryServiceRoots;
+  return std::find(std::begin(kRowRoots), end, root) == end &&
+         std::find(end, std::end(kRowRoots), root) != std::end(kRowRoots);
 }
 
 const std::vector<std::string>& per_endpoint_metrics() {

@@ -47,6 +47,10 @@ BoundSubject parse_bound_subject(const std::string& text, const std::string& whe
 void require_per_endpoint_metric(const std::string& metric, const std::string& where);
 // The catalogue names an endpoint reports on its own, in catalogue order (`requests.` names).
 const std::vector<std::string>& per_endpoint_metrics();
+// Whether a per-endpoint metric is one only an LLM endpoint reports (its token metrics, under
+// the row's `llm` object: requests.ttft_ms.p99, requests.refused, ...), not every service's
+// counts, latency and SLO (requests.latency_ms.p99, requests.dropped, ...).
+bool metric_of_llm_endpoints_only(std::string_view metric);
 
 // One picked endpoint's value of a metric.
 struct EndpointValue {

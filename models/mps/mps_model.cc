@@ -362,10 +362,11 @@ bool MpsModel::block_context(const GpuView& gpu, std::size_t resident,
       continue;
     }
     // Another service launches one kernel per request (its service time), as its own schedule
-    // serves it; other jobs their trace kernel length (at least 1 us, as compute_rates).
-    const double kernel_us =
-        j.service ? j.service->request_gpu_burst_us()
-                  : std::max<double>(1.0, static_cast<double>(j.kernel_length.us()));
+    // serves it; other jobs, and an LLM endpoint (no service time: its engine sets each
+    // iteration's), their trace kernel length (at least 1 us, as compute_rates).
+    const double kernel_us = j.service && !j.service->llm
+                                 ? j.service->request_gpu_burst_us()
+                                 : std::max<double>(1.0, static_cast<double>(j.kernel_length.us()));
     out.others.push_back(BlockContender{j.sm_util, kernel_us, blocks(j.sm_share), cap(j)});
   }
   out.fixed_lengths = all_fixed;

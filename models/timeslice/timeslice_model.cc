@@ -163,10 +163,13 @@ bool TimeSliceModel::slice_context(const GpuView& gpu, std::size_t resident,
     if (r != resident) {
       // Another service submits one burst per request (its service time, kernels queued back
       // to back), not the trace's kernel length: that is how its own schedule serves it, and
-      // a request's service time does not vary, so its bursts are of that fixed length.
-      const double kernel_us = j.service ? j.service->request_gpu_burst_us()
-                                         : static_cast<double>(j.kernel_length.us());
-      out.others.push_back(SliceContender{j.sm_util, kernel_us, j.service != nullptr});
+      // a request's service time does not vary, so its bursts are of that fixed length. An LLM
+      // endpoint has no service time (its engine sets each iteration's): its trace kernel
+      // length, as a job's.
+      const bool plain_service = j.service && !j.service->llm;
+      const double kernel_us = plain_service ? j.service->request_gpu_burst_us()
+                                             : static_cast<double>(j.kernel_length.us());
+      out.others.push_back(SliceContender{j.sm_util, kernel_us, plain_service});
     }
   }
   out.fixed_lengths = all_fixed;

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -474,10 +476,130 @@ TEST(FleetPlan, BadInputIsRefusedWithWhatIsWrong) {
   r = request_for(dir, {"fractional"});
   expect_refused(r, "'fractional' is not one of them");
   testing::fs::remove_all(dir);
-  // A trace job that is not an LLM endpoint.
+  // A trace job that is not a service named in services.by_id.
   const path mixed = phi_fleet("fleet_mixed", 2, "train,0,1,60,training\n");
-  expect_refused(request_for(mixed, {"exclusive"}), "job 'train' is not one");
+  expect_refused(request_for(mixed, {"exclusive"}), "job 'train' is not named there");
   testing::fs::remove_all(mixed);
+}
+
+// `phi` phi-2 endpoints as phi_fleet's and `plain` light plain services (svc-0 ...: 10
+// requests/s of 2 ms, sm_util 0.02, sm_share 0.3, 2 GiB) of `gpus` GPUs each, for 120 s.
+path phi_and_plain(
+    const std::string& name, int phi, int plain, int gpus = 1,
+    const std::string& plain_fields = R"("request_rate_per_s": 10, "service_ms": 2)") {
+  std::string trace = "id,submit_s,gpus,runtime_s,kind,sm_util,sm_share,memory_mib\n";
+  std::string by_id;
+  for (int i = 0; i < phi; ++i) {
+    const std::string id = "phi-" + std::to_string(i);
+    trace += id + ",0,1,120,inference,,,\n";
+    by_id += std::string(i ? ", " : "") + "\"" + id +
+             R"(": {"class": "small", "llm": {"model": "phi-2", "load": {"rate_per_s": 0.5,
+             "prompt_tokens": 200, "output_tokens": 50}}})";
+  }
+  for (int i = 0; i < plain; ++i) {
+    const std::string id = "svc-" + std::to_string(i);
+    trace += id + ",0," + std::to_string(gpus) + ",120,inference,0.02,0.3,2048\n";
+    by_id += ", \"" + id + R"(": {"class": "vision", )" + plain_fields + "}";
+  }
+  return write_case(
+      name, {{"trace.csv", trace},
+             {"scenario.json",
+              testing::scenario_json("H100-80GB", 8, R"({"model": "exclusive"})",
+                                     R"(, "seed": 3, "services": {"by_id": {)" + by_id + "}}")}});
+}
+
+std::string read_text(const path& file) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+FleetRequest plain_request(const path& dir, std::vector<std::string> models) {
+  FleetRequest r = request_for(dir, std::move(models));
+  r.objectives.push_back("requests.latency_ms.p99<=50 for svc-*");
+  return r;
+}
+
+TEST(FleetPlan, PlainServicesShareGpusWithLlmEndpointsOnlyAsMigInstances) {
+  // Two phi-2 endpoints and two light plain services: by hand, each pair shares a GPU under
+  // mps and timeslice (their loads are a few per cent of an H100), but a plain service never
+  // shares a GPU with an engine there, so two GPUs; under mig all four take a 1g.10gb instance
+  // of one GPU (isolated instances may mix them).
+  const path dir = phi_and_plain("fleet_plain", 2, 2);
+  const FleetResult r =
+      run_fleet_plan(plain_request(dir, {"exclusive", "mig", "mps", "timeslice"}), nullptr);
+  EXPECT_EQ(r.plain_services, 2);
+  const path out = dir / "out";
+  write_fleet_scenarios(r, out.string(), out.string());
+  for (const FleetAnswer& a : r.answers) {
+    EXPECT_TRUE(a.met) << a.model << ": " << a.verification;
+    EXPECT_TRUE(a.exact) << a.model;
+    const int expected = a.form == FleetForm::kWhole ? 4 : a.form == FleetForm::kInstances ? 1 : 2;
+    EXPECT_EQ(a.gpu_count(), expected) << a.model;
+    for (const FleetGpu& g : a.gpus) {
+      std::set<bool> kinds;
+      for (const int i : g.endpoints) kinds.insert(a.endpoints[static_cast<std::size_t>(i)].plain);
+      if (a.form != FleetForm::kInstances) {
+        EXPECT_EQ(kinds.size(), 1u) << a.model << " GPU " << g.first << " mixes kinds";
+      }
+    }
+    // The plain services report latency and no token metric, and are held to their own bound.
+    for (const FleetEndpoint& e : a.endpoints) {
+      if (!e.plain) continue;
+      EXPECT_TRUE(std::isfinite(e.latency_p99_ms)) << e.id;
+      EXPECT_LE(e.latency_p99_ms, 50.0) << e.id;
+      EXPECT_TRUE(std::isnan(e.ttft_p99_ms)) << e.id;
+      ASSERT_EQ(e.checks.size(), 2u) << e.id;  // latency and dropped; no TTFT, TPOT, refused
+      EXPECT_NE(e.checks[0].objective.find("latency_ms"), std::string::npos);
+    }
+    // Re-run from what --out wrote: every objective holds.
+    const Scenario s = load_scenario((out / "fleet" / a.model / "scenario.json").string());
+    RunOptions options;
+    options.write_outputs = false;
+    const nlohmann::json summary = run_scenario(s, options).summary;
+    for (const Objective& o : r.objectives) {
+      if (o.implicit && o.metric == "requests.refused") continue;  // plain rows have none
+      const ObjectiveCheck c = check_objective(o, summary);
+      EXPECT_TRUE(c.met) << a.model << " " << o.text() << " " << c.endpoint << " " << c.value;
+    }
+    if (a.form == FleetForm::kMpsClients) {
+      // The device plugin's equal shares, written where a plain service takes them.
+      const nlohmann::json doc =
+          nlohmann::json::parse(read_text(out / "fleet" / a.model / "scenario.json"));
+      EXPECT_EQ(doc["services"]["by_id"]["svc-0"]["mps_active_thread_percentage"], 50);
+      const std::string trace = read_text(out / "fleet" / a.model / "trace.csv");
+      EXPECT_NE(trace.find(",40960,"), std::string::npos) << trace;  // 1/2 of 80 GiB pinned
+    }
+  }
+  std::ostringstream table;
+  print_fleet_table(r, table);
+  EXPECT_NE(table.str().find("2 LLM endpoints and 2 plain services"), std::string::npos)
+      << table.str();
+  EXPECT_NE(table.str().find("svc-0  plain service; traffic: 10 req/s (poisson)"),
+            std::string::npos)
+      << table.str();
+  testing::fs::remove_all(dir);
+}
+
+TEST(FleetPlan, PlainServicesBadInputIsRefused) {
+  {
+    const path dir = phi_and_plain("fleet_plain_bad", 1, 1);
+    FleetRequest r = plain_request(dir, {"exclusive"});
+    r.objectives = {"requests.ttft_ms.p99<=100 for svc-*"};
+    expect_refused(r, "only LLM endpoints report this metric");
+    testing::fs::remove_all(dir);
+  }
+  {
+    const path dir = phi_and_plain("fleet_plain_wide", 1, 1, 2);
+    expect_refused(plain_request(dir, {"exclusive"}), "on one GPU each");
+    testing::fs::remove_all(dir);
+  }
+  {
+    const path dir = phi_and_plain("fleet_plain_noarrivals", 1, 1, 1, R"("service_ms": 2)");
+    expect_refused(plain_request(dir, {"exclusive"}), "from services.by_id or services.default");
+    testing::fs::remove_all(dir);
+  }
 }
 
 // The load options: replicas behind a round-robin router and time-scaled traces.
