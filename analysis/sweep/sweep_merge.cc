@@ -73,7 +73,10 @@ void check_summary(const nlohmann::json& summary, const std::string& file,
                          describe_json(summary["metrics"]));
   }
   std::vector<std::string> names;
-  for (const auto& metric : metrics) names.push_back(metric.name);
+  for (const auto& metric : metrics) {
+    // Per-endpoint rows ("METRIC for ID") sit in the services' rows, which compare_value reads.
+    if (metric.name.find(" for ") == std::string::npos) names.push_back(metric.name);
+  }
   check_summary_metric_types(summary, file, names);
 }
 
@@ -141,9 +144,11 @@ SweepMerge merge_sweep(const std::string& dir, bool partial) {
     const std::string summary_file =
         (fs::path(sweep_run_folder(dir, run.index)) / "summary.json").string();
     const nlohmann::json summary = read_json_file(summary_file);
-    // A variant whose runs split their jobs by kind gets those rows, as its first run has them.
+    // A variant whose runs split their jobs by kind gets those rows, and one with several
+    // services (up to compare's limit) their per-endpoint rows, as its first run has them.
     if (v.runs.empty()) {
       for (CompareMetric& row : kind_rows(summary)) v.metrics.push_back(std::move(row));
+      for (CompareMetric& row : endpoint_rows(summary)) v.metrics.push_back(std::move(row));
     }
     check_summary(summary, summary_file, v.metrics);
     if (plan.inputs_recorded) {
@@ -153,7 +158,7 @@ SweepMerge merge_sweep(const std::string& dir, bool partial) {
                        summary, summary_file);
     }
     std::vector<std::optional<double>> values;
-    for (const auto& metric : v.metrics) values.push_back(read_metric(summary, metric.name).value);
+    for (const auto& metric : v.metrics) values.push_back(compare_value(summary, metric.name));
     per_run.push_back(std::move(values));
     v.runs.push_back(run.index);
     v.seeds.push_back(run.seed);
@@ -170,7 +175,7 @@ void write_sweep_csv(const SweepMerge& merge, std::ostream& out) {
     for (std::size_t s = 0; s < v.seeds.size(); ++s) {
       for (std::size_t m = 0; m < v.metrics.size(); ++m) {
         const auto& value = v.cells[m].values[s];
-        out << variant << "," << v.seeds[s] << "," << v.metrics[m].name << ","
+        out << variant << "," << v.seeds[s] << "," << csv_field(v.metrics[m].name) << ","
             << (value ? csv_number(*value) : "") << "\n";
       }
     }

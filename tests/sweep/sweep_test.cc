@@ -234,6 +234,32 @@ TEST(Sweep, RowsMatchCompare) {
   fs::remove_all(dir);
 }
 
+// The per-endpoint rows too (each service's TTFT and TPOT p99 where a run has several): a sweep
+// over two LLM engines sharing a GPU holds the rows compare holds.
+TEST(Sweep, RowsMatchCompareWithThePerEndpointRows) {
+  const auto dir = temp_dir("sweep_compare_endpoints");
+  const std::string scenario =
+      (testing::source_dir() / "scenarios" / "examples" / "llm_two_qwen3_4b_a100_timeslice.json")
+          .string();
+  write_file(dir / "s.json", "{\"scenarios\": [\"" + scenario +
+                                 "\"], \"models\": [\"timeslice\", \"mps\"], \"seeds\": 2}");
+  ASSERT_EQ(run_cli({"sweep", (dir / "s.json").string(), "--out", (dir / "sweep").string()}).code,
+            0);
+  ASSERT_EQ(run_cli({"compare", scenario, "--models", "timeslice,mps", "--seeds", "2", "--out",
+                     (dir / "compare").string()})
+                .code,
+            0);
+  std::string csv = read_file(dir / "sweep" / "sweep.csv");
+  const std::string prefix = "llm-two-qwen3-4b-a100-timeslice ";
+  for (std::size_t at; (at = csv.find("\n" + prefix)) != std::string::npos;) {
+    csv.erase(at + 1, prefix.size());
+  }
+  EXPECT_NE(csv.find(",requests.ttft_ms.p99 for qwen-a,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",requests.tpot_ms.p99 for qwen-b,"), std::string::npos) << csv;
+  EXPECT_EQ(csv, read_file(dir / "compare" / "compare.csv"));
+  fs::remove_all(dir);
+}
+
 // The GPU-share rows (FGD fragmentation, share allocation) too: a sweep over a share-aware
 // scenario holds every metric compare holds.
 TEST(Sweep, RowsMatchCompareWithTheShareMetrics) {
