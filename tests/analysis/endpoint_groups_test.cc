@@ -179,35 +179,21 @@ TEST(EndpointGroups, BeyondTheSmallLimitABudgetThatRunsOutKeepsFirstFitAndSaysWh
   for (int k = 0; k < 3; ++k) sizes.insert(sizes.end(), {0.4, 0.4, 0.6, 0.6});
   sizes.insert(sizes.end(), {0.4, 0.6});
   const int n = static_cast<int>(sizes.size());
-  {
-    GroupOracle oracle = sized(sizes);
+  // Each budget cut short in turn, and the reason it gives.
+  struct Case {
     ExactSearchBudget budget;
-    budget.questions = 5;
-    const GroupSearchResult r = fewest_groups(n, oracle, budget);
-    EXPECT_FALSE(r.exact);
-    EXPECT_EQ(r.groups.size(), 8u);  // first fit's
-    EXPECT_NE(r.not_exact_because.find("more than 5 groups to ask"), std::string::npos)
-        << r.not_exact_because;
-  }
-  {
+    const char* why;
+  };
+  const Case cases[] = {{{.questions = 5}, "more than 5 groups to ask"},
+                        {{.working_groups = 20}, "more than 20 working groups"},
+                        {{.cover_steps = 1}, "more than 1 search steps"}};
+  for (const Case& c : cases) {
     GroupOracle oracle = sized(sizes);
-    ExactSearchBudget budget;
-    budget.working_groups = 20;
-    const GroupSearchResult r = fewest_groups(n, oracle, budget);
-    EXPECT_FALSE(r.exact);
-    EXPECT_EQ(r.groups.size(), 8u);
-    EXPECT_NE(r.not_exact_because.find("more than 20 working groups"), std::string::npos)
-        << r.not_exact_because;
-  }
-  {
-    GroupOracle oracle = sized(sizes);
-    ExactSearchBudget budget;
-    budget.cover_steps = 1;
-    const GroupSearchResult r = fewest_groups(n, oracle, budget);
-    EXPECT_FALSE(r.exact);
-    EXPECT_EQ(r.groups.size(), 8u);
-    EXPECT_EQ(cover(r.groups), (EndpointMask{1} << n) - 1);
-    EXPECT_NE(r.not_exact_because.find("search steps"), std::string::npos) << r.not_exact_because;
+    const GroupSearchResult r = fewest_groups(n, oracle, c.budget);
+    EXPECT_FALSE(r.exact) << c.why;
+    EXPECT_EQ(r.groups.size(), 8u) << c.why;  // first fit's
+    EXPECT_EQ(cover(r.groups), (EndpointMask{1} << n) - 1) << c.why;
+    EXPECT_NE(r.not_exact_because.find(c.why), std::string::npos) << r.not_exact_because;
   }
 }
 

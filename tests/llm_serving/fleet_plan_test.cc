@@ -28,8 +28,23 @@ namespace {
 using testing::write_case;
 using testing::fs::path;
 
-// `n` phi-2 endpoints (phi-0 ...), each 0.5 requests/s of 200 prompt / 50 output tokens for
-// 120 s, on one node of 8 H100s.
+// phi-2 endpoint `id`'s services.by_id entry: 0.5 requests/s of 200 prompt / 50 output tokens.
+std::string phi_service(const std::string& id) {
+  return "\"" + id + R"(": {"class": "small", "llm": {"model": "phi-2", "load": {"rate_per_s": 0.5,
+             "prompt_tokens": 200, "output_tokens": 50}}})";
+}
+
+// A fleet case of `trace` and services.by_id `by_id` (the entries, comma separated) on one node
+// of 8 H100s, seed 3.
+path fleet_case(const std::string& name, const std::string& trace, const std::string& by_id) {
+  return write_case(
+      name, {{"trace.csv", trace},
+             {"scenario.json",
+              testing::scenario_json("H100-80GB", 8, R"({"model": "exclusive"})",
+                                     R"(, "seed": 3, "services": {"by_id": {)" + by_id + "}}")}});
+}
+
+// `n` phi-2 endpoints (phi-0 ...) for 120 s.
 path phi_fleet(const std::string& name, int n, const std::string& extra_row = "",
                const std::string& extra_service = "") {
   std::string trace = "id,submit_s,gpus,runtime_s,kind\n";
@@ -37,17 +52,9 @@ path phi_fleet(const std::string& name, int n, const std::string& extra_row = ""
   for (int i = 0; i < n; ++i) {
     const std::string id = "phi-" + std::to_string(i);
     trace += id + ",0,1,120,inference\n";
-    by_id += std::string(i ? ", " : "") + "\"" + id +
-             R"(": {"class": "small", "llm": {"model": "phi-2", "load": {"rate_per_s": 0.5,
-             "prompt_tokens": 200, "output_tokens": 50}}})";
+    by_id += std::string(i ? ", " : "") + phi_service(id);
   }
-  trace += extra_row;
-  by_id += extra_service;
-  return write_case(
-      name, {{"trace.csv", trace},
-             {"scenario.json",
-              testing::scenario_json("H100-80GB", 8, R"({"model": "exclusive"})",
-                                     R"(, "seed": 3, "services": {"by_id": {)" + by_id + "}}")}});
+  return fleet_case(name, trace + extra_row, by_id + extra_service);
 }
 
 FleetRequest request_for(const path& dir, std::vector<std::string> models) {
@@ -492,20 +499,14 @@ path phi_and_plain(
   for (int i = 0; i < phi; ++i) {
     const std::string id = "phi-" + std::to_string(i);
     trace += id + ",0,1,120,inference,,,\n";
-    by_id += std::string(i ? ", " : "") + "\"" + id +
-             R"(": {"class": "small", "llm": {"model": "phi-2", "load": {"rate_per_s": 0.5,
-             "prompt_tokens": 200, "output_tokens": 50}}})";
+    by_id += std::string(i ? ", " : "") + phi_service(id);
   }
   for (int i = 0; i < plain; ++i) {
     const std::string id = "svc-" + std::to_string(i);
     trace += id + ",0," + std::to_string(gpus) + ",120,inference,0.02,0.3,2048\n";
     by_id += ", \"" + id + R"(": {"class": "vision", )" + plain_fields + "}";
   }
-  return write_case(
-      name, {{"trace.csv", trace},
-             {"scenario.json",
-              testing::scenario_json("H100-80GB", 8, R"({"model": "exclusive"})",
-                                     R"(, "seed": 3, "services": {"by_id": {)" + by_id + "}}")}});
+  return fleet_case(name, trace, by_id);
 }
 
 std::string read_text(const path& file) {
