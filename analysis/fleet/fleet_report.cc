@@ -89,6 +89,7 @@ ChartSpec cdf_chart(const FleetAnswer& a, const std::string& metric,
   spec.y_max = 1.0;
   spec.no_data_reason = "no data: no endpoint served a request";
   for (const auto& [parent, parts] : by_parent(a)) {
+    if (parts.front()->plain) continue;  // a plain service has no tokens: its latency is tabled
     ChartSeries s;
     s.name =
         parts.size() > 1 ? parent + " (" + std::to_string(parts.size()) + " replicas)" : parent;
@@ -184,7 +185,7 @@ void gpu_table(std::ostringstream& page, const FleetResult& r, const FleetAnswer
       engine += e.engine_memory_mib;
       if (!std::isfinite(gpu.gpu_busy)) {
         busy += (k ? ", " : "") + (gpu.endpoints.size() > 1 ? e.id + " " : std::string()) +
-                "engine " + percent(e.busy_share);
+                (e.plain ? "plain service, not tracked" : "engine " + percent(e.busy_share));
       }
     }
     if (std::isfinite(gpu.gpu_busy)) {
@@ -212,7 +213,8 @@ void gpu_table(std::ostringstream& page, const FleetResult& r, const FleetAnswer
 
 void endpoint_table(std::ostringstream& page, const FleetAnswer& a) {
   page << "<table><tr><th>endpoint</th><th>GPU</th><th>TTFT p50 (ms)</th><th>TTFT p99 (ms)</th>"
-          "<th>TPOT p50 (ms)</th><th>TPOT p99 (ms)</th><th>output tokens/s</th><th>engine busy"
+          "<th>TPOT p50 (ms)</th><th>TPOT p99 (ms)</th><th>request latency p50 (ms)</th>"
+          "<th>request latency p99 (ms)</th><th>output tokens/s</th><th>engine busy"
           "</th><th>KV cache in use</th><th>headroom</th><th>objectives</th></tr>\n";
   for (const FleetEndpoint& e : a.endpoints) {
     if (e.gpu < 0) continue;
@@ -220,6 +222,7 @@ void endpoint_table(std::ostringstream& page, const FleetAnswer& a) {
                                  [](const FleetEndpoint::Check& c) { return c.met; });
     page << "<tr>" << th(e.id) << td(std::to_string(e.gpu)) << td(ms(e.ttft_p50_ms))
          << td(ms(e.ttft_p99_ms)) << td(ms(e.tpot_p50_ms)) << td(ms(e.tpot_p99_ms))
+         << td(ms(e.latency_p50_ms)) << td(ms(e.latency_p99_ms))
          << td(std::isfinite(e.output_tokens_per_s) ? fixed_text(e.output_tokens_per_s, 0) : "n/a")
          << td(percent(e.busy_share)) << td(percent(e.kv_cache_use)) << td(fleet_headroom_text(e))
          << td(met ? "met" : "MISSED") << "</tr>\n";

@@ -580,6 +580,11 @@ TEST(FleetPlan, PlainServicesShareGpusWithLlmEndpointsOnlyAsMigInstances) {
   EXPECT_NE(table.str().find("svc-0  plain service; traffic: 10 req/s (poisson)"),
             std::string::npos)
       << table.str();
+  // The report tables their latency and draws no token CDF line for them.
+  const std::string page = fleet_report_html(r);
+  EXPECT_NE(page.find("request latency p99 (ms)"), std::string::npos);
+  EXPECT_EQ(page.find("svc-0 (no data)"), std::string::npos);
+  EXPECT_NE(page.find("phi-0"), std::string::npos);
   testing::fs::remove_all(dir);
 }
 
