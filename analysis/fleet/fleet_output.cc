@@ -51,6 +51,7 @@ std::string fleet_placed_text(const FleetEndpoint& e, FleetForm form) {
 }
 
 std::string fleet_headroom_text(const FleetEndpoint& e) {
+  if (std::isnan(e.headroom)) return "n/a";
   if (e.headroom_open) return ">=x" + number_text(e.headroom);
   if (e.headroom <= 1.0) return "<x" + number_text(kHeadroomSteps[0]);
   return "x" + number_text(e.headroom);

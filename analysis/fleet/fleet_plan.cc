@@ -478,7 +478,14 @@ FleetAnswer Planner::plan(const std::string& model) {
       try {
         r = simulate(model, {scaled});
       } catch (const InputError&) {
-        break;  // the scaled load cannot run; leave the headroom found so far
+        // The scaled load cannot run: leave the headroom found so far; a plain service whose
+        // arrivals do not scale (a rate series, request times) has none to show.
+        for (const int i : open) {
+          FleetEndpoint& e = a.endpoints[static_cast<std::size_t>(i)];
+          if (e.plain) e.headroom = std::nan("");
+        }
+        open.clear();
+        break;
       }
       for (auto it = open.begin(); it != open.end();) {
         FleetEndpoint& e = a.endpoints[static_cast<std::size_t>(*it)];
@@ -537,8 +544,11 @@ FleetAnswer Planner::plan(const std::string& model) {
                          "all tried)";
     }
     if (!paired) {
-      a.one_fewer_note =
-          "no two GPUs may merge: plain services and LLM endpoints never share a GPU";
+      a.one_fewer_note = (a.exact ? "no partition into " + std::to_string(a.gpu_count() - 1) +
+                                        " GPUs works (exact search); "
+                                  : std::string()) +
+                         "no two GPUs to merge as an example (plain services share a GPU with "
+                         "LLM endpoints only as MIG instances)";
     } else if (form == FleetForm::kInstances) {
       std::vector<std::string> profiles;
       if (!mig_assignment(merged, profiles)) {

@@ -34,10 +34,11 @@
 // endpoint's headroom (its GPU's loads at kHeadroomSteps times), and with `seeds` every group
 // held under every seed.
 //
-// Plain services (services.by_id without `llm`: a service time per request, the vision
-// models) are placed beside the LLM endpoints, never on one GPU with them: the engine model
-// simulates a GPU's LLM engines together, and an engine beside a plain service would fall back
-// to a fluid rate, planned with less faithful numbers. They are not replicated (one that misses
+// Plain services (services.by_id without `llm`: a service time per request, e.g. vision models)
+// are placed beside the LLM endpoints, on GPUs of their own under mps and timeslice: the engine
+// model simulates a GPU's LLM engines together, and an engine beside a plain service would fall
+// back to a fluid rate, planned with less faithful numbers. Under mig they may take instances
+// of one GPU with engines (instances are isolated). They are not replicated (one that misses
 // alone on a whole GPU is reported as such). Under mps a plain service's client gets
 // mps_active_thread_percentage 100/k and a pinned memory limit (memory_limit_mib) of 1/k of the
 // device, as the LLM engines do.
@@ -106,7 +107,8 @@ struct FleetEndpoint {
   nlohmann::json llm_echo;
   // Headroom: the largest load multiplier of kHeadroomSteps at which it still meets every
   // objective, its GPU's endpoints all scaled together (1: it misses at the first step);
-  // headroom_open: it met at every step, so its headroom is at least that.
+  // headroom_open: it met at every step, so its headroom is at least that; NaN: not probed (a
+  // plain service whose arrivals do not scale).
   double headroom = 1.0;
   bool headroom_open = false;
   std::string parent;  // the scenario's endpoint this is a replica of (== id without replicas)

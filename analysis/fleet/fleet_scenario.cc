@@ -9,6 +9,7 @@
 #include "analysis/fleet/endpoint_groups.h"
 #include "analysis/fleet/fleet_form.h"
 #include "analysis/fleet/fleet_plan.h"
+#include "analysis/metrics/json_path.h"
 #include "analysis/output/number_text.h"
 #include "scenarios/scenario.h"
 #include "sim/base/input_error.h"
@@ -260,7 +261,15 @@ FleetDocument fleet_document(const FleetBase& base, const std::string& model,
           fields["mps_active_thread_percentage"] = s.mps_thread_percentage;
         }
         if (s.load_scale != 1.0) {
-          const auto rate = fields.find("request_rate_per_s");
+          // Its own rate, else services.default's.
+          const nlohmann::json* defaults = json_at_path(base.document, "services.default");
+          auto rate = fields.find("request_rate_per_s");
+          if (rate == fields.end() && !fields.contains("rate_series") &&
+              !fields.contains("request_times") && defaults && defaults->is_object() &&
+              defaults->contains("request_rate_per_s")) {
+            fields["request_rate_per_s"] = (*defaults)["request_rate_per_s"];
+            rate = fields.find("request_rate_per_s");
+          }
           if (rate == fields.end() || !rate->is_number()) {
             throw InputError(base.file + "#/services/by_id/" + e.id, "request_rate_per_s",
                              "a plain service's load scales by its request_rate_per_s; '" + e.id +

@@ -588,6 +588,40 @@ TEST(FleetPlan, PlainServicesShareGpusWithLlmEndpointsOnlyAsMigInstances) {
   testing::fs::remove_all(dir);
 }
 
+// Headroom scales a plain service's request_rate_per_s, its own or services.default's; one whose
+// arrivals are a rate series has none to show (n/a), not a miss.
+TEST(FleetPlan, PlainServicesHeadroomScalesTheirRateOrIsNotApplicable) {
+  const path dir =
+      phi_and_plain("fleet_plain_series", 1, 1, 1,
+                    R"("rate_series": {"points": [[0, 10], [60, 5]]}, "service_ms": 2)");
+  const FleetResult r = run_fleet_plan(plain_request(dir, {"exclusive"}), nullptr);
+  const FleetAnswer& a = answer(r, "exclusive");
+  ASSERT_TRUE(a.met) << a.verification;
+  for (const FleetEndpoint& e : a.endpoints) {
+    if (e.plain) {
+      EXPECT_TRUE(std::isnan(e.headroom)) << e.id;
+      EXPECT_EQ(fleet_headroom_text(e), "n/a");
+    } else {
+      EXPECT_DOUBLE_EQ(e.headroom, 2.0) << e.id;
+    }
+  }
+  testing::fs::remove_all(dir);
+  // The rate from services.default: scaled like its own (a light service holds twice its load).
+  const path by_default = phi_and_plain("fleet_plain_default", 1, 1, 1, R"("service_ms": 2)");
+  {
+    const auto file = by_default / "scenario.json";
+    nlohmann::json doc = nlohmann::json::parse(read_text(file));
+    doc["services"]["default"] = {{"request_rate_per_s", 10}};
+    std::ofstream(file) << doc.dump();
+  }
+  const FleetResult d = run_fleet_plan(plain_request(by_default, {"exclusive"}), nullptr);
+  for (const FleetEndpoint& e : answer(d, "exclusive").endpoints) {
+    EXPECT_DOUBLE_EQ(e.headroom, 2.0) << e.id;
+    EXPECT_TRUE(e.headroom_open) << e.id;
+  }
+  testing::fs::remove_all(by_default);
+}
+
 TEST(FleetPlan, PlainServicesBadInputIsRefused) {
   {
     const path dir = phi_and_plain("fleet_plain_bad", 1, 1);
