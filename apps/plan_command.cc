@@ -366,10 +366,10 @@ void configure_plan_command(CLI::App& plan, CommandContext& ctx) {
   plan.add_flag("--no-sensitivity", a->no_sensitivity,
                 "do not re-solve at the ends of the defaulted fields' distributions");
   plan.add_flag("--fleet", a->fleet,
-                "LLM endpoints: search which endpoints share which GPU (MIG instance, MPS "
-                "share, memory share) per model, GPU by GPU, verified by simulation; objectives "
-                "per endpoint (docs/planning.md \"LLM fleets\"); with --out also "
-                "fleet/<model>/scenario.json for gpumux run");
+                "LLM endpoints (and plain services beside them): search which endpoints share "
+                "which GPU (MIG instance, MPS share, memory share) per model, GPU by GPU, "
+                "verified by simulation; objectives per endpoint (docs/planning.md \"LLM "
+                "fleets\"); with --out also fleet/<model>/scenario.json for gpumux run");
   plan.add_flag("--no-jct-guard", a->no_jct_guard,
                 "do not apply the JCT guard jct_s.p95<=1.1x exclusive (a sharing model's "
                 "answer may then save GPUs by slowing jobs down)");
