@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -122,18 +123,28 @@ bool list_working_groups(EndpointMask placeable, GroupOracle& oracle,
 }
 
 // Branch and bound over the working groups (a list closed under taking parts): a cover of
-// `all` with fewer groups than `best` holds, into `best`. The lowest endpoint left is placed in
-// each group that holds it, lies within what is left and is largest so (any smaller one does no
-// better: its other members' groups could give them up); a state already reached with no more
-// groups is not searched again.
+// `all` with fewer groups than `best` holds, into `best`. The endpoint left that the fewest
+// working groups hold (the lowest such) is placed in each group that holds it, lies within what
+// is left and is largest so (any smaller one does no better: its other members' groups could
+// give them up); a state already reached with no more groups is not searched again. Bound: a
+// group of s endpoints has no member whose largest working group is smaller than s, so the
+// groups still needed are at least the sum over the endpoints left of 1 / (the size of the
+// largest working group holding each).
 class CoverSearch {
  public:
   CoverSearch(const std::vector<EndpointMask>& working, int endpoints, long step_budget)
-      : step_budget_(step_budget), holding_(static_cast<std::size_t>(endpoints)) {
+      : step_budget_(step_budget),
+        holding_(static_cast<std::size_t>(endpoints)),
+        share_(static_cast<std::size_t>(endpoints), 1.0) {
+    std::vector<int> largest(static_cast<std::size_t>(endpoints), 1);
     for (const EndpointMask g : working) {
-      largest_ = std::max(largest_, std::popcount(g));
-      for (const int i : mask_members(g)) holding_[static_cast<std::size_t>(i)].push_back(g);
+      for (const int i : mask_members(g)) {
+        holding_[static_cast<std::size_t>(i)].push_back(g);
+        largest[static_cast<std::size_t>(i)] =
+            std::max(largest[static_cast<std::size_t>(i)], std::popcount(g));
+      }
     }
+    for (std::size_t i = 0; i < largest.size(); ++i) share_[i] = 1.0 / largest[i];
     // Larger groups first, then by mask: the order the branches are tried in.
     for (auto& list : holding_) {
       std::sort(list.begin(), list.end(), [](EndpointMask x, EndpointMask y) {
@@ -164,13 +175,22 @@ class CoverSearch {
       if (used < static_cast<int>(best_.size())) best_ = current_;
       return;
     }
-    const int at_least = used + (std::popcount(left) + largest_ - 1) / largest_;
+    double shares = 0.0;
+    int pick = -1;
+    for (EndpointMask rest = left; rest != 0; rest &= rest - 1) {
+      const int i = std::countr_zero(rest);
+      shares += share_[static_cast<std::size_t>(i)];
+      if (pick < 0 || holding_[static_cast<std::size_t>(i)].size() <
+                          holding_[static_cast<std::size_t>(pick)].size()) {
+        pick = i;
+      }
+    }
+    const int at_least = used + static_cast<int>(std::ceil(shares - 1e-9));
     if (at_least >= static_cast<int>(best_.size())) return;
     if (const auto it = reached_.find(left); it != reached_.end() && it->second <= used) return;
     reached_[left] = used;
-    const int low = std::countr_zero(left);
     std::vector<EndpointMask> inside;
-    for (const EndpointMask g : holding_[static_cast<std::size_t>(low)]) {
+    for (const EndpointMask g : holding_[static_cast<std::size_t>(pick)]) {
       if ((g & ~left) != 0) continue;
       // Largest first, so a strict superset already kept rules this one out.
       const bool within_kept =
@@ -188,8 +208,8 @@ class CoverSearch {
   long step_budget_;
   long steps_ = 0;
   bool out_of_steps_ = false;
-  int largest_ = 1;
   std::vector<std::vector<EndpointMask>> holding_;  // per endpoint, the groups holding it
+  std::vector<double> share_;  // per endpoint, 1 / the size of its largest working group
   std::unordered_map<EndpointMask, int> reached_;   // state -> fewest groups used to reach it
   std::vector<EndpointMask> current_;
   std::vector<EndpointMask> best_;
