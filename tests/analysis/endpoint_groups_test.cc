@@ -197,6 +197,21 @@ TEST(EndpointGroups, BeyondTheSmallLimitABudgetThatRunsOutKeepsFirstFitAndSaysWh
   }
 }
 
+TEST(EndpointGroups, EndpointsThatOnlyWorkAloneBoundTheCoverSearch) {
+  // 20 endpoints of size 1 (alone only) and 10 of 0.5 interleaved: the fewest is 20 + 5. Each
+  // alone-only endpoint counts one whole GPU in the bound, so the search proves first fit's 25
+  // at once: within a budget of 100 steps.
+  std::vector<double> sizes;
+  for (int i = 0; i < 10; ++i) sizes.insert(sizes.end(), {1.0, 0.5, 1.0});
+  GroupOracle oracle = sized(sizes);
+  ExactSearchBudget budget;
+  budget.cover_steps = 100;
+  const GroupSearchResult r = fewest_groups(static_cast<int>(sizes.size()), oracle, budget);
+  EXPECT_TRUE(r.exact) << r.not_exact_because;
+  EXPECT_EQ(r.groups.size(), 25u);
+  EXPECT_EQ(r.working_groups, 30 + 45);  // every endpoint alone, every pair of the 0.5s
+}
+
 TEST(EndpointGroups, OneEndpointIsOneGroupAndBadCountsAreRefused) {
   GroupOracle oracle = sized({0.9});
   const GroupSearchResult r = fewest_groups(1, oracle);
