@@ -406,21 +406,18 @@ void write_fleet_scenarios(const FleetResult& r, const std::string& dir,
     const fs::path final_where = fs::absolute(fs::path(final_dir) / "fleet" / a.model);
     fs::create_directories(where);
     nlohmann::json doc = a.scenario;
-    // Request traces and token-length files: relative to the scenario's new folder.
+    // Request times, request traces and token-length files: relative to the scenario's new
+    // folder.
+    const auto move_path = [&](nlohmann::json& holder, const char* key) {
+      if (!holder.contains(key) || !holder[key].is_string()) return;
+      const fs::path p = holder[key].get<std::string>();
+      const fs::path absolute = p.is_absolute() ? p : (scenario_dir / p).lexically_normal();
+      holder[key] = absolute.lexically_relative(final_where).generic_string();
+    };
     for (auto& [id, fields] : doc["services"]["by_id"].items()) {
-      if (fields.contains("request_times") && fields["request_times"].is_string()) {
-        const fs::path p = fields["request_times"].get<std::string>();
-        const fs::path absolute = p.is_absolute() ? p : (scenario_dir / p).lexically_normal();
-        fields["request_times"] = absolute.lexically_relative(final_where).generic_string();
-      }
+      move_path(fields, "request_times");
       if (!fields.contains("llm") || !fields["llm"].contains("load")) continue;
-      for (const char* key : {"trace", "token_lengths"}) {
-        auto& load = fields["llm"]["load"];
-        if (!load.contains(key) || !load[key].is_string()) continue;
-        const fs::path p = load[key].get<std::string>();
-        const fs::path absolute = p.is_absolute() ? p : (scenario_dir / p).lexically_normal();
-        load[key] = absolute.lexically_relative(final_where).generic_string();
-      }
+      for (const char* key : {"trace", "token_lengths"}) move_path(fields["llm"]["load"], key);
     }
     doc["trace"]["file"] = "trace.csv";
     doc["description"] = "The " + a.model + " answer of gpumux plan --fleet for '" +
