@@ -158,11 +158,8 @@ std::vector<EndpointValue> endpoint_values(const nlohmann::json& summary, const 
     } else if (at && at->is_null()) {
       v.value.why_na = "no request of endpoint '" + id_text + "' to measure";
     } else {
-      v.value.why_na =
-          "endpoint '" + id_text + "' reports no " + std::string(rest) +
-          (rest.rfind("ttft", 0) == 0 || rest.rfind("tpot", 0) == 0 || rest.rfind("itl", 0) == 0
-               ? " (it is no LLM endpoint)"
-               : "");
+      v.value.why_na = "endpoint '" + id_text + "' reports no " + std::string(rest) +
+                       (metric_of_llm_endpoints_only(metric) ? " (it is no LLM endpoint)" : "");
     }
     out.push_back(std::move(v));
   }
